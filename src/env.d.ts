@@ -1,0 +1,21 @@
+/** Bindings and variables (wrangler.toml). Secrets are optional: the service runs without them. */
+declare namespace Cloudflare {
+  interface Env {
+    PLAN_RUN: DurableObjectNamespace<import('./durable/plan-run').PlanRun>;
+    COUNTERS: DurableObjectNamespace<import('./executor/tools/demo-counters').DemoCounters>;
+    STEPS: Queue<import('./durable/messages').StepMessage>;
+    DB: D1Database;
+    KV: KVNamespace;
+    DEMO_TOOLS?: string;
+    HTTP_ALLOWLIST?: string;
+    API_TOKEN?: string;
+    OPENAI_API_KEY?: string;
+    OPENAI_BASE_URL?: string;
+    PLANNER_MODEL?: string;
+    PLANNER_FALLBACK_MODELS?: string;
+    WEBHOOK_SECRET?: string;
+    /** Tests only: D1 migrations read by vitest.config.mts. */
+    TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+  }
+}
+type Env = Cloudflare.Env;

@@ -1,0 +1,50 @@
+/**
+ * One error class for everything a caller can get wrong or a run can hit, with a stable `code`.
+ * The HTTP layer maps codes to statuses in one table (src/http/errors.ts).
+ */
+export class EdgeplanError extends Error {
+  override readonly name = 'EdgeplanError';
+  readonly code: string;
+  readonly details?: unknown;
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, opts: { details?: unknown; retryable?: boolean } = {}) {
+    super(message);
+    this.code = code;
+    this.details = opts.details;
+    this.retryable = opts.retryable ?? false;
+  }
+
+  toJSON(): { code: string; message: string; details?: unknown } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Thrown by tools. `retryable: false` skips the remaining retries and goes straight to the fallback. */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(code: string, message: string, opts: { retryable?: boolean } = {}) {
+    super(message);
+    this.code = code;
+    this.retryable = opts.retryable ?? true;
+  }
+}
+
+/** Errors as data, the only shape that crosses RPC, queues and the event log intact. */
+export type ErrorInfo = { code: string; message: string; retryable: boolean };
+
+export function toErrorInfo(err: unknown): ErrorInfo {
+  if (err instanceof ToolError || err instanceof EdgeplanError) {
+    return { code: err.code, message: err.message, retryable: err.retryable };
+  }
+  if (err instanceof Error) {
+    const code = err.name === 'AbortError' || err.name === 'TimeoutError' ? 'timeout' : 'tool_error';
+    return { code, message: err.message, retryable: true };
+  }
+  return { code: 'tool_error', message: String(err), retryable: true };
+}

@@ -1,0 +1,115 @@
+/**
+ * The tool registry: what a plan step's `action` can name. Pure — tools receive everything they
+ * need (bindings, fetch, the abort signal) through {@link ToolContext}.
+ */
+import { z } from 'zod';
+
+/** What a tool gets besides its input. */
+export type ToolContext = {
+  runId: string;
+  stepId: string;
+  attempt: number;
+  /** `<run>:<step>:<attempt>` — stable across redeliveries of the same attempt (SPEC §4). */
+  idempotencyKey: string;
+  /** Aborted when the step's timeout passes or the run is cancelled. */
+  signal: AbortSignal;
+  /** Worker bindings and variables; `{}` in plain Node. */
+  env: Record<string, unknown>;
+  /** Tokens spent by this call (llm.call reports its `usage`). */
+  reportTokens?: (tokens: { prompt: number; completion: number }) => void;
+};
+
+export type ToolDefinition<I = unknown, O = unknown> = {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  /** When declared, references to this tool's output are type-checked before a run starts. */
+  output?: z.ZodType<O>;
+  version: string;
+  /** Safe to run twice with the same input (no side effect, or one keyed by the idempotency key). */
+  idempotent: boolean;
+  /** Same input → same output; results may be served from the step-result cache. */
+  deterministic: boolean;
+  /** Typical latency for estimates when there is no history. */
+  estimated_latency_ms?: number;
+  /** Typical token cost for estimates. */
+  estimated_tokens?: number;
+  run(input: I, ctx: ToolContext): Promise<O>;
+};
+
+/** Any tool, whatever its input and output types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds tools of every type
+export type AnyTool = ToolDefinition<any, any>;
+
+/**
+ * Declares a tool with its types inferred from the zod schemas.
+ * @example
+ * const echo = defineTool({ name: 'demo.echo', description: 'Returns its parameters', version: '1',
+ *   input: z.record(z.string(), z.unknown()), idempotent: true, deterministic: true,
+ *   run: async (input) => input });
+ */
+export function defineTool<I, O>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return def;
+}
+
+/** JSON description of a tool, as `GET /v1/tools` and the planner prompt show it. */
+export type ToolDescription = {
+  name: string;
+  description: string;
+  version: string;
+  idempotent: boolean;
+  deterministic: boolean;
+  input_schema: unknown;
+  output_schema?: unknown;
+};
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, AnyTool>();
+
+  constructor(tools: Iterable<AnyTool> = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  /** Adds a tool; a second tool with the same name replaces the first. */
+  register(tool: AnyTool): this {
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()].sort();
+  }
+
+  list(): AnyTool[] {
+    return this.names().map((n) => this.#tools.get(n)!);
+  }
+
+  describe(): ToolDescription[] {
+    return this.list().map(describeTool);
+  }
+}
+
+export function describeTool(tool: AnyTool): ToolDescription {
+  const d: ToolDescription = {
+    name: tool.name,
+    description: tool.description,
+    version: tool.version,
+    idempotent: tool.idempotent,
+    deterministic: tool.deterministic,
+    input_schema: toJsonSchema(tool.input),
+  };
+  if (tool.output) d.output_schema = toJsonSchema(tool.output);
+  return d;
+}
+
+function toJsonSchema(schema: z.ZodType): unknown {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+}

@@ -1,0 +1,79 @@
+/**
+ * Run configuration (SPEC §4, seed 000 §2.1.2/§2.3.2/§2.4.3) with seed-001 aliases accepted.
+ * Every field has its default here and nowhere else.
+ */
+import { z } from 'zod';
+import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
+
+export const ApprovalConfigSchema = z.object({
+  webhook_url: z.url().optional(),
+  timeout_s: z.number().positive().default(3600),
+  default_action: z.enum(['approve', 'reject']).default('reject'),
+});
+export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;
+
+export const RunConfigSchema = z.object({
+  execution_mode: z.enum(ExecutionMode).default('sequential'),
+  max_parallel: z.number().int().min(1).max(1000).default(3),
+  /** Seconds per attempt. */
+  step_timeout: z.number().positive().default(60),
+  retry_failed_steps: z.number().int().min(0).max(100).default(1),
+  /** Seconds before the first retry; doubles each retry. */
+  retry_delay: z.number().min(0).default(1),
+  continue_on_failure: z.boolean().default(false),
+  on_step_failure: z.enum(FailureStrategy).default('abort'),
+  allow_revision: z.boolean().default(true),
+  max_revisions: z.number().int().min(0).default(3),
+  revision_strategy: z.enum(RevisionStrategy).default('replan_remaining'),
+  revision_threshold: z.number().min(0).max(1).default(0.3),
+  require_plan_approval: z.boolean().default(false),
+  approval: ApprovalConfigSchema.optional(),
+  token_budget: z.number().int().positive().nullish(),
+  mode: z.enum(['eager', 'lazy']).default('eager'),
+  max_steps: z.number().int().min(1).default(20),
+  max_depth: z.number().int().min(0).default(3),
+  require_dependencies: z.boolean().default(true),
+  require_fallbacks: z.boolean().default(false),
+});
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+
+/** Seed-001 (`plan.execute`) and seed-000 constructor names mapped to ours. */
+const CONFIG_ALIASES: Record<string, keyof RunConfig> = {
+  max_concurrent: 'max_parallel',
+  max_retries: 'retry_failed_steps',
+  on_subtask_failure: 'on_step_failure',
+  max_replans: 'max_revisions',
+  max_subtasks: 'max_steps',
+  max_decomposition_depth: 'max_depth',
+};
+
+/**
+ * Rewrites aliases to canonical names. A canonical name given alongside its alias wins.
+ * `parallel: true` (seed 001) means `execution_mode: "parallel"`.
+ */
+export function applyConfigAliases(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const canonical = CONFIG_ALIASES[k];
+    if (canonical) {
+      if (raw[canonical] === undefined) out[canonical] = v;
+    } else if (k === 'parallel') {
+      if (raw.execution_mode === undefined && typeof v === 'boolean') {
+        out.execution_mode = v ? 'parallel' : 'sequential';
+      }
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** Parses a run configuration with aliases and defaults; throws a ZodError on a bad field. */
+export function parseRunConfig(raw: unknown): RunConfig {
+  return RunConfigSchema.parse(applyConfigAliases(raw ?? {}));
+}
+
+/** The schema callers validate against: aliases first, then the canonical schema. */
+export const RunConfigInputSchema = z.preprocess((v) => applyConfigAliases(v ?? {}), RunConfigSchema);

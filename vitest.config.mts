@@ -1,0 +1,32 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+// Two layers (STYLE §11): pure modules in plain Node, everything that touches a binding in the
+// Workers runtime with real Durable Objects, alarms, Queues, D1 and KV (Miniflare).
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations('migrations');
+  return {
+    test: {
+      projects: [
+        {
+          test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: { DEMO_TOOLS: 'true', TEST_MIGRATIONS: migrations, WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
+              },
+            }),
+          ],
+          test: {
+            name: 'workers',
+            include: ['test/workers/**/*.test.ts'],
+            setupFiles: ['test/workers/apply-migrations.ts'],
+          },
+        },
+      ],
+    },
+  };
+});
