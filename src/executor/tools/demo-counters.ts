@@ -1,0 +1,4 @@
+import { DurableObject } from 'cloudflare:workers';
+
+/** Durable counters behind `demo.counter`. STUB: being written. */
+export class DemoCounters extends DurableObject<Env> {}
