@@ -15,6 +15,8 @@ export type ToolContext = {
   signal: AbortSignal;
   /** Worker bindings and variables; `{}` in plain Node. */
   env: Record<string, unknown>;
+  /** The fetch outbound calls use (tests inject a scripted endpoint here); defaults to global fetch. */
+  fetch?: typeof fetch;
   /** Tokens spent by this call (llm.call reports its `usage`). */
   reportTokens?: (tokens: { prompt: number; completion: number }) => void;
 };
