@@ -148,7 +148,12 @@ export type Plan = {
 
 /** Where ids and time come from; injected so the model stays pure and replayable. */
 export type Clock = { now(): Date };
-export type IdSource = { id(prefix: string): string };
+export type IdSource = {
+  /** A new id with a prefix, e.g. `plan_<random>`. */
+  id(prefix: string): string;
+  /** A new UUID (event ids). */
+  uuid(): string;
+};
 
 export type NormalizeOptions = { clock: Clock; ids: IdSource; defaultStrategy?: Strategy };
 
