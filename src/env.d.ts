@@ -17,5 +17,9 @@ declare namespace Cloudflare {
     /** Tests only: D1 migrations read by vitest.config.mts. */
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }
+  interface GlobalProps {
+    mainModule: typeof import('./worker');
+    durableNamespaces: 'PlanRun' | 'DemoCounters';
+  }
 }
 type Env = Cloudflare.Env;

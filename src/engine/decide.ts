@@ -1,0 +1,267 @@
+/**
+ * The scheduler's decisions (SPEC §4), as data: given the state, what happens next — one event at a
+ * time. Pure: it reads the state, the result store and `now`, and never changes anything; the machine
+ * applies each decision with `evolve` before asking for the next one.
+ */
+import type { ErrorInfo } from '../errors';
+import { evaluateCondition } from '../plan/conditions';
+import type { PlanStep } from '../plan/model';
+import { resolveValue, type RefScope, type Reference } from '../plan/references';
+import { draft, type EventDraft } from './events';
+import type { ResultStore, RunState, StepRuntime } from './state';
+
+export type DecideContext = {
+  now: number;
+  results: ResultStore;
+  /** How a scheduled step is carried out; the Durable Object runs sequential plans inline. */
+  dispatch: (state: RunState, step: PlanStep) => 'queue' | 'inline';
+};
+
+/** The next event the run should record, or null when there is nothing to do until the next input. */
+export function decideNext(state: RunState, ctx: DecideContext): EventDraft | null {
+  if (state.status !== 'running') return decideWhenStopped(state, ctx);
+  return (
+    decideFailures(state, ctx) ??
+    decideRunFailure(state) ??
+    decideTimers(state, ctx) ??
+    decideReady(state, ctx) ??
+    decideCompletion(state, ctx)
+  );
+}
+
+/** A stopped run records nothing new, except that an attempt still in flight can time out. */
+function decideWhenStopped(state: RunState, ctx: DecideContext): EventDraft | null {
+  for (const id of state.needs_decision) {
+    const rt = state.steps.get(id)!;
+    return draft('StepFailed', { step_id: id, error: rt.error ?? runStopped(state), handled: false }, { step_id: id });
+  }
+  for (const [id, at] of state.timers) {
+    const rt = state.steps.get(id)!;
+    if (rt.status !== 'running') return draft('StepSkipped', { step_id: id, reason: 'run_terminated' }, { step_id: id });
+    if (at <= ctx.now) return timeoutReturn(state, id, rt);
+  }
+  return null;
+}
+
+/** A failed attempt: retry with backoff, else the fallback action, else the step fails. */
+function decideFailures(state: RunState, ctx: DecideContext): EventDraft | null {
+  for (const id of state.needs_decision) {
+    const rt = state.steps.get(id)!;
+    const step = stepDef(state, id);
+    const error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: true };
+    const allowed = step.retries ?? state.config.retry_failed_steps;
+    if (!rt.on_fallback && error.retryable && rt.retries_used < allowed) {
+      const delay_ms = Math.round(state.config.retry_delay * 1000 * 2 ** rt.retries_used);
+      return draft(
+        'StepRetried',
+        { step_id: id, attempt: rt.attempt + 1, retry_at: ctx.now + delay_ms, delay_ms, error },
+        { step_id: id },
+      );
+    }
+    if (step.fallback_action && !rt.fallback_used) return schedule(state, ctx, step, rt, true);
+    const handled = state.graph!.writes[state.graph!.index.get(id)!]?.failure != null;
+    return draft('StepFailed', { step_id: id, error, handled }, { step_id: id });
+  }
+  return null;
+}
+
+/** The run-level failure strategy (`on_step_failure`, `continue_on_failure`) for a failed step. */
+function decideRunFailure(state: RunState): EventDraft | null {
+  const id = first(state.unhandled_failures);
+  if (id === undefined) return null;
+  const { on_step_failure, continue_on_failure } = state.config;
+  if (on_step_failure === 'skip') {
+    return draft('StepSkipped', { step_id: id, reason: 'failure_strategy', detail: 'on_step_failure: skip' }, { step_id: id });
+  }
+  if (continue_on_failure) return null;
+  const rt = state.steps.get(id)!;
+  const error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: false };
+  const detail =
+    on_step_failure === 'replan'
+      ? ' (on_step_failure "replan" needs a planner; none could revise this plan)'
+      : '';
+  return draft('RunTerminated', {
+    status: 'failed',
+    reason: `step_failed`,
+    error: { code: 'step_failed', message: `Step "${id}" failed: ${error.message}${detail}`, retryable: false },
+  });
+}
+
+/** Attempt deadlines that passed, and retries whose backoff is over. */
+function decideTimers(state: RunState, ctx: DecideContext): EventDraft | null {
+  for (const [id, at] of state.timers) {
+    if (at > ctx.now) continue;
+    const rt = state.steps.get(id)!;
+    if (rt.status === 'running') return timeoutReturn(state, id, rt);
+    if (rt.status === 'pending' && rt.retry_at !== null && capacity(state) > 0) {
+      return schedule(state, ctx, stepDef(state, id), rt, rt.on_fallback);
+    }
+  }
+  return null;
+}
+
+/** Ready steps, in plan order, while there is capacity: skipped when they cannot run, else scheduled. */
+function decideReady(state: RunState, ctx: DecideContext): EventDraft | null {
+  const graph = state.graph!;
+  while (state.ready.size > 0) {
+    const idx = state.ready.peek()!;
+    const id = graph.ids[idx]!;
+    const rt = state.steps.get(id)!;
+    if ((rt.status !== 'pending' && rt.status !== 'revised') || rt.retry_at !== null) {
+      state.ready.pop(); // stale entry: the step moved on since it was queued (derived data, not state)
+      continue;
+    }
+    const step = state.plan!.steps[idx]!;
+    const skip = skipReason(state, ctx, idx, step);
+    if (skip) return draft('StepSkipped', { step_id: id, ...skip }, { step_id: id });
+    if (capacity(state) <= 0) return null;
+    return schedule(state, ctx, step, rt, false);
+  }
+  return null;
+}
+
+/** Nothing running, nothing ready, nothing waiting on a timer: the run is over. */
+function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | null {
+  if (state.running.size > 0 || state.timers.size > 0 || state.needs_decision.size > 0) return null;
+  let failed = 0;
+  let unsettled = 0;
+  for (const rt of state.steps.values()) {
+    if (rt.status === 'failed' && !rt.handled) failed += 1;
+    else if (rt.status !== 'completed' && rt.status !== 'skipped' && rt.status !== 'failed') unsettled += 1;
+  }
+  if (unsettled > 0) {
+    return draft('RunTerminated', {
+      status: 'failed',
+      reason: 'stalled',
+      error: { code: 'stalled', message: `${unsettled} step(s) can never become ready`, retryable: false },
+    });
+  }
+  const final_output = finalOutput(state, ctx.results);
+  if (failed > 0) {
+    return draft('RunTerminated', {
+      status: 'failed',
+      reason: 'steps_failed',
+      final_output,
+      error: { code: 'steps_failed', message: `${failed} step(s) failed`, retryable: false },
+    });
+  }
+  return draft('RunTerminated', { status: 'completed', reason: 'success', final_output });
+}
+
+/** How many more steps may start now. */
+export function capacity(state: RunState): number {
+  const { execution_mode, max_parallel } = state.config;
+  const limit = execution_mode === 'sequential' ? 1 : execution_mode === 'parallel' ? max_parallel : state.adaptive_window;
+  return limit - state.running.size;
+}
+
+function schedule(state: RunState, ctx: DecideContext, step: PlanStep, rt: StepRuntime, fallback: boolean): EventDraft {
+  const action = fallback ? fallbackAction(step) : step.action;
+  const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
+  return draft(
+    'StepScheduled',
+    {
+      step_id: step.id,
+      attempt: rt.attempt + 1,
+      action,
+      fallback,
+      dispatch: ctx.dispatch(state, step),
+      deadline_at: ctx.now + timeout,
+    },
+    { step_id: step.id },
+  );
+}
+
+function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft {
+  const step = stepDef(state, id);
+  const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
+  return draft(
+    'ToolReturned',
+    {
+      step_id: id,
+      attempt: rt.attempt,
+      success: false,
+      error: { code: 'timeout', message: `Step "${id}" attempt ${rt.attempt} timed out after ${timeout} ms`, retryable: true },
+      latency_ms: timeout,
+    },
+    { step_id: id },
+  );
+}
+
+/** Why a ready step cannot run: a dependency failed, its `when` is false, or an input was never written. */
+function skipReason(
+  state: RunState,
+  ctx: DecideContext,
+  idx: number,
+  step: PlanStep,
+): { reason: 'dependency_failed' | 'when_false' | 'missing_input'; detail: string } | null {
+  const graph = state.graph!;
+  for (const dep of graph.deps[idx] ?? []) {
+    const d = state.steps.get(dep)!;
+    if (d.status === 'failed' && !d.handled) return { reason: 'dependency_failed', detail: `dependency "${dep}" failed` };
+  }
+  const scope = scopeFor(state, ctx.results, graph.refs[idx] ?? []);
+  if (step.when !== undefined && !evaluateCondition(step.when, scope)) {
+    return { reason: 'when_false', detail: `when: ${step.when}` };
+  }
+  const resolved = resolveValue(step.parameters, scope);
+  if (!resolved.ok) return { reason: 'missing_input', detail: `${resolved.missing.text} was never written` };
+  return null;
+}
+
+/** A resolution scope holding only what the given references read. */
+export function scopeFor(state: RunState, results: ResultStore, refs: readonly Reference[]): RefScope {
+  const vars: Record<string, unknown> = {};
+  for (const ref of refs) {
+    const root = ref.path[0];
+    if (ref.source !== 'state' || root === undefined || String(root) in vars) continue;
+    const v = results.getVar(String(root));
+    if (v.found) vars[String(root)] = v.value;
+  }
+  return {
+    stepOutput: (id) => (state.steps.get(id)?.status === 'completed' ? results.getOutput(id) : { found: false }),
+    state: vars,
+    input: state.input,
+  };
+}
+
+/**
+ * The run's final output: the output of its last step when the plan ends in one step, else the outputs
+ * of every completed sink step (a step nothing depends on), by id.
+ */
+function finalOutput(state: RunState, results: ResultStore): unknown {
+  const graph = state.graph!;
+  const sinks = graph.ids.filter((_, i) => (graph.dependents[i]?.length ?? 0) === 0);
+  const done = sinks.filter((id) => state.steps.get(id)!.status === 'completed');
+  if (sinks.length === 1) return done.length === 1 ? (results.getOutput(done[0]!).value ?? null) : null;
+  const out: Record<string, unknown> = {};
+  for (const id of done) out[id] = results.getOutput(id).value ?? null;
+  return out;
+}
+
+function fallbackAction(step: PlanStep): string {
+  const fb = step.fallback_action!;
+  return typeof fb === 'string' ? fb : fb.action;
+}
+
+/** The tool and parameters an attempt runs: the step's own, or its fallback's. */
+export function actionFor(step: PlanStep, fallback: boolean): { action: string; parameters: Record<string, unknown> } {
+  if (!fallback || !step.fallback_action) return { action: step.action, parameters: step.parameters };
+  const fb = step.fallback_action;
+  return typeof fb === 'string'
+    ? { action: fb, parameters: step.parameters }
+    : { action: fb.action, parameters: fb.parameters ?? step.parameters };
+}
+
+export function stepDef(state: RunState, id: string): PlanStep {
+  return state.plan!.steps[state.graph!.index.get(id)!]!;
+}
+
+function runStopped(state: RunState): ErrorInfo {
+  return { code: 'run_terminated', message: `Run ${state.run_id} stopped (${state.status})`, retryable: false };
+}
+
+function first<T>(set: Set<T>): T | undefined {
+  for (const v of set) return v;
+  return undefined;
+}

@@ -1,0 +1,104 @@
+/**
+ * Run events (SPEC §5): the seed-002 envelope and one typed payload per event type. The event log is
+ * the source of truth — a run's state is the fold of its events (src/engine/evolve.ts).
+ */
+import type { ErrorInfo } from '../errors';
+import type { RunConfig } from '../plan/config';
+import type { Plan, RunStatus } from '../plan/model';
+import type { Estimates } from '../plan/estimates';
+
+export type TokenCount = { prompt: number; completion: number };
+
+export type SkipReason =
+  | 'when_false'
+  | 'dependency_failed'
+  | 'missing_input'
+  | 'failure_strategy'
+  | 'run_terminated';
+
+/** Payload per event type. */
+export type EventPayloads = {
+  RunCreated: { run_id: string; goal: string; config: RunConfig; input: unknown; state?: Record<string, unknown> };
+  PlanAuthored: { plan: Plan };
+  PlanValidated: { valid: true; estimates: Estimates | null };
+  RunStarted: Record<string, never>;
+  ApprovalRequested: { deadline_at: string | null };
+  ApprovalGranted: { comment?: string };
+  ApprovalRejected: { comment?: string };
+  PlanUpdated: { plan: Plan; reason: string };
+  StepScheduled: {
+    step_id: string;
+    attempt: number;
+    action: string;
+    fallback: boolean;
+    dispatch: 'queue' | 'inline';
+    deadline_at: number;
+  };
+  ToolInvoked: {
+    step_id: string;
+    attempt: number;
+    tool: string;
+    parameters: Record<string, unknown>;
+    idempotency_key: string;
+  };
+  ToolReturned: {
+    step_id: string;
+    attempt: number;
+    success: boolean;
+    output?: unknown;
+    error?: ErrorInfo;
+    latency_ms: number;
+    tokens?: TokenCount;
+    cached?: boolean;
+  };
+  StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
+  StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };
+  StepSkipped: { step_id: string; reason: SkipReason; detail?: string };
+  RunResumed: { step_ids: string[] };
+  ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean };
+  StageStarted: { stage: string };
+  StageCompleted: { stage: string; output?: unknown };
+  InputReceived: { input: unknown };
+  RunTerminated: {
+    status: Extract<RunStatus, 'completed' | 'failed' | 'aborted' | 'cancelled'>;
+    reason: string;
+    final_output?: unknown;
+    error?: ErrorInfo;
+  };
+};
+
+export type EventType = keyof EventPayloads;
+
+export type EventReferences = {
+  plan_id: string | null;
+  plan_version: number | null;
+  step_id?: string;
+  prompt_version?: string;
+  tool_version?: string;
+};
+
+/** The seed-002 envelope, `seq` gap-free per run. */
+export type RunEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    event_id: string;
+    seq: number;
+    event_type: K;
+    timestamp: string;
+    actor: string;
+    references: EventReferences;
+    payload: EventPayloads[K];
+  };
+}[T];
+
+/** An event before the envelope is filled in. */
+export type EventDraft<T extends EventType = EventType> = {
+  [K in T]: { type: K; payload: EventPayloads[K]; references?: Partial<EventReferences> };
+}[T];
+
+export function draft<K extends EventType>(
+  type: K,
+  payload: EventPayloads[K],
+  references?: Partial<EventReferences>,
+): EventDraft<K> {
+  return { type, payload, references } as EventDraft<K>;
+}

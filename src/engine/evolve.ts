@@ -1,0 +1,290 @@
+/**
+ * The fold: apply one event to the run state. This is the only code that changes a run's state, live
+ * and in replay alike, so replay cannot drift from what happened. Deterministic: it reads nothing but
+ * the state, the event and the result store — no clock, no ids, no I/O.
+ */
+import { buildGraph } from '../plan/graph';
+import { isRecord } from '../plan/model';
+import type { PathSegment } from '../plan/references';
+import type { RunEvent } from './events';
+import { newStepRuntime, type ResultStore, type RunState, type StepRuntime } from './state';
+
+export function evolve(state: RunState, event: RunEvent, results: ResultStore): void {
+  state.seq = event.seq;
+  switch (event.event_type) {
+    case 'RunCreated': {
+      const p = event.payload;
+      state.run_id = p.run_id;
+      state.goal = p.goal;
+      state.config = p.config;
+      state.input = p.input;
+      state.created_at = event.timestamp;
+      for (const [k, v] of Object.entries(p.state ?? {})) results.setVar(k, v);
+      return;
+    }
+    case 'PlanAuthored':
+    case 'PlanUpdated':
+      installPlan(state, event.payload.plan);
+      if (event.event_type === 'PlanUpdated') state.revision_count += 1;
+      return;
+    case 'PlanValidated':
+    case 'ApprovalGranted':
+    case 'ToolInvoked':
+    case 'ReflectionAdded':
+    case 'StageStarted':
+    case 'StageCompleted':
+      if (event.event_type === 'ToolInvoked') stepOf(state, event.payload.step_id).invoked = true;
+      return;
+    case 'InputReceived':
+      if (isRecord(event.payload.input)) {
+        for (const [k, v] of Object.entries(event.payload.input)) results.setVar(k, v);
+      }
+      return;
+    case 'RunStarted':
+      state.status = 'running';
+      state.started_at ??= event.timestamp;
+      return;
+    case 'ApprovalRequested':
+      state.status = 'awaiting_approval';
+      return;
+    case 'ApprovalRejected':
+      return;
+    case 'StepScheduled': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      rt.status = 'running';
+      rt.attempt = p.attempt;
+      rt.on_fallback = p.fallback;
+      if (p.fallback) rt.fallback_used = true;
+      rt.invoked = false;
+      rt.retry_at = null;
+      rt.deadline_at = p.deadline_at;
+      rt.started_at ??= event.timestamp;
+      state.running.add(p.step_id);
+      state.timers.set(p.step_id, p.deadline_at);
+      touch(state, p.step_id);
+      return;
+    }
+    case 'ToolReturned': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      state.running.delete(p.step_id);
+      state.timers.delete(p.step_id);
+      rt.deadline_at = null;
+      rt.latency_ms = p.latency_ms;
+      if (p.tokens) {
+        state.token_usage.prompt_tokens += p.tokens.prompt;
+        state.token_usage.completion_tokens += p.tokens.completion;
+        state.token_usage.total_tokens += p.tokens.prompt + p.tokens.completion;
+      }
+      if (p.success) {
+        rt.status = 'completed';
+        rt.error = null;
+        rt.finished_at = event.timestamp;
+        results.setOutput(p.step_id, p.output ?? null);
+        const writes = state.graph!.writes[state.graph!.index.get(p.step_id)!];
+        if (writes?.success) writeStatePath(results, writes.success, p.output ?? null);
+        state.adaptive_window = Math.min(state.adaptive_window + 1, state.config.max_parallel);
+        settle(state, p.step_id);
+      } else {
+        // Stays `running` until the failure decision (retry, fallback, fail) is recorded.
+        rt.error = p.error ?? { code: 'tool_error', message: 'failed', retryable: true };
+        state.adaptive_window = Math.max(1, Math.floor(state.adaptive_window / 2));
+        state.needs_decision.add(p.step_id);
+      }
+      touch(state, p.step_id);
+      return;
+    }
+    case 'StepRetried': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      state.needs_decision.delete(p.step_id);
+      rt.status = 'pending';
+      rt.retries_used += 1;
+      rt.retry_at = p.retry_at;
+      rt.error = p.error;
+      state.timers.set(p.step_id, p.retry_at);
+      touch(state, p.step_id);
+      return;
+    }
+    case 'StepFailed': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      state.needs_decision.delete(p.step_id);
+      state.running.delete(p.step_id);
+      state.timers.delete(p.step_id);
+      rt.status = 'failed';
+      rt.error = p.error;
+      rt.handled = p.handled;
+      rt.deadline_at = null;
+      rt.finished_at = event.timestamp;
+      if (p.handled) {
+        const writes = state.graph!.writes[state.graph!.index.get(p.step_id)!];
+        if (writes?.failure) writeStatePath(results, writes.failure, p.error);
+      } else {
+        state.unhandled_failures.add(p.step_id);
+      }
+      touch(state, p.step_id);
+      settle(state, p.step_id);
+      return;
+    }
+    case 'StepSkipped': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      const wasSettled = isSettled(rt);
+      state.unhandled_failures.delete(p.step_id);
+      state.running.delete(p.step_id);
+      state.timers.delete(p.step_id);
+      rt.status = 'skipped';
+      rt.skip_reason = p.reason;
+      rt.deadline_at = null;
+      rt.retry_at = null;
+      rt.finished_at = event.timestamp;
+      touch(state, p.step_id);
+      if (!wasSettled) settle(state, p.step_id);
+      return;
+    }
+    case 'RunResumed': {
+      resume(state, event.payload.step_ids);
+      state.status = 'running';
+      state.completed_at = null;
+      state.final_output = null;
+      state.error = null;
+      state.termination_reason = null;
+      return;
+    }
+    case 'RunTerminated': {
+      const p = event.payload;
+      state.status = p.status;
+      state.completed_at = event.timestamp;
+      state.final_output = p.final_output ?? null;
+      state.error = p.error ?? null;
+      state.termination_reason = p.reason;
+      state.ready.clear();
+      return;
+    }
+  }
+}
+
+/** A dependency is settled once it can no longer change: completed, skipped or failed. */
+export function isSettled(rt: StepRuntime): boolean {
+  return rt.status === 'completed' || rt.status === 'skipped' || rt.status === 'failed';
+}
+
+function stepOf(state: RunState, id: string): StepRuntime {
+  const rt = state.steps.get(id);
+  if (!rt) throw new Error(`Event names step "${id}", which is not in plan ${state.plan?.id ?? '(none)'}`);
+  return rt;
+}
+
+function touch(state: RunState, id: string): void {
+  state.dirty.add(id);
+}
+
+/** Tells the dependents of a step that settled; the ones with nothing left to wait for become ready. */
+function settle(state: RunState, id: string): void {
+  const graph = state.graph!;
+  const idx = graph.index.get(id)!;
+  for (const dep of graph.dependents[idx] ?? []) {
+    const rt = state.steps.get(dep)!;
+    rt.waiting -= 1;
+    touch(state, dep);
+    if (rt.waiting === 0 && (rt.status === 'blocked' || rt.status === 'revised')) makeReady(state, dep, rt);
+  }
+}
+
+function makeReady(state: RunState, id: string, rt: StepRuntime): void {
+  if (rt.status === 'blocked') rt.status = 'pending';
+  state.ready.push(state.graph!.index.get(id)!);
+}
+
+/**
+ * Installs a plan (first or revised): steps that keep their id keep their runtime — completed work is
+ * never lost — and every unsettled step's wait count is recomputed against the new graph.
+ */
+function installPlan(state: RunState, plan: NonNullable<RunState['plan']>): void {
+  const previous = state.steps;
+  const previousPlan = state.plan;
+  state.plan = plan;
+  state.graph = buildGraph(plan.steps);
+  state.steps = new Map();
+  state.ready.clear();
+  const before = new Map(previousPlan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);
+  for (const step of plan.steps) {
+    const old = previous.get(step.id);
+    let rt: StepRuntime;
+    if (!old) {
+      rt = newStepRuntime();
+    } else if (before.get(step.id) !== JSON.stringify(step) && !isDoneForGood(old)) {
+      rt = { ...old, status: 'revised', retries_used: 0, fallback_used: false, error: null, handled: false };
+    } else {
+      rt = old;
+    }
+    state.steps.set(step.id, rt);
+    touch(state, step.id);
+  }
+  for (const id of previous.keys()) if (!state.steps.has(id)) state.dirty.add(id);
+  recountWaiting(state, plan.steps.map((s) => s.id));
+}
+
+function isDoneForGood(rt: StepRuntime): boolean {
+  return rt.status === 'completed' || rt.status === 'running';
+}
+
+/** Recomputes `waiting` for the given steps; those with nothing to wait for become ready. */
+function recountWaiting(state: RunState, ids: readonly string[]): void {
+  const graph = state.graph!;
+  for (const id of ids) {
+    const rt = state.steps.get(id)!;
+    if (isSettled(rt) || rt.status === 'running') continue;
+    let waiting = 0;
+    for (const dep of graph.deps[graph.index.get(id)!] ?? []) {
+      if (!isSettled(state.steps.get(dep)!)) waiting += 1;
+    }
+    rt.waiting = waiting;
+    if (rt.retry_at === null && waiting === 0) makeReady(state, id, rt);
+    else if (rt.status === 'pending' && rt.retry_at === null) rt.status = 'blocked';
+  }
+}
+
+function resume(state: RunState, ids: readonly string[]): void {
+  for (const id of ids) {
+    const rt = stepOf(state, id);
+    state.unhandled_failures.delete(id);
+    rt.status = 'blocked';
+    rt.retries_used = 0;
+    rt.fallback_used = false;
+    rt.on_fallback = false;
+    rt.handled = false;
+    rt.error = null;
+    rt.skip_reason = null;
+    rt.finished_at = null;
+    rt.retry_at = null;
+    touch(state, id);
+  }
+  recountWaiting(state, ids);
+}
+
+/** Writes `value` at a state path: the root is one variable, deeper segments are set inside it. */
+export function writeStatePath(results: ResultStore, path: readonly PathSegment[], value: unknown): void {
+  const [root, ...rest] = path;
+  if (root === undefined) return;
+  const key = String(root);
+  if (rest.length === 0) {
+    results.setVar(key, value);
+    return;
+  }
+  const current = results.getVar(key);
+  const top: unknown = current.found && typeof current.value === 'object' && current.value !== null
+    ? structuredClone(current.value)
+    : {};
+  let node = top as Record<string | number, unknown>;
+  for (let i = 0; i < rest.length - 1; i++) {
+    const seg = rest[i]!;
+    const next = node[seg];
+    if (typeof next !== 'object' || next === null) node[seg] = {};
+    node = node[seg] as Record<string | number, unknown>;
+  }
+  node[rest[rest.length - 1]!] = value;
+  results.setVar(key, top);
+}

@@ -1,0 +1,130 @@
+/**
+ * What a run looks like from outside (SPEC §6 `GET /v1/runs/:id`), and replay: the same state rebuilt
+ * by folding the event log with the same `evolve` the live run uses.
+ */
+import { parseRunConfig } from '../plan/config';
+import type { ErrorInfo } from '../errors';
+import type { Plan, RunStatus, StepStatus } from '../plan/model';
+import type { RunEvent } from './events';
+import { evolve } from './evolve';
+import { emptyRunState, MemoryResultStore, type ResultStore, type RunState } from './state';
+
+export type StepCounts = {
+  total: number;
+  pending: number;
+  blocked: number;
+  running: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+};
+
+export type StepDetail = {
+  status: StepStatus;
+  attempts: number;
+  started_at: string | null;
+  finished_at: string | null;
+  latency_ms: number | null;
+  error: ErrorInfo | null;
+  skip_reason: string | null;
+};
+
+export type RunSnapshot = {
+  run_id: string;
+  status: RunStatus;
+  goal: string;
+  plan: Plan | null;
+  plan_version: number | null;
+  step_statuses: Record<string, StepStatus>;
+  /** Output of every completed step, by id. */
+  step_results: Record<string, unknown>;
+  steps: Record<string, StepDetail>;
+  /** State variables written by `output_path`. */
+  state: Record<string, unknown>;
+  counts: StepCounts;
+  progress: number;
+  revision_count: number;
+  token_usage: RunState['token_usage'];
+  started_at: string | null;
+  completed_at: string | null;
+  /** Seconds from start to end (or to now while running is not known: null). */
+  execution_time: number | null;
+  final_output: unknown;
+  error?: ErrorInfo;
+  last_seq: number;
+};
+
+export function countSteps(state: RunState): StepCounts {
+  const c: StepCounts = { total: 0, pending: 0, blocked: 0, running: 0, completed: 0, failed: 0, skipped: 0 };
+  for (const rt of state.steps.values()) {
+    c.total += 1;
+    if (rt.status === 'revised') c.pending += 1;
+    else c[rt.status] += 1;
+  }
+  return c;
+}
+
+export function progressOf(c: StepCounts): number {
+  return c.total === 0 ? 0 : (c.completed + c.failed + c.skipped) / c.total;
+}
+
+export function snapshotRun(state: RunState, results: ResultStore): RunSnapshot {
+  const step_statuses: Record<string, StepStatus> = {};
+  const step_results: Record<string, unknown> = {};
+  const steps: Record<string, StepDetail> = {};
+  for (const [id, rt] of state.steps) {
+    step_statuses[id] = rt.status;
+    if (rt.status === 'completed') step_results[id] = results.getOutput(id).value ?? null;
+    steps[id] = {
+      status: rt.status,
+      attempts: rt.attempt,
+      started_at: rt.started_at,
+      finished_at: rt.finished_at,
+      latency_ms: rt.latency_ms,
+      error: rt.error,
+      skip_reason: rt.skip_reason,
+    };
+  }
+  const vars: Record<string, unknown> = {};
+  for (const k of results.varKeys().sort()) vars[k] = results.getVar(k).value;
+  const counts = countSteps(state);
+  const snap: RunSnapshot = {
+    run_id: state.run_id,
+    status: state.status,
+    goal: state.goal,
+    plan: state.plan,
+    plan_version: state.plan?.version ?? null,
+    step_statuses,
+    step_results,
+    steps,
+    state: vars,
+    counts,
+    progress: progressOf(counts),
+    revision_count: state.revision_count,
+    token_usage: { ...state.token_usage },
+    started_at: state.started_at,
+    completed_at: state.completed_at,
+    execution_time:
+      state.started_at && state.completed_at
+        ? (Date.parse(state.completed_at) - Date.parse(state.started_at)) / 1000
+        : null,
+    final_output: state.final_output,
+    last_seq: state.seq,
+  };
+  if (state.error) snap.error = state.error;
+  return snap;
+}
+
+/** Folds events into a fresh state; stop after `at` (a seq) when given. */
+export function replay(
+  events: Iterable<RunEvent>,
+  opts: { at?: number; results?: ResultStore } = {},
+): { state: RunState; results: ResultStore } {
+  const results = opts.results ?? new MemoryResultStore();
+  const state = emptyRunState('', parseRunConfig({}));
+  for (const e of events) {
+    if (opts.at !== undefined && e.seq > opts.at) break;
+    evolve(state, e, results);
+  }
+  return { state, results };
+}

@@ -1,0 +1,152 @@
+/**
+ * The run state the engine folds events into. Small per-step bookkeeping lives in memory; step
+ * outputs and state variables — the large part — live behind {@link ResultStore}, so the Durable
+ * Object can keep them in SQLite rows while the library and replay use {@link MemoryResultStore}.
+ */
+import type { ErrorInfo } from '../errors';
+import type { SkipReason } from './events';
+import type { RunConfig } from '../plan/config';
+import type { PlanGraph } from '../plan/graph';
+import type { Plan, RunStatus, StepStatus } from '../plan/model';
+import { MinHeap } from './min-heap';
+
+export type StepRuntime = {
+  status: StepStatus;
+  /** Attempts started so far (the next one is attempt + 1). Never reset, so idempotency keys stay unique. */
+  attempt: number;
+  /** Dependencies not yet settled. */
+  waiting: number;
+  /** Retries used in the current round (reset by a revision or a resumed run). */
+  retries_used: number;
+  fallback_used: boolean;
+  /** The attempt now running is the fallback action. */
+  on_fallback: boolean;
+  /** A failure routed to an error branch: dependents are not blocked by it. */
+  handled: boolean;
+  invoked: boolean;
+  retry_at: number | null;
+  deadline_at: number | null;
+  started_at: string | null;
+  finished_at: string | null;
+  error: ErrorInfo | null;
+  latency_ms: number | null;
+  skip_reason: SkipReason | null;
+};
+
+export type RunState = {
+  run_id: string;
+  status: RunStatus;
+  goal: string;
+  config: RunConfig;
+  input: unknown;
+  plan: Plan | null;
+  graph: PlanGraph | null;
+  steps: Map<string, StepRuntime>;
+  /** Steps whose dependencies are settled and that wait for a slot, by plan order. */
+  ready: MinHeap;
+  /** Steps running now. */
+  running: Set<string>;
+  /** Wake-up times: retry backoffs and attempt deadlines, by step. */
+  timers: Map<string, number>;
+  /** Steps whose attempt failed and that wait for the failure decision (retry, fallback, fail). */
+  needs_decision: Set<string>;
+  /** Failed steps whose failure the run-level strategy has not dealt with (skip, abort, continue). */
+  unhandled_failures: Set<string>;
+  adaptive_window: number;
+  revision_count: number;
+  token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  created_at: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  final_output: unknown;
+  error: ErrorInfo | null;
+  termination_reason: string | null;
+  /** Last applied event. */
+  seq: number;
+  /** Steps whose runtime changed since the owner last persisted them. */
+  dirty: Set<string>;
+};
+
+/** Where outputs and state variables live. Synchronous: SQLite in a Durable Object is. */
+export interface ResultStore {
+  getOutput(stepId: string): { found: boolean; value?: unknown };
+  setOutput(stepId: string, value: unknown): void;
+  deleteOutput(stepId: string): void;
+  /** Top-level state variable (`state.<key>`). */
+  getVar(key: string): { found: boolean; value?: unknown };
+  setVar(key: string, value: unknown): void;
+  varKeys(): string[];
+}
+
+export class MemoryResultStore implements ResultStore {
+  readonly outputs = new Map<string, unknown>();
+  readonly vars = new Map<string, unknown>();
+
+  getOutput(stepId: string): { found: boolean; value?: unknown } {
+    return this.outputs.has(stepId) ? { found: true, value: this.outputs.get(stepId) } : { found: false };
+  }
+  setOutput(stepId: string, value: unknown): void {
+    this.outputs.set(stepId, value);
+  }
+  deleteOutput(stepId: string): void {
+    this.outputs.delete(stepId);
+  }
+  getVar(key: string): { found: boolean; value?: unknown } {
+    return this.vars.has(key) ? { found: true, value: this.vars.get(key) } : { found: false };
+  }
+  setVar(key: string, value: unknown): void {
+    this.vars.set(key, value);
+  }
+  varKeys(): string[] {
+    return [...this.vars.keys()];
+  }
+}
+
+export function newStepRuntime(): StepRuntime {
+  return {
+    status: 'blocked',
+    attempt: 0,
+    waiting: 0,
+    retries_used: 0,
+    fallback_used: false,
+    on_fallback: false,
+    handled: false,
+    invoked: false,
+    retry_at: null,
+    deadline_at: null,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    latency_ms: null,
+    skip_reason: null,
+  };
+}
+
+export function emptyRunState(runId: string, config: RunConfig): RunState {
+  return {
+    run_id: runId,
+    status: 'planning',
+    goal: '',
+    config,
+    input: null,
+    plan: null,
+    graph: null,
+    steps: new Map(),
+    ready: new MinHeap(),
+    running: new Set(),
+    timers: new Map(),
+    needs_decision: new Set(),
+    unhandled_failures: new Set(),
+    adaptive_window: 1,
+    revision_count: 0,
+    token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    created_at: null,
+    started_at: null,
+    completed_at: null,
+    final_output: null,
+    error: null,
+    termination_reason: null,
+    seq: 0,
+    dirty: new Set(),
+  };
+}
