@@ -1,0 +1,166 @@
+/**
+ * Runs one tool call: validate the parameters, run with a deadline, validate and normalise the output.
+ * Never throws — every failure comes back as an {@link ErrorInfo} with a stable code, because the
+ * outcome is journaled and crosses RPC and queues as data (STYLE §7).
+ */
+import type { z } from 'zod';
+import { toErrorInfo, type ErrorInfo } from '../errors';
+import type { AnyTool, ToolContext } from './registry';
+
+export type TokenUsage = { prompt: number; completion: number };
+
+/** The result of one attempt, as `ToolReturned` records it. */
+export type StepOutcome =
+  | { success: true; output: unknown; latency_ms: number; tokens?: TokenUsage }
+  | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenUsage };
+
+export type ExecuteContext = Omit<ToolContext, 'signal'> & {
+  /** Deadline for this attempt; the tool's signal aborts and the step fails with `timeout` after it. */
+  timeoutMs: number;
+  /** Outer cancellation (the run was cancelled); the step fails with `cancelled`. */
+  signal?: AbortSignal;
+};
+
+/** Longest delay setTimeout accepts; a larger timeout would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Executes `tool` once with `params`. A tool that ignores its abort signal still cannot hang the step:
+ * the deadline wins the race and the tool's late result is dropped.
+ * @example
+ * const outcome = await executeTool(registry.get('demo.echo')!, { a: 1 },
+ *   { runId, stepId, attempt: 1, idempotencyKey: `${runId}:${stepId}:1`, env, timeoutMs: 60_000 });
+ * if (outcome.success) console.log(outcome.output);
+ */
+export async function executeTool(
+  tool: AnyTool,
+  params: Record<string, unknown>,
+  ctx: ExecuteContext,
+): Promise<StepOutcome> {
+  const started = Date.now();
+  let tokens: TokenUsage | undefined;
+  const finish = (result: { output: unknown } | { error: ErrorInfo }): StepOutcome => {
+    const latency_ms = Math.max(0, Date.now() - started);
+    const base =
+      'error' in result
+        ? { success: false as const, error: result.error, latency_ms }
+        : { success: true as const, output: result.output, latency_ms };
+    return tokens ? { ...base, tokens } : base;
+  };
+
+  const input = tool.input.safeParse(params);
+  if (!input.success) {
+    const message = `Invalid parameters for ${tool.name}: ${formatIssues(input.error)}`;
+    return finish({ error: fail('invalid_parameters', message) });
+  }
+
+  const { timeoutMs, signal: outer, ...rest } = ctx;
+  const controller = new AbortController();
+  const deadline = new Promise<never>((_, reject) => {
+    const onAbort = () => reject(new StepAborted(abortInfo(tool, controller.signal, timeoutMs)));
+    controller.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  if (outer?.aborted) onOuterAbort();
+  const timer =
+    Number.isFinite(timeoutMs) && timeoutMs > 0
+      ? setTimeout(
+          () => controller.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
+          Math.min(timeoutMs, MAX_TIMER_MS),
+        )
+      : undefined;
+
+  const toolCtx: ToolContext = {
+    ...rest,
+    signal: controller.signal,
+    reportTokens: (t) => {
+      tokens = {
+        prompt: (tokens?.prompt ?? 0) + t.prompt,
+        completion: (tokens?.completion ?? 0) + t.completion,
+      };
+      ctx.reportTokens?.(t);
+    },
+  };
+
+  try {
+    const running = (async () => (await tool.run(input.data, toolCtx)) as unknown)();
+    running.catch(() => {}); // a late failure after the deadline has nobody to report to
+    const raw = await Promise.race([running, deadline]);
+    return finish(normaliseOutput(tool, raw));
+  } catch (err) {
+    return finish({ error: err instanceof StepAborted ? err.info : toErrorInfo(err) });
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuterAbort);
+    deadline.catch(() => {});
+    // Tell a tool still running (it lost the race or ignored the signal) to stop.
+    if (!controller.signal.aborted) controller.abort(new DOMException('Step finished', 'AbortError'));
+  }
+}
+
+function abortInfo(tool: AnyTool, signal: AbortSignal, timeoutMs: number): ErrorInfo {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return fail('timeout', `${tool.name} timed out after ${timeoutMs} ms`, true);
+  }
+  const why =
+    reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : '';
+  return fail('cancelled', `${tool.name} was cancelled${why}`);
+}
+
+function normaliseOutput(tool: AnyTool, raw: unknown): { output: unknown } | { error: ErrorInfo } {
+  let value: unknown = raw;
+  if (tool.output) {
+    const parsed = (tool.output as z.ZodType).safeParse(raw);
+    if (!parsed.success) {
+      return {
+        error: fail(
+          'invalid_output',
+          `${tool.name} returned ${formatIssues(parsed.error)}`,
+          !tool.deterministic,
+        ),
+      };
+    }
+    value = parsed.data;
+  }
+  try {
+    return { output: toJson(value) };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return {
+      error: fail('invalid_output', `${tool.name} returned a value that is not JSON-serialisable: ${why}`),
+    };
+  }
+}
+
+/** The output as it will read back from storage: a JSON round trip, with `undefined` as `null`. */
+function toJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? null : (JSON.parse(text) as unknown);
+}
+
+/** zod issues as `path: message; …`, paths as `messages[0].role`. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path
+        .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+        .join('');
+      return `${path || '(root)'}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function fail(code: string, message: string, retryable = false): ErrorInfo {
+  return { code, message, retryable };
+}
+
+/** The deadline's rejection, told apart from whatever the tool itself throws. */
+class StepAborted extends Error {
+  override readonly name = 'StepAborted';
+  constructor(readonly info: ErrorInfo) {
+    super(info.message);
+  }
+}

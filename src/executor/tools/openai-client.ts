@@ -1,0 +1,110 @@
+/**
+ * The OpenAI-compatible client shared by `llm.call` and the planner: configuration from the
+ * environment, one way to build the client, and SDK errors mapped to stable, retry-aware codes.
+ */
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  OpenAIError,
+} from 'openai';
+import { ToolError } from '../../errors';
+
+/** The variables the LLM configuration is read from (strings; anything else counts as unset). */
+export type LlmEnv = {
+  readonly OPENAI_API_KEY?: unknown;
+  readonly OPENAI_BASE_URL?: unknown;
+  readonly PLANNER_MODEL?: unknown;
+};
+
+export type LlmConfig = {
+  apiKey: string | undefined;
+  /** `undefined` means OpenAI's own API. */
+  baseURL: string | undefined;
+  model: string;
+};
+
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+
+/** What the not-configured error says, wherever it is raised. */
+export const LLM_NOT_CONFIGURED_MESSAGE =
+  'No LLM is configured. Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible ' +
+  'endpoint (Workers AI, AI Gateway, Ollama, vLLM; with OPENAI_API_KEY if it needs one), and ' +
+  `optionally PLANNER_MODEL (default ${DEFAULT_MODEL}).`;
+
+/**
+ * The LLM configuration, or `null` when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set.
+ * @example const cfg = readLlmConfig(env); if (!cfg) return rulesOnlyPlanner();
+ */
+export function readLlmConfig(env: LlmEnv): LlmConfig | null {
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  const baseURL = nonEmpty(env.OPENAI_BASE_URL);
+  if (!apiKey && !baseURL) return null;
+  return { apiKey, baseURL, model: nonEmpty(env.PLANNER_MODEL) ?? DEFAULT_MODEL };
+}
+
+/**
+ * An OpenAI SDK client for the configured endpoint, with SDK retries off (the run's retry policy
+ * owns retries). Throws a non-retryable `llm_not_configured` ToolError when no LLM is configured.
+ * @example
+ * const client = createOpenAIClient(env, ctx.fetch);
+ * const res = await client.chat.completions.create({ model, messages }, { signal });
+ */
+export function createOpenAIClient(
+  env: LlmEnv,
+  fetchImpl?: typeof fetch,
+  opts: { timeoutMs?: number } = {},
+): OpenAI {
+  const config = readLlmConfig(env);
+  if (!config) throw new ToolError('llm_not_configured', LLM_NOT_CONFIGURED_MESSAGE, { retryable: false });
+  const doFetch = fetchImpl ?? fetch;
+  return new OpenAI({
+    // Local servers (Ollama, vLLM) need no key, but the SDK insists on one.
+    apiKey: config.apiKey ?? 'unused',
+    // null, not undefined: undefined would make the SDK fall back to process.env.
+    baseURL: config.baseURL ?? null,
+    organization: null,
+    project: null,
+    // Wrapped so the runtime's fetch is never called with the SDK as `this`.
+    fetch: (input, init) => doFetch(input, init),
+    maxRetries: 0,
+    timeout: opts.timeoutMs ?? 120_000,
+  });
+}
+
+/**
+ * Maps an SDK error to a ToolError with a stable code: 429, 408, 5xx, timeouts and connection
+ * failures are retryable; other 4xx (bad request, auth, unknown model) are not. Other values pass
+ * through unchanged.
+ */
+export function toLlmError(err: unknown, where: { model: string; baseURL?: string | undefined }): unknown {
+  const target = `${where.baseURL ?? 'api.openai.com'} (model ${where.model})`;
+  if (err instanceof APIConnectionTimeoutError) {
+    return new ToolError('timeout', `LLM request to ${target} timed out`);
+  }
+  if (err instanceof APIUserAbortError)
+    return new ToolError('aborted', `LLM request to ${target} was aborted`);
+  if (err instanceof APIConnectionError) {
+    return new ToolError('llm_unreachable', `Could not reach the LLM at ${target}: ${err.message}`);
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const s = err.status;
+    const msg = `LLM at ${target} answered ${err.message}`;
+    if (s === 408) return new ToolError('timeout', msg);
+    if (s === 429) return new ToolError('llm_rate_limited', msg);
+    if (s >= 500) return new ToolError('llm_server_error', msg);
+    if (s === 401 || s === 403) {
+      return new ToolError('llm_auth_failed', `${msg} — check OPENAI_API_KEY`, { retryable: false });
+    }
+    return new ToolError('llm_bad_request', msg, { retryable: false });
+  }
+  if (err instanceof OpenAIError) {
+    return new ToolError('llm_error', `LLM call to ${target} failed: ${err.message}`, { retryable: false });
+  }
+  return err;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
