@@ -52,9 +52,11 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     case 'StepScheduled': {
       const p = event.payload;
       const rt = stepOf(state, p.step_id);
+      state.needs_decision.delete(p.step_id);
       rt.status = 'running';
       rt.attempt = p.attempt;
       rt.on_fallback = p.fallback;
+      rt.dispatch = p.dispatch;
       if (p.fallback) rt.fallback_used = true;
       rt.invoked = false;
       rt.retry_at = null;

@@ -31,6 +31,8 @@ export type StepRuntime = {
   error: ErrorInfo | null;
   latency_ms: number | null;
   skip_reason: SkipReason | null;
+  /** How the current attempt was dispatched (inline attempts are re-run after a restart). */
+  dispatch: 'queue' | 'inline' | null;
 };
 
 export type RunState = {
@@ -119,6 +121,7 @@ export function newStepRuntime(): StepRuntime {
     error: null,
     latency_ms: null,
     skip_reason: null,
+    dispatch: null,
   };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Runs an attempt the run's Durable Object has approved (`beginStep`), in the queue consumer or inline
+ * in the object: the registered tool, with the step-result cache, never throwing.
+ */
+import { toErrorInfo } from '../errors';
+import type { StepOutcome } from '../engine/machine';
+import { runAttempt } from '../executor/attempt';
+import type { ToolRegistry } from '../executor/registry';
+
+export type ApprovedAttempt = {
+  run_id: string;
+  step_id: string;
+  attempt: number;
+  action: string;
+  parameters: Record<string, unknown>;
+  idempotency_key: string;
+  timeout_ms: number;
+};
+
+export async function executeApproved(
+  a: ApprovedAttempt,
+  tools: ToolRegistry,
+  env: Env,
+  signal?: AbortSignal,
+): Promise<StepOutcome> {
+  const tool = tools.get(a.action);
+  if (!tool) {
+    const message = `No tool named "${a.action}" is registered (known: ${tools.names().join(', ')})`;
+    return { success: false, error: { code: 'unknown_tool', message, retryable: false }, latency_ms: 0 };
+  }
+  try {
+    return await runAttempt({
+      tool,
+      parameters: a.parameters,
+      context: {
+        runId: a.run_id,
+        stepId: a.step_id,
+        attempt: a.attempt,
+        idempotencyKey: a.idempotency_key,
+        env: env as unknown as Record<string, unknown>,
+      },
+      timeoutMs: a.timeout_ms,
+      signal,
+      cache: env.KV,
+    });
+  } catch (err) {
+    return { success: false, error: toErrorInfo(err), latency_ms: 0 };
+  }
+}

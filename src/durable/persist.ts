@@ -1,0 +1,105 @@
+/**
+ * Moving a run's state between memory and its SQLite rows. Only what cannot be derived is stored: the
+ * run-level fields, one row per step, the plan. The ready queue, running set and timers are rebuilt
+ * from the step rows on load, so they can never disagree with them.
+ */
+import type { RunEvent } from '../engine/events';
+import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
+import { buildGraph } from '../plan/graph';
+import type { Plan } from '../plan/model';
+import { parseRunConfig } from '../plan/config';
+import type { SqlStore } from './sql-store';
+
+type Meta = Omit<
+  RunState,
+  'steps' | 'plan' | 'graph' | 'ready' | 'running' | 'timers' | 'needs_decision' | 'unhandled_failures' | 'dirty'
+>;
+
+function metaOf(s: RunState): Meta {
+  const {
+    steps: _steps,
+    plan: _plan,
+    graph: _graph,
+    ready: _ready,
+    running: _running,
+    timers: _timers,
+    needs_decision: _nd,
+    unhandled_failures: _uf,
+    dirty: _dirty,
+    ...meta
+  } = s;
+  return meta;
+}
+
+/** Writes what the events just applied changed, in the same transaction as the events. */
+export function persist(store: SqlStore, state: RunState, events: readonly RunEvent[]): void {
+  for (const e of events) {
+    store.appendEvent(e);
+    journalAttempt(store, state, e);
+    if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
+      store.putPlan(e.payload.plan.version, e.payload.plan.id, e.payload.plan, e.timestamp);
+    }
+  }
+  for (const id of state.dirty) {
+    const rt = state.steps.get(id);
+    if (rt) store.putStep(id, rt);
+    else store.deleteStep(id);
+  }
+  state.dirty.clear();
+  store.setMeta('run', JSON.stringify(metaOf(state)));
+}
+
+/** One row per attempt: scheduled → invoked → succeeded | failed. */
+function journalAttempt(store: SqlStore, state: RunState, e: RunEvent): void {
+  if (e.event_type === 'StepScheduled') {
+    const p = e.payload;
+    store.putAttempt({
+      step_id: p.step_id,
+      attempt: p.attempt,
+      plan_version: state.plan?.version ?? 1,
+      action: p.action,
+      idempotency_key: idempotencyKey(state.run_id, p.step_id, p.attempt),
+      dispatch: p.dispatch,
+      scheduled_at: e.timestamp,
+    });
+  } else if (e.event_type === 'ToolInvoked') {
+    store.markAttempt(e.payload.step_id, e.payload.attempt, 'invoked', e.timestamp);
+  } else if (e.event_type === 'ToolReturned') {
+    const p = e.payload;
+    store.markAttempt(p.step_id, p.attempt, p.success ? 'succeeded' : 'failed', e.timestamp, p.error?.code);
+  }
+}
+
+/** SPEC §4: `<run>:<step>:<attempt>`; attempts are never renumbered, so keys never repeat. */
+export function idempotencyKey(runId: string, stepId: string, attempt: number): string {
+  return `${runId}:${stepId}:${attempt}`;
+}
+
+/** Rebuilds the in-memory state from the rows, or null for an object that holds no run. */
+export function load(store: SqlStore): RunState | null {
+  const metaText = store.getMeta('run');
+  if (!metaText) return null;
+  const meta = JSON.parse(metaText) as Meta;
+  const state = emptyRunState(meta.run_id, parseRunConfig(meta.config));
+  Object.assign(state, meta);
+  const plan = store.getPlan() as Plan | null;
+  if (!plan) return state;
+  state.plan = plan;
+  state.graph = buildGraph(plan.steps);
+  const rows = new Map(store.steps() as Iterable<[string, StepRuntime]>);
+  for (const [idx, step] of plan.steps.entries()) {
+    const rt = rows.get(step.id);
+    if (!rt) continue;
+    state.steps.set(step.id, rt);
+    if (rt.status === 'running') {
+      state.running.add(step.id);
+      if (rt.deadline_at !== null) state.timers.set(step.id, rt.deadline_at);
+    } else if (rt.retry_at !== null && (rt.status === 'pending' || rt.status === 'revised')) {
+      state.timers.set(step.id, rt.retry_at);
+    } else if ((rt.status === 'pending' || rt.status === 'revised') && rt.waiting === 0 && state.status === 'running') {
+      state.ready.push(idx);
+    }
+    if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(step.id);
+  }
+  return state;
+}

@@ -1,0 +1,237 @@
+/**
+ * A run's durable storage in its Durable Object's SQLite: one row per step, per attempt and per event
+ * (never one state blob), outputs and state variables in rows of their own, and values too large for a
+ * row split into chunks in `blobs` and referenced. Synchronous, as DO SQLite is.
+ */
+import type { RunEvent } from '../engine/events';
+import type { ResultStore } from '../engine/state';
+
+/** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
+const INLINE_LIMIT = 512 * 1024;
+const CHUNK = 512 * 1024;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plans (version INTEGER PRIMARY KEY, plan_id TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS steps (step_id TEXT PRIMARY KEY, runtime TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS attempts (
+  step_id TEXT NOT NULL, attempt INTEGER NOT NULL, plan_version INTEGER NOT NULL, action TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL, dispatch TEXT NOT NULL, status TEXT NOT NULL,
+  scheduled_at TEXT NOT NULL, invoked_at TEXT, finished_at TEXT, error_code TEXT,
+  PRIMARY KEY (step_id, attempt)
+);
+CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, event_type TEXT NOT NULL, step_id TEXT, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS outputs (step_id TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vars (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (id, chunk));
+`;
+
+type Row = Record<string, SqlStorageValue>;
+
+export class SqlStore implements ResultStore {
+  #blobSeq = 0;
+
+  constructor(private readonly sql: SqlStorage) {
+    for (const stmt of SCHEMA.split(';')) if (stmt.trim()) sql.exec(stmt);
+    this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+  }
+
+  // ---- meta -------------------------------------------------------------------------------------
+
+  getMeta(key: string): string | null {
+    const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
+    return row ? String(row.value) : null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', key, value);
+  }
+
+  // ---- values with spill-over ---------------------------------------------------------------------
+
+  /** Serialises a value; large ones are stored in chunks and replaced by a reference. */
+  #pack(value: unknown): string {
+    const text = JSON.stringify(value ?? null);
+    if (text.length <= INLINE_LIMIT) return text;
+    const id = `b${++this.#blobSeq}`;
+    this.setMeta('blob_seq', String(this.#blobSeq));
+    for (let i = 0, c = 0; i < text.length; i += CHUNK, c++) {
+      this.sql.exec('INSERT INTO blobs (id, chunk, data) VALUES (?, ?, ?)', id, c, text.slice(i, i + CHUNK));
+    }
+    return JSON.stringify({ $blob: id });
+  }
+
+  #unpack(stored: string): unknown {
+    if (stored.startsWith('{"$blob":"')) {
+      const { $blob } = JSON.parse(stored) as { $blob: string };
+      const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', $blob).toArray();
+      return JSON.parse(parts.map((p) => String(p.data)).join(''));
+    }
+    return JSON.parse(stored);
+  }
+
+  #dropBlob(stored: string | undefined): void {
+    if (stored?.startsWith('{"$blob":"')) {
+      const { $blob } = JSON.parse(stored) as { $blob: string };
+      this.sql.exec('DELETE FROM blobs WHERE id = ?', $blob);
+    }
+  }
+
+  // ---- ResultStore ----------------------------------------------------------------------------------
+
+  getOutput(stepId: string): { found: boolean; value?: unknown } {
+    const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
+    return row ? { found: true, value: this.#unpack(String(row.value)) } : { found: false };
+  }
+
+  setOutput(stepId: string, value: unknown): void {
+    this.deleteOutput(stepId);
+    this.sql.exec('INSERT INTO outputs (step_id, value) VALUES (?, ?)', stepId, this.#pack(value));
+  }
+
+  deleteOutput(stepId: string): void {
+    const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
+    if (!row) return;
+    this.#dropBlob(String(row.value));
+    this.sql.exec('DELETE FROM outputs WHERE step_id = ?', stepId);
+  }
+
+  getVar(key: string): { found: boolean; value?: unknown } {
+    const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
+    return row ? { found: true, value: this.#unpack(String(row.value)) } : { found: false };
+  }
+
+  setVar(key: string, value: unknown): void {
+    const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
+    if (row) this.#dropBlob(String(row.value));
+    this.sql.exec(
+      'INSERT INTO vars (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      key,
+      this.#pack(value),
+    );
+  }
+
+  varKeys(): string[] {
+    return this.sql.exec<Row>('SELECT key FROM vars ORDER BY key').toArray().map((r) => String(r.key));
+  }
+
+  // ---- plans, steps, attempts -----------------------------------------------------------------------
+
+  putPlan(version: number, planId: string, plan: unknown, createdAt: string): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO plans (version, plan_id, body, created_at) VALUES (?, ?, ?, ?)',
+      version,
+      planId,
+      this.#pack(plan),
+      createdAt,
+    );
+  }
+
+  getPlan(version?: number): unknown {
+    const row =
+      version === undefined
+        ? this.sql.exec<Row>('SELECT body FROM plans ORDER BY version DESC LIMIT 1').toArray()[0]
+        : this.sql.exec<Row>('SELECT body FROM plans WHERE version = ?', version).toArray()[0];
+    return row ? this.#unpack(String(row.body)) : null;
+  }
+
+  listPlans(): { version: number; plan_id: string; created_at: string }[] {
+    return this.sql
+      .exec<Row>('SELECT version, plan_id, created_at FROM plans ORDER BY version')
+      .toArray()
+      .map((r) => ({ version: Number(r.version), plan_id: String(r.plan_id), created_at: String(r.created_at) }));
+  }
+
+  putStep(stepId: string, runtime: unknown): void {
+    this.sql.exec(
+      'INSERT INTO steps (step_id, runtime) VALUES (?, ?) ON CONFLICT(step_id) DO UPDATE SET runtime = excluded.runtime',
+      stepId,
+      JSON.stringify(runtime),
+    );
+  }
+
+  deleteStep(stepId: string): void {
+    this.sql.exec('DELETE FROM steps WHERE step_id = ?', stepId);
+  }
+
+  *steps(): Generator<[string, unknown]> {
+    for (const r of this.sql.exec<Row>('SELECT step_id, runtime FROM steps')) {
+      yield [String(r.step_id), JSON.parse(String(r.runtime))];
+    }
+  }
+
+  putAttempt(a: {
+    step_id: string;
+    attempt: number;
+    plan_version: number;
+    action: string;
+    idempotency_key: string;
+    dispatch: string;
+    scheduled_at: string;
+  }): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO attempts (step_id, attempt, plan_version, action, idempotency_key, dispatch, status, scheduled_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?)`,
+      a.step_id,
+      a.attempt,
+      a.plan_version,
+      a.action,
+      a.idempotency_key,
+      a.dispatch,
+      a.scheduled_at,
+    );
+  }
+
+  markAttempt(stepId: string, attempt: number, status: 'invoked' | 'succeeded' | 'failed', at: string, errorCode?: string): void {
+    if (status === 'invoked') {
+      this.sql.exec(`UPDATE attempts SET status = 'invoked', invoked_at = ? WHERE step_id = ? AND attempt = ?`, at, stepId, attempt);
+    } else {
+      this.sql.exec(
+        'UPDATE attempts SET status = ?, finished_at = ?, error_code = ? WHERE step_id = ? AND attempt = ?',
+        status,
+        at,
+        errorCode ?? null,
+        stepId,
+        attempt,
+      );
+    }
+  }
+
+  attempts(stepId?: string): Row[] {
+    return stepId === undefined
+      ? this.sql.exec<Row>('SELECT * FROM attempts ORDER BY step_id, attempt').toArray()
+      : this.sql.exec<Row>('SELECT * FROM attempts WHERE step_id = ? ORDER BY attempt', stepId).toArray();
+  }
+
+  // ---- events ---------------------------------------------------------------------------------------
+
+  appendEvent(e: RunEvent): void {
+    const stepId = e.references.step_id ?? null;
+    this.sql.exec('INSERT INTO events (seq, event_type, step_id, body) VALUES (?, ?, ?, ?)', e.seq, e.event_type, stepId, this.#pack(e));
+  }
+
+  /** Events with seq > after, oldest first, at most `limit`. */
+  events(after: number, limit: number, upTo?: number): RunEvent[] {
+    const rows =
+      upTo === undefined
+        ? this.sql.exec<Row>('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
+        : this.sql.exec<Row>('SELECT body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?', after, upTo, limit);
+    return rows.toArray().map((r) => this.#unpack(String(r.body)) as RunEvent);
+  }
+
+  /** Every event from `after` on, a page at a time, so a long log is never in memory at once. */
+  *eventStream(after = 0, upTo?: number, page = 500): Generator<RunEvent> {
+    let cursor = after;
+    for (;;) {
+      const batch = this.events(cursor, page, upTo);
+      for (const e of batch) yield e;
+      if (batch.length < page) return;
+      cursor = batch[batch.length - 1]!.seq;
+    }
+  }
+
+  lastSeq(): number {
+    const row = this.sql.exec<Row>('SELECT MAX(seq) AS s FROM events').toArray()[0];
+    return row?.s == null ? 0 : Number(row.s);
+  }
+}

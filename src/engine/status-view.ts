@@ -1,0 +1,64 @@
+/**
+ * `plan.status` (seed 001) over a run: aggregated counts, progress, and optionally the subtasks.
+ * Seed 001 calls a running subtask `in_progress`; both names are given.
+ */
+import type { StepStatus } from '../plan/model';
+import { countSteps, progressOf, type StepCounts } from './snapshot';
+import type { ResultStore, RunState } from './state';
+
+export type Subtask = {
+  id: string;
+  description: string;
+  action: string;
+  dependencies: string[];
+  status: StepStatus | 'in_progress';
+  result: unknown;
+  error?: string;
+};
+
+export type PlanStatusView = {
+  status: StepCounts & { in_progress: number };
+  progress: number;
+  plan_id: string | null;
+  plan_version: number | null;
+  goal: string;
+  run_status: RunState['status'];
+  subtasks?: Subtask[];
+  success: boolean;
+};
+
+export function planStatus(
+  state: RunState,
+  results: ResultStore,
+  opts: { include_details?: boolean; include_completed?: boolean } = {},
+): PlanStatusView {
+  const counts = countSteps(state);
+  const view: PlanStatusView = {
+    status: { ...counts, in_progress: counts.running },
+    progress: progressOf(counts),
+    plan_id: state.plan?.id ?? null,
+    plan_version: state.plan?.version ?? null,
+    goal: state.goal,
+    run_status: state.status,
+    success: state.status !== 'failed' && state.status !== 'aborted' && state.status !== 'cancelled',
+  };
+  if (opts.include_details && state.plan && state.graph) {
+    const includeCompleted = opts.include_completed ?? true;
+    view.subtasks = [];
+    for (const [i, step] of state.plan.steps.entries()) {
+      const rt = state.steps.get(step.id)!;
+      if (!includeCompleted && rt.status === 'completed') continue;
+      const sub: Subtask = {
+        id: step.id,
+        description: step.description,
+        action: step.action,
+        dependencies: state.graph.deps[i] ?? [],
+        status: rt.status === 'running' ? 'in_progress' : rt.status,
+        result: rt.status === 'completed' ? (results.getOutput(step.id).value ?? null) : null,
+      };
+      if (rt.error) sub.error = rt.error.message;
+      view.subtasks.push(sub);
+    }
+  }
+  return view;
+}

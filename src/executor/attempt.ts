@@ -1,0 +1,58 @@
+/**
+ * One attempt of one step, wherever it runs (the queue consumer or inline in the run's Durable
+ * Object): the step-result cache for deterministic tools, then the tool itself.
+ */
+import { executeTool, type StepOutcome } from './run-step';
+import type { AnyTool, ToolContext } from './registry';
+
+/** Where deterministic results are cached; a KV namespace in a Worker. */
+export type ResultCache = {
+  get(key: string, type: 'json'): Promise<unknown>;
+  put(key: string, value: string, opts?: { expirationTtl?: number }): Promise<void>;
+};
+
+export type AttemptRequest = {
+  tool: AnyTool;
+  parameters: Record<string, unknown>;
+  context: Omit<ToolContext, 'signal'>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  cache?: ResultCache;
+};
+
+const CACHE_TTL_S = 24 * 3600;
+
+export async function runAttempt(req: AttemptRequest): Promise<StepOutcome & { cached?: boolean }> {
+  const key = req.cache && req.tool.deterministic ? await cacheKey(req.tool, req.parameters) : null;
+  if (key && req.cache) {
+    const hit = await req.cache.get(key, 'json').catch(() => null);
+    if (hit !== null && typeof hit === 'object' && 'output' in hit) {
+      return { success: true, output: (hit as { output: unknown }).output, latency_ms: 0, cached: true };
+    }
+  }
+  const outcome = await executeTool(req.tool, req.parameters, { ...req.context, timeoutMs: req.timeoutMs, signal: req.signal });
+  if (key && req.cache && outcome.success) {
+    // A cache write that fails costs a future hit, never the step.
+    await req.cache.put(key, JSON.stringify({ output: outcome.output }), { expirationTtl: CACHE_TTL_S }).catch(() => undefined);
+  }
+  return outcome;
+}
+
+async function cacheKey(tool: AnyTool, parameters: Record<string, unknown>): Promise<string> {
+  const body = new TextEncoder().encode(stableStringify(parameters));
+  const digest = await crypto.subtle.digest('SHA-256', body);
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `step-cache:${tool.name}@${tool.version}:${hex}`;
+}
+
+/** JSON with object keys sorted, so equal parameters give equal cache keys. */
+export function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableStringify(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}

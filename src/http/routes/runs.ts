@@ -1,0 +1,196 @@
+/**
+ * `/v1/runs` (SPEC §6): start runs, read them (snapshot, plan.status, events, replayed state), follow
+ * them live over WebSocket, cancel and retry them, and list them from the D1 index.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { PlanRun, RpcResult } from '../../durable/plan-run';
+import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
+import { jsonError } from '../errors';
+import { startRun } from '../run-service';
+import { toolRegistryFor } from '../tool-registry';
+import {
+  CancelSchema,
+  CreatedRunSchema,
+  CreateRunSchema,
+  EventsQuerySchema,
+  ListRunsQuerySchema,
+  RetrySchema,
+  RunIdParamSchema,
+  RunSnapshotSchema,
+  StateQuerySchema,
+  StatusQuerySchema,
+} from '../schemas/run';
+import { listRuns } from '../run-list';
+import type { App, AppEnv } from '../types';
+import { parseRunConfig } from '../../plan/config';
+
+const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
+const anyJson = { 'application/json': { schema: z.unknown() } };
+const tags = ['runs'];
+
+const create = createRoute({
+  method: 'post',
+  path: '/v1/runs',
+  tags,
+  summary: 'Start a run from a plan (or a goal, once a planner is configured)',
+  security: V1_SECURITY,
+  request: { body: { required: true, content: { 'application/json': { schema: CreateRunSchema } } } },
+  responses: {
+    201: { description: 'The run was created and started', content: { 'application/json': { schema: CreatedRunSchema } } },
+    200: { description: 'Dry run (`config.mode: "lazy"`): the validated plan and its estimates, nothing executed', content: anyJson },
+    ...errorResponses(...V1_BODY_ERRORS, 409, 422),
+  },
+});
+
+const get = route('get', '/v1/runs/{id}', 'A run: status, plan, step statuses and results, counts, tokens', RunSnapshotSchema);
+const status = route('get', '/v1/runs/{id}/status', 'plan.status: counts, progress, optionally the subtasks', z.unknown(), StatusQuerySchema);
+const events = route('get', '/v1/runs/{id}/events', 'Events in seq order, after `after`', z.object({ events: z.array(z.unknown()) }), EventsQuerySchema);
+const state = route('get', '/v1/runs/{id}/state', 'The run state replayed from its events, as of `at`', RunSnapshotSchema, StateQuerySchema);
+const ws = route('get', '/v1/runs/{id}/ws', 'WebSocket: the backlog after `?after=`, then live events (one JSON event per message)', z.unknown());
+const cancel = controlRoute('/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
+const retry = controlRoute('/v1/runs/{id}/retry', 'Re-run a failed, aborted or cancelled run from its failed step(s), keeping completed results', RetrySchema);
+
+const list = createRoute({
+  method: 'get',
+  path: '/v1/runs',
+  tags,
+  summary: 'Runs, newest first, from the run index',
+  security: V1_SECURITY,
+  request: { query: ListRunsQuerySchema },
+  responses: { 200: { description: 'A page of runs', content: anyJson }, ...errorResponses(400, 401) },
+});
+
+/** Registers the `/v1/runs` routes. */
+export function registerRunRoutes(app: App): void {
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const rawConfig = (await c.req.json<{ config?: { require_dependencies?: unknown } }>()).config;
+    const result = await startRun(
+      {
+        goal: body.goal,
+        plan: body.plan,
+        format: body.format,
+        source: body.source,
+        config: body.config ?? parseRunConfig({}),
+        requireDependencies: rawConfig?.require_dependencies === true,
+        input: body.input,
+      },
+      { env: c.env, tools: toolRegistryFor(c.env), clock: c.var.clock, ids: c.var.ids },
+    );
+    if (result.kind === 'error') return jsonError(c, result.code, result.message, result.details);
+    if (result.kind === 'dry_run') {
+      const { valid, errors, plan, estimates } = result.validation;
+      return c.json({ mode: 'lazy', valid, errors, plan, estimates }, 200);
+    }
+    const self = `/v1/runs/${result.run_id}`;
+    return c.json({ run_id: result.run_id, status: result.status, links: { self, events: `${self}/events`, ws: `${self}/ws` } }, 201);
+  });
+
+  app.openapi(list, async (c) => {
+    const q = c.req.valid('query');
+    const page = await listRuns(c.env.DB, q);
+    if ('error' in page) return jsonError(c, 'invalid_request', page.error);
+    return c.json(page, 200);
+  });
+
+  app.openapi(get, async (c) => {
+    const run = stubFor(c);
+    const snap = run && (await run.getRun());
+    return snap ? c.json(snap, 200) : notFound(c);
+  });
+
+  app.openapi(status, async (c) => {
+    const run = stubFor(c);
+    const q = c.req.valid('query');
+    const view = run && (await run.getStatus({ include_details: q.include_details, include_completed: q.include_completed }));
+    return view ? c.json(view, 200) : notFound(c);
+  });
+
+  app.openapi(events, async (c) => {
+    const run = stubFor(c);
+    if (!run || !(await run.getStatus({}))) return notFound(c);
+    const q = c.req.valid('query');
+    return c.json({ events: await run.listEvents(q.after, q.limit) }, 200);
+  });
+
+  app.openapi(state, async (c) => {
+    const run = stubFor(c);
+    const snap = run && (await run.stateAt(c.req.valid('query').at));
+    return snap ? c.json(snap, 200) : notFound(c);
+  });
+
+  // A 101 upgrade is not a JSON response, so the route is documented and served separately.
+  app.openAPIRegistry.registerPath(ws);
+  app.get('/v1/runs/:id/ws', async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
+      return jsonError(c, 'upgrade_required', 'This endpoint speaks WebSocket: connect with an Upgrade: websocket request');
+    }
+    return run.fetch(c.req.raw) as unknown as Response;
+  });
+
+  app.openapi(cancel, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, CancelSchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    return control(c, await run.cancel(body.value.reason));
+  });
+
+  app.openapi(retry, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, RetrySchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    return control(c, await run.retry(body.value.step_id));
+  });
+}
+
+function route<Q extends z.ZodObject>(method: 'get', path: string, summary: string, schema: z.ZodType, query?: Q) {
+  return createRoute({
+    method,
+    path,
+    tags,
+    summary,
+    security: V1_SECURITY,
+    request: { params: RunIdParamSchema, query: query ?? (z.object({}) as unknown as Q) },
+    responses: { 200: { description: summary, content: { 'application/json': { schema } } }, ...errorResponses(400, 401, 404, 426) },
+  });
+}
+
+function controlRoute(path: string, summary: string, schema: z.ZodType) {
+  return createRoute({
+    method: 'post',
+    path,
+    tags,
+    summary,
+    security: V1_SECURITY,
+    request: { params: RunIdParamSchema, body: { required: false, content: { 'application/json': { schema } } } },
+    responses: { 200: { description: 'The run’s new status', content: anyJson }, ...errorResponses(...V1_BODY_ERRORS, 404, 409) },
+  });
+}
+
+/** The run's object, or null for an id that cannot name a run. */
+function stubFor(c: Context<AppEnv>): DurableObjectStub<PlanRun> | null {
+  const id = c.req.param('id') ?? '';
+  return RUN_ID.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
+}
+
+function notFound(c: Context<AppEnv>) {
+  return jsonError(c, 'not_found', `No run "${c.req.param('id') ?? ''}"`);
+}
+
+function control(c: Context<AppEnv>, r: RpcResult<{ status: string }>) {
+  if (r.ok) return c.json({ run_id: c.req.param('id'), status: r.value.status }, 200);
+  const code = r.error.code === 'run_not_found' || r.error.code === 'unknown_step' ? 'not_found' : 'conflict';
+  return jsonError(c, code, r.error.message, { reason: r.error.code });
+}
+
+async function optionalBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ value: T } | { error: string }> {
+  const text = await c.req.text();
+  const parsed = schema.safeParse(text.trim() === '' ? {} : JSON.parse(text));
+  if (parsed.success) return { value: parsed.data };
+  return { error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+}

@@ -1,0 +1,91 @@
+/** Request and response schemas of the `/v1/runs` routes. */
+import { z } from '@hono/zod-openapi';
+import { RunConfigInputSchema } from '../../plan/config';
+import { PlanFieldSchema } from './plan';
+
+export const RunIdParamSchema = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
+});
+
+export const CreateRunSchema = z
+  .object({
+    goal: z.string().min(1).optional().openapi({ description: 'Plan this goal with the configured planner' }),
+    plan: PlanFieldSchema.optional(),
+    format: z.enum(['tea-yaml', 'llmcompiler']).optional(),
+    source: z.string().optional().openapi({ description: 'The workflow text, with `format`' }),
+    config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
+    input: z.unknown().optional().openapi({ description: 'The run input, read by `{{ input.… }}`' }),
+  })
+  .openapi('CreateRun');
+
+export const RunLinksSchema = z.object({ self: z.string(), events: z.string(), ws: z.string() });
+
+export const CreatedRunSchema = z
+  .object({ run_id: z.string(), status: z.string(), links: RunLinksSchema })
+  .openapi('CreatedRun');
+
+export const RunSnapshotSchema = z
+  .object({
+    run_id: z.string(),
+    status: z.string(),
+    goal: z.string(),
+    plan: z.unknown(),
+    plan_version: z.number().nullable(),
+    step_statuses: z.record(z.string(), z.string()),
+    step_results: z.record(z.string(), z.unknown()),
+    steps: z.record(z.string(), z.unknown()),
+    state: z.record(z.string(), z.unknown()),
+    counts: z.record(z.string(), z.number()),
+    progress: z.number(),
+    revision_count: z.number(),
+    token_usage: z.object({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      total_tokens: z.number(),
+    }),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+    execution_time: z.number().nullable(),
+    final_output: z.unknown(),
+    error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).optional(),
+    last_seq: z.number(),
+  })
+  .openapi('Run');
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === ''));
+
+export const StatusQuerySchema = z.object({ include_details: flag, include_completed: flag });
+
+const seq = z.coerce.number().int().min(0);
+
+export const EventsQuerySchema = z.object({
+  after: seq.default(0).openapi({ description: 'Only events with a greater seq' }),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
+export const StateQuerySchema = z.object({
+  at: seq.optional().openapi({ description: 'Replay up to this seq' }),
+});
+
+export const ListRunsQuerySchema = z.object({
+  status: z
+    .enum([
+      'planning',
+      'awaiting_approval',
+      'running',
+      'awaiting_input',
+      'completed',
+      'failed',
+      'aborted',
+      'cancelled',
+    ])
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+});
+
+export const CancelSchema = z.object({ reason: z.string().max(1000).optional() }).openapi('CancelRun');
+export const RetrySchema = z.object({ step_id: z.string().optional() }).openapi('RetryRun');

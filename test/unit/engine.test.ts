@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import { replay, snapshotRun } from '../../src/engine/snapshot';
+import { echo, harness } from './engine-helpers';
+
+const dispatched = (h: ReturnType<typeof harness>) =>
+  h.commands.filter((c) => c.type === 'dispatch').map((c) => (c.type === 'dispatch' ? `${c.step_id}#${c.attempt}` : ''));
+
+describe('scheduler: execution modes', () => {
+  it('runs a sequential plan one step at a time in dependency order and completes with the last output', () => {
+    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] });
+    expect(dispatched(h)).toEqual(['a#1']);
+    expect(h.status('b')).toBe('blocked');
+    h.ok('a', 1);
+    expect(dispatched(h)).toEqual(['a#1', 'b#1']);
+    h.ok('b', 2);
+    h.ok('c', 3);
+    expect(h.state.status).toBe('completed');
+    expect(h.state.final_output).toBe(3);
+    expect(h.types().at(-1)).toBe('RunTerminated');
+  });
+
+  it('keeps plan order among independent steps in sequential mode', () => {
+    const h = harness({ steps: [echo('x'), echo('y'), echo('z')] });
+    h.ok('x', 1);
+    h.ok('y', 2);
+    expect(dispatched(h)).toEqual(['x#1', 'y#1', 'z#1']);
+  });
+
+  it('runs at most max_parallel independent steps at once in parallel mode', () => {
+    const h = harness({ steps: [echo('a'), echo('b'), echo('c'), echo('d')] }, { execution_mode: 'parallel', max_parallel: 2 });
+    expect(dispatched(h)).toEqual(['a#1', 'b#1']);
+    h.ok('b', 'B');
+    expect(dispatched(h)).toEqual(['a#1', 'b#1', 'c#1']);
+    expect(h.state.running.size).toBe(2);
+    expect(h.commands.every((c) => c.type !== 'dispatch' || c.mode === 'queue')).toBe(true);
+  });
+
+  it('starts adaptive runs one at a time and widens after successes', () => {
+    const steps = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => echo(id));
+    const h = harness({ steps }, { execution_mode: 'adaptive', max_parallel: 4 });
+    expect(h.inFlight().length).toBe(1);
+    h.ok('a', 1);
+    expect(h.inFlight().length).toBe(2);
+    h.ok('b', 1);
+    expect(h.inFlight().length).toBe(3);
+  });
+
+  it('runs a step only when every dependency completed (diamond)', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['a'] }), echo('d', { dependencies: ['b', 'c'] })] },
+      { execution_mode: 'parallel', max_parallel: 5 },
+    );
+    h.ok('a', 1);
+    expect(dispatched(h)).toEqual(['a#1', 'b#1', 'c#1']);
+    h.ok('b', 1);
+    expect(h.status('d')).toBe('blocked');
+    h.ok('c', 1);
+    expect(dispatched(h)).toContain('d#1');
+  });
+});
+
+describe('scheduler: failures', () => {
+  it('retries a failed step with exponential backoff from retry_delay', () => {
+    const h = harness({ steps: [echo('a')] }, { retry_failed_steps: 2, retry_delay: 1 });
+    h.fail('a');
+    const retried = h.events.filter((e) => e.event_type === 'StepRetried');
+    expect(retried).toHaveLength(1);
+    expect(retried[0]!.payload).toMatchObject({ step_id: 'a', attempt: 2, delay_ms: 1000 });
+    expect(h.machine.nextWakeAt()).toBe(h.now() + 1000);
+    h.advance(999);
+    expect(dispatched(h)).toEqual(['a#1']);
+    h.advance(1);
+    expect(dispatched(h)).toEqual(['a#1', 'a#2']);
+    h.fail('a');
+    const second = h.events.filter((e) => e.event_type === 'StepRetried')[1];
+    expect(second?.payload).toMatchObject({ attempt: 3, delay_ms: 2000 });
+  });
+
+  it('goes to the fallback action after the retries, then fails the run when the fallback fails', () => {
+    const h = harness({ steps: [echo('a', { fallback_action: { action: 'demo.other', parameters: { x: 1 } } })] }, { retry_failed_steps: 0 });
+    h.fail('a');
+    const fb = h.commands.at(-1)!;
+    expect(fb).toMatchObject({ type: 'dispatch', step_id: 'a', attempt: 2, fallback: true, action: 'demo.other' });
+    h.fail('a', 'fallback broke');
+    expect(h.status('a')).toBe('failed');
+    expect(h.state.status).toBe('failed');
+    expect(h.state.error?.message).toContain('fallback broke');
+  });
+
+  it('does not retry a non-retryable error', () => {
+    const h = harness({ steps: [echo('a')] }, { retry_failed_steps: 3 });
+    h.fail('a', 'bad input', false);
+    expect(h.types()).not.toContain('StepRetried');
+    expect(h.state.status).toBe('failed');
+  });
+
+  it('completes through the fallback when it succeeds', () => {
+    const h = harness({ steps: [echo('a', { fallback_action: 'demo.echo' }), echo('b', { dependencies: ['a'] })] }, { retry_failed_steps: 0 });
+    h.fail('a');
+    h.ok('a', 'from fallback');
+    h.ok('b', 'done');
+    expect(h.state.status).toBe('completed');
+    expect(h.snapshot().step_results.a).toBe('from fallback');
+  });
+
+  it('aborts on the first failure by default, keeping completed results', () => {
+    const h = harness({ steps: [echo('a'), echo('b'), echo('c')] }, { retry_failed_steps: 0, execution_mode: 'parallel' });
+    h.ok('a', 'A');
+    h.fail('b');
+    expect(h.state.status).toBe('failed');
+    expect(h.snapshot().step_results).toEqual({ a: 'A' });
+    // c was running when the run stopped; its late result is still recorded, nothing new starts.
+    h.ok('c', 'C');
+    expect(h.snapshot().step_results).toEqual({ a: 'A', c: 'C' });
+  });
+
+  it('with continue_on_failure skips only the dependents of a failed step', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c')] },
+      { retry_failed_steps: 0, continue_on_failure: true },
+    );
+    h.fail('a');
+    expect(h.status('b')).toBe('skipped');
+    h.ok('c', 'C');
+    expect(h.state.status).toBe('failed');
+    expect(h.snapshot().steps.b!.skip_reason).toBe('dependency_failed');
+    expect(h.snapshot().step_results).toEqual({ c: 'C' });
+  });
+
+  it('with on_step_failure skip marks the failed step skipped and runs dependents that do not need its output', () => {
+    const h = harness(
+      {
+        steps: [
+          echo('a'),
+          echo('b', { dependencies: ['a'] }),
+          { id: 'c', action: 'demo.echo', parameters: { v: '{{ steps.a.output }}' } },
+        ],
+      },
+      { retry_failed_steps: 0, on_step_failure: 'skip' },
+    );
+    h.fail('a');
+    expect(h.status('a')).toBe('skipped');
+    h.ok('b', 'B');
+    expect(h.status('c')).toBe('skipped');
+    expect(h.snapshot().steps.c!.skip_reason).toBe('missing_input');
+    expect(h.state.status).toBe('completed');
+  });
+
+  it('times out an attempt whose result never comes, then retries it', () => {
+    const h = harness({ steps: [echo('a', { timeout_ms: 500 })] }, { retry_failed_steps: 1, retry_delay: 0 });
+    h.advance(499);
+    expect(h.types()).not.toContain('StepRetried');
+    h.advance(1);
+    const returned = h.events.find((e) => e.event_type === 'ToolReturned');
+    expect(returned?.payload).toMatchObject({ success: false, error: { code: 'timeout' } });
+    expect(dispatched(h)).toEqual(['a#1', 'a#2']);
+    // The first attempt's late answer is ignored: only the current attempt can complete the step.
+    h.ok('a', 'late', 1);
+    expect(h.status('a')).toBe('running');
+    h.ok('a', 'fresh', 2);
+    expect(h.snapshot().step_results.a).toBe('fresh');
+  });
+
+  it('records a result at most once per attempt', () => {
+    const h = harness({ steps: [echo('a'), echo('b')] });
+    h.ok('a', 1);
+    const before = h.events.length;
+    h.ok('a', 2, 1);
+    expect(h.events.length).toBe(before);
+    expect(h.snapshot().step_results.a).toBe(1);
+  });
+});
+
+describe('scheduler: conditions and branches', () => {
+  it('skips a step whose when condition is false', () => {
+    const h = harness(
+      {
+        steps: [
+          { id: 'a', action: 'demo.echo', parameters: {}, output_path: 'state.weather' },
+          { id: 'park', action: 'demo.echo', parameters: {}, when: "state.weather.sunny == true" },
+          { id: 'movie', action: 'demo.echo', parameters: {}, when: '!state.weather.sunny' },
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    h.ok('a', { sunny: false });
+    expect(h.status('park')).toBe('skipped');
+    expect(h.status('movie')).toBe('running');
+  });
+
+  it('routes a failure to the error branch of output_path and runs only the readers of the written path', () => {
+    const h = harness(
+      {
+        steps: [
+          { id: 'pay', action: 'demo.echo', parameters: {}, output_path: 'state.receipt || state.error' },
+          { id: 'confirm', action: 'demo.echo', parameters: { receipt: '{{ state.receipt }}' } },
+          { id: 'report', action: 'demo.echo', parameters: { error: '{{ state.error }}' } },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    h.fail('pay', 'card_declined', false);
+    expect(h.status('pay')).toBe('failed');
+    expect(h.status('confirm')).toBe('skipped');
+    expect(h.status('report')).toBe('running');
+    h.ok('report', 'reported');
+    expect(h.state.status).toBe('completed');
+    expect(h.snapshot().state.error).toMatchObject({ message: 'card_declined' });
+  });
+
+  it('writes a success to the first path of output_path', () => {
+    const h = harness({
+      steps: [
+        { id: 'pay', action: 'demo.echo', parameters: {}, output_path: 'state.receipt || state.error' },
+        { id: 'confirm', action: 'demo.echo', parameters: { receipt: '{{ state.receipt }}' } },
+      ],
+    });
+    h.ok('pay', { id: 'r1' });
+    expect(h.status('confirm')).toBe('running');
+    expect(h.snapshot().state).toEqual({ receipt: { id: 'r1' } });
+  });
+});
+
+describe('run control', () => {
+  it('cancels a running run and refuses to cancel it twice', () => {
+    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    const r = h.machine.handle({ type: 'cancel' });
+    expect(r.events.map((e) => e.event_type)).toEqual(['RunTerminated']);
+    expect(h.machine.state.status).toBe('cancelled');
+    expect(h.machine.handle({ type: 'cancel' }).refused?.code).toBe('run_finished');
+  });
+
+  it('retries a failed run from the failed step, keeping completed results and continuing attempt numbers', () => {
+    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] }, { retry_failed_steps: 0 });
+    h.ok('a', 'A');
+    h.fail('b');
+    expect(h.state.status).toBe('failed');
+    const r = h.machine.handle({ type: 'resume' });
+    h.events.push(...r.events);
+    h.commands.push(...r.commands);
+    expect(h.state.status).toBe('running');
+    expect(dispatched(h).at(-1)).toBe('b#2');
+    h.ok('b', 'B');
+    h.ok('c', 'C');
+    expect(h.state.status).toBe('completed');
+    expect(dispatched(h).filter((d) => d.startsWith('a#'))).toEqual(['a#1']);
+  });
+
+  it('refuses to retry a run that is still running', () => {
+    const h = harness({ steps: [echo('a')] });
+    expect(h.machine.handle({ type: 'resume' }).refused?.code).toBe('run_not_retryable');
+  });
+});
+
+describe('replay', () => {
+  it('folding the event log reproduces the live state exactly, for completed, failed and retried runs', () => {
+    const runs = [
+      (() => {
+        const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+        h.ok('a', { n: 1 });
+        h.ok('b', [1, 2]);
+        return h;
+      })(),
+      (() => {
+        const h = harness({ steps: [echo('a'), echo('b')] }, { retry_failed_steps: 1, retry_delay: 0.5, execution_mode: 'parallel' });
+        h.fail('a');
+        h.ok('b', 'B');
+        h.advance(500);
+        h.fail('a');
+        return h;
+      })(),
+      (() => {
+        const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] }, { retry_failed_steps: 0 });
+        h.fail('a');
+        const r = h.machine.handle({ type: 'resume' });
+        h.events.push(...r.events);
+        h.ok('a', 'A');
+        h.ok('b', 'B');
+        return h;
+      })(),
+    ];
+    for (const h of runs) {
+      const replayed = replay(h.events);
+      expect(snapshotRun(replayed.state, replayed.results)).toEqual(h.snapshot());
+    }
+  });
+
+  it('replays to any point: the state as of an earlier event', () => {
+    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    h.ok('a', 'A');
+    const seqAfterA = h.events.find((e) => e.event_type === 'ToolReturned')!.seq;
+    h.ok('b', 'B');
+    const at = replay(h.events, { at: seqAfterA });
+    const snap = snapshotRun(at.state, at.results);
+    // b's dependency is done, so it is ready (pending) but not yet scheduled.
+    expect(snap.step_statuses).toEqual({ a: 'completed', b: 'pending' });
+    expect(snap.status).toBe('running');
+  });
+
+  it('numbers events without gaps', () => {
+    const h = harness({ steps: [echo('a'), echo('b')] });
+    h.ok('a', 1);
+    h.ok('b', 2);
+    expect(h.events.map((e) => e.seq)).toEqual(h.events.map((_, i) => i + 1));
+  });
+});
