@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { checkHost, classifyHost, parseAllowlist } from '../../src/executor/tools/address-policy';
+import { parseIPv4, parseIPv6 } from '../../src/executor/tools/ip-address';
+
+const open = parseAllowlist('');
+/** The hostname `fetch` would see for a URL, as the URL parser normalises it. */
+const hostOf = (url: string) => new URL(url).hostname;
+
+describe('IP literal parsing', () => {
+  it('reads IPv4 in decimal, octal, hex and short forms the way the URL parser does', () => {
+    const loopback = 0x7f000001;
+    for (const s of [
+      '127.0.0.1',
+      '2130706433',
+      '0x7f.1',
+      '0177.0.0.1',
+      '0x7f000001',
+      '127.1',
+      '127.0.1',
+      '127.0.0.1.',
+    ]) {
+      expect(parseIPv4(s), s).toBe(loopback);
+    }
+  });
+
+  it('rejects IPv4 parts that overflow or are not numbers', () => {
+    for (const s of ['256.0.0.1', '1.2.3.4.5', '4294967296', '08.0.0.1', '1..2', 'a.b.c.d', '']) {
+      expect(parseIPv4(s), s).toBeNull();
+    }
+  });
+
+  it('reads IPv6 with compression, an IPv4 tail, brackets and a zone', () => {
+    expect(parseIPv6('::1')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIPv6('[::ffff:127.0.0.1]')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
+    expect(parseIPv6('fe80::1%eth0')).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIPv6('1:2:3:4:5:6:7:8')).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('rejects malformed IPv6', () => {
+    for (const s of ['1::2::3', '1:2:3:4:5:6:7', '1:2:3:4:5:6:7:8:9', '12345::', '::ffff:300.0.0.1', ':::']) {
+      expect(parseIPv6(s), s).toBeNull();
+    }
+  });
+});
+
+describe('address classification', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['::1', 'loopback'],
+    ['[::1]', 'loopback'],
+    ['localhost', 'loopback'],
+    ['LOCALHOST.', 'loopback'],
+    ['api.localhost', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'private'],
+    ['fc00::1', 'private'],
+    ['fd12:3456::1', 'private'],
+    ['169.254.1.1', 'link_local'],
+    ['fe80::1', 'link_local'],
+    ['169.254.169.254', 'metadata'],
+    ['metadata.google.internal', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['224.0.0.1', 'reserved'],
+    ['255.255.255.255', 'reserved'],
+  ])('classifies %s as %s', (host, category) => {
+    expect(classifyHost(host).category).toBe(category);
+  });
+
+  it.each([
+    '8.8.8.8',
+    '172.32.0.1',
+    '1.1.1.1',
+    'example.com',
+    '2606:4700:4700::1111',
+    'localhost.example.com',
+  ])('classifies %s as public', (host) => {
+    expect(classifyHost(host).category).toBe('public');
+  });
+
+  it('sees through IPv4-mapped, compatible, NAT64 and 6to4 IPv6 spellings of private addresses', () => {
+    expect(classifyHost('::ffff:127.0.0.1').category).toBe('loopback');
+    expect(classifyHost('::ffff:7f00:1').category).toBe('loopback');
+    expect(classifyHost('::ffff:a9fe:a9fe').category).toBe('metadata');
+    expect(classifyHost('::10.0.0.1').category).toBe('private');
+    expect(classifyHost('64:ff9b::192.168.0.1').category).toBe('private');
+    expect(classifyHost('2002:7f00:1::').category).toBe('loopback');
+    expect(classifyHost('::ffff:8.8.8.8').category).toBe('public');
+  });
+
+  it('treats a numeric-looking host that is not an address as invalid', () => {
+    expect(classifyHost('example.123').category).toBe('invalid');
+    expect(classifyHost('').category).toBe('invalid');
+  });
+});
+
+describe('host check', () => {
+  it.each([
+    'http://127.0.0.1/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://0177.0.0.1/',
+    'http://017700000001/',
+    'http://127.1/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::1]:8080/',
+    'http://localhost:8787/',
+    'http://0.0.0.0/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://0xa9fea9fe/',
+    'http://[fd00:ec2::254]/',
+    'http://metadata.google.internal/computeMetadata/v1/',
+    'http://10.0.0.1/',
+    'http://192.168.0.10/',
+  ])('refuses %s as address_refused when nothing is allowlisted', (url) => {
+    const decision = checkHost(hostOf(url), open);
+    expect(decision).toMatchObject({ allowed: false, code: 'address_refused' });
+  });
+
+  it('names the host, its address and the variable to set in the refusal', () => {
+    const decision = checkHost('0x7f.1', open);
+    expect(decision.allowed).toBe(false);
+    if (!decision.allowed)
+      expect(decision.reason).toBe(
+        '0x7f.1 (127.0.0.1) is a loopback address; add it to HTTP_ALLOWLIST to allow it',
+      );
+  });
+
+  it('allows any public host when the allowlist is empty', () => {
+    expect(checkHost('api.example.com', open).allowed).toBe(true);
+    expect(checkHost('8.8.8.8', open).allowed).toBe(true);
+  });
+
+  it('allows only listed hosts and subdomains of wildcards when the allowlist is set', () => {
+    const list = parseAllowlist(' api.example.com, *.trusted.org ');
+    expect(checkHost('api.example.com', list).allowed).toBe(true);
+    expect(checkHost('API.Example.com.', list).allowed).toBe(true);
+    expect(checkHost('a.b.trusted.org', list).allowed).toBe(true);
+    expect(checkHost('trusted.org', list)).toMatchObject({ allowed: false, code: 'host_not_allowed' });
+    expect(checkHost('eviltrusted.org', list)).toMatchObject({ allowed: false, code: 'host_not_allowed' });
+    expect(checkHost('example.com', list)).toMatchObject({ allowed: false, code: 'host_not_allowed' });
+  });
+
+  it('allows a private address only when it is explicitly allowlisted, in any spelling', () => {
+    const list = parseAllowlist('127.0.0.1,localhost,*.internal.test,::1');
+    expect(checkHost(hostOf('http://2130706433/'), list).allowed).toBe(true);
+    expect(checkHost('0x7f.1', list).allowed).toBe(true);
+    expect(checkHost('localhost', list).allowed).toBe(true);
+    expect(checkHost('db.internal.test', list).allowed).toBe(true);
+    expect(checkHost('[0:0:0:0:0:0:0:1]', list).allowed).toBe(true);
+    expect(checkHost('127.0.0.2', list)).toMatchObject({ allowed: false, code: 'address_refused' });
+    expect(checkHost('169.254.169.254', list)).toMatchObject({ allowed: false, code: 'address_refused' });
+  });
+
+  it('does not let a bare * allowlist private addresses', () => {
+    const list = parseAllowlist('*');
+    expect(checkHost('example.com', list).allowed).toBe(true);
+    expect(checkHost('127.0.0.1', list)).toMatchObject({ allowed: false, code: 'address_refused' });
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { APIConnectionError, APIError, RateLimitError } from 'openai';
+import { ToolError } from '../../src/errors';
+import { createOpenAIClient, readLlmConfig, toLlmError } from '../../src/executor/tools/openai-client';
+
+describe('LLM configuration', () => {
+  it('is absent when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set', () => {
+    expect(readLlmConfig({})).toBeNull();
+    expect(readLlmConfig({ OPENAI_API_KEY: ' ', OPENAI_BASE_URL: '', PLANNER_MODEL: 'x' })).toBeNull();
+  });
+
+  it('defaults the model to PLANNER_MODEL, then gpt-4o-mini', () => {
+    expect(readLlmConfig({ OPENAI_API_KEY: 'k' })).toEqual({
+      apiKey: 'k',
+      baseURL: undefined,
+      model: 'gpt-4o-mini',
+    });
+    expect(readLlmConfig({ OPENAI_BASE_URL: 'http://ollama:11434/v1', PLANNER_MODEL: 'llama3' })).toEqual({
+      apiKey: undefined,
+      baseURL: 'http://ollama:11434/v1',
+      model: 'llama3',
+    });
+  });
+
+  it('builds a client for a keyless compatible endpoint, and refuses to build one with nothing configured', () => {
+    expect(createOpenAIClient({ OPENAI_BASE_URL: 'http://ollama:11434/v1' }).baseURL).toBe(
+      'http://ollama:11434/v1',
+    );
+    expect(() => createOpenAIClient({})).toThrow(ToolError);
+  });
+});
+
+describe('LLM error mapping', () => {
+  const where = { model: 'm', baseURL: 'https://llm.test/v1' };
+  const apiError = (status: number) => APIError.generate(status, { message: 'x' }, undefined, new Headers());
+
+  it('makes rate limits, server errors and connection failures retryable', () => {
+    for (const err of [
+      apiError(429),
+      apiError(500),
+      apiError(502),
+      new APIConnectionError({ message: 'down' }),
+    ]) {
+      expect((toLlmError(err, where) as ToolError).retryable).toBe(true);
+    }
+    expect(apiError(429)).toBeInstanceOf(RateLimitError);
+  });
+
+  it('makes other client errors non-retryable', () => {
+    for (const status of [400, 401, 403, 404, 422]) {
+      expect((toLlmError(apiError(status), where) as ToolError).retryable, String(status)).toBe(false);
+    }
+  });
+
+  it('passes errors that are not from the SDK through unchanged', () => {
+    const err = new Error('other');
+    expect(toLlmError(err, where)).toBe(err);
+  });
+});
