@@ -1,0 +1,71 @@
+/**
+ * The HTTP API (SPEC §6): one OpenAPIHono app with the error envelope on every failure, bearer auth
+ * on `/v1/*`, body limits, and a generated OpenAPI document. Routes live in `routes/*`, one module
+ * per resource, each exporting `registerXRoutes(app)`.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Clock, IdSource } from '../plan/model';
+import { systemClock } from './clock';
+import { randomIds } from './ids';
+import { bearerAuth } from './middleware/auth';
+import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
+import { jsonBody } from './middleware/json-body';
+import { handleError, notFound } from './on-error';
+import { registerOpenApiDoc } from './openapi';
+import { registerHealthRoutes } from './routes/health';
+import { registerPlanRoutes } from './routes/plans';
+import { registerRunRoutes } from './routes/runs';
+import { registerToolRoutes } from './routes/tools';
+import type { App, AppEnv } from './types';
+import { validationHook } from './validation';
+
+export { MAX_BODY_BYTES } from './middleware/body-limit';
+
+/** Route modules, in registration order. Add `registerRunRoutes` etc. here. */
+const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
+  registerHealthRoutes,
+  registerToolRoutes,
+  registerPlanRoutes,
+  registerRunRoutes,
+];
+
+export type CreateAppOptions = {
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes?: number;
+  /** Time source for handlers (`c.var.clock`). */
+  clock?: Clock;
+  /** Id source for handlers (`c.var.ids`). */
+  ids?: IdSource;
+};
+
+/**
+ * Builds the app. Bindings arrive per request, so one app serves every request of an isolate; tests
+ * call `app.fetch(req, { ...env, API_TOKEN: 't' })` to run it with other bindings.
+ * @example
+ * const app = createApp();
+ * export default { fetch: app.fetch };
+ */
+export function createApp({
+  maxBodyBytes = MAX_BODY_BYTES,
+  clock = systemClock,
+  ids = randomIds,
+}: CreateAppOptions = {}): App {
+  const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use('*', async function provideSources(c, next) {
+    c.set('clock', clock);
+    c.set('ids', ids);
+    await next();
+  });
+  // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
+  app.use('/v1/*', bearerAuth());
+  app.use('*', bodyLimit({ maxBytes: maxBodyBytes }));
+  app.use('*', jsonBody());
+
+  registerOpenApiDoc(app);
+  for (const register of ROUTE_MODULES) register(app);
+
+  app.notFound(notFound);
+  app.onError(handleError);
+  return app;
+}

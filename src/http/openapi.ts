@@ -1,0 +1,77 @@
+/**
+ * The generated OpenAPI 3.1 document (`GET /openapi.json`) and the pieces route modules use to
+ * describe themselves in it: the error envelope schema, {@link errorResponses}, {@link V1_SECURITY}.
+ * Nothing in the document is written by hand — it is what the registered routes declare.
+ */
+import { z } from '@hono/zod-openapi';
+import type { ErrorStatus } from './errors';
+import type { App } from './types';
+import { version } from '../../package.json';
+
+/** `{ error: { code, message, details? } }`, as the `Error` component. */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ description: 'Stable machine-readable code', example: 'invalid_request' }),
+      message: z.string().openapi({ description: 'What went wrong, where, and what was expected' }),
+      details: z.unknown().optional().openapi({ description: 'Structured detail, e.g. zod issues' }),
+    }),
+  })
+  .openapi('Error');
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: 'Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json`',
+  401: 'Missing or wrong bearer token (`unauthorized`)',
+  403: 'Not allowed (`forbidden`)',
+  404: 'No such resource or route (`not_found`)',
+  409: 'Not allowed in the current state (`conflict`)',
+  410: 'The link was used or has expired (`gone`)',
+  413: 'Body larger than the limit (`payload_too_large`)',
+  415: 'Body is not JSON (`unsupported_media_type`)',
+  422: 'The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`)',
+  426: 'This endpoint needs a WebSocket upgrade (`upgrade_required`)',
+  429: 'Too many requests (`rate_limited`)',
+  500: 'Internal error (`internal`)',
+};
+
+type ErrorResponse = { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } };
+
+/**
+ * Declares error responses for a route, so the document lists them and an `app.openapi` handler may
+ * `return jsonError(c, code, …)` for those statuses.
+ * @example responses: { 200: {…}, ...errorResponses(400, 401, 404) }
+ */
+export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S, ErrorResponse> {
+  const out = {} as Record<S, ErrorResponse>;
+  for (const s of statuses) {
+    out[s] = { description: ERROR_DESCRIPTIONS[s], content: { 'application/json': { schema: ErrorSchema } } };
+  }
+  return out;
+}
+
+/** The errors any `/v1` route with a JSON body can answer before its handler runs. */
+export const V1_BODY_ERRORS = [400, 401, 413, 415] as const;
+
+/** `security` for `/v1` routes: the bearer token (enforced only when `API_TOKEN` is set). */
+export const V1_SECURITY = [{ bearerAuth: [] }];
+
+/** Serves the document at `GET /openapi.json`, generated from the routes registered on `app`. */
+export function registerOpenApiDoc(app: App): void {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Required on /v1 routes when the API_TOKEN secret is set',
+  });
+  app.get('/openapi.json', (c) =>
+    c.json(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'edgeplan',
+          version,
+          description: 'Goal → validated plan (a DAG of tool calls) → durable execution on Cloudflare.',
+        },
+      }),
+    ),
+  );
+}

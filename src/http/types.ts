@@ -1,0 +1,19 @@
+/**
+ * The types every HTTP module shares: the Hono environment and the app a route module registers on.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Clock, IdSource } from '../plan/model';
+
+/** Per-request variables set by {@link createApp} before any route runs. */
+export type AppVariables = {
+  /** Where handlers read the time (injectable so tests can pin it). */
+  clock: Clock;
+  /** Where handlers get new ids: `ids.id('run')` → `run_<random>`. */
+  ids: IdSource;
+};
+
+/** The Hono environment of the edgeplan app: Worker bindings plus {@link AppVariables}. */
+export type AppEnv = { Bindings: Env; Variables: AppVariables };
+
+/** The app route modules register on (`registerXRoutes(app: App)`). */
+export type App = OpenAPIHono<AppEnv>;

@@ -1,0 +1,416 @@
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { EdgeplanError } from '../../src/errors';
+import { createApp, MAX_BODY_BYTES } from '../../src/http/app';
+
+type ErrorJson = { error: { code: string; message: string; details?: Record<string, unknown> } };
+type FindingJson = { code: string; message: string; step_id?: string };
+type ValidationJson = {
+  valid: boolean;
+  errors: FindingJson[];
+  plan?: { id: string; strategy: string };
+  estimates?: { step_count: number; critical_path: { steps: string[] } };
+};
+type ToolJson = { name: string; input_schema: unknown };
+
+const BASE = 'http://edgeplan.test';
+
+/** Through the real Worker entrypoint, with the test bindings (DEMO_TOOLS=true, no API_TOKEN). */
+function send(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+function postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return send(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The JSON body, after checking it is JSON; the type is what the test expects to find. */
+async function json<T = ErrorJson>(res: Response): Promise<T> {
+  expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
+  return res.json<T>();
+}
+
+const codes = (body: ValidationJson) => body.errors.map((e) => e.code);
+
+describe('error envelope', () => {
+  it('answers an unknown route with a JSON 404 naming the method and path', async () => {
+    const res = await send('/x');
+    expect(res.status).toBe(404);
+    expect(await json(res)).toEqual({ error: { code: 'not_found', message: 'No route for GET /x' } });
+  });
+
+  it('answers malformed JSON with 400 invalid_json saying where parsing failed', async () => {
+    const res = await send('/v1/plans/validate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"plan": {"steps": [}',
+    });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error.code).toBe('invalid_json');
+    // workerd's V8 quotes the text around the failure rather than giving an offset.
+    expect(body.error.message).toMatch(/^Request body is not valid JSON: /);
+    expect(body.error.message).toContain('"steps": [}');
+  });
+
+  it('answers an empty body on a route that needs one with 400 invalid_json', async () => {
+    const res = await send('/v1/plans/validate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe('invalid_json');
+  });
+
+  it('answers a non-JSON content type with 415 naming the type received', async () => {
+    const res = await send('/v1/plans/validate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{"plan": {"steps": []}}',
+    });
+    expect(res.status).toBe(415);
+    const body = await json(res);
+    expect(body.error.code).toBe('unsupported_media_type');
+    expect(body.error.message).toContain('application/json');
+    expect(body.error.message).toContain('text/plain');
+  });
+
+  it('accepts a JSON content type with a charset parameter', async () => {
+    const res = await send('/v1/plans/validate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ config: {} }),
+    });
+    // Past the content-type and JSON checks: the body reached the request schema.
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain('plan: Required');
+  });
+
+  it('answers a body over the limit with 413 payload_too_large', async () => {
+    const res = await send('/v1/plans/validate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ plan: { goal: 'x'.repeat(MAX_BODY_BYTES) } }),
+    });
+    expect(res.status).toBe(413);
+    const body = await json(res);
+    expect(body.error.code).toBe('payload_too_large');
+    expect(body.error.message).toContain(String(MAX_BODY_BYTES));
+  });
+
+  it('counts a streamed body without Content-Length against the limit too', async () => {
+    const app = createApp({ maxBodyBytes: 1024 });
+    const chunk = new TextEncoder().encode('x'.repeat(600));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const res = await app.fetch(
+      new Request(`${BASE}/v1/plans/validate`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: stream,
+        // @ts-expect-error -- `duplex` is required for stream bodies by the fetch spec, absent from the types
+        duplex: 'half',
+      }),
+      env,
+    );
+    expect(res.status).toBe(413);
+    expect((await json(res)).error.code).toBe('payload_too_large');
+  });
+
+  it('answers a body that fails the request schema with 400 invalid_request naming the field', async () => {
+    const res = await postJson('/v1/plans/validate', { plan: { steps: [] }, config: { max_parallel: 0 } });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toMatch(/^Invalid request body: config\.max_parallel: /);
+    expect(body.error.details).toEqual({
+      target: 'json',
+      issues: [expect.objectContaining({ path: ['config', 'max_parallel'], message: expect.any(String) })],
+    });
+  });
+
+  it('names a config field given by its alias by the canonical name', async () => {
+    const res = await postJson('/v1/plans/validate', {
+      plan: { steps: [] },
+      config: { max_concurrent: 'lots' },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain('config.max_parallel');
+  });
+
+  it('answers a body without a plan with 400 invalid_request naming plan', async () => {
+    const res = await postJson('/v1/plans/validate', { config: {} });
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toContain('plan: Required');
+  });
+
+  it('answers an unexpected exception with 500 internal and does not leak its message', async () => {
+    const app = createApp();
+    app.get('/boom', () => {
+      throw new Error('database password is hunter2');
+    });
+    const res = await app.fetch(new Request(`${BASE}/boom`), env);
+    expect(res.status).toBe(500);
+    const body = await json(res);
+    expect(body.error.code).toBe('internal');
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+  });
+
+  it('answers a thrown EdgeplanError with the status its code maps to, keeping code, message and details', async () => {
+    const app = createApp();
+    app.get('/busy', () => {
+      throw new EdgeplanError('conflict', 'Run run_1 is completed; it cannot be approved', {
+        details: { status: 'completed' },
+      });
+    });
+    const res = await app.fetch(new Request(`${BASE}/busy`), env);
+    expect(res.status).toBe(409);
+    expect(await json(res)).toEqual({
+      error: {
+        code: 'conflict',
+        message: 'Run run_1 is completed; it cannot be approved',
+        details: { status: 'completed' },
+      },
+    });
+  });
+});
+
+describe('bearer auth', () => {
+  const app = createApp();
+  const withToken = { ...env, API_TOKEN: 's3cret-token' };
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    app.fetch(new Request(`${BASE}${path}`, { headers }), withToken);
+
+  it('rejects a /v1 request without a token with 401 and a Bearer challenge', async () => {
+    const res = await get('/v1/tools');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('WWW-Authenticate')).toMatch(/^Bearer realm="edgeplan"/);
+    const body = await json(res);
+    expect(body.error.code).toBe('unauthorized');
+    expect(body.error.message).toContain('Authorization');
+  });
+
+  it('rejects a wrong token with 401 invalid_token', async () => {
+    const res = await get('/v1/tools', { Authorization: 'Bearer s3cret-tokem' });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('WWW-Authenticate')).toContain('error="invalid_token"');
+    expect((await json(res)).error.code).toBe('unauthorized');
+  });
+
+  it('rejects a token of a different length and a non-Bearer scheme', async () => {
+    expect((await get('/v1/tools', { Authorization: 'Bearer s3' })).status).toBe(401);
+    expect((await get('/v1/tools', { Authorization: 'Basic czNjcmV0LXRva2Vu' })).status).toBe(401);
+  });
+
+  it('accepts the right token', async () => {
+    const res = await get('/v1/tools', { Authorization: 'Bearer s3cret-token' });
+    expect(res.status).toBe(200);
+  });
+
+  it('checks the token before reading the body', async () => {
+    const res = await app.fetch(
+      new Request(`${BASE}/v1/plans/validate`, { method: 'POST', body: '{not json' }),
+      withToken,
+    );
+    expect(res.status).toBe(401);
+  });
+
+  it('keeps /health and /openapi.json public', async () => {
+    expect((await get('/health')).status).toBe(200);
+    expect((await get('/openapi.json')).status).toBe(200);
+  });
+
+  it('is off when API_TOKEN is not set', async () => {
+    expect((await send('/v1/tools')).status).toBe(200);
+  });
+});
+
+describe('GET /health', () => {
+  it('reports ok', async () => {
+    const res = await send('/health');
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ ok: true });
+  });
+});
+
+describe('GET /openapi.json', () => {
+  const planRef = { $ref: '#/components/schemas/Plan' };
+  const document = async () => json<Record<string, unknown>>(await send('/openapi.json'));
+
+  it('is an OpenAPI 3.1 document titled edgeplan listing the v1 routes', async () => {
+    expect(await document()).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'edgeplan' },
+      paths: {
+        '/health': { get: expect.any(Object) },
+        '/v1/tools': { get: { security: [{ bearerAuth: [] }] } },
+        '/v1/plans/validate': { post: { security: [{ bearerAuth: [] }] } },
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    });
+  });
+
+  it('describes the Plan schema, recursion through sub-plans included', async () => {
+    const doc = await document();
+    expect(doc).toMatchObject({
+      components: {
+        schemas: {
+          Plan: {
+            type: 'object',
+            required: ['steps'],
+            properties: { steps: { type: 'array', items: { $ref: '#/components/schemas/PlanStep' } } },
+          },
+          PlanStep: { properties: { id: expect.any(Object), action: expect.any(Object) } },
+        },
+      },
+      paths: {
+        '/v1/plans/validate': {
+          post: {
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: { required: ['plan'], properties: { plan: { allOf: [planRef] } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    const subplan = JSON.stringify(doc).match(/"subplan":(\{.*?\}\]\})/)?.[1];
+    expect(subplan).toContain(JSON.stringify(planRef));
+  });
+
+  it('documents error responses with the error envelope', async () => {
+    const errorRef = { $ref: '#/components/schemas/Error' };
+    expect(await document()).toMatchObject({
+      paths: {
+        '/v1/plans/validate': {
+          post: {
+            responses: {
+              400: { content: { 'application/json': { schema: errorRef } } },
+              401: { content: { 'application/json': { schema: errorRef } } },
+              413: { content: { 'application/json': { schema: errorRef } } },
+              415: { content: { 'application/json': { schema: errorRef } } },
+            },
+          },
+        },
+      },
+      components: { schemas: { Error: { properties: { error: { required: ['code', 'message'] } } } } },
+    });
+  });
+});
+
+describe('GET /v1/tools', () => {
+  it('lists the registered tools with JSON schemas, the demo pack included when DEMO_TOOLS=true', async () => {
+    const res = await send('/v1/tools');
+    expect(res.status).toBe(200);
+    const { tools } = await json<{ tools: ToolJson[] }>(res);
+    expect(tools).toContainEqual(
+      expect.objectContaining({
+        name: 'demo.echo',
+        description: expect.any(String),
+        version: expect.any(String),
+        idempotent: expect.any(Boolean),
+        deterministic: expect.any(Boolean),
+        input_schema: expect.objectContaining({ type: 'object' }),
+      }),
+    );
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual([...names].sort());
+  });
+});
+
+describe('POST /v1/plans/validate', () => {
+  const echo = (id: string, dependencies?: string[]) => ({
+    id,
+    action: 'demo.echo',
+    parameters: { text: id },
+    ...(dependencies ? { dependencies } : {}),
+  });
+  const validate = async (body: unknown) => json<ValidationJson>(await postJson('/v1/plans/validate', body));
+
+  it('accepts a valid plan and returns it normalised with estimates', async () => {
+    const res = await postJson('/v1/plans/validate', {
+      plan: { goal: 'say hi twice', steps: [echo('a', []), echo('b', ['a'])] },
+    });
+    expect(res.status).toBe(200);
+    const body = await json<ValidationJson>(res);
+    expect(body.errors).toEqual([]);
+    expect(body.valid).toBe(true);
+    expect(body.plan?.id).toMatch(/^plan_[0-9a-f]{32}$/);
+    expect(body.plan?.strategy).toBe('manual');
+    expect(body.estimates?.step_count).toBe(2);
+    expect(body.estimates?.critical_path.steps).toEqual(['a', 'b']);
+  });
+
+  it('reports a cycle naming the whole cycle, as a finding and not a request error', async () => {
+    const res = await postJson('/v1/plans/validate', {
+      plan: { steps: [echo('a', ['b']), echo('b', ['a'])] },
+    });
+    expect(res.status).toBe(200);
+    const body = await json<ValidationJson>(res);
+    expect(body.valid).toBe(false);
+    expect(body.errors).toContainEqual(
+      expect.objectContaining({
+        code: 'cycle',
+        message: expect.stringMatching(/^Cycle detected: (a -> b -> a|b -> a -> b)$/),
+      }),
+    );
+  });
+
+  it('reports an unknown dependency as Unknown subtask with its step', async () => {
+    const body = await validate({ plan: { steps: [echo('a', ['x'])] } });
+    expect(body.valid).toBe(false);
+    expect(body.errors).toContainEqual(
+      expect.objectContaining({
+        code: 'unknown_dependency',
+        message: expect.stringContaining('Unknown subtask: x'),
+        step_id: 'a',
+      }),
+    );
+  });
+
+  it('reports every finding at once', async () => {
+    const body = await validate({
+      plan: { steps: [echo('a', ['x']), { id: 'b', action: 'no.such.tool', dependencies: [] }] },
+    });
+    expect(codes(body)).toEqual(expect.arrayContaining(['unknown_dependency', 'unknown_tool']));
+  });
+
+  it('reports a plan that is not plan-shaped as a schema finding, not a 400', async () => {
+    const res = await postJson('/v1/plans/validate', { plan: { steps: 'nope' } });
+    expect(res.status).toBe(200);
+    const body = await json<ValidationJson>(res);
+    expect(body.valid).toBe(false);
+    expect(codes(body)).toContain('schema');
+    expect(body.plan).toBeUndefined();
+  });
+
+  it('applies limits from the config, aliases included', async () => {
+    const body = await validate({
+      plan: { steps: [echo('a', []), echo('b', [])] },
+      config: { max_subtasks: 1 },
+    });
+    expect(codes(body)).toContain('too_many_steps');
+  });
+
+  it('requires dependency lists only when the caller sets require_dependencies', async () => {
+    const plan = { steps: [echo('a')] };
+    expect(codes(await validate({ plan }))).not.toContain('missing_dependencies');
+    expect(codes(await validate({ plan, config: { require_dependencies: true } }))).toContain(
+      'missing_dependencies',
+    );
+  });
+});
