@@ -1,0 +1,131 @@
+import { abortAllDurableObjects, createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { StepMessage } from '../../src/durable/messages';
+import { consumeSteps } from '../../src/durable/step-consumer';
+import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
+import { api, events, startRun, waitForRun } from './helpers';
+
+let n = 0;
+/** Counter keys unique to each test, so tests never share a side-effect witness. */
+const key = (name: string) => `${name}-${Date.now()}-${++n}`;
+const counter = (id: string, k: string, extra: Record<string, unknown> = {}) => ({ id, action: 'demo.counter', parameters: { key: k }, ...extra });
+
+describe('exactly once', () => {
+  it('lets an inline attempt finish across a graceful eviction, once', async () => {
+    const [k1, k2] = [key('evict-before'), key('evict-after')];
+    const runId = await startRun({
+      steps: [
+        counter('c1', k1),
+        { id: 'slow', action: 'demo.sleep', parameters: { ms: 200, value: 'slept' }, dependencies: ['c1'] },
+        counter('c2', k2, { dependencies: ['slow'] }),
+      ],
+    });
+    const stub = env.PLAN_RUN.getByName(runId);
+    await waitForRun(runId, (r) => r.step_statuses.slow === 'running');
+    await evictDurableObject(stub);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(await readDemoCounter(env, k1)).toBe(1);
+    expect(await readDemoCounter(env, k2)).toBe(1);
+    expect((await stub.attempts('slow')).map((a) => a.attempt)).toEqual([1]);
+  });
+
+  it('re-runs an inline attempt lost to a crash mid-step with the same idempotency key, once', async () => {
+    const [k1, k2] = [key('before'), key('after')];
+    const runId = await startRun({
+      steps: [
+        counter('c1', k1),
+        { id: 'slow', action: 'demo.sleep', parameters: { ms: 300, value: 'slept' }, dependencies: ['c1'] },
+        counter('c2', k2, { dependencies: ['slow'] }),
+      ],
+    });
+    const stub = env.PLAN_RUN.getByName(runId);
+    await waitForRun(runId, (r) => r.step_statuses.slow === 'running');
+    await abortAllDurableObjects();
+    // The object is gone with its in-memory attempt; its alarm finds the attempt and runs it again.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.slow).toBe('slept');
+    expect(await readDemoCounter(env, k1)).toBe(1);
+    expect(await readDemoCounter(env, k2)).toBe(1);
+    const attempts = await stub.attempts('slow');
+    expect(attempts.map((a) => a.attempt)).toEqual([1]);
+  });
+
+  it('survives evictions between queued steps without losing or repeating any', async () => {
+    const keys = [key('q1'), key('q2'), key('q3'), key('q4')];
+    const runId = await startRun(
+      {
+        steps: [
+          counter('a', keys[0]!),
+          counter('b', keys[1]!, { dependencies: ['a'] }),
+          counter('c', keys[2]!, { dependencies: ['b'] }),
+          counter('d', keys[3]!, { dependencies: ['c'] }),
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    for (let i = 0; i < 3; i++) {
+      await evictDurableObject(stub).catch(() => undefined); // not running at that instant: nothing to evict
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    for (const k of keys) expect(await readDemoCounter(env, k)).toBe(1);
+  });
+
+  it('ignores a step message delivered twice: the side effect happens once, the result is recorded once', async () => {
+    const k = key('dup');
+    const runId = await startRun({ steps: [counter('a', k)] }, { execution_mode: 'parallel' });
+    const run = await waitForRun(runId);
+    expect(run.step_results.a).toEqual({ key: k, value: 1 });
+    const msg: StepMessage = { run_id: runId, step_id: 'a', attempt: 1, plan_version: 1 };
+    const batch = createMessageBatch<StepMessage>('steps', [
+      { id: 'm1', timestamp: Date.now(), attempts: 1, body: msg },
+      { id: 'm2', timestamp: Date.now(), attempts: 2, body: msg },
+    ]);
+    const ctx = createExecutionContext();
+    await consumeSteps(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(['m1', 'm2']);
+    expect(await readDemoCounter(env, k)).toBe(1);
+    const returned = (await events(runId)).filter((e) => e.event_type === 'ToolReturned');
+    expect(returned).toHaveLength(1);
+  });
+
+  it('running the alarm again changes nothing', async () => {
+    const k = key('alarm');
+    const runId = await startRun({ steps: [counter('a', k), counter('b', key('alarm-b'), { dependencies: ['a'] })] });
+    const run = await waitForRun(runId);
+    const stub = env.PLAN_RUN.getByName(runId);
+    const before = (await events(runId)).length;
+    await runInDurableObject(stub, async (instance) => {
+      await instance.alarm();
+      await instance.alarm();
+    });
+    await runDurableObjectAlarm(stub);
+    expect((await events(runId)).length).toBe(before);
+    expect(run.status).toBe('completed');
+    expect(await readDemoCounter(env, k)).toBe(1);
+  });
+
+  it('retrying a failed run re-runs only the failed step and keeps completed side effects', async () => {
+    const k = key('retry');
+    const flakyKey = key('flaky');
+    const runId = await startRun(
+      { steps: [counter('a', k), { id: 'f', action: 'demo.flaky', parameters: { fail_times: 1, key: flakyKey }, dependencies: ['a'] }] },
+      { retry_failed_steps: 0 },
+    );
+    const failed = await waitForRun(runId);
+    expect(failed.status).toBe('failed');
+    const r = await api('POST', `/v1/runs/${runId}/retry`, {});
+    expect(r.status).toBe(200);
+    const run = await waitForRun(runId, (x) => x.status === 'completed');
+    expect(run.step_results.a).toEqual({ key: k, value: 1 });
+    expect(await readDemoCounter(env, k)).toBe(1);
+    expect(run.steps.f.attempts).toBe(2);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { api, events, startRun, waitForRun } from './helpers';
+
+const echo = (id: string, extra: Record<string, unknown> = {}) => ({ id, action: 'demo.echo', parameters: { id }, ...extra });
+
+describe('POST /v1/runs with a plan', () => {
+  it('runs a sequential plan to completion and reports results, counts and the final output', async () => {
+    const runId = await startRun({
+      goal: 'chain',
+      steps: [
+        echo('a'),
+        { id: 'b', action: 'demo.echo', parameters: { from_a: '{{ steps.a.output.id }}' }, dependencies: ['a'] },
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results).toEqual({ a: { id: 'a' }, b: { from_a: 'a' } });
+    expect(run.counts).toMatchObject({ total: 2, completed: 2, failed: 0 });
+    expect(run.final_output).toEqual({ from_a: 'a' });
+    expect(run.progress).toBe(1);
+  });
+
+  it('fans parallel steps out through the queue', async () => {
+    const steps = ['a', 'b', 'c', 'd'].map((id) => ({ id, action: 'demo.sleep', parameters: { ms: 50, value: id } }));
+    const runId = await startRun({ steps: [...steps, { id: 'join', action: 'demo.echo', parameters: { all: ['{{ steps.a.output }}', '{{ steps.d.output }}'] }, dependencies: ['a', 'b', 'c', 'd'] }] }, { execution_mode: 'parallel', max_parallel: 4 });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.join).toEqual({ all: ['a', 'd'] });
+    const scheduled = (await events(runId)).filter((e) => e.event_type === 'StepScheduled');
+    expect(scheduled.slice(0, 4).every((e) => e.payload.dispatch === 'queue')).toBe(true);
+  });
+
+  it('refuses an invalid plan with 422 and every finding', async () => {
+    const r = await api('POST', '/v1/runs', {
+      plan: { steps: [echo('a', { dependencies: ['b'] }), echo('b', { dependencies: ['a'] }), { id: 'c', action: 'nope.tool' }] },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('invalid_plan');
+    const codes = (r.body.error.details.errors as { code: string }[]).map((e) => e.code).sort();
+    expect(codes).toEqual(['cycle', 'unknown_tool']);
+  });
+
+  it('answers a goal with no planner with a clear error', async () => {
+    const r = await api('POST', '/v1/runs', { goal: 'write a poem' });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('planning_unavailable');
+  });
+
+  it('returns a dry run without executing in lazy mode', async () => {
+    const r = await api('POST', '/v1/runs', { plan: { steps: [echo('a')] }, config: { mode: 'lazy' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ mode: 'lazy', valid: true });
+    expect(r.body.estimates.step_count).toBe(1);
+  });
+
+  it('404s for an unknown run', async () => {
+    expect((await api('GET', '/v1/runs/run_doesnotexist')).status).toBe(404);
+    expect((await api('GET', '/v1/runs/not-a-run-id/status')).status).toBe(404);
+  });
+});
