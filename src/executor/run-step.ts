@@ -55,14 +55,16 @@ export async function executeTool(
   }
 
   const { timeoutMs, signal: outer, ...rest } = ctx;
+  // Never start a side effect for a step that is already cancelled.
+  if (outer?.aborted) return finish({ error: abortInfo(tool, outer, timeoutMs) });
   const controller = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
     const onAbort = () => reject(new StepAborted(abortInfo(tool, controller.signal, timeoutMs)));
     controller.signal.addEventListener('abort', onAbort, { once: true });
   });
+  deadline.catch(() => {}); // settled by the race, or after the step when nobody is listening
   const onOuterAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
-  if (outer?.aborted) onOuterAbort();
   const timer =
     Number.isFinite(timeoutMs) && timeoutMs > 0
       ? setTimeout(
@@ -93,7 +95,6 @@ export async function executeTool(
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
-    deadline.catch(() => {});
     // Tell a tool still running (it lost the race or ignored the signal) to stop.
     if (!controller.signal.aborted) controller.abort(new DOMException('Step finished', 'AbortError'));
   }

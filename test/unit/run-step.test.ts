@@ -98,6 +98,17 @@ describe('executeTool', () => {
     });
   });
 
+  it('does not start the tool when the outer signal is already aborted', async () => {
+    const run = vi.fn(() => Promise.resolve('ran'));
+    const outcome = await executeTool(
+      tool({ run }),
+      {},
+      ctx({ signal: AbortSignal.abort('cancelled by user') }),
+    );
+    expect(outcome).toMatchObject({ success: false, error: { code: 'cancelled', retryable: false } });
+    expect(run).not.toHaveBeenCalled();
+  });
+
   it('keeps the code and retryable flag of a ToolError', async () => {
     const t = tool({
       run: () => Promise.reject(new ToolError('quota', 'out of quota', { retryable: false })),

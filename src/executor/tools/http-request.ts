@@ -10,11 +10,11 @@
 import { z } from 'zod';
 import { ToolError } from '../../errors';
 import { defineTool, type ToolContext } from '../registry';
-import { checkHost, parseAllowlist, type Allowlist } from './address-policy';
+import { parseAllowlist, type Allowlist } from './address-policy';
+import { guardedFetch, redact } from './guarded-fetch';
 import { decodeBody, readLimited } from './http-body';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-const MAX_REDIRECTS = 5;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_RETRY_ON_STATUS = [408, 429, 502, 503, 504];
@@ -76,9 +76,8 @@ export const httpRequest = defineTool({
   estimated_latency_ms: 500,
   estimated_tokens: 0,
   run: async (params, ctx) => {
-    const allowlist = parseAllowlist(
-      typeof ctx.env.HTTP_ALLOWLIST === 'string' ? ctx.env.HTTP_ALLOWLIST : '',
-    );
+    const raw = ctx.env.HTTP_ALLOWLIST;
+    const allowlist = parseAllowlist(typeof raw === 'string' ? raw : '');
     const timeoutMs = params.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(ctx.signal.reason);
@@ -93,10 +92,8 @@ export const httpRequest = defineTool({
       return await request(params, ctx, allowlist, controller.signal);
     } catch (err) {
       if (timedOut) {
-        throw new ToolError(
-          'timeout',
-          `${params.method} ${redact(params.url)} timed out after ${timeoutMs} ms`,
-        );
+        const message = `${params.method} ${redact(params.url)} timed out after ${timeoutMs} ms`;
+        throw new ToolError('timeout', message);
       }
       throw err;
     } finally {
@@ -112,58 +109,18 @@ async function request(
   allowlist: Allowlist,
   signal: AbortSignal,
 ): Promise<HttpResponse> {
-  const doFetch = ctx.fetch ?? fetch;
-  let url = parseTarget(params.url);
-  let method: string = params.method;
   const headers = new Headers(params.headers);
-  let body = encodeBody(params.body, headers);
+  const body = encodeBody(params.body, headers);
   // Lets a server that honours Idempotency-Key deduplicate a redelivered attempt (SPEC §4).
-  if ((method === 'POST' || method === 'PATCH') && !headers.has('idempotency-key')) {
+  if ((params.method === 'POST' || params.method === 'PATCH') && !headers.has('idempotency-key')) {
     headers.set('idempotency-key', ctx.idempotencyKey);
   }
-
-  for (let hop = 0; ; hop++) {
-    assertAllowed(url, allowlist);
-    let res: Response;
-    try {
-      res = await doFetch(url.href, { method, headers, body, redirect: 'manual', signal });
-    } catch (err) {
-      if (signal.aborted) throw err;
-      const why = err instanceof Error ? err.message : String(err);
-      throw new ToolError('http_error', `${method} ${redact(url)} failed: ${why}`);
-    }
-
-    const location = res.headers.get('location');
-    if (res.status >= 300 && res.status < 400 && res.status !== 304 && location) {
-      void res.body?.cancel().catch(() => {});
-      if (hop >= MAX_REDIRECTS) {
-        throw new ToolError(
-          'too_many_redirects',
-          `${redact(params.url)} redirected more than ${MAX_REDIRECTS} times`,
-          {
-            retryable: false,
-          },
-        );
-      }
-      const next = parseTarget(location, url);
-      // Browsers' rules: 303 (and 301/302 after a POST) continue as a GET without the body.
-      if (
-        res.status === 303
-          ? method !== 'HEAD'
-          : (res.status === 301 || res.status === 302) && method === 'POST'
-      ) {
-        method = 'GET';
-        body = undefined;
-        headers.delete('content-type');
-      }
-      if (next.origin !== url.origin) {
-        for (const h of ['authorization', 'cookie', 'proxy-authorization']) headers.delete(h);
-      }
-      url = next;
-      continue;
-    }
-    return readResponse(res, method, url, params, signal);
-  }
+  const { response, url, method } = await guardedFetch(
+    params.url,
+    { method: params.method, headers, body },
+    { allowlist, fetch: ctx.fetch ?? fetch, signal },
+  );
+  return readResponse(response, method, url, params, signal);
 }
 
 async function readResponse(
@@ -206,42 +163,10 @@ async function readResponse(
 }
 
 function tooLarge(method: string, url: URL, maxBytes: number, detail: string): ToolError {
-  return new ToolError(
-    'response_too_large',
-    `${method} ${redact(url)}: response is over max_bytes (${maxBytes}; ${detail}); raise max_bytes or use on_too_large: "truncate"`,
-    { retryable: false },
-  );
-}
-
-function parseTarget(raw: string, base?: URL): URL {
-  let url: URL;
-  try {
-    url = new URL(raw, base);
-  } catch {
-    throw new ToolError('invalid_url', `Not a valid URL: ${raw.slice(0, 200)}`, { retryable: false });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ToolError('invalid_url', `Only http and https URLs are allowed, got ${url.protocol}`, {
-      retryable: false,
-    });
-  }
-  if (url.username || url.password) {
-    throw new ToolError(
-      'invalid_url',
-      `URLs with credentials are not allowed; send an Authorization header`,
-      {
-        retryable: false,
-      },
-    );
-  }
-  return url;
-}
-
-function assertAllowed(url: URL, allowlist: Allowlist): void {
-  const decision = checkHost(url.hostname, allowlist);
-  if (!decision.allowed) {
-    throw new ToolError(decision.code, `Refused ${redact(url)}: ${decision.reason}`, { retryable: false });
-  }
+  const message =
+    `${method} ${redact(url)}: the response is over max_bytes (${maxBytes}; ${detail}); ` +
+    'raise max_bytes or use on_too_large: "truncate"';
+  return new ToolError('response_too_large', message, { retryable: false });
 }
 
 /** Strings go as they are; anything else as JSON, with a JSON content type unless one was set. */
@@ -250,14 +175,4 @@ function encodeBody(body: unknown, headers: Headers): string | undefined {
   if (typeof body === 'string') return body;
   if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   return JSON.stringify(body);
-}
-
-/** A URL for messages, which end up in the event log: no query string or fragment (they may hold keys). */
-function redact(url: URL | string): string {
-  try {
-    const u = typeof url === 'string' ? new URL(url) : url;
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return String(url).slice(0, 200);
-  }
 }
