@@ -10,6 +10,7 @@ import { randomIds } from './ids';
 import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { jsonBody } from './middleware/json-body';
+import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerHealthRoutes } from './routes/health';
@@ -59,8 +60,8 @@ export function createApp({
   });
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
   app.use('/v1/*', bearerAuth());
-  app.use('*', bodyLimit({ maxBytes: maxBodyBytes }));
-  app.use('*', jsonBody());
+  app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
+  app.use('*', whenRouted(jsonBody()));
 
   registerOpenApiDoc(app);
   for (const register of ROUTE_MODULES) register(app);

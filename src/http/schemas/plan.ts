@@ -12,8 +12,9 @@ import { anyJson } from './json';
 
 /** A step as submitted (SPEC §2), the `PlanStep` component. */
 export const PlanStepSchema: z.ZodType = PlanStepInputSchema.extend({
+  // No `.openapi({description})` here: metadata on the wrapper makes the generator inline the plan.
   get subplan() {
-    return PlanSchema.nullish().openapi({ description: 'Hierarchical: the step is done when this plan is' });
+    return PlanSchema.nullish();
   },
 }).openapi('PlanStep');
 
