@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
 import type { AnyTool, ToolContext } from './registry';
 
+/** Tokens a step spent, summed over every `reportTokens` call. */
 export type TokenUsage = { prompt: number; completion: number };
 
 /** The result of one attempt, as `ToolReturned` records it. */
@@ -14,6 +15,7 @@ export type StepOutcome =
   | { success: true; output: unknown; latency_ms: number; tokens?: TokenUsage }
   | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenUsage };
 
+/** The tool context minus the signal (executeTool makes its own), plus the attempt's deadline. */
 export type ExecuteContext = Omit<ToolContext, 'signal'> & {
   /** Deadline for this attempt; the tool's signal aborts and the step fails with `timeout` after it. */
   timeoutMs: number;

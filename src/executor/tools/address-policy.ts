@@ -9,6 +9,7 @@ import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from './ip-address';
 export type HostCategory =
   'public' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'unspecified' | 'reserved' | 'invalid';
 
+/** A host as the policy sees it. */
 export type HostInfo = {
   /** The host as given, lower-cased, without brackets or a trailing dot. */
   host: string;
@@ -75,6 +76,7 @@ function classifyName(name: string): HostCategory {
   return 'public';
 }
 
+/** Category of a 32-bit IPv4 address; cloud metadata addresses first. */
 export function classifyIPv4(value: number): HostCategory {
   if (METADATA_IPV4.has(formatIPv4(value))) return 'metadata';
   for (const [network, prefix, category] of IPV4_RANGES) {
@@ -84,6 +86,7 @@ export function classifyIPv4(value: number): HostCategory {
   return 'public';
 }
 
+/** Category of an IPv6 address; addresses embedding an IPv4 one (mapped, NAT64, 6to4) take its category. */
 export function classifyIPv6(g: readonly number[]): HostCategory {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   const embedded = (hi: number, lo: number) => classifyIPv4(((hi << 16) | lo) >>> 0);
@@ -156,6 +159,7 @@ function hostKey(info: HostInfo): string {
   return info.address ?? info.host;
 }
 
+/** Whether `HTTP_ALLOWLIST` names this host, exactly (any spelling of an IP) or by a wildcard. */
 export function isAllowlisted(info: HostInfo, allowlist: Allowlist): boolean {
   if (allowlist.exact.has(hostKey(info))) return true;
   return info.kind === 'name' && allowlist.suffixes.some((s) => info.host.endsWith(s));

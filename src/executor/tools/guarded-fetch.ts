@@ -5,10 +5,13 @@
 import { ToolError } from '../../errors';
 import { checkHost, type Allowlist } from './address-policy';
 
+/** Redirects followed before giving up with `too_many_redirects`. */
 export const MAX_REDIRECTS = 5;
 
+/** The request as first sent; redirects may turn it into a GET without a body. */
 export type GuardedRequest = { method: string; headers: Headers; body: string | undefined };
 
+/** The final response, with the URL and method that produced it. */
 export type GuardedResponse = { response: Response; url: URL; method: string };
 
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];

@@ -49,7 +49,8 @@ const httpRequestInput = z
     path: ['body'],
   });
 
-type HttpRequestInput = z.infer<typeof httpRequestInput>;
+/** `http.request` parameters after defaults. */
+export type HttpRequestInput = z.infer<typeof httpRequestInput>;
 
 const httpResponse = z.object({
   url: z.string(),
@@ -63,6 +64,10 @@ const httpResponse = z.object({
 /** What `http.request` returns. */
 export type HttpResponse = z.infer<typeof httpResponse>;
 
+/**
+ * The `http.request` tool. Not idempotent: POST/PATCH carry the attempt's key as `Idempotency-Key`,
+ * which helps only servers that honour it.
+ */
 export const httpRequest = defineTool({
   name: 'http.request',
   description:

@@ -30,7 +30,8 @@ const llmCallInput = z
     path: ['prompt'],
   });
 
-type LlmCallInput = z.infer<typeof llmCallInput>;
+/** `llm.call` parameters after defaults. */
+export type LlmCallInput = z.infer<typeof llmCallInput>;
 
 const llmCallOutput = z.object({
   content: z.string(),
@@ -43,6 +44,7 @@ const llmCallOutput = z.object({
 /** What `llm.call` returns; `json` is present when `response_format` was `json`. */
 export type LlmCallOutput = z.infer<typeof llmCallOutput>;
 
+/** The `llm.call` tool: one Chat Completion; needs OPENAI_API_KEY or OPENAI_BASE_URL. */
 export const llmCall = defineTool({
   name: 'llm.call',
   description:
@@ -107,7 +109,10 @@ export const llmCall = defineTool({
   },
 });
 
-/** system, then the given messages, then the prompt as the last user message. */
+/**
+ * The conversation sent: `system`, then `messages`, then `prompt` as the last user message. In JSON
+ * mode an instruction is added when nothing mentions JSON, which OpenAI requires for `json_object`.
+ */
 export function buildMessages(params: LlmCallInput): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let system = params.system;

@@ -18,6 +18,7 @@ export type LlmEnv = {
   readonly PLANNER_MODEL?: unknown;
 };
 
+/** The resolved LLM endpoint and default model. */
 export type LlmConfig = {
   apiKey: string | undefined;
   /** `undefined` means OpenAI's own API. */
@@ -25,6 +26,7 @@ export type LlmConfig = {
   model: string;
 };
 
+/** The model used when neither the call nor PLANNER_MODEL names one. */
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 
 /** What the not-configured error says, wherever it is raised. */
