@@ -7,6 +7,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
   return {
     test: {
+      // The JSON report is what .ci/run counts; the default reporter is for people.
+      reporters: ['default', 'json'],
+      outputFile: { json: 'test-results.json' },
       projects: [
         {
           test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
