@@ -1,5 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EdgeplanError } from '../../src/errors';
 import { createApp, MAX_BODY_BYTES } from '../../src/http/app';
 
@@ -165,16 +165,19 @@ describe('error envelope', () => {
     expect(body.error.message).toContain('plan: Required');
   });
 
-  it('answers an unexpected exception with 500 internal and does not leak its message', async () => {
+  it('answers an unexpected exception with 500 internal, logging it without leaking its message', async () => {
     const app = createApp();
     app.get('/boom', () => {
       throw new Error('database password is hunter2');
     });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const res = await app.fetch(new Request(`${BASE}/boom`), env);
     expect(res.status).toBe(500);
     const body = await json(res);
     expect(body.error.code).toBe('internal');
     expect(JSON.stringify(body)).not.toContain('hunter2');
+    expect(log).toHaveBeenCalledWith('Unhandled error on GET /boom:', expect.any(Error));
+    log.mockRestore();
   });
 
   it('answers a thrown EdgeplanError with the status its code maps to, keeping code, message and details', async () => {
