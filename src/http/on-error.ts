@@ -41,9 +41,9 @@ export function notFound(c: Context): Response {
 
 function fromHttpException(err: HTTPException, c: Context): Response {
   const status = err.status;
-  // Reached only with an empty body: the jsonBody middleware has already parsed every non-empty one.
+  // Hono's validator; normally unreachable, as the jsonBody middleware parses every body first.
   if (err.message === 'Malformed JSON in request body') {
-    return jsonError(c, 'invalid_json', 'Request body is empty: send a JSON document');
+    return jsonError(c, 'invalid_json', 'Request body is not valid JSON');
   }
   const code = CODE_FOR_STATUS[status] ?? (status >= 500 ? 'internal' : 'invalid_request');
   const message = err.message || err.getResponse().statusText || `HTTP ${status}`;

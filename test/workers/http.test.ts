@@ -1,4 +1,5 @@
 import { env, exports } from 'cloudflare:workers';
+import { createRoute, z } from '@hono/zod-openapi';
 import { describe, expect, it, vi } from 'vitest';
 import { EdgeplanError } from '../../src/errors';
 import { createApp, MAX_BODY_BYTES } from '../../src/http/app';
@@ -67,13 +68,43 @@ describe('error envelope', () => {
     expect(body.error.message).toContain('"steps": [}');
   });
 
-  it('answers an empty body on a route that needs one with 400 invalid_json', async () => {
+  it('treats an empty JSON body as no body: a route that needs one names the missing field', async () => {
     const res = await send('/v1/plans/validate', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.code).toBe('invalid_json');
+    const body = await json(res);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toContain('plan: Required');
+  });
+
+  it('treats an empty JSON body as no body: a route whose body is optional accepts it', async () => {
+    const app = createApp();
+    const poke = createRoute({
+      method: 'post',
+      path: '/v1/poke',
+      request: {
+        body: { content: { 'application/json': { schema: z.object({ reason: z.string().optional() }) } } },
+      },
+      responses: {
+        200: {
+          description: 'ok',
+          content: { 'application/json': { schema: z.object({ reason: z.string() }) } },
+        },
+      },
+    });
+    app.openapi(poke, (c) => c.json({ reason: c.req.valid('json').reason ?? 'none' }, 200));
+    const res = await app.fetch(
+      new Request(`${BASE}/v1/poke`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '',
+      }),
+      env,
+    );
+    expect(res.status).toBe(200);
+    expect(await json<{ reason: string }>(res)).toEqual({ reason: 'none' });
   });
 
   it('answers a non-JSON content type with 415 naming the type received', async () => {

@@ -19,15 +19,23 @@ export function isJsonContentType(contentType: string): boolean {
 }
 
 /**
- * Rejects non-empty bodies that are not JSON; empty bodies pass (routes without a body, such as
- * cancel, must not care what `Content-Type` a client habitually sends).
+ * Rejects non-empty bodies that are not JSON or do not parse; an empty body is treated as none.
  * @example app.use('*', jsonBody())
  */
 export function jsonBody(): MiddlewareHandler {
   return async function jsonBody(c, next) {
-    if (!METHODS_WITH_BODY.has(c.req.method) || c.req.raw.body === null) return next();
-    const text = await c.req.text();
-    if (text.trim() === '') return next();
+    if (!METHODS_WITH_BODY.has(c.req.method)) return next();
+    const text = c.req.raw.body === null ? '' : await c.req.text();
+    if (text.trim() === '') {
+      if (c.req.header('Content-Type') === undefined) return next();
+      // An empty body is no body, whatever Content-Type the client habitually sends: a body-less
+      // route (cancel) then just works, and a route that needs a body names the missing fields.
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete('Content-Type');
+      headers.delete('Content-Length');
+      c.req.raw = new Request(c.req.raw, { body: null, headers });
+      return next();
+    }
 
     const contentType = c.req.header('Content-Type');
     if (!contentType || !isJsonContentType(contentType)) {
