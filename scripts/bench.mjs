@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// Benchmarks, reported as ratios (these machines are noisy): validation time by plan size, then
+// execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
+// of a chain of instant steps. Usage: npm run bench [-- --only=validate|exec]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const root = new URL('..', import.meta.url).pathname;
+// The project's own Node first on PATH for the children too (wrangler needs >= 22.12).
+const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+
+if (!only || only === 'validate') {
+  const r = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', 'scripts/bench-validate.ts'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+if (!only || only === 'exec') await benchExecution();
+
+async function benchExecution() {
+  const port = 8700 + Math.floor(Math.random() * 200);
+  const persist = mkdtempSync(join(tmpdir(), 'edgeplan-bench-'));
+  const base = `http://127.0.0.1:${port}`;
+  const wrangler = join(root, 'node_modules/.bin/wrangler');
+  spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], { cwd: root, stdio: 'ignore', env: childEnv });
+  const dev = spawn(
+    wrangler,
+    ['dev', '--port', String(port), '--ip', '127.0.0.1', '--persist-to', persist, '--var', 'DEMO_TOOLS:true', '--log-level', 'error'],
+    { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
+  );
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', stop);
+  process.on('SIGINT', () => process.exit(130));
+  try {
+    await waitUp(base);
+    console.log('\nexecution (wrangler dev, local Queues/DO/D1); ratio = run time / critical path');
+    // Warm up the isolate, the queue consumer and the object namespace.
+    await runPlan(base, dag(2, 5, 10), { execution_mode: 'parallel', max_parallel: 20 });
+    const rows = [];
+    for (const [layers, width, ms, target] of [
+      [10, 20, 100, 1.1],
+      [4, 10, 300, 1.05],
+    ]) {
+      const samples = [];
+      for (let i = 0; i < 3; i++) {
+        const t = await runPlan(base, dag(layers, width, ms), { execution_mode: 'parallel', max_parallel: width });
+        samples.push(t / (layers * ms));
+      }
+      rows.push({ case: `${layers}×${width} × ${ms} ms sleep`, ratio: median(samples), target });
+    }
+    const chainSamples = [];
+    for (let i = 0; i < 3; i++) chainSamples.push((await runPlan(base, chain(200), { max_steps: 1000 })) / 200);
+    for (const r of rows) {
+      console.log(`  ${r.case.padEnd(24)} ${r.ratio.toFixed(3)}× critical path (target ≤ ${r.target}×)`);
+    }
+    console.log(`  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`);
+    const big = await runPlan(base, dag(100, 100, 0, false), { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 }, 600_000);
+    console.log(`  ${'10,000-step DAG'.padEnd(24)} completed in ${(big / 1000).toFixed(1)} s`);
+  } finally {
+    stop();
+    rmSync(persist, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `layers` layers of `width` sleep steps; every step waits for the whole previous layer (`full`), or
+ * only for the step above it.
+ */
+function dag(layers, width, ms, full = true) {
+  const steps = [];
+  for (let l = 0; l < layers; l++) {
+    for (let w = 0; w < width; w++) {
+      const deps = l === 0 ? [] : full ? Array.from({ length: width }, (_, i) => `s${l - 1}_${i}`) : [`s${l - 1}_${w}`];
+      steps.push({ id: `s${l}_${w}`, action: ms > 0 ? 'demo.sleep' : 'demo.echo', parameters: ms > 0 ? { ms } : {}, dependencies: deps });
+    }
+  }
+  return { goal: `dag ${layers}x${width}`, steps };
+}
+
+function chain(n) {
+  return {
+    goal: `chain ${n}`,
+    steps: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, action: 'demo.echo', parameters: { i }, dependencies: i ? [`c${i - 1}`] : [] })),
+  };
+}
+
+/** Runs a plan to completion; returns the server-side run time in ms (started → completed). */
+async function runPlan(base, plan, config, timeoutMs = 120_000) {
+  const res = await fetch(`${base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ plan, config: { max_steps: 10_000, ...config } }),
+  });
+  const created = await res.json();
+  if (res.status !== 201) throw new Error(`POST /v1/runs: ${res.status} ${JSON.stringify(created)}`);
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await (await fetch(`${base}/v1/runs/${created.run_id}/status`)).json();
+    if (['completed', 'failed', 'aborted', 'cancelled'].includes(r.run_status)) {
+      if (r.run_status !== 'completed') throw new Error(`run ${created.run_id} ended ${r.run_status}`);
+      break;
+    }
+    if (Date.now() > end) throw new Error(`run ${created.run_id} timed out`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const run = await (await fetch(`${base}/v1/runs/${created.run_id}`)).json();
+  return Date.parse(run.completed_at) - Date.parse(run.started_at);
+}
+
+async function waitUp(base) {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('wrangler dev did not come up in 60 s');
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
