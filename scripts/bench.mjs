@@ -13,10 +13,14 @@ const root = new URL('..', import.meta.url).pathname;
 const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
 
 if (!only || only === 'validate') {
-  const r = spawnSync(process.execPath, ['--experimental-strip-types', '--no-warnings', 'scripts/bench-validate.ts'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--experimental-strip-types', '--no-warnings', 'scripts/bench-validate.ts'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 if (!only || only === 'exec') await benchExecution();
@@ -26,10 +30,26 @@ async function benchExecution() {
   const persist = mkdtempSync(join(tmpdir(), 'edgeplan-bench-'));
   const base = `http://127.0.0.1:${port}`;
   const wrangler = join(root, 'node_modules/.bin/wrangler');
-  spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], { cwd: root, stdio: 'ignore', env: childEnv });
+  spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+    cwd: root,
+    stdio: 'ignore',
+    env: childEnv,
+  });
   const dev = spawn(
     wrangler,
-    ['dev', '--port', String(port), '--ip', '127.0.0.1', '--persist-to', persist, '--var', 'DEMO_TOOLS:true', '--log-level', 'error'],
+    [
+      'dev',
+      '--port',
+      String(port),
+      '--ip',
+      '127.0.0.1',
+      '--persist-to',
+      persist,
+      '--var',
+      'DEMO_TOOLS:true',
+      '--log-level',
+      'error',
+    ],
     { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
   );
   const stop = () => {
@@ -53,18 +73,29 @@ async function benchExecution() {
     ]) {
       const samples = [];
       for (let i = 0; i < 3; i++) {
-        const t = await runPlan(base, dag(layers, width, ms), { execution_mode: 'parallel', max_parallel: width });
+        const t = await runPlan(base, dag(layers, width, ms), {
+          execution_mode: 'parallel',
+          max_parallel: width,
+        });
         samples.push(t / (layers * ms));
       }
       rows.push({ case: `${layers}×${width} × ${ms} ms sleep`, ratio: median(samples), target });
     }
     const chainSamples = [];
-    for (let i = 0; i < 3; i++) chainSamples.push((await runPlan(base, chain(200), { max_steps: 1000 })) / 200);
+    for (let i = 0; i < 3; i++)
+      chainSamples.push((await runPlan(base, chain(200), { max_steps: 1000 })) / 200);
     for (const r of rows) {
       console.log(`  ${r.case.padEnd(24)} ${r.ratio.toFixed(3)}× critical path (target ≤ ${r.target}×)`);
     }
-    console.log(`  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`);
-    const big = await runPlan(base, dag(100, 100, 0, false), { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 }, 600_000);
+    console.log(
+      `  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`,
+    );
+    const big = await runPlan(
+      base,
+      dag(100, 100, 0, false),
+      { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 },
+      600_000,
+    );
     console.log(`  ${'10,000-step DAG'.padEnd(24)} completed in ${(big / 1000).toFixed(1)} s`);
   } finally {
     stop();
@@ -80,8 +111,14 @@ function dag(layers, width, ms, full = true) {
   const steps = [];
   for (let l = 0; l < layers; l++) {
     for (let w = 0; w < width; w++) {
-      const deps = l === 0 ? [] : full ? Array.from({ length: width }, (_, i) => `s${l - 1}_${i}`) : [`s${l - 1}_${w}`];
-      steps.push({ id: `s${l}_${w}`, action: ms > 0 ? 'demo.sleep' : 'demo.echo', parameters: ms > 0 ? { ms } : {}, dependencies: deps });
+      const deps =
+        l === 0 ? [] : full ? Array.from({ length: width }, (_, i) => `s${l - 1}_${i}`) : [`s${l - 1}_${w}`];
+      steps.push({
+        id: `s${l}_${w}`,
+        action: ms > 0 ? 'demo.sleep' : 'demo.echo',
+        parameters: ms > 0 ? { ms } : {},
+        dependencies: deps,
+      });
     }
   }
   return { goal: `dag ${layers}x${width}`, steps };
@@ -90,7 +127,12 @@ function dag(layers, width, ms, full = true) {
 function chain(n) {
   return {
     goal: `chain ${n}`,
-    steps: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, action: 'demo.echo', parameters: { i }, dependencies: i ? [`c${i - 1}`] : [] })),
+    steps: Array.from({ length: n }, (_, i) => ({
+      id: `c${i}`,
+      action: 'demo.echo',
+      parameters: { i },
+      dependencies: i ? [`c${i - 1}`] : [],
+    })),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Runs an attempt the run's Durable Object has approved (`beginStep`), in the queue consumer or inline
+ * Runs an attempt the run's Durable Object has approved (`beginSteps`), in the queue consumer or inline
  * in the object: the registered tool, with the step-result cache, never throwing.
  */
 import { toErrorInfo } from '../errors';

@@ -12,7 +12,15 @@ import type { SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
-  'steps' | 'plan' | 'graph' | 'ready' | 'running' | 'timers' | 'needs_decision' | 'unhandled_failures' | 'dirty'
+  | 'steps'
+  | 'plan'
+  | 'graph'
+  | 'ready'
+  | 'running'
+  | 'timers'
+  | 'needs_decision'
+  | 'unhandled_failures'
+  | 'dirty'
 >;
 
 function metaOf(s: RunState): Meta {
@@ -96,7 +104,11 @@ export function load(store: SqlStore): RunState | null {
       if (rt.deadline_at !== null) state.timers.set(step.id, rt.deadline_at);
     } else if (rt.retry_at !== null && (rt.status === 'pending' || rt.status === 'revised')) {
       state.timers.set(step.id, rt.retry_at);
-    } else if ((rt.status === 'pending' || rt.status === 'revised') && rt.waiting === 0 && state.status === 'running') {
+    } else if (
+      (rt.status === 'pending' || rt.status === 'revised') &&
+      rt.waiting === 0 &&
+      state.status === 'running'
+    ) {
       state.ready.push(idx);
     }
     if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(step.id);

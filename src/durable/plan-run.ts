@@ -6,7 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { actionFor, scopeFor, stepDef } from '../engine/decide';
-import { RunMachine, type Command, type MachineInput, type StepOutcome } from '../engine/machine';
+import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
@@ -37,6 +37,9 @@ export type CreateRunRequest = {
   state?: Record<string, unknown>;
 };
 
+/** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
+export type Continuation = { step_id: string; attempt: number } & Extract<BeginStep, { proceed: true }>;
+
 export type BeginStep =
   | { proceed: false; reason: string }
   | {
@@ -56,6 +59,8 @@ export class PlanRun extends DurableObject<Env> {
   #tools: ToolRegistry | null = null;
   /** Inline attempts running in this instance (lost on eviction; the alarm re-runs them). */
   readonly #inline = new Map<string, AbortController>();
+  /** The alarm as last set by this instance (undefined: not read yet). */
+  #alarmAt: number | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -64,12 +69,21 @@ export class PlanRun extends DurableObject<Env> {
 
   // ---- RPC ----------------------------------------------------------------------------------------
 
-  async create(req: CreateRunRequest): Promise<RpcResult<{ run_id: string; status: string }>> {
-    if (this.#load()) return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
+  /**
+   * Starts a run. The first steps to queue come back in `outbox` for the caller to send: a fresh
+   * object's first queue send is slow, and the caller's binding is warm. If the caller never sends
+   * them, the steps' deadlines retry them.
+   */
+  async create(
+    req: CreateRunRequest,
+  ): Promise<RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>> {
+    if (this.#load())
+      return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
-    const r = await this.#apply({ type: 'create', ...req });
+    const outbox: StepMessage[] = [];
+    const r = await this.#apply([{ type: 'create', ...req }], undefined, undefined, outbox);
     if (r) return { ok: false, error: r };
-    return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status } };
+    return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
 
   getRun(): RunSnapshot | null {
@@ -106,43 +120,50 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /**
-   * A consumer asks before running an attempt: is it still wanted, and with which parameters? Records
-   * `ToolInvoked` once. A redelivered message for an attempt that has no result yet proceeds again with
-   * the same idempotency key, so a tool with side effects can recognise the repeat.
+   * A consumer asks before running attempts: are they still wanted, and with which parameters? Records
+   * `ToolInvoked` once per attempt, for the whole batch in one transaction. A redelivered message for an
+   * attempt that has no result yet proceeds again with the same idempotency key, so a tool with side
+   * effects can recognise the repeat.
    */
-  async beginStep(stepId: string, attempt: number): Promise<BeginStep> {
+  async beginSteps(requests: { step_id: string; attempt: number }[]): Promise<BeginStep[]> {
     const m = this.#load();
-    const rt = m?.state.steps.get(stepId);
-    if (!m || !rt || rt.status !== 'running' || rt.attempt !== attempt || m.state.needs_decision.has(stepId)) {
-      return { proceed: false, reason: 'attempt is no longer current' };
-    }
-    const { action, parameters } = actionFor(stepDef(m.state, stepId), rt.on_fallback);
-    const refs = collectReferences(parameters).refs;
-    const resolved = resolveValue(parameters, scopeFor(m.state, this.#store, refs));
-    if (!resolved.ok) {
-      const error = { code: 'missing_input', message: `${resolved.missing.text} was never written`, retryable: false };
-      await this.#apply({ type: 'result', step_id: stepId, attempt, outcome: { success: false, error, latency_ms: 0 } });
-      return { proceed: false, reason: error.message };
-    }
-    const key = idempotencyKey(m.state.run_id, stepId, attempt);
-    const resolvedParams = resolved.value as Record<string, unknown>;
-    await this.#apply({ type: 'invoked', step_id: stepId, attempt, tool: action, parameters: resolvedParams, idempotency_key: key, tool_version: this.#registry().get(action)?.version });
-    const timeout_ms = Math.max(1, (rt.deadline_at ?? Date.now()) - Date.now());
-    return { proceed: true, action, parameters: resolvedParams, idempotency_key: key, timeout_ms };
+    if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
+    const out: BeginStep[] = [];
+    await this.#apply([], (inputs) => {
+      for (const r of requests) out.push(this.#begin(m, r.step_id, r.attempt, inputs));
+    });
+    return out;
   }
 
-  /** A consumer reports an attempt's outcome; a duplicate or stale report changes nothing. */
-  async completeStep(stepId: string, attempt: number, outcome: StepOutcome): Promise<void> {
-    if (!this.#load()) return;
-    await this.#apply({ type: 'result', step_id: stepId, attempt, outcome });
+  /**
+   * Consumers report outcomes; a duplicate or stale report changes nothing. A consumer with room may
+   * `take` steps these results made ready: they come back already begun, to run at once, instead of
+   * taking another trip through the queue (the hop costs more than a short step). The rest are queued.
+   */
+  async completeSteps(
+    reports: { step_id: string; attempt: number; outcome: StepOutcome }[],
+    take = 0,
+  ): Promise<Continuation[]> {
+    if (!this.#load()) return [];
+    const taken: Continuation[] = [];
+    await this.#apply(
+      reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
+      undefined,
+      { take, taken },
+    );
+    return taken;
   }
 
-  override async fetch(request: Request): Promise<Response> {
+  override fetch(request: Request): Response {
     const url = new URL(request.url);
     if (request.headers.get('Upgrade') !== 'websocket') {
-      return Response.json({ error: { code: 'upgrade_required', message: 'Connect with a WebSocket upgrade' } }, { status: 426 });
+      return Response.json(
+        { error: { code: 'upgrade_required', message: 'Connect with a WebSocket upgrade' } },
+        { status: 426 },
+      );
     }
-    if (!this.#load()) return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
+    if (!this.#load())
+      return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
     const after = Number(url.searchParams.get('after') ?? 0);
     return acceptEventSocket(this.ctx, this.#store, Number.isFinite(after) ? after : 0);
   }
@@ -157,10 +178,12 @@ export class PlanRun extends DurableObject<Env> {
 
   /** Retries due, attempts past their deadline, inline attempts lost to an eviction. */
   override async alarm(): Promise<void> {
+    this.#alarmAt = null; // this alarm has fired; none is set now
     const m = this.#load();
     if (!m) return;
     this.#recoverInline(m.state);
-    await this.#apply({ type: 'tick' });
+    await this.#apply([{ type: 'tick' }]);
+    await this.#arm(m);
   }
 
   // ---- internals ----------------------------------------------------------------------------------
@@ -168,7 +191,10 @@ export class PlanRun extends DurableObject<Env> {
   #deps() {
     return {
       clock: { now: () => new Date() },
-      ids: { id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`, uuid: () => crypto.randomUUID() },
+      ids: {
+        id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
+        uuid: () => crypto.randomUUID(),
+      },
       results: this.#store,
     };
   }
@@ -182,32 +208,139 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   #registry(): ToolRegistry {
-    this.#tools ??= createToolRegistry(this.env as unknown as Record<string, unknown>);
+    this.#tools ??= createToolRegistry(this.env);
     return this.#tools;
   }
 
   async #control(input: MachineInput): Promise<RpcResult<{ status: string }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const refused = await this.#apply(input);
+    const refused = await this.#apply([input]);
     if (refused) return { ok: false, error: refused };
     return { ok: true, value: { status: m.state.status } };
   }
 
-  /** Decide, persist, broadcast, re-arm, then act — in that order, so nothing acts on unsaved state. */
-  async #apply(input: MachineInput): Promise<{ code: string; message: string } | undefined> {
+  /**
+   * Decide, persist, broadcast, re-arm, then act — in that order, so nothing acts on unsaved state.
+   * Inline attempts are begun in the same transaction as the decision that scheduled them, so a
+   * sequential step costs one transaction. `extra` adds inputs computed against the live machine.
+   */
+  async #apply(
+    inputs: MachineInput[],
+    extra?: (inputs: MachineInput[]) => void,
+    handoff?: { take: number; taken: Continuation[] },
+    outbox?: StepMessage[],
+  ): Promise<{ code: string; message: string } | undefined> {
     const m = this.#machine!;
     const statusBefore = m.state.status;
-    const r = m.handle(input);
-    if (r.refused) return r.refused;
-    if (r.events.length === 0) return;
-    this.ctx.storage.transactionSync(() => persist(this.#store, m.state, r.events));
-    broadcast(this.ctx, r.events);
+    const events: RunEvent[] = [];
+    const queued: StepMessage[] = [];
+    const inline: { stepId: string; attempt: number; begin: Extract<BeginStep, { proceed: true }> }[] = [];
+    let abort: string | null = null;
+    const pending = [...inputs];
+    const handle = (input: MachineInput): Refusal | undefined => {
+      const r = m.handle(input);
+      if (r.refused) return r.refused;
+      events.push(...r.events);
+      for (const c of r.commands) {
+        if (c.type === 'abort') abort = c.reason;
+        else if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
+          const begin = this.#begin(m, c.step_id, c.attempt, pending);
+          if (begin.proceed) handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
+        } else if (c.mode === 'queue') {
+          queued.push({
+            run_id: m.state.run_id,
+            step_id: c.step_id,
+            attempt: c.attempt,
+            plan_version: m.state.plan?.version ?? 1,
+          });
+        } else {
+          const begin = this.#begin(m, c.step_id, c.attempt, pending);
+          if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
+        }
+      }
+      return undefined;
+    };
+    extra?.(pending);
+    while (pending.length > 0) {
+      const refused = handle(pending.shift()!);
+      if (refused && inputs.length === 1) return refused;
+    }
+    if (events.length === 0) return;
+    this.ctx.storage.transactionSync(() => persist(this.#store, m.state, events));
+    // Work first (it is saved now), bookkeeping after: the alarm and the run index can wait a moment.
+    if (outbox) outbox.push(...queued);
+    else if (queued.length > 0) this.ctx.waitUntil(this.#send(queued));
+    if (abort !== null)
+      for (const ctl of this.#inline.values()) ctl.abort(new DOMException(abort, 'AbortError'));
+    for (const i of inline) this.#startInline(i.stepId, i.attempt, i.begin);
+    broadcast(this.ctx, events);
     await this.#arm(m);
-    if (m.state.status !== statusBefore || input.type === 'create') await indexRun(this.env.DB, m.state);
-    await this.#run(r.commands);
+    if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
+      await indexRun(this.env.DB, m.state);
   }
 
+  /**
+   * Fans steps out to the queue without holding up the caller: a consumer reporting the results that
+   * made these steps ready returns at once, which frees the queue to deliver them sooner. A send that
+   * fails leaves the steps running until their deadline, when they are retried.
+   */
+  async #send(messages: StepMessage[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += 100) {
+      await this.env.STEPS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch(
+        (err: unknown) => {
+          console.error(`run ${messages[0]?.run_id}: queue send failed`, err);
+        },
+      );
+    }
+  }
+
+  /**
+   * Approves one attempt synchronously: resolves its parameters and queues the `ToolInvoked` input (or,
+   * when an input was never written, the failure) onto `pending`.
+   */
+  #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
+    const rt = m.state.steps.get(stepId);
+    if (!rt || rt.status !== 'running' || rt.attempt !== attempt || m.state.needs_decision.has(stepId)) {
+      return { proceed: false, reason: 'attempt is no longer current' };
+    }
+    const { action, parameters } = actionFor(stepDef(m.state, stepId), rt.on_fallback);
+    const refs = collectReferences(parameters).refs;
+    const resolved = resolveValue(parameters, scopeFor(m.state, this.#store, refs));
+    if (!resolved.ok) {
+      const error = {
+        code: 'missing_input',
+        message: `${resolved.missing.text} was never written`,
+        retryable: false,
+      };
+      pending.push({
+        type: 'result',
+        step_id: stepId,
+        attempt,
+        outcome: { success: false, error, latency_ms: 0 },
+      });
+      return { proceed: false, reason: error.message };
+    }
+    const key = idempotencyKey(m.state.run_id, stepId, attempt);
+    const params = resolved.value as Record<string, unknown>;
+    const tool_version = this.#registry().get(action)?.version;
+    pending.push({
+      type: 'invoked',
+      step_id: stepId,
+      attempt,
+      tool: action,
+      parameters: params,
+      idempotency_key: key,
+      tool_version,
+    });
+    const timeout_ms = Math.max(1, (rt.deadline_at ?? Date.now()) - Date.now());
+    return { proceed: true, action, parameters: params, idempotency_key: key, timeout_ms };
+  }
+
+  /**
+   * Keeps one alarm at or before the earliest due time. An alarm that fires early is harmless (the tick
+   * finds nothing due and re-arms), so it is only ever moved earlier — no storage call per step.
+   */
   async #arm(m: RunMachine): Promise<void> {
     let at = m.nextWakeAt();
     for (const id of m.state.running) {
@@ -217,59 +350,42 @@ export class PlanRun extends DurableObject<Env> {
         break;
       }
     }
-    const current = await this.ctx.storage.getAlarm();
-    if (at === null) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
-    } else if (current !== at) {
-      await this.ctx.storage.setAlarm(at);
-    }
+    if (at === null) return;
+    this.#alarmAt ??= await this.ctx.storage.getAlarm();
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
   }
 
-  async #run(commands: Command[]): Promise<void> {
-    const queued: StepMessage[] = [];
-    const m = this.#machine!;
-    for (const c of commands) {
-      if (c.type === 'abort') {
-        for (const ctl of this.#inline.values()) ctl.abort(new DOMException(c.reason, 'AbortError'));
-      } else if (c.mode === 'inline') {
-        this.#startInline(c.step_id, c.attempt);
-      } else {
-        queued.push({ run_id: m.state.run_id, step_id: c.step_id, attempt: c.attempt, plan_version: m.state.plan?.version ?? 1 });
-      }
-    }
-    // A send that fails leaves the step running until its deadline, when it is retried.
-    for (let i = 0; i < queued.length; i += 100) {
-      await this.env.STEPS.sendBatch(queued.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) => {
-        console.error(`run ${m.state.run_id}: queue send failed`, err);
-      });
-    }
-  }
-
-  #startInline(stepId: string, attempt: number): void {
+  #startInline(stepId: string, attempt: number, begin: Extract<BeginStep, { proceed: true }>): void {
     const key = `${stepId}#${attempt}`;
     if (this.#inline.has(key)) return;
     const controller = new AbortController();
     this.#inline.set(key, controller);
-    const work = this.#runInline(stepId, attempt, controller.signal)
+    const run_id = this.#machine!.state.run_id;
+    const work = executeApproved(
+      { run_id, step_id: stepId, attempt, ...begin },
+      this.#registry(),
+      this.env,
+      controller.signal,
+    )
+      .then(async (outcome) => void (await this.completeSteps([{ step_id: stepId, attempt, outcome }])))
       .catch((err: unknown) => console.error(`inline step ${stepId}#${attempt} failed to report`, err))
       .finally(() => this.#inline.delete(key));
     this.ctx.waitUntil(work);
-  }
-
-  async #runInline(stepId: string, attempt: number, signal: AbortSignal): Promise<void> {
-    const begin = await this.beginStep(stepId, attempt);
-    if (!begin.proceed) return;
-    const run_id = this.#machine!.state.run_id;
-    const outcome = await executeApproved({ run_id, step_id: stepId, attempt, ...begin }, this.#registry(), this.env, signal);
-    await this.completeStep(stepId, attempt, outcome);
   }
 
   /** Inline attempts the state says are running but this instance is not running: re-run them, same key. */
   #recoverInline(state: RunState): void {
     for (const id of state.running) {
       const rt = state.steps.get(id)!;
-      if (rt.dispatch === 'inline' && !this.#inline.has(`${id}#${rt.attempt}`) && (rt.deadline_at ?? 0) > Date.now()) {
-        this.#startInline(id, rt.attempt);
+      if (
+        rt.dispatch === 'inline' &&
+        !this.#inline.has(`${id}#${rt.attempt}`) &&
+        (rt.deadline_at ?? 0) > Date.now()
+      ) {
+        const begin = this.#begin(this.#machine!, id, rt.attempt, []);
+        if (begin.proceed) this.#startInline(id, rt.attempt, begin);
       }
     }
   }

@@ -14,7 +14,17 @@ export async function indexRun(db: D1Database, s: RunState): Promise<void> {
          ON CONFLICT(run_id) DO UPDATE SET status = ?2, plan_id = ?4, plan_version = ?5, step_count = ?6,
            updated_at = ?8, completed_at = ?9`,
       )
-      .bind(s.run_id, s.status, s.goal, s.plan?.id ?? null, s.plan?.version ?? null, s.steps.size, s.created_at ?? now, now, s.completed_at)
+      .bind(
+        s.run_id,
+        s.status,
+        s.goal,
+        s.plan?.id ?? null,
+        s.plan?.version ?? null,
+        s.steps.size,
+        s.created_at ?? now,
+        now,
+        s.completed_at,
+      )
       .run();
   } catch (err) {
     console.error(`run index: could not record ${s.run_id} as ${s.status}`, err);

@@ -28,6 +28,10 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 
 type Row = Record<string, SqlStorageValue>;
 
+/** A SQL value read back as text (every column this store reads as a string is TEXT). */
+const text = (v: SqlStorageValue | undefined): string =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+
 export class SqlStore implements ResultStore {
   #blobSeq = 0;
 
@@ -40,11 +44,15 @@ export class SqlStore implements ResultStore {
 
   getMeta(key: string): string | null {
     const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
-    return row ? String(row.value) : null;
+    return row ? text(row.value) : null;
   }
 
   setMeta(key: string, value: string): void {
-    this.sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', key, value);
+    this.sql.exec(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
   }
 
   // ---- values with spill-over ---------------------------------------------------------------------
@@ -65,7 +73,7 @@ export class SqlStore implements ResultStore {
     if (stored.startsWith('{"$blob":"')) {
       const { $blob } = JSON.parse(stored) as { $blob: string };
       const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', $blob).toArray();
-      return JSON.parse(parts.map((p) => String(p.data)).join(''));
+      return JSON.parse(parts.map((p) => text(p.data)).join(''));
     }
     return JSON.parse(stored);
   }
@@ -81,7 +89,7 @@ export class SqlStore implements ResultStore {
 
   getOutput(stepId: string): { found: boolean; value?: unknown } {
     const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
-    return row ? { found: true, value: this.#unpack(String(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
   }
 
   setOutput(stepId: string, value: unknown): void {
@@ -92,18 +100,18 @@ export class SqlStore implements ResultStore {
   deleteOutput(stepId: string): void {
     const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
     if (!row) return;
-    this.#dropBlob(String(row.value));
+    this.#dropBlob(text(row.value));
     this.sql.exec('DELETE FROM outputs WHERE step_id = ?', stepId);
   }
 
   getVar(key: string): { found: boolean; value?: unknown } {
     const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
-    return row ? { found: true, value: this.#unpack(String(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
   }
 
   setVar(key: string, value: unknown): void {
     const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
-    if (row) this.#dropBlob(String(row.value));
+    if (row) this.#dropBlob(text(row.value));
     this.sql.exec(
       'INSERT INTO vars (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
       key,
@@ -112,7 +120,10 @@ export class SqlStore implements ResultStore {
   }
 
   varKeys(): string[] {
-    return this.sql.exec<Row>('SELECT key FROM vars ORDER BY key').toArray().map((r) => String(r.key));
+    return this.sql
+      .exec<Row>('SELECT key FROM vars ORDER BY key')
+      .toArray()
+      .map((r) => text(r.key));
   }
 
   // ---- plans, steps, attempts -----------------------------------------------------------------------
@@ -132,14 +143,14 @@ export class SqlStore implements ResultStore {
       version === undefined
         ? this.sql.exec<Row>('SELECT body FROM plans ORDER BY version DESC LIMIT 1').toArray()[0]
         : this.sql.exec<Row>('SELECT body FROM plans WHERE version = ?', version).toArray()[0];
-    return row ? this.#unpack(String(row.body)) : null;
+    return row ? this.#unpack(text(row.body)) : null;
   }
 
   listPlans(): { version: number; plan_id: string; created_at: string }[] {
     return this.sql
       .exec<Row>('SELECT version, plan_id, created_at FROM plans ORDER BY version')
       .toArray()
-      .map((r) => ({ version: Number(r.version), plan_id: String(r.plan_id), created_at: String(r.created_at) }));
+      .map((r) => ({ version: Number(r.version), plan_id: text(r.plan_id), created_at: text(r.created_at) }));
   }
 
   putStep(stepId: string, runtime: unknown): void {
@@ -156,7 +167,7 @@ export class SqlStore implements ResultStore {
 
   *steps(): Generator<[string, unknown]> {
     for (const r of this.sql.exec<Row>('SELECT step_id, runtime FROM steps')) {
-      yield [String(r.step_id), JSON.parse(String(r.runtime))];
+      yield [text(r.step_id), JSON.parse(text(r.runtime))];
     }
   }
 
@@ -182,9 +193,20 @@ export class SqlStore implements ResultStore {
     );
   }
 
-  markAttempt(stepId: string, attempt: number, status: 'invoked' | 'succeeded' | 'failed', at: string, errorCode?: string): void {
+  markAttempt(
+    stepId: string,
+    attempt: number,
+    status: 'invoked' | 'succeeded' | 'failed',
+    at: string,
+    errorCode?: string,
+  ): void {
     if (status === 'invoked') {
-      this.sql.exec(`UPDATE attempts SET status = 'invoked', invoked_at = ? WHERE step_id = ? AND attempt = ?`, at, stepId, attempt);
+      this.sql.exec(
+        `UPDATE attempts SET status = 'invoked', invoked_at = ? WHERE step_id = ? AND attempt = ?`,
+        at,
+        stepId,
+        attempt,
+      );
     } else {
       this.sql.exec(
         'UPDATE attempts SET status = ?, finished_at = ?, error_code = ? WHERE step_id = ? AND attempt = ?',
@@ -207,7 +229,13 @@ export class SqlStore implements ResultStore {
 
   appendEvent(e: RunEvent): void {
     const stepId = e.references.step_id ?? null;
-    this.sql.exec('INSERT INTO events (seq, event_type, step_id, body) VALUES (?, ?, ?, ?)', e.seq, e.event_type, stepId, this.#pack(e));
+    this.sql.exec(
+      'INSERT INTO events (seq, event_type, step_id, body) VALUES (?, ?, ?, ?)',
+      e.seq,
+      e.event_type,
+      stepId,
+      this.#pack(e),
+    );
   }
 
   /** Events with seq > after, oldest first, at most `limit`. */
@@ -215,8 +243,13 @@ export class SqlStore implements ResultStore {
     const rows =
       upTo === undefined
         ? this.sql.exec<Row>('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
-        : this.sql.exec<Row>('SELECT body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?', after, upTo, limit);
-    return rows.toArray().map((r) => this.#unpack(String(r.body)) as RunEvent);
+        : this.sql.exec<Row>(
+            'SELECT body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+            after,
+            upTo,
+            limit,
+          );
+    return rows.toArray().map((r) => this.#unpack(text(r.body)) as RunEvent);
   }
 
   /** Every event from `after` on, a page at a time, so a long log is never in memory at once. */

@@ -1,31 +1,140 @@
 /**
- * The `steps` queue consumer: for each ready step, ask the run's object whether the attempt is still
- * wanted (and for its resolved parameters), run it, report the outcome over RPC. Messages of a batch
- * run concurrently. A message whose processing throws is retried by the queue; the object's
- * bookkeeping makes the repeat harmless (same attempt, same idempotency key, one recorded result).
+ * The `steps` queue consumer. For each run in a batch: one RPC asks the run's object which attempts are
+ * still wanted (and for their resolved parameters), the tools run concurrently, and outcomes go back
+ * over RPC — coalesced, so steps finishing together cost the object one transaction, not one each.
+ *
+ * While it has room and is young, a consumer takes the steps its results made ready straight back
+ * from the object (continuations) and runs them at once: a queue hop costs more than a short step,
+ * and this keeps the next layer of a DAG from waiting on it. Everything else goes through the queue.
+ *
+ * A message whose report fails is retried by the queue; the object's bookkeeping makes the repeat
+ * harmless (same attempt, same idempotency key, at most one recorded result). A continuation has no
+ * message: if its consumer dies, the object's deadline for the attempt retries it.
  */
+import type { StepOutcome } from '../engine/machine';
 import { createToolRegistry } from '../executor/tools';
+import type { ToolRegistry } from '../executor/registry';
 import { executeApproved } from './execute';
 import type { StepMessage } from './messages';
-import type { BeginStep } from './plan-run';
+import type { BeginStep, Continuation, PlanRun } from './plan-run';
+
+/** Most attempts one consumer invocation runs at once. */
+export const MAX_IN_FLIGHT = 50;
+/** A consumer stops taking continuations after this long, so invocations stay short. */
+export const CONTINUATION_WINDOW_MS = 60_000;
 
 export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
-  const tools = createToolRegistry(env as unknown as Record<string, unknown>);
-  await Promise.all(
-    batch.messages.map(async (msg) => {
-      const { run_id, step_id, attempt } = msg.body;
-      try {
-        const run = env.PLAN_RUN.getByName(run_id);
-        const begin = (await run.beginStep(step_id, attempt)) as BeginStep;
-        if (begin.proceed) {
-          const outcome = await executeApproved({ run_id, step_id, attempt, ...begin }, tools, env);
-          await run.completeStep(step_id, attempt, outcome);
-        }
-        msg.ack();
-      } catch (err) {
-        console.error(`steps consumer: ${run_id}/${step_id}#${attempt} will be redelivered`, err);
-        msg.retry({ delaySeconds: 1 });
+  const tools = createToolRegistry(env);
+  const byRun = new Map<string, Message<StepMessage>[]>();
+  for (const msg of batch.messages) {
+    const list = byRun.get(msg.body.run_id) ?? [];
+    list.push(msg);
+    byRun.set(msg.body.run_id, list);
+  }
+  await Promise.all([...byRun].map(([runId, msgs]) => new RunConsumer(runId, tools, env).consume(msgs)));
+}
+
+type Report = { step_id: string; attempt: number; outcome: StepOutcome };
+
+class RunConsumer {
+  readonly #started = Date.now();
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #run: DurableObjectStub<PlanRun>;
+  readonly #reporter: Reporter;
+  #inFlight = 0;
+
+  constructor(
+    private readonly runId: string,
+    private readonly tools: ToolRegistry,
+    private readonly env: Env,
+  ) {
+    this.#run = env.PLAN_RUN.getByName(runId);
+    this.#reporter = new Reporter(
+      async (reports) => await this.#run.completeSteps(reports, this.#room(reports.length)),
+    );
+  }
+
+  async consume(msgs: Message<StepMessage>[]): Promise<void> {
+    let begins: BeginStep[];
+    try {
+      const requests = msgs.map((m) => ({ step_id: m.body.step_id, attempt: m.body.attempt }));
+      begins = (await this.#run.beginSteps(requests)) as BeginStep[];
+    } catch (err) {
+      console.error(
+        `steps consumer: run ${this.runId} unreachable; ${msgs.length} message(s) redelivered`,
+        err,
+      );
+      for (const m of msgs) m.retry({ delaySeconds: 1 });
+      return;
+    }
+    msgs.forEach((msg, i) => {
+      const begin = begins[i];
+      if (!begin?.proceed)
+        msg.ack(); // no longer wanted: finished, superseded or cancelled
+      else
+        this.#spawn(
+          this.#runAttempt({ step_id: msg.body.step_id, attempt: msg.body.attempt, ...begin }, msg),
+        );
+    });
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
+  }
+
+  /** How many continuations to ask for when `finishing` attempts are about to complete. */
+  #room(finishing: number): number {
+    if (Date.now() - this.#started > CONTINUATION_WINDOW_MS) return 0;
+    return Math.max(0, MAX_IN_FLIGHT - (this.#inFlight - finishing));
+  }
+
+  #spawn(task: Promise<void>): void {
+    this.#tasks.add(task);
+    void task.finally(() => this.#tasks.delete(task));
+  }
+
+  async #runAttempt(c: Continuation, msg?: Message<StepMessage>): Promise<void> {
+    this.#inFlight += 1;
+    const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    try {
+      const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome });
+      this.#inFlight -= 1;
+      msg?.ack();
+      for (const n of next) this.#spawn(this.#runAttempt(n));
+    } catch (err) {
+      this.#inFlight -= 1;
+      console.error(`steps consumer: ${this.runId}/${c.step_id}#${c.attempt} not reported`, err);
+      msg?.retry({ delaySeconds: 1 });
+    }
+  }
+}
+
+/**
+ * Collects reports made in the same turn of the event loop and sends them in one call. The
+ * continuations that call returns go to the first report's caller.
+ */
+class Reporter {
+  #buffer: { report: Report; resolve: (next: Continuation[]) => void; reject: (err: unknown) => void }[] = [];
+  #scheduled = false;
+
+  constructor(private readonly send: (reports: Report[]) => Promise<Continuation[]>) {}
+
+  report(report: Report): Promise<Continuation[]> {
+    return new Promise((resolve, reject) => {
+      this.#buffer.push({ report, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setTimeout(() => void this.#flush(), 0);
       }
-    }),
-  );
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const items = this.#buffer;
+    this.#buffer = [];
+    this.#scheduled = false;
+    try {
+      const next = await this.send(items.map((i) => i.report));
+      items.forEach((item, i) => item.resolve(i === 0 ? next : []));
+    } catch (err) {
+      for (const item of items) item.reject(err);
+    }
+  }
 }

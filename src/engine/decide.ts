@@ -33,11 +33,16 @@ export function decideNext(state: RunState, ctx: DecideContext): EventDraft | nu
 function decideWhenStopped(state: RunState, ctx: DecideContext): EventDraft | null {
   for (const id of state.needs_decision) {
     const rt = state.steps.get(id)!;
-    return draft('StepFailed', { step_id: id, error: rt.error ?? runStopped(state), handled: false }, { step_id: id });
+    return draft(
+      'StepFailed',
+      { step_id: id, error: rt.error ?? runStopped(state), handled: false },
+      { step_id: id },
+    );
   }
   for (const [id, at] of state.timers) {
     const rt = state.steps.get(id)!;
-    if (rt.status !== 'running') return draft('StepSkipped', { step_id: id, reason: 'run_terminated' }, { step_id: id });
+    if (rt.status !== 'running')
+      return draft('StepSkipped', { step_id: id, reason: 'run_terminated' }, { step_id: id });
     if (at <= ctx.now) return timeoutReturn(state, id, rt);
   }
   return null;
@@ -71,7 +76,11 @@ function decideRunFailure(state: RunState): EventDraft | null {
   if (id === undefined) return null;
   const { on_step_failure, continue_on_failure } = state.config;
   if (on_step_failure === 'skip') {
-    return draft('StepSkipped', { step_id: id, reason: 'failure_strategy', detail: 'on_step_failure: skip' }, { step_id: id });
+    return draft(
+      'StepSkipped',
+      { step_id: id, reason: 'failure_strategy', detail: 'on_step_failure: skip' },
+      { step_id: id },
+    );
   }
   if (continue_on_failure) return null;
   const rt = state.steps.get(id)!;
@@ -83,7 +92,11 @@ function decideRunFailure(state: RunState): EventDraft | null {
   return draft('RunTerminated', {
     status: 'failed',
     reason: `step_failed`,
-    error: { code: 'step_failed', message: `Step "${id}" failed: ${error.message}${detail}`, retryable: false },
+    error: {
+      code: 'step_failed',
+      message: `Step "${id}" failed: ${error.message}${detail}`,
+      retryable: false,
+    },
   });
 }
 
@@ -151,11 +164,22 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
 /** How many more steps may start now. */
 export function capacity(state: RunState): number {
   const { execution_mode, max_parallel } = state.config;
-  const limit = execution_mode === 'sequential' ? 1 : execution_mode === 'parallel' ? max_parallel : state.adaptive_window;
+  const limit =
+    execution_mode === 'sequential'
+      ? 1
+      : execution_mode === 'parallel'
+        ? max_parallel
+        : state.adaptive_window;
   return limit - state.running.size;
 }
 
-function schedule(state: RunState, ctx: DecideContext, step: PlanStep, rt: StepRuntime, fallback: boolean): EventDraft {
+function schedule(
+  state: RunState,
+  ctx: DecideContext,
+  step: PlanStep,
+  rt: StepRuntime,
+  fallback: boolean,
+): EventDraft {
   const action = fallback ? fallbackAction(step) : step.action;
   const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
   return draft(
@@ -181,7 +205,11 @@ function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft
       step_id: id,
       attempt: rt.attempt,
       success: false,
-      error: { code: 'timeout', message: `Step "${id}" attempt ${rt.attempt} timed out after ${timeout} ms`, retryable: true },
+      error: {
+        code: 'timeout',
+        message: `Step "${id}" attempt ${rt.attempt} timed out after ${timeout} ms`,
+        retryable: true,
+      },
       latency_ms: timeout,
     },
     { step_id: id },
@@ -198,7 +226,8 @@ function skipReason(
   const graph = state.graph!;
   for (const dep of graph.deps[idx] ?? []) {
     const d = state.steps.get(dep)!;
-    if (d.status === 'failed' && !d.handled) return { reason: 'dependency_failed', detail: `dependency "${dep}" failed` };
+    if (d.status === 'failed' && !d.handled)
+      return { reason: 'dependency_failed', detail: `dependency "${dep}" failed` };
   }
   const scope = scopeFor(state, ctx.results, graph.refs[idx] ?? []);
   if (step.when !== undefined && !evaluateCondition(step.when, scope)) {
@@ -219,7 +248,8 @@ export function scopeFor(state: RunState, results: ResultStore, refs: readonly R
     if (v.found) vars[String(root)] = v.value;
   }
   return {
-    stepOutput: (id) => (state.steps.get(id)?.status === 'completed' ? results.getOutput(id) : { found: false }),
+    stepOutput: (id) =>
+      state.steps.get(id)?.status === 'completed' ? results.getOutput(id) : { found: false },
     state: vars,
     input: state.input,
   };
@@ -245,7 +275,10 @@ function fallbackAction(step: PlanStep): string {
 }
 
 /** The tool and parameters an attempt runs: the step's own, or its fallback's. */
-export function actionFor(step: PlanStep, fallback: boolean): { action: string; parameters: Record<string, unknown> } {
+export function actionFor(
+  step: PlanStep,
+  fallback: boolean,
+): { action: string; parameters: Record<string, unknown> } {
   if (!fallback || !step.fallback_action) return { action: step.action, parameters: step.parameters };
   const fb = step.fallback_action;
   return typeof fb === 'string'
@@ -258,7 +291,11 @@ export function stepDef(state: RunState, id: string): PlanStep {
 }
 
 function runStopped(state: RunState): ErrorInfo {
-  return { code: 'run_terminated', message: `Run ${state.run_id} stopped (${state.status})`, retryable: false };
+  return {
+    code: 'run_terminated',
+    message: `Run ${state.run_id} stopped (${state.status})`,
+    retryable: false,
+  };
 }
 
 function first<T>(set: Set<T>): T | undefined {

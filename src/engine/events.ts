@@ -10,15 +10,17 @@ import type { Estimates } from '../plan/estimates';
 export type TokenCount = { prompt: number; completion: number };
 
 export type SkipReason =
-  | 'when_false'
-  | 'dependency_failed'
-  | 'missing_input'
-  | 'failure_strategy'
-  | 'run_terminated';
+  'when_false' | 'dependency_failed' | 'missing_input' | 'failure_strategy' | 'run_terminated';
 
 /** Payload per event type. */
 export type EventPayloads = {
-  RunCreated: { run_id: string; goal: string; config: RunConfig; input: unknown; state?: Record<string, unknown> };
+  RunCreated: {
+    run_id: string;
+    goal: string;
+    config: RunConfig;
+    input: unknown;
+    state?: Record<string, unknown>;
+  };
   PlanAuthored: { plan: Plan };
   PlanValidated: { valid: true; estimates: Estimates | null };
   RunStarted: Record<string, never>;
@@ -100,5 +102,5 @@ export function draft<K extends EventType>(
   payload: EventPayloads[K],
   references?: Partial<EventReferences>,
 ): EventDraft<K> {
-  return { type, payload, references } as EventDraft<K>;
+  return { type, payload, references };
 }

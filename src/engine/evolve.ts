@@ -226,7 +226,10 @@ function installPlan(state: RunState, plan: NonNullable<RunState['plan']>): void
     touch(state, step.id);
   }
   for (const id of previous.keys()) if (!state.steps.has(id)) state.dirty.add(id);
-  recountWaiting(state, plan.steps.map((s) => s.id));
+  recountWaiting(
+    state,
+    plan.steps.map((s) => s.id),
+  );
 }
 
 function isDoneForGood(rt: StepRuntime): boolean {
@@ -277,9 +280,10 @@ export function writeStatePath(results: ResultStore, path: readonly PathSegment[
     return;
   }
   const current = results.getVar(key);
-  const top: unknown = current.found && typeof current.value === 'object' && current.value !== null
-    ? structuredClone(current.value)
-    : {};
+  const top: unknown =
+    current.found && typeof current.value === 'object' && current.value !== null
+      ? structuredClone(current.value)
+      : {};
   let node = top as Record<string | number, unknown>;
   for (let i = 0; i < rest.length - 1; i++) {
     const seg = rest[i]!;

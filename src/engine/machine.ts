@@ -29,14 +29,29 @@ export type MachineInput =
       estimates: Estimates | null;
       state?: Record<string, unknown>;
     }
-  | { type: 'invoked'; step_id: string; attempt: number; tool: string; parameters: Record<string, unknown>; idempotency_key: string; tool_version?: string }
+  | {
+      type: 'invoked';
+      step_id: string;
+      attempt: number;
+      tool: string;
+      parameters: Record<string, unknown>;
+      idempotency_key: string;
+      tool_version?: string;
+    }
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
   | { type: 'tick' }
   | { type: 'cancel'; reason?: string }
   | { type: 'resume'; step_id?: string };
 
 export type Command =
-  | { type: 'dispatch'; step_id: string; attempt: number; action: string; fallback: boolean; mode: 'queue' | 'inline' }
+  | {
+      type: 'dispatch';
+      step_id: string;
+      attempt: number;
+      action: string;
+      fallback: boolean;
+      mode: 'queue' | 'inline';
+    }
   | { type: 'abort'; step_ids: string[]; reason: string };
 
 export type MachineDeps = {
@@ -82,7 +97,10 @@ export class RunMachine {
       case 'create': {
         if (s.seq > 0) return { code: 'run_exists', message: `Run ${s.run_id} already exists` };
         const { run_id, goal, config, plan, estimates } = input;
-        emit({ type: 'RunCreated', payload: { run_id, goal, config, input: input.input, state: input.state } });
+        emit({
+          type: 'RunCreated',
+          payload: { run_id, goal, config, input: input.input, state: input.state },
+        });
         emit({ type: 'PlanAuthored', payload: { plan } });
         emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
         emit({ type: 'RunStarted', payload: {} });
@@ -102,13 +120,34 @@ export class RunMachine {
       case 'result': {
         const rt = s.steps.get(input.step_id);
         // At most one result per attempt: a duplicate, late or stale report changes nothing.
-        if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || s.needs_decision.has(input.step_id)) return;
+        if (
+          !rt ||
+          rt.status !== 'running' ||
+          rt.attempt !== input.attempt ||
+          s.needs_decision.has(input.step_id)
+        )
+          return;
         const o = input.outcome;
         emit({
           type: 'ToolReturned',
           payload: o.success
-            ? { step_id: input.step_id, attempt: input.attempt, success: true, output: o.output, latency_ms: o.latency_ms, tokens: o.tokens, cached: o.cached }
-            : { step_id: input.step_id, attempt: input.attempt, success: false, error: o.error, latency_ms: o.latency_ms, tokens: o.tokens },
+            ? {
+                step_id: input.step_id,
+                attempt: input.attempt,
+                success: true,
+                output: o.output,
+                latency_ms: o.latency_ms,
+                tokens: o.tokens,
+                cached: o.cached,
+              }
+            : {
+                step_id: input.step_id,
+                attempt: input.attempt,
+                success: false,
+                error: o.error,
+                latency_ms: o.latency_ms,
+                tokens: o.tokens,
+              },
           references: { step_id: input.step_id },
         });
         return;
@@ -117,14 +156,23 @@ export class RunMachine {
         return;
       case 'cancel': {
         if (TERMINAL_RUN_STATUSES.has(s.status)) {
-          return { code: 'run_finished', message: `Run ${s.run_id} is already ${s.status}; there is nothing to cancel` };
+          return {
+            code: 'run_finished',
+            message: `Run ${s.run_id} is already ${s.status}; there is nothing to cancel`,
+          };
         }
-        emit({ type: 'RunTerminated', payload: { status: 'cancelled', reason: input.reason ?? 'cancelled by request' } });
+        emit({
+          type: 'RunTerminated',
+          payload: { status: 'cancelled', reason: input.reason ?? 'cancelled by request' },
+        });
         return;
       }
       case 'resume': {
         if (s.status !== 'failed' && s.status !== 'aborted' && s.status !== 'cancelled') {
-          return { code: 'run_not_retryable', message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried` };
+          return {
+            code: 'run_not_retryable',
+            message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
+          };
         }
         const ids = this.#resumable(input.step_id);
         if (typeof ids === 'object' && 'code' in ids) return ids;
@@ -141,7 +189,10 @@ export class RunMachine {
       const rt = s.steps.get(stepId);
       if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
       if (rt.status !== 'failed' && rt.status !== 'skipped') {
-        return { code: 'step_not_retryable', message: `Step "${stepId}" is ${rt.status}; only failed or skipped steps can be retried` };
+        return {
+          code: 'step_not_retryable',
+          message: `Step "${stepId}" is ${rt.status}; only failed or skipped steps can be retried`,
+        };
       }
     }
     const graph = s.graph!;
@@ -201,7 +252,14 @@ function isReopenable(s: RunState, id: string): boolean {
 function commandFor(event: RunEvent): Command | null {
   if (event.event_type === 'StepScheduled') {
     const p = event.payload;
-    return { type: 'dispatch', step_id: p.step_id, attempt: p.attempt, action: p.action, fallback: p.fallback, mode: p.dispatch };
+    return {
+      type: 'dispatch',
+      step_id: p.step_id,
+      attempt: p.attempt,
+      action: p.action,
+      fallback: p.fallback,
+      mode: p.dispatch,
+    };
   }
   if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
     return { type: 'abort', step_ids: [], reason: event.payload.reason };

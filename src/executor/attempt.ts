@@ -1,6 +1,6 @@
 /**
  * One attempt of one step, wherever it runs (the queue consumer or inline in the run's Durable
- * Object): the step-result cache for deterministic tools, then the tool itself.
+ * Object): the step-result cache for deterministic, cacheable tools, then the tool itself.
  */
 import { executeTool, type StepOutcome } from './run-step';
 import type { AnyTool, ToolContext } from './registry';
@@ -23,17 +23,26 @@ export type AttemptRequest = {
 const CACHE_TTL_S = 24 * 3600;
 
 export async function runAttempt(req: AttemptRequest): Promise<StepOutcome & { cached?: boolean }> {
-  const key = req.cache && req.tool.deterministic ? await cacheKey(req.tool, req.parameters) : null;
+  const key =
+    req.cache && req.tool.deterministic && req.tool.cacheable
+      ? await cacheKey(req.tool, req.parameters)
+      : null;
   if (key && req.cache) {
     const hit = await req.cache.get(key, 'json').catch(() => null);
     if (hit !== null && typeof hit === 'object' && 'output' in hit) {
-      return { success: true, output: (hit as { output: unknown }).output, latency_ms: 0, cached: true };
+      return { success: true, output: hit.output, latency_ms: 0, cached: true };
     }
   }
-  const outcome = await executeTool(req.tool, req.parameters, { ...req.context, timeoutMs: req.timeoutMs, signal: req.signal });
+  const outcome = await executeTool(req.tool, req.parameters, {
+    ...req.context,
+    timeoutMs: req.timeoutMs,
+    signal: req.signal,
+  });
   if (key && req.cache && outcome.success) {
     // A cache write that fails costs a future hit, never the step.
-    await req.cache.put(key, JSON.stringify({ output: outcome.output }), { expirationTtl: CACHE_TTL_S }).catch(() => undefined);
+    await req.cache
+      .put(key, JSON.stringify({ output: outcome.output }), { expirationTtl: CACHE_TTL_S })
+      .catch(() => undefined);
   }
   return outcome;
 }

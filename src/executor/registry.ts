@@ -30,8 +30,13 @@ export type ToolDefinition<I = unknown, O = unknown> = {
   version: string;
   /** Safe to run twice with the same input (no side effect, or one keyed by the idempotency key). */
   idempotent: boolean;
-  /** Same input → same output; results may be served from the step-result cache. */
+  /** Same input → same output. */
   deterministic: boolean;
+  /**
+   * Serve repeat calls from the step-result cache (KV). Only for deterministic tools, and only worth it
+   * for slow or costly ones: a cache read costs more than a cheap tool.
+   */
+  cacheable?: boolean;
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
   /** Typical token cost for estimates. */

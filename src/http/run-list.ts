@@ -2,7 +2,17 @@
  * `GET /v1/runs`: a page of the D1 run index, newest first, with an opaque cursor (the last row's
  * `created_at` and id) so pages never skip or repeat a run while new ones arrive.
  */
-type Row = { run_id: string; status: string; goal: string; plan_id: string | null; plan_version: number | null; step_count: number; created_at: string; updated_at: string; completed_at: string | null };
+type Row = {
+  run_id: string;
+  status: string;
+  goal: string;
+  plan_id: string | null;
+  plan_version: number | null;
+  step_count: number;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+};
 
 export type RunPage = { runs: Row[]; next_cursor: string | null };
 
@@ -13,7 +23,8 @@ export async function listRuns(
   let after: { created_at: string; run_id: string } | null = null;
   if (q.cursor !== undefined) {
     after = decodeCursor(q.cursor);
-    if (!after) return { error: 'cursor is not one this API returned: pass next_cursor from the previous page' };
+    if (!after)
+      return { error: 'cursor is not one this API returned: pass next_cursor from the previous page' };
   }
   const where: string[] = [];
   const args: unknown[] = [];
@@ -27,7 +38,10 @@ export async function listRuns(
   }
   const sql = `SELECT run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at, completed_at
     FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
-  const { results } = await db.prepare(sql).bind(...args, q.limit + 1).all<Row>();
+  const { results } = await db
+    .prepare(sql)
+    .bind(...args, q.limit + 1)
+    .all<Row>();
   const runs = results.slice(0, q.limit);
   const last = runs[runs.length - 1];
   const next_cursor = results.length > q.limit && last ? encodeCursor(last) : null;

@@ -6,6 +6,7 @@ import type { RunConfig } from '../plan/config';
 import type { Clock, IdSource } from '../plan/model';
 import { validatePlan, type ValidationResult } from '../plan/validate';
 import type { ToolRegistry } from '../executor/registry';
+import type { StepMessage } from '../durable/messages';
 
 export type StartRun = {
   goal?: string;
@@ -21,18 +22,31 @@ export type StartRun = {
 export type StartResult =
   | { kind: 'created'; run_id: string; status: string }
   | { kind: 'dry_run'; validation: ValidationResult }
-  | { kind: 'error'; code: 'invalid_plan' | 'invalid_request' | 'planning_unavailable' | 'conflict'; message: string; details?: unknown };
+  | {
+      kind: 'error';
+      code: 'invalid_plan' | 'invalid_request' | 'planning_unavailable' | 'conflict';
+      message: string;
+      details?: unknown;
+    };
 
 export async function startRun(
   req: StartRun,
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource },
 ): Promise<StartResult> {
   if (req.format !== undefined) {
-    return { kind: 'error', code: 'invalid_request', message: `Import format "${req.format}" is not supported by this server yet; send a plan as JSON in "plan"` };
+    return {
+      kind: 'error',
+      code: 'invalid_request',
+      message: `Import format "${req.format}" is not supported by this server yet; send a plan as JSON in "plan"`,
+    };
   }
   if (req.plan === undefined) {
     if (req.goal === undefined) {
-      return { kind: 'error', code: 'invalid_request', message: 'Send either "plan" (a plan to run) or "goal" (a goal to plan), or "format" with "source"' };
+      return {
+        kind: 'error',
+        code: 'invalid_request',
+        message: 'Send either "plan" (a plan to run) or "goal" (a goal to plan), or "format" with "source"',
+      };
     }
     return {
       kind: 'error',
@@ -79,5 +93,18 @@ export async function startRun(
     estimates: validation.estimates,
   });
   if (!created.ok) return { kind: 'error', code: 'conflict', message: created.error.message };
+  await sendSteps(deps.env, created.value.outbox);
   return { kind: 'created', run_id, status: created.value.status };
+}
+
+/** Sends a new run's first ready steps; one that cannot be sent is retried at its deadline. */
+async function sendSteps(env: Env, messages: StepMessage[]): Promise<void> {
+  for (let i = 0; i < messages.length; i += 100) {
+    await env.STEPS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) => {
+      console.error(
+        `run ${messages[0]?.run_id}: first steps not queued; their deadlines will retry them`,
+        err,
+      );
+    });
+  }
 }

@@ -10,7 +10,10 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
   let t = Date.parse('2026-01-01T00:00:00Z');
   let n = 0;
   const clock = { now: () => new Date(t) };
-  const ids = { id: (p: string) => `${p}_${++n}`, uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}` };
+  const ids = {
+    id: (p: string) => `${p}_${++n}`,
+    uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+  };
   const plan: Plan = normalizePlan(PlanInputSchema.parse(planInput), { clock, ids });
   const results = new MemoryResultStore();
   const machine = new RunMachine(emptyRunState('run_1', parseRunConfig(config)), { clock, ids, results });
@@ -21,7 +24,17 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
     commands.push(...r.commands);
     return r;
   };
-  record(machine.handle({ type: 'create', run_id: 'run_1', goal: 'test', plan, config: parseRunConfig(config), input, estimates: null }));
+  record(
+    machine.handle({
+      type: 'create',
+      run_id: 'run_1',
+      goal: 'test',
+      plan,
+      config: parseRunConfig(config),
+      input,
+      estimates: null,
+    }),
+  );
   const h = {
     machine,
     results,
@@ -51,7 +64,11 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
     },
     fail(stepId: string, message = 'boom', retryable = true, attempt?: number) {
       const a = attempt ?? machine.state.steps.get(stepId)!.attempt;
-      const outcome: StepOutcome = { success: false, error: { code: 'tool_error', message, retryable }, latency_ms: 5 };
+      const outcome: StepOutcome = {
+        success: false,
+        error: { code: 'tool_error', message, retryable },
+        latency_ms: 5,
+      };
       return record(machine.handle({ type: 'result', step_id: stepId, attempt: a, outcome }));
     },
     status: (id: string) => machine.state.steps.get(id)!.status,

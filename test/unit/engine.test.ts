@@ -3,11 +3,15 @@ import { replay, snapshotRun } from '../../src/engine/snapshot';
 import { echo, harness } from './engine-helpers';
 
 const dispatched = (h: ReturnType<typeof harness>) =>
-  h.commands.filter((c) => c.type === 'dispatch').map((c) => (c.type === 'dispatch' ? `${c.step_id}#${c.attempt}` : ''));
+  h.commands
+    .filter((c) => c.type === 'dispatch')
+    .map((c) => (c.type === 'dispatch' ? `${c.step_id}#${c.attempt}` : ''));
 
 describe('scheduler: execution modes', () => {
   it('runs a sequential plan one step at a time in dependency order and completes with the last output', () => {
-    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] });
+    const h = harness({
+      steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })],
+    });
     expect(dispatched(h)).toEqual(['a#1']);
     expect(h.status('b')).toBe('blocked');
     h.ok('a', 1);
@@ -27,7 +31,10 @@ describe('scheduler: execution modes', () => {
   });
 
   it('runs at most max_parallel independent steps at once in parallel mode', () => {
-    const h = harness({ steps: [echo('a'), echo('b'), echo('c'), echo('d')] }, { execution_mode: 'parallel', max_parallel: 2 });
+    const h = harness(
+      { steps: [echo('a'), echo('b'), echo('c'), echo('d')] },
+      { execution_mode: 'parallel', max_parallel: 2 },
+    );
     expect(dispatched(h)).toEqual(['a#1', 'b#1']);
     h.ok('b', 'B');
     expect(dispatched(h)).toEqual(['a#1', 'b#1', 'c#1']);
@@ -47,7 +54,14 @@ describe('scheduler: execution modes', () => {
 
   it('runs a step only when every dependency completed (diamond)', () => {
     const h = harness(
-      { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['a'] }), echo('d', { dependencies: ['b', 'c'] })] },
+      {
+        steps: [
+          echo('a'),
+          echo('b', { dependencies: ['a'] }),
+          echo('c', { dependencies: ['a'] }),
+          echo('d', { dependencies: ['b', 'c'] }),
+        ],
+      },
       { execution_mode: 'parallel', max_parallel: 5 },
     );
     h.ok('a', 1);
@@ -77,10 +91,19 @@ describe('scheduler: failures', () => {
   });
 
   it('goes to the fallback action after the retries, then fails the run when the fallback fails', () => {
-    const h = harness({ steps: [echo('a', { fallback_action: { action: 'demo.other', parameters: { x: 1 } } })] }, { retry_failed_steps: 0 });
+    const h = harness(
+      { steps: [echo('a', { fallback_action: { action: 'demo.other', parameters: { x: 1 } } })] },
+      { retry_failed_steps: 0 },
+    );
     h.fail('a');
     const fb = h.commands.at(-1)!;
-    expect(fb).toMatchObject({ type: 'dispatch', step_id: 'a', attempt: 2, fallback: true, action: 'demo.other' });
+    expect(fb).toMatchObject({
+      type: 'dispatch',
+      step_id: 'a',
+      attempt: 2,
+      fallback: true,
+      action: 'demo.other',
+    });
     h.fail('a', 'fallback broke');
     expect(h.status('a')).toBe('failed');
     expect(h.state.status).toBe('failed');
@@ -95,7 +118,10 @@ describe('scheduler: failures', () => {
   });
 
   it('completes through the fallback when it succeeds', () => {
-    const h = harness({ steps: [echo('a', { fallback_action: 'demo.echo' }), echo('b', { dependencies: ['a'] })] }, { retry_failed_steps: 0 });
+    const h = harness(
+      { steps: [echo('a', { fallback_action: 'demo.echo' }), echo('b', { dependencies: ['a'] })] },
+      { retry_failed_steps: 0 },
+    );
     h.fail('a');
     h.ok('a', 'from fallback');
     h.ok('b', 'done');
@@ -104,7 +130,10 @@ describe('scheduler: failures', () => {
   });
 
   it('aborts on the first failure by default, keeping completed results', () => {
-    const h = harness({ steps: [echo('a'), echo('b'), echo('c')] }, { retry_failed_steps: 0, execution_mode: 'parallel' });
+    const h = harness(
+      { steps: [echo('a'), echo('b'), echo('c')] },
+      { retry_failed_steps: 0, execution_mode: 'parallel' },
+    );
     h.ok('a', 'A');
     h.fail('b');
     expect(h.state.status).toBe('failed');
@@ -177,7 +206,7 @@ describe('scheduler: conditions and branches', () => {
       {
         steps: [
           { id: 'a', action: 'demo.echo', parameters: {}, output_path: 'state.weather' },
-          { id: 'park', action: 'demo.echo', parameters: {}, when: "state.weather.sunny == true" },
+          { id: 'park', action: 'demo.echo', parameters: {}, when: 'state.weather.sunny == true' },
           { id: 'movie', action: 'demo.echo', parameters: {}, when: '!state.weather.sunny' },
         ],
       },
@@ -231,7 +260,10 @@ describe('run control', () => {
   });
 
   it('retries a failed run from the failed step, keeping completed results and continuing attempt numbers', () => {
-    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] }, { retry_failed_steps: 0 });
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] },
+      { retry_failed_steps: 0 },
+    );
     h.ok('a', 'A');
     h.fail('b');
     expect(h.state.status).toBe('failed');
@@ -262,7 +294,10 @@ describe('replay', () => {
         return h;
       })(),
       (() => {
-        const h = harness({ steps: [echo('a'), echo('b')] }, { retry_failed_steps: 1, retry_delay: 0.5, execution_mode: 'parallel' });
+        const h = harness(
+          { steps: [echo('a'), echo('b')] },
+          { retry_failed_steps: 1, retry_delay: 0.5, execution_mode: 'parallel' },
+        );
         h.fail('a');
         h.ok('b', 'B');
         h.advance(500);
@@ -270,7 +305,10 @@ describe('replay', () => {
         return h;
       })(),
       (() => {
-        const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] }, { retry_failed_steps: 0 });
+        const h = harness(
+          { steps: [echo('a'), echo('b', { dependencies: ['a'] })] },
+          { retry_failed_steps: 0 },
+        );
         h.fail('a');
         const r = h.machine.handle({ type: 'resume' });
         h.events.push(...r.events);

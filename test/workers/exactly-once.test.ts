@@ -1,4 +1,12 @@
-import { abortAllDurableObjects, createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { StepMessage } from '../../src/durable/messages';
@@ -9,7 +17,12 @@ import { api, events, startRun, waitForRun } from './helpers';
 let n = 0;
 /** Counter keys unique to each test, so tests never share a side-effect witness. */
 const key = (name: string) => `${name}-${Date.now()}-${++n}`;
-const counter = (id: string, k: string, extra: Record<string, unknown> = {}) => ({ id, action: 'demo.counter', parameters: { key: k }, ...extra });
+const counter = (id: string, k: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: 'demo.counter',
+  parameters: { key: k },
+  ...extra,
+});
 
 describe('exactly once', () => {
   it('lets an inline attempt finish across a graceful eviction, once', async () => {
@@ -98,7 +111,9 @@ describe('exactly once', () => {
 
   it('running the alarm again changes nothing', async () => {
     const k = key('alarm');
-    const runId = await startRun({ steps: [counter('a', k), counter('b', key('alarm-b'), { dependencies: ['a'] })] });
+    const runId = await startRun({
+      steps: [counter('a', k), counter('b', key('alarm-b'), { dependencies: ['a'] })],
+    });
     const run = await waitForRun(runId);
     const stub = env.PLAN_RUN.getByName(runId);
     const before = (await events(runId)).length;
@@ -116,7 +131,17 @@ describe('exactly once', () => {
     const k = key('retry');
     const flakyKey = key('flaky');
     const runId = await startRun(
-      { steps: [counter('a', k), { id: 'f', action: 'demo.flaky', parameters: { fail_times: 1, key: flakyKey }, dependencies: ['a'] }] },
+      {
+        steps: [
+          counter('a', k),
+          {
+            id: 'f',
+            action: 'demo.flaky',
+            parameters: { fail_times: 1, key: flakyKey },
+            dependencies: ['a'],
+          },
+        ],
+      },
       { retry_failed_steps: 0 },
     );
     const failed = await waitForRun(runId);

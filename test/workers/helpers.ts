@@ -2,7 +2,11 @@ import { exports } from 'cloudflare:workers';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+export async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
   const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await exports.default.fetch(new Request(`http://edgeplan.test${path}`, init));
@@ -19,12 +23,19 @@ export async function startRun(plan: unknown, config: unknown = {}, input?: unkn
 const TERMINAL = new Set(['completed', 'failed', 'aborted', 'cancelled']);
 
 /** Polls the run until `done` holds (default: a terminal status); fails after `timeoutMs`. */
-export async function waitForRun(runId: string, done: (run: Json) => boolean = (r) => TERMINAL.has(r.status), timeoutMs = 10_000): Promise<Json> {
+export async function waitForRun(
+  runId: string,
+  done: (run: Json) => boolean = (r) => TERMINAL.has(r.status),
+  timeoutMs = 10_000,
+): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await api('GET', `/v1/runs/${runId}`);
     if (r.status === 200 && done(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not get there in ${timeoutMs} ms: ${JSON.stringify(r.body).slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `run ${runId} did not get there in ${timeoutMs} ms: ${JSON.stringify(r.body).slice(0, 2000)}`,
+      );
     await new Promise((res) => setTimeout(res, 10));
   }
 }

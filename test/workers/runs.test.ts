@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { api, events, startRun, waitForRun } from './helpers';
 
-const echo = (id: string, extra: Record<string, unknown> = {}) => ({ id, action: 'demo.echo', parameters: { id }, ...extra });
+const echo = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  ...extra,
+});
 
 describe('POST /v1/runs with a plan', () => {
   it('runs a sequential plan to completion and reports results, counts and the final output', async () => {
@@ -9,7 +14,12 @@ describe('POST /v1/runs with a plan', () => {
       goal: 'chain',
       steps: [
         echo('a'),
-        { id: 'b', action: 'demo.echo', parameters: { from_a: '{{ steps.a.output.id }}' }, dependencies: ['a'] },
+        {
+          id: 'b',
+          action: 'demo.echo',
+          parameters: { from_a: '{{ steps.a.output.id }}' },
+          dependencies: ['a'],
+        },
       ],
     });
     const run = await waitForRun(runId);
@@ -21,8 +31,25 @@ describe('POST /v1/runs with a plan', () => {
   });
 
   it('fans parallel steps out through the queue', async () => {
-    const steps = ['a', 'b', 'c', 'd'].map((id) => ({ id, action: 'demo.sleep', parameters: { ms: 50, value: id } }));
-    const runId = await startRun({ steps: [...steps, { id: 'join', action: 'demo.echo', parameters: { all: ['{{ steps.a.output }}', '{{ steps.d.output }}'] }, dependencies: ['a', 'b', 'c', 'd'] }] }, { execution_mode: 'parallel', max_parallel: 4 });
+    const steps = ['a', 'b', 'c', 'd'].map((id) => ({
+      id,
+      action: 'demo.sleep',
+      parameters: { ms: 50, value: id },
+    }));
+    const runId = await startRun(
+      {
+        steps: [
+          ...steps,
+          {
+            id: 'join',
+            action: 'demo.echo',
+            parameters: { all: ['{{ steps.a.output }}', '{{ steps.d.output }}'] },
+            dependencies: ['a', 'b', 'c', 'd'],
+          },
+        ],
+      },
+      { execution_mode: 'parallel', max_parallel: 4 },
+    );
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
     expect(run.step_results.join).toEqual({ all: ['a', 'd'] });
@@ -32,7 +59,13 @@ describe('POST /v1/runs with a plan', () => {
 
   it('refuses an invalid plan with 422 and every finding', async () => {
     const r = await api('POST', '/v1/runs', {
-      plan: { steps: [echo('a', { dependencies: ['b'] }), echo('b', { dependencies: ['a'] }), { id: 'c', action: 'nope.tool' }] },
+      plan: {
+        steps: [
+          echo('a', { dependencies: ['b'] }),
+          echo('b', { dependencies: ['a'] }),
+          { id: 'c', action: 'nope.tool' },
+        ],
+      },
     });
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('invalid_plan');

@@ -37,19 +37,57 @@ const create = createRoute({
   security: V1_SECURITY,
   request: { body: { required: true, content: { 'application/json': { schema: CreateRunSchema } } } },
   responses: {
-    201: { description: 'The run was created and started', content: { 'application/json': { schema: CreatedRunSchema } } },
-    200: { description: 'Dry run (`config.mode: "lazy"`): the validated plan and its estimates, nothing executed', content: anyJson },
+    201: {
+      description: 'The run was created and started',
+      content: { 'application/json': { schema: CreatedRunSchema } },
+    },
+    200: {
+      description: 'Dry run (`config.mode: "lazy"`): the validated plan and its estimates, nothing executed',
+      content: anyJson,
+    },
     ...errorResponses(...V1_BODY_ERRORS, 409, 422),
   },
 });
 
-const get = route('get', '/v1/runs/{id}', 'A run: status, plan, step statuses and results, counts, tokens', RunSnapshotSchema);
-const status = route('get', '/v1/runs/{id}/status', 'plan.status: counts, progress, optionally the subtasks', z.unknown(), StatusQuerySchema);
-const events = route('get', '/v1/runs/{id}/events', 'Events in seq order, after `after`', z.object({ events: z.array(z.unknown()) }), EventsQuerySchema);
-const state = route('get', '/v1/runs/{id}/state', 'The run state replayed from its events, as of `at`', RunSnapshotSchema, StateQuerySchema);
-const ws = route('get', '/v1/runs/{id}/ws', 'WebSocket: the backlog after `?after=`, then live events (one JSON event per message)', z.unknown());
+const get = route(
+  'get',
+  '/v1/runs/{id}',
+  'A run: status, plan, step statuses and results, counts, tokens',
+  RunSnapshotSchema,
+);
+const status = route(
+  'get',
+  '/v1/runs/{id}/status',
+  'plan.status: counts, progress, optionally the subtasks',
+  z.unknown(),
+  StatusQuerySchema,
+);
+const events = route(
+  'get',
+  '/v1/runs/{id}/events',
+  'Events in seq order, after `after`',
+  z.object({ events: z.array(z.unknown()) }),
+  EventsQuerySchema,
+);
+const state = route(
+  'get',
+  '/v1/runs/{id}/state',
+  'The run state replayed from its events, as of `at`',
+  RunSnapshotSchema,
+  StateQuerySchema,
+);
+const ws = route(
+  'get',
+  '/v1/runs/{id}/ws',
+  'WebSocket: the backlog after `?after=`, then live events (one JSON event per message)',
+  z.unknown(),
+);
 const cancel = controlRoute('/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
-const retry = controlRoute('/v1/runs/{id}/retry', 'Re-run a failed, aborted or cancelled run from its failed step(s), keeping completed results', RetrySchema);
+const retry = controlRoute(
+  '/v1/runs/{id}/retry',
+  'Re-run a failed, aborted or cancelled run from its failed step(s), keeping completed results',
+  RetrySchema,
+);
 
 const list = createRoute({
   method: 'get',
@@ -84,7 +122,14 @@ export function registerRunRoutes(app: App): void {
       return c.json({ mode: 'lazy', valid, errors, plan, estimates }, 200);
     }
     const self = `/v1/runs/${result.run_id}`;
-    return c.json({ run_id: result.run_id, status: result.status, links: { self, events: `${self}/events`, ws: `${self}/ws` } }, 201);
+    return c.json(
+      {
+        run_id: result.run_id,
+        status: result.status,
+        links: { self, events: `${self}/events`, ws: `${self}/ws` },
+      },
+      201,
+    );
   });
 
   app.openapi(list, async (c) => {
@@ -103,7 +148,9 @@ export function registerRunRoutes(app: App): void {
   app.openapi(status, async (c) => {
     const run = stubFor(c);
     const q = c.req.valid('query');
-    const view = run && (await run.getStatus({ include_details: q.include_details, include_completed: q.include_completed }));
+    const view =
+      run &&
+      (await run.getStatus({ include_details: q.include_details, include_completed: q.include_completed }));
     return view ? c.json(view, 200) : notFound(c);
   });
 
@@ -122,13 +169,17 @@ export function registerRunRoutes(app: App): void {
 
   // A 101 upgrade is not a JSON response, so the route is documented and served separately.
   app.openAPIRegistry.registerPath(ws);
-  app.get('/v1/runs/:id/ws', async (c) => {
+  app.get('/v1/runs/:id/ws', (c) => {
     const run = stubFor(c);
     if (!run) return notFound(c);
     if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-      return jsonError(c, 'upgrade_required', 'This endpoint speaks WebSocket: connect with an Upgrade: websocket request');
+      return jsonError(
+        c,
+        'upgrade_required',
+        'This endpoint speaks WebSocket: connect with an Upgrade: websocket request',
+      );
     }
-    return run.fetch(c.req.raw) as unknown as Response;
+    return run.fetch(c.req.raw);
   });
 
   app.openapi(cancel, async (c) => {
@@ -148,7 +199,13 @@ export function registerRunRoutes(app: App): void {
   });
 }
 
-function route<Q extends z.ZodObject>(method: 'get', path: string, summary: string, schema: z.ZodType, query?: Q) {
+function route<Q extends z.ZodObject>(
+  method: 'get',
+  path: string,
+  summary: string,
+  schema: z.ZodType,
+  query?: Q,
+) {
   return createRoute({
     method,
     path,
@@ -156,7 +213,10 @@ function route<Q extends z.ZodObject>(method: 'get', path: string, summary: stri
     summary,
     security: V1_SECURITY,
     request: { params: RunIdParamSchema, query: query ?? (z.object({}) as unknown as Q) },
-    responses: { 200: { description: summary, content: { 'application/json': { schema } } }, ...errorResponses(400, 401, 404, 426) },
+    responses: {
+      200: { description: summary, content: { 'application/json': { schema } } },
+      ...errorResponses(400, 401, 404, 426),
+    },
   });
 }
 
@@ -167,8 +227,14 @@ function controlRoute(path: string, summary: string, schema: z.ZodType) {
     tags,
     summary,
     security: V1_SECURITY,
-    request: { params: RunIdParamSchema, body: { required: false, content: { 'application/json': { schema } } } },
-    responses: { 200: { description: 'The run’s new status', content: anyJson }, ...errorResponses(...V1_BODY_ERRORS, 404, 409) },
+    request: {
+      params: RunIdParamSchema,
+      body: { required: false, content: { 'application/json': { schema } } },
+    },
+    responses: {
+      200: { description: 'The run’s new status', content: anyJson },
+      ...errorResponses(...V1_BODY_ERRORS, 404, 409),
+    },
   });
 }
 
@@ -188,9 +254,14 @@ function control(c: Context<AppEnv>, r: RpcResult<{ status: string }>) {
   return jsonError(c, code, r.error.message, { reason: r.error.code });
 }
 
-async function optionalBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<{ value: T } | { error: string }> {
+async function optionalBody<T>(
+  c: Context<AppEnv>,
+  schema: z.ZodType<T>,
+): Promise<{ value: T } | { error: string }> {
   const text = await c.req.text();
   const parsed = schema.safeParse(text.trim() === '' ? {} : JSON.parse(text));
   if (parsed.success) return { value: parsed.data };
-  return { error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  return {
+    error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+  };
 }

@@ -1,0 +1,238 @@
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { api, events, startRun, waitForRun, type Json } from './helpers';
+
+const echo = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  ...extra,
+});
+
+async function openSocket(
+  runId: string,
+  after = 0,
+): Promise<{ ws: WebSocket; received: Json[]; closed: Promise<void> }> {
+  const res = await exports.default.fetch(
+    new Request(`http://edgeplan.test/v1/runs/${runId}/ws?after=${after}`, {
+      headers: { Upgrade: 'websocket' },
+    }),
+  );
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const received: Json[] = [];
+  ws.accept();
+  ws.addEventListener('message', (m) => received.push(JSON.parse(String(m.data)) as Json));
+  const closed = new Promise<void>((r) => ws.addEventListener('close', () => r()));
+  return { ws, received, closed };
+}
+
+async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('events', () => {
+  it('numbers a run’s events without gaps in the seed-002 envelope, and pages with after=', async () => {
+    const runId = await startRun({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    await waitForRun(runId);
+    const all = await events(runId);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    const types = all.map((e) => e.event_type);
+    expect(types.slice(0, 4)).toEqual(['RunCreated', 'PlanAuthored', 'PlanValidated', 'RunStarted']);
+    expect(types).toContain('StepScheduled');
+    expect(types).toContain('ToolInvoked');
+    expect(types.at(-1)).toBe('RunTerminated');
+    const returned = all.find((e) => e.event_type === 'ToolReturned')!;
+    expect(returned).toMatchObject({ actor: `run:${runId}`, references: { step_id: 'a', plan_version: 1 } });
+    expect(returned.payload).toMatchObject({ success: true, output: { id: 'a' } });
+    expect(typeof returned.payload.latency_ms).toBe('number');
+    expect(returned.event_id).toMatch(/^[0-9a-f-]{36}$/);
+    const later = await events(runId, 3);
+    expect(later[0]!.seq).toBe(4);
+  });
+
+  it('replays the event log to the live state, and to any earlier point', async () => {
+    const runs = [
+      await startRun({
+        steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { when: 'false' })],
+      }),
+      await startRun(
+        {
+          steps: [
+            echo('a'),
+            { id: 'f', action: 'demo.flaky', parameters: { fail_times: 5, key: `r-${Date.now()}` } },
+          ],
+        },
+        { retry_failed_steps: 0, continue_on_failure: true },
+      ),
+      await startRun(
+        {
+          steps: [
+            {
+              id: 'p',
+              action: 'demo.flaky',
+              parameters: { fail_times: 1, key: `p-${Date.now()}` },
+              output_path: 'state.ok || state.err',
+            },
+            echo('q', { parameters: { e: '{{ state.err }}' } }),
+          ],
+        },
+        { retry_failed_steps: 0 },
+      ),
+    ];
+    for (const id of runs) {
+      const live = await waitForRun(id);
+      const replayed = await api('GET', `/v1/runs/${id}/state`);
+      expect(replayed.body).toEqual(live);
+    }
+    const first = runs[0]!;
+    const at4 = await api('GET', `/v1/runs/${first}/state?at=4`);
+    expect(at4.body.status).toBe('running');
+    expect(at4.body.step_results).toEqual({});
+  });
+});
+
+describe('live progress over WebSocket', () => {
+  it('sends the backlog after ?after=, then live events, to several clients; a reconnect loses nothing', async () => {
+    const runId = await startRun({
+      steps: [
+        echo('a'),
+        { id: 'wait', action: 'demo.sleep', parameters: { ms: 300 }, dependencies: ['a'] },
+        echo('z', { dependencies: ['wait'] }),
+      ],
+    });
+    await waitForRun(runId, (r) => r.step_statuses.wait === 'running');
+    const one = await openSocket(runId, 0);
+    const two = await openSocket(runId, 2);
+    await until(() => one.received.length > 0 && two.received.length > 0);
+    expect(one.received[0]!.seq).toBe(1);
+    expect(two.received[0]!.seq).toBe(3);
+    // Drop the second client mid-run and reconnect from the last seq it saw.
+    const seen = two.received.at(-1)!.seq as number;
+    two.ws.close(1000, 'bye');
+    await waitForRun(runId);
+    const last = (await events(runId)).at(-1)!.seq as number;
+    await until(() => one.received.at(-1)?.seq === last);
+    expect(one.received.map((e) => e.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    const again = await openSocket(runId, seen);
+    await until(() => again.received.at(-1)?.seq === last);
+    expect([
+      ...two.received.map((e) => e.seq as number),
+      ...again.received.map((e) => e.seq as number),
+    ]).toEqual(Array.from({ length: last - 2 }, (_, i) => i + 3));
+    one.ws.close(1000);
+    again.ws.close(1000);
+  });
+
+  it('refuses a plain GET on the ws endpoint with 426', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    const r = await api('GET', `/v1/runs/${runId}/ws`);
+    expect(r.status).toBe(426);
+    expect(r.body.error.code).toBe('upgrade_required');
+  });
+});
+
+describe('run control', () => {
+  it('cancels a running run, stopping its in-flight step, and refuses a second cancel', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 'long', action: 'demo.sleep', parameters: { ms: 30_000 } },
+        echo('after', { dependencies: ['long'] }),
+      ],
+    });
+    await waitForRun(runId, (r) => r.step_statuses.long === 'running');
+    const r = await api('POST', `/v1/runs/${runId}/cancel`, { reason: 'changed my mind' });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('cancelled');
+    const run = await waitForRun(runId, (x) => x.step_statuses.long !== 'running');
+    expect(run.status).toBe('cancelled');
+    expect(run.step_statuses.after).not.toBe('completed');
+    const again = await api('POST', `/v1/runs/${runId}/cancel`);
+    expect(again.status).toBe(409);
+  });
+
+  it('a hung tool cannot wedge a run: the step times out and the run fails with the timeout', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'hang', action: 'demo.sleep', parameters: { ms: 60_000 }, timeout_ms: 100 }] },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(run.steps.hang.error.code).toBe('timeout');
+  });
+
+  it('refuses to retry a completed run', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const r = await api('POST', `/v1/runs/${runId}/retry`, {});
+    expect(r.status).toBe(409);
+    expect(r.body.error.details.reason).toBe('run_not_retryable');
+  });
+
+  it('reports plan.status with counts, progress and, on request, the subtasks', async () => {
+    const runId = await startRun({ goal: 'g', steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    await waitForRun(runId);
+    const plain = await api('GET', `/v1/runs/${runId}/status`);
+    expect(plain.body).toMatchObject({
+      status: { total: 2, completed: 2, in_progress: 0 },
+      progress: 1,
+      goal: 'g',
+      success: true,
+    });
+    expect(plain.body.subtasks).toBeUndefined();
+    const detailed = await api('GET', `/v1/runs/${runId}/status?include_details=true`);
+    expect(detailed.body.subtasks.map((s: Json) => [s.id, s.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+    ]);
+    const open = await api('GET', `/v1/runs/${runId}/status?include_details=true&include_completed=false`);
+    expect(open.body.subtasks).toEqual([]);
+  });
+
+  it('routes a failure to the error branch and skips the success branch, end to end', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          {
+            id: 'pay',
+            action: 'demo.flaky',
+            parameters: { fail_times: 10, key: `pay-${Date.now()}` },
+            output_path: 'state.receipt || state.error',
+          },
+          { id: 'confirm', action: 'demo.echo', parameters: { receipt: '{{ state.receipt }}' } },
+          { id: 'report', action: 'demo.echo', parameters: { error: '{{ state.error.code }}' } },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_statuses).toEqual({ pay: 'failed', confirm: 'skipped', report: 'completed' });
+    expect(typeof run.step_results.report.error).toBe('string');
+  });
+});
+
+describe('GET /v1/runs', () => {
+  it('lists runs newest first with a status filter and a cursor that pages without repeats', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await startRun({ steps: [echo('a')] }));
+    for (const id of ids) await waitForRun(id);
+    const page1 = await api('GET', '/v1/runs?status=completed&limit=2');
+    expect(page1.status).toBe(200);
+    expect(page1.body.runs).toHaveLength(2);
+    expect(page1.body.runs.every((r: Json) => r.status === 'completed')).toBe(true);
+    const page2 = await api(
+      'GET',
+      `/v1/runs?status=completed&limit=2&cursor=${page1.body.next_cursor as string}`,
+    );
+    const seen = [...page1.body.runs, ...page2.body.runs].map((r: Json) => r.run_id as string);
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of ids) expect(seen).toContain(id);
+    expect((await api('GET', '/v1/runs?cursor=garbage')).status).toBe(400);
+    expect((await api('GET', '/v1/runs?status=nope')).status).toBe(400);
+  });
+});
