@@ -109,6 +109,52 @@ describe('exactly once', () => {
     expect(returned).toHaveLength(1);
   });
 
+  it('a consumer that crashes after the side effect has its message retried, and the repeat changes nothing', async () => {
+    const k = key('crash');
+    // The counter increments, then waits: a window where the effect happened but is not yet reported.
+    const runId = await startRun(
+      { steps: [counter('c', k, { parameters: { key: k, delay_ms: 300 } })] },
+      { execution_mode: 'parallel' },
+    );
+    await waitForRun(runId, (r) => r.step_statuses.c === 'running');
+    let failures = 1;
+    const crashingEnv = {
+      ...env,
+      PLAN_RUN: {
+        getByName(name: string) {
+          const real = env.PLAN_RUN.getByName(name);
+          return {
+            beginSteps: (r: { step_id: string; attempt: number }[]) => real.beginSteps(r),
+            completeSteps: (...args: Parameters<typeof real.completeSteps>) => {
+              if (failures-- > 0) return Promise.reject(new Error('consumer died before reporting'));
+              return real.completeSteps(...args);
+            },
+          };
+        },
+      },
+    } as unknown as Env;
+    const msg: StepMessage = { run_id: runId, step_id: 'c', attempt: 1, plan_version: 1 };
+    const first = createMessageBatch<StepMessage>('steps', [
+      { id: 'x1', timestamp: Date.now(), attempts: 1, body: msg },
+    ]);
+    const ctx1 = createExecutionContext();
+    await consumeSteps(first, crashingEnv);
+    expect((await getQueueResult(first, ctx1)).retryMessages.map((m) => m.msgId)).toEqual(['x1']);
+    // The queue redelivers: same attempt, same idempotency key.
+    const again = createMessageBatch<StepMessage>('steps', [
+      { id: 'x1', timestamp: Date.now(), attempts: 2, body: msg },
+    ]);
+    const ctx2 = createExecutionContext();
+    await consumeSteps(again, crashingEnv);
+    expect((await getQueueResult(again, ctx2)).explicitAcks).toEqual(['x1']);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.c).toEqual({ key: k, value: 1 });
+    expect(await readDemoCounter(env, k)).toBe(1);
+    const returned = (await events(runId)).filter((e) => e.event_type === 'ToolReturned');
+    expect(returned).toHaveLength(1);
+  });
+
   it('running the alarm again changes nothing', async () => {
     const k = key('alarm');
     const runId = await startRun({

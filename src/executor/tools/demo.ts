@@ -80,20 +80,27 @@ export const demoFlaky = defineTool({
 
 /**
  * Increments a durable counter and returns it. Applied at most once per idempotency key: a second
- * call for the same attempt returns the first call's value — the exactly-once witness.
+ * call for the same attempt returns the first call's value — the exactly-once witness. `delay_ms`
+ * waits after the increment, leaving a window in which the side effect happened but is not reported.
  */
 export const demoCounter = defineTool({
   name: 'demo.counter',
-  description: 'Increments the durable counter `key` once per idempotency key and returns {key, value}.',
+  description:
+    'Increments the durable counter `key` once per idempotency key and returns {key, value}; ' +
+    '`delay_ms` waits after the increment.',
   version: '1',
-  input: z.object({ key: z.string().min(1).max(200) }),
+  input: z.object({
+    key: z.string().min(1).max(200),
+    delay_ms: z.number().int().min(0).max(60_000).optional(),
+  }),
   output: z.object({ key: z.string(), value: z.number().int() }),
   idempotent: true,
   deterministic: false,
   estimated_latency_ms: 10,
   estimated_tokens: 0,
-  run: async ({ key }, ctx) => {
+  run: async ({ key, delay_ms }, ctx) => {
     const { value } = await demoCounters(ctx.env).increment(key, ctx.idempotencyKey);
+    if (delay_ms) await sleep(delay_ms, ctx.signal);
     return { key, value };
   },
 });
