@@ -1,30 +1,29 @@
 /**
- * Plan validation (SPEC §2): every finding at once, each with a stable code. Pure and linear.
- * STUB: signatures are the contract; the implementation is being written.
+ * Plan validation (SPEC §2): every finding at once, each with a stable code. Pure and linear: one
+ * pass over the steps, a graph built with maps and a trie, an iterative cycle search, and schema
+ * lookups cached per tool and path. The rules themselves are in `plan-checks.ts`.
  */
+import type { z } from 'zod';
+import { RunConfigSchema } from './config';
 import type { RunConfig } from './config';
-import type { Clock, IdSource, Plan } from './model';
-import type { PathSegment } from './references';
-import type { ToolRegistry } from '../executor/registry';
+import { estimatePlan } from './estimates';
 import type { Estimates } from './estimates';
+import type { Finding, Limits } from './findings';
+import { PlanInputSchema, applyPlanAliases, isRecord, normalizePlan } from './model';
+import type { Clock, IdSource, Plan, PlanInput } from './model';
+import { PlanChecker } from './plan-checks';
+import { isPlainPlanInput } from './plan-shape';
+import {
+  formatOutputPath,
+  formatPath,
+  normalizeLegacyReferences,
+  normalizeLegacyString,
+  parseOutputPath,
+} from './references';
+import type { ToolRegistry } from '../executor/registry';
 
-export const FindingCode = {
-  schema: 'schema',
-  duplicate_step: 'duplicate_step',
-  unknown_tool: 'unknown_tool',
-  invalid_parameters: 'invalid_parameters',
-  unknown_dependency: 'unknown_dependency',
-  cycle: 'cycle',
-  too_many_steps: 'too_many_steps',
-  too_deep: 'too_deep',
-  token_budget: 'token_budget',
-  missing_dependencies: 'missing_dependencies',
-  missing_fallback: 'missing_fallback',
-  bad_reference: 'bad_reference',
-} as const;
-export type FindingCode = (typeof FindingCode)[keyof typeof FindingCode];
-
-export type Finding = { code: FindingCode; message: string; step_id?: string; path?: PathSegment[] };
+export { FindingCode } from './findings';
+export type { Finding } from './findings';
 
 export type ValidateOptions = {
   tools: ToolRegistry;
@@ -43,9 +42,144 @@ export type ValidationResult = {
   errors: Finding[];
   /** The normalised plan when the input was well-formed (even if other findings exist), else null. */
   plan: Plan | null;
+  /** Null when the plan is not well-formed or its graph has a cycle (no critical path exists). */
   estimates: Estimates | null;
 };
 
-export function validatePlan(_raw: unknown, _opts: ValidateOptions): ValidationResult {
-  throw new Error('not implemented');
+const DEFAULTS = RunConfigSchema.parse({});
+
+/**
+ * Validates a submitted or generated plan: seed-001 aliases and seed-004 `†` references are
+ * accepted, the shape is checked against {@link PlanInputSchema}, defaults are filled in, and then
+ * every rule of SPEC §2 runs over the whole plan, sub-plans included.
+ * @example
+ * const r = validatePlan({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo' }] }, { tools, clock, ids });
+ * if (!r.valid) console.log(r.errors.map((e) => `${e.code}: ${e.message}`));
+ */
+export function validatePlan(raw: unknown, opts: ValidateOptions): ValidationResult {
+  const c = opts.config ?? {};
+  const limits: Limits = {
+    max_steps: c.max_steps ?? DEFAULTS.max_steps,
+    max_depth: c.max_depth ?? DEFAULTS.max_depth,
+    token_budget: c.token_budget ?? null,
+    require_dependencies: c.require_dependencies === true,
+    require_fallbacks: c.require_fallbacks === true,
+  };
+  const findings: Finding[] = [];
+  const prepared = preparePlan(raw, 0, '', limits, findings);
+
+  let input: PlanInput;
+  if (isPlainPlanInput(prepared)) {
+    input = prepared;
+  } else {
+    const parsed = PlanInputSchema.safeParse(prepared);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) findings.push(schemaFinding(issue, prepared));
+      return { valid: false, errors: findings, plan: null, estimates: null };
+    }
+    input = parsed.data;
+  }
+
+  const plan = normalizePlan(input, { clock: opts.clock, ids: opts.ids });
+  const checker = new PlanChecker(opts.tools, limits, findings);
+  const { graph, cyclic } = checker.check(plan, input, 0, '');
+  const estimates = estimatePlan(plan, graph, opts.tools, opts.latencyHistory);
+  if (limits.token_budget !== null && estimates.estimated_tokens > limits.token_budget) {
+    findings.push({
+      code: 'token_budget',
+      message: `Estimated tokens ${estimates.estimated_tokens} exceed the token budget of ${limits.token_budget}`,
+    });
+  }
+  return { valid: findings.length === 0, errors: findings, plan, estimates: cyclic ? null : estimates };
+}
+
+/**
+ * Applies aliases and rewrites legacy references before zod sees the plan (copy-on-write: an
+ * ordinary plan is not copied). Sub-plans deeper than `max_depth` are reported here; below the
+ * first too-deep level they are dropped so a hostile nesting cannot run the parser out of stack.
+ */
+function preparePlan(
+  raw: unknown,
+  depth: number,
+  prefix: string,
+  limits: Limits,
+  findings: Finding[],
+): unknown {
+  const plan = applyPlanAliases(raw);
+  if (!isRecord(plan) || !Array.isArray(plan.steps)) return plan;
+  const steps = plan.steps as unknown[];
+  let out: unknown[] | null = null;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const next = prepareStep(step, depth, prefix, limits, findings);
+    if (next !== step) {
+      out ??= steps.slice();
+      out[i] = next;
+    }
+  }
+  return out === null ? plan : { ...plan, steps: out };
+}
+
+function prepareStep(
+  step: unknown,
+  depth: number,
+  prefix: string,
+  limits: Limits,
+  findings: Finding[],
+): unknown {
+  if (!isRecord(step)) return step;
+  let out: Record<string, unknown> | null = null;
+  if (step.parameters !== undefined) {
+    const params = normalizeLegacyReferences(step.parameters);
+    if (params !== step.parameters) (out ??= { ...step }).parameters = params;
+  }
+  if (typeof step.when === 'string') {
+    const when = normalizeLegacyString(step.when);
+    if (when !== step.when) (out ??= { ...step }).when = when;
+  }
+  if (typeof step.output_path === 'string' && step.output_path.includes('†')) {
+    const parsed = parseOutputPath(step.output_path);
+    if (parsed.ok) (out ??= { ...step }).output_path = formatOutputPath(parsed.success, parsed.failure);
+  }
+  const fb = step.fallback_action;
+  if (isRecord(fb) && fb.parameters !== undefined) {
+    const params = normalizeLegacyReferences(fb.parameters);
+    if (params !== fb.parameters) (out ??= { ...step }).fallback_action = { ...fb, parameters: params };
+  }
+  if (step.subplan != null) {
+    const id = typeof step.id === 'string' ? step.id : '?';
+    if (depth + 1 > limits.max_depth + 1) {
+      (out ??= { ...step }).subplan = undefined;
+    } else {
+      if (depth + 1 > limits.max_depth) {
+        findings.push({
+          code: 'too_deep',
+          message: `Step "${prefix}${id}" has a sub-plan nested ${depth + 1} deep; the limit (max_depth) is ${limits.max_depth}`,
+          step_id: prefix + id,
+          path: ['subplan'],
+        });
+      }
+      const sub = preparePlan(step.subplan, depth + 1, `${prefix}${id}/`, limits, findings);
+      if (sub !== step.subplan) (out ??= { ...step }).subplan = sub;
+    }
+  }
+  return out ?? step;
+}
+
+function schemaFinding(issue: z.core.$ZodIssue, plan: unknown): Finding {
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  const where = path.length === 0 ? 'plan' : formatPath(path);
+  const finding: Finding = { code: 'schema', message: `${where}: ${issue.message}`, path };
+  // Name the step the issue is in (`parent/child` for sub-plans) when its id is readable.
+  const ids: string[] = [];
+  let node: unknown = plan;
+  for (let i = 0; i < path.length; i++) {
+    if (!isRecord(node) && !Array.isArray(node)) break;
+    node = (node as Record<PropertyKey, unknown>)[path[i]!];
+    if (path[i - 1] === 'steps' && typeof path[i] === 'number') {
+      ids.push(isRecord(node) && typeof node.id === 'string' ? node.id : `#${path[i]}`);
+    }
+  }
+  if (ids.length > 0) finding.step_id = ids.join('/');
+  return finding;
 }

@@ -1,0 +1,128 @@
+/**
+ * Validation benchmark: median wall time of `validatePlan` over 1k/10k/100k-step plans, as a chain
+ * and as a wide DAG, every step carrying references (step outputs, state paths, typed against the
+ * tool's output schema). Run: `node --experimental-strip-types scripts/bench-validate.ts`
+ * (node 24; `npx node …` uses the project's own). Target: 10k < 50 ms, 100k < 500 ms.
+ */
+import type * as RegistryModule from '../src/executor/registry';
+import type * as ValidateModule from '../src/plan/validate';
+
+type ResolveHook = (
+  specifier: string,
+  context: unknown,
+  next: (specifier: string, context: unknown) => unknown,
+) => unknown;
+type NodeModuleApi = { registerHooks(hooks: { resolve: ResolveHook }): void };
+type NodeProcess = { getBuiltinModule(id: string): unknown; argv: string[] };
+
+// The sources import each other without extensions (bundler resolution); teach Node to add `.ts`.
+const nodeProcess = process as unknown as NodeProcess;
+const nodeModule = nodeProcess.getBuiltinModule('node:module') as NodeModuleApi;
+nodeModule.registerHooks({
+  resolve(specifier, context, next) {
+    try {
+      return next(specifier, context);
+    } catch (err) {
+      if (specifier.startsWith('.') && !specifier.endsWith('.ts')) return next(`${specifier}.ts`, context);
+      throw err;
+    }
+  },
+});
+
+const here = (import.meta as unknown as { url: string }).url;
+const src = (path: string): string => new URL(`../src/${path}.ts`, here).href;
+const { validatePlan } = (await import(src('plan/validate'))) as typeof ValidateModule;
+const { ToolRegistry, defineTool } = (await import(src('executor/registry'))) as typeof RegistryModule;
+const { z } = await import('zod');
+
+const tools = new ToolRegistry([
+  defineTool({
+    name: 'bench.fetch',
+    description: 'Fetches a page',
+    version: '1',
+    input: z.object({ url: z.string(), note: z.string().optional(), data: z.unknown().optional() }),
+    output: z.object({ body: z.string(), items: z.array(z.object({ url: z.string() })) }),
+    idempotent: true,
+    deterministic: true,
+    estimated_latency_ms: 200,
+    estimated_tokens: 10,
+    run: () => Promise.resolve({ body: '', items: [] }),
+  }),
+]);
+
+type RawStep = Record<string, unknown>;
+
+function step(id: string, url: string, note: string, deps: string[]): RawStep {
+  return {
+    id,
+    description: `step ${id}`,
+    action: 'bench.fetch',
+    parameters: { url, note },
+    dependencies: deps,
+    output_path: `state.r.${id}`,
+  };
+}
+
+/** s0 ← s1 ← … : each reads the previous step's output and its state path. */
+function chain(n: number): unknown {
+  const steps: RawStep[] = [step('s0', 'https://example.com', 'start', [])];
+  for (let i = 1; i < n; i++) {
+    steps.push(
+      step(`s${i}`, `{{ steps.s${i - 1}.output.items[0].url }}`, `after {{ state.r.s${i - 1} }}`, []),
+    );
+  }
+  return { goal: 'chain', steps };
+}
+
+/** Layers 100 wide; each step reads two steps of the layer before. */
+function wide(n: number): unknown {
+  const width = 100;
+  const steps: RawStep[] = [];
+  for (let i = 0; i < n; i++) {
+    const layer = Math.floor(i / width);
+    if (layer === 0) {
+      steps.push(step(`w${i}`, 'https://example.com', 'root', []));
+      continue;
+    }
+    const a = `w${(layer - 1) * width + (i % width)}`;
+    const b = `w${(layer - 1) * width + ((i + 1) % width)}`;
+    steps.push(step(`w${i}`, `{{ steps.${a}.output.body }}`, `and {{ state.r.${b} }}`, [a]));
+  }
+  return { goal: 'wide', steps };
+}
+
+let counter = 0;
+const opts = {
+  tools,
+  config: { max_steps: 1_000_000 },
+  clock: { now: () => new Date(0) },
+  ids: { id: (prefix: string) => `${prefix}_${++counter}`, uuid: () => `u${++counter}` },
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const rows: string[][] = [['shape', 'steps', 'median ms', 'min ms', 'runs']];
+for (const [name, make] of [
+  ['chain', chain],
+  ['wide', wide],
+] as const) {
+  for (const n of [1_000, 10_000, 100_000]) {
+    const plan = make(n);
+    const runs = n >= 100_000 ? 7 : 15;
+    validatePlan(plan, opts); // warm-up: JIT and zod's compiled parsers
+    const times: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const t0 = performance.now();
+      const result = validatePlan(plan, opts);
+      times.push(performance.now() - t0);
+      if (!result.valid) throw new Error(`${name} ${n}: ${JSON.stringify(result.errors.slice(0, 3))}`);
+    }
+    rows.push([name, String(n), median(times).toFixed(1), Math.min(...times).toFixed(1), String(runs)]);
+  }
+}
+
+const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+for (const r of rows) console.log(r.map((cell, c) => cell.padStart(widths[c]!)).join('  '));

@@ -1,0 +1,224 @@
+/**
+ * The per-plan validation rules of SPEC §2, run over a normalised plan and, within `max_depth`, over
+ * each of its sub-plans. Findings are appended, never thrown: validation reports everything at once.
+ */
+import type { z } from 'zod';
+import type { Finding, Limits } from './findings';
+import { buildGraph, findCycles } from './graph';
+import type { PlanGraph } from './graph';
+import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
+import { ReferenceTypeChecker } from './reference-types';
+import { formatPath } from './references';
+import type { PathSegment, Reference } from './references';
+import type { AnyTool, ToolRegistry } from '../executor/registry';
+
+const PARAMETERS: readonly PathSegment[] = ['parameters'];
+const FALLBACK_PARAMETERS: readonly PathSegment[] = ['fallback_action', 'parameters'];
+
+export class PlanChecker {
+  readonly #tools: ToolRegistry;
+  readonly #limits: Limits;
+  readonly #findings: Finding[];
+
+  constructor(tools: ToolRegistry, limits: Limits, findings: Finding[]) {
+    this.#tools = tools;
+    this.#limits = limits;
+    this.#findings = findings;
+  }
+
+  /**
+   * Checks `plan` (parsed from `input`, which still tells omitted fields from defaulted ones) at
+   * nesting `depth`; `prefix` is prepended to step ids in findings (`parent/`).
+   */
+  check(plan: Plan, input: PlanInput, depth: number, prefix: string): { graph: PlanGraph; cyclic: boolean } {
+    const { steps } = plan;
+    this.#checkSize(steps.length, prefix);
+
+    const toolOf: (AnyTool | undefined)[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const tool = this.#tools.get(step.action);
+      toolOf.push(tool);
+      this.#checkStep(step, tool, prefix + step.id, input.steps[i]);
+    }
+
+    const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, this.#findings, prefix);
+    const graph = buildGraph(steps, types.visit);
+    for (const i of graph.duplicates) {
+      const id = steps[i]!.id;
+      this.#findings.push({
+        code: 'duplicate_step',
+        message: `Duplicate step id: ${id}`,
+        step_id: prefix + id,
+        path: ['id'],
+      });
+    }
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const sid = prefix + step.id;
+      for (const p of graph.problems[i]!) {
+        this.#findings.push({
+          code: 'bad_reference',
+          message: `Step "${sid}": ${p.message}`,
+          step_id: sid,
+          path: p.path,
+        });
+      }
+      for (const id of graph.missing[i]!) this.#unknownDependency(graph, step, i, sid, id);
+      const refs = graph.refs[i]!;
+      this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, refs);
+      const fb = step.fallback_action;
+      if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
+        this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, refs);
+      }
+    }
+
+    const cycles = findCycles(graph);
+    for (const cycle of cycles) {
+      this.#findings.push({
+        code: 'cycle',
+        message: `Cycle detected: ${cycle.join(' -> ')}`,
+        step_id: prefix + cycle[0]!,
+      });
+    }
+
+    // Deeper sub-plans were reported as too_deep while preparing the input.
+    if (depth + 1 <= this.#limits.max_depth) {
+      for (let i = 0; i < steps.length; i++) {
+        const sub = steps[i]!.subplan;
+        const subInput = input.steps[i]?.subplan;
+        if (sub && subInput) this.check(sub, subInput, depth + 1, `${prefix}${steps[i]!.id}/`);
+      }
+    }
+    return { graph, cyclic: cycles.length > 0 };
+  }
+
+  #checkSize(count: number, prefix: string): void {
+    if (count <= this.#limits.max_steps) return;
+    const owner = prefix.slice(0, -1);
+    const f: Finding = {
+      code: 'too_many_steps',
+      message: `${owner === '' ? 'The plan' : `The sub-plan of "${owner}"`} has ${count} steps; the limit (max_steps) is ${this.#limits.max_steps}`,
+    };
+    if (owner !== '') f.step_id = owner;
+    this.#findings.push(f);
+  }
+
+  /** Tools exist; dependencies and fallbacks are declared where the configuration requires them. */
+  #checkStep(step: PlanStep, tool: AnyTool | undefined, sid: string, input: PlanStepInput | undefined): void {
+    if (tool === undefined) {
+      this.#findings.push({
+        code: 'unknown_tool',
+        message: `Step "${sid}": unknown tool "${step.action}"${this.#registered()}`,
+        step_id: sid,
+        path: ['action'],
+      });
+    }
+    const fb = step.fallback_action;
+    const fbName = typeof fb === 'string' ? fb : fb?.action;
+    if (fbName !== undefined && !this.#tools.has(fbName)) {
+      this.#findings.push({
+        code: 'unknown_tool',
+        message: `Step "${sid}": unknown fallback tool "${fbName}"${this.#registered()}`,
+        step_id: sid,
+        path: typeof fb === 'string' ? ['fallback_action'] : ['fallback_action', 'action'],
+      });
+    }
+    if (this.#limits.require_dependencies && input?.dependencies == null) {
+      this.#findings.push({
+        code: 'missing_dependencies',
+        message: `Step "${sid}" does not list its dependencies (give "dependencies": [] when it has none)`,
+        step_id: sid,
+        path: ['dependencies'],
+      });
+    }
+    if (this.#limits.require_fallbacks && fb == null) {
+      this.#findings.push({
+        code: 'missing_fallback',
+        message: `Step "${sid}" has no fallback_action`,
+        step_id: sid,
+        path: ['fallback_action'],
+      });
+    }
+  }
+
+  #registered(): string {
+    const names = this.#tools.names();
+    return names.length <= 20 ? ` (registered: ${names.join(', ') || 'none'})` : '';
+  }
+
+  #unknownDependency(graph: PlanGraph, step: PlanStep, i: number, sid: string, id: string): void {
+    const explicit = step.dependencies.indexOf(id);
+    const ref =
+      explicit < 0 ? graph.refs[i]!.find((r) => r.source === 'steps' && r.stepId === id) : undefined;
+    const f: Finding = { code: 'unknown_dependency', message: `Unknown subtask: ${id}`, step_id: sid };
+    if (explicit >= 0) f.path = ['dependencies', explicit];
+    else if (ref?.at) f.path = ref.at;
+    // `steps.search.items` parses as the id "search.items"; say what was probably meant.
+    const owner = ref ? knownPrefix(graph, id) : null;
+    if (owner !== null) {
+      f.code = 'bad_reference';
+      f.message = `Step "${sid}": ${ref?.text ?? id} names no step "${id}"; to read from step "${owner}" write {{ steps.${owner}.output${id.slice(owner.length)} }}`;
+    }
+    this.#findings.push(f);
+  }
+
+  /**
+   * Parameters against the tool's input schema. A reference stands for a value of unknown shape:
+   * issues at or under a whole-string reference are left to the typed-reference check, and an
+   * interpolated string is only held to being a string.
+   */
+  #checkInput(
+    tool: AnyTool | undefined,
+    params: unknown,
+    base: readonly PathSegment[],
+    sid: string,
+    refs: readonly Reference[],
+  ): void {
+    if (tool === undefined) return;
+    const result = tool.input.safeParse(params);
+    if (result.success) return;
+    for (const issue of result.error.issues) {
+      const path = [...base, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+      if (coveredByReference(issue, path, refs)) continue;
+      this.#findings.push({
+        code: 'invalid_parameters',
+        message: `Step "${sid}": ${formatPath(path)}: ${issue.message} (tool ${tool.name})`,
+        step_id: sid,
+        path,
+      });
+    }
+  }
+}
+
+/** The longest proper prefix of `id` (cut at a `.`) that is a step id, or null. */
+function knownPrefix(graph: PlanGraph, id: string): string | null {
+  for (let dot = id.lastIndexOf('.'); dot > 0; dot = id.lastIndexOf('.', dot - 1)) {
+    const owner = id.slice(0, dot);
+    if (graph.index.has(owner)) return owner;
+  }
+  return null;
+}
+
+function coveredByReference(
+  issue: z.core.$ZodIssue,
+  path: readonly PathSegment[],
+  refs: readonly Reference[],
+): boolean {
+  for (const r of refs) {
+    const at = r.at;
+    if (at === undefined) continue;
+    if (r.whole === true) {
+      if (isPrefix(at, path)) return true;
+    } else if (at.length === path.length && isPrefix(at, path)) {
+      if (issue.code !== 'invalid_type' || issue.expected === 'string') return true;
+    }
+  }
+  return false;
+}
+
+function isPrefix(prefix: readonly PathSegment[], path: readonly PathSegment[]): boolean {
+  if (prefix.length > path.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (String(prefix[k]) !== String(path[k])) return false;
+  return true;
+}

@@ -1,0 +1,139 @@
+/**
+ * References type-checked before anything runs (SPEC §2): where the producing step's tool declares
+ * an output schema, the path a reference reads must exist in it, and a whole-string reference must
+ * have a type the consuming parameter accepts when that parameter expects a primitive. Anything the
+ * schemas do not describe (no output schema, a sub-plan's result, a failure branch, initial state)
+ * passes: the check only rejects what it can prove wrong.
+ */
+import type { Finding } from './findings';
+import type { ReferenceVisitor, StateWriter } from './graph';
+import type { PlanStep } from './model';
+import { formatPath } from './references';
+import type { PathSegment, Reference } from './references';
+import { ANY_KIND, Kind, compatible, describeKinds, expectsPrimitive, schemaAt } from './schema-paths';
+import type { SchemaAt } from './schema-paths';
+import type { AnyTool, ToolRegistry } from '../executor/registry';
+
+type SchemaMiss = Extract<SchemaAt, { ok: false }>;
+type Miss = { step: number; from: number; at: SchemaMiss };
+
+export class ReferenceTypeChecker {
+  readonly #steps: readonly PlanStep[];
+  readonly #toolOf: readonly (AnyTool | undefined)[];
+  readonly #registry: ToolRegistry;
+  readonly #findings: Finding[];
+  readonly #prefix: string;
+  #kinds = 0;
+  #miss: Miss | null = null;
+
+  /**
+   * `toolOf[i]` is the tool of step i's action (looked up once per plan by the caller); `prefix`
+   * goes before step ids in findings (`parent/` in sub-plans).
+   */
+  constructor(
+    steps: readonly PlanStep[],
+    toolOf: readonly (AnyTool | undefined)[],
+    registry: ToolRegistry,
+    findings: Finding[],
+    prefix: string,
+  ) {
+    this.#steps = steps;
+    this.#toolOf = toolOf;
+    this.#registry = registry;
+    this.#findings = findings;
+    this.#prefix = prefix;
+  }
+
+  /** Checks one reference of step `i`; give it to {@link buildGraph}, which knows the producers. */
+  readonly visit: ReferenceVisitor = (i, ref, target, writers, below) => {
+    if (ref.source === 'input') return;
+    const kinds = this.#referencedKinds(i, ref, target, writers, below);
+    if (kinds === null || kinds === ANY_KIND || ref.whole !== true || ref.at === undefined) return;
+    const consumer = this.#consumer(i, ref.at);
+    if (consumer === null) return;
+    const expected = schemaAt(consumer.tool.input, ref.at, 'input', consumer.from);
+    if (!expected.ok || !expectsPrimitive(expected.kinds) || compatible(kinds, expected.kinds)) return;
+    const got = describeKinds(kinds & ~Kind.undefined);
+    const want = describeKinds(expected.kinds & ~Kind.undefined);
+    const sid = this.#sid(i);
+    this.#findings.push({
+      code: 'bad_reference',
+      message: `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${consumer.tool.name} expects ${want}`,
+      step_id: sid,
+      path: ref.at,
+    });
+  };
+
+  #sid(i: number): string {
+    return this.#prefix + (this.#steps[i]?.id ?? '');
+  }
+
+  /** The kinds a reference can hold, ANY_KIND when unknowable, or null after reporting a bad path. */
+  #referencedKinds(
+    i: number,
+    ref: Reference,
+    target: number,
+    writers: readonly StateWriter[],
+    below: readonly number[],
+  ): number | null {
+    this.#kinds = 0;
+    this.#miss = null;
+    if (ref.source === 'steps') {
+      if (target < 0) return null; // reported as an unknown dependency
+      if (!this.#add(target, ref.path, 0)) return ANY_KIND;
+    } else {
+      // Something below the path is written separately: the value is assembled, not one output.
+      if (below.length > 0) return ANY_KIND;
+      // Not written by this plan: initial state, which nothing here describes.
+      if (writers.length === 0) return ANY_KIND;
+      for (const w of writers) {
+        if (w.step === i || w.branch === 'failure' || !this.#add(w.step, ref.path, w.length)) return ANY_KIND;
+      }
+    }
+    if (this.#kinds !== 0 || this.#miss === null) return this.#kinds;
+    this.#reportMiss(i, ref, this.#miss);
+    return null;
+  }
+
+  /** Adds what step j's output holds at `path` (from `from`); false when it declares no schema. */
+  #add(j: number, path: readonly PathSegment[], from: number): boolean {
+    const at = this.#outputAt(j, path, from);
+    if (at === null) return false;
+    if (at.ok) this.#kinds |= at.kinds;
+    else this.#miss ??= { step: j, from, at };
+    return true;
+  }
+
+  /** What step `j`'s output schema says is at `path` (from `from` on); null when it declares none. */
+  #outputAt(j: number, path: readonly PathSegment[], from: number): SchemaAt | null {
+    const tool = this.#steps[j]?.subplan ? undefined : this.#toolOf[j];
+    return tool?.output === undefined ? null : schemaAt(tool.output, path, 'output', from);
+  }
+
+  #reportMiss(i: number, ref: Reference, { step, from, at }: Miss): void {
+    const sid = this.#sid(i);
+    const field = formatPath(ref.path.slice(from, from + at.at + 1));
+    const has = at.keys.length > 0 ? ` (it has ${at.keys.join(', ')})` : '';
+    const f: Finding = {
+      code: 'bad_reference',
+      message: `Step "${sid}": ${ref.text} reads "${field}", which the output of step "${this.#steps[step]?.id}" (tool ${this.#toolOf[step]?.name}) does not have${has}`,
+      step_id: sid,
+    };
+    if (ref.at) f.path = ref.at;
+    this.#findings.push(f);
+  }
+
+  /** The tool a reference at `at` (a place in step i) is a parameter of, and where its input path starts. */
+  #consumer(i: number, at: readonly PathSegment[]): { tool: AnyTool; from: number } | null {
+    if (at[0] === 'parameters') {
+      const tool = this.#toolOf[i];
+      return tool ? { tool, from: 1 } : null;
+    }
+    const fb = this.#steps[i]?.fallback_action;
+    if (at[0] === 'fallback_action' && fb != null && typeof fb === 'object') {
+      const tool = this.#registry.get(fb.action);
+      return tool ? { tool, from: 2 } : null;
+    }
+    return null;
+  }
+}
