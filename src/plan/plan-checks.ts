@@ -35,27 +35,24 @@ export class PlanChecker {
     this.#checkSize(steps.length, prefix);
 
     const toolOf: (AnyTool | undefined)[] = [];
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i]!;
-      const tool = this.#tools.get(step.action);
-      toolOf.push(tool);
-      this.#checkStep(step, tool, prefix + step.id, input.steps[i]);
-    }
-
-    const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, this.#findings, prefix);
+    for (const step of steps) toolOf.push(this.#tools.get(step.action));
+    const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, prefix);
     const graph = buildGraph(steps, types.visit);
-    for (const i of graph.duplicates) {
-      const id = steps[i]!.id;
-      this.#findings.push({
-        code: 'duplicate_step',
-        message: `Duplicate step id: ${id}`,
-        step_id: prefix + id,
-        path: ['id'],
-      });
-    }
+
+    let nextDuplicate = 0; // graph.duplicates is in plan order
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       const sid = prefix + step.id;
+      if (graph.duplicates[nextDuplicate] === i) {
+        nextDuplicate++;
+        this.#findings.push({
+          code: 'duplicate_step',
+          message: `Duplicate step id: ${step.id}`,
+          step_id: sid,
+          path: ['id'],
+        });
+      }
+      this.#checkStep(step, toolOf[i], sid, input.steps[i]);
       for (const p of graph.problems[i]!) {
         this.#findings.push({
           code: 'bad_reference',
@@ -65,6 +62,7 @@ export class PlanChecker {
         });
       }
       for (const id of graph.missing[i]!) this.#unknownDependency(graph, step, i, sid, id);
+      for (const f of types.findingsOf(i)) this.#findings.push(f);
       const refs = graph.refs[i]!;
       this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, refs);
       const fb = step.fallback_action;

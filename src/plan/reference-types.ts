@@ -21,7 +21,8 @@ export class ReferenceTypeChecker {
   readonly #steps: readonly PlanStep[];
   readonly #toolOf: readonly (AnyTool | undefined)[];
   readonly #registry: ToolRegistry;
-  readonly #findings: Finding[];
+  /** Findings per step, handed out in step order by {@link findingsOf}. */
+  readonly #findings = new Map<number, Finding[]>();
   readonly #prefix: string;
   #kinds = 0;
   #miss: Miss | null = null;
@@ -34,14 +35,23 @@ export class ReferenceTypeChecker {
     steps: readonly PlanStep[],
     toolOf: readonly (AnyTool | undefined)[],
     registry: ToolRegistry,
-    findings: Finding[],
     prefix: string,
   ) {
     this.#steps = steps;
     this.#toolOf = toolOf;
     this.#registry = registry;
-    this.#findings = findings;
     this.#prefix = prefix;
+  }
+
+  /** What the check found in step i's references. */
+  findingsOf(i: number): readonly Finding[] {
+    return this.#findings.get(i) ?? [];
+  }
+
+  #report(i: number, f: Finding): void {
+    const list = this.#findings.get(i);
+    if (list) list.push(f);
+    else this.#findings.set(i, [f]);
   }
 
   /** Checks one reference of step `i`; give it to {@link buildGraph}, which knows the producers. */
@@ -56,7 +66,7 @@ export class ReferenceTypeChecker {
     const got = describeKinds(kinds & ~Kind.undefined);
     const want = describeKinds(expected.kinds & ~Kind.undefined);
     const sid = this.#sid(i);
-    this.#findings.push({
+    this.#report(i, {
       code: 'bad_reference',
       message: `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${consumer.tool.name} expects ${want}`,
       step_id: sid,
@@ -120,7 +130,7 @@ export class ReferenceTypeChecker {
       step_id: sid,
     };
     if (ref.at) f.path = ref.at;
-    this.#findings.push(f);
+    this.#report(i, f);
   }
 
   /** The tool a reference at `at` (a place in step i) is a parameter of, and where its input path starts. */
