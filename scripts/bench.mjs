@@ -90,13 +90,16 @@ async function benchExecution() {
     console.log(
       `  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`,
     );
+    const rssBefore = workerdRss(dev.pid);
     const big = await runPlan(
       base,
       dag(100, 100, 0, false),
       { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 },
       600_000,
     );
+    const rssAfter = workerdRss(dev.pid);
     console.log(`  ${'10,000-step DAG'.padEnd(24)} completed in ${(big / 1000).toFixed(1)} s`);
+    console.log(`  workerd resident memory  ${rssBefore} MiB before, ${rssAfter} MiB after (whole runtime)`);
   } finally {
     stop();
     rmSync(persist, { recursive: true, force: true });
@@ -170,6 +173,16 @@ async function waitUp(base) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('wrangler dev did not come up in 60 s');
+}
+
+/** Resident memory (MiB) of the workerd processes in wrangler dev's process group. */
+function workerdRss(pgid) {
+  const r = spawnSync('ps', ['-o', 'rss=,comm=', '-g', String(pgid)], { encoding: 'utf8' });
+  const kib = r.stdout
+    .split('\n')
+    .filter((l) => l.includes('workerd'))
+    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0] ?? 0), 0);
+  return Math.round(kib / 1024);
 }
 
 function median(xs) {

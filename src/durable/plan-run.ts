@@ -19,6 +19,7 @@ import type { Estimates } from '../plan/estimates';
 import type { Plan } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
 import { load, persist, idempotencyKey } from './persist';
+import { runSideWork, type SideCommand } from './side-work';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { acceptEventSocket, broadcast } from './sockets';
@@ -237,6 +238,7 @@ export class PlanRun extends DurableObject<Env> {
     const queued: StepMessage[] = [];
     const inline: { stepId: string; attempt: number; begin: Extract<BeginStep, { proceed: true }> }[] = [];
     let abort: string | null = null;
+    const side: SideCommand[] = [];
     const pending = [...inputs];
     const handle = (input: MachineInput): Refusal | undefined => {
       const r = m.handle(input);
@@ -244,6 +246,7 @@ export class PlanRun extends DurableObject<Env> {
       events.push(...r.events);
       for (const c of r.commands) {
         if (c.type === 'abort') abort = c.reason;
+        else if (c.type !== 'dispatch') side.push(c);
         else if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
           const begin = this.#begin(m, c.step_id, c.attempt, pending);
           if (begin.proceed) handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
@@ -274,6 +277,7 @@ export class PlanRun extends DurableObject<Env> {
     if (abort !== null)
       for (const ctl of this.#inline.values()) ctl.abort(new DOMException(abort, 'AbortError'));
     for (const i of inline) this.#startInline(i.stepId, i.attempt, i.begin);
+    for (const c of side) this.ctx.waitUntil(this.#sideWork(c));
     broadcast(this.ctx, events);
     await this.#arm(m);
     if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
@@ -292,6 +296,21 @@ export class PlanRun extends DurableObject<Env> {
           console.error(`run ${messages[0]?.run_id}: queue send failed`, err);
         },
       );
+    }
+  }
+
+  /** Work a decision asks for beyond running steps: planning, revising, notifying an approver. */
+  async #sideWork(c: SideCommand): Promise<void> {
+    try {
+      await runSideWork(c, {
+        state: this.#machine!.state,
+        env: this.env,
+        tools: this.#registry(),
+        store: this.#store,
+        apply: (inputs) => this.#apply(inputs),
+      });
+    } catch (err) {
+      console.error(`run ${this.#machine?.state.run_id}: ${c.type} failed`, err);
     }
   }
 

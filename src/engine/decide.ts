@@ -19,7 +19,10 @@ export type DecideContext = {
 
 /** The next event the run should record, or null when there is nothing to do until the next input. */
 export function decideNext(state: RunState, ctx: DecideContext): EventDraft | null {
+  if (state.status === 'awaiting_approval') return decideApproval(state, ctx);
   if (state.status !== 'running') return decideWhenStopped(state, ctx);
+  // While a revision is on its way, attempts in flight finish but nothing new starts.
+  if (state.revising) return decideFailures(state, ctx) ?? decideTimeouts(state, ctx);
   return (
     decideFailures(state, ctx) ??
     decideRunFailure(state) ??
@@ -27,6 +30,26 @@ export function decideNext(state: RunState, ctx: DecideContext): EventDraft | nu
     decideReady(state, ctx) ??
     decideCompletion(state, ctx)
   );
+}
+
+/** The approver's deadline: the configured default action applies when it passes. */
+function decideApproval(state: RunState, ctx: DecideContext): EventDraft | null {
+  const a = state.approval;
+  if (a?.decision === 'rejected')
+    return draft('RunTerminated', { status: 'cancelled', reason: 'plan_rejected' });
+  if (!a || a.deadline_at === null || a.deadline_at > ctx.now || a.decision !== 'pending') return null;
+  const comment = 'approval deadline passed; default_action applied';
+  return state.config.approval?.default_action === 'approve'
+    ? draft('ApprovalGranted', { comment, by: 'timeout' })
+    : draft('ApprovalRejected', { comment, by: 'timeout' });
+}
+
+function decideTimeouts(state: RunState, ctx: DecideContext): EventDraft | null {
+  for (const [id, at] of state.timers) {
+    const rt = state.steps.get(id)!;
+    if (at <= ctx.now && rt.status === 'running') return timeoutReturn(state, id, rt);
+  }
+  return null;
 }
 
 /** A stopped run records nothing new, except that an attempt still in flight can time out. */
@@ -75,6 +98,7 @@ function decideRunFailure(state: RunState): EventDraft | null {
   const id = first(state.unhandled_failures);
   if (id === undefined) return null;
   const { on_step_failure, continue_on_failure } = state.config;
+  if (on_step_failure === 'replan') return decideRevision(state, id);
   if (on_step_failure === 'skip') {
     return draft(
       'StepSkipped',
@@ -85,19 +109,59 @@ function decideRunFailure(state: RunState): EventDraft | null {
   if (continue_on_failure) return null;
   const rt = state.steps.get(id)!;
   const error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: false };
-  const detail =
-    on_step_failure === 'replan'
-      ? ' (on_step_failure "replan" needs a planner; none could revise this plan)'
-      : '';
   return draft('RunTerminated', {
     status: 'failed',
     reason: `step_failed`,
-    error: {
-      code: 'step_failed',
-      message: `Step "${id}" failed: ${error.message}${detail}`,
-      retryable: false,
-    },
+    error: { code: 'step_failed', message: `Step "${id}" failed: ${error.message}`, retryable: false },
   });
+}
+
+/**
+ * A failed step under `on_step_failure: "replan"`: the revision strategy decides — skip it, stop, ask
+ * a person, or ask the planner for a new version of the rest of the plan (counted against
+ * `max_revisions`, after which the run fails with `Max replans exceeded`).
+ */
+function decideRevision(state: RunState, id: string): EventDraft {
+  const { revision_strategy, allow_revision, max_revisions } = state.config;
+  const rt = state.steps.get(id)!;
+  const why = `step "${id}" failed: ${rt.error?.message ?? 'failed'}`;
+  if (revision_strategy === 'skip_and_continue') {
+    return draft(
+      'StepSkipped',
+      { step_id: id, reason: 'failure_strategy', detail: 'skip_and_continue' },
+      { step_id: id },
+    );
+  }
+  if (revision_strategy === 'abort' || !allow_revision) {
+    return draft('RunTerminated', {
+      status: 'aborted',
+      reason: 'revision_abort',
+      error: { code: 'step_failed', message: `Stopped: ${why}`, retryable: false },
+    });
+  }
+  if (revision_strategy === 'ask_user') {
+    return draft(
+      'InputRequested',
+      { reason: `${why}; how should the run continue?`, step_id: id },
+      { step_id: id },
+    );
+  }
+  if (state.revision_count >= max_revisions) {
+    return draft('RunTerminated', {
+      status: 'failed',
+      reason: 'max_revisions',
+      error: {
+        code: 'max_revisions',
+        message: `Max replans exceeded (${max_revisions}); last: ${why}`,
+        retryable: false,
+      },
+    });
+  }
+  return draft(
+    'RevisionRequested',
+    { trigger: 'step_failure', reason: why, step_id: id, strategy: revision_strategy },
+    { step_id: id },
+  );
 }
 
 /** Attempt deadlines that passed, and retries whose backoff is over. */

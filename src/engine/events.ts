@@ -9,6 +9,11 @@ import type { Estimates } from '../plan/estimates';
 
 export type TokenCount = { prompt: number; completion: number };
 
+export type PlanChangeKind = 'revision' | 'approval_edit' | 'rollback';
+
+export type RevisionTrigger =
+  'step_failure' | 'unexpected_result' | 'new_information' | 'user_request' | 'token_budget' | 'failure_rate';
+
 export type SkipReason =
   'when_false' | 'dependency_failed' | 'missing_input' | 'failure_strategy' | 'run_terminated';
 
@@ -24,10 +29,18 @@ export type EventPayloads = {
   PlanAuthored: { plan: Plan };
   PlanValidated: { valid: true; estimates: Estimates | null };
   RunStarted: Record<string, never>;
-  ApprovalRequested: { deadline_at: string | null };
-  ApprovalGranted: { comment?: string };
-  ApprovalRejected: { comment?: string };
-  PlanUpdated: { plan: Plan; reason: string };
+  ApprovalRequested: { deadline_at: number | null; plan_version: number };
+  ApprovalGranted: { comment?: string; by: 'approver' | 'timeout' };
+  ApprovalRejected: { comment?: string; by: 'approver' | 'timeout' };
+  /**
+   * A new plan version. `revision` (replanning, recovery, a user's replan) counts toward
+   * `max_revisions`; `approval_edit` and `rollback` do not.
+   */
+  PlanUpdated: { plan: Plan; reason: string; kind: PlanChangeKind; changed_steps: string[] };
+  /** The run pauses new work until a revision arrives (`PlanUpdated`) or fails. */
+  RevisionRequested: { trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string };
+  /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */
+  InputRequested: { reason: string; step_id?: string; prompt?: string };
   StepScheduled: {
     step_id: string;
     attempt: number;

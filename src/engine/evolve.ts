@@ -23,12 +23,35 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
     case 'PlanAuthored':
-    case 'PlanUpdated':
-      installPlan(state, event.payload.plan);
-      if (event.event_type === 'PlanUpdated') state.revision_count += 1;
+      installPlan(state, event.payload.plan, false);
       return;
-    case 'PlanValidated':
+    case 'PlanUpdated': {
+      const { plan, kind } = event.payload;
+      installPlan(state, plan, kind !== 'approval_edit');
+      if (kind === 'revision') state.revision_count += 1;
+      state.revising = null;
+      return;
+    }
     case 'ApprovalGranted':
+      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'granted' };
+      state.status = 'running';
+      state.started_at ??= event.timestamp;
+      return;
+    case 'ApprovalRejected':
+      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'rejected' };
+      return;
+    case 'RevisionRequested': {
+      const { trigger, reason, step_id } = event.payload;
+      state.revising = step_id === undefined ? { trigger, reason } : { trigger, reason, step_id };
+      return;
+    }
+    case 'InputRequested': {
+      const { reason, step_id } = event.payload;
+      state.status = 'awaiting_input';
+      state.awaiting = step_id === undefined ? { reason } : { reason, step_id };
+      return;
+    }
+    case 'PlanValidated':
     case 'ToolInvoked':
     case 'ReflectionAdded':
     case 'StageStarted':
@@ -39,6 +62,8 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       if (isRecord(event.payload.input)) {
         for (const [k, v] of Object.entries(event.payload.input)) results.setVar(k, v);
       }
+      if (state.status === 'awaiting_input') state.status = 'running';
+      state.awaiting = null;
       return;
     case 'RunStarted':
       state.status = 'running';
@@ -46,8 +71,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     case 'ApprovalRequested':
       state.status = 'awaiting_approval';
-      return;
-    case 'ApprovalRejected':
+      state.approval = { deadline_at: event.payload.deadline_at, decision: 'pending' };
       return;
     case 'StepScheduled': {
       const p = event.payload;
@@ -201,39 +225,59 @@ function makeReady(state: RunState, id: string, rt: StepRuntime): void {
 }
 
 /**
- * Installs a plan (first or revised): steps that keep their id keep their runtime — completed work is
- * never lost — and every unsettled step's wait count is recomputed against the new graph.
+ * Installs a plan (first or revised). Steps that keep their id keep their runtime — completed work is
+ * never lost, a running attempt keeps running. On a revision, every other step that changed, failed or
+ * was skipped is `revised`: it will run (again) under the new plan. Removed steps are forgotten (their
+ * late results are ignored), and every unsettled step's wait count is recomputed against the new graph.
  */
-function installPlan(state: RunState, plan: NonNullable<RunState['plan']>): void {
+function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reopen: boolean): void {
   const previous = state.steps;
-  const previousPlan = state.plan;
+  const before = new Map(state.plan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);
   state.plan = plan;
   state.graph = buildGraph(plan.steps);
   state.steps = new Map();
   state.ready.clear();
-  const before = new Map(previousPlan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);
   for (const step of plan.steps) {
     const old = previous.get(step.id);
-    let rt: StepRuntime;
-    if (!old) {
-      rt = newStepRuntime();
-    } else if (before.get(step.id) !== JSON.stringify(step) && !isDoneForGood(old)) {
-      rt = { ...old, status: 'revised', retries_used: 0, fallback_used: false, error: null, handled: false };
-    } else {
-      rt = old;
+    let rt: StepRuntime = old ?? newStepRuntime();
+    const changed = old !== undefined && before.get(step.id) !== JSON.stringify(step);
+    if (
+      old &&
+      old.status !== 'completed' &&
+      old.status !== 'running' &&
+      (changed || (reopen && isSettled(old)))
+    ) {
+      rt = {
+        ...old,
+        status: 'revised',
+        retries_used: 0,
+        fallback_used: false,
+        error: null,
+        handled: false,
+        skip_reason: null,
+        finished_at: null,
+        retry_at: null,
+      };
     }
     state.steps.set(step.id, rt);
     touch(state, step.id);
   }
-  for (const id of previous.keys()) if (!state.steps.has(id)) state.dirty.add(id);
+  for (const id of previous.keys()) {
+    if (state.steps.has(id)) continue;
+    state.dirty.add(id);
+    state.running.delete(id);
+    state.timers.delete(id);
+    state.needs_decision.delete(id);
+  }
+  state.unhandled_failures.clear();
+  for (const [id, rt] of state.steps) {
+    if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(id);
+    if (rt.status !== 'running' && rt.retry_at === null) state.timers.delete(id);
+  }
   recountWaiting(
     state,
     plan.steps.map((s) => s.id),
   );
-}
-
-function isDoneForGood(rt: StepRuntime): boolean {
-  return rt.status === 'completed' || rt.status === 'running';
 }
 
 /** Recomputes `waiting` for the given steps; those with nothing to wait for become ready. */

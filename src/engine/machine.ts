@@ -8,9 +8,23 @@
 import type { ErrorInfo } from '../errors';
 import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
-import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type Plan, type PlanStep } from '../plan/model';
+import {
+  isRecord,
+  TERMINAL_RUN_STATUSES,
+  type Clock,
+  type IdSource,
+  type Plan,
+  type PlanStep,
+} from '../plan/model';
 import { decideNext } from './decide';
-import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
+import type {
+  EventDraft,
+  EventReferences,
+  PlanChangeKind,
+  RevisionTrigger,
+  RunEvent,
+  TokenCount,
+} from './events';
 import { evolve, isSettled } from './evolve';
 import type { ResultStore, RunState } from './state';
 
@@ -23,7 +37,8 @@ export type MachineInput =
       type: 'create';
       run_id: string;
       goal: string;
-      plan: Plan;
+      /** Absent for a goal: the run starts in `planning` and the owner plans it (`plan` command). */
+      plan?: Plan;
       config: RunConfig;
       input: unknown;
       estimates: Estimates | null;
@@ -41,7 +56,19 @@ export type MachineInput =
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
   | { type: 'tick' }
   | { type: 'cancel'; reason?: string }
-  | { type: 'resume'; step_id?: string };
+  | { type: 'resume'; step_id?: string }
+  /** The planner delivered the plan of a run created from a goal (already validated). */
+  | { type: 'planned'; plan: Plan; estimates: Estimates | null }
+  | { type: 'planning_failed'; error: ErrorInfo }
+  /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
+  | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
+  /** A new plan version (validated): a revision's result, or a rollback. */
+  | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind }
+  | { type: 'revision_failed'; error: ErrorInfo }
+  /** A user asks for a revision (`POST /replan`), or new information calls for one. */
+  | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
+  /** New information or the answer the run waits for (`POST /input`). */
+  | { type: 'input'; input: unknown };
 
 export type Command =
   | {
@@ -52,7 +79,13 @@ export type Command =
       fallback: boolean;
       mode: 'queue' | 'inline';
     }
-  | { type: 'abort'; step_ids: string[]; reason: string };
+  | { type: 'abort'; step_ids: string[]; reason: string }
+  /** Plan the goal of a run created without a plan. */
+  | { type: 'plan' }
+  /** Produce a new plan version (the strategy says how) and answer with `revise` or `revision_failed`. */
+  | { type: 'revise'; trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string }
+  | { type: 'approval_requested'; deadline_at: number | null }
+  | { type: 'input_requested'; reason: string; step_id?: string };
 
 export type MachineDeps = {
   clock: Clock;
@@ -78,6 +111,7 @@ export class RunMachine {
     const emit = (d: EventDraft) => this.#append(d, out);
     const refused = this.#accept(input, emit);
     if (refused) return { ...out, refused };
+    if (input.type === 'create' && !input.plan) out.commands.push({ type: 'plan' });
     const ctx = { now, results: this.deps.results, dispatch: this.deps.dispatch ?? defaultDispatch };
     for (let d = decideNext(this.state, ctx); d; d = decideNext(this.state, ctx)) emit(d);
     return out;
@@ -85,7 +119,9 @@ export class RunMachine {
 
   /** The earliest time the run needs waking (a retry backoff or an attempt deadline), or null. */
   nextWakeAt(): number | null {
-    let min: number | null = null;
+    const a = this.state.approval;
+    let min: number | null =
+      this.state.status === 'awaiting_approval' && a?.decision === 'pending' ? a.deadline_at : null;
     for (const at of this.state.timers.values()) if (min === null || at < min) min = at;
     return min;
   }
@@ -101,9 +137,85 @@ export class RunMachine {
           type: 'RunCreated',
           payload: { run_id, goal, config, input: input.input, state: input.state },
         });
-        emit({ type: 'PlanAuthored', payload: { plan } });
-        emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
-        emit({ type: 'RunStarted', payload: {} });
+        if (plan) this.#author(plan, estimates, emit);
+        return;
+      }
+      case 'planned':
+        if (s.status !== 'planning' || s.plan) return notNow(s, 'receive a plan', 'planning');
+        this.#author(input.plan, input.estimates, emit);
+        return;
+      case 'planning_failed':
+        if (s.status !== 'planning') return notNow(s, 'fail planning', 'planning');
+        emit({
+          type: 'RunTerminated',
+          payload: { status: 'failed', reason: 'planning_failed', error: input.error },
+        });
+        return;
+      case 'approval': {
+        if (s.status !== 'awaiting_approval' || s.approval?.decision !== 'pending') {
+          return notNow(s, 'take an approval decision', 'awaiting_approval');
+        }
+        const by = 'approver';
+        const comment = input.comment;
+        if (input.decision === 'reject') {
+          emit({ type: 'ApprovalRejected', payload: { comment, by } });
+          return;
+        }
+        if (input.decision === 'modify' && input.plan) {
+          emit({
+            type: 'PlanUpdated',
+            payload: {
+              plan: input.plan,
+              reason: comment ?? 'modified by the approver',
+              kind: 'approval_edit',
+              changed_steps: changedSteps(s.plan, input.plan),
+            },
+          });
+        }
+        emit({ type: 'ApprovalGranted', payload: { comment, by } });
+        return;
+      }
+      case 'revise': {
+        if (TERMINAL_RUN_STATUSES.has(s.status) || s.status === 'planning' || !s.plan) {
+          return notNow(s, 'take a new plan version', 'running');
+        }
+        const { plan, reason, kind } = input;
+        emit({
+          type: 'PlanUpdated',
+          payload: { plan, reason, kind, changed_steps: changedSteps(s.plan, plan) },
+        });
+        return;
+      }
+      case 'revision_failed':
+        if (!s.revising) return;
+        emit({
+          type: 'RunTerminated',
+          payload: { status: 'failed', reason: 'revision_failed', error: input.error },
+        });
+        return;
+      case 'request_revision': {
+        if (s.status !== 'running' && s.status !== 'awaiting_input')
+          return notNow(s, 'revise its plan', 'running');
+        if (s.revising)
+          return { code: 'revision_in_progress', message: `Run ${s.run_id} is already being revised` };
+        if (s.revision_count >= s.config.max_revisions) {
+          return {
+            code: 'max_revisions',
+            message: `Max replans exceeded (${s.config.max_revisions}) for run ${s.run_id}`,
+          };
+        }
+        emit({
+          type: 'RevisionRequested',
+          payload: { trigger: input.trigger, reason: input.reason, strategy: 'replan_remaining' },
+        });
+        return;
+      }
+      case 'input': {
+        if (TERMINAL_RUN_STATUSES.has(s.status)) return notNow(s, 'take input', 'running');
+        const waitingOn = s.awaiting?.step_id;
+        emit({ type: 'InputReceived', payload: { input: input.input } });
+        if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed')
+          this.#answerFailure(waitingOn, input.input, emit);
         return;
       }
       case 'invoked': {
@@ -179,6 +291,62 @@ export class RunMachine {
         emit({ type: 'RunResumed', payload: { step_ids: ids } });
         return;
       }
+    }
+  }
+
+  /**
+   * The answer to `ask_user` about a failed step: `{"action": "skip" | "abort" | "replan" | "retry"}`
+   * (retry when absent) — the rest of the answer is new information in the run state.
+   */
+  #answerFailure(stepId: string, answer: unknown, emit: (d: EventDraft) => void): void {
+    const action = isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
+    if (action === 'skip') {
+      emit({
+        type: 'StepSkipped',
+        payload: { step_id: stepId, reason: 'failure_strategy', detail: 'skipped at the user’s request' },
+        references: { step_id: stepId },
+      });
+    } else if (action === 'abort') {
+      emit({
+        type: 'RunTerminated',
+        payload: {
+          status: 'aborted',
+          reason: 'user_abort',
+          error: {
+            code: 'aborted',
+            message: `Stopped at the user’s request after step "${stepId}" failed`,
+            retryable: false,
+          },
+        },
+      });
+    } else if (action === 'replan') {
+      emit({
+        type: 'RevisionRequested',
+        payload: {
+          trigger: 'new_information',
+          reason: `user asked to replan after step "${stepId}" failed`,
+          step_id: stepId,
+          strategy: 'replan_remaining',
+        },
+        references: { step_id: stepId },
+      });
+    } else {
+      const ids = this.#resumable(stepId);
+      if (Array.isArray(ids)) emit({ type: 'RunResumed', payload: { step_ids: ids } });
+    }
+  }
+
+  /** Records a plan, then either asks for approval or starts. */
+  #author(plan: Plan, estimates: Estimates | null, emit: (d: EventDraft) => void): void {
+    emit({ type: 'PlanAuthored', payload: { plan } });
+    emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
+    const { require_plan_approval, approval } = this.state.config;
+    if (require_plan_approval) {
+      const timeout = approval?.timeout_s;
+      const deadline_at = timeout ? this.deps.clock.now().getTime() + timeout * 1000 : null;
+      emit({ type: 'ApprovalRequested', payload: { deadline_at, plan_version: plan.version } });
+    } else {
+      emit({ type: 'RunStarted', payload: {} });
     }
   }
 
@@ -264,7 +432,31 @@ function commandFor(event: RunEvent): Command | null {
   if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
     return { type: 'abort', step_ids: [], reason: event.payload.reason };
   }
+  if (event.event_type === 'RevisionRequested') {
+    const { trigger, reason, step_id, strategy } = event.payload;
+    return step_id === undefined
+      ? { type: 'revise', trigger, reason, strategy }
+      : { type: 'revise', trigger, reason, step_id, strategy };
+  }
+  if (event.event_type === 'ApprovalRequested')
+    return { type: 'approval_requested', deadline_at: event.payload.deadline_at };
+  if (event.event_type === 'InputRequested') {
+    const { reason, step_id } = event.payload;
+    return step_id === undefined
+      ? { type: 'input_requested', reason }
+      : { type: 'input_requested', reason, step_id };
+  }
   return null;
+}
+
+/** The ids of steps added or changed from one plan to the next. */
+function changedSteps(before: Plan | null, after: Plan): string[] {
+  const old = new Map(before?.steps.map((st) => [st.id, JSON.stringify(st)]) ?? []);
+  return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
+}
+
+function notNow(s: RunState, what: string, needed: string): Refusal {
+  return { code: 'conflict', message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}` };
 }
 
 function defaultDispatch(state: RunState): 'queue' | 'inline' {

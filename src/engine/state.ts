@@ -56,6 +56,12 @@ export type RunState = {
   unhandled_failures: Set<string>;
   adaptive_window: number;
   revision_count: number;
+  /** While awaiting approval: when the default action applies (ms), or null for never. */
+  approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
+  /** A revision was requested and not yet delivered: no new step starts meanwhile. */
+  revising: { trigger: string; reason: string; step_id?: string } | null;
+  /** Why the run waits for input, while `awaiting_input`. */
+  awaiting: { reason: string; step_id?: string } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   created_at: string | null;
   started_at: string | null;
@@ -142,6 +148,9 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     unhandled_failures: new Set(),
     adaptive_window: 1,
     revision_count: 0,
+    approval: null,
+    revising: null,
+    awaiting: null,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     created_at: null,
     started_at: null,

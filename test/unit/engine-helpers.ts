@@ -5,7 +5,7 @@ import { emptyRunState, MemoryResultStore } from '../../src/engine/state';
 import { parseRunConfig, type RunConfigInput } from '../../src/plan/config';
 import { normalizePlan, PlanInputSchema, type Plan } from '../../src/plan/model';
 
-/** A machine on a hand-driven clock, recording every event and command. */
+/** A machine on a hand-driven clock, recording every event and command. `null` creates it from a goal. */
 export function harness(planInput: unknown, config: RunConfigInput = {}, input: unknown = {}) {
   let t = Date.parse('2026-01-01T00:00:00Z');
   let n = 0;
@@ -14,7 +14,8 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
     id: (p: string) => `${p}_${++n}`,
     uuid: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
   };
-  const plan: Plan = normalizePlan(PlanInputSchema.parse(planInput), { clock, ids });
+  const plan: Plan | undefined =
+    planInput === null ? undefined : normalizePlan(PlanInputSchema.parse(planInput), { clock, ids });
   const results = new MemoryResultStore();
   const machine = new RunMachine(emptyRunState('run_1', parseRunConfig(config)), { clock, ids, results });
   const events: RunEvent[] = [];
@@ -29,7 +30,7 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
       type: 'create',
       run_id: 'run_1',
       goal: 'test',
-      plan,
+      ...(plan ? { plan } : {}),
       config: parseRunConfig(config),
       input,
       estimates: null,

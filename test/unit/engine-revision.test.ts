@@ -1,0 +1,264 @@
+import { describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/plan/model';
+import { replay, snapshotRun } from '../../src/engine/snapshot';
+import { echo, harness } from './engine-helpers';
+
+type H = ReturnType<typeof harness>;
+const send = (h: H, input: Parameters<H['machine']['handle']>[0]) => {
+  const r = h.machine.handle(input);
+  h.events.push(...r.events);
+  h.commands.push(...r.commands);
+  return r;
+};
+const nextVersion = (h: H, steps: Plan['steps']): Plan => ({
+  ...h.state.plan!,
+  version: h.state.plan!.version + 1,
+  steps,
+});
+const step = (id: string, deps: string[] = []) => ({
+  id,
+  description: id,
+  action: 'demo.echo',
+  parameters: { v: id },
+  dependencies: deps,
+});
+
+describe('approval', () => {
+  it('waits in awaiting_approval and starts when approved', () => {
+    const h = harness({ steps: [echo('a')] }, { require_plan_approval: true, approval: { timeout_s: 60 } });
+    expect(h.state.status).toBe('awaiting_approval');
+    expect(h.commands).toContainEqual({ type: 'approval_requested', deadline_at: h.now() + 60_000 });
+    expect(h.commands.some((c) => c.type === 'dispatch')).toBe(false);
+    send(h, { type: 'approval', decision: 'approve', comment: 'lgtm' });
+    expect(h.state.status).toBe('running');
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'a' });
+  });
+
+  it('cancels the run when the plan is rejected', () => {
+    const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(h, { type: 'approval', decision: 'reject', comment: 'no' });
+    expect(h.state.status).toBe('cancelled');
+    expect(h.types().slice(-2)).toEqual(['ApprovalRejected', 'RunTerminated']);
+  });
+
+  it('runs the modified plan as a new version when the approver edits it', () => {
+    const h = harness({ steps: [echo('a'), echo('b')] }, { require_plan_approval: true });
+    send(h, { type: 'approval', decision: 'modify', plan: nextVersion(h, [step('b')]) });
+    expect(h.state.plan!.version).toBe(2);
+    expect([...h.state.steps.keys()]).toEqual(['b']);
+    expect(h.state.revision_count).toBe(0);
+    expect(h.types()).toContain('PlanUpdated');
+  });
+
+  it('applies the default action when the deadline passes', () => {
+    const approve = harness(
+      { steps: [echo('a')] },
+      { require_plan_approval: true, approval: { timeout_s: 10, default_action: 'approve' } },
+    );
+    expect(approve.machine.nextWakeAt()).toBe(approve.now() + 10_000);
+    approve.advance(9_999);
+    expect(approve.state.status).toBe('awaiting_approval');
+    approve.advance(1);
+    expect(approve.state.status).toBe('running');
+    const reject = harness(
+      { steps: [echo('a')] },
+      { require_plan_approval: true, approval: { timeout_s: 10 } },
+    );
+    reject.advance(10_000);
+    expect(reject.state.status).toBe('cancelled');
+  });
+
+  it('refuses a decision when the run is not waiting for one', () => {
+    const h = harness({ steps: [echo('a')] });
+    expect(h.machine.handle({ type: 'approval', decision: 'approve' }).refused?.code).toBe('conflict');
+  });
+});
+
+describe('revision', () => {
+  it('asks for a revision when a step fails under on_step_failure replan, and starts nothing meanwhile', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b'), echo('c', { dependencies: ['a'] })] },
+      { on_step_failure: 'replan', retry_failed_steps: 0, execution_mode: 'parallel' },
+    );
+    h.ok('a', 'A');
+    h.fail('b');
+    expect(h.commands.at(-1)).toMatchObject({
+      type: 'revise',
+      trigger: 'step_failure',
+      step_id: 'b',
+      strategy: 'replan_remaining',
+    });
+    expect(h.state.revising).not.toBeNull();
+    h.ok('c', 'C'); // an attempt already in flight still finishes
+    const before = h.commands.length;
+    h.advance(1000);
+    expect(h.commands.length).toBe(before);
+  });
+
+  it('a new version keeps completed results and re-runs the failed and changed steps', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] })] },
+      { on_step_failure: 'replan', retry_failed_steps: 0 },
+    );
+    h.ok('a', 'A');
+    h.fail('b');
+    const a = h.state.plan!.steps[0]!;
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [a, step('b2', ['a'])]),
+      reason: 'use b2',
+      kind: 'revision',
+    });
+    expect(h.state.revision_count).toBe(1);
+    expect(h.snapshot().step_results).toEqual({ a: 'A' });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b2' });
+    h.ok('b2', 'B2');
+    expect(h.state.status).toBe('completed');
+    const updated = h.events.find((e) => e.event_type === 'PlanUpdated')!;
+    expect(updated.payload).toMatchObject({ kind: 'revision', changed_steps: ['b2'] });
+  });
+
+  it('marks a revised step revised and runs it again', () => {
+    const h = harness({ steps: [echo('a')] }, { on_step_failure: 'replan', retry_failed_steps: 0 });
+    h.fail('a');
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [{ ...step('a'), parameters: { v: 'fixed' } }]),
+      reason: 'fix a',
+      kind: 'revision',
+    });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'a', attempt: 2 });
+  });
+
+  it('fails with Max replans exceeded once max_revisions is used up', () => {
+    const h = harness(
+      { steps: [echo('a')] },
+      { on_step_failure: 'replan', retry_failed_steps: 0, max_revisions: 1 },
+    );
+    h.fail('a');
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [{ ...step('a'), parameters: { v: 2 } }]),
+      reason: 'r1',
+      kind: 'revision',
+    });
+    h.fail('a');
+    expect(h.state.status).toBe('failed');
+    expect(h.state.error?.message).toContain('Max replans exceeded');
+  });
+
+  it('fails the run when the revision cannot be produced', () => {
+    const h = harness({ steps: [echo('a')] }, { on_step_failure: 'replan', retry_failed_steps: 0 });
+    h.fail('a');
+    send(h, {
+      type: 'revision_failed',
+      error: { code: 'planning_unavailable', message: 'no planner', retryable: false },
+    });
+    expect(h.state.status).toBe('failed');
+    expect(h.state.error?.code).toBe('planning_unavailable');
+  });
+
+  it('skip_and_continue skips the failed step; abort stops with partial results', () => {
+    const skip = harness(
+      { steps: [echo('a'), echo('b')] },
+      { on_step_failure: 'replan', revision_strategy: 'skip_and_continue', retry_failed_steps: 0 },
+    );
+    skip.fail('a');
+    skip.ok('b', 'B');
+    expect(skip.state.status).toBe('completed');
+    expect(skip.status('a')).toBe('skipped');
+    const abort = harness(
+      { steps: [echo('a'), echo('b')] },
+      { on_step_failure: 'replan', revision_strategy: 'abort', retry_failed_steps: 0 },
+    );
+    abort.ok('a', 'A');
+    abort.fail('b');
+    expect(abort.state.status).toBe('aborted');
+    expect(abort.snapshot().step_results).toEqual({ a: 'A' });
+  });
+
+  it('ask_user waits for input; the answer retries, skips or stops the failed step', () => {
+    const config = {
+      on_step_failure: 'replan',
+      revision_strategy: 'ask_user',
+      retry_failed_steps: 0,
+    } as const;
+    const retry = harness({ steps: [echo('a'), echo('b')] }, config);
+    retry.fail('a');
+    expect(retry.state.status).toBe('awaiting_input');
+    expect(retry.commands.at(-1)).toMatchObject({ type: 'input_requested', step_id: 'a' });
+    send(retry, { type: 'input', input: { hint: 'try again' } });
+    expect(retry.state.status).toBe('running');
+    expect(retry.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'a', attempt: 2 });
+    expect(retry.snapshot().state).toEqual({ hint: 'try again' });
+
+    const skip = harness({ steps: [echo('a'), echo('b')] }, config);
+    skip.fail('a');
+    send(skip, { type: 'input', input: { action: 'skip' } });
+    expect(skip.status('a')).toBe('skipped');
+    skip.ok('b', 'B');
+    expect(skip.state.status).toBe('completed');
+
+    const stop = harness({ steps: [echo('a'), echo('b')] }, config);
+    stop.fail('a');
+    send(stop, { type: 'input', input: { action: 'abort' } });
+    expect(stop.state.status).toBe('aborted');
+  });
+
+  it('a user-requested revision pauses the run until the new version arrives', () => {
+    const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    send(h, { type: 'request_revision', trigger: 'user_request', reason: 'add a step' });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'user_request' });
+    h.ok('a', 'A');
+    expect(h.status('b')).toBe('pending');
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [step('a'), step('b', ['a']), step('c', ['b'])]),
+      reason: 'add c',
+      kind: 'revision',
+    });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b' });
+  });
+
+  it('replays revised and approved runs to the live state', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] })] },
+      { on_step_failure: 'replan', retry_failed_steps: 0, require_plan_approval: true },
+    );
+    send(h, { type: 'approval', decision: 'approve' });
+    h.ok('a', 'A');
+    h.fail('b');
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [step('a'), step('b2', ['a'])]),
+      reason: 'r',
+      kind: 'revision',
+    });
+    h.ok('b2', 'B2');
+    const r = replay(h.events);
+    expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
+  });
+});
+
+describe('planning a goal', () => {
+  it('starts in planning, asks its owner for a plan, and runs it once delivered', () => {
+    const h = harness(null);
+    expect(h.state.status).toBe('planning');
+    expect(h.commands).toEqual([{ type: 'plan' }]);
+    const plan = harness({ steps: [echo('a')] }).state.plan!;
+    send(h, { type: 'planned', plan, estimates: null });
+    expect(h.state.status).toBe('running');
+    expect(h.types()).toEqual(['RunCreated', 'PlanAuthored', 'PlanValidated', 'RunStarted', 'StepScheduled']);
+    expect(h.machine.handle({ type: 'planned', plan, estimates: null }).refused?.code).toBe('conflict');
+  });
+
+  it('fails the run with the planner’s error when planning fails', () => {
+    const h = harness(null);
+    send(h, {
+      type: 'planning_failed',
+      error: { code: 'planning_failed', message: 'every model failed', retryable: false },
+    });
+    expect(h.state.status).toBe('failed');
+    expect(h.state.error?.code).toBe('planning_failed');
+  });
+});
