@@ -30,5 +30,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
+  {
+    // A global declaration file cannot import at the top without turning into a module.
+    files: ['**/*.d.ts'],
+    rules: { '@typescript-eslint/consistent-type-imports': 'off' },
+  },
   { files: ['**/*.mjs', '**/*.mts'], ...tseslint.configs.disableTypeChecked },
 );
