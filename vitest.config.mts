@@ -19,7 +19,11 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
-                bindings: { DEMO_TOOLS: 'true', TEST_MIGRATIONS: migrations, WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
+                bindings: {
+                  DEMO_TOOLS: 'true',
+                  TEST_MIGRATIONS: migrations,
+                  WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+                },
               },
             }),
           ],

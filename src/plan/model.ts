@@ -49,7 +49,11 @@ export const Strategy = {
 } as const;
 export type Strategy = (typeof Strategy)[keyof typeof Strategy];
 
-export const ExecutionMode = { sequential: 'sequential', parallel: 'parallel', adaptive: 'adaptive' } as const;
+export const ExecutionMode = {
+  sequential: 'sequential',
+  parallel: 'parallel',
+  adaptive: 'adaptive',
+} as const;
 export type ExecutionMode = (typeof ExecutionMode)[keyof typeof ExecutionMode];
 
 export const FailureStrategy = { abort: 'abort', skip: 'skip', retry: 'retry', replan: 'replan' } as const;
@@ -207,7 +211,8 @@ export function normalizeStep(input: PlanStepInput, opts: NormalizeOptions): Pla
   if (input.estimated_tokens !== undefined) step.estimated_tokens = input.estimated_tokens;
   if (input.output_path != null) step.output_path = input.output_path;
   if (input.when != null) step.when = input.when;
-  if (input.subplan != null) step.subplan = normalizePlan(input.subplan, { ...opts, defaultStrategy: undefined });
+  if (input.subplan != null)
+    step.subplan = normalizePlan(input.subplan, { ...opts, defaultStrategy: undefined });
   if (input.timeout_ms != null) step.timeout_ms = input.timeout_ms;
   if (input.retries != null) step.retries = input.retries;
   return step;
