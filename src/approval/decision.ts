@@ -1,0 +1,62 @@
+/**
+ * The body of `POST /v1/runs/:id/approval` (SPEC §6): approve, reject, or modify the plan awaiting
+ * approval, the last either with a whole new plan or with a list of edits made in a UI.
+ */
+import { z } from 'zod';
+import { PlanEditSchema } from './edits';
+
+export { applyEdits, PlanEditSchema, StepChangesSchema } from './edits';
+export type { ApplyEditsResult, PlanEdit, StepChanges } from './edits';
+
+/** More than this many edits should be sent as a whole `plan`. */
+export const MAX_EDITS = 1000;
+
+export const Decision = { approve: 'approve', reject: 'reject', modify: 'modify' } as const;
+export type Decision = (typeof Decision)[keyof typeof Decision];
+
+/**
+ * `{decision, plan?, comment?, edits?}`. `modify` needs exactly one of `plan` (any JSON here: a
+ * malformed plan comes back from validation as findings, like `POST /v1/runs`) and `edits`;
+ * `approve` and `reject` take neither. A `null` plan or comment counts as absent.
+ * @example
+ * const body = ApprovalDecisionSchema.parse({
+ *   decision: 'modify',
+ *   edits: [{ op: 'set_dependencies', step_id: 'report', dependencies: ['search'] }],
+ * });
+ */
+export const ApprovalDecisionSchema = z
+  .object({
+    decision: z.enum(Decision),
+    plan: z.unknown().optional(),
+    comment: z.string().max(10_000).nullish(),
+    edits: z.array(PlanEditSchema).min(1).max(MAX_EDITS).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const hasPlan = body.plan !== undefined && body.plan !== null;
+    const hasEdits = body.edits !== undefined;
+    if (body.decision === 'modify') {
+      if (!hasPlan && !hasEdits) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['edits'],
+          message: "decision 'modify' needs either a whole `plan` or a list of `edits`",
+        });
+      } else if (hasPlan && hasEdits) {
+        ctx.addIssue({ code: 'custom', path: ['plan'], message: 'send either `plan` or `edits`, not both' });
+      }
+      return;
+    }
+    for (const [field, present] of [
+      ['plan', hasPlan],
+      ['edits', hasEdits],
+    ] as const) {
+      if (present) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `\`${field}\` is only accepted with decision 'modify', not '${body.decision}'`,
+        });
+      }
+    }
+  });
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
