@@ -1,0 +1,83 @@
+/**
+ * From a parsed answer to a validated plan: the server, not the model, decides the plan's id,
+ * version, goal and strategy; on a re-plan completed steps are kept exactly as they ran; then
+ * `validatePlan` with `require_dependencies` (SPEC §2: an LLM plan must list its dependencies).
+ */
+import type { ToolRegistry } from '../executor/registry';
+import { isRecord } from '../plan/model';
+import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
+import { validatePlan } from '../plan/validate';
+import type { ValidationResult } from '../plan/validate';
+import type { PlannerState } from './contracts';
+import type { PlanCandidate } from './parse';
+
+export type CandidateContext = {
+  state: PlannerState;
+  registry: ToolRegistry;
+  clock: Clock;
+  ids: IdSource;
+  latencyHistory?: Record<string, number> | undefined;
+};
+
+/**
+ * Validates a candidate against the state's limits and tools.
+ * @example validateCandidate({ steps: [...] }, { state, registry, clock, ids }).valid
+ */
+export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContext): ValidationResult {
+  const { state } = ctx;
+  const input: Record<string, unknown> = {
+    goal: state.goal,
+    strategy: state.strategy ?? 'flat',
+    steps: state.plan ? keepCompleted(candidate.steps, state) : candidate.steps,
+  };
+  const criteria = candidate.success_criteria ?? state.success_criteria;
+  if (typeof criteria === 'string' && criteria !== '') input.success_criteria = criteria;
+  if (state.plan) {
+    input.id = state.plan.id;
+    input.version = state.plan.version + 1;
+  }
+  return validatePlan(input, {
+    tools: ctx.registry,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    latencyHistory: ctx.latencyHistory,
+    config: {
+      max_steps: state.limits.max_steps,
+      max_depth: state.limits.max_depth,
+      require_dependencies: true,
+      ...(state.limits.token_budget != null ? { token_budget: state.limits.token_budget } : {}),
+    },
+  });
+}
+
+/**
+ * Completed steps of the current plan, exactly as they ran, in their original order and in place
+ * of any same-id step the model wrote; then the model's other steps.
+ */
+function keepCompleted(steps: readonly unknown[], state: PlannerState): unknown[] {
+  const completed = completedSteps(state);
+  if (completed.length === 0) return [...steps];
+  const ids = new Set(completed.map((s) => s.id));
+  const rest = steps.filter((s) => !(isRecord(s) && typeof s.id === 'string' && ids.has(s.id)));
+  return [...completed, ...rest];
+}
+
+/** The steps of the state's plan whose status is `completed`. */
+export function completedSteps(state: PlannerState): PlanStep[] {
+  const statuses = state.step_statuses ?? {};
+  return state.plan?.steps.filter((s) => statuses[s.id] === 'completed') ?? [];
+}
+
+/** The re-plan bookkeeping seed 001's `plan.replan` reports, kept in the new plan's metadata. */
+export function replanMetadata(previous: Plan, next: Plan, state: PlannerState): Record<string, unknown> {
+  const kept = completedSteps(state).length;
+  const replanCount =
+    typeof previous.metadata?.replan_count === 'number' ? previous.metadata.replan_count : 0;
+  return {
+    ...previous.metadata,
+    replan_count: replanCount + 1,
+    parent_version: previous.version,
+    preserved_subtasks: kept,
+    new_subtasks: next.steps.length - kept,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * One LLM planning attempt: call → parse → validate → provenance record → trace entry. The
+ * pipeline decides what happens next; this only reports what happened.
+ */
+import type OpenAI from 'openai';
+import type { ValidationResult } from '../plan/validate';
+import type { Clock, IdSource } from '../plan/model';
+import { validateCandidate } from './candidate';
+import type { CandidateContext } from './candidate';
+import { completePlanChat } from './chat';
+import type { ChatAnswer, ChatMessage, FormatMode } from './chat';
+import { parsePlannerOutput } from './parse';
+import type { ParseResult } from './parse';
+import type { PlanningAttempt, ProvenanceStore } from './provenance';
+import { redactSecrets } from './redact';
+import type { AttemptOutcome } from './reliability';
+import { summarizeFindings } from './repair';
+import type { TraceEntry } from './types';
+
+/** Largest prompt or answer (characters) stored per attempt; D1 rows stay well under their limit. */
+const MAX_STORED_CHARS = 200_000;
+
+/** What stays the same across the attempts of one planning request. */
+export type AttemptContext = {
+  planningId: string;
+  client: OpenAI;
+  baseURL: string | undefined;
+  template: { id: string; version: string };
+  temperature: number | undefined;
+  schema: Record<string, unknown>;
+  candidate: CandidateContext;
+  provenance: ProvenanceStore | undefined;
+  secrets: readonly string[];
+  now: () => number;
+  clock: Clock;
+  ids: IdSource;
+  signal: AbortSignal | undefined;
+  /** The next attempt's `seq` (1, 2, …). */
+  nextSeq: () => number;
+};
+
+/** What one attempt asks. */
+export type AttemptSpec = {
+  model: string;
+  messages: ChatMessage[];
+  retry: number;
+  candidate: number;
+  mode: FormatMode;
+};
+
+export type AttemptResult = {
+  answer: ChatAnswer;
+  /** The answer's text (empty when the call failed). */
+  raw: string;
+  parse: ParseResult | null;
+  validation: ValidationResult | null;
+  outcome: AttemptOutcome;
+  trace: TraceEntry;
+};
+
+/**
+ * Makes one attempt and records it. A provenance write that fails is logged, not thrown: losing an
+ * audit row must not lose the plan.
+ */
+export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promise<AttemptResult> {
+  const seq = ctx.nextSeq();
+  const answer = await completePlanChat({
+    client: ctx.client,
+    baseURL: ctx.baseURL,
+    model: spec.model,
+    messages: spec.messages,
+    temperature: ctx.temperature,
+    schema: ctx.schema,
+    mode: spec.mode,
+    signal: ctx.signal,
+    now: ctx.now,
+  });
+  const raw = answer.ok ? answer.content : '';
+  let parse: ParseResult | null = null;
+  let validation: ValidationResult | null = null;
+  let outcome: AttemptOutcome;
+  let message: string | undefined;
+  if (!answer.ok) {
+    outcome = 'call_error';
+    message = `${answer.error.code}: ${answer.error.message}`;
+  } else {
+    parse =
+      raw.trim() === '' && answer.refusal
+        ? { ok: false, error: `The model refused: ${answer.refusal}` }
+        : parsePlannerOutput(raw);
+    if (!parse.ok) {
+      outcome = 'parse_error';
+      message = parse.error;
+    } else {
+      validation = validateCandidate(parse.plan, ctx.candidate);
+      outcome = validation.valid ? 'ok' : 'invalid';
+      if (!validation.valid) message = summarizeFindings(validation.errors);
+    }
+  }
+
+  const attempt: PlanningAttempt = {
+    id: ctx.ids.id('patt'),
+    planning_id: ctx.planningId,
+    seq,
+    model: spec.model,
+    temperature: ctx.temperature ?? null,
+    template_id: ctx.template.id,
+    template_version: ctx.template.version,
+    retry: spec.retry,
+    candidate: spec.candidate,
+    response_format: answer.mode,
+    prompt: cap(redactSecrets(JSON.stringify(spec.messages), ctx.secrets)),
+    raw_output: answer.ok ? cap(redactSecrets(raw, ctx.secrets)) : null,
+    outcome,
+    error: outcome === 'call_error' || outcome === 'parse_error' ? (message ?? null) : null,
+    parse_format: parse?.ok ? parse.format : null,
+    findings: validation?.errors ?? [],
+    prompt_tokens: answer.usage.prompt,
+    completion_tokens: answer.usage.completion,
+    latency_ms: answer.latency_ms,
+    plan_id: outcome === 'ok' ? (validation?.plan?.id ?? null) : null,
+    strategy: ctx.candidate.state.strategy ?? 'flat',
+    created_at: ctx.clock.now().toISOString(),
+  };
+  if (ctx.provenance) {
+    await ctx.provenance.recordAttempt(attempt).catch((err: unknown) => {
+      console.error(`planning ${ctx.planningId}: provenance for attempt ${seq} not stored`, err);
+    });
+  }
+
+  const trace: TraceEntry = {
+    planner: 'llm',
+    outcome,
+    seq,
+    attempt_id: attempt.id,
+    model: spec.model,
+    retry: spec.retry,
+    candidate: spec.candidate,
+    response_format: answer.mode,
+    tokens: answer.usage,
+    latency_ms: answer.latency_ms,
+  };
+  if (message !== undefined) trace.message = redactSecrets(message, ctx.secrets);
+  if (validation && !validation.valid) trace.findings = validation.errors;
+  return { answer, raw, parse, validation, outcome, trace };
+}
+
+function cap(text: string): string {
+  return text.length > MAX_STORED_CHARS
+    ? `${text.slice(0, MAX_STORED_CHARS)}… (cut at ${MAX_STORED_CHARS} characters)`
+    : text;
+}

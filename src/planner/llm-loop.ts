@@ -1,0 +1,118 @@
+/**
+ * The LLM part of the pipeline: models in reliability order, each with its first answer and a
+ * bounded number of repairs; N-best candidates per turn when asked. Returns the first valid plan,
+ * or null when every model is exhausted (the caller falls back to rules).
+ */
+import type { Plan } from '../plan/model';
+import type { ValidationResult } from '../plan/validate';
+import type { ChatMessage, FormatMode } from './chat';
+import { runAttempt } from './llm-attempt';
+import type { AttemptContext, AttemptResult } from './llm-attempt';
+import { orderModels } from './reliability';
+import type { ModelCounts } from './reliability';
+import { repairMessages } from './repair';
+import type { Problem } from './repair';
+import type { RenderedPrompt } from './templates';
+import type { PlannerDeps, TraceEntry } from './types';
+import { pickBest } from './verifier';
+import type { Candidate } from './verifier';
+
+export type LlmPlanningInput = {
+  planningId: string;
+  prompt: RenderedPrompt;
+  primary: string;
+  fallbacks: readonly string[];
+  maxRepairs: number;
+  nBest: number;
+  verifier: PlannerDeps['verifier'];
+  /** Appended to as attempts are made. */
+  trace: TraceEntry[];
+  attempt: AttemptContext;
+};
+
+export type LlmPlanningResult = { plan: Plan; validation: ValidationResult; model: string };
+
+/** Tries each model in turn until one produces a valid plan. */
+export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanningResult | null> {
+  const first: ChatMessage[] = [
+    { role: 'system', content: input.prompt.system },
+    { role: 'user', content: input.prompt.user },
+  ];
+  const models = orderModels(input.primary, input.fallbacks, await reliabilityOf(input));
+  for (const model of models) {
+    if (input.attempt.signal?.aborted) break;
+    const found = await planWithModel(input, model, first);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** One model: its first answer, then repairs quoting what was wrong, until valid or out of repairs. */
+async function planWithModel(input: LlmPlanningInput, model: string, first: ChatMessage[]) {
+  let messages = first;
+  let mode: FormatMode = 'json_schema';
+  for (let retry = 0; retry <= input.maxRepairs; retry++) {
+    const results: AttemptResult[] = await Promise.all(
+      Array.from({ length: input.nBest }, (_, candidate) =>
+        runAttempt(input.attempt, {
+          model,
+          messages,
+          retry,
+          candidate: input.nBest > 1 ? candidate : 0,
+          mode,
+        }),
+      ),
+    );
+    for (const r of results) input.trace.push(r.trace);
+    const answered = results.filter((r) => r.answer.ok);
+    // A model that cannot be called (timeout, 5xx, unknown model) is not worth a repair prompt.
+    if (answered.length === 0) return null;
+    mode = answered[0]!.answer.mode;
+
+    const best = answered[await choose(input, answered)]!;
+    if (best.outcome === 'ok' && best.validation?.plan) {
+      return { plan: best.validation.plan, validation: best.validation, model };
+    }
+    messages = repairMessages(first, best.raw, problemOf(best));
+  }
+  return null;
+}
+
+/** The index (into `results`) of the candidate to keep or to repair. */
+async function choose(input: LlmPlanningInput, results: AttemptResult[]): Promise<number> {
+  if (results.length === 1) return 0;
+  const candidates: Candidate[] = results.map((r, index) => ({
+    index,
+    parsed: r.parse?.ok === true && r.validation?.plan != null,
+    findings: r.validation?.errors ?? [],
+    estimates: r.validation?.estimates ?? null,
+  }));
+  // Only valid candidates go to a custom verifier; the default ranks them all.
+  const valid = candidates.filter((c) => c.parsed && c.findings.length === 0);
+  if (input.verifier && valid.length > 1) {
+    const picked = await input.verifier(valid);
+    const chosen = valid[picked];
+    if (chosen) return chosen.index;
+  }
+  const best = pickBest(candidates);
+  return best === -1 ? 0 : best;
+}
+
+function problemOf(r: AttemptResult): Problem {
+  if (r.parse && !r.parse.ok) return { kind: 'parse', error: r.parse.error };
+  return { kind: 'invalid', findings: r.validation?.errors ?? [] };
+}
+
+async function reliabilityOf(input: LlmPlanningInput): Promise<Map<string, ModelCounts>> {
+  const store = input.attempt.provenance;
+  if (!store || input.fallbacks.length === 0) return new Map();
+  try {
+    return await store.reliability([input.primary, ...input.fallbacks]);
+  } catch (err) {
+    console.error(
+      `planning ${input.planningId}: model reliability unavailable; fallbacks in configured order`,
+      err,
+    );
+    return new Map();
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * {@link ProvenanceStore} in D1 (`migrations/0002_planning.sql`): an attempt row and its model's
+ * reliability counters are written in one batch, so the two never disagree.
+ */
+import { z } from 'zod';
+import type { Finding } from '../plan/findings';
+import type { FormatMode } from './chat';
+import type { PlanningAttempt, ProvenanceStore } from './provenance';
+import { withRates } from './reliability';
+import type { AttemptOutcome, ModelReliability } from './reliability';
+
+const INSERT_ATTEMPT = `INSERT INTO planning_attempts (id, planning_id, seq, model, temperature, template_id,
+  template_version, retry, candidate, response_format, prompt, raw_output, outcome, error, parse_format,
+  findings_json, prompt_tokens, completion_tokens, latency_ms, plan_id, strategy, created_at)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
+  ON CONFLICT (id) DO NOTHING`;
+
+// Counters are added in SQL, so concurrent planners in different isolates never lose an update.
+const UPSERT_RELIABILITY = `INSERT INTO model_reliability (model, attempts, successes, parse_failures,
+  validation_failures, call_failures, total_latency_ms, updated_at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7)
+  ON CONFLICT (model) DO UPDATE SET attempts = attempts + 1, successes = successes + excluded.successes,
+  parse_failures = parse_failures + excluded.parse_failures,
+  validation_failures = validation_failures + excluded.validation_failures,
+  call_failures = call_failures + excluded.call_failures,
+  total_latency_ms = total_latency_ms + excluded.total_latency_ms, updated_at = excluded.updated_at`;
+
+const AttemptRow = z.object({
+  id: z.string(),
+  planning_id: z.string(),
+  seq: z.number(),
+  model: z.string(),
+  temperature: z.number().nullable(),
+  template_id: z.string(),
+  template_version: z.string(),
+  retry: z.number(),
+  candidate: z.number(),
+  response_format: z.enum(['json_schema', 'json_object', 'text']),
+  prompt: z.string(),
+  raw_output: z.string().nullable(),
+  outcome: z.enum(['ok', 'call_error', 'parse_error', 'invalid']),
+  error: z.string().nullable(),
+  parse_format: z.string().nullable(),
+  findings_json: z.string(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  latency_ms: z.number(),
+  plan_id: z.string().nullable(),
+  strategy: z.string(),
+  created_at: z.string(),
+});
+
+const ReliabilityRow = z.object({
+  model: z.string(),
+  attempts: z.number(),
+  successes: z.number(),
+  parse_failures: z.number(),
+  validation_failures: z.number(),
+  call_failures: z.number(),
+  total_latency_ms: z.number(),
+  updated_at: z.string(),
+});
+
+/**
+ * Provenance in D1.
+ * @example const store = new D1ProvenanceStore(env.DB); await store.attempts(planningId);
+ */
+export class D1ProvenanceStore implements ProvenanceStore {
+  readonly #db: D1Database;
+
+  constructor(db: D1Database) {
+    this.#db = db;
+  }
+
+  async recordAttempt(a: PlanningAttempt): Promise<void> {
+    const flag = (o: AttemptOutcome) => (a.outcome === o ? 1 : 0);
+    await this.#db.batch([
+      this.#db
+        .prepare(INSERT_ATTEMPT)
+        .bind(
+          a.id,
+          a.planning_id,
+          a.seq,
+          a.model,
+          a.temperature,
+          a.template_id,
+          a.template_version,
+          a.retry,
+          a.candidate,
+          a.response_format,
+          a.prompt,
+          a.raw_output,
+          a.outcome,
+          a.error,
+          a.parse_format,
+          JSON.stringify(a.findings),
+          a.prompt_tokens,
+          a.completion_tokens,
+          Math.round(a.latency_ms),
+          a.plan_id,
+          a.strategy,
+          a.created_at,
+        ),
+      this.#db
+        .prepare(UPSERT_RELIABILITY)
+        .bind(
+          a.model,
+          flag('ok'),
+          flag('parse_error'),
+          flag('invalid'),
+          flag('call_error'),
+          Math.max(0, Math.round(a.latency_ms)),
+          a.created_at,
+        ),
+    ]);
+  }
+
+  async attempts(planningId: string): Promise<PlanningAttempt[]> {
+    const { results } = await this.#db
+      .prepare('SELECT * FROM planning_attempts WHERE planning_id = ?1 ORDER BY seq')
+      .bind(planningId)
+      .all();
+    return results.map((r) => fromRow(AttemptRow.parse(r)));
+  }
+
+  async reliability(models?: readonly string[]): Promise<Map<string, ModelReliability>> {
+    const stmt =
+      models === undefined
+        ? this.#db.prepare('SELECT * FROM model_reliability')
+        : this.#db
+            .prepare('SELECT * FROM model_reliability WHERE model IN (SELECT value FROM json_each(?1))')
+            .bind(JSON.stringify(models));
+    const { results } = await stmt.all();
+    const out = new Map<string, ModelReliability>();
+    for (const r of results) {
+      const row = ReliabilityRow.parse(r);
+      out.set(row.model, withRates(row));
+    }
+    return out;
+  }
+}
+
+function fromRow(row: z.infer<typeof AttemptRow>): PlanningAttempt {
+  const { findings_json, response_format, ...rest } = row;
+  let findings: Finding[] = [];
+  try {
+    findings = JSON.parse(findings_json) as Finding[];
+  } catch {
+    // a hand-edited row: show the attempt without its findings rather than fail the read
+  }
+  return { ...rest, response_format: response_format satisfies FormatMode, findings };
+}
