@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   invalid_plan: 422,
   /** A goal was sent but no planner can plan it (no LLM configured). */
   planning_unavailable: 422,
+  /** Every model, repair and the rule planner failed to produce a valid plan (trace in `details`). */
+  planning_failed: 422,
   /** `GET /v1/runs/:id/ws` without a WebSocket upgrade. */
   upgrade_required: 426,
   rate_limited: 429,

@@ -28,7 +28,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   410: 'The link was used or has expired (`gone`)',
   413: 'Body larger than the limit (`payload_too_large`)',
   415: 'Body is not JSON (`unsupported_media_type`)',
-  422: 'The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`)',
+  422: 'The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`: no LLM configured; `planning_failed`: no valid plan, the trace in `details.planning_trace`)',
   426: 'This endpoint needs a WebSocket upgrade (`upgrade_required`)',
   429: 'Too many requests (`rate_limited`)',
   500: 'Internal error (`internal`)',

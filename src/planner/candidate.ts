@@ -36,7 +36,7 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
     input.id = state.plan.id;
     input.version = state.plan.version + 1;
   }
-  return validatePlan(input, {
+  const result = validatePlan(input, {
     tools: ctx.registry,
     clock: ctx.clock,
     ids: ctx.ids,
@@ -48,6 +48,16 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
       ...(state.limits.token_budget != null ? { token_budget: state.limits.token_budget } : {}),
     },
   });
+  // Valid for a submitted plan, useless as an answer to a goal: ask the model for steps.
+  if (result.plan && result.plan.steps.length === 0) {
+    result.errors.push({
+      code: 'schema',
+      message: 'steps: the plan has no steps; give at least one',
+      path: ['steps'],
+    });
+    result.valid = false;
+  }
+  return result;
 }
 
 /**

@@ -122,6 +122,12 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     expect(llm.sent[1]!.body.messages[3]!.content).toContain('- missing_dependencies:');
   });
 
+  it('does not accept an empty plan as an answer to a goal', async () => {
+    const llm = scriptedLlm(['{"steps": []}', planJson()]);
+    success(await planGoal({ goal: 'g' }, deps({ fetch: llm.fetch })));
+    expect(llm.sent[1]!.body.messages[3]!.content).toContain('- schema: steps: the plan has no steps');
+  });
+
   it('moves to the next model when the first fails its answer and its repair', async () => {
     const llm = scriptedLlm({ 'model-a': ['not json', CYCLE], 'model-b': [planJson()] });
     const out = success(

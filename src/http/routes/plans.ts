@@ -1,10 +1,18 @@
-/** `POST /v1/plans/validate` — validate a plan without running it (SPEC §2, §6). */
+/**
+ * `/v1/plans` (SPEC §6): `POST /v1/plans` plans a goal (seed 001 `plan.decompose`), `POST
+ * /v1/plans/validate` validates a plan without running it (SPEC §2).
+ */
 import { createRoute } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import { toolRegistryFor } from '../tool-registry';
 import { validatePlan } from '../../plan/validate';
 import type { ValidateOptions, ValidationResult } from '../../plan/validate';
+import { planGoal } from '../../planner/pipeline';
+import type { PlanningSuccess, PlanRequest } from '../../planner/types';
+import { plannerDepsFor } from '../../planner/worker-deps';
+import { jsonError } from '../errors';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
+import { PlanGoalRequestSchema, PlanGoalResponseSchema } from '../schemas/planning';
 import { ValidateRequestSchema, ValidationResponseSchema } from '../schemas/validation';
 import type { ValidationConfigSchema } from '../schemas/validation';
 import type { App } from '../types';
@@ -31,8 +39,42 @@ const validate = createRoute({
   },
 });
 
-/** Registers `POST /v1/plans/validate`. */
+const plan = createRoute({
+  method: 'post',
+  path: '/v1/plans',
+  tags: ['plans'],
+  summary: 'Plan a goal (plan.decompose)',
+  description:
+    'Turns a goal into a validated plan: the LLM planner (OPENAI_API_KEY / OPENAI_BASE_URL, PLANNER_MODEL, ' +
+    'PLANNER_FALLBACK_MODELS) with repair prompts and model fallback, then the rule-based planner. Every LLM ' +
+    'attempt is in `planning_trace` and stored as provenance. Nothing is executed. `422 planning_failed` ' +
+    'carries the trace in `details.planning_trace`; `422 planning_unavailable` names the variables to set.',
+  security: V1_SECURITY,
+  request: {
+    body: { required: true, content: { 'application/json': { schema: PlanGoalRequestSchema } } },
+  },
+  responses: {
+    201: {
+      description: 'A valid plan, how it was made, and its estimates',
+      content: { 'application/json': { schema: PlanGoalResponseSchema } },
+    },
+    ...errorResponses(...V1_BODY_ERRORS, 422),
+  },
+});
+
+/** Registers `POST /v1/plans` and `POST /v1/plans/validate`. */
 export function registerPlanRoutes(app: App): void {
+  app.openapi(plan, async (c) => {
+    const body = c.req.valid('json');
+    const deps = plannerDepsFor(c.env, { tools: toolRegistryFor(c.env), clock: c.var.clock, ids: c.var.ids });
+    const outcome = await planGoal(toPlanRequest(body), deps);
+    if (!outcome.ok) {
+      const { code, message, details } = outcome.error;
+      return code === 'invalid_request' ? jsonError(c, code, message) : jsonError(c, code, message, details);
+    }
+    return c.json(toPlanResponse(outcome), 201);
+  });
+
   app.openapi(validate, (c) => {
     const { plan, config } = c.req.valid('json');
     const result = validatePlan(plan, {
@@ -63,5 +105,33 @@ function toResponse(result: ValidationResult) {
     errors,
     ...(estimates ? { estimates } : {}),
     ...(plan ? { plan } : {}),
+  };
+}
+
+/** The request as the pipeline takes it: seed aliases resolved, absent fields left out. */
+function toPlanRequest(body: z.output<typeof PlanGoalRequestSchema>): PlanRequest {
+  const { max_subtasks, planning_prompt, max_steps, prompt_template, ...rest } = body;
+  const request: PlanRequest = { ...rest };
+  const steps = max_steps ?? max_subtasks;
+  if (steps !== undefined) request.max_steps = steps;
+  const text = prompt_template ?? planning_prompt;
+  if (text !== undefined) request.prompt_template = text;
+  return request;
+}
+
+/** seed 001's `plan.decompose` return shape with the §2 plan and the validation result. */
+function toPlanResponse(out: PlanningSuccess) {
+  const { estimates, ...validation } = out.validation;
+  return {
+    plan: out.plan,
+    validation: { ...validation, ...(estimates ? { estimates } : {}) },
+    planning_trace: out.planning_trace,
+    success: true,
+    plan_id: out.plan.id,
+    subtask_count: out.plan.steps.length,
+    planner: out.planner,
+    model: out.model,
+    planning_id: out.planning_id,
+    tokens: out.tokens,
   };
 }

@@ -1,0 +1,114 @@
+/** Request and response schemas of `POST /v1/plans` (seed 001 `plan.decompose`, SPEC §6). */
+import { z } from '@hono/zod-openapi';
+import type { Strategy } from '../../plan/model';
+import { PlanSchema } from './plan';
+import { EstimatesSchema, FindingSchema } from './validation';
+
+const PLANNABLE = [
+  'flat',
+  'hierarchical',
+  'iterative',
+  'react',
+  'par',
+  'staged',
+] as const satisfies readonly Strategy[];
+
+const steps = z.number().int().min(1).max(1000);
+const promptText = z.string().min(1).max(50_000);
+
+export const PlanGoalRequestSchema = z
+  .object({
+    goal: z
+      .string()
+      .trim()
+      .min(1)
+      .max(10_000)
+      .openapi({ example: 'Fetch https://example.com then echo done' }),
+    strategy: z.enum(PLANNABLE).optional().openapi({ description: 'Default "flat"' }),
+    max_depth: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .openapi({ description: 'Sub-plan nesting (hierarchical); default 3' }),
+    max_steps: steps.optional().openapi({ description: 'Default 20' }),
+    max_subtasks: steps.optional().openapi({ description: 'Seed-001 name for max_steps' }),
+    token_budget: z.number().int().positive().optional(),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
+    temperature: z.number().min(0).max(2).optional(),
+    prompt_template: promptText
+      .optional()
+      .openapi({
+        description: 'Prompt text replacing the template; placeholders such as {{ goal }}, {{ tools }}',
+      }),
+    planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
+    prompt_template_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+      .optional()
+      .openapi({ description: 'A template stored in KV under prompt-template:<id>' }),
+    tools: z
+      .array(z.string().min(1))
+      .max(500)
+      .optional()
+      .openapi({ description: 'Restrict the plan to these tools' }),
+    input: z
+      .unknown()
+      .optional()
+      .openapi({ description: 'The run input the plan may reference as {{ input.<path> }}' }),
+    n_best: z
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .optional()
+      .openapi({ description: 'Candidates per attempt (default 1)' }),
+    success_criteria: z.string().max(10_000).optional(),
+  })
+  .openapi('PlanGoalRequest');
+
+export const TraceEntrySchema = z
+  .object({
+    planner: z.enum(['llm', 'rules']),
+    outcome: z.enum(['ok', 'call_error', 'parse_error', 'invalid', 'no_match']),
+    seq: z.number().int().optional(),
+    attempt_id: z
+      .string()
+      .optional()
+      .openapi({ description: 'The provenance record (D1 planning_attempts.id)' }),
+    model: z.string().optional(),
+    retry: z.number().int().optional().openapi({ description: '0 for the first answer, 1… for repairs' }),
+    candidate: z.number().int().optional(),
+    response_format: z.enum(['json_schema', 'json_object', 'text']).optional(),
+    message: z.string().optional(),
+    findings: z.array(FindingSchema).optional(),
+    rule: z.string().optional(),
+    tokens: z.object({ prompt: z.number(), completion: z.number() }).optional(),
+    latency_ms: z.number().optional(),
+  })
+  .openapi('PlanningTraceEntry');
+
+export const PlanGoalResponseSchema = z
+  .object({
+    plan: PlanSchema,
+    validation: z.object({
+      valid: z.boolean(),
+      errors: z.array(FindingSchema),
+      estimates: EstimatesSchema.optional(),
+    }),
+    planning_trace: z.array(TraceEntrySchema),
+    success: z.boolean(),
+    plan_id: z.string(),
+    subtask_count: z.number().int(),
+    planner: z.enum(['llm', 'rules']),
+    model: z.string().nullable(),
+    planning_id: z.string().openapi({ description: 'Groups the provenance records of this request' }),
+    tokens: z.object({ prompt: z.number(), completion: z.number(), total: z.number() }),
+  })
+  .openapi('PlanGoalResult');
