@@ -62,7 +62,7 @@ export function estimatePlan(
   if (!complete) {
     // Steps on a cycle have no finish time; give them one as if their unfinished deps were absent.
     const placed = new Uint8Array(n);
-    for (const i of order) placed[i] = 1;
+    for (let k = 0; k < order.length; k++) placed[order[k]!] = 1;
     for (let i = 0; i < n; i++) if (placed[i] === 0) order.push(i);
   }
   const finish = new Float64Array(n);
@@ -71,10 +71,14 @@ export function estimatePlan(
   const done = new Uint8Array(n);
   const width: number[] = [];
   let last = -1;
-  for (const i of order) {
+  // Indexed loops: `for…of` allocates an iterator per loop, which adds up over 100k steps.
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
     let before = -1;
     let depth = 0;
-    for (const j of graph.depIndex[i]!) {
+    const deps = graph.depIndex[i]!;
+    for (let d = 0; d < deps.length; d++) {
+      const j = deps[d]!;
       if (done[j] === 0) continue;
       if (before === -1 || finish[j]! > finish[before]!) before = j;
       if (level[j]! + 1 > depth) depth = level[j]! + 1;

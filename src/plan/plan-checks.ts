@@ -35,7 +35,7 @@ export class PlanChecker {
     this.#checkSize(steps.length, prefix);
 
     const toolOf: (AnyTool | undefined)[] = [];
-    for (const step of steps) toolOf.push(this.#tools.get(step.action));
+    for (let i = 0; i < steps.length; i++) toolOf.push(this.#tools.get(steps[i]!.action));
     const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, prefix);
     const graph = buildGraph(steps, types.visit);
 
@@ -53,7 +53,10 @@ export class PlanChecker {
         });
       }
       this.#checkStep(step, toolOf[i], sid, input.steps[i]);
-      for (const p of graph.problems[i]!) {
+      // These lists are nearly always empty; indexed loops skip for…of's iterator allocation.
+      const problems = graph.problems[i]!;
+      for (let k = 0; k < problems.length; k++) {
+        const p = problems[k]!;
         this.#findings.push({
           code: 'bad_reference',
           message: `Step "${sid}": ${p.message}`,
@@ -61,8 +64,10 @@ export class PlanChecker {
           path: p.path,
         });
       }
-      for (const id of graph.missing[i]!) this.#unknownDependency(graph, step, i, sid, id);
-      for (const f of types.findingsOf(i)) this.#findings.push(f);
+      const missing = graph.missing[i]!;
+      for (let k = 0; k < missing.length; k++) this.#unknownDependency(graph, step, i, sid, missing[k]!);
+      const typed = types.findingsOf(i);
+      for (let k = 0; k < typed.length; k++) this.#findings.push(typed[k]!);
       const refs = graph.refs[i]!;
       this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, refs);
       const fb = step.fallback_action;

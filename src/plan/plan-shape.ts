@@ -23,7 +23,7 @@ export function isPlainPlanInput(v: unknown, depth = 0): v is PlanInput {
   if (!optional(v.metadata, isPlainObject)) return false;
   const steps = v.steps;
   if (!Array.isArray(steps)) return false;
-  for (const step of steps as unknown[]) if (!isPlainStep(step, depth)) return false;
+  for (let i = 0; i < steps.length; i++) if (!isPlainStep(steps[i], depth)) return false;
   return true;
 }
 
@@ -39,7 +39,7 @@ function isPlainStep(s: unknown, depth: number): boolean {
   if (!nullish(s.estimated_tokens, isNonNegativeInt)) return false;
   if (!nullish(s.output_path, isNonEmptyString)) return false;
   if (!nullish(s.when, isNonEmptyString)) return false;
-  if (!nullish(s.subplan, (p) => isPlainPlanInput(p, depth + 1))) return false;
+  if (s.subplan != null && !isPlainPlanInput(s.subplan, depth + 1)) return false;
   if (!nullish(s.timeout_ms, isPositiveInt)) return false;
   if (!nullish(s.retries, isNonNegativeInt)) return false;
   return true;
@@ -66,7 +66,7 @@ const isNonNegativeInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v 
 
 function isStringArray(v: unknown): boolean {
   if (!Array.isArray(v)) return false;
-  for (const x of v as unknown[]) if (typeof x !== 'string') return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
   return true;
 }
 

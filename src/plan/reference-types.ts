@@ -15,6 +15,7 @@ import type { SchemaAt } from './schema-paths';
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 
 type SchemaMiss = Extract<SchemaAt, { ok: false }>;
+const NONE: readonly Finding[] = Object.freeze([]);
 type Miss = { step: number; from: number; at: SchemaMiss };
 
 export class ReferenceTypeChecker {
@@ -45,7 +46,7 @@ export class ReferenceTypeChecker {
 
   /** What the check found in step i's references. */
   findingsOf(i: number): readonly Finding[] {
-    return this.#findings.get(i) ?? [];
+    return this.#findings.get(i) ?? NONE;
   }
 
   #report(i: number, f: Finding): void {
@@ -59,16 +60,17 @@ export class ReferenceTypeChecker {
     if (ref.source === 'input') return;
     const kinds = this.#referencedKinds(i, ref, target, writers, below);
     if (kinds === null || kinds === ANY_KIND || ref.whole !== true || ref.at === undefined) return;
-    const consumer = this.#consumer(i, ref.at);
-    if (consumer === null) return;
-    const expected = schemaAt(consumer.tool.input, ref.at, 'input', consumer.from);
+    const tool = this.#consumer(i, ref.at);
+    if (tool === undefined) return;
+    // `at` is ['parameters', …] or ['fallback_action', 'parameters', …]: skip to the tool's input.
+    const expected = schemaAt(tool.input, ref.at, 'input', ref.at[0] === 'parameters' ? 1 : 2);
     if (!expected.ok || !expectsPrimitive(expected.kinds) || compatible(kinds, expected.kinds)) return;
     const got = describeKinds(kinds & ~Kind.undefined);
     const want = describeKinds(expected.kinds & ~Kind.undefined);
     const sid = this.#sid(i);
     this.#report(i, {
       code: 'bad_reference',
-      message: `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${consumer.tool.name} expects ${want}`,
+      message: `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${tool.name} expects ${want}`,
       step_id: sid,
       path: ref.at,
     });
@@ -96,7 +98,8 @@ export class ReferenceTypeChecker {
       if (below.length > 0) return ANY_KIND;
       // Not written by this plan: initial state, which nothing here describes.
       if (writers.length === 0) return ANY_KIND;
-      for (const w of writers) {
+      for (let k = 0; k < writers.length; k++) {
+        const w = writers[k]!;
         if (w.step === i || w.branch === 'failure' || !this.#add(w.step, ref.path, w.length)) return ANY_KIND;
       }
     }
@@ -133,17 +136,12 @@ export class ReferenceTypeChecker {
     this.#report(i, f);
   }
 
-  /** The tool a reference at `at` (a place in step i) is a parameter of, and where its input path starts. */
-  #consumer(i: number, at: readonly PathSegment[]): { tool: AnyTool; from: number } | null {
-    if (at[0] === 'parameters') {
-      const tool = this.#toolOf[i];
-      return tool ? { tool, from: 1 } : null;
-    }
+  /** The tool a reference at `at` (a place in step i) is a parameter of. */
+  #consumer(i: number, at: readonly PathSegment[]): AnyTool | undefined {
+    if (at[0] === 'parameters') return this.#toolOf[i];
     const fb = this.#steps[i]?.fallback_action;
-    if (at[0] === 'fallback_action' && fb != null && typeof fb === 'object') {
-      const tool = this.#registry.get(fb.action);
-      return tool ? { tool, from: 2 } : null;
-    }
-    return null;
+    if (at[0] === 'fallback_action' && fb != null && typeof fb === 'object')
+      return this.#registry.get(fb.action);
+    return undefined;
   }
 }

@@ -139,7 +139,7 @@ function parsePathTail(s: string, i: number, end: number, origin: number): PathS
   // Segments go to a scratch array and are copied out at their exact size: an array grown by
   // push reserves 16 slots, which over 100k steps is most of validation's memory.
   const path = pathScratch;
-  path.length = 0;
+  clearArray(path);
   while (i < end) {
     const c = s.charCodeAt(i);
     if (c === 46) {
@@ -167,7 +167,9 @@ function parsePathTail(s: string, i: number, end: number, origin: number): PathS
         if (j === i + 1 || j - i > 16 || s.charCodeAt(j) !== 93 || j >= end) {
           return `expected [<index>] or ['<key>'] at position ${i - origin}`;
         }
-        path.push(Number(s.slice(i + 1, j)));
+        let index = 0;
+        for (let k = i + 1; k < j; k++) index = index * 10 + s.charCodeAt(k) - 48;
+        path.push(index);
         i = j + 1;
       }
     } else {
@@ -178,6 +180,14 @@ function parsePathTail(s: string, i: number, end: number, origin: number): PathS
 }
 
 const pathScratch: PathSegment[] = [];
+
+/**
+ * Empties a scratch array but keeps its capacity (`length = 0` drops the backing store, and the
+ * next push allocates a fresh 17-slot one: ~150 bytes per reference on big plans).
+ */
+export function clearArray(a: unknown[]): void {
+  while (a.length > 0) a.pop();
+}
 
 function isDigits(s: string): boolean {
   if (s.length === 0 || s.length > 15) return false;
@@ -294,9 +304,39 @@ export function collectReferencesInto(
   const acc = collector;
   acc.refs = refs;
   acc.errors = errors;
-  acc.at.length = 0;
-  for (const seg of base) acc.at.push(seg);
+  clearArray(acc.at);
+  for (let i = 0; i < base.length; i++) acc.at.push(base[i]!);
   collectInto(value, acc);
+}
+
+/**
+ * Locations (`['parameters', 'url']`) are the same for every step of a big plan: they are shared,
+ * frozen arrays rather than one copy per reference. The table is dropped when it grows large, so
+ * plans with endless distinct keys cannot make it leak.
+ */
+type LocationNode = { location: readonly PathSegment[] | null; next: Map<PathSegment, LocationNode> | null };
+let locations: LocationNode = { location: null, next: null };
+let locationCount = 0;
+
+function internLocation(at: readonly PathSegment[]): PathSegment[] {
+  let node = locations;
+  for (let i = 0; i < at.length; i++) {
+    const seg = at[i]!;
+    node.next ??= new Map();
+    let child = node.next.get(seg);
+    if (child === undefined) {
+      if (++locationCount > 10_000) {
+        locations = { location: null, next: null };
+        locationCount = 0;
+        return internLocation(at);
+      }
+      child = { location: null, next: null };
+      node.next.set(seg, child);
+    }
+    node = child;
+  }
+  node.location ??= Object.freeze(at.slice());
+  return node.location as PathSegment[];
 }
 
 /** Reused across calls (collection is synchronous and not re-entrant) to save two objects a step. */
@@ -325,7 +365,7 @@ function collectInto(v: unknown, acc: Collector): void {
 
 function collectString(s: string, acc: Collector): void {
   const first = acc.refs.length;
-  let at: PathSegment[] | null = null; // one copy of the location per string, shared by its references
+  let at: PathSegment[] | null = null;
   let open = s.indexOf('{{');
   while (open >= 0) {
     const close = s.indexOf('}}', open + 2);
@@ -351,7 +391,7 @@ function collectString(s: string, acc: Collector): void {
       acc.errors.push({ message: `Bad reference ${text}: ${parsed}`, path: acc.at.slice() });
     } else {
       parsed.text = text;
-      parsed.at = at ??= acc.at.slice();
+      parsed.at = at ??= internLocation(acc.at);
       parsed.whole = acc.refs.length === first && spansWhole(s, open, close + 2);
       acc.refs.push(parsed);
     }

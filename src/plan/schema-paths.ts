@@ -30,7 +30,10 @@ const MAX_DEPTH = 32;
 
 /** Answers cached per schema, mode and path; a trie so a lookup allocates nothing. */
 type CacheNode = { result: SchemaAt | undefined; next: Map<PathSegment, CacheNode> | undefined };
-const cache = new WeakMap<core.$ZodType, { input: CacheNode; output: CacheNode }>();
+type CacheRoots = { input: CacheNode; output: CacheNode };
+const cache = new WeakMap<core.$ZodType, CacheRoots>();
+let lastSchema: core.$ZodType | undefined;
+let lastRoots: CacheRoots | undefined;
 
 /**
  * The kinds of value `path` (from its segment `from` on) can hold in `schema`, or where the path
@@ -43,11 +46,14 @@ export function schemaAt(
   mode: SchemaMode,
   from = 0,
 ): SchemaAt {
-  let roots = cache.get(schema);
+  // Consecutive lookups are mostly against the same schema: skip the WeakMap for those.
+  let roots = schema === lastSchema ? lastRoots : cache.get(schema);
   if (roots === undefined) {
     roots = { input: { result: undefined, next: undefined }, output: { result: undefined, next: undefined } };
     cache.set(schema, roots);
   }
+  lastSchema = schema;
+  lastRoots = roots;
   let node = roots[mode];
   for (let i = from; i < path.length; i++) {
     const seg = path[i]!;
