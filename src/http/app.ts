@@ -13,6 +13,7 @@ import { jsonBody } from './middleware/json-body';
 import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
+import { registerDashboardRoutes } from './routes/dashboard';
 import { registerHealthRoutes } from './routes/health';
 import { registerPlanRoutes } from './routes/plans';
 import { registerRunRoutes } from './routes/runs';
@@ -28,6 +29,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerToolRoutes,
   registerPlanRoutes,
   registerRunRoutes,
+  registerDashboardRoutes,
 ];
 
 export type CreateAppOptions = {

@@ -1,0 +1,107 @@
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app';
+import { DEMO_CONFIG, DEMO_PLAN } from '../../src/http/dashboard/demo-plan';
+import { cspHash } from '../../src/http/dashboard/headers';
+import { api, events, startRun, waitForRun } from './helpers';
+
+const get = (path: string) => exports.default.fetch(new Request(`http://edgeplan.test${path}`));
+
+/** The policy's directives by name. */
+function directives(csp: string): Map<string, string[]> {
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((parts) => parts[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
+}
+
+describe('GET / (the dashboard)', () => {
+  it('serves one HTML page with the runs list, run view, event log, new-run panel, tools and token field', async () => {
+    const res = await get('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toMatch(/^text\/html; charset=utf-8/i);
+    const html = await res.text();
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(html).toContain('<title>edgeplan dashboard</title>');
+    for (const id of [
+      'runs-panel',
+      'runs-status',
+      'runs-next',
+      'run-panel',
+      'run-progress',
+      'steps-body',
+      'cancel-btn',
+      'retry-btn',
+      'event-log',
+      'new-panel',
+      'plan-json',
+      'config-json',
+      'validate-btn',
+      'run-btn',
+      'tools-list',
+      'api-token',
+    ]) {
+      expect(html, `#${id}`).toContain(`id="${id}"`);
+    }
+    expect(html).toContain('<label for="api-token">API token</label>');
+    expect(html).toContain('<th scope="col" class="num">Attempts</th>');
+    expect(html).toContain('/ws?after=');
+    expect(html).toContain('Browsers cannot send that header on a');
+  });
+
+  it('allows only its own inline script and stylesheet, by hash, and only same-origin connections', async () => {
+    const res = await get('/');
+    const html = await res.text();
+    const csp = directives(res.headers.get('Content-Security-Policy') ?? '');
+    const script = /<script>([\s\S]*)<\/script>/.exec(html)?.[1];
+    const style = /<style>([\s\S]*)<\/style>/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect(style).toBeDefined();
+    expect(csp.get('default-src')).toEqual(["'none'"]);
+    expect(csp.get('script-src')).toEqual([await cspHash(script!)]);
+    expect(csp.get('style-src')).toEqual([await cspHash(style!)]);
+    expect(csp.get('connect-src')).toEqual(["'self'"]);
+    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(csp.get('base-uri')).toEqual(["'none'"]);
+    expect([...csp.values()].flat().join(' ')).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+    expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
+  });
+
+  it('stays public when API_TOKEN is set, while /v1 asks for the token', async () => {
+    const app = createApp();
+    const withToken = { ...env, API_TOKEN: 't' };
+    const page = await app.fetch(new Request('http://edgeplan.test/'), withToken);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('id="run-panel"');
+    const runs = await app.fetch(new Request('http://edgeplan.test/v1/runs'), withToken);
+    expect(runs.status).toBe(401);
+  });
+
+  it('is documented in the OpenAPI document as text/html, without bearer security', async () => {
+    const doc = await (await get('/openapi.json')).json<{ paths: Record<string, Record<string, unknown>> }>();
+    expect(doc.paths['/']).toMatchObject({
+      get: { responses: { 200: { content: { 'text/html': expect.any(Object) } } } },
+    });
+    expect(doc.paths['/']!.get).not.toHaveProperty('security');
+  });
+});
+
+describe('the demo plan the dashboard is prefilled with', () => {
+  it('validates with its config, with estimates', async () => {
+    const r = await api('POST', '/v1/plans/validate', { plan: DEMO_PLAN, config: DEMO_CONFIG });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ valid: true, errors: [], estimates: { step_count: 4, max_width: 2 } });
+  });
+
+  it('runs to completion, carrying a’s output through b into d', async () => {
+    const runId = await startRun(DEMO_PLAN, DEMO_CONFIG);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.d).toEqual({ greeting: 'b says: hello from edgeplan', side: 'side branch done' });
+    const types = (await events(runId)).map((e) => e.event_type);
+    expect(types.at(-1)).toBe('RunTerminated');
+  });
+});
