@@ -15,9 +15,12 @@ const INSERT_ATTEMPT = `INSERT INTO planning_attempts (id, planning_id, seq, mod
   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
   ON CONFLICT (id) DO NOTHING`;
 
-// Counters are added in SQL, so concurrent planners in different isolates never lose an update.
+// Counters are added in SQL, so concurrent planners in different isolates never lose an update; and
+// only when the attempt row was new (`changes()` is the INSERT's), so recording an attempt again
+// after a lost reply does not count it twice.
 const UPSERT_RELIABILITY = `INSERT INTO model_reliability (model, attempts, successes, parse_failures,
-  validation_failures, call_failures, total_latency_ms, updated_at) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7)
+  validation_failures, call_failures, total_latency_ms, updated_at)
+  SELECT ?1, 1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() = 1
   ON CONFLICT (model) DO UPDATE SET attempts = attempts + 1, successes = successes + excluded.successes,
   parse_failures = parse_failures + excluded.parse_failures,
   validation_failures = validation_failures + excluded.validation_failures,

@@ -51,7 +51,8 @@ export type PlanningAttempt = {
 
 /**
  * Where attempts and reliability live. `recordAttempt` stores the attempt and folds it into its
- * model's reliability in one step.
+ * model's reliability in one step; recording the same attempt (same `id`) again changes nothing,
+ * and another attempt with a taken `(planning_id, seq)` is refused.
  */
 export interface ProvenanceStore {
   recordAttempt(attempt: PlanningAttempt): Promise<void>;
@@ -70,6 +71,12 @@ export class MemoryProvenanceStore implements ProvenanceStore {
   readonly #models = new Map<string, ModelCounts>();
 
   recordAttempt(attempt: PlanningAttempt): Promise<void> {
+    if (this.#attempts.some((a) => a.id === attempt.id)) return Promise.resolve();
+    if (this.#attempts.some((a) => a.planning_id === attempt.planning_id && a.seq === attempt.seq)) {
+      return Promise.reject(
+        new Error(`Planning ${attempt.planning_id} already has an attempt ${attempt.seq}`),
+      );
+    }
     this.#attempts.push(structuredClone(attempt));
     const counts = this.#models.get(attempt.model) ?? emptyCounts(attempt.model);
     this.#models.set(

@@ -389,7 +389,7 @@ describe('reliability-ordered fallbacks', () => {
       for (let i = 0; i < n; i++) {
         await provenance.recordAttempt({
           id: `${model}-${outcome}-${i}`,
-          planning_id: 'old',
+          planning_id: `old-${model}`,
           seq: i,
           model,
           temperature: null,
