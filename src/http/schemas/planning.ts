@@ -42,11 +42,9 @@ export const PlanGoalRequestSchema = z
       .optional()
       .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
     temperature: z.number().min(0).max(2).optional(),
-    prompt_template: promptText
-      .optional()
-      .openapi({
-        description: 'Prompt text replacing the template; placeholders such as {{ goal }}, {{ tools }}',
-      }),
+    prompt_template: promptText.optional().openapi({
+      description: 'Prompt text replacing the template; placeholders such as {{ goal }}, {{ tools }}',
+    }),
     planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
     prompt_template_id: z
       .string()
