@@ -17,6 +17,8 @@ export type CandidateContext = {
   clock: Clock;
   ids: IdSource;
   latencyHistory?: Record<string, number> | undefined;
+  /** The id a fresh plan gets (default: a new one per validation). */
+  planId?: string;
 };
 
 /**
@@ -35,6 +37,8 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
   if (state.plan) {
     input.id = state.plan.id;
     input.version = state.plan.version + 1;
+  } else if (ctx.planId !== undefined) {
+    input.id = ctx.planId;
   }
   const result = validatePlan(input, {
     tools: ctx.registry,

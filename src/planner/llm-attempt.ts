@@ -8,7 +8,7 @@ import type { Clock, IdSource } from '../plan/model';
 import { validateCandidate } from './candidate';
 import type { CandidateContext } from './candidate';
 import { completePlanChat } from './chat';
-import type { ChatAnswer, ChatMessage, FormatMode } from './chat';
+import type { ChatAnswer, ChatMessage, FormatMode, TokenCount } from './chat';
 import { parsePlannerOutput } from './parse';
 import type { ParseResult } from './parse';
 import type { PlanningAttempt, ProvenanceStore } from './provenance';
@@ -58,10 +58,7 @@ export type AttemptResult = {
   trace: TraceEntry;
 };
 
-/**
- * Makes one attempt and records it. A provenance write that fails is logged, not thrown: losing an
- * audit row must not lose the plan.
- */
+/** Makes one attempt and records it. */
 export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promise<AttemptResult> {
   const seq = ctx.nextSeq();
   const answer = await completePlanChat({
@@ -98,6 +95,44 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     }
   }
 
+  const trace = await recordAttempt(ctx, spec, {
+    seq,
+    mode: answer.mode,
+    raw: answer.ok ? raw : null,
+    outcome,
+    message,
+    parse,
+    validation,
+    usage: answer.usage,
+    latency_ms: answer.latency_ms,
+  });
+  return { answer, raw, parse, validation, outcome, trace };
+}
+
+/** What happened in an attempt, for {@link recordAttempt}. */
+export type AttemptFacts = {
+  seq: number;
+  mode: FormatMode;
+  /** The answer's text; null when the call failed. */
+  raw: string | null;
+  outcome: AttemptOutcome;
+  message: string | undefined;
+  parse: ParseResult | null;
+  validation: ValidationResult | null;
+  usage: TokenCount;
+  latency_ms: number;
+};
+
+/**
+ * Stores an attempt's provenance and returns its trace entry. A provenance write that fails is
+ * logged, not thrown: losing an audit row must not lose the plan.
+ */
+export async function recordAttempt(
+  ctx: AttemptContext,
+  spec: Pick<AttemptSpec, 'model' | 'messages' | 'retry' | 'candidate'>,
+  facts: AttemptFacts,
+): Promise<TraceEntry> {
+  const { seq, outcome, message, parse, validation } = facts;
   const attempt: PlanningAttempt = {
     id: ctx.ids.id('patt'),
     planning_id: ctx.planningId,
@@ -108,16 +143,16 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     template_version: ctx.template.version,
     retry: spec.retry,
     candidate: spec.candidate,
-    response_format: answer.mode,
+    response_format: facts.mode,
     prompt: cap(redactSecrets(JSON.stringify(spec.messages), ctx.secrets)),
-    raw_output: answer.ok ? cap(redactSecrets(raw, ctx.secrets)) : null,
+    raw_output: facts.raw === null ? null : cap(redactSecrets(facts.raw, ctx.secrets)),
     outcome,
     error: outcome === 'call_error' || outcome === 'parse_error' ? (message ?? null) : null,
     parse_format: parse?.ok ? parse.format : null,
     findings: validation?.errors ?? [],
-    prompt_tokens: answer.usage.prompt,
-    completion_tokens: answer.usage.completion,
-    latency_ms: answer.latency_ms,
+    prompt_tokens: facts.usage.prompt,
+    completion_tokens: facts.usage.completion,
+    latency_ms: facts.latency_ms,
     plan_id: outcome === 'ok' ? (validation?.plan?.id ?? null) : null,
     strategy: ctx.candidate.state.strategy ?? 'flat',
     created_at: ctx.clock.now().toISOString(),
@@ -136,13 +171,13 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     model: spec.model,
     retry: spec.retry,
     candidate: spec.candidate,
-    response_format: answer.mode,
-    tokens: answer.usage,
-    latency_ms: answer.latency_ms,
+    response_format: facts.mode,
+    tokens: facts.usage,
+    latency_ms: facts.latency_ms,
   };
   if (message !== undefined) trace.message = redactSecrets(message, ctx.secrets);
   if (validation && !validation.valid) trace.findings = validation.errors;
-  return { answer, raw, parse, validation, outcome, trace };
+  return trace;
 }
 
 function cap(text: string): string {

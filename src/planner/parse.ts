@@ -79,20 +79,50 @@ function parseNdjson(text: string): ParseResult | null {
   const steps: unknown[] = [];
   const header: Record<string, unknown> = {};
   for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!/^[[{}\]"]/.test(line)) continue;
-    const read = readJson(line.replace(/,$/, ''));
-    if (!read.ok || !isRecord(read.value)) return null;
-    const item = read.value;
-    const kind = typeof item.type === 'string' ? item.type : undefined;
-    if (kind === 'step' && isRecord(item.step)) steps.push(toStep(item.step));
-    else if (kind === 'finish' || kind === 'done' || kind === 'end') break;
-    else if (kind === 'partialReasoning' || kind === 'reasoning' || kind === 'thought') continue;
-    else if (typeof item.id === 'string' || typeof item.id === 'number') steps.push(toStep(item));
-    else for (const k of ['goal', 'success_criteria'] as const) if (k in item) header[k] = item[k];
+    const line = readNdjsonLine(raw);
+    if (line === null || line.kind === 'reasoning') continue;
+    if (line.kind === 'invalid') return null;
+    if (line.kind === 'finish') break;
+    if (line.kind === 'step') steps.push(line.step);
+    else Object.assign(header, line.fields);
   }
   if (steps.length === 0) return null;
   return { ok: true, format: 'ndjson', plan: { ...header, steps } };
+}
+
+/** One NDJSON line, interpreted. */
+export type NdjsonLine =
+  | { kind: 'step'; step: Record<string, unknown> }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'finish' }
+  | { kind: 'header'; fields: Record<string, unknown> }
+  | { kind: 'invalid'; error: string };
+
+/**
+ * Reads one line of a seed-003 NDJSON stream: a `{"type":"step","step":{…}}` event (or a bare step),
+ * reasoning, the end, or plan-level fields. `null` for a line that is not JSON at all (prose, a code
+ * fence); `invalid` for one that looks like JSON and does not parse.
+ * @example readNdjsonLine('{"type":"step","step":{"id":"a","tool":"demo.echo"}}') // { kind: 'step', step: { id: 'a', action: 'demo.echo' } }
+ */
+export function readNdjsonLine(raw: string): NdjsonLine | null {
+  const line = raw.trim();
+  if (!/^[[{}\]"]/.test(line)) return null;
+  const read = readJson(line.replace(/,$/, ''));
+  if (!read.ok) return { kind: 'invalid', error: `Invalid JSON line: ${read.error}` };
+  if (!isRecord(read.value))
+    return { kind: 'invalid', error: `The line ${line.slice(0, 80)} is not a JSON object` };
+  const item = read.value;
+  const kind = typeof item.type === 'string' ? item.type : undefined;
+  if (kind === 'step' && isRecord(item.step)) return { kind: 'step', step: toStep(item.step) };
+  if (kind === 'finish' || kind === 'done' || kind === 'end') return { kind: 'finish' };
+  if (kind === 'partialReasoning' || kind === 'reasoning' || kind === 'thought') {
+    const text = item.text ?? item.partialReasoning ?? item.content;
+    return { kind: 'reasoning', text: typeof text === 'string' ? text : '' };
+  }
+  if (typeof item.id === 'string' || typeof item.id === 'number') return { kind: 'step', step: toStep(item) };
+  const fields: Record<string, unknown> = {};
+  for (const k of ['goal', 'success_criteria'] as const) if (k in item) fields[k] = item[k];
+  return { kind: 'header', fields };
 }
 
 /** The plan a parsed JSON value describes, in whichever accepted shape, or null. */

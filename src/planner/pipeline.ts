@@ -10,37 +10,22 @@
  * statuses and results, and the failure.
  */
 import { ToolRegistry } from '../executor/registry';
-import {
-  createOpenAIClient,
-  LLM_NOT_CONFIGURED_MESSAGE,
-  readLlmConfig,
-} from '../executor/tools/openai-client';
+import { LLM_NOT_CONFIGURED_MESSAGE, readLlmConfig } from '../executor/tools/openai-client';
 import { RunConfigSchema } from '../plan/config';
-import type { Plan } from '../plan/model';
 import { builtinRules } from './builtin-rules';
-import { replanMetadata, validateCandidate } from './candidate';
+import { validateCandidate } from './candidate';
 import type { CandidateContext } from './candidate';
 import type { PlannerState } from './contracts';
 import { runLlmPlanning } from './llm-loop';
-import { llmFetch } from './llm-transport';
-import { planOutputSchema } from './output-schema';
-import { secretsOf } from './redact';
+import { failure, success } from './outcome';
+import { attemptContext, candidateContext } from './planning-setup';
 import { RuleBasedPlanner } from './rule-planner';
 import { resolveTemplate } from './template-store';
 import type { TemplateChoice } from './template-store';
 import { renderPrompt } from './templates';
-import type {
-  PlanningErrorCode,
-  PlanningFailure,
-  PlanningOutcome,
-  PlanningSuccess,
-  PlannerDeps,
-  PlanRequest,
-  TraceEntry,
-} from './types';
+import type { PlanningOutcome, PlannerDeps, PlanRequest, TraceEntry } from './types';
 
 const DEFAULTS = RunConfigSchema.parse({});
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The variables `planning_unavailable` names. */
 export const LLM_VARIABLES = [
@@ -103,14 +88,7 @@ export async function planFromState(
   deps: PlannerDeps,
 ): Promise<PlanningOutcome> {
   const planningId = deps.ids.id('planning');
-  const allowed = new Set(state.tools.map((t) => t.name));
-  const candidate: CandidateContext = {
-    state,
-    registry: new ToolRegistry(deps.tools.list().filter((t) => allowed.has(t.name))),
-    clock: deps.clock,
-    ids: deps.ids,
-    latencyHistory: deps.latencyHistory,
-  };
+  const candidate = candidateContext(state, deps);
   const trace: TraceEntry[] = [];
   const llm = readLlmConfig(deps.env);
 
@@ -127,42 +105,28 @@ export async function planFromState(
       nBest: Math.max(1, Math.floor(options.n_best ?? 1)),
       verifier: deps.verifier,
       trace,
-      attempt: {
-        planningId,
-        client: createOpenAIClient(deps.env, deps.fetch ?? llmFetch(), {
-          timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        }),
-        baseURL: llm.baseURL,
-        template: prompt.template,
-        temperature: options.temperature,
-        schema: planOutputSchema(state.strategy === 'hierarchical'),
-        candidate,
-        provenance: deps.provenance,
-        secrets: deps.secrets ?? secretsOf(deps.env),
-        now: deps.now ?? Date.now,
-        clock: deps.clock,
-        ids: deps.ids,
-        signal: deps.signal,
-        nextSeq: counter(),
-      },
+      attempt: attemptContext({ planningId, llm, prompt, temperature: options.temperature, candidate, deps }),
     });
     if (result) {
-      return success(
+      return success(result.plan, result.validation.estimates, state, trace, {
         planningId,
-        result.plan,
-        result.validation.estimates,
-        state,
-        trace,
-        'llm',
-        result.model,
-        prompt.template,
-      );
+        planner: 'llm',
+        model: result.model,
+        template: prompt.template,
+      });
     }
   }
 
   if (!state.plan) {
     const ruled = planWithRules(state, candidate, deps, trace);
-    if (ruled) return success(planningId, ruled.plan, ruled.estimates, state, trace, 'rules', null, null);
+    if (ruled) {
+      return success(ruled.plan, ruled.estimates, state, trace, {
+        planningId,
+        planner: 'rules',
+        model: null,
+        template: null,
+      });
+    }
   }
 
   if (!llm) {
@@ -209,56 +173,6 @@ function planWithRules(state: PlannerState, ctx: CandidateContext, deps: Planner
   return { plan: validation.plan, estimates: validation.estimates };
 }
 
-function success(
-  planningId: string,
-  plan: Plan,
-  estimates: PlanningSuccess['validation']['estimates'],
-  state: PlannerState,
-  trace: TraceEntry[],
-  planner: 'llm' | 'rules',
-  model: string | null,
-  template: PlanningSuccess['template'],
-): PlanningSuccess {
-  const base = state.plan ? replanMetadata(state.plan, plan, state) : {};
-  plan.metadata = {
-    ...base,
-    ...plan.metadata,
-    planner,
-    planning_id: planningId,
-    ...(model ? { model } : {}),
-    ...(template ? { prompt_template: template } : {}),
-  };
-  return {
-    ok: true,
-    plan,
-    validation: { valid: true, errors: [], estimates },
-    planning_trace: trace,
-    planning_id: planningId,
-    planner,
-    model,
-    template,
-    tokens: sumTokens(trace),
-  };
-}
-
-function failure(
-  planningId: string,
-  code: PlanningErrorCode,
-  message: string,
-  trace: TraceEntry[],
-  variables?: string[],
-): PlanningFailure {
-  const details: PlanningFailure['error']['details'] = { planning_trace: trace };
-  if (variables) details.variables = variables;
-  return {
-    ok: false,
-    error: { code, message, retryable: code === 'planning_failed', details },
-    planning_trace: trace,
-    planning_id: planningId,
-    tokens: sumTokens(trace),
-  };
-}
-
 /** The registry limited to `names`; every name must be a registered tool. */
 function restrictTools(
   tools: ToolRegistry,
@@ -282,21 +196,6 @@ export function parseModelList(value: unknown): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-}
-
-function sumTokens(trace: readonly TraceEntry[]) {
-  let prompt = 0;
-  let completion = 0;
-  for (const t of trace) {
-    prompt += t.tokens?.prompt ?? 0;
-    completion += t.tokens?.completion ?? 0;
-  }
-  return { prompt, completion, total: prompt + completion };
-}
-
-function counter(): () => number {
-  let n = 0;
-  return () => ++n;
 }
 
 function truncate(text: string, max = 120): string {

@@ -82,6 +82,21 @@ export function renderOutputFormat(strategy: Strategy): string {
   return lines.join('\n');
 }
 
+/**
+ * The required answer when steps are streamed (seed 003 NDJSON): one event per line, each step
+ * after the steps it depends on, so each can start as soon as it arrives.
+ */
+export function renderNdjsonOutputFormat(strategy: Strategy): string {
+  const rules = renderOutputFormat(strategy).split('\n').slice(3);
+  return [
+    'Answer in NDJSON: one JSON object per line and nothing else (no prose, no code fence):',
+    '{"type": "step", "step": {"id": "fetch", "description": "…", "action": "<tool name>", "parameters": {…}, "dependencies": []}}',
+    'one such line per step, then a last line {"type": "finish"}.',
+    'Emit each step only after every step it depends on: a step may list in "dependencies" only steps already emitted.',
+    ...rules,
+  ].join('\n');
+}
+
 /** The run's input, quoted, or an empty string when there is none. */
 export function renderInput(input: unknown): string {
   if (input === undefined || input === null) return '';

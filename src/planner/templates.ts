@@ -9,6 +9,7 @@ import type { PlannerState } from './contracts';
 import {
   renderInput,
   renderLimits,
+  renderNdjsonOutputFormat,
   renderOutputFormat,
   renderReplanContext,
   renderStrategyGuidance,
@@ -55,12 +56,19 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
 /**
  * Renders a template for a planner state. Whatever a custom template leaves out of the essentials —
  * the goal, the tools, the limits, the output shape, the run's context — is appended, so seed 001's
- * `"Break down this goal…\nGoal: {{ goal }}"` still yields a parseable, valid plan.
+ * `"Break down this goal…\nGoal: {{ goal }}"` still yields a parseable, valid plan. With `streaming`, the
+ * answer is asked for as NDJSON step events (seed 003) instead of one object.
  * @example renderPrompt(DEFAULT_TEMPLATE, { goal: 'echo hi', tools, limits: { max_steps: 20, max_depth: 3 } })
  */
-export function renderPrompt(template: PromptTemplate, state: PlannerState): RenderedPrompt {
+export function renderPrompt(
+  template: PromptTemplate,
+  state: PlannerState,
+  opts: { streaming?: boolean } = {},
+): RenderedPrompt {
   const strategy: Strategy = state.strategy ?? 'flat';
   const vars = variables(state, strategy);
+  // Streamed plans are NDJSON, whatever the template says about the shape.
+  if (opts.streaming) vars.output_format = renderNdjsonOutputFormat(strategy);
   const used = new Set<string>();
   let user = template.text.replace(PLACEHOLDER, (whole, name: string) => {
     const value = vars[name];
