@@ -9,6 +9,11 @@ import { parseCondition } from './conditions';
 import type { PlanStep } from './model';
 import { clearArray, collectReferencesInto, parseOutputPath } from './references';
 import type { PathSegment, Reference } from './references';
+import { NO_STEPS, StateIndex } from './state-index';
+import type { StateWriter } from './state-index';
+
+export { findCycle, findCycles, topologicalOrder } from './cycles';
+export { StateIndex, type StateWriter } from './state-index';
 
 /** Something in a step that does not parse: a reference, its `output_path` or its `when`. */
 export type StepProblem = { message: string; path: PathSegment[] };
@@ -39,82 +44,6 @@ export type PlanGraph = {
   /** Who writes which state path. */
   state: StateIndex;
 };
-
-/** One `output_path` side covering a read path: the writer's position, branch and path length. */
-export type StateWriter = { step: number; branch: 'success' | 'failure'; length: number };
-
-type TrieNode = {
-  children: Map<string, TrieNode> | null;
-  writers: StateWriter[] | null;
-  below: number[] | null;
-};
-
-const NO_STEPS: readonly number[] = Object.freeze([]);
-
-/** A trie of written state paths; answers "who writes P, above P or below P" in O(|P| + answer). */
-export class StateIndex {
-  readonly #root: TrieNode = { children: null, writers: null, below: null };
-
-  add(step: number, path: readonly PathSegment[], branch: 'success' | 'failure'): void {
-    let node = this.#root;
-    for (let i = 0; i < path.length; i++) {
-      const seg = path[i]!;
-      node.children ??= new Map();
-      const key = typeof seg === 'string' ? seg : String(seg);
-      let next = node.children.get(key);
-      if (next === undefined) {
-        next = { children: null, writers: null, below: null };
-        node.children.set(key, next);
-      }
-      node = next;
-    }
-    const w: StateWriter = { step, branch, length: path.length };
-    if (node.writers === null) node.writers = [w];
-    else node.writers.push(w);
-  }
-
-  /**
-   * Writers whose path equals `path` or is a prefix of it (they write `path` or something holding
-   * it), appended to `out` (a fresh array when not given).
-   */
-  above(path: readonly PathSegment[], out: StateWriter[] = []): StateWriter[] {
-    this.lookup(path, out);
-    return out;
-  }
-
-  /** Steps writing a path strictly below `path` (parts of what `path` reads). */
-  below(path: readonly PathSegment[]): readonly number[] {
-    return this.lookup(path, null);
-  }
-
-  /** {@link above} into `out` (when given) and {@link below} as the result, in one walk. */
-  lookup(path: readonly PathSegment[], out: StateWriter[] | null): readonly number[] {
-    let node: TrieNode | undefined = this.#root;
-    for (let i = 0; ; i++) {
-      const here = node.writers;
-      if (out !== null && here !== null) for (let k = 0; k < here.length; k++) out.push(here[k]!);
-      if (i === path.length) break;
-      const seg = path[i]!;
-      node = node.children?.get(typeof seg === 'string' ? seg : String(seg));
-      if (node === undefined) return NO_STEPS;
-    }
-    if (node.children === null) return NO_STEPS;
-    node.below ??= collectBelow(node);
-    return node.below;
-  }
-}
-
-function collectBelow(start: TrieNode): number[] {
-  const out: number[] = [];
-  const stack: TrieNode[] = [];
-  for (const child of start.children?.values() ?? []) stack.push(child);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.writers !== null) for (const w of node.writers) out.push(w.step);
-    for (const child of node.children?.values() ?? []) stack.push(child);
-  }
-  return out;
-}
 
 type StepAnalysis = {
   refs: Reference[];
@@ -301,141 +230,4 @@ class Graph implements PlanGraph {
     }
     return this.#dependents;
   }
-}
-
-/**
- * Every cycle, one per strongly connected component (so two separate loops are both reported),
- * each as ids with the first repeated at the end. A cycle starts at its earliest step in plan order
- * and follows dependencies: `['a','b','a']` means a depends on b and b on a. Iterative Tarjan, then
- * a breadth-first search inside each component for its shortest cycle through that step.
- */
-export function findCycles(graph: PlanGraph): string[][] {
-  const adj = graph.depIndex;
-  const n = adj.length;
-  const order = new Int32Array(n).fill(-1);
-  const low = new Int32Array(n);
-  const onStack = new Uint8Array(n);
-  const stack = new Int32Array(n);
-  const callNode = new Int32Array(n);
-  const callEdge = new Int32Array(n);
-  const component = new Int32Array(n).fill(-1);
-  const starts: number[] = [];
-  let sp = 0;
-  let csp = 0;
-  let counter = 0;
-  const enter = (v: number): void => {
-    order[v] = low[v] = counter++;
-    stack[sp++] = v;
-    onStack[v] = 1;
-    callNode[csp] = v;
-    callEdge[csp] = 0;
-    csp++;
-  };
-
-  for (let s = 0; s < n; s++) {
-    if (order[s] !== -1) continue;
-    enter(s);
-    while (csp > 0) {
-      const v = callNode[csp - 1]!;
-      const edges = adj[v]!;
-      const e = callEdge[csp - 1]!;
-      if (e < edges.length) {
-        callEdge[csp - 1] = e + 1;
-        const w = edges[e]!;
-        if (order[w] === -1) enter(w);
-        else if (onStack[w] === 1 && order[w]! < low[v]!) low[v] = order[w]!;
-        continue;
-      }
-      csp--;
-      if (csp > 0) {
-        const u = callNode[csp - 1]!;
-        if (low[v]! < low[u]!) low[u] = low[v]!;
-      }
-      if (low[v] !== order[v]) continue;
-      let first = v;
-      let size = 0;
-      let w: number;
-      do {
-        w = stack[--sp]!;
-        onStack[w] = 0;
-        component[w] = v;
-        if (w < first) first = w;
-        size++;
-      } while (w !== v);
-      if (size > 1 || adj[v]!.includes(v)) starts.push(first);
-    }
-  }
-
-  starts.sort((a, b) => a - b);
-  const parent = new Int32Array(n).fill(-1);
-  const cycles: string[][] = [];
-  for (const start of starts) {
-    const comp = component[start]!;
-    const queue: number[] = [start];
-    let end = -1;
-    for (let q = 0; q < queue.length && end < 0; q++) {
-      const u = queue[q]!;
-      const edges = adj[u]!;
-      for (let k = 0; k < edges.length; k++) {
-        const w = edges[k]!;
-        if (component[w] !== comp) continue;
-        if (w === start) {
-          end = u;
-          break;
-        }
-        if (parent[w] === -1) {
-          parent[w] = u;
-          queue.push(w);
-        }
-      }
-    }
-    const path: number[] = [];
-    for (let u = end; u !== start; u = parent[u]!) path.push(u);
-    path.push(start);
-    path.reverse();
-    path.push(start);
-    cycles.push(path.map((i) => graph.ids[i]!));
-    for (let q = 0; q < queue.length; q++) parent[queue[q]!] = -1;
-  }
-  return cycles;
-}
-
-/** The first cycle found, as ids with the first repeated at the end (`['a','b','c','a']`), or null. */
-export function findCycle(graph: PlanGraph): string[] | null {
-  return findCycles(graph)[0] ?? null;
-}
-
-/**
- * Step positions in an order where each comes after its dependencies (Kahn's algorithm). Steps on
- * or behind a cycle are left out, so `complete` is false for a cyclic graph.
- */
-export function topologicalOrder(graph: PlanGraph): { order: number[]; complete: boolean } {
-  const adj = graph.depIndex;
-  const n = adj.length;
-  // Dependents in one flat array (CSR): no array per step on 100k-step plans.
-  const waiting = new Int32Array(n);
-  const start = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const deps = adj[i]!;
-    waiting[i] = deps.length;
-    for (let k = 0; k < deps.length; k++) start[deps[k]! + 1]!++;
-  }
-  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
-  const fill = start.slice(0, n);
-  const dependents = new Int32Array(start[n]!);
-  for (let i = 0; i < n; i++) {
-    const deps = adj[i]!;
-    for (let k = 0; k < deps.length; k++) dependents[fill[deps[k]!]!++] = i;
-  }
-
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (waiting[i] === 0) order.push(i);
-  for (let q = 0; q < order.length; q++) {
-    const u = order[q]!;
-    for (let e = start[u]!; e < start[u + 1]!; e++) {
-      const d = dependents[e]!;
-      if (--waiting[d]! === 0) order.push(d);
-    }
-  }
-  return { order, complete: order.length === n };
 }

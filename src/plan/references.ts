@@ -1,232 +1,28 @@
 /**
  * References inside step parameters (SPEC §2): `{{ steps.<id>.output… }}`, `{{ state.… }}`,
- * `{{ input.… }}`. Parsing, the seed-004 (`†state.x`) and LLMCompiler (`$1`) notations normalised on
- * import, output paths (`state.ok || state.err`), and resolution to concrete values.
- *
- * Grammar of the expression inside `{{ }}` (whitespace around it is optional):
- * - `steps.<id>.output` then a path; `steps['odd.id'].output` for ids containing `.output`.
- *   `steps.<id>` alone is read leniently as `steps.<id>.output` (LLMs write it; LLMCompiler's `$1`
- *   means exactly that). Anything else after the id (`steps.a.items`) parses as the id `a.items`,
- *   which validation then reports with a hint.
- * - `state` / `input`, then a path (`state` alone is the whole state).
- * - A path is `.name`, `[0]`, `['any key']` or `["any key"]`; `.0` is the same as `[0]`.
- *   Names are letters, digits, `_`, `$`, `-` and non-ASCII characters.
+ * `{{ input.… }}` — finding them in a value, the implicit dependencies they create, and resolving
+ * them to concrete values. The grammar is in `reference-syntax.ts`, import notations in
+ * `legacy-references.ts`, output paths in `output-path.ts`; all are re-exported here.
  */
-import { STEP_ID_PATTERN, isRecord } from './model';
+import { isRecord } from './model';
+import { clearArray, isDigits, parseBraced, spansWhole } from './reference-syntax';
+import type { PathSegment, Reference } from './reference-syntax';
 
-export type RefSource = 'steps' | 'state' | 'input';
-export type PathSegment = string | number;
-
-/**
- * One parsed reference. For `steps`, `stepId` names the step and `path` is what follows `.output`
- * (`{{ steps.search.output.items[0].url }}` → stepId "search", path ["items", 0, "url"]).
- * For `state`/`input`, `path` is everything after the root (`{{ state.a.b }}` → ["a", "b"]).
- */
-export type Reference = {
-  source: RefSource;
-  stepId?: string;
-  path: PathSegment[];
-  /** The reference as written, braces included when it had them. */
-  text: string;
-  /** Where it sits inside the value given to {@link collectReferences} (after its `base`). */
-  at?: PathSegment[];
-  /** True when the string holding it is exactly this reference, so it keeps the value's type. */
-  whole?: boolean;
-};
+export {
+  clearArray,
+  formatPath,
+  isNameChar,
+  parseReferenceExpression,
+  type ParsedPath,
+  type PathSegment,
+  type RefSource,
+  type Reference,
+} from './reference-syntax';
+export { normalizeLegacyReferences, normalizeLegacyString, type LegacyOptions } from './legacy-references';
+export { formatOutputPath, parseOutputPath, type OutputPath } from './output-path';
 
 /** A reference that does not parse, with where it sits in the parameters. */
 export type ReferenceError = { message: string; path: PathSegment[] };
-
-export type ParsedPath = { ok: true; ref: Reference } | { ok: false; message: string };
-
-/**
- * Parses a bare reference expression (`steps.a.output.x`, `state.a[0]`, `input`), without braces.
- * @example parseReferenceExpression('state.user.name') // { ok: true, ref: { source: 'state', path: ['user', 'name'], … } }
- */
-export function parseReferenceExpression(expr: string, text: string = expr): ParsedPath {
-  const parsed = parseRange(expr, 0, expr.length);
-  if (typeof parsed === 'string') return { ok: false, message: `Bad reference ${text}: ${parsed}` };
-  parsed.text = text;
-  return { ok: true, ref: parsed };
-}
-
-/**
- * Parses the expression in `s` between `start` and `end` (no slicing of the whole: this runs for
- * every reference of every step). Returns the reference, with `text` still to fill in, or why not.
- */
-function parseRange(s: string, start: number, end: number): Reference | string {
-  let root = start;
-  while (root < end && isNameChar(s.charCodeAt(root))) root++;
-  const source: RefSource | null =
-    root - start !== 5
-      ? null
-      : s.startsWith('steps', start)
-        ? 'steps'
-        : s.startsWith('state', start)
-          ? 'state'
-          : s.startsWith('input', start)
-            ? 'input'
-            : null;
-  if (source === null) {
-    if (start === end) return 'it is empty';
-    return `unknown root "${s.slice(start, root) || s[start]}" (expected steps., state. or input.)`;
-  }
-  if (source !== 'steps') {
-    const tail = parsePathTail(s, root, end, start);
-    return typeof tail === 'string' ? tail : newReference(source, undefined, tail);
-  }
-
-  let stepId: string;
-  let rest: number;
-  const c = s.charCodeAt(root);
-  if (c === 91 && (s[root + 1] === "'" || s[root + 1] === '"')) {
-    const close = s.indexOf(s[root + 1]! + ']', root + 2);
-    if (close < 0 || close + 2 > end) return 'unclosed step id bracket';
-    stepId = s.slice(root + 2, close);
-    rest = close + 2;
-    if (rest < end) {
-      if (!s.startsWith('.output', rest) || (rest + 7 < end && !isPathStart(s.charCodeAt(rest + 7)))) {
-        return 'expected .output after the step id';
-      }
-      rest += 7;
-    }
-    if (!STEP_ID_PATTERN.test(stepId)) return `"${stepId}" is not a step id`;
-  } else if (c === 46) {
-    let idEnd = root + 1;
-    while (idEnd < end && isStepIdChar(s.charCodeAt(idEnd))) idEnd++;
-    const marker = findOutputMarker(s, root + 1, idEnd);
-    if (marker >= 0) {
-      stepId = s.slice(root + 1, marker);
-      rest = marker + 7;
-    } else if (idEnd === end) {
-      stepId = s.slice(root + 1, idEnd); // lenient: `steps.x` means `steps.x.output`
-      rest = idEnd;
-    } else {
-      return 'expected .output after the step id';
-    }
-    if (stepId.length === 0 || stepId.length > 64) return `"${stepId}" is not a step id`;
-  } else {
-    return 'expected a step id after "steps." (steps.<id>.output)';
-  }
-  const tail = parsePathTail(s, rest, end, start);
-  return typeof tail === 'string' ? tail : newReference('steps', stepId, tail);
-}
-
-/** Every field present from the start: one object shape, no property store added later. */
-function newReference(source: RefSource, stepId: string | undefined, path: PathSegment[]): Reference {
-  return { source, stepId, path, text: '', at: undefined, whole: false };
-}
-
-function isPathStart(c: number): boolean {
-  return c === 46 || c === 91;
-}
-
-/** Index in `s` of the `.output` ending a step id in [from, end) — followed by `end` or a `.` — or -1. */
-function findOutputMarker(s: string, from: number, end: number): number {
-  let k = s.indexOf('.output', from + 1);
-  while (k >= 0 && k + 7 <= end) {
-    if (k + 7 === end || s.charCodeAt(k + 7) === 46) return k;
-    k = s.indexOf('.output', k + 1);
-  }
-  return -1;
-}
-
-/**
- * Parses `.a[0]['b c'].d` in `s` from `i` to `end`; a string is the reason it does not parse
- * (positions counted from `origin`).
- */
-function parsePathTail(s: string, i: number, end: number, origin: number): PathSegment[] | string {
-  // Segments go to a scratch array and are copied out at their exact size: an array grown by
-  // push reserves 16 slots, which over 100k steps is most of validation's memory.
-  const path = pathScratch;
-  clearArray(path);
-  while (i < end) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      let j = i + 1;
-      let digits = true;
-      while (j < end) {
-        const d = s.charCodeAt(j);
-        if (!isNameChar(d)) break;
-        if (d < 48 || d > 57) digits = false;
-        j++;
-      }
-      if (j === i + 1) return `expected a name after "." at position ${i - origin}`;
-      path.push(digits && j - i < 16 ? Number(s.slice(i + 1, j)) : s.slice(i + 1, j));
-      i = j;
-    } else if (c === 91) {
-      const q = s[i + 1];
-      if (q === "'" || q === '"') {
-        const close = s.indexOf(q + ']', i + 2);
-        if (close < 0 || close + 2 > end) return `unclosed [${q} at position ${i - origin}`;
-        path.push(s.slice(i + 2, close));
-        i = close + 2;
-      } else {
-        let j = i + 1;
-        while (j < end && s.charCodeAt(j) >= 48 && s.charCodeAt(j) <= 57) j++;
-        if (j === i + 1 || j - i > 16 || s.charCodeAt(j) !== 93 || j >= end) {
-          return `expected [<index>] or ['<key>'] at position ${i - origin}`;
-        }
-        let index = 0;
-        for (let k = i + 1; k < j; k++) index = index * 10 + s.charCodeAt(k) - 48;
-        path.push(index);
-        i = j + 1;
-      }
-    } else {
-      return `unexpected "${s[i]}" at position ${i - origin}`;
-    }
-  }
-  return path.length === 0 ? [] : path.slice();
-}
-
-const pathScratch: PathSegment[] = [];
-
-/**
- * Empties a scratch array but keeps its capacity (`length = 0` drops the backing store, and the
- * next push allocates a fresh 17-slot one: ~150 bytes per reference on big plans).
- */
-export function clearArray(a: unknown[]): void {
-  while (a.length > 0) a.pop();
-}
-
-function isDigits(s: string): boolean {
-  if (s.length === 0 || s.length > 15) return false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-/** Letters, digits, `_`, `$`, `-`, and anything non-ASCII. */
-export function isNameChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 ||
-    c === 36 ||
-    c === 45 ||
-    c >= 128
-  );
-}
-
-function isStepIdChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46
-  );
-}
-
-/** Formats a path for messages: `items[0].url`. */
-export function formatPath(path: readonly PathSegment[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else if (/^[A-Za-z_$][\w$-]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
-  }
-  return out;
-}
 
 type Found = { kind: 'ref'; start: number; end: number; ref: Reference } | { kind: 'error'; message: string };
 
@@ -257,26 +53,6 @@ function scanString(s: string, emit: (f: Found) => void): void {
     }
     open = s.indexOf('{{', close + 2);
   }
-}
-
-/** Parses the expression between `{{` at `open` and `}}` at `close`, spaces around it ignored. */
-function parseBraced(s: string, open: number, close: number): Reference | string {
-  let a = open + 2;
-  let b = close;
-  while (a < b && isSpace(s.charCodeAt(a))) a++;
-  while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
-  return parseRange(s, a, b);
-}
-
-/** True when `s` (ignoring surrounding whitespace) is exactly the span [start, end). */
-function spansWhole(s: string, start: number, end: number): boolean {
-  for (let i = 0; i < start; i++) if (!isSpace(s.charCodeAt(i))) return false;
-  for (let i = end; i < s.length; i++) if (!isSpace(s.charCodeAt(i))) return false;
-  return true;
-}
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 /**
@@ -481,122 +257,6 @@ function interpolate(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === undefined) return '';
   return JSON.stringify(v) ?? '';
-}
-
-export type LegacyOptions = {
-  /**
-   * Also rewrite LLMCompiler's `$1` / `${1}` into `{{ steps.1.output }}`. Off by default because
-   * `$5 off` is ordinary text; the LLMCompiler importer turns it on.
-   */
-  dollar?: boolean;
-};
-
-const DAGGER = /†(state|input|steps)((?:\.[\w$\-\u0080-\uffff]+|\[\d+\]|\['[^']*'\]|\["[^"]*"\])*)/g;
-const DOLLAR_WHOLE = /^\s*\$(?:(\d+)|\{(\d+)\})\s*$/;
-const DOLLAR_EMBEDDED = /\$\{(\d+)\}|(?<![\w$])\$(\d+)(?![\w.])/g;
-
-/** Rewrites one string's legacy references; returns the same string when there are none. */
-export function normalizeLegacyString(s: string, opts: LegacyOptions = {}): string {
-  let out = s;
-  if (out.indexOf('†') >= 0)
-    out = out.replace(DAGGER, (_m, root: string, path: string) => `{{ ${root}${path} }}`);
-  if (opts.dollar === true && out.indexOf('$') >= 0) {
-    const whole = DOLLAR_WHOLE.exec(out);
-    if (whole) return `{{ steps.${whole[1] ?? whole[2]}.output }}`;
-    out = out.replace(
-      DOLLAR_EMBEDDED,
-      (_m, braced?: string, bare?: string) => `{{ steps.${braced ?? bare}.output }}`,
-    );
-  }
-  return out;
-}
-
-/**
- * Rewrites `†state.x` / `†input.x` (and, with `{ dollar: true }`, `$1` / `${1}`) into `{{ … }}` form,
- * deeply. Unchanged parts keep their identity, so a plan without legacy notation costs no copies.
- * @example normalizeLegacyReferences({ profile: '†state.user' }) // { profile: '{{ state.user }}' }
- */
-export function normalizeLegacyReferences(value: unknown, opts: LegacyOptions = {}): unknown {
-  if (typeof value === 'string') return normalizeLegacyString(value, opts);
-  if (Array.isArray(value)) {
-    let out: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      const n = normalizeLegacyReferences(v, opts);
-      if (n !== v && out === null) out = value.slice(0, i);
-      if (out !== null) out.push(n);
-    }
-    return out ?? value;
-  }
-  if (isRecord(value)) {
-    let out: Record<string, unknown> | null = null;
-    for (const k in value) {
-      if (!Object.hasOwn(value, k)) continue;
-      const v = value[k];
-      const n = normalizeLegacyReferences(v, opts);
-      if (n !== v) {
-        out ??= { ...value };
-        out[k] = n;
-      }
-    }
-    return out ?? value;
-  }
-  return value;
-}
-
-export type OutputPath =
-  { ok: true; success: PathSegment[]; failure: PathSegment[] | null } | { ok: false; message: string };
-
-/**
- * Parses an `output_path`: `state.x`, `state.a.b`, or `state.ok || state.err` (the result goes to the
- * first path on success, the error to the second on failure). Each side may also be written
- * `†state.x` or `{{ state.x }}`. Paths must be under `state.`.
- * @example parseOutputPath('state.receipt || state.error') // { ok: true, success: ['receipt'], failure: ['error'] }
- */
-export function parseOutputPath(s: string): OutputPath {
-  const bar = s.indexOf('||');
-  if (bar >= 0 && s.indexOf('||', bar + 2) >= 0) {
-    return { ok: false, message: `Bad output_path "${s}": at most two paths, "state.<ok> || state.<error>"` };
-  }
-  const success = parseOutputSide(s, 0, bar < 0 ? s.length : bar);
-  if (typeof success === 'string') return { ok: false, message: success };
-  if (bar < 0) return { ok: true, success, failure: null };
-  const failure = parseOutputSide(s, bar + 2, s.length);
-  if (typeof failure === 'string') return { ok: false, message: failure };
-  return { ok: true, success, failure };
-}
-
-/** One side of an output path, `s[a, b)`: the path under `state`, or why not. */
-function parseOutputSide(s: string, a: number, b: number): PathSegment[] | string {
-  while (a < b && isSpace(s.charCodeAt(a))) a++;
-  while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
-  const from = a;
-  const to = b;
-  if (s.startsWith('†', a)) a++;
-  else if (s.startsWith('{{', a) && b - a >= 4 && s.startsWith('}}', b - 2)) {
-    a += 2;
-    b -= 2;
-    while (a < b && isSpace(s.charCodeAt(a))) a++;
-    while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
-  }
-  const parsed = parseRange(s, a, b);
-  if (typeof parsed === 'string' || parsed.source !== 'state') {
-    return `Bad output_path "${s}": "${s.slice(from, to)}" is not a path under state.`;
-  }
-  if (parsed.path.length === 0) return `Bad output_path "${s}": name a path under state (state.<name>)`;
-  return parsed.path;
-}
-
-/** The canonical text of an output path: `state.a || state.b`. */
-export function formatOutputPath(
-  success: readonly PathSegment[],
-  failure: readonly PathSegment[] | null,
-): string {
-  const one = (p: readonly PathSegment[]): string => {
-    const f = formatPath(p);
-    return f.startsWith('[') ? `state${f}` : `state.${f}`;
-  };
-  return failure ? `${one(success)} || ${one(failure)}` : one(success);
 }
 
 /**
