@@ -32,13 +32,14 @@ export type {
   TraceEntry,
 } from './planner/types';
 export { LlmPlanner } from './planner/llm-planner';
+export { LlmStreamingPlanner } from './planner/streaming-planner';
 export { RuleBasedPlanner } from './planner/rule-planner';
 export type { RuleMatch, RulePlannerOptions } from './planner/rule-planner';
 export { builtinRules } from './planner/builtin-rules';
 export { MethodHtnPlanner, planWithHtn } from './planner/htn';
 export type { HtnDomain, HtnMethod } from './planner/htn';
-export { parsePlannerOutput } from './planner/parse';
-export type { OutputFormat, ParseResult, PlanCandidate } from './planner/parse';
+export { parsePlannerOutput, readNdjsonLine } from './planner/parse';
+export type { NdjsonLine, OutputFormat, ParseResult, PlanCandidate } from './planner/parse';
 export { DEFAULT_TEMPLATE, DEFAULT_TEMPLATE_ID, inlineTemplate, renderPrompt } from './planner/templates';
 export type { PromptTemplate, RenderedPrompt } from './planner/templates';
 export { KvTemplateStore, MemoryTemplateStore, resolveTemplate, templateKey } from './planner/template-store';

@@ -10,7 +10,9 @@ export type Reply =
   | string
   | { content: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { status: number; error: string }
-  | { hang: true };
+  | { hang: true }
+  /** A streamed answer (`stream: true`): these content pieces as SSE chunks, then usage. */
+  | { stream: string[] };
 
 /** What the SDK sent, parsed. */
 export type Sent = {
@@ -20,6 +22,7 @@ export type Sent = {
     model: string;
     messages: Array<{ role: string; content: string }>;
     temperature?: number;
+    stream?: boolean;
     response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } };
   };
 };
@@ -48,6 +51,7 @@ export function scriptedLlm(script: Reply[] | Record<string, Reply[]>) {
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
       });
     }
+    if (typeof reply === 'object' && 'stream' in reply) return sse(reply.stream, body.model);
     if (typeof reply === 'object' && 'status' in reply) {
       return Response.json(
         { error: { message: reply.error, type: 'invalid_request_error' } },
@@ -122,4 +126,17 @@ export function planJson(steps?: unknown[]): string {
       },
     ],
   });
+}
+
+/** An OpenAI-style server-sent event stream of chat.completion.chunk objects. */
+function sse(pieces: string[], model: string): Response {
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+  const events = [
+    chunk({ role: 'assistant', content: '' }),
+    ...pieces.map((content) => chunk({ content })),
+    `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 80, completion_tokens: 30, total_tokens: 110 } })}\n\n`,
+    'data: [DONE]\n\n',
+  ];
+  return new Response(events.join(''), { headers: { 'Content-Type': 'text/event-stream' } });
 }

@@ -1,0 +1,235 @@
+/**
+ * The streaming LLM planner (seed 003 NDJSON; SPEC §4 "Streaming execution"): the model is asked
+ * for one `{"type":"step","step":{…}}` line per step, and each step is validated the moment its line
+ * arrives — together with the steps before it, so a step may only depend on steps already streamed
+ * and the graph stays acyclic by construction — and yielded at once, ready to dispatch. The whole
+ * plan follows in `{finish: {plan}}`.
+ *
+ * A stream that fails before any step was yielded falls back to the whole pipeline (repairs, other
+ * models, rules), yielded the same way. Once steps have been yielded they may be running, so a later
+ * failure rejects with `planning_failed` naming the accepted steps: the caller re-plans from there.
+ */
+import { EdgeplanError, toErrorInfo } from '../errors';
+import { readLlmConfig, toLlmError } from '../executor/tools/openai-client';
+import type { LlmConfig } from '../executor/tools/openai-client';
+import type { ValidationResult } from '../plan/validate';
+import { validateCandidate } from './candidate';
+import type { ChatMessage, TokenCount } from './chat';
+import { toStepStream } from './contracts';
+import type { PlannerState, PlanYield, StreamingPlanner } from './contracts';
+import { LineSplitter } from './line-splitter';
+import { recordAttempt } from './llm-attempt';
+import { stampPlan } from './outcome';
+import { readNdjsonLine } from './parse';
+import { planFromState } from './pipeline';
+import type { PlanOptions } from './pipeline';
+import { attemptContext, candidateContext } from './planning-setup';
+import type { AttemptOutcome } from './reliability';
+import { summarizeFindings } from './repair';
+import { resolveTemplate } from './template-store';
+import { renderPrompt } from './templates';
+import type { PlannerDeps, TraceEntry } from './types';
+
+/** Characters read after the finish line while waiting for the usage chunk. */
+const MAX_AFTER_FINISH = 2_000;
+
+/** How a stream ended, for the provenance record. */
+type StreamEnd = { outcome: AttemptOutcome; message?: string; validation: ValidationResult | null };
+
+/**
+ * @example
+ * for await (const item of new LlmStreamingPlanner(deps).plan(state)) {
+ *   if (isStepYield(item)) dispatch(item); else if ('finish' in item) authored(item.finish.plan);
+ * }
+ */
+export class LlmStreamingPlanner implements StreamingPlanner {
+  readonly #deps: PlannerDeps;
+  readonly #options: PlanOptions;
+
+  constructor(deps: PlannerDeps, options: PlanOptions = {}) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  async *plan(state: PlannerState): AsyncIterable<PlanYield> {
+    const deps = this.#deps;
+    const llm = readLlmConfig(deps.env);
+    if (!llm) {
+      yield* this.#whole(state);
+      return;
+    }
+    const template = await resolveTemplate(deps.templates, this.#options.template ?? {});
+    if (!template.ok) throw new EdgeplanError('invalid_request', template.message);
+
+    const planningId = deps.ids.id('planning');
+    const candidate = candidateContext(state, deps, state.plan ? undefined : deps.ids.id('plan'));
+    const prompt = renderPrompt(template.template, state, { streaming: true });
+    const temperature = this.#options.temperature;
+    const ctx = attemptContext({ planningId, llm, prompt, temperature, candidate, deps });
+    const model = this.#options.model ?? llm.model;
+    const messages: ChatMessage[] = [
+      { role: 'system', content: prompt.system },
+      { role: 'user', content: prompt.user },
+    ];
+
+    const seq = ctx.nextSeq();
+    const start = ctx.now();
+    const accepted: unknown[] = [];
+    const header: Record<string, unknown> = {};
+    let raw = '';
+    let usage: TokenCount = { prompt: 0, completion: 0 };
+    let end: StreamEnd | null = null;
+    let last: ValidationResult | null = null;
+
+    const finishRecord = async (result: StreamEnd): Promise<TraceEntry> =>
+      recordAttempt(
+        ctx,
+        { model, messages, retry: 0, candidate: 0 },
+        {
+          seq,
+          mode: 'text',
+          raw: result.outcome === 'call_error' && raw === '' ? null : raw,
+          outcome: result.outcome,
+          message: result.message,
+          parse: null,
+          validation: result.validation,
+          usage,
+          latency_ms: ctx.now() - start,
+        },
+      );
+
+    try {
+      const stream = await ctx.client.chat.completions.create(
+        {
+          model,
+          messages,
+          ...(temperature === undefined ? {} : { temperature }),
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal: ctx.signal },
+      );
+      const lines = new LineSplitter();
+      // After the finish line the rest is read only for the usage chunk, and only briefly: a model
+      // that keeps talking is cut off rather than waited for.
+      let afterFinish = -1;
+      reading: for await (const chunk of stream) {
+        if (chunk.usage) {
+          usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+        }
+        const text = chunk.choices[0]?.delta?.content ?? '';
+        if (afterFinish >= 0) {
+          afterFinish += text.length;
+          if (afterFinish > MAX_AFTER_FINISH) break;
+          continue;
+        }
+        raw += text;
+        for (const line of lines.push(text)) {
+          const step = this.#take(line, accepted, header, candidate);
+          if (step === 'finish') {
+            afterFinish = 0;
+            continue reading;
+          }
+          if (step === null) continue;
+          if (!step.valid) {
+            end = { outcome: 'invalid', message: summarizeFindings(step.errors), validation: step };
+            break reading;
+          }
+          last = step;
+          yield step.plan!.steps.at(-1)!;
+        }
+      }
+      if (afterFinish >= 0) lines.flush();
+      if (!end) {
+        for (const line of lines.flush()) {
+          const step = this.#take(line, accepted, header, candidate);
+          if (step === null || step === 'finish') continue;
+          if (!step.valid)
+            end = { outcome: 'invalid', message: summarizeFindings(step.errors), validation: step };
+          else {
+            last = step;
+            yield step.plan!.steps.at(-1)!;
+          }
+        }
+      }
+    } catch (err) {
+      if (err instanceof StreamLineError)
+        end = { outcome: 'parse_error', message: err.message, validation: null };
+      else end = { outcome: 'call_error', message: describeCallError(err, model, llm), validation: null };
+    }
+    if (!end && accepted.length === 0) {
+      end = { outcome: 'parse_error', message: 'The stream held no step lines', validation: null };
+    }
+
+    if (end) {
+      const trace = await finishRecord(end);
+      if (accepted.length === 0 || !last) {
+        yield* this.#whole(state);
+        return;
+      }
+      throw new EdgeplanError(
+        'planning_failed',
+        `The plan stream failed after ${accepted.length} accepted step${accepted.length === 1 ? '' : 's'}: ${end.message ?? end.outcome}`,
+        {
+          details: { planning_trace: [trace], accepted_steps: last.plan!.steps.map((s) => s.id) },
+          retryable: true,
+        },
+      );
+    }
+    const final = last!;
+    const trace = await finishRecord({ outcome: 'ok', validation: final });
+    const plan = stampPlan(final.plan!, state, {
+      planningId,
+      planner: 'llm',
+      model,
+      template: prompt.template,
+    });
+    if (trace.attempt_id) plan.metadata = { ...plan.metadata, attempt_id: trace.attempt_id };
+    yield { finish: { plan } };
+  }
+
+  /**
+   * One line: `null` when it adds no step, `'finish'` at the end marker, else the validation of the
+   * plan so far with the new step last. A line that looks like JSON and does not parse throws.
+   */
+  #take(
+    line: string,
+    accepted: unknown[],
+    header: Record<string, unknown>,
+    candidate: ReturnType<typeof candidateContext>,
+  ): ValidationResult | 'finish' | null {
+    const item = readNdjsonLine(line);
+    if (item === null || item.kind === 'reasoning') return null;
+    if (item.kind === 'finish') return 'finish';
+    if (item.kind === 'invalid') throw new StreamLineError(item.error);
+    if (item.kind === 'header') {
+      Object.assign(header, item.fields);
+      return null;
+    }
+    const result = validateCandidate({ ...header, steps: [...accepted, item.step] }, candidate);
+    if (result.valid) accepted.push(item.step);
+    return result;
+  }
+
+  /** The whole pipeline, yielded as a stream; its failure rejects with the outcome's code. */
+  async *#whole(state: PlannerState): AsyncIterable<PlanYield> {
+    const out = await planFromState(state, this.#options, this.#deps);
+    if (!out.ok) {
+      throw new EdgeplanError(out.error.code, out.error.message, {
+        details: out.error.details,
+        retryable: out.error.retryable,
+      });
+    }
+    yield* toStepStream(out.plan);
+  }
+}
+
+/** A streamed line that looks like JSON and does not parse. */
+class StreamLineError extends Error {
+  override readonly name = 'StreamLineError';
+}
+
+function describeCallError(err: unknown, model: string, llm: LlmConfig): string {
+  const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL }));
+  return `${info.code}: ${info.message}`;
+}
