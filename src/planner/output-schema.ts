@@ -57,10 +57,25 @@ export function planOutputSchema(hierarchical: boolean): Record<string, unknown>
     const json = z.toJSONSchema(hierarchical ? HierarchicalPlanSchema : FlatPlanSchema, {
       io: 'input',
       unrepresentable: 'any',
-    }) as Record<string, unknown>;
-    delete json.$schema;
-    schema = json;
+    });
+    schema = simplify(json) as Record<string, unknown>;
     cache.set(hierarchical, schema);
   }
   return schema;
+}
+
+/**
+ * Drops what some servers' schema dialects refuse and no model needs: `$schema`, `propertyNames`
+ * (JSON keys are strings anyway) and zod's safe-integer bounds.
+ */
+function simplify(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(simplify);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema' || key === 'propertyNames') continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = simplify(value);
+  }
+  return out;
 }
