@@ -3,7 +3,7 @@
  * `state.ok || state.err` to send the result to the first path on success and the error to the
  * second on failure.
  */
-import { formatPath, isSpace, parseReferenceRange } from './reference-syntax';
+import { formatPath, isNameChar, isSpace, parsePathTail } from './reference-syntax';
 import type { PathSegment } from './reference-syntax';
 
 export type OutputPath =
@@ -41,12 +41,16 @@ function parseOutputSide(s: string, a: number, b: number): PathSegment[] | strin
     while (a < b && isSpace(s.charCodeAt(a))) a++;
     while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
   }
-  const parsed = parseReferenceRange(s, a, b);
-  if (typeof parsed === 'string' || parsed.source !== 'state') {
+  // `state` then a path; parsed directly (no Reference object: this runs once per step).
+  const path =
+    s.startsWith('state', a) && (a + 5 === b || !isNameChar(s.charCodeAt(a + 5)))
+      ? parsePathTail(s, a + 5, b, a)
+      : null;
+  if (path === null || typeof path === 'string') {
     return `Bad output_path "${s}": "${s.slice(from, to)}" is not a path under state.`;
   }
-  if (parsed.path.length === 0) return `Bad output_path "${s}": name a path under state (state.<name>)`;
-  return parsed.path;
+  if (path.length === 0) return `Bad output_path "${s}": name a path under state (state.<name>)`;
+  return path;
 }
 
 /** The canonical text of an output path: `state.a || state.b`. */

@@ -132,7 +132,7 @@ function findOutputMarker(s: string, from: number, end: number): number {
  * Parses `.a[0]['b c'].d` in `s` from `i` to `end`; a string is the reason it does not parse
  * (positions counted from `origin`).
  */
-function parsePathTail(s: string, i: number, end: number, origin: number): PathSegment[] | string {
+export function parsePathTail(s: string, i: number, end: number, origin: number): PathSegment[] | string {
   // Segments go to a scratch array and are copied out at their exact size: an array grown by
   // push reserves 16 slots, which over 100k steps is most of validation's memory.
   const path = pathScratch;

@@ -7,17 +7,21 @@ import type { PathSegment } from './references';
 /** One `output_path` side covering a read path: the writer's position, branch and path length. */
 export type StateWriter = { step: number; branch: 'success' | 'failure'; length: number };
 
+/** `first` holds the usual single writer; `more` any others (no array per node for the common case). */
 type TrieNode = {
   children: Map<string, TrieNode> | null;
-  writers: StateWriter[] | null;
+  first: StateWriter | null;
+  more: StateWriter[] | null;
   below: number[] | null;
 };
+
+const newNode = (): TrieNode => ({ children: null, first: null, more: null, below: null });
 
 export const NO_STEPS: readonly number[] = Object.freeze([]);
 
 /** A trie of written state paths; answers "who writes P, above P or below P" in O(|P| + answer). */
 export class StateIndex {
-  readonly #root: TrieNode = { children: null, writers: null, below: null };
+  readonly #root: TrieNode = newNode();
 
   add(step: number, path: readonly PathSegment[], branch: 'success' | 'failure'): void {
     let node = this.#root;
@@ -27,14 +31,15 @@ export class StateIndex {
       const key = typeof seg === 'string' ? seg : String(seg);
       let next = node.children.get(key);
       if (next === undefined) {
-        next = { children: null, writers: null, below: null };
+        next = newNode();
         node.children.set(key, next);
       }
       node = next;
     }
     const w: StateWriter = { step, branch, length: path.length };
-    if (node.writers === null) node.writers = [w];
-    else node.writers.push(w);
+    if (node.first === null) node.first = w;
+    else if (node.more === null) node.more = [w];
+    else node.more.push(w);
   }
 
   /**
@@ -55,8 +60,11 @@ export class StateIndex {
   lookup(path: readonly PathSegment[], out: StateWriter[] | null): readonly number[] {
     let node: TrieNode | undefined = this.#root;
     for (let i = 0; ; i++) {
-      const here = node.writers;
-      if (out !== null && here !== null) for (let k = 0; k < here.length; k++) out.push(here[k]!);
+      if (out !== null && node.first !== null) {
+        out.push(node.first);
+        const more = node.more;
+        if (more !== null) for (let k = 0; k < more.length; k++) out.push(more[k]!);
+      }
       if (i === path.length) break;
       const seg = path[i]!;
       node = node.children?.get(typeof seg === 'string' ? seg : String(seg));
@@ -74,7 +82,8 @@ function collectBelow(start: TrieNode): number[] {
   for (const child of start.children?.values() ?? []) stack.push(child);
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (node.writers !== null) for (const w of node.writers) out.push(w.step);
+    if (node.first !== null) out.push(node.first.step);
+    if (node.more !== null) for (const w of node.more) out.push(w.step);
     for (const child of node.children?.values() ?? []) stack.push(child);
   }
   return out;
