@@ -19,9 +19,11 @@ import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
 
 /** Most attempts one consumer invocation runs at once. */
-export const MAX_IN_FLIGHT = 50;
+export const MAX_IN_FLIGHT = 500;
 /** A consumer stops taking continuations after this long, so invocations stay short. */
-export const CONTINUATION_WINDOW_MS = 60_000;
+export const CONTINUATION_WINDOW_MS = 30_000;
+/** How long a finished attempt's report waits for others still running in the same consumer. */
+export const COALESCE_MS = 2;
 
 export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
   const tools = createToolRegistry(env);
@@ -42,6 +44,8 @@ class RunConsumer {
   readonly #run: DurableObjectStub<PlanRun>;
   readonly #reporter: Reporter;
   #inFlight = 0;
+  /** Attempts whose tool is still running (the others in #inFlight are reporting). */
+  #executing = 0;
 
   constructor(
     private readonly runId: string,
@@ -51,6 +55,7 @@ class RunConsumer {
     this.#run = env.PLAN_RUN.getByName(runId);
     this.#reporter = new Reporter(
       async (reports) => await this.#run.completeSteps(reports, this.#room(reports.length)),
+      () => this.#executing,
     );
   }
 
@@ -92,7 +97,9 @@ class RunConsumer {
 
   async #runAttempt(c: Continuation, msg?: Message<StepMessage>): Promise<void> {
     this.#inFlight += 1;
+    this.#executing += 1;
     const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    this.#executing -= 1;
     try {
       const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome });
       this.#inFlight -= 1;
@@ -107,26 +114,35 @@ class RunConsumer {
 }
 
 /**
- * Collects reports made in the same turn of the event loop and sends them in one call. The
- * continuations that call returns go to the first report's caller.
+ * Collects reports and sends them in one call: at once when no other attempt of this consumer is
+ * still running, else after {@link COALESCE_MS} — so a layer of steps finishing together costs the
+ * object one transaction. The continuations that call returns go to the first report's caller.
  */
 class Reporter {
   #buffer: { report: Report; resolve: (next: Continuation[]) => void; reject: (err: unknown) => void }[] = [];
   #scheduled = false;
 
-  constructor(private readonly send: (reports: Report[]) => Promise<Continuation[]>) {}
+  constructor(
+    private readonly send: (reports: Report[]) => Promise<Continuation[]>,
+    /** Attempts in this consumer whose tool is still running. */
+    private readonly running: () => number,
+  ) {}
 
   report(report: Report): Promise<Continuation[]> {
     return new Promise((resolve, reject) => {
       this.#buffer.push({ report, resolve, reject });
-      if (!this.#scheduled) {
+      // Nothing else is still running: there is nothing to wait for.
+      if (this.running() === 0) {
+        queueMicrotask(() => void this.#flush());
+      } else if (!this.#scheduled) {
         this.#scheduled = true;
-        setTimeout(() => void this.#flush(), 0);
+        setTimeout(() => void this.#flush(), COALESCE_MS);
       }
     });
   }
 
   async #flush(): Promise<void> {
+    if (this.#buffer.length === 0) return;
     const items = this.#buffer;
     this.#buffer = [];
     this.#scheduled = false;
