@@ -15,7 +15,11 @@ type ResolveHook = (
   next: (specifier: string, context: unknown) => unknown,
 ) => unknown;
 type NodeModuleApi = { registerHooks(hooks: { resolve: ResolveHook }): void };
-type NodeProcess = { getBuiltinModule(id: string): unknown; argv: string[] };
+type NodeProcess = {
+  getBuiltinModule(id: string): unknown;
+  argv: string[];
+  cpuUsage(previous?: { user: number; system: number }): { user: number; system: number };
+};
 type NodeOs = { loadavg(): number[]; cpus(): unknown[] };
 
 // The sources import each other without extensions (bundler resolution); teach Node to add `.ts`.
@@ -113,7 +117,9 @@ console.log(
   `node ${(process as unknown as { version: string }).version}, ${os.cpus().length} cpus, load ${load()}`,
 );
 
-const rows: string[][] = [['shape', 'steps', 'median ms', 'min ms', 'runs', 'load']];
+// CPU time (all threads, GC helpers included) beside wall time: when wall is well above CPU, the
+// process was waiting for a core, not working.
+const rows: string[][] = [['shape', 'steps', 'median ms', 'min ms', 'cpu median ms', 'runs', 'load']];
 for (const [name, make] of [
   ['chain', chain],
   ['wide', wide],
@@ -123,10 +129,14 @@ for (const [name, make] of [
     const runs = n >= 100_000 ? 7 : 15;
     validatePlan(plan, opts); // warm-up: JIT and zod's compiled parsers
     const times: number[] = [];
+    const cpu: number[] = [];
     for (let r = 0; r < runs; r++) {
+      const c0 = nodeProcess.cpuUsage();
       const t0 = performance.now();
       const result = validatePlan(plan, opts);
       times.push(performance.now() - t0);
+      const c = nodeProcess.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1000);
       if (!result.valid) throw new Error(`${name} ${n}: ${JSON.stringify(result.errors.slice(0, 3))}`);
     }
     rows.push([
@@ -134,6 +144,7 @@ for (const [name, make] of [
       String(n),
       median(times).toFixed(1),
       Math.min(...times).toFixed(1),
+      median(cpu).toFixed(1),
       String(runs),
       load(),
     ]);
