@@ -58,7 +58,7 @@ export async function planGoal(request: PlanRequest, deps: PlannerDeps): Promise
     tools: registry.value.describe(),
     strategy: request.strategy ?? 'flat',
     limits: {
-      max_steps: request.max_steps ?? DEFAULTS.max_steps,
+      max_steps: request.max_steps ?? request.max_subtasks ?? DEFAULTS.max_steps,
       max_depth: request.max_depth ?? DEFAULTS.max_depth,
       token_budget: request.token_budget ?? null,
     },
@@ -70,7 +70,7 @@ export async function planGoal(request: PlanRequest, deps: PlannerDeps): Promise
       model: request.model,
       temperature: request.temperature,
       n_best: request.n_best,
-      template: { text: request.prompt_template, id: request.prompt_template_id },
+      template: { text: request.prompt_template ?? request.planning_prompt, id: request.prompt_template_id },
     },
     deps,
   );

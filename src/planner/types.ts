@@ -22,14 +22,18 @@ export type PlanRequest = {
   strategy?: Strategy;
   /** Default 3. */
   max_depth?: number;
-  /** Default 20 (`max_subtasks` in seed 001). */
+  /** Default 20. */
   max_steps?: number;
+  /** Seed 001's name for `max_steps` (which wins when both are given). */
+  max_subtasks?: number;
   token_budget?: number | null;
   /** The first model to try; default PLANNER_MODEL. */
   model?: string;
   temperature?: number;
   /** Prompt text replacing the template (`prompt_template` / `planning_prompt`); `{{ goal }}` etc. */
   prompt_template?: string;
+  /** Seed 000's name for `prompt_template` (which wins when both are given). */
+  planning_prompt?: string;
   /** A stored template's id (KV `prompt-template:<id>`). */
   prompt_template_id?: string;
   input?: unknown;

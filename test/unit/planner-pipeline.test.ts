@@ -265,6 +265,19 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     expect(out.plan.metadata).toMatchObject({ planner: 'rules', rule: 'builtin.sequence' });
   });
 
+  it("accepts seed 001's max_subtasks and seed 000's planning_prompt", async () => {
+    const llm = scriptedLlm([planJson()]);
+    success(
+      await planGoal(
+        { goal: 'g', max_subtasks: 4, planning_prompt: 'PLAN: {{ goal }}' },
+        deps({ fetch: llm.fetch }),
+      ),
+    );
+    const user = llm.sent[0]!.body.messages[1]!.content;
+    expect(user).toMatch(/^PLAN: g\n/);
+    expect(user).toContain('At most 4 steps');
+  });
+
   it('rejects a tools restriction naming an unregistered tool', async () => {
     const out = failed(
       await planGoal(

@@ -8,7 +8,7 @@ import { toolRegistryFor } from '../tool-registry';
 import { validatePlan } from '../../plan/validate';
 import type { ValidateOptions, ValidationResult } from '../../plan/validate';
 import { planGoal } from '../../planner/pipeline';
-import type { PlanningSuccess, PlanRequest } from '../../planner/types';
+import type { PlanningSuccess } from '../../planner/types';
 import { plannerDepsFor } from '../../planner/worker-deps';
 import { jsonError } from '../errors';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
@@ -67,7 +67,8 @@ export function registerPlanRoutes(app: App): void {
   app.openapi(plan, async (c) => {
     const body = c.req.valid('json');
     const deps = plannerDepsFor(c.env, { tools: toolRegistryFor(c.env), clock: c.var.clock, ids: c.var.ids });
-    const outcome = await planGoal(toPlanRequest(body), deps);
+    // The pipeline resolves the seed aliases (max_subtasks, planning_prompt) itself.
+    const outcome = await planGoal(body, deps);
     if (!outcome.ok) {
       const { code, message, details } = outcome.error;
       return code === 'invalid_request' ? jsonError(c, code, message) : jsonError(c, code, message, details);
@@ -106,17 +107,6 @@ function toResponse(result: ValidationResult) {
     ...(estimates ? { estimates } : {}),
     ...(plan ? { plan } : {}),
   };
-}
-
-/** The request as the pipeline takes it: seed aliases resolved, absent fields left out. */
-function toPlanRequest(body: z.output<typeof PlanGoalRequestSchema>): PlanRequest {
-  const { max_subtasks, planning_prompt, max_steps, prompt_template, ...rest } = body;
-  const request: PlanRequest = { ...rest };
-  const steps = max_steps ?? max_subtasks;
-  if (steps !== undefined) request.max_steps = steps;
-  const text = prompt_template ?? planning_prompt;
-  if (text !== undefined) request.prompt_template = text;
-  return request;
 }
 
 /** seed 001's `plan.decompose` return shape with the §2 plan and the validation result. */
