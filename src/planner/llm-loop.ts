@@ -8,6 +8,7 @@ import type { ValidationResult } from '../plan/validate';
 import type { ChatMessage, FormatMode } from './chat';
 import { runAttempt } from './llm-attempt';
 import type { AttemptContext, AttemptResult } from './llm-attempt';
+import { sumTokens } from './outcome';
 import { orderModels } from './reliability';
 import type { ModelCounts } from './reliability';
 import { repairMessages } from './repair';
@@ -30,9 +31,18 @@ export type LlmPlanningInput = {
   attempt: AttemptContext;
 };
 
+/** Whether the tokens the trace has spent reach the plan's token budget (SPEC §4: planning counts). */
+export function overBudget(input: LlmPlanningInput): boolean {
+  const budget = input.attempt.candidate.state.limits.token_budget;
+  return budget != null && sumTokens(input.trace).total >= budget;
+}
+
 export type LlmPlanningResult = { plan: Plan; validation: ValidationResult; model: string };
 
-/** Tries each model in turn until one produces a valid plan. */
+/**
+ * Tries each model in turn until one produces a valid plan. Stops early when the caller aborts or
+ * planning has spent the plan's token budget.
+ */
 export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanningResult | null> {
   const first: ChatMessage[] = [
     { role: 'system', content: input.prompt.system },
@@ -40,7 +50,7 @@ export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanni
   ];
   const models = orderModels(input.primary, input.fallbacks, await reliabilityOf(input));
   for (const model of models) {
-    if (input.attempt.signal?.aborted) break;
+    if (input.attempt.signal?.aborted || overBudget(input)) break;
     const found = await planWithModel(input, model, first);
     if (found) return found;
   }
@@ -51,7 +61,7 @@ export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanni
 async function planWithModel(input: LlmPlanningInput, model: string, first: ChatMessage[]) {
   let messages = first;
   let mode: FormatMode = 'json_schema';
-  for (let retry = 0; retry <= input.maxRepairs; retry++) {
+  for (let retry = 0; retry <= input.maxRepairs && !overBudget(input); retry++) {
     const results: AttemptResult[] = await Promise.all(
       Array.from({ length: input.nBest }, (_, candidate) =>
         runAttempt(input.attempt, {

@@ -17,7 +17,7 @@ import { validateCandidate } from './candidate';
 import type { CandidateContext } from './candidate';
 import type { PlannerState } from './contracts';
 import { runLlmPlanning } from './llm-loop';
-import { failure, success } from './outcome';
+import { failure, success, sumTokens } from './outcome';
 import { attemptContext, candidateContext } from './planning-setup';
 import { RuleBasedPlanner } from './rule-planner';
 import { resolveTemplate } from './template-store';
@@ -141,7 +141,12 @@ export async function planFromState(
   }
   const attempts = trace.filter((t) => t.planner === 'llm');
   const models = [...new Set(attempts.map((t) => t.model))].join(', ');
-  const last = attempts.at(-1)?.message ?? 'no attempt was made';
+  const spent = sumTokens(trace).total;
+  const budget = state.limits.token_budget;
+  const last =
+    budget != null && spent >= budget
+      ? `planning spent ${spent} tokens, the token budget is ${budget}`
+      : (attempts.at(-1)?.message ?? 'no attempt was made');
   return failure(
     planningId,
     'planning_failed',

@@ -278,6 +278,21 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     expect(user).toContain('At most 4 steps');
   });
 
+  it('stops trying models once planning has spent the token budget', async () => {
+    const llm = scriptedLlm({
+      'model-a': [{ content: 'nope', usage: { prompt_tokens: 900, completion_tokens: 200 } }],
+      'model-b': [planJson()],
+    });
+    const out = failed(
+      await planGoal(
+        { goal: 'Write a sonnet', token_budget: 1000 },
+        deps({ fetch: llm.fetch, env: { ...LLM_ENV, PLANNER_FALLBACK_MODELS: 'model-b' } }),
+      ),
+    );
+    expect(llm.sent).toHaveLength(1);
+    expect(out.error.message).toContain('planning spent 1100 tokens, the token budget is 1000');
+  });
+
   it('rejects a tools restriction naming an unregistered tool', async () => {
     const out = failed(
       await planGoal(
