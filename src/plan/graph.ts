@@ -31,8 +31,11 @@ export type PlanGraph = {
   /**
    * Per step: every reference in its parameters, fallback parameters and `when`. Each one's `at`
    * is its place in the step (`['parameters', 'url']`, `['fallback_action', 'parameters', 'q']`, `['when']`).
+   * Built on first use (validation resolves references while parsing and keeps none).
    */
   refs: Reference[][];
+  /** Step i's references, parsed again when `refs` has not been built (for a message, say). */
+  refsOf(i: number): Reference[];
   /** Per step: the state paths its `output_path` writes (success path, then failure path if any). */
   writes: { success: PathSegment[] | null; failure: PathSegment[] | null }[];
   /** Per step: references, `output_path` and `when` that do not parse. */
@@ -58,11 +61,14 @@ const FALLBACK_PARAMETERS: readonly PathSegment[] = ['fallback_action', 'paramet
 export function analyzeStep(step: PlanStep): StepAnalysis {
   const refs: Reference[] = [];
   const problems: StepProblem[] = [];
-  const writes = analyzeInto(step, refs, problems);
-  return { refs, problems, writes };
+  readsInto(step, refs, problems);
+  const writes = writesOf(step);
+  if (typeof writes === 'string') problems.push({ message: writes, path: ['output_path'] });
+  return { refs, problems, writes: typeof writes === 'string' ? NO_WRITES : writes };
 }
 
-function analyzeInto(step: PlanStep, refs: Reference[], problems: StepProblem[]): StepAnalysis['writes'] {
+/** Appends the references in a step's parameters, fallback parameters and `when`. */
+function readsInto(step: PlanStep, refs: Reference[], problems: StepProblem[]): void {
   collectReferencesInto(step.parameters, PARAMETERS, refs, problems);
   const fb = step.fallback_action;
   if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
@@ -71,16 +77,19 @@ function analyzeInto(step: PlanStep, refs: Reference[], problems: StepProblem[])
   if (step.when !== undefined) {
     const cond = parseCondition(step.when);
     if (cond.ok) {
-      for (const r of cond.refs) refs.push({ ...r, at: ['when'], whole: false });
+      for (let k = 0; k < cond.refs.length; k++) refs.push({ ...cond.refs[k]!, at: WHEN, whole: false });
     } else problems.push({ message: cond.message, path: ['when'] });
   }
-  if (step.output_path === undefined) return NO_WRITES;
-  const out = parseOutputPath(step.output_path);
-  if (out.ok) return out;
-  problems.push({ message: out.message, path: ['output_path'] });
-  return NO_WRITES;
 }
 
+/** What a step's `output_path` writes, or why it does not parse. */
+function writesOf(step: PlanStep): StepAnalysis['writes'] | string {
+  if (step.output_path === undefined) return NO_WRITES;
+  const out = parseOutputPath(step.output_path);
+  return out.ok ? out : out.message;
+}
+
+const WHEN: PathSegment[] = Object.freeze(['when']) as PathSegment[];
 const NO_WRITES: StepAnalysis['writes'] = Object.freeze({ success: null, failure: null });
 const NO_PROBLEMS: readonly StepProblem[] = Object.freeze([]);
 
@@ -110,38 +119,39 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
   const n = steps.length;
   const ids: string[] = [];
   const index = new Map<string, number>();
-  const refs: Reference[][] = [];
   const writes: PlanGraph['writes'] = [];
   const problems: StepProblem[][] = [];
   const state = new StateIndex();
-  let scratch: StepProblem[] = [];
   // Backwards, so the first of duplicated ids is the one that stays (one map operation per step).
   for (let i = n - 1; i >= 0; i--) index.set(steps[i]!.id, i);
   const duplicates: number[] = [];
   if (index.size < n) for (let i = 0; i < n; i++) if (index.get(steps[i]!.id) !== i) duplicates.push(i);
-  // Per-step lists are built in scratch arrays and copied out at their exact size (see parsePathTail).
-  const refScratch: Reference[] = [];
+
+  // Every write is known before any read is resolved.
+  const badOutput = new Map<number, string>();
   for (let i = 0; i < n; i++) {
     const step = steps[i]!;
     ids.push(step.id);
-    clearArray(refScratch);
-    const w = analyzeInto(step, refScratch, scratch);
-    refs.push(refScratch.slice());
-    writes.push(w);
-    if (scratch.length === 0) problems.push(NO_PROBLEMS as StepProblem[]);
-    else {
-      problems.push(scratch);
-      scratch = [];
+    const w = writesOf(step);
+    if (typeof w === 'string') {
+      badOutput.set(i, w);
+      writes.push(NO_WRITES);
+      continue;
     }
+    writes.push(w);
     if (w.success) state.add(i, w.success, 'success');
     if (w.failure) state.add(i, w.failure, 'failure');
   }
 
+  // Reads are parsed, resolved and shown to the visitor one step at a time, then dropped: on a
+  // 100k-step plan, keeping them alive through validation is most of the garbage collector's work.
   const depIndex: number[][] = [];
   const missing: string[][] = [];
   const seen = new Uint32Array(n); // seen[j] === i + 1: j is already a dependency of i
+  const refs: Reference[] = []; // scratch: emptied per step, capacity kept (see clearArray)
   const writers: StateWriter[] = [];
   const mine: number[] = [];
+  let scratch: StepProblem[] = [];
   let unknown: string[] | null = null;
   const depend = (i: number, j: number): void => {
     if (seen[j] !== i + 1) {
@@ -157,14 +167,23 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
     return j ?? -1;
   };
   for (let i = 0; i < n; i++) {
+    const step = steps[i]!;
     clearArray(mine);
+    clearArray(refs);
     unknown = null;
+    readsInto(step, refs, scratch);
+    const bad = badOutput.size > 0 ? badOutput.get(i) : undefined;
+    if (bad !== undefined) scratch.push({ message: bad, path: ['output_path'] });
+    if (scratch.length === 0) problems.push(NO_PROBLEMS as StepProblem[]);
+    else {
+      problems.push(scratch);
+      scratch = [];
+    }
     // Indexed loops throughout: `for…of` allocates an iterator each time, 100k times here.
-    const explicit = steps[i]!.dependencies;
+    const explicit = step.dependencies;
     for (let k = 0; k < explicit.length; k++) named(i, explicit[k]!);
-    const stepRefs = refs[i]!;
-    for (let k = 0; k < stepRefs.length; k++) {
-      const r = stepRefs[k]!;
+    for (let k = 0; k < refs.length; k++) {
+      const r = refs[k]!;
       if (r.source === 'steps') {
         const j = named(i, r.stepId ?? '');
         if (visit) visit(i, r, j, NO_WRITERS, NO_STEPS);
@@ -182,36 +201,55 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
     depIndex.push(mine.slice());
     missing.push(unknown ?? (NO_IDS as string[]));
   }
-  return new Graph({ ids, index, depIndex, refs, writes, problems, missing, duplicates, state });
+  return new Graph({ steps, ids, index, depIndex, writes, problems, missing, duplicates, state });
 }
 
 const NO_IDS: readonly string[] = Object.freeze([]);
+
+function readsOf(step: PlanStep): Reference[] {
+  const refs: Reference[] = [];
+  readsInto(step, refs, []);
+  return refs;
+}
 const byNumber = (a: number, b: number): number => a - b;
 
-/** `deps` and `dependents` as ids are built on first use: validation only needs `depIndex`. */
+/** `refs`, `deps` and `dependents` are built on first use: validation needs none of them. */
 class Graph implements PlanGraph {
   readonly ids: string[];
   readonly index: Map<string, number>;
   readonly depIndex: number[][];
-  readonly refs: Reference[][];
   readonly writes: PlanGraph['writes'];
   readonly problems: StepProblem[][];
   readonly missing: string[][];
   readonly duplicates: number[];
   readonly state: StateIndex;
+  readonly #steps: readonly PlanStep[];
+  #refs: Reference[][] | null = null;
   #deps: string[][] | null = null;
   #dependents: string[][] | null = null;
 
-  constructor(parts: Omit<PlanGraph, 'deps' | 'dependents'>) {
+  constructor(
+    parts: Omit<PlanGraph, 'deps' | 'dependents' | 'refs' | 'refsOf'> & { steps: readonly PlanStep[] },
+  ) {
     this.ids = parts.ids;
     this.index = parts.index;
     this.depIndex = parts.depIndex;
-    this.refs = parts.refs;
     this.writes = parts.writes;
     this.problems = parts.problems;
     this.missing = parts.missing;
     this.duplicates = parts.duplicates;
     this.state = parts.state;
+    this.#steps = parts.steps;
+  }
+
+  get refs(): Reference[][] {
+    this.#refs ??= this.#steps.map((step) => readsOf(step));
+    return this.#refs;
+  }
+
+  refsOf(i: number): Reference[] {
+    const step = this.#steps[i];
+    return this.#refs?.[i] ?? (step ? readsOf(step) : []);
   }
 
   get deps(): string[][] {

@@ -68,11 +68,10 @@ export class PlanChecker {
       for (let k = 0; k < missing.length; k++) this.#unknownDependency(graph, step, i, sid, missing[k]!);
       const typed = types.findingsOf(i);
       for (let k = 0; k < typed.length; k++) this.#findings.push(typed[k]!);
-      const refs = graph.refs[i]!;
-      this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, refs);
+      this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
-        this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, refs);
+        this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, graph, i);
       }
     }
 
@@ -153,7 +152,7 @@ export class PlanChecker {
   #unknownDependency(graph: PlanGraph, step: PlanStep, i: number, sid: string, id: string): void {
     const explicit = step.dependencies.indexOf(id);
     const ref =
-      explicit < 0 ? graph.refs[i]!.find((r) => r.source === 'steps' && r.stepId === id) : undefined;
+      explicit < 0 ? graph.refsOf(i).find((r) => r.source === 'steps' && r.stepId === id) : undefined;
     const f: Finding = { code: 'unknown_dependency', message: `Unknown subtask: ${id}`, step_id: sid };
     if (explicit >= 0) f.path = ['dependencies', explicit];
     else if (ref?.at) f.path = ref.at;
@@ -176,11 +175,13 @@ export class PlanChecker {
     params: unknown,
     base: readonly PathSegment[],
     sid: string,
-    refs: readonly Reference[],
+    graph: PlanGraph,
+    i: number,
   ): void {
     if (tool === undefined) return;
     const result = tool.input.safeParse(params);
     if (result.success) return;
+    const refs = graph.refsOf(i);
     for (const issue of result.error.issues) {
       const path = [...base, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
       if (coveredByReference(issue, path, refs)) continue;
