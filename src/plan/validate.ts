@@ -57,6 +57,24 @@ const DEFAULTS = RunConfigSchema.parse({});
  * if (!r.valid) console.log(r.errors.map((e) => `${e.code}: ${e.message}`));
  */
 export function validatePlan(raw: unknown, opts: ValidateOptions): ValidationResult {
+  try {
+    return validate(raw, opts);
+  } catch (err) {
+    // Parameters nested thousands deep exhaust the stack of any recursive walk (zod's included).
+    // That is a bad plan, not a server error.
+    if (err instanceof RangeError) {
+      return {
+        valid: false,
+        errors: [{ code: 'schema', message: `plan: nested too deeply to validate (${err.message})` }],
+        plan: null,
+        estimates: null,
+      };
+    }
+    throw err;
+  }
+}
+
+function validate(raw: unknown, opts: ValidateOptions): ValidationResult {
   const c = opts.config ?? {};
   const limits: Limits = {
     max_steps: c.max_steps ?? DEFAULTS.max_steps,

@@ -328,6 +328,15 @@ describe('validatePlan', () => {
     expect(r.errors[0]?.message).toContain('{{ steps.search.output.items }}');
   });
 
+  it('reports parameters nested deeper than the stack allows as a schema finding, not a crash', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const r = validate({ steps: [{ id: 'a', action: 'demo.sleep', parameters: { ms: 1, value: deep } }] });
+    expect(r.valid).toBe(false);
+    expect(r.errors[0]).toMatchObject({ code: 'schema' });
+    expect(r.errors[0]?.message).toContain('nested too deeply');
+  });
+
   it('reports every finding at once', () => {
     const r = validate({
       steps: [
