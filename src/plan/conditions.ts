@@ -6,7 +6,8 @@
  *   (`{{ state.x }}`); numbers; `'single'` or `"double"` quoted strings (with `\` escapes);
  *   `true`, `false`, `null`, `undefined`.
  * - Operators, loosest first: `||`, `&&`, comparisons `== != < <= > >=` (`===`/`!==` are aliases;
- *   one comparison per operand, no chains), prefix `!` and `-`; parentheses group.
+ *   one comparison per operand, no chains), prefix `!` and `-`; parentheses group. No arithmetic:
+ *   path names may contain `-` (`state.my-key`), as step ids do.
  * - Semantics are JavaScript's where that is unsurprising: truthiness, short-circuit `&&`/`||`.
  *   Equality is strict except that `null` and `undefined` are equal, and arrays/objects compare by
  *   content. `< <= > >=` compare two strings lexically and otherwise numbers; a `null`, `undefined`,
