@@ -51,7 +51,7 @@ function scanString(s: string, emit: (f: Found) => void): void {
       parsed.text = text;
       emit({ kind: 'ref', start: open, end: close + 2, ref: parsed });
     }
-    open = s.indexOf('{{', close + 2);
+    open = nested; // the next `{{`, already found (it cannot start before close + 2)
   }
 }
 
@@ -171,7 +171,7 @@ function collectString(s: string, acc: Collector): void {
       parsed.whole = acc.refs.length === first && spansWhole(s, open, close + 2);
       acc.refs.push(parsed);
     }
-    open = s.indexOf('{{', close + 2);
+    open = nested; // the next `{{`, already found (it cannot start before close + 2)
   }
   // A second reference in the same string makes the first one part of a text.
   if (acc.refs.length - first > 1) acc.refs[first]!.whole = false;

@@ -32,8 +32,8 @@ const MAX_DEPTH = 32;
 type CacheNode = { result: SchemaAt | undefined; next: Map<PathSegment, CacheNode> | undefined };
 type CacheRoots = { input: CacheNode; output: CacheNode };
 const cache = new WeakMap<core.$ZodType, CacheRoots>();
-let lastSchema: core.$ZodType | undefined;
-let lastRoots: CacheRoots | undefined;
+const recent: (core.$ZodType | undefined)[] = [undefined, undefined];
+const recentRoots: (CacheRoots | undefined)[] = [undefined, undefined];
 
 /**
  * The kinds of value `path` (from its segment `from` on) can hold in `schema`, or where the path
@@ -46,14 +46,23 @@ export function schemaAt(
   mode: SchemaMode,
   from = 0,
 ): SchemaAt {
-  // Consecutive lookups are mostly against the same schema: skip the WeakMap for those.
-  let roots = schema === lastSchema ? lastRoots : cache.get(schema);
+  // Lookups alternate between a producer's output schema and a consumer's input schema, mostly the
+  // same two: remember two and skip the WeakMap for those.
+  let roots = schema === recent[0] ? recentRoots[0] : schema === recent[1] ? recentRoots[1] : undefined;
   if (roots === undefined) {
-    roots = { input: { result: undefined, next: undefined }, output: { result: undefined, next: undefined } };
-    cache.set(schema, roots);
+    roots = cache.get(schema);
+    if (roots === undefined) {
+      roots = {
+        input: { result: undefined, next: undefined },
+        output: { result: undefined, next: undefined },
+      };
+      cache.set(schema, roots);
+    }
+    recent[1] = recent[0];
+    recentRoots[1] = recentRoots[0];
+    recent[0] = schema;
+    recentRoots[0] = roots;
   }
-  lastSchema = schema;
-  lastRoots = roots;
   let node = roots[mode];
   for (let i = from; i < path.length; i++) {
     const seg = path[i]!;
