@@ -33,6 +33,29 @@ export default defineConfig(async () => {
             setupFiles: ['test/workers/apply-migrations.ts'],
           },
         },
+        {
+          // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
+          // runs plan inside the run's object, revisions call the planner.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  DEMO_TOOLS: 'true',
+                  TEST_MIGRATIONS: migrations,
+                  OPENAI_API_KEY: 'sk-test-scripted',
+                  OPENAI_BASE_URL: 'https://llm.test/v1',
+                  PLANNER_MODEL: 'scripted-1',
+                },
+              },
+            }),
+          ],
+          test: {
+            name: 'workers-llm',
+            include: ['test/workers-llm/**/*.test.ts'],
+            setupFiles: ['test/workers/apply-migrations.ts'],
+          },
+        },
       ],
     },
   };

@@ -20,22 +20,30 @@ import type { Plan } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
 import { load, persist, idempotencyKey } from './persist';
 import { runSideWork, type SideCommand } from './side-work';
+import { modifiedPlan, spendApprovalToken, validatedVersion } from './approval';
+import { recordPlanVersion } from './plan-versions';
+import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
+import type { ApprovalDecision } from '../approval/decision';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
 
 /** Errors as data: the only shape that crosses RPC intact (STYLE §7). */
-export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+export type RpcResult<T> =
+  { ok: true; value: T } | { ok: false; error: { code: string; message: string; details?: unknown } };
 
 export type CreateRunRequest = {
   run_id: string;
   goal: string;
-  plan: Plan;
+  /** Absent: the run starts in `planning` and plans its goal. */
+  plan?: Plan;
   config: RunConfig;
   input: unknown;
   estimates: Estimates | null;
   state?: Record<string, unknown>;
+  /** Where the API is served, for the links the run hands out (approval URLs). */
+  origin?: string;
 };
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
@@ -81,6 +89,7 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
+    if (req.origin) this.#store.setMeta('origin', req.origin);
     const outbox: StepMessage[] = [];
     const r = await this.#apply([{ type: 'create', ...req }], undefined, undefined, outbox);
     if (r) return { ok: false, error: r };
@@ -118,6 +127,74 @@ export class PlanRun extends DurableObject<Env> {
 
   async retry(stepId?: string): Promise<RpcResult<{ status: string }>> {
     return this.#control({ type: 'resume', step_id: stepId });
+  }
+
+  /**
+   * An approver's decision — from an API caller, or with `token` from the single-use approval link.
+   * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
+   */
+  async approve(body: ApprovalDecision, token?: string): Promise<RpcResult<{ status: string }>> {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    if (m.state.status !== 'awaiting_approval') {
+      return {
+        ok: false,
+        error: {
+          code: 'conflict',
+          message: `Run ${m.state.run_id} is ${m.state.status}, not awaiting approval`,
+        },
+      };
+    }
+    let plan: Plan | undefined;
+    if (body.decision === 'modify') {
+      const r = modifiedPlan(m.state, body, this.#registry());
+      if (!r.ok) return { ok: false, error: r.refusal };
+      plan = r.plan;
+    }
+    if (token !== undefined) {
+      const refusal = await spendApprovalToken(this.#store, token);
+      if (refusal) return { ok: false, error: refusal };
+    }
+    return this.#control({
+      type: 'approval',
+      decision: body.decision,
+      plan,
+      comment: body.comment ?? undefined,
+    });
+  }
+
+  /** A new version with the content of an earlier one; completed work is kept. */
+  async rollback(version: number): Promise<RpcResult<{ status: string; plan_version: number }>> {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    const old = this.#store.getPlan(version);
+    if (!old)
+      return {
+        ok: false,
+        error: { code: 'not_found', message: `Run ${m.state.run_id} has no plan version ${version}` },
+      };
+    const r = validatedVersion(m.state, old, this.#registry());
+    if (!r.ok) return { ok: false, error: r.refusal };
+    const done = await this.#control({
+      type: 'revise',
+      plan: r.plan,
+      reason: `rollback to version ${version}`,
+      kind: 'rollback',
+    });
+    return done.ok ? { ok: true, value: { status: done.value.status, plan_version: r.plan.version } } : done;
+  }
+
+  /** A user-requested revision; refused up front when no planner could produce it. */
+  async replan(reason: string): Promise<RpcResult<{ status: string }>> {
+    if (!plannerConfigured(this.env)) {
+      return { ok: false, error: { code: 'planning_unavailable', message: PLANNER_NEEDED } };
+    }
+    return this.#control({ type: 'request_revision', trigger: 'user_request', reason });
+  }
+
+  /** New information, or the answer the run waits for. */
+  async input(input: unknown): Promise<RpcResult<{ status: string }>> {
+    return this.#control({ type: 'input', input });
   }
 
   /**
@@ -282,6 +359,12 @@ export class PlanRun extends DurableObject<Env> {
     await this.#arm(m);
     if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
       await indexRun(this.env.DB, m.state);
+    for (const e of events) {
+      if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
+        const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
+        await recordPlanVersion(this.env, m.state.run_id, e.payload.plan, reason, e.timestamp);
+      }
+    }
   }
 
   /**

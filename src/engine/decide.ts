@@ -293,7 +293,7 @@ function skipReason(
     if (d.status === 'failed' && !d.handled)
       return { reason: 'dependency_failed', detail: `dependency "${dep}" failed` };
   }
-  const scope = scopeFor(state, ctx.results, graph.refs[idx] ?? []);
+  const scope = scopeFor(state, ctx.results, graph.refsOf(idx));
   if (step.when !== undefined && !evaluateCondition(step.when, scope)) {
     return { reason: 'when_false', detail: `when: ${step.when}` };
   }

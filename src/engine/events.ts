@@ -26,7 +26,8 @@ export type EventPayloads = {
     input: unknown;
     state?: Record<string, unknown>;
   };
-  PlanAuthored: { plan: Plan };
+  /** `tokens`: what planning spent, counted in the run's token usage. */
+  PlanAuthored: { plan: Plan; tokens?: TokenCount };
   PlanValidated: { valid: true; estimates: Estimates | null };
   RunStarted: Record<string, never>;
   ApprovalRequested: { deadline_at: number | null; plan_version: number };
@@ -36,7 +37,13 @@ export type EventPayloads = {
    * A new plan version. `revision` (replanning, recovery, a user's replan) counts toward
    * `max_revisions`; `approval_edit` and `rollback` do not.
    */
-  PlanUpdated: { plan: Plan; reason: string; kind: PlanChangeKind; changed_steps: string[] };
+  PlanUpdated: {
+    plan: Plan;
+    reason: string;
+    kind: PlanChangeKind;
+    changed_steps: string[];
+    tokens?: TokenCount;
+  };
   /** The run pauses new work until a revision arrives (`PlanUpdated`) or fails. */
   RevisionRequested: { trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string };
   /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */

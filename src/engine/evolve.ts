@@ -24,9 +24,11 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     }
     case 'PlanAuthored':
       installPlan(state, event.payload.plan, false);
+      addTokens(state, event.payload.tokens);
       return;
     case 'PlanUpdated': {
       const { plan, kind } = event.payload;
+      addTokens(state, event.payload.tokens);
       installPlan(state, plan, kind !== 'approval_edit');
       if (kind === 'revision') state.revision_count += 1;
       state.revising = null;
@@ -98,11 +100,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.timers.delete(p.step_id);
       rt.deadline_at = null;
       rt.latency_ms = p.latency_ms;
-      if (p.tokens) {
-        state.token_usage.prompt_tokens += p.tokens.prompt;
-        state.token_usage.completion_tokens += p.tokens.completion;
-        state.token_usage.total_tokens += p.tokens.prompt + p.tokens.completion;
-      }
+      addTokens(state, p.tokens);
       if (p.success) {
         rt.status = 'completed';
         rt.error = null;
@@ -190,6 +188,13 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
   }
+}
+
+function addTokens(state: RunState, tokens: { prompt: number; completion: number } | undefined): void {
+  if (!tokens) return;
+  state.token_usage.prompt_tokens += tokens.prompt;
+  state.token_usage.completion_tokens += tokens.completion;
+  state.token_usage.total_tokens += tokens.prompt + tokens.completion;
 }
 
 /** A dependency is settled once it can no longer change: completed, skipped or failed. */

@@ -58,12 +58,12 @@ export type MachineInput =
   | { type: 'cancel'; reason?: string }
   | { type: 'resume'; step_id?: string }
   /** The planner delivered the plan of a run created from a goal (already validated). */
-  | { type: 'planned'; plan: Plan; estimates: Estimates | null }
+  | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
   | { type: 'planning_failed'; error: ErrorInfo }
   /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
   | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
   /** A new plan version (validated): a revision's result, or a rollback. */
-  | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind }
+  | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
   | { type: 'revision_failed'; error: ErrorInfo }
   /** A user asks for a revision (`POST /replan`), or new information calls for one. */
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
@@ -142,7 +142,7 @@ export class RunMachine {
       }
       case 'planned':
         if (s.status !== 'planning' || s.plan) return notNow(s, 'receive a plan', 'planning');
-        this.#author(input.plan, input.estimates, emit);
+        this.#author(input.plan, input.estimates, emit, input.tokens);
         return;
       case 'planning_failed':
         if (s.status !== 'planning') return notNow(s, 'fail planning', 'planning');
@@ -176,13 +176,18 @@ export class RunMachine {
         return;
       }
       case 'revise': {
-        if (TERMINAL_RUN_STATUSES.has(s.status) || s.status === 'planning' || !s.plan) {
+        // A finished run can still be rolled back (a retry then runs what the new version leaves open).
+        const finished = TERMINAL_RUN_STATUSES.has(s.status);
+        if (!s.plan || s.status === 'planning' || (finished && input.kind !== 'rollback')) {
           return notNow(s, 'take a new plan version', 'running');
         }
-        const { plan, reason, kind } = input;
+        const { plan, reason, kind, tokens } = input;
+        const changed_steps = changedSteps(s.plan, plan);
         emit({
           type: 'PlanUpdated',
-          payload: { plan, reason, kind, changed_steps: changedSteps(s.plan, plan) },
+          payload: tokens
+            ? { plan, reason, kind, changed_steps, tokens }
+            : { plan, reason, kind, changed_steps },
         });
         return;
       }
@@ -337,8 +342,8 @@ export class RunMachine {
   }
 
   /** Records a plan, then either asks for approval or starts. */
-  #author(plan: Plan, estimates: Estimates | null, emit: (d: EventDraft) => void): void {
-    emit({ type: 'PlanAuthored', payload: { plan } });
+  #author(plan: Plan, estimates: Estimates | null, emit: (d: EventDraft) => void, tokens?: TokenCount): void {
+    emit({ type: 'PlanAuthored', payload: tokens ? { plan, tokens } : { plan } });
     emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
     const { require_plan_approval, approval } = this.state.config;
     if (require_plan_approval) {

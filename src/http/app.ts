@@ -4,6 +4,7 @@
  * per resource, each exporting `registerXRoutes(app)`.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { Clock, IdSource } from '../plan/model';
 import { systemClock } from './clock';
 import { randomIds } from './ids';
@@ -16,6 +17,7 @@ import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerHealthRoutes } from './routes/health';
 import { registerPlanRoutes } from './routes/plans';
+import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
 import { registerToolRoutes } from './routes/tools';
 import type { App, AppEnv } from './types';
@@ -29,8 +31,21 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerToolRoutes,
   registerPlanRoutes,
   registerRunRoutes,
+  registerRunRevisionRoutes,
   registerDashboardRoutes,
 ];
+
+const APPROVAL_PATH = /^\/v1\/runs\/[^/]+\/approval$/;
+
+/** A request to a run's approval endpoint that presents the link's token and no bearer token. */
+function isApprovalLink(c: Context<AppEnv>): boolean {
+  return (
+    c.req.method === 'POST' &&
+    APPROVAL_PATH.test(c.req.path) &&
+    !!c.req.query('token') &&
+    !c.req.header('Authorization')
+  );
+}
 
 export type CreateAppOptions = {
   /** Largest accepted request body in bytes. */
@@ -61,7 +76,9 @@ export function createApp({
     await next();
   });
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
-  app.use('/v1/*', bearerAuth());
+  // The approval link carries its own single-use capability (checked by the run), so an approver
+  // needs no API token.
+  app.use('/v1/*', bearerAuth({ token: (c) => (isApprovalLink(c) ? undefined : c.env.API_TOKEN) }));
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
 

@@ -3,10 +3,15 @@
  * object. Errors come back as data with a stable code for the route to send.
  */
 import type { RunConfig } from '../plan/config';
-import type { Clock, IdSource } from '../plan/model';
+import type { Clock, IdSource, Plan } from '../plan/model';
 import { validatePlan, type ValidationResult } from '../plan/validate';
 import type { ToolRegistry } from '../executor/registry';
+import { plannerConfigured } from '../durable/planner-config';
+import type { Estimates } from '../plan/estimates';
+import { planGoal } from '../planner/pipeline';
+import { plannerDepsFor } from '../planner/worker-deps';
 import type { StepMessage } from '../durable/messages';
+import type { RpcResult } from '../durable/plan-run';
 
 export type StartRun = {
   goal?: string;
@@ -24,14 +29,14 @@ export type StartResult =
   | { kind: 'dry_run'; validation: ValidationResult }
   | {
       kind: 'error';
-      code: 'invalid_plan' | 'invalid_request' | 'planning_unavailable' | 'conflict';
+      code: 'invalid_plan' | 'invalid_request' | 'planning_unavailable' | 'planning_failed' | 'conflict';
       message: string;
       details?: unknown;
     };
 
 export async function startRun(
   req: StartRun,
-  deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource },
+  deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {
   if (req.format !== undefined) {
     return {
@@ -40,7 +45,9 @@ export async function startRun(
       message: `Import format "${req.format}" is not supported by this server yet; send a plan as JSON in "plan"`,
     };
   }
-  if (req.plan === undefined) {
+  const { config } = req;
+  let candidate = req.plan;
+  if (candidate === undefined) {
     if (req.goal === undefined) {
       return {
         kind: 'error',
@@ -48,15 +55,26 @@ export async function startRun(
         message: 'Send either "plan" (a plan to run) or "goal" (a goal to plan), or "format" with "source"',
       };
     }
-    return {
-      kind: 'error',
-      code: 'planning_unavailable',
-      message:
-        'Planning a goal needs an LLM planner, which this server does not offer yet: send a ready plan in "plan" instead',
-    };
+    // With an LLM the run plans itself (status `planning`); without one, or for a dry run, plan here
+    // with what there is (the rule planner), so a goal nothing can plan is refused up front.
+    if (config.mode === 'eager' && plannerConfigured(deps.env)) return createRun(req, undefined, null, deps);
+    const outcome = await planGoal(
+      {
+        goal: req.goal,
+        max_steps: config.max_steps,
+        max_depth: config.max_depth,
+        token_budget: config.token_budget ?? null,
+        input: req.input,
+      },
+      plannerDepsFor(deps.env, deps),
+    );
+    if (!outcome.ok) {
+      const code = outcome.error.code === 'planning_unavailable' ? 'planning_unavailable' : 'planning_failed';
+      return { kind: 'error', code, message: outcome.error.message, details: outcome.error.details };
+    }
+    candidate = outcome.plan;
   }
-  const { config } = req;
-  const validation = validatePlan(req.plan, {
+  const validation = validatePlan(candidate, {
     tools: deps.tools,
     clock: deps.clock,
     ids: deps.ids,
@@ -80,18 +98,28 @@ export async function startRun(
   }
   if (config.mode === 'lazy') return { kind: 'dry_run', validation };
 
-  const plan = validation.plan;
-  if (req.goal !== undefined && plan.goal === '') plan.goal = req.goal;
+  return createRun(req, validation.plan, validation.estimates, deps);
+}
+
+/** Hands a run to a new PlanRun object (without a plan: the object plans the goal) and queues its first steps. */
+async function createRun(
+  req: StartRun,
+  plan: Plan | undefined,
+  estimates: Estimates | null,
+  deps: { env: Env; ids: IdSource; origin: string },
+): Promise<StartResult> {
+  if (plan && req.goal !== undefined && plan.goal === '') plan.goal = req.goal;
   const run_id = deps.ids.id('run');
   const stub = deps.env.PLAN_RUN.getByName(run_id);
-  const created = await stub.create({
+  const created = (await stub.create({
     run_id,
-    goal: plan.goal,
-    plan,
-    config,
+    goal: plan?.goal || req.goal || '',
+    ...(plan ? { plan } : {}),
+    config: req.config,
     input: req.input ?? {},
-    estimates: validation.estimates,
-  });
+    estimates,
+    origin: deps.origin,
+  })) as RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>;
   if (!created.ok) return { kind: 'error', code: 'conflict', message: created.error.message };
   await sendSteps(deps.env, created.value.outbox);
   return { kind: 'created', run_id, status: created.value.status };

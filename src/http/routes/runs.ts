@@ -3,8 +3,6 @@
  * them live over WebSocket, cancel and retry them, and list them from the D1 index.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { PlanRun, RpcResult } from '../../durable/plan-run';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { jsonError } from '../errors';
 import { startRun } from '../run-service';
@@ -22,12 +20,10 @@ import {
   StatusQuerySchema,
 } from '../schemas/run';
 import { listRuns } from '../run-list';
-import type { App, AppEnv } from '../types';
+import type { App } from '../types';
 import { parseRunConfig } from '../../plan/config';
 
-const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
-const anyJson = { 'application/json': { schema: z.unknown() } };
-const tags = ['runs'];
+import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
 
 const create = createRoute({
   method: 'post',
@@ -114,7 +110,13 @@ export function registerRunRoutes(app: App): void {
         requireDependencies: rawConfig?.require_dependencies === true,
         input: body.input,
       },
-      { env: c.env, tools: toolRegistryFor(c.env), clock: c.var.clock, ids: c.var.ids },
+      {
+        env: c.env,
+        tools: toolRegistryFor(c.env),
+        clock: c.var.clock,
+        ids: c.var.ids,
+        origin: new URL(c.req.url).origin,
+      },
     );
     if (result.kind === 'error') return jsonError(c, result.code, result.message, result.details);
     if (result.kind === 'dry_run') {
@@ -218,50 +220,4 @@ function route<Q extends z.ZodObject>(
       ...errorResponses(400, 401, 404, 426),
     },
   });
-}
-
-function controlRoute(path: string, summary: string, schema: z.ZodType) {
-  return createRoute({
-    method: 'post',
-    path,
-    tags,
-    summary,
-    security: V1_SECURITY,
-    request: {
-      params: RunIdParamSchema,
-      body: { required: false, content: { 'application/json': { schema } } },
-    },
-    responses: {
-      200: { description: 'The run’s new status', content: anyJson },
-      ...errorResponses(...V1_BODY_ERRORS, 404, 409),
-    },
-  });
-}
-
-/** The run's object, or null for an id that cannot name a run. */
-function stubFor(c: Context<AppEnv>): DurableObjectStub<PlanRun> | null {
-  const id = c.req.param('id') ?? '';
-  return RUN_ID.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
-}
-
-function notFound(c: Context<AppEnv>) {
-  return jsonError(c, 'not_found', `No run "${c.req.param('id') ?? ''}"`);
-}
-
-function control(c: Context<AppEnv>, r: RpcResult<{ status: string }>) {
-  if (r.ok) return c.json({ run_id: c.req.param('id'), status: r.value.status }, 200);
-  const code = r.error.code === 'run_not_found' || r.error.code === 'unknown_step' ? 'not_found' : 'conflict';
-  return jsonError(c, code, r.error.message, { reason: r.error.code });
-}
-
-async function optionalBody<T>(
-  c: Context<AppEnv>,
-  schema: z.ZodType<T>,
-): Promise<{ value: T } | { error: string }> {
-  const text = await c.req.text();
-  const parsed = schema.safeParse(text.trim() === '' ? {} : JSON.parse(text));
-  if (parsed.success) return { value: parsed.data };
-  return {
-    error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
-  };
 }

@@ -1,0 +1,141 @@
+/**
+ * Plan approval for a run's object: the single-use capability link (a token whose hash is kept in the
+ * run's storage), the signed webhook that announces it, and turning an approver's edit into a
+ * validated new plan version.
+ */
+import { applyEdits, type ApprovalDecision } from '../approval/decision';
+import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
+import { sendApprovalWebhook } from '../approval/webhook';
+import type { RunState } from '../engine/state';
+import type { ToolRegistry } from '../executor/registry';
+import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
+import type { Plan } from '../plan/model';
+import { validatePlan, type Finding } from '../plan/validate';
+import type { SqlStore } from './sql-store';
+
+/** How long an approval link lives when the run sets no approval timeout. */
+const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
+const TOKEN_KEY = 'approval_token';
+
+export type ApprovalRefusal = { code: string; message: string; details?: unknown };
+
+/** Mints the run's approval link and, when `approval.webhook_url` is set, sends the signed webhook. */
+export async function requestApproval(
+  state: RunState,
+  store: SqlStore,
+  env: Env,
+  deadlineAt: number | null,
+): Promise<void> {
+  const now = Date.now();
+  const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
+  const { token, record } = await mintApprovalToken(now, ttl);
+  store.setMeta(TOKEN_KEY, JSON.stringify(record));
+  const url = state.config.approval?.webhook_url;
+  if (!url) return;
+  const origin = store.getMeta('origin') ?? 'http://localhost:8787';
+  const runUrl = `${origin}/v1/runs/${state.run_id}`;
+  const secret = env.WEBHOOK_SECRET;
+  if (!secret) {
+    store.setMeta(
+      'approval_webhook',
+      JSON.stringify({ ok: false, error: 'WEBHOOK_SECRET is not set; no webhook sent' }),
+    );
+    return;
+  }
+  const target = new URL(url);
+  const decision = checkHost(target.hostname, parseAllowlist(env.HTTP_ALLOWLIST));
+  if (!decision.allowed) {
+    store.setMeta(
+      'approval_webhook',
+      JSON.stringify({ ok: false, error: `webhook_url refused: ${decision.reason}` }),
+    );
+    return;
+  }
+  const result = await sendApprovalWebhook({
+    url,
+    secret,
+    id: `msg_${state.run_id}_v${state.plan?.version ?? 1}`,
+    now,
+    fetch: (input, init) => fetch(input, init),
+    payload: {
+      type: 'plan.approval_requested',
+      run_id: state.run_id,
+      plan: state.plan!,
+      plan_version: state.plan?.version ?? 1,
+      run_url: runUrl,
+      approval_url: `${runUrl}/approval?token=${token}`,
+      expires_at: new Date(record.expires_at).toISOString(),
+    },
+  });
+  store.setMeta('approval_webhook', JSON.stringify(result));
+}
+
+/** Checks a capability token; on success the link is spent (single use). */
+export async function spendApprovalToken(
+  store: SqlStore,
+  presented: string,
+): Promise<ApprovalRefusal | null> {
+  const raw = store.getMeta(TOKEN_KEY);
+  if (!raw) return { code: 'forbidden', message: 'This run has no approval link' };
+  const record = JSON.parse(raw) as ApprovalTokenRecord;
+  const check = await checkApprovalToken(record, presented, Date.now());
+  if (!check.ok)
+    return { code: check.code === 'invalid_token' ? 'forbidden' : 'gone', message: check.message };
+  store.setMeta(TOKEN_KEY, JSON.stringify({ ...record, used: true }));
+  return null;
+}
+
+/**
+ * The plan a `modify` decision asks for — a whole plan or edits to the current one — validated like
+ * any plan and numbered as the next version. Findings come back for the approver to fix.
+ */
+export function modifiedPlan(
+  state: RunState,
+  decision: ApprovalDecision,
+  tools: ToolRegistry,
+): { ok: true; plan: Plan } | { ok: false; refusal: ApprovalRefusal } {
+  const current = state.plan!;
+  let candidate: unknown = decision.plan;
+  if (decision.edits) {
+    const edited = applyEdits(current, decision.edits);
+    if (!edited.ok) return { ok: false, refusal: { code: 'invalid_request', message: edited.message } };
+    candidate = edited.plan;
+  }
+  return validatedVersion(state, candidate, tools);
+}
+
+/** Validates a plan for this run and gives it the next version number, keeping the plan's id. */
+export function validatedVersion(
+  state: RunState,
+  candidate: unknown,
+  tools: ToolRegistry,
+): { ok: true; plan: Plan } | { ok: false; refusal: ApprovalRefusal } {
+  const current = state.plan!;
+  const { max_steps, max_depth, token_budget } = state.config;
+  const result = validatePlan(candidate, {
+    tools,
+    config: { max_steps, max_depth, ...(token_budget != null ? { token_budget } : {}) },
+    clock: { now: () => new Date() },
+    ids: { id: () => current.id, uuid: () => crypto.randomUUID() },
+  });
+  if (!result.valid || !result.plan) {
+    const errors: Finding[] = result.errors;
+    const first = errors[0]?.message ?? 'invalid plan';
+    return {
+      ok: false,
+      refusal: {
+        code: 'invalid_plan',
+        message: `The plan has ${errors.length} finding(s): ${first}`,
+        details: { errors },
+      },
+    };
+  }
+  const plan: Plan = {
+    ...result.plan,
+    id: current.id,
+    goal: result.plan.goal || current.goal,
+    strategy: current.strategy,
+    version: current.version + 1,
+  };
+  return { ok: true, plan };
+}

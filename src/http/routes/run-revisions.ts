@@ -1,0 +1,145 @@
+/**
+ * How a run's plan changes while it runs (SPEC §6): approval, new information, user-requested
+ * revisions, and the plan versions — list, read, diff, roll back.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApprovalDecisionSchema } from '../../approval/decision';
+import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
+import { diffPlans } from '../../plan/diff';
+import { jsonError } from '../errors';
+import { errorResponses, V1_SECURITY } from '../openapi';
+import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { RunIdParamSchema } from '../schemas/run';
+import type { App } from '../types';
+
+const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unknown()).openapi('RunInput', {
+  description: 'New information, or the answer the run waits for. `{input: …}` or any object.',
+});
+const ReplanSchema = z.object({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
+const RollbackSchema = z.object({ version: z.number().int().positive() }).openapi('RollbackRequest');
+const version = z.coerce.number().int().positive();
+/**
+ * The approval body as documented. Requests are parsed with ApprovalDecisionSchema; its edit
+ * operations embed the recursive step schema, which the OpenAPI generator cannot walk.
+ */
+const ApprovalDocSchema = z
+  .object({
+    decision: z.enum(['approve', 'reject', 'modify']),
+    comment: z.string().optional(),
+    plan: z.unknown().optional().openapi({ description: 'modify: the whole new plan' }),
+    edits: z.array(z.record(z.string(), z.unknown())).optional().openapi({
+      description:
+        'modify: edit operations — update_step {step_id, changes}, remove_step {step_id}, add_step {step, after?}, move_step {step_id, to_index}, set_dependencies {step_id, dependencies}',
+    }),
+  })
+  .openapi('ApprovalDecision');
+
+const approval = controlRoute(
+  '/v1/runs/{id}/approval',
+  'Approve, reject or modify the plan of a run awaiting approval (bearer token, or ?token= from the approval link)',
+  ApprovalDocSchema,
+);
+const input = controlRoute(
+  '/v1/runs/{id}/input',
+  'New information, or the answer to ask_user / human.input',
+  InputSchema,
+);
+const replan = controlRoute(
+  '/v1/runs/{id}/replan',
+  'Ask for a revision of the rest of the plan',
+  ReplanSchema,
+);
+const rollback = controlRoute(
+  '/v1/runs/{id}/rollback',
+  'A new version equal to an earlier one; completed work is kept',
+  RollbackSchema,
+);
+
+const listPlans = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/plans',
+  tags,
+  summary: 'Every plan version the run has had',
+  security: V1_SECURITY,
+  request: { params: RunIdParamSchema },
+  responses: {
+    200: { description: 'Versions, oldest first', content: anyJson },
+    ...errorResponses(401, 404),
+  },
+});
+const getPlan = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/plans/{version}',
+  tags,
+  summary: 'One plan version',
+  security: V1_SECURITY,
+  request: { params: RunIdParamSchema.extend({ version }) },
+  responses: { 200: { description: 'The plan', content: anyJson }, ...errorResponses(400, 401, 404) },
+});
+const diff = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/plans/{a}/diff/{b}',
+  tags,
+  summary: 'Step-level diff between two versions: added, removed, changed fields, dependency changes',
+  security: V1_SECURITY,
+  request: { params: RunIdParamSchema.extend({ a: version, b: version }) },
+  responses: { 200: { description: 'The diff', content: anyJson }, ...errorResponses(400, 401, 404) },
+});
+
+export function registerRunRevisionRoutes(app: App): void {
+  app.openapi(approval, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, ApprovalDecisionSchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    return control(c, await run.approve(body.value, c.req.query('token')));
+  });
+
+  app.openapi(input, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, InputSchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    const { input: given, ...rest } = body.value;
+    return control(
+      c,
+      await run.input(given !== undefined && Object.keys(rest).length === 0 ? given : body.value),
+    );
+  });
+
+  app.openapi(replan, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, ReplanSchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    return control(c, await run.replan(body.value.reason));
+  });
+
+  app.openapi(rollback, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const body = await optionalBody(c, RollbackSchema);
+    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
+    return control(c, await run.rollback(body.value.version));
+  });
+
+  app.openapi(listPlans, async (c) => {
+    const id = c.req.valid('param').id;
+    const versions = stubFor(c) ? await listPlanVersions(c.env, id) : [];
+    return versions.length ? c.json({ run_id: id, versions }, 200) : notFound(c);
+  });
+
+  app.openapi(getPlan, async (c) => {
+    const { id, version: v } = c.req.valid('param');
+    const plan = stubFor(c) ? await getPlanVersion(c.env, id, v) : null;
+    return plan ? c.json(plan, 200) : jsonError(c, 'not_found', `Run "${id}" has no plan version ${v}`);
+  });
+
+  app.openapi(diff, async (c) => {
+    const { id, a, b } = c.req.valid('param');
+    if (!stubFor(c)) return notFound(c);
+    const [pa, pb] = await Promise.all([getPlanVersion(c.env, id, a), getPlanVersion(c.env, id, b)]);
+    if (!pa || !pb) return jsonError(c, 'not_found', `Run "${id}" has no plan version ${!pa ? a : b}`);
+    return c.json(diffPlans(pa, pb), 200);
+  });
+}

@@ -1,0 +1,76 @@
+/** Shared pieces of the `/v1/runs/:id/…` routes: the run's stub, not-found, control results, bodies. */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { PlanRun, RpcResult } from '../durable/plan-run';
+import { jsonError, type ErrorCode } from './errors';
+import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
+import { RunIdParamSchema } from './schemas/run';
+import type { AppEnv } from './types';
+
+const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
+export const anyJson = { 'application/json': { schema: z.unknown() } };
+export const tags = ['runs'];
+
+/** A POST on one run with an optional JSON body. */
+export function controlRoute(path: string, summary: string, schema: z.ZodType) {
+  return createRoute({
+    method: 'post',
+    path,
+    tags,
+    summary,
+    security: V1_SECURITY,
+    request: {
+      params: RunIdParamSchema,
+      body: { required: false, content: { 'application/json': { schema } } },
+    },
+    responses: {
+      200: { description: 'The run’s new status', content: anyJson },
+      ...errorResponses(...V1_BODY_ERRORS, 403, 404, 409, 410, 422, 426, 429, 500),
+    },
+  });
+}
+
+/** The run's object, or null for an id that cannot name a run. */
+export function stubFor(c: Context<AppEnv>): DurableObjectStub<PlanRun> | null {
+  const id = c.req.param('id') ?? '';
+  return RUN_ID.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
+}
+
+export function notFound(c: Context<AppEnv>) {
+  return jsonError(c, 'not_found', `No run "${c.req.param('id') ?? ''}"`);
+}
+
+/** How the run object's refusal codes map onto the API's. */
+const REFUSALS: Record<string, ErrorCode> = {
+  run_not_found: 'not_found',
+  unknown_step: 'not_found',
+  not_found: 'not_found',
+  invalid_plan: 'invalid_plan',
+  invalid_request: 'invalid_request',
+  planning_unavailable: 'planning_unavailable',
+  forbidden: 'forbidden',
+  gone: 'gone',
+};
+
+export function control<T extends { status: string }>(c: Context<AppEnv>, r: RpcResult<T>) {
+  if (r.ok) return c.json({ run_id: c.req.param('id'), ...r.value }, 200);
+  const code = REFUSALS[r.error.code] ?? 'conflict';
+  const details =
+    r.error.details === undefined
+      ? { reason: r.error.code }
+      : { reason: r.error.code, ...(r.error.details as object) };
+  return jsonError(c, code, r.error.message, details);
+}
+
+/** Parses an optional JSON body (already checked to be JSON by the app's middleware). */
+export async function optionalBody<T>(
+  c: Context<AppEnv>,
+  schema: z.ZodType<T>,
+): Promise<{ value: T } | { error: string }> {
+  const text = await c.req.text();
+  const parsed = schema.safeParse(text.trim() === '' ? {} : JSON.parse(text));
+  if (parsed.success) return { value: parsed.data };
+  return {
+    error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+  };
+}

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLlmFetch } from '../../src/planner/llm-transport';
+import { scriptedLlm } from '../unit/planner-helpers';
+import { api, events, startRun, waitForRun } from '../workers/helpers';
+
+const plan = (steps: unknown[]) => JSON.stringify({ steps });
+const echo = (id: string, deps: string[] = [], parameters: Record<string, unknown> = { id }) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters,
+  dependencies: deps,
+});
+
+afterEach(() => setLlmFetch(null));
+
+describe('runs from a goal, planned by the LLM inside the run', () => {
+  it('starts in planning, then runs the plan the model wrote, counting planning tokens', async () => {
+    const llm = scriptedLlm([plan([echo('a'), echo('b', ['a'], { from: '{{ steps.a.output.id }}' })])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo twice', config: { execution_mode: 'sequential' } });
+    expect(r.status).toBe(201);
+    expect(r.body.status).toBe('planning');
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.b).toEqual({ from: 'a' });
+    expect(run.token_usage.total_tokens).toBeGreaterThanOrEqual(120);
+    expect(llm.sent[0]!.body.messages.at(-1)!.content).toContain('echo twice');
+    const types = (await events(r.body.run_id)).map((e) => e.event_type);
+    expect(types.slice(0, 4)).toEqual(['RunCreated', 'PlanAuthored', 'PlanValidated', 'RunStarted']);
+  });
+
+  it('fails the run with planning_failed and the trace when no model produces a valid plan', async () => {
+    setLlmFetch(scriptedLlm(['no json here', 'still nothing']).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'plan my holiday' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('planning_failed');
+  });
+});
+
+describe('revision through the planner', () => {
+  it('replans the rest of the plan when a step fails, keeping completed work, as version 2', async () => {
+    const key = `replan-${Date.now()}`;
+    const revised = plan([echo('a'), echo('fixed', ['a'])]);
+    setLlmFetch(scriptedLlm([revised]).fetch);
+    const runId = await startRun(
+      {
+        steps: [
+          echo('a'),
+          {
+            id: 'flaky',
+            action: 'demo.flaky',
+            parameters: { fail_times: 99, key, permanent: true },
+            dependencies: ['a'],
+          },
+        ],
+      },
+      { on_step_failure: 'replan', retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.revision_count).toBe(1);
+    expect(run.plan_version).toBe(2);
+    expect(run.step_results).toMatchObject({ a: { id: 'a' }, fixed: { id: 'fixed' } });
+    expect(run.steps.a.attempts).toBe(1);
+    const versions = await api('GET', `/v1/runs/${runId}/plans`);
+    expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+    const diff = await api('GET', `/v1/runs/${runId}/plans/1/diff/2`);
+    expect(diff.body.removed).toEqual(['flaky']);
+    expect(diff.body.added.map((s: { id: string }) => s.id)).toEqual(['fixed']);
+    const types = (await events(runId)).map((e) => e.event_type);
+    expect(types).toContain('RevisionRequested');
+    expect(types).toContain('PlanUpdated');
+  });
+
+  it('revises on a user request while the run goes on', async () => {
+    setLlmFetch(
+      scriptedLlm([
+        plan([
+          echo('a'),
+          { id: 'wait', action: 'demo.sleep', parameters: { ms: 10 }, dependencies: ['a'] },
+          echo('extra', ['wait']),
+        ]),
+      ]).fetch,
+    );
+    const runId = await startRun({
+      steps: [echo('a'), { id: 'wait', action: 'demo.sleep', parameters: { ms: 300 }, dependencies: ['a'] }],
+    });
+    await waitForRun(runId, (r) => r.step_statuses.wait === 'running');
+    const r = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'also echo at the end' });
+    expect(r.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(Object.keys(run.step_results).sort()).toEqual(['a', 'extra', 'wait']);
+    expect(run.revision_count).toBe(1);
+  });
+});

@@ -1,0 +1,196 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { verifyWebhook } from '../../src/approval/webhook';
+import { createApp } from '../../src/http/app';
+import { api, startRun, waitForRun, type Json } from './helpers';
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+const plan = { goal: 'approve me', steps: [echo('a'), echo('b', ['a'])] };
+const awaiting = (r: Json) => r.status === 'awaiting_approval';
+
+/** Captures the approval webhook the run's object sends (same isolate, so the global fetch is ours). */
+function captureWebhooks() {
+  const sent: { url: string; headers: Headers; body: string }[] = [];
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith('https://approver.example.com/')) return real(input, init);
+    sent.push({ url: req.url, headers: req.headers, body: await req.text() });
+    return new Response('ok');
+  });
+  return sent;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('plan approval', () => {
+  it('waits for approval, sends a signed webhook with a single-use link, and runs once approved through it', async () => {
+    const hooks = captureWebhooks();
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: 'https://approver.example.com/hook', timeout_s: 600 },
+    });
+    await waitForRun(runId, awaiting);
+    await vi.waitFor(() => expect(hooks).toHaveLength(1));
+    const hook = hooks[0]!;
+    const payload = verifyWebhook(env.WEBHOOK_SECRET!, hook.headers, hook.body) as Json;
+    expect(payload).toMatchObject({ type: 'plan.approval_requested', run_id: runId, plan_version: 1 });
+    expect(payload.approval_url).toMatch(new RegExp(`/v1/runs/${runId}/approval\\?token=apv_`));
+    // A forged signature does not verify.
+    expect(() => verifyWebhook('whsec_' + btoa('not the secret'), hook.headers, hook.body)).toThrow();
+
+    // The link works without the API token, once.
+    const app = createApp();
+    const link = new URL(payload.approval_url as string);
+    const post = (body: unknown, url = link) =>
+      app.fetch(
+        new Request(`http://edgeplan.test${url.pathname}${url.search}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        { ...env, API_TOKEN: 'secret-token' },
+      );
+    const ok = await post({ decision: 'approve', comment: 'lgtm' });
+    expect(ok.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    const replayed = await post({ decision: 'approve' });
+    expect(replayed.status).toBe(409); // the run no longer waits; the link is spent too
+  });
+
+  it('refuses a wrong, reused or foreign approval token', async () => {
+    const hooks = captureWebhooks();
+    const config = {
+      require_plan_approval: true,
+      approval: { webhook_url: 'https://approver.example.com/hook' },
+    };
+    const [one, two] = [await startRun(plan, config), await startRun(plan, config)];
+    await waitForRun(one, awaiting);
+    await waitForRun(two, awaiting);
+    await vi.waitFor(() => expect(hooks).toHaveLength(2));
+    const links = hooks.map((h) => (JSON.parse(h.body) as Json).approval_url as string);
+    const tokenOf = (runId: string) =>
+      new URL(links.find((l) => l.includes(runId))!).searchParams.get('token')!;
+    const wrong = await api('POST', `/v1/runs/${one}/approval?token=apv_nope`, { decision: 'approve' });
+    expect(wrong.status).toBe(403);
+    const foreign = await api('POST', `/v1/runs/${one}/approval?token=${tokenOf(two)}`, {
+      decision: 'approve',
+    });
+    expect(foreign.status).toBe(403);
+    // Spend run two's link on a rejection, then try it again.
+    expect(
+      (await api('POST', `/v1/runs/${two}/approval?token=${tokenOf(two)}`, { decision: 'reject' })).status,
+    ).toBe(200);
+    expect((await waitForRun(two)).status).toBe('cancelled');
+    await api('POST', `/v1/runs/${one}/approval`, { decision: 'approve' });
+    expect((await waitForRun(one)).status).toBe('completed');
+  });
+
+  it('runs a modified plan as version 2, and refuses a modification that introduces a cycle with the findings', async () => {
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, awaiting);
+    const cyclic = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [{ op: 'set_dependencies', step_id: 'a', dependencies: ['b'] }],
+    });
+    expect(cyclic.status).toBe(422);
+    expect(cyclic.body.error.code).toBe('invalid_plan');
+    expect(cyclic.body.error.details.errors[0].message).toMatch(
+      /Cycle detected: a -> b -> a|Cycle detected: b -> a -> b/,
+    );
+    const edited = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [
+        {
+          op: 'add_step',
+          step: { id: 'c', action: 'demo.echo', parameters: { id: 'c' }, dependencies: ['b'] },
+        },
+      ],
+    });
+    expect(edited.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.plan_version).toBe(2);
+    expect(Object.keys(run.step_results).sort()).toEqual(['a', 'b', 'c']);
+    const diff = await api('GET', `/v1/runs/${runId}/plans/1/diff/2`);
+    expect(diff.body.added.map((s: Json) => s.id)).toEqual(['c']);
+  });
+
+  it('applies the default action when the approval deadline passes', async () => {
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { timeout_s: 0.05, default_action: 'approve' },
+    });
+    await waitForRun(runId, awaiting);
+    await new Promise((r) => setTimeout(r, 60));
+    await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId));
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    const rejected = await startRun(plan, { require_plan_approval: true, approval: { timeout_s: 0.05 } });
+    await waitForRun(rejected, awaiting);
+    await new Promise((r) => setTimeout(r, 60));
+    await runDurableObjectAlarm(env.PLAN_RUN.getByName(rejected));
+    expect((await waitForRun(rejected)).status).toBe('cancelled');
+  });
+
+  it('refuses a decision for a run that is not awaiting approval', async () => {
+    const runId = await startRun(plan);
+    await waitForRun(runId);
+    const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
+    expect(r.status).toBe(409);
+    const bad = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'maybe' });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('plan versions', () => {
+  it('rolls back to an earlier version as a new version with its content, keeping completed work', async () => {
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, awaiting);
+    await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [{ op: 'update_step', step_id: 'b', changes: { parameters: { id: 'b2' } } }],
+    });
+    await waitForRun(runId);
+    const r = await api('POST', `/v1/runs/${runId}/rollback`, { version: 1 });
+    expect(r.status).toBe(200);
+    expect(r.body.plan_version).toBe(3);
+    const v1 = await api('GET', `/v1/runs/${runId}/plans/1`);
+    const v3 = await api('GET', `/v1/runs/${runId}/plans/3`);
+    expect(v3.body.steps).toEqual(v1.body.steps);
+    const list = await api('GET', `/v1/runs/${runId}/plans`);
+    expect(list.body.versions.map((v: Json) => v.version)).toEqual([1, 2, 3]);
+    expect((await api('GET', `/v1/runs/${runId}/plans/9`)).status).toBe(404);
+    expect((await api('POST', `/v1/runs/${runId}/rollback`, { version: 9 })).status).toBe(404);
+  });
+});
+
+describe('input', () => {
+  it('ask_user waits for an answer, and the answer retries the failed step', async () => {
+    const key = `ask-${Date.now()}`;
+    const runId = await startRun(
+      { steps: [{ id: 'f', action: 'demo.flaky', parameters: { fail_times: 1, key } }] },
+      { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const r = await api('POST', `/v1/runs/${runId}/input`, { input: { note: 'try once more' } });
+    expect(r.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.state).toEqual({ note: 'try once more' });
+  });
+
+  it('refuses a replan when no planner is configured', async () => {
+    const runId = await startRun({ steps: [{ id: 'w', action: 'demo.sleep', parameters: { ms: 200 } }] });
+    const r = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'why not' });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('planning_unavailable');
+  });
+});
