@@ -12,7 +12,9 @@ import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
 import { executeApproved } from './execute';
-import { createToolRegistry } from '../executor/tools';
+import { deferredOf } from '../executor/deferred';
+import { childOutcome, type ParentRef } from './child-runs';
+import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
@@ -44,6 +46,8 @@ export type CreateRunRequest = {
   state?: Record<string, unknown>;
   /** Where the API is served, for the links the run hands out (approval URLs). */
   origin?: string;
+  /** A child run: the parent step to report to when this run ends. */
+  parent?: ParentRef;
 };
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
@@ -90,6 +94,7 @@ export class PlanRun extends DurableObject<Env> {
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
     if (req.origin) this.#store.setMeta('origin', req.origin);
+    if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
     const outbox: StepMessage[] = [];
     const r = await this.#apply([{ type: 'create', ...req }], undefined, undefined, outbox);
     if (r) return { ok: false, error: r };
@@ -197,6 +202,12 @@ export class PlanRun extends DurableObject<Env> {
     return this.#control({ type: 'input', input });
   }
 
+  /** A running `human.input` step now waits for a person's answer. */
+  async awaitInput(stepId: string, attempt: number, prompt: string): Promise<void> {
+    if (!this.#load()) return;
+    await this.#apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
+  }
+
   /**
    * A consumer asks before running attempts: are they still wanted, and with which parameters? Records
    * `ToolInvoked` once per attempt, for the whole batch in one transaction. A redelivered message for an
@@ -286,7 +297,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   #registry(): ToolRegistry {
-    this.#tools ??= createToolRegistry(this.env);
+    this.#tools ??= workerToolRegistry(this.env);
     return this.#tools;
   }
 
@@ -359,6 +370,7 @@ export class PlanRun extends DurableObject<Env> {
     await this.#arm(m);
     if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
       await indexRun(this.env.DB, m.state);
+    if (events.some((e) => e.event_type === 'RunTerminated')) this.ctx.waitUntil(this.#reportToParent());
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
@@ -397,6 +409,25 @@ export class PlanRun extends DurableObject<Env> {
     }
   }
 
+  /** A child run that ended tells its parent step (which was left running) how it went. */
+  async #reportToParent(): Promise<void> {
+    const raw = this.#store.getMeta('parent');
+    const m = this.#machine;
+    if (!raw || !m) return;
+    const parent = JSON.parse(raw) as ParentRef;
+    const outcome = childOutcome(snapshotRun(m.state, this.#store), m.state.started_at ?? m.state.created_at);
+    try {
+      await this.env.PLAN_RUN.getByName(parent.run_id).completeSteps([
+        { step_id: parent.step_id, attempt: parent.attempt, outcome },
+      ]);
+    } catch (err) {
+      console.error(
+        `child run ${m.state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`,
+        err,
+      );
+    }
+  }
+
   /**
    * Approves one attempt synchronously: resolves its parameters and queues the `ToolInvoked` input (or,
    * when an input was never written, the failure) onto `pending`.
@@ -425,7 +456,11 @@ export class PlanRun extends DurableObject<Env> {
     }
     const key = idempotencyKey(m.state.run_id, stepId, attempt);
     const params = resolved.value as Record<string, unknown>;
-    const tool_version = this.#registry().get(action)?.version;
+    const tool = this.#registry().get(action);
+    const tool_version = tool?.version;
+    // A tool with its own time limit (a child run, a person) gets it unless the step sets one.
+    const own = tool?.timeout_ms !== undefined && stepDef(m.state, stepId).timeout_ms === undefined;
+    const deadline_at = own ? Date.now() + tool.timeout_ms! : undefined;
     pending.push({
       type: 'invoked',
       step_id: stepId,
@@ -434,8 +469,9 @@ export class PlanRun extends DurableObject<Env> {
       parameters: params,
       idempotency_key: key,
       tool_version,
+      ...(deadline_at !== undefined ? { deadline_at } : {}),
     });
-    const timeout_ms = Math.max(1, (rt.deadline_at ?? Date.now()) - Date.now());
+    const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? Date.now()) - Date.now());
     return { proceed: true, action, parameters: params, idempotency_key: key, timeout_ms };
   }
 
@@ -446,7 +482,7 @@ export class PlanRun extends DurableObject<Env> {
   async #arm(m: RunMachine): Promise<void> {
     let at = m.nextWakeAt();
     for (const id of m.state.running) {
-      if (m.state.steps.get(id)?.dispatch === 'inline') {
+      if (this.#recoverable(m.state, id)) {
         const check = Date.now() + INLINE_RECOVERY_MS;
         at = at === null ? check : Math.min(at, check);
         break;
@@ -471,7 +507,11 @@ export class PlanRun extends DurableObject<Env> {
       this.env,
       controller.signal,
     )
-      .then(async (outcome) => void (await this.completeSteps([{ step_id: stepId, attempt, outcome }])))
+      .then(async (outcome) => {
+        const deferred = deferredOf(outcome);
+        if (deferred?.$deferred === 'input') await this.awaitInput(stepId, attempt, deferred.prompt);
+        else if (!deferred) await this.completeSteps([{ step_id: stepId, attempt, outcome }]);
+      })
       .catch((err: unknown) => console.error(`inline step ${stepId}#${attempt} failed to report`, err))
       .finally(() => this.#inline.delete(key));
     this.ctx.waitUntil(work);
@@ -482,7 +522,7 @@ export class PlanRun extends DurableObject<Env> {
     for (const id of state.running) {
       const rt = state.steps.get(id)!;
       if (
-        rt.dispatch === 'inline' &&
+        this.#recoverable(state, id) &&
         !this.#inline.has(`${id}#${rt.attempt}`) &&
         (rt.deadline_at ?? 0) > Date.now()
       ) {
@@ -490,5 +530,16 @@ export class PlanRun extends DurableObject<Env> {
         if (begin.proceed) this.#startInline(id, rt.attempt, begin);
       }
     }
+  }
+
+  /**
+   * An inline attempt this object must re-run if it is lost. Not a deferred tool's (a child run or a
+   * person answers it; its own deadline is the backstop), which would otherwise be re-run every check.
+   */
+  #recoverable(state: RunState, id: string): boolean {
+    const rt = state.steps.get(id);
+    if (rt?.dispatch !== 'inline') return false;
+    const { action } = actionFor(stepDef(state, id), rt.on_fallback);
+    return this.#registry().get(action)?.timeout_ms === undefined;
   }
 }

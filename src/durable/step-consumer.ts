@@ -12,9 +12,10 @@
  * message: if its consumer dies, the object's deadline for the attempt retries it.
  */
 import type { StepOutcome } from '../engine/machine';
-import { createToolRegistry } from '../executor/tools';
+import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { executeApproved } from './execute';
+import { deferredOf } from '../executor/deferred';
 import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
 
@@ -26,7 +27,7 @@ export const CONTINUATION_WINDOW_MS = 30_000;
 export const COALESCE_MS = 2;
 
 export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
-  const tools = createToolRegistry(env);
+  const tools = workerToolRegistry(env);
   const byRun = new Map<string, Message<StepMessage>[]>();
   for (const msg of batch.messages) {
     const list = byRun.get(msg.body.run_id) ?? [];
@@ -100,6 +101,22 @@ class RunConsumer {
     this.#executing += 1;
     const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
     this.#executing -= 1;
+    const deferred = deferredOf(outcome);
+    if (deferred) {
+      // The result comes later (a child run reports it, or a person answers): nothing to report now.
+      try {
+        if (deferred.$deferred === 'input') await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt);
+        msg?.ack();
+      } catch (err) {
+        console.error(
+          `steps consumer: ${this.runId}/${c.step_id}#${c.attempt} could not wait for input`,
+          err,
+        );
+        msg?.retry({ delaySeconds: 1 });
+      }
+      this.#inFlight -= 1;
+      return;
+    }
     try {
       const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome });
       this.#inFlight -= 1;

@@ -62,6 +62,8 @@ export type EventPayloads = {
     tool: string;
     parameters: Record<string, unknown>;
     idempotency_key: string;
+    /** A tool with its own time limit (child runs, a person's answer) moves the attempt's deadline. */
+    deadline_at?: number;
   };
   ToolReturned: {
     step_id: string;
@@ -80,7 +82,8 @@ export type EventPayloads = {
   ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean };
   StageStarted: { stage: string };
   StageCompleted: { stage: string; output?: unknown };
-  InputReceived: { input: unknown };
+  /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */
+  InputReceived: { input: unknown; step_id?: string };
   RunTerminated: {
     status: Extract<RunStatus, 'completed' | 'failed' | 'aborted' | 'cancelled'>;
     reason: string;

@@ -53,15 +53,24 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.awaiting = step_id === undefined ? { reason } : { reason, step_id };
       return;
     }
+    case 'ToolInvoked': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      rt.invoked = true;
+      if (p.deadline_at !== undefined) {
+        rt.deadline_at = p.deadline_at;
+        state.timers.set(p.step_id, p.deadline_at);
+        touch(state, p.step_id);
+      }
+      return;
+    }
     case 'PlanValidated':
-    case 'ToolInvoked':
     case 'ReflectionAdded':
     case 'StageStarted':
     case 'StageCompleted':
-      if (event.event_type === 'ToolInvoked') stepOf(state, event.payload.step_id).invoked = true;
       return;
     case 'InputReceived':
-      if (isRecord(event.payload.input)) {
+      if (event.payload.step_id === undefined && isRecord(event.payload.input)) {
         for (const [k, v] of Object.entries(event.payload.input)) results.setVar(k, v);
       }
       if (state.status === 'awaiting_input') state.status = 'running';

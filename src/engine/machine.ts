@@ -52,6 +52,7 @@ export type MachineInput =
       parameters: Record<string, unknown>;
       idempotency_key: string;
       tool_version?: string;
+      deadline_at?: number;
     }
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
   | { type: 'tick' }
@@ -68,7 +69,9 @@ export type MachineInput =
   /** A user asks for a revision (`POST /replan`), or new information calls for one. */
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */
-  | { type: 'input'; input: unknown };
+  | { type: 'input'; input: unknown }
+  /** A running step (`human.input`) waits for a person's answer, which will be its output. */
+  | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
 
 export type Command =
   | {
@@ -215,9 +218,41 @@ export class RunMachine {
         });
         return;
       }
+      case 'await_input': {
+        const rt = s.steps.get(input.step_id);
+        if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || s.status !== 'running') return;
+        const { step_id, prompt } = input;
+        emit({
+          type: 'InputRequested',
+          payload: { reason: prompt, step_id, prompt },
+          references: { step_id },
+        });
+        return;
+      }
       case 'input': {
         if (TERMINAL_RUN_STATUSES.has(s.status)) return notNow(s, 'take input', 'running');
         const waitingOn = s.awaiting?.step_id;
+        const asking = waitingOn !== undefined ? s.steps.get(waitingOn) : undefined;
+        if (waitingOn !== undefined && asking?.status === 'running') {
+          // The answer to a step waiting for a person is that step's output.
+          emit({
+            type: 'InputReceived',
+            payload: { input: input.input, step_id: waitingOn },
+            references: { step_id: waitingOn },
+          });
+          emit({
+            type: 'ToolReturned',
+            payload: {
+              step_id: waitingOn,
+              attempt: asking.attempt,
+              success: true,
+              output: input.input ?? null,
+              latency_ms: 0,
+            },
+            references: { step_id: waitingOn },
+          });
+          return;
+        }
         emit({ type: 'InputReceived', payload: { input: input.input } });
         if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed')
           this.#answerFailure(waitingOn, input.input, emit);
@@ -226,10 +261,13 @@ export class RunMachine {
       case 'invoked': {
         const rt = s.steps.get(input.step_id);
         if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || rt.invoked) return;
-        const { step_id, attempt, tool, parameters, idempotency_key } = input;
+        const { step_id, attempt, tool, parameters, idempotency_key, deadline_at } = input;
         emit({
           type: 'ToolInvoked',
-          payload: { step_id, attempt, tool, parameters, idempotency_key },
+          payload:
+            deadline_at === undefined
+              ? { step_id, attempt, tool, parameters, idempotency_key }
+              : { step_id, attempt, tool, parameters, idempotency_key, deadline_at },
           references: { step_id, tool_version: input.tool_version },
         });
         return;

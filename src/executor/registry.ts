@@ -37,6 +37,11 @@ export type ToolDefinition<I = unknown, O = unknown> = {
    * for slow or costly ones: a cache read costs more than a cheap tool.
    */
   cacheable?: boolean;
+  /**
+   * Time limit for an attempt when its step sets none, for tools that outlast the run's
+   * `step_timeout` by nature (a child run, a person's answer).
+   */
+  timeout_ms?: number;
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
   /** Typical token cost for estimates. */

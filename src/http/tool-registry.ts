@@ -1,6 +1,6 @@
 /** The tool registry for a request's bindings, built once per bindings object. */
 import type { ToolRegistry } from '../executor/registry';
-import { createToolRegistry } from '../executor/tools';
+import { workerToolRegistry } from '../durable/tools';
 
 // Workers hand every request of an isolate the same `env` object, so this builds one registry per
 // isolate; tests that pass their own bindings get their own.
@@ -14,7 +14,7 @@ export function toolRegistryFor(env: Env): ToolRegistry {
   let registry = registries.get(env);
   if (!registry) {
     // Spread: `Env` is an interface, which TypeScript will not match against ToolEnv's index signature.
-    registry = createToolRegistry({ ...env });
+    registry = workerToolRegistry({ ...env });
     registries.set(env, registry);
   }
   return registry;

@@ -1,0 +1,270 @@
+/**
+ * Tools that need the runtime itself (SPEC §4): child runs (`agent.dispatch`, seed 001's
+ * `plan.execute`), a person's answer (`human.input`), and seed 001's planning actions
+ * (`plan.decompose`, `plan.replan`, `plan.status`) usable as steps inside plans.
+ */
+import { z } from 'zod';
+import { ToolError } from '../errors';
+import { deferToChildRun, deferToPerson } from '../executor/deferred';
+import { defineTool, type AnyTool, type ToolContext, type ToolRegistry } from '../executor/registry';
+import { isRecord, type Plan } from '../plan/model';
+import { planFromState, planGoal } from '../planner/pipeline';
+import { plannerDepsFor } from '../planner/worker-deps';
+import { startChildRun } from './child-runs';
+
+const HOUR = 3600_000;
+
+/** The runtime tools, bound to a registry that includes them (for planning and child plans). */
+export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
+  const env = (ctx: ToolContext) => ctx.env as unknown as Env;
+  const parent = (ctx: ToolContext) => ({ run_id: ctx.runId, step_id: ctx.stepId, attempt: ctx.attempt });
+  const deps = (ctx: ToolContext) =>
+    plannerDepsFor(env(ctx), {
+      tools: registry(),
+      clock: { now: () => new Date() },
+      ids: { id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`, uuid: () => crypto.randomUUID() },
+    });
+
+  const agentDispatch = defineTool({
+    name: 'agent.dispatch',
+    description:
+      'Runs a goal (planned by the planner) or a plan as a child run in its own object; its result rolls up to this step.',
+    version: '1',
+    input: z
+      .object({
+        goal: z.string().min(1).optional(),
+        plan: z.unknown().optional(),
+        config: z.record(z.string(), z.unknown()).optional(),
+        input: z.unknown().optional(),
+      })
+      .refine((v) => v.goal !== undefined || v.plan !== undefined, 'give a "goal" or a "plan"'),
+    idempotent: true,
+    deterministic: false,
+    timeout_ms: HOUR,
+    run: async (input, ctx) => deferToChildRun(await startChildRun(env(ctx), registry(), parent(ctx), input)),
+  });
+
+  const planExecute = defineTool({
+    name: 'plan.execute',
+    description:
+      'Seed 001 plan.execute: runs a plan (e.g. from plan.decompose) as a child run respecting dependencies.',
+    version: '1',
+    input: z.object({
+      plan: z.unknown(),
+      parallel: z.boolean().optional(),
+      max_concurrent: z.number().int().min(1).optional(),
+      on_subtask_failure: z.enum(['abort', 'skip', 'retry', 'replan']).optional(),
+      max_retries: z.number().int().min(0).optional(),
+      retry_delay: z.number().min(0).optional(),
+      max_replans: z.number().int().min(0).optional(),
+      subtask_executor: z
+        .object({ action: z.string().min(1), with: z.record(z.string(), z.unknown()).optional() })
+        .optional(),
+    }),
+    idempotent: true,
+    deterministic: false,
+    timeout_ms: HOUR,
+    run: async (p, ctx) => {
+      if (p.plan === undefined || p.plan === null)
+        throw new ToolError('no_plan', 'No plan provided: call plan.decompose first', { retryable: false });
+      const { plan, subtask_executor, ...config } = p;
+      const withExecutor = subtask_executor ? applyExecutor(plan, subtask_executor) : plan;
+      return deferToChildRun(
+        await startChildRun(env(ctx), registry(), parent(ctx), {
+          plan: withExecutor,
+          config: { max_steps: 1000, ...config },
+        }),
+      );
+    },
+  });
+
+  const humanInput = defineTool({
+    name: 'human.input',
+    description:
+      'Pauses the run (awaiting_input) until someone answers with POST /v1/runs/:id/input; the answer is the output.',
+    version: '1',
+    input: z.object({ prompt: z.string().min(1), schema: z.unknown().optional() }),
+    idempotent: true,
+    deterministic: false,
+    timeout_ms: 24 * HOUR,
+    run: ({ prompt }) => Promise.resolve(deferToPerson(prompt)),
+  });
+
+  const planDecompose = defineTool({
+    name: 'plan.decompose',
+    description: 'Seed 001 plan.decompose: breaks a goal into a validated plan of subtasks.',
+    version: '1',
+    input: z.object({
+      goal: z.string().min(1),
+      strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
+      max_depth: z.number().int().min(0).optional(),
+      max_subtasks: z.number().int().min(1).optional(),
+      model: z.string().optional(),
+      prompt_template: z.string().optional(),
+      temperature: z.number().min(0).max(2).optional(),
+    }),
+    idempotent: true,
+    deterministic: false,
+    estimated_tokens: 1500,
+    run: async (p, ctx) => {
+      const o = await planGoal(p, deps(ctx));
+      if (!o.ok) throw new ToolError(o.error.code, o.error.message, { retryable: o.error.retryable });
+      ctx.reportTokens?.({ prompt: o.tokens.prompt, completion: o.tokens.completion });
+      return {
+        plan: withSubtasks(o.plan),
+        planning_trace: o.planning_trace,
+        success: true,
+        plan_id: o.plan.id,
+        subtask_count: o.plan.steps.length,
+      };
+    },
+  });
+
+  const planReplan = defineTool({
+    name: 'plan.replan',
+    description: 'Seed 001 plan.replan: re-plans from the current state, preserving completed subtasks.',
+    version: '1',
+    input: z.object({
+      plan: z.unknown(),
+      subtask_results: z.record(z.string(), z.unknown()).optional(),
+      failed_subtask: z.string().optional(),
+      failure_reason: z.string().optional(),
+      model: z.string().optional(),
+      temperature: z.number().min(0).max(2).optional(),
+    }),
+    idempotent: true,
+    deterministic: false,
+    estimated_tokens: 1500,
+    run: async (p, ctx) => {
+      const plan = asPlan(p.plan);
+      const results = p.subtask_results ?? {};
+      const statuses = Object.fromEntries(
+        plan.steps.map((s) => [
+          s.id,
+          s.id in results
+            ? ('completed' as const)
+            : s.id === p.failed_subtask
+              ? ('failed' as const)
+              : ('pending' as const),
+        ]),
+      );
+      const o = await planFromState(
+        {
+          goal: plan.goal,
+          tools: registry().describe(),
+          limits: { max_steps: 50, max_depth: 3, token_budget: null },
+          plan,
+          step_statuses: statuses,
+          step_results: results,
+          ...(p.failed_subtask
+            ? { failure: { step_id: p.failed_subtask, reason: p.failure_reason ?? 'failed' } }
+            : {}),
+        },
+        {
+          ...(p.model ? { model: p.model } : {}),
+          ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
+        },
+        deps(ctx),
+      );
+      if (!o.ok) throw new ToolError(o.error.code, o.error.message, { retryable: o.error.retryable });
+      ctx.reportTokens?.({ prompt: o.tokens.prompt, completion: o.tokens.completion });
+      const preserved = o.plan.steps.filter((s) => s.id in results).length;
+      return {
+        plan: withSubtasks(o.plan),
+        preserved_subtasks: preserved,
+        new_subtasks: o.plan.steps.length - preserved,
+        planning_trace: o.planning_trace,
+        success: true,
+      };
+    },
+  });
+
+  const planStatus = defineTool({
+    name: 'plan.status',
+    description:
+      'Seed 001 plan.status: counts, progress and optionally the subtasks of a plan and its results.',
+    version: '1',
+    input: z.object({
+      plan: z.unknown(),
+      subtask_results: z.record(z.string(), z.unknown()).optional(),
+      include_completed: z.boolean().optional(),
+      include_details: z.boolean().optional(),
+    }),
+    idempotent: true,
+    deterministic: true,
+    run: (p) =>
+      Promise.resolve(
+        statusOf(p.plan, p.subtask_results ?? {}, p.include_details ?? false, p.include_completed ?? true),
+      ),
+  });
+
+  return [agentDispatch, planExecute, humanInput, planDecompose, planReplan, planStatus];
+}
+
+/** Seed 001 shows a plan's steps as `subtasks` with a status; both names are given. */
+function withSubtasks(plan: Plan): Plan & { subtasks: unknown[] } {
+  return { ...plan, subtasks: plan.steps.map((s) => ({ ...s, status: 'pending' })) };
+}
+
+function asPlan(raw: unknown): Plan {
+  if (!isRecord(raw))
+    throw new ToolError('no_plan', 'No plan provided: pass the plan (e.g. {{ state.plan }})', {
+      retryable: false,
+    });
+  const steps = (raw.steps ?? raw.subtasks);
+  if (!Array.isArray(steps))
+    throw new ToolError('invalid_plan', 'Invalid plan structure: it has no steps or subtasks', {
+      retryable: false,
+    });
+  return {
+    ...(raw as Plan),
+    goal: typeof raw.goal === 'string' ? raw.goal : '',
+    steps: steps as Plan['steps'],
+  };
+}
+
+/** Steps that name no action run with the subtask executor, their description as the prompt. */
+function applyExecutor(
+  plan: unknown,
+  exec: { action: string; with?: Record<string, unknown> | undefined },
+): unknown {
+  if (!isRecord(plan)) return plan;
+  const key = Array.isArray(plan.steps) ? 'steps' : 'subtasks';
+  const steps = plan[key];
+  if (!Array.isArray(steps)) return plan;
+  return {
+    ...plan,
+    [key]: steps.map((s: unknown) =>
+      isRecord(s) && s.action === undefined
+        ? { ...s, action: exec.action, parameters: { ...exec.with, prompt: String(s.description ?? s.id) } }
+        : s,
+    ),
+  };
+}
+
+function statusOf(
+  raw: unknown,
+  results: Record<string, unknown>,
+  details: boolean,
+  includeCompleted: boolean,
+) {
+  const plan = asPlan(raw);
+  const counts = { total: 0, pending: 0, in_progress: 0, completed: 0, failed: 0, skipped: 0 };
+  const subtasks: unknown[] = [];
+  for (const s of plan.steps as (Plan['steps'][number] & { status?: string; result?: unknown })[]) {
+    const status = s.id in results ? 'completed' : (s.status ?? 'pending');
+    counts.total += 1;
+    if (status in counts) counts[status as keyof typeof counts] += 1;
+    if (details && (includeCompleted || status !== 'completed'))
+      subtasks.push({ ...s, status, result: results[s.id] ?? s.result ?? null });
+  }
+  const out: Record<string, unknown> = {
+    status: counts,
+    progress: counts.total ? (counts.completed + counts.failed + counts.skipped) / counts.total : 0,
+    plan_id: plan.id ?? null,
+    goal: plan.goal,
+    success: true,
+  };
+  if (details) out.subtasks = subtasks;
+  return out;
+}

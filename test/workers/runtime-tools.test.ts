@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { api, events, startRun, waitForRun } from './helpers';
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+const childPlan = { goal: 'child', steps: [echo('x'), echo('y', ['x'])] };
+
+describe('agent.dispatch and plan.execute: child runs', () => {
+  for (const mode of ['sequential', 'parallel'] as const) {
+    it(`runs a plan as a child run whose result rolls up to the parent step (${mode})`, async () => {
+      const runId = await startRun(
+        {
+          steps: [
+            { id: 'child', action: 'agent.dispatch', parameters: { plan: childPlan } },
+            {
+              id: 'after',
+              action: 'demo.echo',
+              parameters: { got: '{{ steps.child.output.final_output }}' },
+            },
+          ],
+        },
+        { execution_mode: mode },
+      );
+      const run = await waitForRun(runId);
+      expect(run.status).toBe('completed');
+      const out = run.step_results.child;
+      expect(out).toMatchObject({
+        status: 'completed',
+        success: true,
+        subtask_results: { x: { id: 'x' }, y: { id: 'y' } },
+      });
+      expect(run.step_results.after).toEqual({ got: { id: 'y' } });
+      const child = await api('GET', `/v1/runs/${out.run_id as string}`);
+      expect(child.status).toBe(200);
+      expect(child.body.status).toBe('completed');
+    });
+  }
+
+  it('fails the parent step when the child run fails', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          {
+            id: 'child',
+            action: 'plan.execute',
+            parameters: {
+              plan: {
+                steps: [{ id: 'bad', action: 'demo.flaky', parameters: { fail_times: 9, permanent: true } }],
+              },
+            },
+          },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(run.steps.child.error.code).toBe('child_run_failed');
+  });
+
+  it('refuses a child plan with findings as a non-retryable step failure', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          {
+            id: 'child',
+            action: 'agent.dispatch',
+            parameters: { plan: { steps: [{ id: 'a', action: 'no.such' }] } },
+          },
+        ],
+      },
+      { retry_failed_steps: 3 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(run.steps.child).toMatchObject({ attempts: 1, error: { code: 'invalid_plan' } });
+  });
+});
+
+describe('seed 001 planning actions inside a plan', () => {
+  it('plan.decompose (rule planner) → plan.execute → plan.status, end to end without an LLM', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 'decompose', action: 'plan.decompose', parameters: { goal: 'echo hello then wait 10 ms' } },
+        {
+          id: 'execute',
+          action: 'plan.execute',
+          parameters: { plan: '{{ steps.decompose.output.plan }}', parallel: true, max_concurrent: 3 },
+        },
+        {
+          id: 'status',
+          action: 'plan.status',
+          parameters: {
+            plan: '{{ steps.decompose.output.plan }}',
+            subtask_results: '{{ steps.execute.output.subtask_results }}',
+            include_details: true,
+          },
+        },
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.decompose).toMatchObject({ success: true, subtask_count: 2 });
+    expect(run.step_results.decompose.plan.subtasks).toHaveLength(2);
+    expect(run.step_results.execute).toMatchObject({
+      success: true,
+      replan_count: 0,
+      plan_status: { total: 2, completed: 2 },
+    });
+    expect(run.step_results.status).toMatchObject({
+      status: { total: 2, completed: 2 },
+      progress: 1,
+      success: true,
+    });
+  });
+
+  it('plan.execute without a plan fails with seed 001’s error text', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'x', action: 'plan.execute', parameters: { plan: null } }] },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.steps.x.error.message).toBe('No plan provided: call plan.decompose first');
+  });
+});
+
+describe('human.input', () => {
+  it('pauses the run until someone answers; the answer is the step output', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
+        { id: 'use', action: 'demo.echo', parameters: { city: '{{ steps.ask.output.city }}' } },
+      ],
+    });
+    const waiting = await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    expect(waiting.step_statuses.ask).toBe('running');
+    const requested = (await events(runId)).find((e) => e.event_type === 'InputRequested');
+    expect(requested?.payload).toMatchObject({ step_id: 'ask', prompt: 'Which city?' });
+    const r = await api('POST', `/v1/runs/${runId}/input`, { input: { city: 'Berlin' } });
+    expect(r.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.use).toEqual({ city: 'Berlin' });
+    expect(run.state).toEqual({});
+  });
+});
