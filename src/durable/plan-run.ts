@@ -285,6 +285,7 @@ export class PlanRun extends DurableObject<Env> {
         uuid: () => crypto.randomUUID(),
       },
       results: this.#store,
+      canRevise: plannerConfigured(this.env),
     };
   }
 

@@ -211,7 +211,7 @@ function asPlan(raw: unknown): Plan {
     throw new ToolError('no_plan', 'No plan provided: pass the plan (e.g. {{ state.plan }})', {
       retryable: false,
     });
-  const steps = (raw.steps ?? raw.subtasks);
+  const steps = raw.steps ?? raw.subtasks;
   if (!Array.isArray(steps))
     throw new ToolError('invalid_plan', 'Invalid plan structure: it has no steps or subtasks', {
       retryable: false,

@@ -15,6 +15,8 @@ export type DecideContext = {
   results: ResultStore;
   /** How a scheduled step is carried out; the Durable Object runs sequential plans inline. */
   dispatch: (state: RunState, step: PlanStep) => 'queue' | 'inline';
+  /** A planner is there to revise plans (revision triggers other than a user's stay quiet without one). */
+  canRevise: boolean;
 };
 
 /** The next event the run should record, or null when there is nothing to do until the next input. */
@@ -25,11 +27,67 @@ export function decideNext(state: RunState, ctx: DecideContext): EventDraft | nu
   if (state.revising) return decideFailures(state, ctx) ?? decideTimeouts(state, ctx);
   return (
     decideFailures(state, ctx) ??
+    decideTokenBudget(state, ctx) ??
     decideRunFailure(state) ??
+    decideFailureRate(state, ctx) ??
     decideTimers(state, ctx) ??
     decideReady(state, ctx) ??
     decideCompletion(state, ctx)
   );
+}
+
+/** SPEC §4: over the token budget the run stops; near it (90%) a revision is asked for, once. */
+function decideTokenBudget(state: RunState, ctx: DecideContext): EventDraft | null {
+  const budget = state.config.token_budget;
+  if (!budget) return null;
+  const used = state.token_usage.total_tokens;
+  if (used > budget) {
+    return draft('RunTerminated', {
+      status: 'aborted',
+      reason: 'token_budget',
+      error: {
+        code: 'token_budget',
+        message: `Token budget exceeded: ${used} of ${budget} tokens used`,
+        retryable: false,
+      },
+    });
+  }
+  if (used >= 0.9 * budget && !state.budget_warned && revisionAllowed(state, ctx)) {
+    return draft('RevisionRequested', {
+      trigger: 'token_budget',
+      reason: `${used} of ${budget} tokens used: revise the rest of the plan to fit the budget`,
+      strategy: state.config.revision_strategy,
+    });
+  }
+  return null;
+}
+
+/**
+ * Seed 000's revision threshold: when the share of failed steps among those settled passes it (and
+ * a new failure has happened since the last version), ask for a revision.
+ */
+function decideFailureRate(state: RunState, ctx: DecideContext): EventDraft | null {
+  if (state.failures_since_revision === 0 || !revisionAllowed(state, ctx)) return null;
+  let failed = 0;
+  let settled = 0;
+  for (const rt of state.steps.values()) {
+    if (rt.status === 'failed') failed += 1;
+    if (rt.status === 'failed' || rt.status === 'completed') settled += 1;
+  }
+  const rate = settled === 0 ? 0 : failed / settled;
+  if (settled < 3 || rate <= state.config.revision_threshold) return null;
+  return draft('RevisionRequested', {
+    trigger: 'failure_rate',
+    reason: `${failed} of ${settled} settled steps failed (${Math.round(rate * 100)}% > revision_threshold ${state.config.revision_threshold})`,
+    strategy: state.config.revision_strategy,
+  });
+}
+
+export function revisionAllowed(state: RunState, ctx: Pick<DecideContext, 'canRevise'>): boolean {
+  const { allow_revision, max_revisions, revision_strategy } = state.config;
+  // Automatic triggers ask the planner for a new version; other strategies answer step failures only.
+  const replans = revision_strategy === 'replan_remaining' || revision_strategy === 'insert_recovery';
+  return allow_revision && replans && ctx.canRevise && state.revision_count < max_revisions;
 }
 
 /** The approver's deadline: the configured default action applies when it passes. */

@@ -32,6 +32,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       installPlan(state, plan, kind !== 'approval_edit');
       if (kind === 'revision') state.revision_count += 1;
       state.revising = null;
+      state.failures_since_revision = 0;
       return;
     }
     case 'ApprovalGranted':
@@ -44,6 +45,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     case 'RevisionRequested': {
       const { trigger, reason, step_id } = event.payload;
+      if (trigger === 'token_budget') state.budget_warned = true;
       state.revising = step_id === undefined ? { trigger, reason } : { trigger, reason, step_id };
       return;
     }
@@ -149,6 +151,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       rt.status = 'failed';
       rt.error = p.error;
       rt.handled = p.handled;
+      state.failures_since_revision += 1;
       rt.deadline_at = null;
       rt.finished_at = event.timestamp;
       if (p.handled) {

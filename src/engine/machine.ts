@@ -16,7 +16,8 @@ import {
   type Plan,
   type PlanStep,
 } from '../plan/model';
-import { decideNext } from './decide';
+import { decideNext, revisionAllowed } from './decide';
+import { unexpectedOutput } from './expected-output';
 import type {
   EventDraft,
   EventReferences,
@@ -95,6 +96,8 @@ export type MachineDeps = {
   ids: IdSource;
   results: ResultStore;
   dispatch?: (state: RunState, step: PlanStep) => 'queue' | 'inline';
+  /** A planner can revise plans (automatic revision triggers need one). */
+  canRevise?: boolean;
 };
 
 /** Why an input was refused, as data the HTTP layer maps to a 4xx. */
@@ -115,7 +118,12 @@ export class RunMachine {
     const refused = this.#accept(input, emit);
     if (refused) return { ...out, refused };
     if (input.type === 'create' && !input.plan) out.commands.push({ type: 'plan' });
-    const ctx = { now, results: this.deps.results, dispatch: this.deps.dispatch ?? defaultDispatch };
+    const ctx = {
+      now,
+      results: this.deps.results,
+      dispatch: this.deps.dispatch ?? defaultDispatch,
+      canRevise: this.deps.canRevise ?? false,
+    };
     for (let d = decideNext(this.state, ctx); d; d = decideNext(this.state, ctx)) emit(d);
     return out;
   }
@@ -254,8 +262,19 @@ export class RunMachine {
           return;
         }
         emit({ type: 'InputReceived', payload: { input: input.input } });
-        if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed')
+        if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed') {
           this.#answerFailure(waitingOn, input.input, emit);
+        } else if (s.status === 'running' && !s.revising && revisionAllowed(s, this.#revisable())) {
+          // New information while running: the rest of the plan is revised in its light.
+          emit({
+            type: 'RevisionRequested',
+            payload: {
+              trigger: 'new_information',
+              reason: 'new information arrived (POST /input)',
+              strategy: s.config.revision_strategy,
+            },
+          });
+        }
         return;
       }
       case 'invoked': {
@@ -305,6 +324,7 @@ export class RunMachine {
               },
           references: { step_id: input.step_id },
         });
+        if (o.success) this.#checkExpected(input.step_id, o.output, emit);
         return;
       }
       case 'tick':
@@ -376,6 +396,39 @@ export class RunMachine {
     } else {
       const ids = this.#resumable(stepId);
       if (Array.isArray(ids)) emit({ type: 'RunResumed', payload: { step_ids: ids } });
+    }
+  }
+
+  #revisable(): { canRevise: boolean } {
+    return { canRevise: this.deps.canRevise ?? false };
+  }
+
+  /**
+   * The `expected_output` check after a success: a mismatch is recorded as a reflection and, when
+   * revision is allowed, asks for a revision of the rest of the plan.
+   */
+  #checkExpected(stepId: string, output: unknown, emit: (d: EventDraft) => void): void {
+    const s = this.state;
+    const expected = s.plan?.steps[s.graph!.index.get(stepId)!]?.expected_output;
+    if (!expected || !s.config.allow_revision) return;
+    const why = unexpectedOutput(expected, output);
+    if (!why) return;
+    emit({
+      type: 'ReflectionAdded',
+      payload: { step_id: stepId, reflection: `Unexpected result from "${stepId}": ${why}` },
+      references: { step_id: stepId },
+    });
+    if (!s.revising && revisionAllowed(s, this.#revisable())) {
+      emit({
+        type: 'RevisionRequested',
+        payload: {
+          trigger: 'unexpected_result',
+          reason: `step "${stepId}": ${why}`,
+          step_id: stepId,
+          strategy: s.config.revision_strategy,
+        },
+        references: { step_id: stepId },
+      });
     }
   }
 

@@ -60,6 +60,10 @@ export type RunState = {
   approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
+  /** Steps failed since the last plan version (the failure-rate trigger looks at new failures only). */
+  failures_since_revision: number;
+  /** The near-the-token-budget revision was asked for already. */
+  budget_warned: boolean;
   /** Why the run waits for input, while `awaiting_input`. */
   awaiting: { reason: string; step_id?: string } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
@@ -151,6 +155,8 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     approval: null,
     revising: null,
     awaiting: null,
+    failures_since_revision: 0,
+    budget_warned: false,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     created_at: null,
     started_at: null,

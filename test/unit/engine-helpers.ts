@@ -6,7 +6,12 @@ import { parseRunConfig, type RunConfigInput } from '../../src/plan/config';
 import { normalizePlan, PlanInputSchema, type Plan } from '../../src/plan/model';
 
 /** A machine on a hand-driven clock, recording every event and command. `null` creates it from a goal. */
-export function harness(planInput: unknown, config: RunConfigInput = {}, input: unknown = {}) {
+export function harness(
+  planInput: unknown,
+  config: RunConfigInput = {},
+  input: unknown = {},
+  opts: { canRevise?: boolean } = {},
+) {
   let t = Date.parse('2026-01-01T00:00:00Z');
   let n = 0;
   const clock = { now: () => new Date(t) };
@@ -17,7 +22,12 @@ export function harness(planInput: unknown, config: RunConfigInput = {}, input: 
   const plan: Plan | undefined =
     planInput === null ? undefined : normalizePlan(PlanInputSchema.parse(planInput), { clock, ids });
   const results = new MemoryResultStore();
-  const machine = new RunMachine(emptyRunState('run_1', parseRunConfig(config)), { clock, ids, results });
+  const machine = new RunMachine(emptyRunState('run_1', parseRunConfig(config)), {
+    clock,
+    ids,
+    results,
+    canRevise: opts.canRevise ?? false,
+  });
   const events: RunEvent[] = [];
   const commands: Command[] = [];
   const record = (r: { events: RunEvent[]; commands: Command[] }) => {

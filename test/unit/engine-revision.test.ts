@@ -262,3 +262,65 @@ describe('planning a goal', () => {
     expect(h.state.error?.code).toBe('planning_failed');
   });
 });
+
+describe('automatic revision triggers (with a planner)', () => {
+  const withPlanner = (planInput: unknown, config: Parameters<typeof harness>[1] = {}) =>
+    harness(planInput, config, {}, { canRevise: true });
+
+  it('an output that contradicts expected_output is a reflection and a revision request', () => {
+    const h = withPlanner({ steps: [echo('a', { expected_output: 'a list of urls' }), echo('b')] });
+    h.ok('a', { note: 'nothing found' });
+    const reflection = h.events.find((e) => e.event_type === 'ReflectionAdded');
+    expect(reflection?.payload).toMatchObject({ step_id: 'a' });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'unexpected_result', step_id: 'a' });
+  });
+
+  it('an output that fits expected_output changes nothing', () => {
+    const h = withPlanner({ steps: [echo('a', { expected_output: 'a list of urls' })] });
+    h.ok('a', ['https://x']);
+    expect(h.types()).not.toContain('ReflectionAdded');
+    expect(h.state.status).toBe('completed');
+  });
+
+  it('a failure rate over revision_threshold asks for a revision', () => {
+    const h = withPlanner(
+      { steps: ['a', 'b', 'c', 'd'].map((id) => echo(id)) },
+      { continue_on_failure: true, retry_failed_steps: 0, revision_threshold: 0.3 },
+    );
+    h.ok('a', 1);
+    h.ok('b', 1);
+    expect(h.types()).not.toContain('RevisionRequested');
+    h.fail('c');
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'failure_rate' });
+  });
+
+  it('stops a run over its token budget and asks for a revision near it', () => {
+    const near = withPlanner({ steps: [echo('a'), echo('b')] }, { token_budget: 1000 });
+    near.machine.handle({
+      type: 'result',
+      step_id: 'a',
+      attempt: 1,
+      outcome: { success: true, output: 1, latency_ms: 1, tokens: { prompt: 800, completion: 150 } },
+    });
+    expect(near.state.revising?.trigger).toBe('token_budget');
+    const over = harness({ steps: [echo('a'), echo('b')] }, { token_budget: 1000 });
+    over.machine.handle({
+      type: 'result',
+      step_id: 'a',
+      attempt: 1,
+      outcome: { success: true, output: 1, latency_ms: 1, tokens: { prompt: 900, completion: 200 } },
+    });
+    expect(over.state.status).toBe('aborted');
+    expect(over.state.error?.code).toBe('token_budget');
+  });
+
+  it('new information while running asks for a revision; without a planner it is only recorded', () => {
+    const h = withPlanner({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    h.machine.handle({ type: 'input', input: { budget: 'smaller' } });
+    expect(h.state.revising?.trigger).toBe('new_information');
+    const plain = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
+    plain.machine.handle({ type: 'input', input: { budget: 'smaller' } });
+    expect(plain.state.revising).toBeNull();
+    expect(plain.snapshot().state).toEqual({ budget: 'smaller' });
+  });
+});

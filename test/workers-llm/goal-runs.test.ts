@@ -95,4 +95,18 @@ describe('revision through the planner', () => {
     expect(Object.keys(run.step_results).sort()).toEqual(['a', 'extra', 'wait']);
     expect(run.revision_count).toBe(1);
   });
+
+  it('revises when a step’s output does not match its expected_output', async () => {
+    setLlmFetch(scriptedLlm([plan([echo('a'), echo('again', ['a'], { items: ['found'] })])]).fetch);
+    const runId = await startRun({
+      steps: [{ ...echo('a'), expected_output: 'a list of items', parameters: {} }, echo('b', ['a'])],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.revision_count).toBe(1);
+    const types = (await events(runId)).map((e) => e.event_type);
+    expect(types).toContain('ReflectionAdded');
+    expect(types).toContain('RevisionRequested');
+    expect(run.step_results.again).toEqual({ items: ['found'] });
+  });
 });
