@@ -6,6 +6,7 @@
 import { applyEdits, type ApprovalDecision } from '../approval/decision';
 import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
+import type { MachineInput } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
@@ -138,4 +139,55 @@ export function validatedVersion(
     version: current.version + 1,
   };
   return { ok: true, plan };
+}
+
+/** The machine input for an approver's decision, after the state, the edit and the link check out. */
+export async function approvalInput(
+  state: RunState,
+  store: SqlStore,
+  tools: ToolRegistry,
+  body: ApprovalDecision,
+  token: string | undefined,
+): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
+  if (state.status !== 'awaiting_approval') {
+    return {
+      ok: false,
+      refusal: { code: 'conflict', message: `Run ${state.run_id} is ${state.status}, not awaiting approval` },
+    };
+  }
+  let plan: Plan | undefined;
+  if (body.decision === 'modify') {
+    const r = modifiedPlan(state, body, tools);
+    if (!r.ok) return r;
+    plan = r.plan;
+  }
+  if (token !== undefined) {
+    const refusal = await spendApprovalToken(store, token);
+    if (refusal) return { ok: false, refusal };
+  }
+  return {
+    ok: true,
+    input: { type: 'approval', decision: body.decision, plan, comment: body.comment ?? undefined },
+  };
+}
+
+/** The machine input that rolls the plan back to `version` (as a new version with its content). */
+export function rollbackInput(
+  state: RunState,
+  store: SqlStore,
+  tools: ToolRegistry,
+  version: number,
+): { ok: true; input: Extract<MachineInput, { type: 'revise' }> } | { ok: false; refusal: ApprovalRefusal } {
+  const old = store.getPlan(version);
+  if (!old)
+    return {
+      ok: false,
+      refusal: { code: 'not_found', message: `Run ${state.run_id} has no plan version ${version}` },
+    };
+  const r = validatedVersion(state, old, tools);
+  if (!r.ok) return r;
+  return {
+    ok: true,
+    input: { type: 'revise', plan: r.plan, reason: `rollback to version ${version}`, kind: 'rollback' },
+  };
 }

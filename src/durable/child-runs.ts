@@ -10,7 +10,9 @@ import { validatePlan } from '../plan/validate';
 import { ToolError } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
 import type { StepOutcome } from '../engine/machine';
-import type { RunSnapshot } from '../engine/snapshot';
+import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
+import type { RunState } from '../engine/state';
+import type { SqlStore } from './sql-store';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './plan-run';
 
@@ -112,4 +114,19 @@ async function childRunId(p: ParentRef): Promise<string> {
   );
   const hex = [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
   return `run_${hex}`;
+}
+
+/** A child run that ended tells its parent step (which was left running) how it went. */
+export async function reportToParent(env: Env, store: SqlStore, state: RunState): Promise<void> {
+  const raw = store.getMeta('parent');
+  if (!raw) return;
+  const parent = JSON.parse(raw) as ParentRef;
+  const outcome = childOutcome(snapshotRun(state, store), state.started_at ?? state.created_at);
+  try {
+    await env.PLAN_RUN.getByName(parent.run_id).completeSteps([
+      { step_id: parent.step_id, attempt: parent.attempt, outcome },
+    ]);
+  } catch (err) {
+    console.error(`child run ${state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`, err);
+  }
 }

@@ -5,7 +5,7 @@
  * sequential plans), one alarm re-armed to the earliest deadline, events to WebSocket clients.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { actionFor, scopeFor, stepDef } from '../engine/decide';
+import { actionFor, stepDef } from '../engine/decide';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
@@ -13,16 +13,16 @@ import { emptyRunState, type RunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
 import { executeApproved } from './execute';
 import { deferredOf } from '../executor/deferred';
-import { childOutcome, type ParentRef } from './child-runs';
+import { reportToParent, type ParentRef } from './child-runs';
+import { beginAttempt, type BeginStep } from './begin-attempt';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
 import type { Plan } from '../plan/model';
-import { collectReferences, resolveValue } from '../plan/references';
-import { load, persist, idempotencyKey } from './persist';
+import { load, persist } from './persist';
 import { runSideWork, type SideCommand } from './side-work';
-import { modifiedPlan, spendApprovalToken, validatedVersion } from './approval';
+import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { ApprovalDecision } from '../approval/decision';
@@ -30,6 +30,8 @@ import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
+
+export type { BeginStep } from './begin-attempt';
 
 /** Errors as data: the only shape that crosses RPC intact (STYLE §7). */
 export type RpcResult<T> =
@@ -52,16 +54,6 @@ export type CreateRunRequest = {
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
 export type Continuation = { step_id: string; attempt: number } & Extract<BeginStep, { proceed: true }>;
-
-export type BeginStep =
-  | { proceed: false; reason: string }
-  | {
-      proceed: true;
-      action: string;
-      parameters: Record<string, unknown>;
-      idempotency_key: string;
-      timeout_ms: number;
-    };
 
 /** How often a running inline attempt is checked on, so one lost to an eviction is re-run promptly. */
 const INLINE_RECOVERY_MS = 5_000;
@@ -141,52 +133,20 @@ export class PlanRun extends DurableObject<Env> {
   async approve(body: ApprovalDecision, token?: string): Promise<RpcResult<{ status: string }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    if (m.state.status !== 'awaiting_approval') {
-      return {
-        ok: false,
-        error: {
-          code: 'conflict',
-          message: `Run ${m.state.run_id} is ${m.state.status}, not awaiting approval`,
-        },
-      };
-    }
-    let plan: Plan | undefined;
-    if (body.decision === 'modify') {
-      const r = modifiedPlan(m.state, body, this.#registry());
-      if (!r.ok) return { ok: false, error: r.refusal };
-      plan = r.plan;
-    }
-    if (token !== undefined) {
-      const refusal = await spendApprovalToken(this.#store, token);
-      if (refusal) return { ok: false, error: refusal };
-    }
-    return this.#control({
-      type: 'approval',
-      decision: body.decision,
-      plan,
-      comment: body.comment ?? undefined,
-    });
+    const r = await approvalInput(m.state, this.#store, this.#registry(), body, token);
+    return r.ok ? this.#control(r.input) : { ok: false, error: r.refusal };
   }
 
   /** A new version with the content of an earlier one; completed work is kept. */
   async rollback(version: number): Promise<RpcResult<{ status: string; plan_version: number }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const old = this.#store.getPlan(version);
-    if (!old)
-      return {
-        ok: false,
-        error: { code: 'not_found', message: `Run ${m.state.run_id} has no plan version ${version}` },
-      };
-    const r = validatedVersion(m.state, old, this.#registry());
+    const r = rollbackInput(m.state, this.#store, this.#registry(), version);
     if (!r.ok) return { ok: false, error: r.refusal };
-    const done = await this.#control({
-      type: 'revise',
-      plan: r.plan,
-      reason: `rollback to version ${version}`,
-      kind: 'rollback',
-    });
-    return done.ok ? { ok: true, value: { status: done.value.status, plan_version: r.plan.version } } : done;
+    const done = await this.#control(r.input);
+    return done.ok
+      ? { ok: true, value: { status: done.value.status, plan_version: r.input.plan.version } }
+      : done;
   }
 
   /** A user-requested revision; refused up front when no planner could produce it. */
@@ -371,7 +331,8 @@ export class PlanRun extends DurableObject<Env> {
     await this.#arm(m);
     if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
       await indexRun(this.env.DB, m.state);
-    if (events.some((e) => e.event_type === 'RunTerminated')) this.ctx.waitUntil(this.#reportToParent());
+    if (events.some((e) => e.event_type === 'RunTerminated'))
+      this.ctx.waitUntil(reportToParent(this.env, this.#store, m.state));
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
@@ -410,70 +371,8 @@ export class PlanRun extends DurableObject<Env> {
     }
   }
 
-  /** A child run that ended tells its parent step (which was left running) how it went. */
-  async #reportToParent(): Promise<void> {
-    const raw = this.#store.getMeta('parent');
-    const m = this.#machine;
-    if (!raw || !m) return;
-    const parent = JSON.parse(raw) as ParentRef;
-    const outcome = childOutcome(snapshotRun(m.state, this.#store), m.state.started_at ?? m.state.created_at);
-    try {
-      await this.env.PLAN_RUN.getByName(parent.run_id).completeSteps([
-        { step_id: parent.step_id, attempt: parent.attempt, outcome },
-      ]);
-    } catch (err) {
-      console.error(
-        `child run ${m.state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`,
-        err,
-      );
-    }
-  }
-
-  /**
-   * Approves one attempt synchronously: resolves its parameters and queues the `ToolInvoked` input (or,
-   * when an input was never written, the failure) onto `pending`.
-   */
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
-    const rt = m.state.steps.get(stepId);
-    if (!rt || rt.status !== 'running' || rt.attempt !== attempt || m.state.needs_decision.has(stepId)) {
-      return { proceed: false, reason: 'attempt is no longer current' };
-    }
-    const { action, parameters } = actionFor(stepDef(m.state, stepId), rt.on_fallback);
-    const refs = collectReferences(parameters).refs;
-    const resolved = resolveValue(parameters, scopeFor(m.state, this.#store, refs));
-    if (!resolved.ok) {
-      const error = {
-        code: 'missing_input',
-        message: `${resolved.missing.text} was never written`,
-        retryable: false,
-      };
-      pending.push({
-        type: 'result',
-        step_id: stepId,
-        attempt,
-        outcome: { success: false, error, latency_ms: 0 },
-      });
-      return { proceed: false, reason: error.message };
-    }
-    const key = idempotencyKey(m.state.run_id, stepId, attempt);
-    const params = resolved.value as Record<string, unknown>;
-    const tool = this.#registry().get(action);
-    const tool_version = tool?.version;
-    // A tool with its own time limit (a child run, a person) gets it unless the step sets one.
-    const own = tool?.timeout_ms !== undefined && stepDef(m.state, stepId).timeout_ms === undefined;
-    const deadline_at = own ? Date.now() + tool.timeout_ms! : undefined;
-    pending.push({
-      type: 'invoked',
-      step_id: stepId,
-      attempt,
-      tool: action,
-      parameters: params,
-      idempotency_key: key,
-      tool_version,
-      ...(deadline_at !== undefined ? { deadline_at } : {}),
-    });
-    const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? Date.now()) - Date.now());
-    return { proceed: true, action, parameters: params, idempotency_key: key, timeout_ms };
+    return beginAttempt(m, this.#store, this.#registry(), stepId, attempt, pending);
   }
 
   /**
