@@ -12,6 +12,7 @@ import { planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
 import type { StepMessage } from '../durable/messages';
 import type { RpcResult } from '../durable/plan-run';
+import { prepareRunPlan, withSourceLines } from '../import/run-request';
 
 export type StartRun = {
   goal?: string;
@@ -38,15 +39,11 @@ export async function startRun(
   req: StartRun,
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {
-  if (req.format !== undefined) {
-    return {
-      kind: 'error',
-      code: 'invalid_request',
-      message: `Import format "${req.format}" is not supported by this server yet; send a plan as JSON in "plan"`,
-    };
-  }
+  // Seed-004 call lists and `{format, source}` become plan candidates here (src/import).
+  const prepared = prepareRunPlan(req);
+  if (!prepared.ok) return { kind: 'error', ...prepared.error };
   const { config } = req;
-  let candidate = req.plan;
+  let candidate = prepared.plan;
   if (candidate === undefined) {
     if (req.goal === undefined) {
       return {
@@ -93,12 +90,12 @@ export async function startRun(
       kind: 'error',
       code: 'invalid_plan',
       message: `The plan has ${n} finding${n === 1 ? '' : 's'}: ${first}${n > 1 ? ' (all findings are in details.errors)' : ''}`,
-      details: { errors: validation.errors },
+      details: { errors: withSourceLines(validation.errors, prepared.lines) },
     };
   }
   if (config.mode === 'lazy') return { kind: 'dry_run', validation };
 
-  return createRun(req, validation.plan, validation.estimates, deps);
+  return createRun(req, validation.plan, validation.estimates, deps, prepared.state);
 }
 
 /** Hands a run to a new PlanRun object (without a plan: the object plans the goal) and queues its first steps. */
@@ -107,6 +104,7 @@ async function createRun(
   plan: Plan | undefined,
   estimates: Estimates | null,
   deps: { env: Env; ids: IdSource; origin: string },
+  state?: Record<string, unknown>,
 ): Promise<StartResult> {
   if (plan && req.goal !== undefined && plan.goal === '') plan.goal = req.goal;
   const run_id = deps.ids.id('run');
@@ -117,6 +115,7 @@ async function createRun(
     ...(plan ? { plan } : {}),
     config: req.config,
     input: req.input ?? {},
+    ...(state ? { state } : {}),
     estimates,
     origin: deps.origin,
   })) as RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>;

@@ -1,0 +1,117 @@
+/**
+ * Turning what `POST /v1/runs` was sent into a plan candidate: a §2 plan passes through, a seed-004
+ * call list is converted, `{format, source}` is imported. Pure, so the HTTP layer only maps the
+ * outcome to a response.
+ *
+ * Status rule: a request whose shape is wrong (`source` without `format`, `format` beside `plan`,
+ * a TEA `input` that is not an object) is `invalid_request` (400); a source that is there but does
+ * not convert is `invalid_plan` (422) with every problem in `details.errors`, as validation findings are.
+ */
+import { isRecord } from '../plan/model';
+import type { Finding } from '../plan/validate';
+import { convertLlmCompiler } from './llmcompiler';
+import { convertTeaYaml } from './tea-yaml';
+import { convertToolCalls, isToolCallPlan } from './tool-calls';
+import type { ImportIssue } from './types';
+
+export type ImportFormat = 'tea-yaml' | 'llmcompiler';
+
+export type RunSource = {
+  goal?: string;
+  plan?: unknown;
+  format?: ImportFormat;
+  source?: string;
+  input?: unknown;
+};
+
+export type PreparedRun =
+  | {
+      ok: true;
+      /** The plan to validate; undefined when the request has a goal instead. */
+      plan: unknown;
+      /** The run's initial state (a TEA workflow's `input`). */
+      state?: Record<string, unknown>;
+      /** Step id → source line, for findings about imported steps. */
+      lines?: Record<string, number>;
+    }
+  | { ok: false; error: { code: 'invalid_request' | 'invalid_plan'; message: string; details?: unknown } };
+
+const LABELS: Record<ImportFormat | 'tool-calls', string> = {
+  'tea-yaml': 'TEA workflow',
+  llmcompiler: 'LLMCompiler plan',
+  'tool-calls': 'tool-call list',
+};
+
+/**
+ * The plan candidate for a run request.
+ * @example prepareRunPlan({ format: 'llmcompiler', source: '1. demo.echo(x=1)\n2. join()' }).ok // true
+ */
+export function prepareRunPlan(req: RunSource): PreparedRun {
+  if (req.format === undefined) {
+    if (req.source !== undefined) {
+      return invalidRequest('"source" needs "format": "tea-yaml" or "llmcompiler"');
+    }
+    if (!isToolCallPlan(req.plan)) return { ok: true, plan: req.plan };
+    const r = convertToolCalls(req.plan);
+    return r.ok ? { ok: true, plan: r.plan } : invalidPlan('tool-calls', r.errors);
+  }
+  if (req.plan !== undefined || req.goal !== undefined) {
+    return invalidRequest('Send "format" with "source", or a "plan", or a "goal" — one of them');
+  }
+  if (typeof req.source !== 'string' || req.source.trim() === '') {
+    return invalidRequest(`"format": "${req.format}" needs the text to import in "source"`);
+  }
+  if (req.format === 'llmcompiler') {
+    const r = convertLlmCompiler(req.source);
+    return r.ok ? { ok: true, plan: r.plan, lines: r.lines ?? {} } : invalidPlan(req.format, r.errors);
+  }
+  if (req.input !== undefined && !isRecord(req.input)) {
+    return invalidRequest(
+      'For a TEA workflow "input" is its initial state: send an object such as {"user_goal": "…"}',
+    );
+  }
+  const r = convertTeaYaml(req.source);
+  if (!r.ok) return invalidPlan(req.format, r.errors);
+  const state = req.input ?? {};
+  const missing: ImportIssue[] = r.stateReads
+    .filter((read) => !Object.hasOwn(state, read.key))
+    .map((read) => ({
+      code: 'missing_state',
+      message: `line ${read.line}: node "${read.node}" reads state.${read.key}, which no node before it writes; send it in "input" (the initial state)`,
+      line: read.line,
+    }));
+  if (missing.length > 0) return invalidPlan(req.format, missing);
+  return { ok: true, plan: r.plan, state, lines: r.lines ?? {} };
+}
+
+/**
+ * Validation findings with the source line of the step each is about, when the plan was imported
+ * from text.
+ */
+export function withSourceLines(
+  findings: Finding[],
+  lines: Record<string, number> | undefined,
+): (Finding & { line?: number })[] {
+  if (lines === undefined) return findings;
+  return findings.map((f) => {
+    const line = f.step_id === undefined ? undefined : lines[f.step_id];
+    return line === undefined ? f : { ...f, line };
+  });
+}
+
+function invalidRequest(message: string): PreparedRun {
+  return { ok: false, error: { code: 'invalid_request', message } };
+}
+
+function invalidPlan(format: ImportFormat | 'tool-calls', errors: ImportIssue[]): PreparedRun {
+  const n = errors.length;
+  const more = n > 1 ? ' (all problems are in details.errors)' : '';
+  return {
+    ok: false,
+    error: {
+      code: 'invalid_plan',
+      message: `The ${LABELS[format]} could not be imported: ${errors[0]?.message ?? 'no plan'}${more}`,
+      details: { format, errors },
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { prepareRunPlan, withSourceLines } from '../../src/import/run-request';
+import { RESEARCH_PLANNER } from './import-helpers';
+
+describe('what POST /v1/runs turns into a plan', () => {
+  it('passes a §2 plan and a goal through untouched', () => {
+    const plan = { steps: [{ id: 'a', action: 'demo.echo' }] };
+    expect(prepareRunPlan({ plan })).toEqual({ ok: true, plan });
+    expect(prepareRunPlan({ goal: 'g' })).toEqual({ ok: true, plan: undefined });
+  });
+
+  it('converts a _tool array given as the plan', () => {
+    const r = prepareRunPlan({ plan: [{ _tool: 'demo.echo', x: '†input.x' }] });
+    expect(r.ok && r.plan).toMatchObject({
+      steps: [{ id: 'demo_echo_1', parameters: { x: '{{ input.x }}' } }],
+    });
+  });
+
+  it('answers a malformed _tool array with 422-style invalid_plan and every problem', () => {
+    const r = prepareRunPlan({ plan: [{ x: 1 }, { _tool: 'a', _outputPath: 'nope' }] });
+    expect(r).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_plan',
+        message: expect.stringMatching(
+          /^The tool-call list could not be imported: plan\[0\]: .*\(all problems are in details\.errors\)$/,
+        ),
+        details: { format: 'tool-calls', errors: [{ code: 'missing_tool' }, { code: 'bad_output_path' }] },
+      },
+    });
+  });
+
+  it('answers request-shape mistakes with invalid_request', () => {
+    const shape = (req: Parameters<typeof prepareRunPlan>[0]) => {
+      const r = prepareRunPlan(req);
+      return r.ok ? null : [r.error.code, r.error.message];
+    };
+    expect(shape({ source: '1. a()' })).toEqual([
+      'invalid_request',
+      '"source" needs "format": "tea-yaml" or "llmcompiler"',
+    ]);
+    expect(shape({ format: 'llmcompiler' })).toEqual([
+      'invalid_request',
+      '"format": "llmcompiler" needs the text to import in "source"',
+    ]);
+    expect(shape({ format: 'llmcompiler', source: '1. a()', plan: { steps: [] } })?.[0]).toBe(
+      'invalid_request',
+    );
+    expect(shape({ format: 'tea-yaml', source: RESEARCH_PLANNER, input: ['goal'] })).toEqual([
+      'invalid_request',
+      'For a TEA workflow "input" is its initial state: send an object such as {"user_goal": "…"}',
+    ]);
+  });
+
+  it('makes a TEA workflow’s input its initial state, and says which state it is missing', () => {
+    const ok = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER, input: { user_goal: 'edge' } });
+    expect(ok).toMatchObject({ ok: true, state: { user_goal: 'edge' }, lines: { synthesize: 35 } });
+    const missing = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER });
+    expect(missing).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid_plan',
+        message:
+          'The TEA workflow could not be imported: line 9: node "plan_research" reads state.user_goal, which no node before it writes; send it in "input" (the initial state)',
+        details: {
+          format: 'tea-yaml',
+          errors: [
+            {
+              code: 'missing_state',
+              message:
+                'line 9: node "plan_research" reads state.user_goal, which no node before it writes; send it in "input" (the initial state)',
+              line: 9,
+            },
+          ],
+        },
+      },
+    });
+  });
+
+  it('adds the source line to findings about imported steps', () => {
+    const findings = [
+      { code: 'unknown_tool' as const, message: 'x', step_id: '2' },
+      { code: 'schema' as const, message: 'y' },
+    ];
+    expect(withSourceLines(findings, { '2': 7 })).toEqual([
+      { code: 'unknown_tool', message: 'x', step_id: '2', line: 7 },
+      { code: 'schema', message: 'y' },
+    ]);
+    expect(withSourceLines(findings, undefined)).toBe(findings);
+  });
+});
