@@ -1,0 +1,169 @@
+/**
+ * The two runs made of every valid plan: as planned (does it complete?) and with a failure injected
+ * into one step under `on_step_failure: "replan"` (does the planner's revision get the run to the
+ * end?). Revisions go through `planFromState` exactly as a run's Durable Object asks for them.
+ */
+import type { MachineInput, StepOutcome } from '../../src/engine/machine';
+import { snapshotRun } from '../../src/engine/snapshot';
+import type { MemoryResultStore, RunState } from '../../src/engine/state';
+import type { RunConfigInput } from '../../src/plan/config';
+import { buildGraph } from '../../src/plan/graph';
+import type { IdSource, Plan } from '../../src/plan/model';
+import { planFromState } from '../../src/planner/pipeline';
+import type { PlannerDeps, PlanningOutcome } from '../../src/planner/types';
+import { runPlan } from './executor';
+import type { ReviseCommand } from './executor';
+import type { EvalGoal } from './goals';
+import type { GoalResult } from './summary';
+import { evalTools } from './tools';
+
+/** Parallel, so a missing dependency shows up as a step running too early. */
+const RUN_CONFIG: RunConfigInput = { execution_mode: 'parallel', max_parallel: 4 };
+
+const REVISION_CONFIG: RunConfigInput = {
+  ...RUN_CONFIG,
+  on_step_failure: 'replan',
+  revision_strategy: 'replan_remaining',
+  max_revisions: 2,
+};
+
+/** Runs the plan as it is. */
+export async function executionScenario(
+  goal: EvalGoal,
+  plan: Plan,
+  ids: IdSource,
+): Promise<NonNullable<GoalResult['execution']>> {
+  const report = await runPlan({
+    runId: ids.id(`run_${goal.id}`),
+    goal: goal.goal,
+    plan,
+    input: goal.input,
+    tools: evalTools(),
+    config: RUN_CONFIG,
+    ids,
+  });
+  return {
+    status: report.status,
+    completed: report.status === 'completed',
+    error: report.error?.message ?? null,
+  };
+}
+
+/**
+ * Fails {@link injectionTarget}'s attempts until the run asks for a revision, then lets the revised
+ * plan run. Effective when the run completes and a completed step of the final plan did the failed
+ * step's kind of work (same tool): dropping the work is not a fix.
+ */
+export async function revisionScenario(
+  goal: EvalGoal,
+  plan: Plan,
+  planner: PlannerDeps,
+): Promise<NonNullable<GoalResult['revision']>> {
+  const target = injectionTarget(plan);
+  const action = plan.steps.find((s) => s.id === target)!.action;
+  let requested = false;
+  let tokens = 0;
+  const report = await runPlan({
+    runId: planner.ids.id(`rev_${goal.id}`),
+    goal: goal.goal,
+    plan,
+    input: goal.input,
+    tools: evalTools(),
+    config: REVISION_CONFIG,
+    ids: planner.ids,
+    intercept: (a) => (!requested && a.step_id === target ? injectedFailure(a.action, target) : undefined),
+    revise: async (command, state, results) => {
+      requested = true;
+      const out = await revise(command, state, results, planner);
+      tokens += out.tokens;
+      return out.input;
+    },
+  });
+  const redone = (report.plan?.steps ?? []).some(
+    (s) => s.action === action && report.step_statuses[s.id] === 'completed',
+  );
+  return {
+    failed_step: target,
+    requested,
+    effective: requested && report.status === 'completed' && report.revisions > 0 && redone,
+    status: report.status,
+    revisions: report.revisions,
+    tokens,
+    error: report.error?.message ?? null,
+  };
+}
+
+/**
+ * The step a failure is injected into: one in the middle of the graph (it has a dependency and a
+ * dependent), so the revision keeps completed work and re-plans what follows; else the first step
+ * something depends on; else the last step.
+ */
+export function injectionTarget(plan: Plan): string {
+  const graph = buildGraph(plan.steps);
+  const inner = graph.ids.findIndex((_, i) => graph.deps[i]!.length > 0 && graph.dependents[i]!.length > 0);
+  const feeding = graph.ids.findIndex((_, i) => graph.dependents[i]!.length > 0);
+  const at = inner >= 0 ? inner : feeding >= 0 ? feeding : graph.ids.length - 1;
+  return graph.ids[at]!;
+}
+
+function injectedFailure(action: string, stepId: string): StepOutcome {
+  return {
+    success: false,
+    error: {
+      code: 'injected_failure',
+      message: `${action} was briefly unavailable for step "${stepId}" (failure injected by the eval); it works when called again`,
+      retryable: false,
+    },
+    latency_ms: 0,
+  };
+}
+
+/** What the run's Durable Object does for a `revise` command (src/durable/side-work.ts), in-process. */
+async function revise(
+  c: ReviseCommand,
+  s: RunState,
+  results: MemoryResultStore,
+  planner: PlannerDeps,
+): Promise<{ input: MachineInput; tokens: number }> {
+  const snap = snapshotRun(s, results);
+  const failed = c.step_id !== undefined ? s.steps.get(c.step_id) : undefined;
+  const outcome = await planFromState(
+    {
+      goal: s.goal,
+      input: s.input,
+      tools: planner.tools.describe(),
+      limits: {
+        max_steps: s.config.max_steps,
+        max_depth: s.config.max_depth,
+        token_budget: s.config.token_budget ?? null,
+      },
+      strategy: s.plan?.strategy,
+      plan: s.plan!,
+      step_statuses: snap.step_statuses,
+      step_results: snap.step_results,
+      state: snap.state,
+      ...(c.step_id !== undefined
+        ? {
+            failure: {
+              step_id: c.step_id,
+              code: failed?.error?.code,
+              reason: failed?.error?.message ?? c.reason,
+            },
+          }
+        : {}),
+      reason: c.reason,
+    },
+    {},
+    planner,
+  );
+  return { input: toInput(c, outcome), tokens: outcome.tokens.total };
+}
+
+function toInput(c: ReviseCommand, outcome: PlanningOutcome): MachineInput {
+  if (!outcome.ok) {
+    const { code, message, retryable } = outcome.error;
+    return { type: 'revision_failed', error: { code, message, retryable } };
+  }
+  const tokens = { prompt: outcome.tokens.prompt, completion: outcome.tokens.completion };
+  return { type: 'revise', plan: outcome.plan, reason: c.reason, kind: 'revision', tokens };
+}
