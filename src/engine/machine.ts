@@ -5,105 +5,24 @@
  * more to say. The owner (Durable Object or in-process runner) persists the events and carries the
  * commands out; it never changes the state itself.
  */
-import type { ErrorInfo } from '../errors';
-import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
-import {
-  isRecord,
-  TERMINAL_RUN_STATUSES,
-  type Clock,
-  type IdSource,
-  type Plan,
-  type PlanStep,
-} from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
-import { unexpectedOutput } from './expected-output';
-import type {
-  EventDraft,
-  EventReferences,
-  PlanChangeKind,
-  RevisionTrigger,
-  RunEvent,
-  TokenCount,
-} from './events';
-import { evolve, isSettled } from './evolve';
-import type { ResultStore, RunState } from './state';
+import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
+import { evolve } from './evolve';
+import {
+  answerFailure,
+  changedSteps,
+  checkExpected,
+  commandFor,
+  defaultDispatch,
+  notNow,
+  resumableSteps,
+} from './machine-support';
+import type { HandleResult, MachineDeps, MachineInput, Refusal } from './machine-types';
+import type { RunState } from './state';
 
-export type StepOutcome =
-  | { success: true; output: unknown; latency_ms: number; tokens?: TokenCount; cached?: boolean }
-  | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenCount };
-
-export type MachineInput =
-  | {
-      type: 'create';
-      run_id: string;
-      goal: string;
-      /** Absent for a goal: the run starts in `planning` and the owner plans it (`plan` command). */
-      plan?: Plan;
-      config: RunConfig;
-      input: unknown;
-      estimates: Estimates | null;
-      state?: Record<string, unknown>;
-    }
-  | {
-      type: 'invoked';
-      step_id: string;
-      attempt: number;
-      tool: string;
-      parameters: Record<string, unknown>;
-      idempotency_key: string;
-      tool_version?: string;
-      deadline_at?: number;
-    }
-  | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
-  | { type: 'tick' }
-  | { type: 'cancel'; reason?: string }
-  | { type: 'resume'; step_id?: string }
-  /** The planner delivered the plan of a run created from a goal (already validated). */
-  | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
-  | { type: 'planning_failed'; error: ErrorInfo }
-  /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
-  | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
-  /** A new plan version (validated): a revision's result, or a rollback. */
-  | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
-  | { type: 'revision_failed'; error: ErrorInfo }
-  /** A user asks for a revision (`POST /replan`), or new information calls for one. */
-  | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
-  /** New information or the answer the run waits for (`POST /input`). */
-  | { type: 'input'; input: unknown }
-  /** A running step (`human.input`) waits for a person's answer, which will be its output. */
-  | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
-
-export type Command =
-  | {
-      type: 'dispatch';
-      step_id: string;
-      attempt: number;
-      action: string;
-      fallback: boolean;
-      mode: 'queue' | 'inline';
-    }
-  | { type: 'abort'; step_ids: string[]; reason: string }
-  /** Plan the goal of a run created without a plan. */
-  | { type: 'plan' }
-  /** Produce a new plan version (the strategy says how) and answer with `revise` or `revision_failed`. */
-  | { type: 'revise'; trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string }
-  | { type: 'approval_requested'; deadline_at: number | null }
-  | { type: 'input_requested'; reason: string; step_id?: string };
-
-export type MachineDeps = {
-  clock: Clock;
-  ids: IdSource;
-  results: ResultStore;
-  dispatch?: (state: RunState, step: PlanStep) => 'queue' | 'inline';
-  /** A planner can revise plans (automatic revision triggers need one). */
-  canRevise?: boolean;
-};
-
-/** Why an input was refused, as data the HTTP layer maps to a 4xx. */
-export type Refusal = { code: string; message: string };
-
-export type HandleResult = { events: RunEvent[]; commands: Command[]; refused?: Refusal };
+export type * from './machine-types';
 
 export class RunMachine {
   constructor(
@@ -263,8 +182,12 @@ export class RunMachine {
         }
         emit({ type: 'InputReceived', payload: { input: input.input } });
         if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed') {
-          this.#answerFailure(waitingOn, input.input, emit);
-        } else if (s.status === 'running' && !s.revising && revisionAllowed(s, this.#revisable())) {
+          answerFailure(s, waitingOn, input.input, emit);
+        } else if (
+          s.status === 'running' &&
+          !s.revising &&
+          revisionAllowed(s, { canRevise: this.deps.canRevise ?? false })
+        ) {
           // New information while running: the rest of the plan is revised in its light.
           emit({
             type: 'RevisionRequested',
@@ -324,7 +247,7 @@ export class RunMachine {
               },
           references: { step_id: input.step_id },
         });
-        if (o.success) this.#checkExpected(input.step_id, o.output, emit);
+        if (o.success) checkExpected(s, this.deps.canRevise ?? false, input.step_id, o.output, emit);
         return;
       }
       case 'tick':
@@ -349,86 +272,11 @@ export class RunMachine {
             message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
           };
         }
-        const ids = this.#resumable(input.step_id);
+        const ids = resumableSteps(s, input.step_id);
         if (typeof ids === 'object' && 'code' in ids) return ids;
         emit({ type: 'RunResumed', payload: { step_ids: ids } });
         return;
       }
-    }
-  }
-
-  /**
-   * The answer to `ask_user` about a failed step: `{"action": "skip" | "abort" | "replan" | "retry"}`
-   * (retry when absent) — the rest of the answer is new information in the run state.
-   */
-  #answerFailure(stepId: string, answer: unknown, emit: (d: EventDraft) => void): void {
-    const action = isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
-    if (action === 'skip') {
-      emit({
-        type: 'StepSkipped',
-        payload: { step_id: stepId, reason: 'failure_strategy', detail: 'skipped at the user’s request' },
-        references: { step_id: stepId },
-      });
-    } else if (action === 'abort') {
-      emit({
-        type: 'RunTerminated',
-        payload: {
-          status: 'aborted',
-          reason: 'user_abort',
-          error: {
-            code: 'aborted',
-            message: `Stopped at the user’s request after step "${stepId}" failed`,
-            retryable: false,
-          },
-        },
-      });
-    } else if (action === 'replan') {
-      emit({
-        type: 'RevisionRequested',
-        payload: {
-          trigger: 'new_information',
-          reason: `user asked to replan after step "${stepId}" failed`,
-          step_id: stepId,
-          strategy: 'replan_remaining',
-        },
-        references: { step_id: stepId },
-      });
-    } else {
-      const ids = this.#resumable(stepId);
-      if (Array.isArray(ids)) emit({ type: 'RunResumed', payload: { step_ids: ids } });
-    }
-  }
-
-  #revisable(): { canRevise: boolean } {
-    return { canRevise: this.deps.canRevise ?? false };
-  }
-
-  /**
-   * The `expected_output` check after a success: a mismatch is recorded as a reflection and, when
-   * revision is allowed, asks for a revision of the rest of the plan.
-   */
-  #checkExpected(stepId: string, output: unknown, emit: (d: EventDraft) => void): void {
-    const s = this.state;
-    const expected = s.plan?.steps[s.graph!.index.get(stepId)!]?.expected_output;
-    if (!expected || !s.config.allow_revision) return;
-    const why = unexpectedOutput(expected, output);
-    if (!why) return;
-    emit({
-      type: 'ReflectionAdded',
-      payload: { step_id: stepId, reflection: `Unexpected result from "${stepId}": ${why}` },
-      references: { step_id: stepId },
-    });
-    if (!s.revising && revisionAllowed(s, this.#revisable())) {
-      emit({
-        type: 'RevisionRequested',
-        payload: {
-          trigger: 'unexpected_result',
-          reason: `step "${stepId}": ${why}`,
-          step_id: stepId,
-          strategy: s.config.revision_strategy,
-        },
-        references: { step_id: stepId },
-      });
     }
   }
 
@@ -444,36 +292,6 @@ export class RunMachine {
     } else {
       emit({ type: 'RunStarted', payload: {} });
     }
-  }
-
-  /** The steps a retry re-opens: failed and skipped steps (or one failed step and what it blocked). */
-  #resumable(stepId?: string): string[] | Refusal {
-    const s = this.state;
-    if (stepId !== undefined) {
-      const rt = s.steps.get(stepId);
-      if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
-      if (rt.status !== 'failed' && rt.status !== 'skipped') {
-        return {
-          code: 'step_not_retryable',
-          message: `Step "${stepId}" is ${rt.status}; only failed or skipped steps can be retried`,
-        };
-      }
-    }
-    const graph = s.graph!;
-    const open = new Set<string>();
-    const roots = stepId !== undefined ? [stepId] : graph.ids.filter((id) => isReopenable(s, id));
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (open.has(id)) continue;
-      open.add(id);
-      for (const dep of graph.dependents[graph.index.get(id)!] ?? []) {
-        const rt = s.steps.get(dep)!;
-        if (rt.status === 'skipped' || rt.status === 'failed' || !isSettled(rt)) stack.push(dep);
-      }
-    }
-    // Never re-open completed work, and keep plan order so replay reads naturally.
-    return graph.ids.filter((id) => open.has(id) && s.steps.get(id)!.status !== 'completed');
   }
 
   #append(d: EventDraft, out: HandleResult): void {
@@ -501,60 +319,4 @@ export class RunMachine {
     const command = commandFor(event);
     if (command) out.commands.push(command);
   }
-}
-
-const REOPENED_SKIPS = new Set(['dependency_failed', 'failure_strategy', 'run_terminated']);
-
-/** Failed steps, steps skipped because of a failure or a stop, and steps that never got to run. */
-function isReopenable(s: RunState, id: string): boolean {
-  const rt = s.steps.get(id)!;
-  if (rt.status === 'failed') return !rt.handled;
-  if (rt.status === 'skipped') return rt.skip_reason !== null && REOPENED_SKIPS.has(rt.skip_reason);
-  return rt.status !== 'completed' && rt.status !== 'running';
-}
-
-function commandFor(event: RunEvent): Command | null {
-  if (event.event_type === 'StepScheduled') {
-    const p = event.payload;
-    return {
-      type: 'dispatch',
-      step_id: p.step_id,
-      attempt: p.attempt,
-      action: p.action,
-      fallback: p.fallback,
-      mode: p.dispatch,
-    };
-  }
-  if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
-    return { type: 'abort', step_ids: [], reason: event.payload.reason };
-  }
-  if (event.event_type === 'RevisionRequested') {
-    const { trigger, reason, step_id, strategy } = event.payload;
-    return step_id === undefined
-      ? { type: 'revise', trigger, reason, strategy }
-      : { type: 'revise', trigger, reason, step_id, strategy };
-  }
-  if (event.event_type === 'ApprovalRequested')
-    return { type: 'approval_requested', deadline_at: event.payload.deadline_at };
-  if (event.event_type === 'InputRequested') {
-    const { reason, step_id } = event.payload;
-    return step_id === undefined
-      ? { type: 'input_requested', reason }
-      : { type: 'input_requested', reason, step_id };
-  }
-  return null;
-}
-
-/** The ids of steps added or changed from one plan to the next. */
-function changedSteps(before: Plan | null, after: Plan): string[] {
-  const old = new Map(before?.steps.map((st) => [st.id, JSON.stringify(st)]) ?? []);
-  return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
-}
-
-function notNow(s: RunState, what: string, needed: string): Refusal {
-  return { code: 'conflict', message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}` };
-}
-
-function defaultDispatch(state: RunState): 'queue' | 'inline' {
-  return state.config.execution_mode === 'sequential' ? 'inline' : 'queue';
 }

@@ -1,0 +1,175 @@
+/**
+ * What the run machine needs besides its input switch: which steps a retry re-opens, how an answer to
+ * `ask_user` continues the run, the `expected_output` check, and the command each event implies.
+ * Pure functions over the state; they emit events, never change the state themselves.
+ */
+import { isRecord, type Plan } from '../plan/model';
+import { revisionAllowed } from './decide';
+import type { EventDraft, RunEvent } from './events';
+import { isSettled } from './evolve';
+import { unexpectedOutput } from './expected-output';
+import type { Command, Refusal } from './machine-types';
+import type { RunState } from './state';
+
+type Emit = (d: EventDraft) => void;
+
+/** The steps a retry re-opens: failed and skipped steps (or one failed step and what it blocked). */
+export function resumableSteps(s: RunState, stepId?: string): string[] | Refusal {
+  if (stepId !== undefined) {
+    const rt = s.steps.get(stepId);
+    if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
+    if (rt.status !== 'failed' && rt.status !== 'skipped') {
+      return {
+        code: 'step_not_retryable',
+        message: `Step "${stepId}" is ${rt.status}; only failed or skipped steps can be retried`,
+      };
+    }
+  }
+  const graph = s.graph!;
+  const open = new Set<string>();
+  const roots = stepId !== undefined ? [stepId] : graph.ids.filter((id) => isReopenable(s, id));
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (open.has(id)) continue;
+    open.add(id);
+    for (const dep of graph.dependents[graph.index.get(id)!] ?? []) {
+      const rt = s.steps.get(dep)!;
+      if (rt.status === 'skipped' || rt.status === 'failed' || !isSettled(rt)) stack.push(dep);
+    }
+  }
+  // Never re-open completed work, and keep plan order so replay reads naturally.
+  return graph.ids.filter((id) => open.has(id) && s.steps.get(id)!.status !== 'completed');
+}
+
+/**
+ * The answer to `ask_user` about a failed step: `{"action": "skip" | "abort" | "replan" | "retry"}`
+ * (retry when absent) — the rest of the answer is new information in the run state.
+ */
+export function answerFailure(s: RunState, stepId: string, answer: unknown, emit: Emit): void {
+  const action = isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
+  if (action === 'skip') {
+    emit({
+      type: 'StepSkipped',
+      payload: { step_id: stepId, reason: 'failure_strategy', detail: 'skipped at the user’s request' },
+      references: { step_id: stepId },
+    });
+  } else if (action === 'abort') {
+    emit({
+      type: 'RunTerminated',
+      payload: {
+        status: 'aborted',
+        reason: 'user_abort',
+        error: {
+          code: 'aborted',
+          message: `Stopped at the user’s request after step "${stepId}" failed`,
+          retryable: false,
+        },
+      },
+    });
+  } else if (action === 'replan') {
+    emit({
+      type: 'RevisionRequested',
+      payload: {
+        trigger: 'new_information',
+        reason: `user asked to replan after step "${stepId}" failed`,
+        step_id: stepId,
+        strategy: 'replan_remaining',
+      },
+      references: { step_id: stepId },
+    });
+  } else {
+    const ids = resumableSteps(s, stepId);
+    if (Array.isArray(ids)) emit({ type: 'RunResumed', payload: { step_ids: ids } });
+  }
+}
+
+/**
+ * The `expected_output` check after a success: a mismatch is recorded as a reflection and, when
+ * revision is allowed, asks for a revision of the rest of the plan.
+ */
+export function checkExpected(
+  s: RunState,
+  canRevise: boolean,
+  stepId: string,
+  output: unknown,
+  emit: Emit,
+): void {
+  const expected = s.plan?.steps[s.graph!.index.get(stepId)!]?.expected_output;
+  if (!expected || !s.config.allow_revision) return;
+  const why = unexpectedOutput(expected, output);
+  if (!why) return;
+  emit({
+    type: 'ReflectionAdded',
+    payload: { step_id: stepId, reflection: `Unexpected result from "${stepId}": ${why}` },
+    references: { step_id: stepId },
+  });
+  if (!s.revising && revisionAllowed(s, { canRevise })) {
+    emit({
+      type: 'RevisionRequested',
+      payload: {
+        trigger: 'unexpected_result',
+        reason: `step "${stepId}": ${why}`,
+        step_id: stepId,
+        strategy: s.config.revision_strategy,
+      },
+      references: { step_id: stepId },
+    });
+  }
+}
+
+const REOPENED_SKIPS = new Set(['dependency_failed', 'failure_strategy', 'run_terminated']);
+
+/** Failed steps, steps skipped because of a failure or a stop, and steps that never got to run. */
+function isReopenable(s: RunState, id: string): boolean {
+  const rt = s.steps.get(id)!;
+  if (rt.status === 'failed') return !rt.handled;
+  if (rt.status === 'skipped') return rt.skip_reason !== null && REOPENED_SKIPS.has(rt.skip_reason);
+  return rt.status !== 'completed' && rt.status !== 'running';
+}
+
+export function commandFor(event: RunEvent): Command | null {
+  if (event.event_type === 'StepScheduled') {
+    const p = event.payload;
+    return {
+      type: 'dispatch',
+      step_id: p.step_id,
+      attempt: p.attempt,
+      action: p.action,
+      fallback: p.fallback,
+      mode: p.dispatch,
+    };
+  }
+  if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
+    return { type: 'abort', step_ids: [], reason: event.payload.reason };
+  }
+  if (event.event_type === 'RevisionRequested') {
+    const { trigger, reason, step_id, strategy } = event.payload;
+    return step_id === undefined
+      ? { type: 'revise', trigger, reason, strategy }
+      : { type: 'revise', trigger, reason, step_id, strategy };
+  }
+  if (event.event_type === 'ApprovalRequested')
+    return { type: 'approval_requested', deadline_at: event.payload.deadline_at };
+  if (event.event_type === 'InputRequested') {
+    const { reason, step_id } = event.payload;
+    return step_id === undefined
+      ? { type: 'input_requested', reason }
+      : { type: 'input_requested', reason, step_id };
+  }
+  return null;
+}
+
+/** The ids of steps added or changed from one plan to the next. */
+export function changedSteps(before: Plan | null, after: Plan): string[] {
+  const old = new Map(before?.steps.map((st) => [st.id, JSON.stringify(st)]) ?? []);
+  return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
+}
+
+export function notNow(s: RunState, what: string, needed: string): Refusal {
+  return { code: 'conflict', message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}` };
+}
+
+export function defaultDispatch(state: RunState): 'queue' | 'inline' {
+  return state.config.execution_mode === 'sequential' ? 'inline' : 'queue';
+}

@@ -1,0 +1,83 @@
+/** The run machine's inputs, commands and results. */
+import type { ErrorInfo } from '../errors';
+import type { RunConfig } from '../plan/config';
+import type { Estimates } from '../plan/estimates';
+import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
+import type { PlanChangeKind, RevisionTrigger, RunEvent, TokenCount } from './events';
+import type { ResultStore, RunState } from './state';
+
+export type StepOutcome =
+  | { success: true; output: unknown; latency_ms: number; tokens?: TokenCount; cached?: boolean }
+  | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenCount };
+
+export type MachineInput =
+  | {
+      type: 'create';
+      run_id: string;
+      goal: string;
+      /** Absent for a goal: the run starts in `planning` and the owner plans it (`plan` command). */
+      plan?: Plan;
+      config: RunConfig;
+      input: unknown;
+      estimates: Estimates | null;
+      state?: Record<string, unknown>;
+    }
+  | {
+      type: 'invoked';
+      step_id: string;
+      attempt: number;
+      tool: string;
+      parameters: Record<string, unknown>;
+      idempotency_key: string;
+      tool_version?: string;
+      deadline_at?: number;
+    }
+  | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
+  | { type: 'tick' }
+  | { type: 'cancel'; reason?: string }
+  | { type: 'resume'; step_id?: string }
+  /** The planner delivered the plan of a run created from a goal (already validated). */
+  | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
+  | { type: 'planning_failed'; error: ErrorInfo }
+  /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
+  | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
+  /** A new plan version (validated): a revision's result, or a rollback. */
+  | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
+  | { type: 'revision_failed'; error: ErrorInfo }
+  /** A user asks for a revision (`POST /replan`), or new information calls for one. */
+  | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
+  /** New information or the answer the run waits for (`POST /input`). */
+  | { type: 'input'; input: unknown }
+  /** A running step (`human.input`) waits for a person's answer, which will be its output. */
+  | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
+
+export type Command =
+  | {
+      type: 'dispatch';
+      step_id: string;
+      attempt: number;
+      action: string;
+      fallback: boolean;
+      mode: 'queue' | 'inline';
+    }
+  | { type: 'abort'; step_ids: string[]; reason: string }
+  /** Plan the goal of a run created without a plan. */
+  | { type: 'plan' }
+  /** Produce a new plan version (the strategy says how) and answer with `revise` or `revision_failed`. */
+  | { type: 'revise'; trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string }
+  | { type: 'approval_requested'; deadline_at: number | null }
+  | { type: 'input_requested'; reason: string; step_id?: string };
+
+export type MachineDeps = {
+  clock: Clock;
+  ids: IdSource;
+  results: ResultStore;
+  dispatch?: (state: RunState, step: PlanStep) => 'queue' | 'inline';
+  /** A planner can revise plans (automatic revision triggers need one). */
+  canRevise?: boolean;
+};
+
+/** Why an input was refused, as data the HTTP layer maps to a 4xx. */
+export type Refusal = { code: string; message: string };
+
+export type HandleResult = { events: RunEvent[]; commands: Command[]; refused?: Refusal };
