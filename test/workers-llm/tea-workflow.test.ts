@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setLlmFetch } from '../../src/planner/llm-transport';
+import { scriptedLlm } from '../unit/planner-helpers';
+import { RESEARCH_PLANNER } from '../unit/import-helpers';
+import { api, waitForRun } from '../workers/helpers';
+
+afterEach(() => {
+  setLlmFetch(null);
+  vi.unstubAllGlobals();
+});
+
+/** One scripted endpoint for the planner (setLlmFetch) and for llm.call steps (the global fetch). */
+function scriptLlm(replies: string[]) {
+  const llm = scriptedLlm(replies);
+  setLlmFetch(llm.fetch);
+  const real = globalThis.fetch;
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
+    new Request(input, init).url.startsWith('https://llm.test/') ? llm.fetch(input, init) : real(input, init),
+  );
+  return llm;
+}
+
+describe('seed 001’s Complete Workflow Example as a TEA import', () => {
+  it('runs end to end: decompose, execute the subtasks as a child run, check status, synthesize', async () => {
+    const subtasks = {
+      steps: [
+        {
+          id: 'search',
+          description: 'Search for sources on edge runtimes',
+          action: 'llm.call',
+          parameters: { prompt: 'Search for sources on edge runtimes' },
+          dependencies: [],
+        },
+        {
+          id: 'analyze',
+          description: 'Analyze the sources',
+          action: 'llm.call',
+          parameters: { prompt: 'Analyze: {{ steps.search.output.content }}' },
+          dependencies: ['search'],
+        },
+      ],
+    };
+    const llm = scriptLlm([
+      JSON.stringify(subtasks),
+      'Found 5 relevant sources',
+      'Key findings: isolates start fast',
+      'Summary: edge runtimes start fast.',
+    ]);
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: RESEARCH_PLANNER,
+      input: { user_goal: 'Research edge runtimes' },
+    });
+    expect(r.status).toBe(201);
+    const run = await waitForRun(r.body.run_id, undefined, 20_000);
+    expect(run.status).toBe('completed');
+    expect(run.state.user_goal).toBe('Research edge runtimes');
+    expect(run.state.plan_research).toMatchObject({ success: true, subtask_count: 2 });
+    expect(run.state.execute_research).toMatchObject({
+      success: true,
+      subtask_results: {
+        search: { content: 'Found 5 relevant sources' },
+        analyze: { content: 'Key findings: isolates start fast' },
+      },
+      plan_status: { total: 2, completed: 2 },
+    });
+    expect(run.state.check_completion).toMatchObject({ status: { total: 2, completed: 2 }, progress: 1 });
+    expect(run.state.synthesize).toMatchObject({ content: 'Summary: edge runtimes start fast.' });
+    // The synthesis prompt got the goal and the subtask results as JSON (`| tojson`).
+    const last = llm.sent.at(-1)!.body.messages.at(-1)!.content;
+    expect(last).toContain('Goal: Research edge runtimes');
+    expect(last).toContain('"content":"Found 5 relevant sources"');
+    expect(llm.sent).toHaveLength(4);
+  });
+});
