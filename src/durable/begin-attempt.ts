@@ -7,6 +7,7 @@ import { actionFor, scopeFor, stepDef } from '../engine/decide';
 import type { MachineInput, RunMachine } from '../engine/machine';
 import type { ResultStore } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
+import type { RunConfig } from '../plan/config';
 import { collectReferences, resolveValue } from '../plan/references';
 import { idempotencyKey } from './persist';
 
@@ -33,7 +34,11 @@ export function beginAttempt(
     return { proceed: false, reason: 'attempt is no longer current' };
   }
   const step = stepDef(m.state, stepId);
-  const { action, parameters } = actionFor(step, rt.on_fallback);
+  // Hierarchical plans: a step with a sub-plan is done when the sub-plan, run as a child run, is.
+  const { action, parameters } =
+    step.subplan && !rt.on_fallback
+      ? { action: 'agent.dispatch', parameters: { plan: step.subplan, config: childConfig(m.state.config) } }
+      : actionFor(step, rt.on_fallback);
   const resolved = resolveValue(parameters, scopeFor(m.state, results, collectReferences(parameters).refs));
   if (!resolved.ok) {
     const error = {
@@ -69,4 +74,10 @@ export function beginAttempt(
   });
   const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? Date.now()) - Date.now());
   return { proceed: true, action, parameters: params, idempotency_key, timeout_ms };
+}
+
+/** A sub-plan runs the way its parent does, without asking for approval again. */
+function childConfig(c: RunConfig): Record<string, unknown> {
+  const { require_plan_approval: _approval, approval: _a, mode: _mode, ...rest } = c;
+  return rest;
 }

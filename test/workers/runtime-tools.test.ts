@@ -148,3 +148,30 @@ describe('human.input', () => {
     expect(run.state).toEqual({});
   });
 });
+
+describe('hierarchical plans', () => {
+  it('runs a step’s sub-plan as a child run and rolls its results up to the step', async () => {
+    const runId = await startRun({
+      steps: [
+        {
+          id: 'research',
+          action: 'demo.echo',
+          description: 'Research topic',
+          subplan: { steps: [echo('search'), echo('read', ['search']), echo('extract', ['read'])] },
+        },
+        {
+          id: 'outline',
+          action: 'demo.echo',
+          parameters: { from: '{{ steps.research.output.final_output.id }}' },
+        },
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.research.subtask_results).toMatchObject({
+      search: { id: 'search' },
+      extract: { id: 'extract' },
+    });
+    expect(run.step_results.outline).toEqual({ from: 'extract' });
+  });
+});
