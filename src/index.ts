@@ -52,3 +52,42 @@ export type { AttemptOutcome, ModelReliability } from './planner/reliability';
 export { redactSecrets } from './planner/redact';
 export { pickBest } from './planner/verifier';
 export type { Candidate } from './planner/verifier';
+
+// In-process execution (SPEC §7, seed 000 §3): the PlanningPattern and the runner beneath it.
+export { Agent, toolRegistry } from './library/agent';
+export type { AgentSpec } from './library/agent';
+export { randomIds, systemClock } from './library/defaults';
+export { PlanningCallbacks, RevisionDecision } from './library/callbacks';
+export type { PlanningHooks } from './library/callbacks';
+export { executionStateOf, stepResultsOf } from './library/execution-state';
+export type { PlanExecutionState, PlanRevision, StepResult } from './library/execution-state';
+export { LocalRunner } from './library/local-runner';
+export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './library/local-runner';
+export { resolvePlanningOptions, runConfigFor } from './library/options';
+export type { PlanningPatternOptions, ResolvedPlanningOptions } from './library/options';
+export { isPlanProvider } from './library/plan-provider';
+export type { DraftRequest, PlanAttempt, PlanProvider, ReviseRequest } from './library/plan-provider';
+export { pipelineProvider } from './library/pipeline-provider';
+export type { LlmOptions, PipelineProviderOptions } from './library/pipeline-provider';
+export { plannerProvider } from './library/planner-provider';
+export type { PlannerProviderOptions } from './library/planner-provider';
+export { PlanningPattern } from './library/planning-pattern';
+export type { RunOptions } from './library/planning-pattern';
+export type { PlanExecutionResult, TokenUsage } from './library/result';
+
+// The engine and tools the library is built on, for callers who drive a run themselves.
+export { RunMachine } from './engine/machine';
+export type { Command, MachineInput, Refusal, StepOutcome } from './engine/machine';
+export { replay, snapshotRun } from './engine/snapshot';
+export type { RunSnapshot } from './engine/snapshot';
+export { emptyRunState, MemoryResultStore } from './engine/state';
+export type { RunEvent, EventType } from './engine/events';
+export { defineTool, ToolRegistry } from './executor/registry';
+export type { AnyTool, ToolContext, ToolDefinition } from './executor/registry';
+export { validatePlan } from './plan/validate';
+export type { Finding, ValidationResult } from './plan/validate';
+export { parseRunConfig } from './plan/config';
+export type { RunConfig, RunConfigInput } from './plan/config';
+export type { Clock, IdSource, Plan, PlanStep, RunStatus, StepStatus } from './plan/model';
+export { EdgeplanError, ToolError } from './errors';
+export type { ErrorInfo } from './errors';

@@ -1,0 +1,112 @@
+/**
+ * One attempt of one step in process: begun synchronously with the decision that scheduled it (its
+ * parameters resolved against the state as it is then, `ToolInvoked` queued), then run with
+ * `executeTool` — the same runner the queue consumer uses.
+ */
+import { actionFor, scopeFor, stepDef } from '../engine/decide';
+import type { Command, MachineInput, StepOutcome } from '../engine/machine';
+import type { ResultStore, RunState } from '../engine/state';
+import type { ToolRegistry } from '../executor/registry';
+import { executeTool } from '../executor/run-step';
+import type { PlanStep } from '../plan/model';
+import { collectReferences, resolveValue } from '../plan/references';
+
+/** An attempt the run has recorded as invoked, ready to run. */
+export type BegunAttempt = {
+  runId: string;
+  step: PlanStep;
+  attempt: number;
+  fallback: boolean;
+  /** The first attempt of this step since it last became ready (not a retry, not the fallback). */
+  first: boolean;
+  action: string;
+  parameters: Record<string, unknown>;
+  idempotencyKey: string;
+  timeoutMs: number;
+};
+
+/**
+ * Begins a dispatched attempt: the inputs to feed the machine next (`invoked`, or a `missing_input`
+ * failure when a reference was never written), and the attempt to run when there is one.
+ */
+export function beginAttempt(
+  state: RunState,
+  results: ResultStore,
+  tools: ToolRegistry,
+  command: Extract<Command, { type: 'dispatch' }>,
+  now: number,
+): { inputs: MachineInput[]; attempt: BegunAttempt | null } {
+  const { step_id, attempt } = command;
+  const rt = state.steps.get(step_id);
+  if (!rt || rt.status !== 'running' || rt.attempt !== attempt || state.needs_decision.has(step_id)) {
+    return { inputs: [], attempt: null };
+  }
+  const step = stepDef(state, step_id);
+  const { action, parameters } = actionFor(step, rt.on_fallback);
+  const resolved = resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
+  if (!resolved.ok) {
+    const error = {
+      code: 'missing_input',
+      message: `${resolved.missing.text} was never written`,
+      retryable: false,
+    };
+    const outcome: StepOutcome = { success: false, error, latency_ms: 0 };
+    return { inputs: [{ type: 'result', step_id, attempt, outcome }], attempt: null };
+  }
+  const params = resolved.value as Record<string, unknown>;
+  const idempotencyKey = `${state.run_id}:${step_id}:${attempt}`;
+  const tool = tools.get(action);
+  // A tool with its own time limit (a person's answer) gets it unless the step sets one — as in the object.
+  const deadline_at =
+    tool?.timeout_ms !== undefined && step.timeout_ms === undefined ? now + tool.timeout_ms : undefined;
+  const invoked: MachineInput = {
+    type: 'invoked',
+    step_id,
+    attempt,
+    tool: action,
+    parameters: params,
+    idempotency_key: idempotencyKey,
+    ...(tool ? { tool_version: tool.version } : {}),
+    ...(deadline_at !== undefined ? { deadline_at } : {}),
+  };
+  return {
+    inputs: [invoked],
+    attempt: {
+      runId: state.run_id,
+      step,
+      attempt,
+      fallback: rt.on_fallback,
+      first: !rt.on_fallback && rt.retries_used === 0,
+      action,
+      parameters: params,
+      idempotencyKey,
+      timeoutMs: Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now),
+    },
+  };
+}
+
+export type AttemptContext = {
+  tools: ToolRegistry;
+  env: Record<string, unknown>;
+  fetch?: typeof fetch | undefined;
+  signal: AbortSignal;
+};
+
+/** Runs a begun attempt; never throws. */
+export async function performAttempt(a: BegunAttempt, ctx: AttemptContext): Promise<StepOutcome> {
+  const tool = ctx.tools.get(a.action);
+  if (!tool) {
+    const message = `No tool named "${a.action}" is registered (known: ${ctx.tools.names().join(', ')})`;
+    return { success: false, error: { code: 'unknown_tool', message, retryable: false }, latency_ms: 0 };
+  }
+  return executeTool(tool, a.parameters, {
+    runId: a.runId,
+    stepId: a.step.id,
+    attempt: a.attempt,
+    idempotencyKey: a.idempotencyKey,
+    env: ctx.env,
+    ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
+    timeoutMs: a.timeoutMs,
+    signal: ctx.signal,
+  });
+}

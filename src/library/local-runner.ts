@@ -1,0 +1,645 @@
+/**
+ * The in-process twin of the PlanRun Durable Object: it feeds inputs to the same {@link RunMachine},
+ * keeps the events in memory and the outputs in a {@link MemoryResultStore}, and carries the commands
+ * out — attempts run concurrently in this process with `executeTool`, one `setTimeout` re-armed to
+ * `nextWakeAt()` after every change, planning and revisions from a {@link PlanProvider}, approval and
+ * input through hooks. Every decision (what is ready, how many run at once, retries, failure
+ * strategies) is the machine's; this file only does what it is told.
+ */
+import { EdgeplanError, toErrorInfo } from '../errors';
+import type { RunEvent } from '../engine/events';
+import { stepDef } from '../engine/decide';
+import {
+  RunMachine,
+  type Command,
+  type MachineInput,
+  type Refusal,
+  type StepOutcome,
+} from '../engine/machine';
+import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
+import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
+import { deferredOf } from '../executor/deferred';
+import { ToolRegistry, type AnyTool } from '../executor/registry';
+import { parseRunConfig, type RunConfig, type RunConfigInput } from '../plan/config';
+import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type Plan, type PlanStep } from '../plan/model';
+import { validatePlan } from '../plan/validate';
+import type { Planner } from '../planner/contracts';
+import { beginAttempt, performAttempt, type BegunAttempt } from './attempt';
+import { randomIds, systemClock } from './defaults';
+import { EventLog, type EventListener } from './event-log';
+import { stepResultOf, type StepResult } from './execution-state';
+import { isPlanProvider, type PlanProvider, type ReviseRequest } from './plan-provider';
+import { plannerProvider } from './planner-provider';
+
+/** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
+export type RunnerHooks = {
+  /** Before a step's first attempt (not before retries); the attempt waits for it. */
+  stepStarted?: (step: PlanStep) => unknown;
+  /** After a step completed, or failed for good (retries and fallback spent). */
+  stepSettled?: (step: PlanStep, result: StepResult) => unknown;
+  /** The plan awaits approval: `true` approves, anything else rejects. Absent: call `approve()`. */
+  approve?: (plan: Plan) => boolean | Promise<boolean>;
+  /** The run waits for an answer (`ask_user`): return it, or `undefined` to answer later with `provideInput`. */
+  inputRequested?: (request: { reason: string; step_id?: string }) => unknown;
+  /** A hook or listener threw; the run carries on. Default: `console.error`. */
+  error?: (err: unknown, where: string) => void;
+};
+
+export type LocalRunnerOptions = {
+  tools: ToolRegistry | readonly AnyTool[];
+  /** Plans goals and revisions. Without one, a goal run fails with `planning_unavailable`. */
+  planner?: PlanProvider | Planner;
+  hooks?: RunnerHooks;
+  /** What tools see as `ctx.env` (plain Node: `{}`). */
+  env?: Record<string, unknown>;
+  /** What tools see as `ctx.fetch`. */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  ids?: IdSource;
+};
+
+export type StartRequest = {
+  runId?: string;
+  /** Default: the plan's goal. A run without a plan is planned from its goal first. */
+  goal?: string;
+  /** A plan in any shape `validatePlan` accepts; validated against the tools before the run starts. */
+  plan?: unknown;
+  config?: RunConfigInput | RunConfig;
+  /** The run's input (`{{ input.<path> }}`). */
+  input?: unknown;
+  /** Initial state variables (`{{ state.<key> }}`). */
+  state?: Record<string, unknown>;
+};
+
+type Waiter = { resolve: (s: RunSnapshot) => void; reject: (err: Error) => void };
+type SideCommand = Exclude<Command, { type: 'dispatch' } | { type: 'abort' }>;
+
+/** Longest delay setTimeout accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * @example
+ * const runner = new LocalRunner({ tools: [echo] });
+ * runner.start({ plan: { goal: 'hi', steps: [{ id: 'a', action: 'echo', parameters: { text: 'hi' } }] } });
+ * for await (const event of runner) console.log(event.seq, event.event_type);
+ * const snapshot = await runner.done(); // snapshot.status === 'completed'
+ */
+export class LocalRunner implements AsyncIterable<RunEvent> {
+  readonly results = new MemoryResultStore();
+  readonly #tools: ToolRegistry;
+  readonly #planner: PlanProvider | null;
+  readonly #hooks: RunnerHooks;
+  readonly #env: Record<string, unknown>;
+  readonly #fetch: typeof fetch | undefined;
+  readonly #clock: Clock;
+  readonly #ids: IdSource;
+  readonly #log: EventLog;
+  #machine: RunMachine | null = null;
+  /** Attempts running now, by `step#attempt`. */
+  readonly #inflight = new Map<string, AbortController>();
+  #sideWork = 0;
+  #hookChain: Promise<void> = Promise.resolve();
+  #pendingHooks = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt: number | null = null;
+  #waiters: Waiter[] = [];
+  #crashed: Error | null = null;
+
+  constructor(opts: LocalRunnerOptions) {
+    this.#tools = opts.tools instanceof ToolRegistry ? opts.tools : new ToolRegistry(opts.tools);
+    this.#clock = opts.clock ?? systemClock;
+    this.#ids = opts.ids ?? randomIds;
+    this.#hooks = opts.hooks ?? {};
+    this.#env = opts.env ?? {};
+    this.#fetch = opts.fetch;
+    const p = opts.planner;
+    this.#planner = !p
+      ? null
+      : isPlanProvider(p)
+        ? p
+        : plannerProvider(p, { tools: this.#tools, clock: this.#clock, ids: this.#ids });
+    this.#log = new EventLog((err) => this.#report(err, 'event listener'));
+  }
+
+  /**
+   * Starts the run: a plan is validated first (an invalid one throws `invalid_plan` with every
+   * finding in `details.errors`); without a plan the goal is planned by the planner.
+   */
+  start(req: StartRequest): void {
+    if (this.#machine)
+      throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
+    const config = parseRunConfig(req.config ?? {});
+    const runId = req.runId ?? this.#ids.id('run');
+    let plan: Plan | undefined;
+    let estimates = null;
+    if (req.plan !== undefined) {
+      const v = validatePlan(req.plan, {
+        tools: this.#tools,
+        clock: this.#clock,
+        ids: this.#ids,
+        config: {
+          max_steps: config.max_steps,
+          max_depth: config.max_depth,
+          require_dependencies: config.require_dependencies,
+          require_fallbacks: config.require_fallbacks,
+          ...(config.token_budget != null ? { token_budget: config.token_budget } : {}),
+        },
+      });
+      if (!v.valid || !v.plan) {
+        const list = v.errors.map((e) => `${e.code}: ${e.message}`).join('; ');
+        throw new EdgeplanError('invalid_plan', `The plan has ${v.errors.length} finding(s): ${list}`, {
+          details: { errors: v.errors },
+        });
+      }
+      plan = v.plan;
+      estimates = v.estimates;
+    }
+    const goal = req.goal ?? plan?.goal;
+    if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');
+    this.#machine = new RunMachine(emptyRunState(runId, config), {
+      clock: this.#clock,
+      ids: this.#ids,
+      results: this.results,
+      // Automatic revision triggers (unexpected results, failure rate, token budget) need a planner.
+      canRevise: this.#planner !== null,
+    });
+    this.#apply([
+      {
+        type: 'create',
+        run_id: runId,
+        goal,
+        ...(plan ? { plan } : {}),
+        config,
+        input: req.input ?? null,
+        estimates,
+        ...(req.state ? { state: req.state } : {}),
+      },
+    ]);
+  }
+
+  get runId(): string {
+    return this.#run().state.run_id;
+  }
+
+  /** The live run state (read only: only the machine changes it). */
+  get state(): Readonly<RunState> {
+    return this.#run().state;
+  }
+
+  /** Every event so far, in `seq` order. */
+  get events(): readonly RunEvent[] {
+    return this.#log.events;
+  }
+
+  /** The run as `GET /v1/runs/:id` shows it. */
+  snapshot(): RunSnapshot {
+    return snapshotRun(this.#run().state, this.results);
+  }
+
+  /** Feeds the machine one input; says why when it does not apply now. */
+  send(input: MachineInput): Refusal | undefined {
+    this.#run();
+    return this.#apply([input]);
+  }
+
+  /** Stops the run; attempts in flight are aborted. */
+  cancel(reason?: string): Refusal | undefined {
+    return this.send({ type: 'cancel', ...(reason !== undefined ? { reason } : {}) });
+  }
+
+  /** Decides a plan awaiting approval (when no `approve` hook does). */
+  approve(approved: boolean, comment?: string): Refusal | undefined {
+    return this.send({
+      type: 'approval',
+      decision: approved ? 'approve' : 'reject',
+      ...(comment ? { comment } : {}),
+    });
+  }
+
+  /** New information, or the answer the run waits for. */
+  provideInput(input: unknown): Refusal | undefined {
+    return this.send({ type: 'input', input });
+  }
+
+  /** Asks the planner for a new version of the rest of the plan. */
+  requestRevision(reason: string): Refusal | undefined {
+    return this.send({ type: 'request_revision', trigger: 'user_request', reason });
+  }
+
+  /** Re-runs a failed, aborted or cancelled run from its failed step(s), keeping completed work. */
+  retry(stepId?: string): Refusal | undefined {
+    return this.send({ type: 'resume', ...(stepId !== undefined ? { step_id: stepId } : {}) });
+  }
+
+  /** Calls `listener` with each new event; returns the unsubscribe function. */
+  subscribe(listener: EventListener): () => void {
+    return this.#log.subscribe(listener);
+  }
+
+  /** The events after `after`, then each new one, ending when the run settles. */
+  stream(after = 0): AsyncGenerator<RunEvent, void, undefined> {
+    return this.#log.stream(after);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    return this.stream();
+  }
+
+  /**
+   * Resolves with the final snapshot once the run has ended and nothing it started is still going
+   * (attempts, planning, hooks). A run waiting for approval or input waits until it gets it.
+   */
+  done(): Promise<RunSnapshot> {
+    if (this.#crashed) return Promise.reject(this.#crashed);
+    if (this.#settled()) return Promise.resolve(this.snapshot());
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  #run(): RunMachine {
+    if (!this.#machine)
+      throw new EdgeplanError('run_not_started', 'The run has not been started (call start())');
+    return this.#machine;
+  }
+
+  /**
+   * Decide, record, then act — as the Durable Object does, minus persistence: every input (and what
+   * it leads to: attempts begun in the same breath as the decision that scheduled them) goes through
+   * the machine, the events are appended and announced, then attempts and side work start and the
+   * timer is re-armed. Returns the first input's refusal, if any.
+   */
+  #apply(inputs: MachineInput[]): Refusal | undefined {
+    const m = this.#machine!;
+    const pending = [...inputs];
+    const events: RunEvent[] = [];
+    const launches: BegunAttempt[] = [];
+    const settled: { step: PlanStep; result: StepResult }[] = [];
+    const side: SideCommand[] = [];
+    let abort: string | null = null;
+    let refused: Refusal | undefined;
+    for (let first = true; pending.length > 0; first = false) {
+      const r = m.handle(pending.shift()!);
+      if (r.refused) {
+        if (first) refused = r.refused;
+        continue;
+      }
+      events.push(...r.events);
+      settled.push(...this.#settlements(r.events));
+      for (const c of r.commands) {
+        if (c.type === 'dispatch') {
+          const begun = beginAttempt(m.state, this.results, this.#tools, c, this.#clock.now().getTime());
+          pending.push(...begun.inputs);
+          if (begun.attempt) launches.push(begun.attempt);
+        } else if (c.type === 'abort') {
+          abort = c.reason;
+        } else {
+          side.push(c);
+        }
+      }
+    }
+    const settledHook = this.#hooks.stepSettled;
+    if (settledHook) {
+      for (const s of settled)
+        void this.#hook(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
+    }
+    if (abort !== null) {
+      for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(abort, 'AbortError'));
+    }
+    for (const a of launches) this.#launch(a);
+    for (const c of side) this.#startSideWork(c);
+    this.#arm();
+    // Listeners last: one that cancels the run from inside its callback finds every attempt registered.
+    if (events.length > 0 && !TERMINAL_RUN_STATUSES.has(m.state.status)) this.#log.reopen();
+    this.#log.append(events);
+    this.#checkSettled();
+    return refused;
+  }
+
+  /** Steps these events settled for good: a success, or a failure after retries and fallback. */
+  #settlements(events: readonly RunEvent[]): { step: PlanStep; result: StepResult }[] {
+    const out: { step: PlanStep; result: StepResult }[] = [];
+    const state = this.#machine!.state;
+    for (const e of events) {
+      const done = e.event_type === 'ToolReturned' && e.payload.success;
+      if (!done && e.event_type !== 'StepFailed') continue;
+      const id = e.payload.step_id;
+      const rt = state.steps.get(id);
+      if (!rt) continue;
+      const detail = {
+        status: done ? ('completed' as const) : ('failed' as const),
+        attempts: rt.attempt,
+        started_at: rt.started_at,
+        finished_at: rt.finished_at ?? e.timestamp,
+        latency_ms: rt.latency_ms,
+        error: e.event_type === 'StepFailed' ? e.payload.error : null,
+        skip_reason: null,
+      };
+      const output = e.event_type === 'ToolReturned' ? (e.payload.output ?? null) : null;
+      out.push({ step: stepDef(state, id), result: stepResultOf(id, detail, output) });
+    }
+    return out;
+  }
+
+  /** Runs a hook after every hook before it; its failure is reported, never thrown. */
+  #hook(where: string, fn: () => unknown): Promise<void> {
+    this.#pendingHooks += 1;
+    const next = this.#hookChain
+      .then(fn)
+      .then(
+        () => undefined,
+        (err: unknown) => this.#report(err, where),
+      )
+      .finally(() => {
+        this.#pendingHooks -= 1;
+        this.#checkSettled();
+      });
+    this.#hookChain = next;
+    return next;
+  }
+
+  #launch(a: BegunAttempt): void {
+    const key = `${a.step.id}#${a.attempt}`;
+    const controller = new AbortController();
+    this.#inflight.set(key, controller);
+    const startHook = this.#hooks.stepStarted;
+    const started =
+      a.first && startHook ? this.#hook(`stepStarted(${a.step.id})`, () => startHook(a.step)) : null;
+    const work = async (): Promise<void> => {
+      if (started) await started;
+      const outcome =
+        a.step.subplan && !a.fallback
+          ? await this.#runSubplan(a, controller.signal)
+          : await performAttempt(a, {
+              tools: this.#tools,
+              env: this.#env,
+              fetch: this.#fetch,
+              signal: controller.signal,
+            });
+      this.#inflight.delete(key);
+      this.#apply([resultInput(a, outcome)]);
+    };
+    void work().catch((err: unknown) => this.#crash(err));
+  }
+
+  /**
+   * A step with a sub-plan (hierarchical planning) is done when its sub-plan is: the sub-plan runs as
+   * a run of its own on this runner's tools and planner, and its final output is the step's output.
+   */
+  async #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
+    const started = Date.now();
+    const parent = this.#machine!.state;
+    const child = new LocalRunner({
+      tools: this.#tools,
+      ...(this.#planner ? { planner: this.#planner } : {}),
+      hooks: this.#hooks.error ? { error: this.#hooks.error } : {},
+      env: this.#env,
+      ...(this.#fetch ? { fetch: this.#fetch } : {}),
+      clock: this.#clock,
+      ids: this.#ids,
+    });
+    const cancel = () => child.cancel(`step "${a.step.id}" of run ${a.runId} was cancelled`);
+    try {
+      child.start({
+        runId: `${a.runId}.${a.step.id}`,
+        goal: a.step.description,
+        plan: a.step.subplan,
+        config: { ...parent.config, require_plan_approval: false },
+        input: parent.input,
+      });
+      signal.addEventListener('abort', cancel, { once: true });
+      const end = await child.done();
+      const latency_ms = Date.now() - started;
+      if (end.status === 'completed') return { success: true, output: end.final_output ?? null, latency_ms };
+      const why = end.error?.message ?? end.status;
+      return {
+        success: false,
+        error: {
+          code: 'subplan_failed',
+          message: `The sub-plan of step "${a.step.id}" ${end.status}: ${why}`,
+          retryable: false,
+        },
+        latency_ms,
+      };
+    } catch (err) {
+      return { success: false, error: toErrorInfo(err), latency_ms: Date.now() - started };
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  #startSideWork(c: SideCommand): void {
+    this.#sideWork += 1;
+    void this.#carryOut(c)
+      .catch((err: unknown): MachineInput | null => {
+        this.#report(err, c.type);
+        return failureInput(c, err);
+      })
+      .then((input) => {
+        this.#sideWork -= 1;
+        if (input) this.#apply([input]);
+        else this.#checkSettled();
+      })
+      .catch((err: unknown) => this.#crash(err));
+  }
+
+  /** Planning, revising, approval and input: each answers with the machine input it leads to. */
+  async #carryOut(c: SideCommand): Promise<MachineInput | null> {
+    const s = this.#machine!.state;
+    const limits = {
+      max_steps: s.config.max_steps,
+      max_depth: s.config.max_depth,
+      token_budget: s.config.token_budget ?? null,
+    };
+    switch (c.type) {
+      case 'plan': {
+        if (!this.#planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
+        const out = await this.#planner.draft({ goal: s.goal, input: s.input, limits });
+        return out.ok
+          ? {
+              type: 'planned',
+              plan: out.plan,
+              estimates: out.estimates,
+              ...(out.tokens ? { tokens: out.tokens } : {}),
+            }
+          : { type: 'planning_failed', error: out.error };
+      }
+      case 'revise': {
+        if (!this.#planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
+        const out = await this.#planner.revise(this.#reviseRequest(c, limits));
+        return out.ok
+          ? {
+              type: 'revise',
+              plan: out.plan,
+              reason: c.reason,
+              kind: 'revision',
+              ...(out.tokens ? { tokens: out.tokens } : {}),
+            }
+          : {
+              type: 'revision_failed',
+              error: {
+                ...out.error,
+                message: `Could not revise the plan (${c.reason}): ${out.error.message}`,
+              },
+            };
+      }
+      case 'approval_requested': {
+        const approve = this.#hooks.approve;
+        if (!approve || !s.plan) return null;
+        try {
+          const ok = (await approve(s.plan)) === true;
+          return { type: 'approval', decision: ok ? 'approve' : 'reject' };
+        } catch (err) {
+          this.#report(err, 'approve');
+          return {
+            type: 'approval',
+            decision: 'reject',
+            comment: `the approval hook threw: ${toErrorInfo(err).message}`,
+          };
+        }
+      }
+      case 'input_requested': {
+        const ask = this.#hooks.inputRequested;
+        if (!ask) return null;
+        const request =
+          c.step_id === undefined ? { reason: c.reason } : { reason: c.reason, step_id: c.step_id };
+        const answer: unknown = await ask(request);
+        return answer === undefined ? null : { type: 'input', input: answer };
+      }
+    }
+  }
+
+  #reviseRequest(
+    c: Extract<SideCommand, { type: 'revise' }>,
+    limits: ReviseRequest['limits'],
+  ): ReviseRequest {
+    const s = this.#machine!.state;
+    const snap = snapshotRun(s, this.results);
+    const req: ReviseRequest = {
+      goal: s.goal,
+      input: s.input,
+      limits,
+      plan: s.plan!,
+      step_statuses: snap.step_statuses,
+      step_results: snap.step_results,
+      state: snap.state,
+      reason: c.reason,
+      trigger: c.trigger,
+      revision_strategy: c.strategy,
+    };
+    if (c.step_id !== undefined) {
+      const error = s.steps.get(c.step_id)?.error;
+      req.failure = {
+        step_id: c.step_id,
+        reason: error?.message ?? c.reason,
+        ...(error ? { code: error.code } : {}),
+      };
+    }
+    return req;
+  }
+
+  /** One timer at the machine's next wake-up (a retry backoff, an attempt deadline, an approval deadline). */
+  #arm(): void {
+    const at = this.#machine!.nextWakeAt();
+    if (at === this.#timerAt) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = at;
+    if (at === null) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.#clock.now().getTime()));
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerAt = null;
+      try {
+        this.#apply([{ type: 'tick' }]);
+      } catch (err) {
+        this.#crash(err);
+      }
+    }, delay);
+  }
+
+  #settled(): boolean {
+    const m = this.#machine;
+    return (
+      m !== null &&
+      TERMINAL_RUN_STATUSES.has(m.state.status) &&
+      this.#inflight.size === 0 &&
+      this.#sideWork === 0 &&
+      this.#pendingHooks === 0
+    );
+  }
+
+  #checkSettled(): void {
+    if (!this.#settled()) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = null;
+    this.#log.close();
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    if (waiters.length === 0) return;
+    const snap = this.snapshot();
+    for (const w of waiters) w.resolve(snap);
+  }
+
+  #report(err: unknown, where: string): void {
+    if (this.#hooks.error) {
+      try {
+        this.#hooks.error(err, where);
+        return;
+      } catch {
+        // fall through to the console
+      }
+    }
+    console.error(`edgeplan: ${where} threw`, err);
+  }
+
+  /** An engine bug, not a run outcome: stop the clock and fail everyone waiting. */
+  #crash(err: unknown): void {
+    this.#crashed = err instanceof Error ? err : new Error(String(err));
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const ctl of this.#inflight.values()) ctl.abort(new DOMException('runner crashed', 'AbortError'));
+    this.#log.close();
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.reject(this.#crashed);
+    if (waiters.length === 0) this.#report(err, 'runner');
+  }
+}
+
+const NO_PLANNER =
+  'This run has no planner: give the runner a `planner` (a Planner or a PlanProvider) to plan goals and revisions';
+
+/**
+ * What an attempt's outcome tells the machine. A tool that defers to a person (`human.input`) leaves
+ * the step running until `provideInput` answers; one that defers to a child run needs the Durable
+ * Object's bindings, which an in-process run does not have.
+ */
+function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput {
+  const deferred = deferredOf(outcome);
+  const step_id = a.step.id;
+  if (deferred?.$deferred === 'input')
+    return { type: 'await_input', step_id, attempt: a.attempt, prompt: deferred.prompt };
+  if (deferred) {
+    const message = `${a.action} starts a child run, which needs the Worker's Durable Objects; it cannot run in process`;
+    return {
+      type: 'result',
+      step_id,
+      attempt: a.attempt,
+      outcome: {
+        success: false,
+        error: { code: 'unsupported_in_process', message, retryable: false },
+        latency_ms: outcome.latency_ms,
+      },
+    };
+  }
+  return { type: 'result', step_id, attempt: a.attempt, outcome };
+}
+
+function failureInput(c: SideCommand, err: unknown): MachineInput | null {
+  const error = toErrorInfo(err);
+  if (c.type === 'plan') return { type: 'planning_failed', error };
+  if (c.type === 'revise') return { type: 'revision_failed', error };
+  return null;
+}

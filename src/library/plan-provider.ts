@@ -1,0 +1,63 @@
+/**
+ * Where an in-process run gets its plans: a first plan for a goal (the machine's `plan` command) and
+ * new versions when it asks for a revision (`revise`). Answers are data — a validated plan or an
+ * error — because they become the machine's `planned` / `revise` / `*_failed` inputs.
+ */
+import type { ErrorInfo } from '../errors';
+import type { RevisionTrigger, TokenCount } from '../engine/events';
+import type { Estimates } from '../plan/estimates';
+import type { Plan, StepStatus, Strategy } from '../plan/model';
+import type { PlannerFailure, PlannerLimits } from '../planner/contracts';
+
+/** What a first plan is made from. */
+export type DraftRequest = {
+  goal: string;
+  /** The run's input (`{{ input.<path> }}`). */
+  input?: unknown;
+  limits: PlannerLimits;
+  /** Default `flat`; `hierarchical` lets steps carry sub-plans. */
+  strategy?: Strategy;
+};
+
+/** What a new version of a running plan is made from. */
+export type ReviseRequest = DraftRequest & {
+  plan: Plan;
+  step_statuses: Record<string, StepStatus>;
+  /** Outputs of completed steps, by id. */
+  step_results: Record<string, unknown>;
+  /** State variables written by `output_path`. */
+  state: Record<string, unknown>;
+  /** The step whose failure asked for the revision, when one did. */
+  failure?: PlannerFailure;
+  reason: string;
+  trigger: RevisionTrigger;
+  /** The run's `revision_strategy` (`replan_remaining`, `insert_recovery`, …). */
+  revision_strategy: string;
+};
+
+/** A validated plan (a revision: the same id, the next version), or why there is none. */
+export type PlanAttempt =
+  | { ok: true; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
+  | { ok: false; error: ErrorInfo; details?: unknown };
+
+/**
+ * A source of plans for {@link LocalRunner}. `pipelineProvider` wraps the LLM pipeline,
+ * `plannerProvider` any seed-003 `Planner`.
+ * @example
+ * const provider: PlanProvider = plannerProvider(new RuleBasedPlanner({ rules, clock, ids }), { tools });
+ * const first = await provider.draft({ goal: 'echo hi', limits: { max_steps: 20, max_depth: 2 } });
+ */
+export interface PlanProvider {
+  draft(request: DraftRequest): Promise<PlanAttempt>;
+  revise(request: ReviseRequest): Promise<PlanAttempt>;
+}
+
+/** True for a {@link PlanProvider} (a `Planner` has `plan` instead). */
+export function isPlanProvider(v: unknown): v is PlanProvider {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Partial<PlanProvider>).draft === 'function' &&
+    typeof (v as Partial<PlanProvider>).revise === 'function'
+  );
+}

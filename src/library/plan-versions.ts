@@ -1,0 +1,71 @@
+/**
+ * Plans the library makes itself rather than a planner: the plan a callback hands back (validated
+ * like any submitted plan, keeping the original's id and version), and the next version of a
+ * running plan that re-runs or skips one failed step.
+ */
+import type { ToolRegistry } from '../executor/registry';
+import type { Clock, IdSource, Plan } from '../plan/model';
+import { validatePlan } from '../plan/validate';
+import type { PlannerLimits } from '../planner/contracts';
+import type { PlanAttempt } from './plan-provider';
+
+export type CheckContext = { tools: ToolRegistry; clock: Clock; ids: IdSource; limits: PlannerLimits };
+
+/**
+ * Validates a plan `onPlanGenerated` returned (a modified copy, or the same object edited in place).
+ * @example const out = checkReturnedPlan(await onPlanGenerated(plan), plan, ctx); if (!out.ok) throw …;
+ */
+export function checkReturnedPlan(
+  returned: unknown,
+  original: Plan,
+  ctx: CheckContext,
+  source: string,
+): PlanAttempt {
+  const v = validatePlan(returned, {
+    tools: ctx.tools,
+    clock: ctx.clock,
+    ids: { id: () => original.id, uuid: () => ctx.ids.uuid() },
+    config: {
+      max_steps: ctx.limits.max_steps,
+      max_depth: ctx.limits.max_depth,
+      require_dependencies: false,
+      ...(ctx.limits.token_budget != null ? { token_budget: ctx.limits.token_budget } : {}),
+    },
+  });
+  if (!v.valid || !v.plan) {
+    const list = v.errors.map((e) => `${e.code}: ${e.message}`).join('; ');
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_plan',
+        message: `The plan ${source} returned has ${v.errors.length} finding(s): ${list}`,
+        retryable: false,
+      },
+      details: { errors: v.errors },
+    };
+  }
+  const plan: Plan = {
+    ...v.plan,
+    version: original.version,
+    goal: v.plan.goal || original.goal,
+    strategy: original.strategy,
+  };
+  return { ok: true, plan, estimates: v.estimates };
+}
+
+/** The next version with the same steps: a failed step in it runs again. */
+export function retryVersion(plan: Plan): Plan {
+  return { ...plan, version: plan.version + 1 };
+}
+
+/**
+ * The next version with `stepId` switched off (`when: "false"`): the engine skips it, and steps that
+ * depend on it run unless they read its output.
+ */
+export function skipVersion(plan: Plan, stepId: string): Plan {
+  return {
+    ...plan,
+    version: plan.version + 1,
+    steps: plan.steps.map((s) => (s.id === stepId ? { ...s, when: 'false' } : s)),
+  };
+}
