@@ -6,15 +6,15 @@
  * `state.<node name>`, or `state.<output>` (tea-results.ts says how later reads find merged keys).
  * The run's `input` is the workflow's initial state.
  */
-import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
-import { STEP_ID_PATTERN } from '../plan/model';
+import { LineCounter, isMap, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
 import type { PlanStepInput } from '../plan/model';
 import { formatOutputPath } from '../plan/references';
 import type { PathSegment } from '../plan/references';
 import { ACTION_RESULT_KEYS, ACTION_STATE_DEFAULTS } from './tea-results';
 import { executionOrder } from './tea-navigation';
-import type { NavEntry } from './tea-navigation';
+import { locateNodes, navigationEntries, scalarString } from './tea-structure';
+import type { LineOf, Located } from './tea-structure';
 import { rewriteTemplate } from './tea-templates';
 import { FAILED, yamlValue } from './tea-values';
 import type { TemplateScope } from './tea-templates';
@@ -27,8 +27,6 @@ export type StateRead = { key: string; node: string; line: number };
 /** A converted workflow also says which initial-state keys it reads. */
 export type TeaImportResult =
   (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] }) | Extract<ImportResult, { ok: false }>;
-
-type Located = { name: string; line: number; node: YAMLMap };
 
 const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
   run: 'inline code (run:) cannot run here; call a registered tool with uses:/action:',
@@ -59,8 +57,14 @@ export function convertTeaYaml(source: string): TeaImportResult {
       }),
     );
   }
-  const lineOf = (n: YamlNode | null | undefined, fallback = 1): number =>
-    n?.range ? counter.linePos(n.range[0]).line : fallback;
+  try {
+    // Expands every alias once under the library's budget, so an alias bomb is refused here and the
+    // walks below (which expand aliases again) stay bounded.
+    doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return importFailed([issueAt('yaml_syntax', 1, e instanceof Error ? e.message : String(e))]);
+  }
+  const lineOf: LineOf = (n, fallback = 1) => (n?.range ? counter.linePos(n.range[0]).line : fallback);
   const root = doc.contents;
   if (!isMap(root)) {
     return importFailed([
@@ -116,109 +120,13 @@ export function convertTeaYaml(source: string): TeaImportResult {
   return { ok: true, plan: { goal, steps, metadata }, lines, stateReads };
 }
 
-function locateNodes(
-  root: YAMLMap,
-  lineOf: (n: YamlNode | null | undefined, fallback?: number) => number,
-  errors: ImportIssue[],
-): Located[] {
-  const list = root.get('nodes', true);
-  if (!isSeq(list) || list.items.length === 0) {
-    errors.push(
-      issueAt('bad_workflow', lineOf(list), 'nodes: must be a non-empty list of {name, uses, with}'),
-    );
-    return [];
-  }
-  const out: Located[] = [];
-  const seen = new Map<string, number>();
-  for (const item of list.items) {
-    const line = lineOf(item as YamlNode);
-    if (!isMap(item)) {
-      errors.push(issueAt('bad_node', line, 'each node is a mapping with name: and uses: (or action:)'));
-      continue;
-    }
-    const name = scalarString(item.get('name', true));
-    if (name === null || !STEP_ID_PATTERN.test(name)) {
-      const why =
-        name === null
-          ? 'a node needs a name:'
-          : `node name "${name}" must be 1-64 letters, digits, "_", "." or "-"`;
-      errors.push(issueAt('bad_node', line, why));
-      continue;
-    }
-    const first = seen.get(name);
-    if (first !== undefined) {
-      errors.push(issueAt('duplicate_node', line, `node "${name}" is already defined on line ${first}`));
-      continue;
-    }
-    seen.set(name, line);
-    out.push({ name, line, node: item });
-  }
-  return out;
-}
-
-function navigationEntries(
-  root: YAMLMap,
-  nodes: readonly Located[],
-  lineOf: (n: YamlNode | null | undefined, fallback?: number) => number,
-  errors: ImportIssue[],
-): NavEntry[] {
-  const entries: NavEntry[] = [];
-  for (const n of nodes) {
-    const go = n.node.get('goto', true);
-    if (go != null)
-      entries.push({ from: n.name, to: scalarString(go) ?? go, line: lineOf(go, n.line), source: 'goto' });
-  }
-  const nav = root.get('navigation', true);
-  if (nav != null && !isMap(nav)) {
-    errors.push(
-      issueAt(
-        'bad_workflow',
-        lineOf(nav),
-        'navigation: must map each node to the next (a: b, …, z: __end__)',
-      ),
-    );
-  } else if (isMap(nav)) {
-    for (const pair of nav.items) {
-      const from = scalarString(pair.key);
-      const line = lineOf(pair.key as YamlNode);
-      if (from === null) errors.push(issueAt('bad_workflow', line, 'navigation: keys are node names'));
-      else
-        entries.push({
-          from,
-          to: scalarString(pair.value) ?? pair.value,
-          line,
-          source: 'navigation',
-        });
-    }
-  }
-  const edges = root.get('edges', true);
-  if (isSeq(edges)) {
-    for (const edge of edges.items) {
-      const line = lineOf(edge as YamlNode);
-      const from = isMap(edge) ? scalarString(edge.get('from', true)) : null;
-      const to = isMap(edge) ? scalarString(edge.get('to', true)) : null;
-      const special = isMap(edge) && ['condition', 'when', 'type', 'fan_in'].some((k) => edge.has(k));
-      if (from === null || to === null || special) {
-        errors.push(
-          issueAt(
-            'unsupported_navigation',
-            line,
-            'only plain edges {from, to} can be imported (no conditions or parallel edges)',
-          ),
-        );
-      } else entries.push({ from, to, line, source: 'edges' });
-    }
-  }
-  return entries;
-}
-
 function convertNode(
   n: Located,
   previous: string | null,
   scope: TemplateScope,
   produced: ReadonlyMap<string, unknown>,
   doc: Document,
-  lineOf: (n: YamlNode | null | undefined, fallback?: number) => number,
+  lineOf: LineOf,
   errors: ImportIssue[],
 ): { step: PlanStepInput; output: string | null } | null {
   for (const key of Object.keys(UNSUPPORTED_NODE_KEYS)) {
@@ -273,8 +181,4 @@ function convertNode(
     output_path: formatOutputPath([output ?? n.name], null),
   };
   return { step, output };
-}
-
-function scalarString(n: unknown): string | null {
-  return isScalar(n) && typeof n.value === 'string' ? n.value.trim() : null;
 }

@@ -220,3 +220,31 @@ navigation:
     );
   });
 });
+
+describe('TEA YAML limits', () => {
+  it('refuses an alias bomb instead of expanding it', () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'nodes:',
+      '  - name: n',
+      '    uses: demo.echo',
+      '    with: { v: *d }',
+    ].join('\n');
+    const r = convertTeaYaml(bomb);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors[0]!.code).toBe('yaml_syntax');
+  });
+
+  it('expands ordinary anchors and aliases in with:', () => {
+    const r = convertTeaYaml(
+      'defaults: &d { model: gpt-4, temperature: 0.2 }\nnodes:\n  - { name: a, uses: llm.call, with: { prompt: hi, opts: *d } }\n',
+    );
+    expect(r.ok && r.plan.steps[0]!.parameters).toEqual({
+      prompt: 'hi',
+      opts: { model: 'gpt-4', temperature: 0.2 },
+    });
+  });
+});
