@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { RunEvent } from '../../src/engine/events';
+import { deferToPerson } from '../../src/executor/deferred';
+import { defineTool } from '../../src/executor/registry';
+import { LocalRunner } from '../../src/library/local-runner';
+import { PlanningPattern } from '../../src/library/planning-pattern';
+import { planJson, scriptedLlm } from './planner-helpers';
+import { echo, fail, gateTool, scriptedPlanner, step } from './library-helpers';
+
+describe('LocalRunner', () => {
+  it('streams the backlog and then live events to an async iterator, ending when the run settles', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({ plan: { steps: [step('a', 't.echo'), step('b', 't.echo', {}, ['a'])] } });
+    const types: string[] = [];
+    for await (const e of runner) types.push(e.event_type);
+    expect(types).toEqual(runner.events.map((e) => e.event_type));
+    expect(types.at(-1)).toBe('RunTerminated');
+    expect(runner.snapshot().status).toBe('completed');
+  });
+
+  it('tells listeners about every event as it is recorded', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    const heard: RunEvent[] = [];
+    runner.subscribe((e) => heard.push(e));
+    runner.start({ plan: { steps: [step('a', 't.echo')] } });
+    await runner.done();
+    expect(heard).toEqual(runner.events);
+  });
+
+  it('plans a goal with the Planner it was given, through the machine’s plan command', async () => {
+    const { planner, calls } = scriptedPlanner([step('a', 't.echo', { hello: 'world' })]);
+    const runner = new LocalRunner({ tools: [echo], planner });
+    runner.start({ goal: 'say hello', config: { max_steps: 5 } });
+    const end = await runner.done();
+    expect(end).toMatchObject({ status: 'completed', final_output: { hello: 'world' } });
+    expect(calls[0]).toMatchObject({ goal: 'say hello', limits: { max_steps: 5 } });
+    expect(runner.events.slice(0, 2).map((e) => e.event_type)).toEqual(['RunCreated', 'PlanAuthored']);
+  });
+
+  it('fails a goal run clearly when it has no planner', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({ goal: 'anything' });
+    const end = await runner.done();
+    expect(end.status).toBe('failed');
+    expect(end.error).toMatchObject({
+      code: 'planning_unavailable',
+      message: expect.stringContaining('no planner'),
+    });
+  });
+
+  it('cancel aborts the attempts in flight', async () => {
+    const gate = gateTool();
+    const runner = new LocalRunner({ tools: [gate.tool] });
+    runner.start({ plan: { steps: [step('a', 't.gate', { id: 'a' })] } });
+    await gate.until(1);
+    expect(runner.cancel('enough')).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('cancelled');
+    expect(gate.running).toBe(0);
+    expect(runner.cancel()).toMatchObject({ code: 'run_finished' });
+  });
+
+  it('waits for approval until approve() when no hook decides', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({ plan: { steps: [step('a', 't.echo')] }, config: { require_plan_approval: true } });
+    expect(runner.state.status).toBe('awaiting_approval');
+    runner.approve(true, 'looks fine');
+    expect((await runner.done()).status).toBe('completed');
+  });
+
+  it('retry() re-runs a failed run from its failed step, keeping completed work', async () => {
+    let attempts = 0;
+    const once = defineTool({
+      name: 't.once',
+      description: 'fails the first call',
+      version: '1',
+      input: z.object({}),
+      idempotent: true,
+      deterministic: false,
+      run: () => (++attempts === 1 ? Promise.reject(new Error('first call fails')) : Promise.resolve('ok')),
+    });
+    const runner = new LocalRunner({ tools: [echo, once] });
+    runner.start({
+      plan: { steps: [step('a', 't.echo'), step('b', 't.once', {}, ['a'])] },
+      config: { retry_failed_steps: 0 },
+    });
+    expect((await runner.done()).status).toBe('failed');
+
+    expect(runner.retry()).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('completed');
+    expect(
+      runner.events.filter((e) => e.event_type === 'ToolInvoked').map((e) => e.references.step_id),
+    ).toEqual(['a', 'b', 'b']);
+  });
+
+  it('a step waiting for a person (human.input) completes with the answer', async () => {
+    const ask = defineTool({
+      name: 't.ask',
+      description: 'asks a person',
+      version: '1',
+      input: z.object({ question: z.string() }),
+      idempotent: true,
+      deterministic: false,
+      run: ({ question }) => Promise.resolve(deferToPerson(question)),
+    });
+    const requests: unknown[] = [];
+    const runner = new LocalRunner({
+      tools: [ask, echo],
+      hooks: {
+        inputRequested: (r) => {
+          requests.push(r);
+          return { colour: 'blue' };
+        },
+      },
+    });
+    runner.start({
+      plan: {
+        steps: [
+          step('q', 't.ask', { question: 'Colour?' }),
+          step('use', 't.echo', { c: '{{ steps.q.output.colour }}' }, ['q']),
+        ],
+      },
+    });
+    const end = await runner.done();
+    expect(requests).toEqual([{ reason: 'Colour?', step_id: 'q' }]);
+    expect(end).toMatchObject({ status: 'completed', final_output: { c: 'blue' } });
+  });
+
+  it('a step with a sub-plan is done when its sub-plan is, with the sub-plan’s output', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({
+      plan: {
+        steps: [
+          {
+            ...step('research', 't.echo'),
+            subplan: {
+              steps: [
+                step('s1', 't.echo', { n: 1 }),
+                step('s2', 't.echo', { got: '{{ steps.s1.output.n }}' }, ['s1']),
+              ],
+            },
+          },
+          step('write', 't.echo', { notes: '{{ steps.research.output.got }}' }, ['research']),
+        ],
+      },
+      config: { max_depth: 2 },
+    });
+    const end = await runner.done();
+    expect(end).toMatchObject({ status: 'completed', final_output: { notes: 1 } });
+  });
+
+  it('refuses an invalid plan before anything is recorded', () => {
+    const runner = new LocalRunner({ tools: [echo, fail] });
+    expect(() => runner.start({ plan: { steps: [step('a', 't.echo', {}, ['a'])] } })).toThrow(
+      /Cycle detected: a -> a/,
+    );
+    expect(() => runner.snapshot()).toThrow(/not been started/);
+  });
+});
+
+describe('planning through the LLM pipeline in process', () => {
+  it('sends the agent’s system prompt and the pattern’s planning prompt to the model, and counts planning tokens', async () => {
+    const llm = scriptedLlm([
+      {
+        content: planJson([
+          { id: 'a', description: 'echo', action: 't.echo', parameters: { v: 1 }, dependencies: [] },
+        ]),
+        usage: { prompt_tokens: 50, completion_tokens: 10 },
+      },
+    ]);
+    const pattern = new PlanningPattern({ planningPrompt: 'Plan this carefully: {{ goal }}' });
+    const result = await pattern.execute(
+      {
+        tools: [echo],
+        systemPrompt: 'You are a careful assistant.',
+        llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llm.fetch },
+      },
+      'echo one',
+    );
+
+    expect(result.success).toBe(true);
+    const [system, user] = llm.sent[0]!.body.messages;
+    expect(system?.content).toContain('You are a careful assistant.');
+    expect(user?.content).toMatch(/^Plan this carefully: echo one/);
+    expect(llm.sent[0]!.body.model).toBe('scripted-1');
+    expect(result.tokenUsage).toEqual({ promptTokens: 50, completionTokens: 10, totalTokens: 60 });
+  });
+
+  it('generatePlan throws the pipeline’s error, naming what to configure, when nothing can plan the goal', async () => {
+    await expect(
+      new PlanningPattern().generatePlan({ tools: [echo] }, 'something no rule knows'),
+    ).rejects.toMatchObject({
+      code: 'planning_unavailable',
+      message: expect.stringContaining('OPENAI_API_KEY'),
+    });
+  });
+});
