@@ -7,6 +7,7 @@ import { actionFor, scopeFor, stepDef } from '../engine/decide';
 import type { Command, MachineInput, StepOutcome } from '../engine/machine';
 import type { ResultStore, RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
+import { deferredOf } from '../executor/deferred';
 import { executeTool } from '../executor/run-step';
 import type { PlanStep } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
@@ -109,4 +110,30 @@ export async function performAttempt(a: BegunAttempt, ctx: AttemptContext): Prom
     timeoutMs: a.timeoutMs,
     signal: ctx.signal,
   });
+}
+
+/**
+ * What an attempt's outcome tells the machine. A tool that defers to a person (`human.input`) leaves
+ * the step running until `provideInput` answers; one that defers to a child run needs the Durable
+ * Object's bindings, which an in-process run does not have.
+ */
+export function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput {
+  const deferred = deferredOf(outcome);
+  const step_id = a.step.id;
+  if (deferred?.$deferred === 'input')
+    return { type: 'await_input', step_id, attempt: a.attempt, prompt: deferred.prompt };
+  if (deferred) {
+    const message = `${a.action} starts a child run, which needs the Worker's Durable Objects; it cannot run in process`;
+    return {
+      type: 'result',
+      step_id,
+      attempt: a.attempt,
+      outcome: {
+        success: false,
+        error: { code: 'unsupported_in_process', message, retryable: false },
+        latency_ms: outcome.latency_ms,
+      },
+    };
+  }
+  return { type: 'result', step_id, attempt: a.attempt, outcome };
 }

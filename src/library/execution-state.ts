@@ -3,9 +3,11 @@
  * and event log — never kept separately, so what a callback sees is what replaying the events gives.
  */
 import type { ErrorInfo } from '../errors';
+import { stepDef } from '../engine/decide';
 import type { PlanChangeKind, RevisionTrigger, RunEvent } from '../engine/events';
 import type { RunSnapshot, StepDetail } from '../engine/snapshot';
-import type { Plan, RunStatus, StepStatus } from '../plan/model';
+import type { RunState } from '../engine/state';
+import type { Plan, PlanStep, RunStatus, StepStatus } from '../plan/model';
 
 /** How one step went. `output` is the step's output when it completed, else null. */
 export type StepResult = {
@@ -134,6 +136,36 @@ function revisionsOf(events: readonly RunEvent[]): PlanRevision[] {
       version = p.plan.version;
       trigger = null;
     }
+  }
+  return out;
+}
+
+/**
+ * The steps these events settled for good — a success, or a failure with retries and fallback spent —
+ * with their results as of the event (a step skipped right after failing still reports the failure).
+ */
+export function settledSteps(
+  state: RunState,
+  events: readonly RunEvent[],
+): { step: PlanStep; result: StepResult }[] {
+  const out: { step: PlanStep; result: StepResult }[] = [];
+  for (const e of events) {
+    const done = e.event_type === 'ToolReturned' && e.payload.success;
+    if (!done && e.event_type !== 'StepFailed') continue;
+    const id = e.payload.step_id;
+    const rt = state.steps.get(id);
+    if (!rt) continue;
+    const detail: StepDetail = {
+      status: done ? 'completed' : 'failed',
+      attempts: rt.attempt,
+      started_at: rt.started_at,
+      finished_at: rt.finished_at ?? e.timestamp,
+      latency_ms: rt.latency_ms,
+      error: e.event_type === 'StepFailed' ? e.payload.error : null,
+      skip_reason: null,
+    };
+    const output = e.event_type === 'ToolReturned' ? (e.payload.output ?? null) : null;
+    out.push({ step: stepDef(state, id), result: stepResultOf(id, detail, output) });
   }
   return out;
 }

@@ -6,29 +6,23 @@
  * input through hooks. Every decision (what is ready, how many run at once, retries, failure
  * strategies) is the machine's; this file only does what it is told.
  */
-import { EdgeplanError, toErrorInfo } from '../errors';
+import { EdgeplanError } from '../errors';
 import type { RunEvent } from '../engine/events';
-import { stepDef } from '../engine/decide';
-import {
-  RunMachine,
-  type Command,
-  type MachineInput,
-  type Refusal,
-  type StepOutcome,
-} from '../engine/machine';
+import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
-import { deferredOf } from '../executor/deferred';
 import { ToolRegistry, type AnyTool } from '../executor/registry';
 import { parseRunConfig, type RunConfig, type RunConfigInput } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type Plan, type PlanStep } from '../plan/model';
-import { validatePlan } from '../plan/validate';
 import type { Planner } from '../planner/contracts';
-import { beginAttempt, performAttempt, type BegunAttempt } from './attempt';
+import { beginAttempt, performAttempt, resultInput, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
 import { EventLog, type EventListener } from './event-log';
-import { stepResultOf, type StepResult } from './execution-state';
-import { isPlanProvider, type PlanProvider, type ReviseRequest } from './plan-provider';
+import { validateRunPlan } from './plan-versions';
+import { settledSteps, type StepResult } from './execution-state';
+import { isPlanProvider, type PlanProvider } from './plan-provider';
+import { runSubplan } from './subplan';
+import { carryOut, failureInput, type SideCommand } from './side-work';
 import { plannerProvider } from './planner-provider';
 
 /** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
@@ -72,7 +66,6 @@ export type StartRequest = {
 };
 
 type Waiter = { resolve: (s: RunSnapshot) => void; reject: (err: Error) => void };
-type SideCommand = Exclude<Command, { type: 'dispatch' } | { type: 'abort' }>;
 
 /** Longest delay setTimeout accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -130,30 +123,11 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
     const config = parseRunConfig(req.config ?? {});
     const runId = req.runId ?? this.#ids.id('run');
-    let plan: Plan | undefined;
-    let estimates = null;
-    if (req.plan !== undefined) {
-      const v = validatePlan(req.plan, {
-        tools: this.#tools,
-        clock: this.#clock,
-        ids: this.#ids,
-        config: {
-          max_steps: config.max_steps,
-          max_depth: config.max_depth,
-          require_dependencies: config.require_dependencies,
-          require_fallbacks: config.require_fallbacks,
-          ...(config.token_budget != null ? { token_budget: config.token_budget } : {}),
-        },
-      });
-      if (!v.valid || !v.plan) {
-        const list = v.errors.map((e) => `${e.code}: ${e.message}`).join('; ');
-        throw new EdgeplanError('invalid_plan', `The plan has ${v.errors.length} finding(s): ${list}`, {
-          details: { errors: v.errors },
-        });
-      }
-      plan = v.plan;
-      estimates = v.estimates;
-    }
+    const checked =
+      req.plan === undefined
+        ? null
+        : validateRunPlan(req.plan, config, { tools: this.#tools, clock: this.#clock, ids: this.#ids });
+    const plan = checked?.plan;
     const goal = req.goal ?? plan?.goal;
     if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');
     this.#machine = new RunMachine(emptyRunState(runId, config), {
@@ -171,7 +145,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         ...(plan ? { plan } : {}),
         config,
         input: req.input ?? null,
-        estimates,
+        estimates: checked?.estimates ?? null,
         ...(req.state ? { state: req.state } : {}),
       },
     ]);
@@ -285,7 +259,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         continue;
       }
       events.push(...r.events);
-      settled.push(...this.#settlements(r.events));
+      settled.push(...settledSteps(m.state, r.events));
       for (const c of r.commands) {
         if (c.type === 'dispatch') {
           const begun = beginAttempt(m.state, this.results, this.#tools, c, this.#clock.now().getTime());
@@ -314,31 +288,6 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     this.#log.append(events);
     this.#checkSettled();
     return refused;
-  }
-
-  /** Steps these events settled for good: a success, or a failure after retries and fallback. */
-  #settlements(events: readonly RunEvent[]): { step: PlanStep; result: StepResult }[] {
-    const out: { step: PlanStep; result: StepResult }[] = [];
-    const state = this.#machine!.state;
-    for (const e of events) {
-      const done = e.event_type === 'ToolReturned' && e.payload.success;
-      if (!done && e.event_type !== 'StepFailed') continue;
-      const id = e.payload.step_id;
-      const rt = state.steps.get(id);
-      if (!rt) continue;
-      const detail = {
-        status: done ? ('completed' as const) : ('failed' as const),
-        attempts: rt.attempt,
-        started_at: rt.started_at,
-        finished_at: rt.finished_at ?? e.timestamp,
-        latency_ms: rt.latency_ms,
-        error: e.event_type === 'StepFailed' ? e.payload.error : null,
-        skip_reason: null,
-      };
-      const output = e.event_type === 'ToolReturned' ? (e.payload.output ?? null) : null;
-      out.push({ step: stepDef(state, id), result: stepResultOf(id, detail, output) });
-    }
-    return out;
   }
 
   /** Runs a hook after every hook before it; its failure is reported, never thrown. */
@@ -382,55 +331,32 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     void work().catch((err: unknown) => this.#crash(err));
   }
 
-  /**
-   * A step with a sub-plan (hierarchical planning) is done when its sub-plan is: the sub-plan runs as
-   * a run of its own on this runner's tools and planner, and its final output is the step's output.
-   */
-  async #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
-    const started = Date.now();
+  /** A sub-plan runs as a run of its own on this runner's tools, planner and clock. */
+  #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
     const parent = this.#machine!.state;
-    const child = new LocalRunner({
-      tools: this.#tools,
-      ...(this.#planner ? { planner: this.#planner } : {}),
-      hooks: this.#hooks.error ? { error: this.#hooks.error } : {},
-      env: this.#env,
-      ...(this.#fetch ? { fetch: this.#fetch } : {}),
-      clock: this.#clock,
-      ids: this.#ids,
-    });
-    const cancel = () => child.cancel(`step "${a.step.id}" of run ${a.runId} was cancelled`);
-    try {
-      child.start({
-        runId: `${a.runId}.${a.step.id}`,
-        goal: a.step.description,
-        plan: a.step.subplan,
-        config: { ...parent.config, require_plan_approval: false },
-        input: parent.input,
+    const spawn = () =>
+      new LocalRunner({
+        tools: this.#tools,
+        ...(this.#planner ? { planner: this.#planner } : {}),
+        hooks: this.#hooks.error ? { error: this.#hooks.error } : {},
+        env: this.#env,
+        ...(this.#fetch ? { fetch: this.#fetch } : {}),
+        clock: this.#clock,
+        ids: this.#ids,
       });
-      signal.addEventListener('abort', cancel, { once: true });
-      const end = await child.done();
-      const latency_ms = Date.now() - started;
-      if (end.status === 'completed') return { success: true, output: end.final_output ?? null, latency_ms };
-      const why = end.error?.message ?? end.status;
-      return {
-        success: false,
-        error: {
-          code: 'subplan_failed',
-          message: `The sub-plan of step "${a.step.id}" ${end.status}: ${why}`,
-          retryable: false,
-        },
-        latency_ms,
-      };
-    } catch (err) {
-      return { success: false, error: toErrorInfo(err), latency_ms: Date.now() - started };
-    } finally {
-      signal.removeEventListener('abort', cancel);
-    }
+    return runSubplan(a, { config: parent.config, input: parent.input }, spawn, signal);
   }
 
   #startSideWork(c: SideCommand): void {
     this.#sideWork += 1;
-    void this.#carryOut(c)
+    const ctx = {
+      state: this.#machine!.state,
+      results: this.results,
+      planner: this.#planner,
+      hooks: this.#hooks,
+      report: (err: unknown, where: string) => this.#report(err, where),
+    };
+    void carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {
         this.#report(err, c.type);
         return failureInput(c, err);
@@ -441,101 +367,6 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         else this.#checkSettled();
       })
       .catch((err: unknown) => this.#crash(err));
-  }
-
-  /** Planning, revising, approval and input: each answers with the machine input it leads to. */
-  async #carryOut(c: SideCommand): Promise<MachineInput | null> {
-    const s = this.#machine!.state;
-    const limits = {
-      max_steps: s.config.max_steps,
-      max_depth: s.config.max_depth,
-      token_budget: s.config.token_budget ?? null,
-    };
-    switch (c.type) {
-      case 'plan': {
-        if (!this.#planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
-        const out = await this.#planner.draft({ goal: s.goal, input: s.input, limits });
-        return out.ok
-          ? {
-              type: 'planned',
-              plan: out.plan,
-              estimates: out.estimates,
-              ...(out.tokens ? { tokens: out.tokens } : {}),
-            }
-          : { type: 'planning_failed', error: out.error };
-      }
-      case 'revise': {
-        if (!this.#planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
-        const out = await this.#planner.revise(this.#reviseRequest(c, limits));
-        return out.ok
-          ? {
-              type: 'revise',
-              plan: out.plan,
-              reason: c.reason,
-              kind: 'revision',
-              ...(out.tokens ? { tokens: out.tokens } : {}),
-            }
-          : {
-              type: 'revision_failed',
-              error: {
-                ...out.error,
-                message: `Could not revise the plan (${c.reason}): ${out.error.message}`,
-              },
-            };
-      }
-      case 'approval_requested': {
-        const approve = this.#hooks.approve;
-        if (!approve || !s.plan) return null;
-        try {
-          const ok = (await approve(s.plan)) === true;
-          return { type: 'approval', decision: ok ? 'approve' : 'reject' };
-        } catch (err) {
-          this.#report(err, 'approve');
-          return {
-            type: 'approval',
-            decision: 'reject',
-            comment: `the approval hook threw: ${toErrorInfo(err).message}`,
-          };
-        }
-      }
-      case 'input_requested': {
-        const ask = this.#hooks.inputRequested;
-        if (!ask) return null;
-        const request =
-          c.step_id === undefined ? { reason: c.reason } : { reason: c.reason, step_id: c.step_id };
-        const answer: unknown = await ask(request);
-        return answer === undefined ? null : { type: 'input', input: answer };
-      }
-    }
-  }
-
-  #reviseRequest(
-    c: Extract<SideCommand, { type: 'revise' }>,
-    limits: ReviseRequest['limits'],
-  ): ReviseRequest {
-    const s = this.#machine!.state;
-    const snap = snapshotRun(s, this.results);
-    const req: ReviseRequest = {
-      goal: s.goal,
-      input: s.input,
-      limits,
-      plan: s.plan!,
-      step_statuses: snap.step_statuses,
-      step_results: snap.step_results,
-      state: snap.state,
-      reason: c.reason,
-      trigger: c.trigger,
-      revision_strategy: c.strategy,
-    };
-    if (c.step_id !== undefined) {
-      const error = s.steps.get(c.step_id)?.error;
-      req.failure = {
-        step_id: c.step_id,
-        reason: error?.message ?? c.reason,
-        ...(error ? { code: error.code } : {}),
-      };
-    }
-    return req;
   }
 
   /** One timer at the machine's next wake-up (a retry backoff, an attempt deadline, an approval deadline). */
@@ -606,40 +437,4 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     for (const w of waiters) w.reject(this.#crashed);
     if (waiters.length === 0) this.#report(err, 'runner');
   }
-}
-
-const NO_PLANNER =
-  'This run has no planner: give the runner a `planner` (a Planner or a PlanProvider) to plan goals and revisions';
-
-/**
- * What an attempt's outcome tells the machine. A tool that defers to a person (`human.input`) leaves
- * the step running until `provideInput` answers; one that defers to a child run needs the Durable
- * Object's bindings, which an in-process run does not have.
- */
-function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput {
-  const deferred = deferredOf(outcome);
-  const step_id = a.step.id;
-  if (deferred?.$deferred === 'input')
-    return { type: 'await_input', step_id, attempt: a.attempt, prompt: deferred.prompt };
-  if (deferred) {
-    const message = `${a.action} starts a child run, which needs the Worker's Durable Objects; it cannot run in process`;
-    return {
-      type: 'result',
-      step_id,
-      attempt: a.attempt,
-      outcome: {
-        success: false,
-        error: { code: 'unsupported_in_process', message, retryable: false },
-        latency_ms: outcome.latency_ms,
-      },
-    };
-  }
-  return { type: 'result', step_id, attempt: a.attempt, outcome };
-}
-
-function failureInput(c: SideCommand, err: unknown): MachineInput | null {
-  const error = toErrorInfo(err);
-  if (c.type === 'plan') return { type: 'planning_failed', error };
-  if (c.type === 'revise') return { type: 'revision_failed', error };
-  return null;
 }

@@ -1,15 +1,53 @@
 /**
- * Plans the library makes itself rather than a planner: the plan a callback hands back (validated
+ * Plans checked or made by the library rather than a planner: a plan a run starts with and the plan
+ * a callback hands back (both validated
  * like any submitted plan, keeping the original's id and version), and the next version of a
  * running plan that re-runs or skips one failed step.
  */
+import { EdgeplanError } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
+import type { RunConfig } from '../plan/config';
+import type { Estimates } from '../plan/estimates';
 import type { Clock, IdSource, Plan } from '../plan/model';
 import { validatePlan } from '../plan/validate';
 import type { PlannerLimits } from '../planner/contracts';
 import type { PlanAttempt } from './plan-provider';
 
 export type CheckContext = { tools: ToolRegistry; clock: Clock; ids: IdSource; limits: PlannerLimits };
+
+/**
+ * Validates a plan a run is started with against the run's limits; throws `invalid_plan` with every
+ * finding in `details.errors`.
+ * @example const { plan, estimates } = validateRunPlan(raw, parseRunConfig({}), { tools, clock, ids });
+ */
+export function validateRunPlan(
+  raw: unknown,
+  config: RunConfig,
+  ctx: Omit<CheckContext, 'limits'>,
+): { plan: Plan; estimates: Estimates | null } {
+  const v = validatePlan(raw, {
+    tools: ctx.tools,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    config: {
+      max_steps: config.max_steps,
+      max_depth: config.max_depth,
+      require_dependencies: config.require_dependencies,
+      require_fallbacks: config.require_fallbacks,
+      ...(config.token_budget != null ? { token_budget: config.token_budget } : {}),
+    },
+  });
+  if (!v.valid || !v.plan) {
+    throw new EdgeplanError(
+      'invalid_plan',
+      `The plan has ${v.errors.length} finding(s): ${findingList(v.errors)}`,
+      {
+        details: { errors: v.errors },
+      },
+    );
+  }
+  return { plan: v.plan, estimates: v.estimates };
+}
 
 /**
  * Validates a plan `onPlanGenerated` returned (a modified copy, or the same object edited in place).
@@ -33,7 +71,7 @@ export function checkReturnedPlan(
     },
   });
   if (!v.valid || !v.plan) {
-    const list = v.errors.map((e) => `${e.code}: ${e.message}`).join('; ');
+    const list = findingList(v.errors);
     return {
       ok: false,
       error: {
@@ -68,4 +106,8 @@ export function skipVersion(plan: Plan, stepId: string): Plan {
     version: plan.version + 1,
     steps: plan.steps.map((s) => (s.id === stepId ? { ...s, when: 'false' } : s)),
   };
+}
+
+function findingList(errors: readonly { code: string; message: string }[]): string {
+  return errors.map((e) => `${e.code}: ${e.message}`).join('; ');
 }
