@@ -5,7 +5,7 @@
  */
 import { EdgeplanError } from '../errors';
 import type { Plan } from '../plan/model';
-import { pickCallback, RevisionDecision, type PlanningCallbacks } from './callbacks';
+import { pickCallback, type PlanningCallbacks } from './callbacks';
 import { toolRegistry, type AgentSpec } from './agent';
 import { randomIds, systemClock } from './defaults';
 import { executionStateOf, type PlanExecutionState } from './execution-state';
@@ -17,7 +17,8 @@ import {
   type ResolvedPlanningOptions,
 } from './options';
 import { isPlanProvider, type PlanAttempt, type PlanProvider } from './plan-provider';
-import { checkReturnedPlan, retryVersion, skipVersion, type CheckContext } from './plan-versions';
+import type { CheckContext } from './plan-versions';
+import { withPatternRules } from './pattern-provider';
 import { llmEnv, pipelineProvider } from './pipeline-provider';
 import { plannerProvider } from './planner-provider';
 import { buildResult, type PlanExecutionResult } from './result';
@@ -191,62 +192,17 @@ export class PlanningPattern {
       ids: agent.ids ?? randomIds,
       limits: this.#limits(),
     };
-    const strategy = this.options.hierarchical ? 'hierarchical' : 'flat';
-    const onPlanGenerated = pickCallback('onPlanGenerated', agent.callbacks, this.#callbacks);
-    const onRevisionNeeded = pickCallback('onRevisionNeeded', agent.callbacks, this.#callbacks);
-    return {
-      draft: async (request) => {
-        const out = await base.draft({ ...request, strategy });
-        if (!out.ok) return out;
-        let returned: unknown;
-        try {
-          returned = await onPlanGenerated(structuredClone(out.plan));
-        } catch (err) {
-          return callbackFailure('onPlanGenerated', err);
-        }
-        const checked = checkReturnedPlan(returned, out.plan, ctx, 'onPlanGenerated');
-        return checked.ok && out.tokens ? { ...checked, tokens: out.tokens } : checked;
-      },
-      revise: async (request): Promise<PlanAttempt> => {
-        const live = runner?.();
-        const state = live ? executionStateOf(live.snapshot(), live.events) : null;
-        let decision: RevisionDecision = RevisionDecision.replan;
-        try {
-          if (state) decision = await onRevisionNeeded(state, request.reason);
-        } catch (err) {
-          return callbackFailure('onRevisionNeeded', err);
-        }
-        const failed = request.failure?.step_id;
-        switch (decision) {
-          case RevisionDecision.replan:
-            return base.revise(request);
-          case RevisionDecision.retry:
-            return { ok: true, plan: retryVersion(request.plan), estimates: null };
-          case RevisionDecision.skip:
-            return failed === undefined
-              ? base.revise(request)
-              : { ok: true, plan: skipVersion(request.plan, failed), estimates: null };
-          case RevisionDecision.abort:
-            return {
-              ok: false,
-              error: {
-                code: 'revision_declined',
-                message: `onRevisionNeeded chose abort (${request.reason})`,
-                retryable: false,
-              },
-            };
-          default:
-            return {
-              ok: false,
-              error: {
-                code: 'invalid_decision',
-                message: `onRevisionNeeded returned ${JSON.stringify(decision)}; expected one of ${Object.values(RevisionDecision).join(', ')}`,
-                retryable: false,
-              },
-            };
-        }
-      },
+    const live = (): PlanExecutionState | null => {
+      const r = runner?.();
+      return r ? executionStateOf(r.snapshot(), r.events) : null;
     };
+    return withPatternRules(base, {
+      check: ctx,
+      strategy: this.options.hierarchical ? 'hierarchical' : 'flat',
+      onPlanGenerated: pickCallback('onPlanGenerated', agent.callbacks, this.#callbacks),
+      onRevisionNeeded: pickCallback('onRevisionNeeded', agent.callbacks, this.#callbacks),
+      live,
+    });
   }
 
   /** Where the agent's plans come from: its planner, else the LLM pipeline (or its rules alone). */
@@ -274,12 +230,6 @@ export class PlanningPattern {
     const o = this.options;
     return { max_steps: o.maxSteps, max_depth: o.maxDecompositionDepth, token_budget: o.tokenBudget };
   }
-}
-
-/** A callback that throws ends planning or the revision with its message. */
-function callbackFailure(name: string, err: unknown): PlanAttempt {
-  const why = err instanceof Error ? err.message : String(err);
-  return { ok: false, error: { code: 'callback_error', message: `${name} threw: ${why}`, retryable: false } };
 }
 
 function errorOf(out: Extract<PlanAttempt, { ok: false }>): EdgeplanError {
