@@ -135,7 +135,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       ids: this.#ids,
       results: this.results,
       // Automatic revision triggers (unexpected results, failure rate, token budget) need a planner.
-      canRevise: this.#planner !== null,
+      canRevise: this.#planner !== null && this.#planner.canRevise !== false,
     });
     this.#apply([
       {

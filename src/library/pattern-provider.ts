@@ -25,6 +25,7 @@ export type PatternRules = {
 export function withPatternRules(base: PlanProvider, rules: PatternRules): PlanProvider {
   const { check, strategy, onPlanGenerated, onRevisionNeeded } = rules;
   return {
+    ...(base.canRevise === false ? { canRevise: false } : {}),
     draft: async (request) => {
       const out = await base.draft({ ...request, strategy });
       if (!out.ok) return out;

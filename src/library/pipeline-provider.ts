@@ -5,6 +5,7 @@
  * bindings.
  */
 import type { ToolRegistry } from '../executor/registry';
+import { readLlmConfig } from '../executor/tools/openai-client';
 import type { Clock, IdSource } from '../plan/model';
 import type { PlannerState, Rule } from '../planner/contracts';
 import { planFromState } from '../planner/pipeline';
@@ -74,6 +75,8 @@ export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
   const options = { template: { id: TEMPLATE_ID }, temperature: llm?.temperature };
   const tools = opts.tools.describe();
   return {
+    // Without a model the pipeline has only its rules, which plan goals from scratch.
+    canRevise: readLlmConfig(deps.env) !== null,
     draft: async (r) => {
       const state: PlannerState = {
         goal: r.goal,

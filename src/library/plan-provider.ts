@@ -50,6 +50,11 @@ export type PlanAttempt =
 export interface PlanProvider {
   draft(request: DraftRequest): Promise<PlanAttempt>;
   revise(request: ReviseRequest): Promise<PlanAttempt>;
+  /**
+   * False when `revise` cannot succeed (the pipeline with no LLM: its rules plan goals, not
+   * revisions); the engine then asks for no automatic revisions. Absent means true.
+   */
+  readonly canRevise?: boolean;
 }
 
 /** True for a {@link PlanProvider} (a `Planner` has `plan` instead). */

@@ -4,8 +4,9 @@
  * its events), with in-memory state. Works in a Worker and in plain Node.
  */
 import { EdgeplanError } from '../errors';
-import type { Plan } from '../plan/model';
-import { pickCallback, type PlanningCallbacks } from './callbacks';
+import type { RunConfig } from '../plan/config';
+import type { Plan, PlanInput } from '../plan/model';
+import { pickCallback, PlanningCallbacks } from './callbacks';
 import { toolRegistry, type AgentSpec } from './agent';
 import { randomIds, systemClock } from './defaults';
 import { executionStateOf, type PlanExecutionState } from './execution-state';
@@ -41,6 +42,7 @@ export type RunOptions = {
 export class PlanningPattern {
   readonly options: ResolvedPlanningOptions;
   readonly #callbacks: Partial<PlanningCallbacks> | undefined;
+  readonly #onStepFailureGiven: boolean;
   #plan: Plan | null = null;
   #runner: LocalRunner | null = null;
 
@@ -48,6 +50,7 @@ export class PlanningPattern {
   constructor(options: PlanningPatternOptions = {}) {
     this.options = resolvePlanningOptions(options);
     this.#callbacks = options.callbacks;
+    this.#onStepFailureGiven = options.onStepFailure !== undefined;
   }
 
   /** A validated plan for `query` (after `onPlanGenerated`); throws the planner's error when there is none. */
@@ -63,11 +66,16 @@ export class PlanningPattern {
   }
 
   /**
-   * Executes a plan (validated first: an invalid plan throws `invalid_plan` with every finding).
-   * Resolves when the run has ended, whatever the outcome; `success` says how it went.
+   * Executes a plan — a generated one, or one written by hand (`id`, `version`, `created_at` may be
+   * left out) — validated first: an invalid plan throws `invalid_plan` with every finding. Resolves
+   * when the run has ended, whatever the outcome; `success` says how it went.
    */
-  executePlan(agent: AgentSpec, plan: Plan, options: RunOptions = {}): Promise<PlanExecutionResult> {
-    return this.#execute(agent, { plan, goal: plan.goal }, options);
+  executePlan(
+    agent: AgentSpec,
+    plan: Plan | PlanInput,
+    options: RunOptions = {},
+  ): Promise<PlanExecutionResult> {
+    return this.#execute(agent, { plan, goal: plan.goal ?? '' }, options);
   }
 
   /** Plans `query` and executes the plan: one run, planning tokens included in `tokenUsage`. */
@@ -110,7 +118,7 @@ export class PlanningPattern {
 
   async #execute(
     agent: AgentSpec,
-    what: { goal: string; plan?: Plan },
+    what: { goal: string; plan?: Plan | PlanInput },
     options: RunOptions,
   ): Promise<PlanExecutionResult> {
     const started = Date.now();
@@ -150,7 +158,7 @@ export class PlanningPattern {
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       goal: what.goal,
       ...(what.plan ? { plan: what.plan } : {}),
-      config: runConfigFor(this.options),
+      config: this.#configFor(agent, provider),
       input: options.input ?? null,
     });
     this.#runner = r;
@@ -205,6 +213,20 @@ export class PlanningPattern {
     });
   }
 
+  /**
+   * The run configuration. A failed step asks for a revision by default — unless nothing could make
+   * one (no LLM, no planner, no `onRevisionNeeded` of the user's), when it fails the run instead.
+   */
+  #configFor(agent: AgentSpec, provider: PlanProvider): RunConfig {
+    const config = runConfigFor(this.options);
+    const decides = [agent.callbacks, this.#callbacks].some(
+      (c) => typeof c?.onRevisionNeeded === 'function' && c.onRevisionNeeded !== DEFAULT_REVISION_DECISION,
+    );
+    if (!this.#onStepFailureGiven && provider.canRevise === false && !decides)
+      config.on_step_failure = 'abort';
+    return config;
+  }
+
   /** Where the agent's plans come from: its planner, else the LLM pipeline (or its rules alone). */
   #baseProvider(agent: AgentSpec): PlanProvider {
     const tools = toolRegistry(agent.tools);
@@ -231,6 +253,9 @@ export class PlanningPattern {
     return { max_steps: o.maxSteps, max_depth: o.maxDecompositionDepth, token_budget: o.tokenBudget };
   }
 }
+
+// eslint-disable-next-line @typescript-eslint/unbound-method -- compared, never called
+const DEFAULT_REVISION_DECISION = PlanningCallbacks.prototype.onRevisionNeeded;
 
 function errorOf(out: Extract<PlanAttempt, { ok: false }>): EdgeplanError {
   return new EdgeplanError(out.error.code, out.error.message, {

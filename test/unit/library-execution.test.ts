@@ -302,6 +302,17 @@ describe('PlanningPattern state', () => {
     expect(result.output).toEqual({ v: 'Ada' });
   });
 
+  it('executePlan takes a hand-written plan without id, version or timestamps', async () => {
+    const result = await new PlanningPattern().executePlan(
+      { tools: [echo] },
+      { goal: 'by hand', steps: [{ id: 'a', action: 't.echo', parameters: { v: 1 } }] },
+    );
+    expect(result).toMatchObject({
+      success: true,
+      plan: { goal: 'by hand', version: 1, strategy: 'manual' },
+    });
+  });
+
   it('executePlan refuses an invalid plan up front with every finding', async () => {
     const pattern = new PlanningPattern();
     const bad = {

@@ -196,4 +196,32 @@ describe('planning through the LLM pipeline in process', () => {
       message: expect.stringContaining('OPENAI_API_KEY'),
     });
   });
+
+  it('revises a failed step’s plan through the model, which is told what failed', async () => {
+    const llm = scriptedLlm([
+      planJson([
+        { id: 'a', description: 'ok', action: 't.echo', parameters: { v: 1 }, dependencies: [] },
+        { id: 'b', description: 'breaks', action: 't.fail', parameters: {}, dependencies: ['a'] },
+      ]),
+      planJson([
+        { id: 'c', description: 'instead', action: 't.echo', parameters: { v: 3 }, dependencies: [] },
+      ]),
+    ]);
+    const result = await new PlanningPattern().execute(
+      { tools: [echo, fail], llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llm.fetch } },
+      'g',
+    );
+    expect(result).toMatchObject({ success: true, revisionCount: 1 });
+    expect(result.finalPlan.steps.map((s) => s.id)).toEqual(['a', 'c']);
+    expect(llm.sent[1]!.body.messages.at(-1)?.content).toContain('boom');
+  });
+
+  it('with nothing that could revise (rules only, no LLM), a failed step fails the run with its own error', async () => {
+    const rules = [
+      { id: 'r', match: () => true, toPlanStep: () => [step('bad', 't.fail', { message: 'disk full' })] },
+    ];
+    const result = await new PlanningPattern().execute({ tools: [fail], rules }, 'g');
+    expect(result.error).toMatchObject({ code: 'step_failed', message: 'Step "bad" failed: disk full' });
+    expect(result.revisionCount).toBe(0);
+  });
 });
