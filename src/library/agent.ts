@@ -70,7 +70,10 @@ export class Agent implements AgentSpec {
   }
 }
 
-/** The agent's tools as a registry. */
+/**
+ * The agent's tools as a registry.
+ * @example toolRegistry([webSearch, readFile]).names(); // ['read_file', 'web_search']
+ */
 export function toolRegistry(tools: AgentSpec['tools']): ToolRegistry {
   return tools instanceof ToolRegistry ? tools : new ToolRegistry(tools);
 }

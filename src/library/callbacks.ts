@@ -11,6 +11,7 @@ import type { PlanExecutionState, StepResult } from './execution-state';
  * version of the rest of the plan (`replan`), run the failed step again (`retry`), skip it and carry
  * on (`skip`), or stop the run (`abort`). Every choice but `abort` is a new plan version and counts
  * toward `maxRevisions`.
+ * @example const callbacks = { onRevisionNeeded: (state) => (state.revisionCount < 1 ? RevisionDecision.retry : RevisionDecision.abort) };
  */
 export const RevisionDecision = { replan: 'replan', retry: 'retry', skip: 'skip', abort: 'abort' } as const;
 export type RevisionDecision = (typeof RevisionDecision)[keyof typeof RevisionDecision];

@@ -1,7 +1,10 @@
 /** The clock and id source the library uses when none is given: real time, random ids. */
 import type { Clock, IdSource } from '../plan/model';
 
-/** Wall-clock time. */
+/**
+ * Wall-clock time.
+ * @example new RuleBasedPlanner({ rules, clock: systemClock, ids: randomIds });
+ */
 export const systemClock: Clock = { now: () => new Date() };
 
 /**

@@ -82,7 +82,10 @@ export function executionStateOf(snapshot: RunSnapshot, events: readonly RunEven
   };
 }
 
-/** Every step's result, by id, in plan order. */
+/**
+ * Every step's result, by id, in plan order.
+ * @example stepResultsOf(runner.snapshot()).search?.output;
+ */
 export function stepResultsOf(snapshot: RunSnapshot): Record<string, StepResult> {
   const out: Record<string, StepResult> = {};
   for (const [id, detail] of Object.entries(snapshot.steps)) {

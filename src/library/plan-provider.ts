@@ -57,7 +57,10 @@ export interface PlanProvider {
   readonly canRevise?: boolean;
 }
 
-/** True for a {@link PlanProvider} (a `Planner` has `plan` instead). */
+/**
+ * True for a {@link PlanProvider} (a `Planner` has `plan` instead).
+ * @example const provider = isPlanProvider(p) ? p : plannerProvider(p, { tools, clock, ids });
+ */
 export function isPlanProvider(v: unknown): v is PlanProvider {
   return (
     typeof v === 'object' &&

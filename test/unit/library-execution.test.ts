@@ -161,6 +161,24 @@ describe('PlanningPattern revision', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('with revisionStrategy "ask_user" the run waits for onRevisionNeeded, whose answer the engine applies', async () => {
+    const { planner } = scriptedPlanner([step('bad', 't.fail'), step('other', 't.echo', { v: 1 })]);
+    const asked: string[] = [];
+    const result = await new PlanningPattern({
+      revisionStrategy: 'ask_user',
+      callbacks: {
+        onRevisionNeeded: (state, reason) => {
+          asked.push(`${state.status}: ${reason}`);
+          return 'skip';
+        },
+      },
+    }).execute({ tools: [echo, fail], planner }, 'g');
+    expect(asked).toEqual(['awaiting_input: step "bad" failed: boom; how should the run continue?']);
+    expect(result.success).toBe(true);
+    expect(result.executionState.stepStatuses).toEqual({ bad: 'skipped', other: 'completed' });
+    expect(result.revisionCount).toBe(0);
+  });
+
   it('stops with "Max replans exceeded" once maxRevisions revisions did not help', async () => {
     const { planner, calls } = scriptedPlanner([step('bad', 't.fail')]);
     const result = await new PlanningPattern({ maxRevisions: 2 }).execute({ tools: [fail], planner }, 'g');
