@@ -20,11 +20,18 @@ export type BegunAttempt = {
   fallback: boolean;
   /** The first attempt of this step since it last became ready (not a retry, not the fallback). */
   first: boolean;
+  /** The tool to run, or `subplan` for a step whose sub-plan runs instead (hierarchical plans). */
   action: string;
   parameters: Record<string, unknown>;
   idempotencyKey: string;
   timeoutMs: number;
 };
+
+/** What a sub-plan step records as its tool; the sub-plan runs as a run of its own. */
+export const SUBPLAN_ACTION = 'subplan';
+
+/** A sub-plan's time limit when its step sets none — as long as the object gives a child run. */
+const SUBPLAN_TIMEOUT_MS = 3_600_000;
 
 /**
  * Begins a dispatched attempt: the inputs to feed the machine next (`invoked`, or a `missing_input`
@@ -43,7 +50,12 @@ export function beginAttempt(
     return { inputs: [], attempt: null };
   }
   const step = stepDef(state, step_id);
-  const { action, parameters } = actionFor(step, rt.on_fallback);
+  // Hierarchical plans: a step with a sub-plan is done when the sub-plan is (the object runs it as
+  // a child run through agent.dispatch; here it is a run of its own in process).
+  const { action, parameters } =
+    step.subplan && !rt.on_fallback
+      ? { action: SUBPLAN_ACTION, parameters: { plan_id: step.subplan.id, steps: step.subplan.steps.length } }
+      : actionFor(step, rt.on_fallback);
   const resolved = resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
   if (!resolved.ok) {
     const error = {
@@ -57,9 +69,10 @@ export function beginAttempt(
   const params = resolved.value as Record<string, unknown>;
   const idempotencyKey = `${state.run_id}:${step_id}:${attempt}`;
   const tool = tools.get(action);
-  // A tool with its own time limit (a person's answer) gets it unless the step sets one — as in the object.
+  // A tool with its own time limit (a person's answer, a sub-plan) gets it unless the step sets one.
+  const ownTimeout = action === SUBPLAN_ACTION ? SUBPLAN_TIMEOUT_MS : tool?.timeout_ms;
   const deadline_at =
-    tool?.timeout_ms !== undefined && step.timeout_ms === undefined ? now + tool.timeout_ms : undefined;
+    ownTimeout !== undefined && step.timeout_ms === undefined ? now + ownTimeout : undefined;
   const invoked: MachineInput = {
     type: 'invoked',
     step_id,

@@ -15,7 +15,7 @@ import { ToolRegistry, type AnyTool } from '../executor/registry';
 import { parseRunConfig, type RunConfig, type RunConfigInput } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type Plan, type PlanStep } from '../plan/model';
 import type { Planner } from '../planner/contracts';
-import { beginAttempt, performAttempt, resultInput, type BegunAttempt } from './attempt';
+import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
 import { EventLog, type EventListener } from './event-log';
 import { validateRunPlan } from './plan-versions';
@@ -317,7 +317,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     const work = async (): Promise<void> => {
       if (started) await started;
       const outcome =
-        a.step.subplan && !a.fallback
+        a.action === SUBPLAN_ACTION
           ? await this.#runSubplan(a, controller.signal)
           : await performAttempt(a, {
               tools: this.#tools,

@@ -151,6 +151,34 @@ describe('LocalRunner', () => {
     expect(end).toMatchObject({ status: 'completed', final_output: { notes: 1 } });
   });
 
+  it('a sub-plan is not held to the parent’s step_timeout: its step records the tool "subplan" with a time limit of its own', async () => {
+    const nap = defineTool({
+      name: 't.nap',
+      description: 'sleeps 30 ms',
+      version: '1',
+      input: z.object({}),
+      idempotent: true,
+      deterministic: true,
+      run: () => new Promise((resolve) => setTimeout(() => resolve('rested'), 30)),
+    });
+    const runner = new LocalRunner({ tools: [echo, nap] });
+    runner.start({
+      plan: {
+        steps: [
+          {
+            ...step('outer', 't.echo'),
+            subplan: { steps: [{ ...step('inner', 't.nap'), timeout_ms: 1000 }] },
+          },
+        ],
+      },
+      config: { step_timeout: 0.01, max_depth: 1 },
+    });
+    const end = await runner.done();
+    expect(end).toMatchObject({ status: 'completed', final_output: 'rested' });
+    const invoked = runner.events.find((e) => e.event_type === 'ToolInvoked');
+    expect(invoked?.event_type === 'ToolInvoked' && invoked.payload.tool).toBe('subplan');
+  });
+
   it('refuses an invalid plan before anything is recorded', () => {
     const runner = new LocalRunner({ tools: [echo, fail] });
     expect(() => runner.start({ plan: { steps: [step('a', 't.echo', {}, ['a'])] } })).toThrow(
