@@ -1,14 +1,14 @@
 /** The run machine's inputs, commands and results. */
 import type { ErrorInfo } from '../errors';
+import type { StepOutcome as RunnerOutcome } from '../executor/run-step';
 import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
 import type { PlanChangeKind, RevisionTrigger, RunEvent, TokenCount } from './events';
 import type { ResultStore, RunState } from './state';
 
-export type StepOutcome =
-  | { success: true; output: unknown; latency_ms: number; tokens?: TokenCount; cached?: boolean }
-  | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenCount };
+/** The result of one attempt, as the step runner produces it and `ToolReturned` records it. */
+export type StepOutcome = RunnerOutcome;
 
 export type MachineInput =
   | {

@@ -12,7 +12,8 @@ export type TokenUsage = { prompt: number; completion: number };
 
 /** The result of one attempt, as `ToolReturned` records it. */
 export type StepOutcome =
-  | { success: true; output: unknown; latency_ms: number; tokens?: TokenUsage }
+  /** `cached`: served from the step-result cache instead of running the tool. */
+  | { success: true; output: unknown; latency_ms: number; tokens?: TokenUsage; cached?: boolean }
   | { success: false; error: ErrorInfo; latency_ms: number; tokens?: TokenUsage };
 
 /** The tool context minus the signal (executeTool makes its own), plus the attempt's deadline. */

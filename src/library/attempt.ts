@@ -3,14 +3,13 @@
  * parameters resolved against the state as it is then, `ToolInvoked` queued), then run with
  * `executeTool` — the same runner the queue consumer uses.
  */
-import { actionFor, scopeFor, stepDef } from '../engine/decide';
+import { beginAttempt as begin, type SubplanAction } from '../engine/begin-attempt';
 import type { Command, MachineInput, StepOutcome } from '../engine/machine';
 import type { ResultStore, RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { deferredOf } from '../executor/deferred';
 import { executeTool } from '../executor/run-step';
 import type { PlanStep } from '../plan/model';
-import { collectReferences, resolveValue } from '../plan/references';
 
 /** An attempt the run has recorded as invoked, ready to run. */
 export type BegunAttempt = {
@@ -33,9 +32,15 @@ export const SUBPLAN_ACTION = 'subplan';
 /** A sub-plan's time limit when its step sets none — as long as the object gives a child run. */
 const SUBPLAN_TIMEOUT_MS = 3_600_000;
 
+const asOwnRun: SubplanAction = (step) => ({
+  action: SUBPLAN_ACTION,
+  parameters: { plan_id: step.subplan!.id, steps: step.subplan!.steps.length },
+  timeout_ms: SUBPLAN_TIMEOUT_MS,
+});
+
 /**
- * Begins a dispatched attempt: the inputs to feed the machine next (`invoked`, or a `missing_input`
- * failure when a reference was never written), and the attempt to run when there is one.
+ * Begins a dispatched attempt (engine/begin-attempt.ts does the work): the inputs to feed the
+ * machine next, and the attempt to run when there is one. In process, a sub-plan is a run of its own.
  */
 export function beginAttempt(
   state: RunState,
@@ -46,55 +51,21 @@ export function beginAttempt(
 ): { inputs: MachineInput[]; attempt: BegunAttempt | null } {
   const { step_id, attempt } = command;
   const rt = state.steps.get(step_id);
-  if (!rt || rt.status !== 'running' || rt.attempt !== attempt || state.needs_decision.has(step_id)) {
-    return { inputs: [], attempt: null };
-  }
-  const step = stepDef(state, step_id);
-  // Hierarchical plans: a step with a sub-plan is done when the sub-plan is (the object runs it as
-  // a child run through agent.dispatch; here it is a run of its own in process).
-  const { action, parameters } =
-    step.subplan && !rt.on_fallback
-      ? { action: SUBPLAN_ACTION, parameters: { plan_id: step.subplan.id, steps: step.subplan.steps.length } }
-      : actionFor(step, rt.on_fallback);
-  const resolved = resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
-  if (!resolved.ok) {
-    const error = {
-      code: 'missing_input',
-      message: `${resolved.missing.text} was never written`,
-      retryable: false,
-    };
-    const outcome: StepOutcome = { success: false, error, latency_ms: 0 };
-    return { inputs: [{ type: 'result', step_id, attempt, outcome }], attempt: null };
-  }
-  const params = resolved.value as Record<string, unknown>;
-  const idempotencyKey = `${state.run_id}:${step_id}:${attempt}`;
-  const tool = tools.get(action);
-  // A tool with its own time limit (a person's answer, a sub-plan) gets it unless the step sets one.
-  const ownTimeout = action === SUBPLAN_ACTION ? SUBPLAN_TIMEOUT_MS : tool?.timeout_ms;
-  const deadline_at =
-    ownTimeout !== undefined && step.timeout_ms === undefined ? now + ownTimeout : undefined;
-  const invoked: MachineInput = {
-    type: 'invoked',
-    step_id,
-    attempt,
-    tool: action,
-    parameters: params,
-    idempotency_key: idempotencyKey,
-    ...(tool ? { tool_version: tool.version } : {}),
-    ...(deadline_at !== undefined ? { deadline_at } : {}),
-  };
+  const r = begin(state, results, tools, step_id, attempt, now, asOwnRun);
+  if (!r.begun || !rt) return { inputs: r.inputs, attempt: null };
+  const b = r.begun;
   return {
-    inputs: [invoked],
+    inputs: r.inputs,
     attempt: {
       runId: state.run_id,
-      step,
+      step: b.step,
       attempt,
-      fallback: rt.on_fallback,
-      first: !rt.on_fallback && rt.retries_used === 0,
-      action,
-      parameters: params,
-      idempotencyKey,
-      timeoutMs: Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now),
+      fallback: b.fallback,
+      first: !b.fallback && rt.retries_used === 0,
+      action: b.action,
+      parameters: b.parameters,
+      idempotencyKey: b.idempotency_key,
+      timeoutMs: b.timeout_ms,
     },
   };
 }

@@ -1,0 +1,83 @@
+/**
+ * Beginning an attempt, the same way in every runtime (the Durable Object and the in-process
+ * runner): is it still current, what are its concrete parameters, which time limit applies. Returns
+ * the inputs to feed the machine next — `invoked`, or a `missing_input` failure when a referenced
+ * value was never written — and, when there is something to run, what to run. Pure.
+ */
+import type { ToolRegistry } from '../executor/registry';
+import type { PlanStep } from '../plan/model';
+import { collectReferences, resolveValue } from '../plan/references';
+import { actionFor, scopeFor, stepDef } from './decide';
+import type { MachineInput } from './machine-types';
+import type { ResultStore, RunState } from './state';
+
+export type BegunAttempt = {
+  step: PlanStep;
+  action: string;
+  parameters: Record<string, unknown>;
+  idempotency_key: string;
+  timeout_ms: number;
+  fallback: boolean;
+};
+
+/** How a runtime runs a step's sub-plan: the action to record and its parameters and time limit. */
+export type SubplanAction = (
+  step: PlanStep,
+  state: RunState,
+) => { action: string; parameters: Record<string, unknown>; timeout_ms?: number };
+
+export function beginAttempt(
+  state: RunState,
+  results: ResultStore,
+  tools: ToolRegistry,
+  stepId: string,
+  attempt: number,
+  now: number,
+  subplan: SubplanAction,
+): { inputs: MachineInput[]; begun: BegunAttempt | null; reason?: string } {
+  const rt = state.steps.get(stepId);
+  if (!rt || rt.status !== 'running' || rt.attempt !== attempt || state.needs_decision.has(stepId)) {
+    return { inputs: [], begun: null, reason: 'attempt is no longer current' };
+  }
+  const step = stepDef(state, stepId);
+  // Hierarchical plans: a step with a sub-plan is done when its sub-plan is.
+  const chosen: { action: string; parameters: Record<string, unknown>; timeout_ms?: number } =
+    step.subplan && !rt.on_fallback ? subplan(step, state) : actionFor(step, rt.on_fallback);
+  const { action, parameters } = chosen;
+  const resolved = resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
+  if (!resolved.ok) {
+    const error = {
+      code: 'missing_input',
+      message: `${resolved.missing.text} was never written`,
+      retryable: false,
+    };
+    return {
+      inputs: [
+        { type: 'result', step_id: stepId, attempt, outcome: { success: false, error, latency_ms: 0 } },
+      ],
+      begun: null,
+      reason: error.message,
+    };
+  }
+  const idempotency_key = `${state.run_id}:${stepId}:${attempt}`;
+  const params = resolved.value as Record<string, unknown>;
+  const tool = tools.get(action);
+  // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.
+  const own = chosen.timeout_ms ?? tool?.timeout_ms;
+  const deadline_at = own !== undefined && step.timeout_ms === undefined ? now + own : undefined;
+  const invoked: MachineInput = {
+    type: 'invoked',
+    step_id: stepId,
+    attempt,
+    tool: action,
+    parameters: params,
+    idempotency_key,
+    ...(tool ? { tool_version: tool.version } : {}),
+    ...(deadline_at !== undefined ? { deadline_at } : {}),
+  };
+  const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now);
+  return {
+    inputs: [invoked],
+    begun: { step, action, parameters: params, idempotency_key, timeout_ms, fallback: rt.on_fallback },
+  };
+}
