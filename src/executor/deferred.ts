@@ -21,6 +21,6 @@ export function deferredOf(outcome: StepOutcome): Deferred | null {
   if (!outcome.success) return null;
   const o = outcome.output;
   if (typeof o !== 'object' || o === null || !('$deferred' in o)) return null;
-  const kind = (o).$deferred;
+  const kind = o.$deferred;
   return kind === 'child_run' || kind === 'input' ? (o as Deferred) : null;
 }
