@@ -16,6 +16,8 @@ export type DependencyLists = {
  * a breadth-first search inside each component for its shortest cycle through that step.
  */
 export function findCycles(graph: DependencyLists): string[][] {
+  // A complete topological order proves there is no cycle: the usual answer, without Tarjan.
+  if (orderOf(graph).complete) return [];
   const adj = graph.depIndex;
   const n = adj.length;
   const order = new Int32Array(n).fill(-1);
@@ -111,11 +113,28 @@ export function findCycle(graph: DependencyLists): string[] | null {
   return findCycles(graph)[0] ?? null;
 }
 
+export type TopologicalOrder = { order: number[]; complete: boolean };
+
+const orders = new WeakMap<DependencyLists, Readonly<TopologicalOrder>>();
+
+/**
+ * {@link topologicalOrder}, computed once per graph and shared: validation's cycle check and the
+ * estimates both need it. Treat the result as read-only.
+ */
+export function orderOf(graph: DependencyLists): Readonly<TopologicalOrder> {
+  let known = orders.get(graph);
+  if (known === undefined) {
+    known = topologicalOrder(graph);
+    orders.set(graph, known);
+  }
+  return known;
+}
+
 /**
  * Step positions in an order where each comes after its dependencies (Kahn's algorithm). Steps on
  * or behind a cycle are left out, so `complete` is false for a cyclic graph.
  */
-export function topologicalOrder(graph: DependencyLists): { order: number[]; complete: boolean } {
+export function topologicalOrder(graph: DependencyLists): TopologicalOrder {
   const adj = graph.depIndex;
   const n = adj.length;
   // Dependents in one flat array (CSR): no array per step on 100k-step plans.

@@ -2,7 +2,7 @@
  * Plan estimates (SPEC §2): critical path, maximum width, tokens — so a caller sees cost and
  * duration before approving. Linear in plan size.
  */
-import { buildGraph, topologicalOrder } from './graph';
+import { buildGraph, orderOf } from './graph';
 import type { PlanGraph } from './graph';
 import type { Plan, PlanStep } from './model';
 import type { ToolRegistry } from '../executor/registry';
@@ -58,9 +58,11 @@ export function estimatePlan(
   }
   if (tokens === 0 && plan.estimated_total_tokens != null) tokens = plan.estimated_total_tokens;
 
-  const { order, complete } = topologicalOrder(graph);
-  if (!complete) {
+  const topo = orderOf(graph);
+  let order = topo.order;
+  if (!topo.complete) {
     // Steps on a cycle have no finish time; give them one as if their unfinished deps were absent.
+    order = order.slice();
     const placed = new Uint8Array(n);
     for (let k = 0; k < order.length; k++) placed[order[k]!] = 1;
     for (let i = 0; i < n; i++) if (placed[i] === 0) order.push(i);

@@ -6,13 +6,14 @@
  * 100k-step chain is fine.
  */
 import { parseCondition } from './conditions';
+import { IdTable } from './id-table';
 import type { PlanStep } from './model';
 import { clearArray, collectReferencesInto, parseOutputPath } from './references';
 import type { PathSegment, Reference } from './references';
 import { NO_STEPS, StateIndex } from './state-index';
 import type { StateWriter } from './state-index';
 
-export { findCycle, findCycles, topologicalOrder } from './cycles';
+export { findCycle, findCycles, orderOf, topologicalOrder } from './cycles';
 export { StateIndex, type StateWriter } from './state-index';
 
 /** Something in a step that does not parse: a reference, its `output_path` or its `when`. */
@@ -117,30 +118,22 @@ const NO_WRITERS: readonly StateWriter[] = Object.freeze([]);
  */
 export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor): PlanGraph {
   const n = steps.length;
-  const ids: string[] = [];
-  const index = new Map<string, number>();
-  const writes: PlanGraph['writes'] = [];
+  const ids: string[] = new Array<string>(n);
+  for (let i = 0; i < n; i++) ids[i] = steps[i]!.id;
+  const table = new IdTable(ids);
   const problems: StepProblem[][] = [];
-  const state = new StateIndex();
-  // Backwards, so the first of duplicated ids is the one that stays (one map operation per step).
-  for (let i = n - 1; i >= 0; i--) index.set(steps[i]!.id, i);
-  const duplicates: number[] = [];
-  if (index.size < n) for (let i = 0; i < n; i++) if (index.get(steps[i]!.id) !== i) duplicates.push(i);
+  const state = new StateIndex(n);
 
-  // Every write is known before any read is resolved.
+  // Every write is known before any read is resolved. The parsed paths are not kept (the trie has
+  // what validation needs; `writes` parses them again if asked).
   const badOutput = new Map<number, string>();
   for (let i = 0; i < n; i++) {
-    const step = steps[i]!;
-    ids.push(step.id);
-    const w = writesOf(step);
-    if (typeof w === 'string') {
-      badOutput.set(i, w);
-      writes.push(NO_WRITES);
-      continue;
+    const w = writesOf(steps[i]!);
+    if (typeof w === 'string') badOutput.set(i, w);
+    else {
+      if (w.success) state.add(i, w.success, 'success');
+      if (w.failure) state.add(i, w.failure, 'failure');
     }
-    writes.push(w);
-    if (w.success) state.add(i, w.success, 'success');
-    if (w.failure) state.add(i, w.failure, 'failure');
   }
 
   // Reads are parsed, resolved and shown to the visitor one step at a time, then dropped: on a
@@ -160,11 +153,11 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
     }
   };
   const named = (i: number, id: string): number => {
-    const j = index.get(id);
-    if (j !== undefined) depend(i, j);
+    const j = table.get(id);
+    if (j >= 0) depend(i, j);
     else if (unknown === null) unknown = [id];
     else if (!unknown.includes(id)) unknown.push(id);
-    return j ?? -1;
+    return j;
   };
   for (let i = 0; i < n; i++) {
     const step = steps[i]!;
@@ -197,11 +190,11 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
         visit(i, r, -1, NO_WRITERS, NO_STEPS);
       }
     }
-    if (mine.length > 1) mine.sort(byNumber);
+    if (mine.length > 1) sortSmall(mine);
     depIndex.push(mine.slice());
     missing.push(unknown ?? (NO_IDS as string[]));
   }
-  return new Graph({ steps, ids, index, depIndex, writes, problems, missing, duplicates, state });
+  return new Graph({ steps, ids, depIndex, problems, missing, duplicates: table.duplicates, state });
 }
 
 const NO_IDS: readonly string[] = Object.freeze([]);
@@ -211,35 +204,75 @@ function readsOf(step: PlanStep): Reference[] {
   readsInto(step, refs, []);
   return refs;
 }
-const byNumber = (a: number, b: number): number => a - b;
 
-/** `refs`, `deps` and `dependents` are built on first use: validation needs none of them. */
+/**
+ * Sorts numbers in place. Dependency lists are short, and `Array.prototype.sort` allocates ~1 KB
+ * of work space per call — on a 100k-step plan, more garbage than the graph itself.
+ */
+function sortSmall(a: number[]): void {
+  if (a.length > 32) {
+    a.sort((x, y) => x - y);
+    return;
+  }
+  for (let i = 1; i < a.length; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= 0 && a[j]! > v) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+/**
+ * `index`, `writes`, `refs`, `deps` and `dependents` are built on first use: validation needs none
+ * of them.
+ */
 class Graph implements PlanGraph {
   readonly ids: string[];
-  readonly index: Map<string, number>;
   readonly depIndex: number[][];
-  readonly writes: PlanGraph['writes'];
   readonly problems: StepProblem[][];
   readonly missing: string[][];
   readonly duplicates: number[];
   readonly state: StateIndex;
   readonly #steps: readonly PlanStep[];
+  #index: Map<string, number> | null = null;
+  #writes: PlanGraph['writes'] | null = null;
   #refs: Reference[][] | null = null;
   #deps: string[][] | null = null;
   #dependents: string[][] | null = null;
 
   constructor(
-    parts: Omit<PlanGraph, 'deps' | 'dependents' | 'refs' | 'refsOf'> & { steps: readonly PlanStep[] },
+    parts: Omit<PlanGraph, 'index' | 'writes' | 'deps' | 'dependents' | 'refs' | 'refsOf'> & {
+      steps: readonly PlanStep[];
+    },
   ) {
     this.ids = parts.ids;
-    this.index = parts.index;
     this.depIndex = parts.depIndex;
-    this.writes = parts.writes;
     this.problems = parts.problems;
     this.missing = parts.missing;
     this.duplicates = parts.duplicates;
     this.state = parts.state;
     this.#steps = parts.steps;
+  }
+
+  get index(): Map<string, number> {
+    if (this.#index === null) {
+      const index = new Map<string, number>();
+      // Backwards, so the first of duplicated ids is the one that stays.
+      for (let i = this.ids.length - 1; i >= 0; i--) index.set(this.ids[i]!, i);
+      this.#index = index;
+    }
+    return this.#index;
+  }
+
+  get writes(): PlanGraph['writes'] {
+    this.#writes ??= this.#steps.map((step) => {
+      const w = writesOf(step);
+      return typeof w === 'string' ? NO_WRITES : w;
+    });
+    return this.#writes;
   }
 
   get refs(): Reference[][] {

@@ -12,12 +12,15 @@ export type LegacyOptions = {
   dollar?: boolean;
 };
 
+/** Shared default: a fresh `{}` per call is an allocation per step on big plans. */
+const NO_OPTIONS: LegacyOptions = Object.freeze({});
+
 const DAGGER = /†(state|input|steps)((?:\.[\w$\-\u0080-\uffff]+|\[\d+\]|\['[^']*'\]|\["[^"]*"\])*)/g;
 const DOLLAR_WHOLE = /^\s*\$(?:(\d+)|\{(\d+)\})\s*$/;
 const DOLLAR_EMBEDDED = /\$\{(\d+)\}|(?<![\w$])\$(\d+)(?![\w.])/g;
 
 /** Rewrites one string's legacy references; returns the same string when there are none. */
-export function normalizeLegacyString(s: string, opts: LegacyOptions = {}): string {
+export function normalizeLegacyString(s: string, opts: LegacyOptions = NO_OPTIONS): string {
   let out = s;
   if (out.indexOf('†') >= 0)
     out = out.replace(DAGGER, (_m, root: string, path: string) => `{{ ${root}${path} }}`);
@@ -37,7 +40,7 @@ export function normalizeLegacyString(s: string, opts: LegacyOptions = {}): stri
  * deeply. Unchanged parts keep their identity, so a plan without legacy notation costs no copies.
  * @example normalizeLegacyReferences({ profile: '†state.user' }) // { profile: '{{ state.user }}' }
  */
-export function normalizeLegacyReferences(value: unknown, opts: LegacyOptions = {}): unknown {
+export function normalizeLegacyReferences(value: unknown, opts: LegacyOptions = NO_OPTIONS): unknown {
   if (typeof value === 'string') return normalizeLegacyString(value, opts);
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;

@@ -170,15 +170,40 @@ export function applyPlanAliases(raw: unknown): unknown {
   const out: Record<string, unknown> = { ...raw };
   if (out.steps === undefined && Array.isArray(out.subtasks)) out.steps = out.subtasks;
   delete out.subtasks;
-  if (Array.isArray(out.steps)) out.steps = out.steps.map(applyStepAliases);
+  if (Array.isArray(out.steps)) out.steps = applyStepsAliases(out.steps as unknown[]);
   return out;
+}
+
+/** Copy-on-write: an array of ordinary steps is returned as it is (no copy per step on big plans). */
+function applyStepsAliases(steps: unknown[]): unknown[] {
+  let out: unknown[] | null = null;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    const next = applyStepAliases(step);
+    if (next !== step) {
+      out ??= steps.slice();
+      out[i] = next;
+    }
+  }
+  return out ?? steps;
 }
 
 function applyStepAliases(raw: unknown): unknown {
   if (!isRecord(raw)) return raw;
+  if (isOrdinary(raw)) return raw;
   // Seed-001 subtasks carry runtime fields (status, result) that are not part of a plan.
   const { status: _status, result: _result, ...rest } = raw;
   return rest;
+}
+
+/** A plain object without the runtime fields: copying it would change nothing. */
+function isOrdinary(raw: Record<string, unknown>): boolean {
+  const proto: unknown = Object.getPrototypeOf(raw);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    !Object.hasOwn(raw, 'status') &&
+    !Object.hasOwn(raw, 'result')
+  );
 }
 
 /** Fills every default of SPEC §2 into a parsed plan. */
