@@ -7,7 +7,11 @@ import type { Command, MachineInput, Refusal } from '../engine/machine';
 import { snapshotRun } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
+import { toErrorInfo } from '../errors';
+import type { Plan } from '../plan/model';
+import { isStepYield } from '../planner/contracts';
 import { planFromState, planGoal } from '../planner/pipeline';
+import { LlmStreamingPlanner } from '../planner/streaming-planner';
 import type { PlanningOutcome } from '../planner/types';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { requestApproval } from './approval';
@@ -49,6 +53,8 @@ function deps(host: SideWorkHost) {
 
 async function planRun(host: SideWorkHost): Promise<void> {
   const s = host.state;
+  // Eager runs that need no approval stream: each step runs as soon as it has streamed in and validated.
+  if (s.config.mode === 'eager' && !s.config.require_plan_approval) return streamPlan(host);
   const outcome = await planGoal(
     {
       goal: s.goal,
@@ -68,6 +74,50 @@ async function planRun(host: SideWorkHost): Promise<void> {
           tokens: tokensOf(outcome),
         }
       : { type: 'planning_failed', error: errorOf(outcome) },
+  ]);
+}
+
+/** Streaming execution (SPEC §4): streamed steps join the run as they arrive; the whole plan closes it. */
+async function streamPlan(host: SideWorkHost): Promise<void> {
+  const s = host.state;
+  const planner = new LlmStreamingPlanner(deps(host));
+  const planId = `plan_${crypto.randomUUID().replaceAll('-', '')}`;
+  let whole: Plan | undefined;
+  let tokens: { prompt: number; completion: number } | undefined;
+  try {
+    for await (const y of planner.plan({
+      goal: s.goal,
+      input: s.input,
+      tools: host.tools.describe(),
+      limits: {
+        max_steps: s.config.max_steps,
+        max_depth: s.config.max_depth,
+        token_budget: s.config.token_budget ?? null,
+      },
+    })) {
+      if (isStepYield(y)) await host.apply([{ type: 'streamed_step', step: y, plan_id: planId }]);
+      else if ('finish' in y && y.finish.plan) {
+        whole = y.finish.plan;
+        tokens = tokensIn(y.finish.result);
+      }
+    }
+  } catch (err) {
+    const e = toErrorInfo(err);
+    await host.apply([
+      {
+        type: 'planning_failed',
+        error: { ...e, code: e.code === 'tool_error' ? 'planning_failed' : e.code, retryable: false },
+      },
+    ]);
+    return;
+  }
+  await host.apply([
+    whole
+      ? { type: 'planned', plan: whole, estimates: null, ...(tokens ? { tokens } : {}) }
+      : {
+          type: 'planning_failed',
+          error: { code: 'planning_failed', message: 'The planner streamed no plan', retryable: false },
+        },
   ]);
 }
 
@@ -113,6 +163,14 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
       ? { type: 'revise', plan: outcome.plan, reason: c.reason, kind: 'revision', tokens: tokensOf(outcome) }
       : { type: 'revision_failed', error: errorOf(outcome) },
   ]);
+}
+
+function tokensIn(result: unknown): { prompt: number; completion: number } | undefined {
+  if (typeof result !== 'object' || result === null || !('tokens' in result)) return undefined;
+  const t = (result as { tokens: unknown }).tokens;
+  if (typeof t !== 'object' || t === null) return undefined;
+  const { prompt, completion } = t as { prompt?: unknown; completion?: unknown };
+  return typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
 }
 
 function tokensOf(o: PlanningOutcome): { prompt: number; completion: number } {

@@ -146,6 +146,7 @@ function decideReady(state: RunState, ctx: DecideContext): EventDraft | null {
 /** Nothing running, nothing ready, nothing waiting on a timer: the run is over. */
 function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | null {
   if (state.running.size > 0 || state.timers.size > 0 || state.needs_decision.size > 0) return null;
+  if (state.streaming) return null; // more steps are on their way
   let failed = 0;
   let unsettled = 0;
   for (const rt of state.steps.values()) {

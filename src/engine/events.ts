@@ -4,7 +4,7 @@
  */
 import type { ErrorInfo } from '../errors';
 import type { RunConfig } from '../plan/config';
-import type { Plan, RunStatus } from '../plan/model';
+import type { Plan, PlanStep, RunStatus } from '../plan/model';
 import type { Estimates } from '../plan/estimates';
 
 export type TokenCount = { prompt: number; completion: number };
@@ -44,6 +44,11 @@ export type EventPayloads = {
     changed_steps: string[];
     tokens?: TokenCount;
   };
+  /**
+   * Streaming execution (SPEC §4): a step that streamed in from the planner and validated on arrival
+   * joins the plan and may run before the plan is complete; `PlanAuthored` closes the stream.
+   */
+  StepStreamed: { step: PlanStep; plan_id: string };
   /** The run pauses new work until a revision arrives (`PlanUpdated`) or fails. */
   RevisionRequested: { trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string };
   /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */

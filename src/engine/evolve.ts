@@ -22,7 +22,26 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       for (const [k, v] of Object.entries(p.state ?? {})) results.setVar(k, v);
       return;
     }
+    case 'StepStreamed': {
+      const { step, plan_id } = event.payload;
+      const plan = state.plan ?? {
+        id: plan_id,
+        version: 1,
+        goal: state.goal,
+        strategy: 'flat' as const,
+        steps: [],
+        created_at: event.timestamp,
+      };
+      state.streaming = true;
+      if (state.status === 'planning') {
+        state.status = 'running';
+        state.started_at ??= event.timestamp;
+      }
+      installPlan(state, { ...plan, steps: [...plan.steps, step] }, false);
+      return;
+    }
     case 'PlanAuthored':
+      state.streaming = false;
       installPlan(state, event.payload.plan, false);
       addTokens(state, event.payload.tokens);
       return;
@@ -196,6 +215,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.final_output = p.final_output ?? null;
       state.error = p.error ?? null;
       state.termination_reason = p.reason;
+      state.streaming = false;
       state.ready.clear();
       return;
     }

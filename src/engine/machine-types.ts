@@ -39,6 +39,8 @@ export type MachineInput =
   /** The planner delivered the plan of a run created from a goal (already validated). */
   | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
   | { type: 'planning_failed'; error: ErrorInfo }
+  /** A step streamed in from the planner, validated on arrival (its dependencies streamed in before it). */
+  | { type: 'streamed_step'; step: PlanStep; plan_id: string }
   /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
   | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
   /** A new plan version (validated): a revision's result, or a rollback. */

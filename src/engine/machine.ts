@@ -70,12 +70,33 @@ export class RunMachine {
         if (plan) this.#author(plan, estimates, emit);
         return;
       }
+      case 'streamed_step':
+        if (!(s.status === 'planning' || (s.status === 'running' && s.streaming))) {
+          return notNow(s, 'take streamed steps', 'planning');
+        }
+        if (s.steps.has(input.step.id))
+          return { code: 'duplicate_step', message: `Step "${input.step.id}" already streamed in` };
+        emit({
+          type: 'StepStreamed',
+          payload: { step: input.step, plan_id: input.plan_id },
+          references: { step_id: input.step.id },
+        });
+        return;
       case 'planned':
+        if (s.streaming) {
+          // The stream ended: the whole plan, validated; the steps already running keep running.
+          emit({
+            type: 'PlanAuthored',
+            payload: input.tokens ? { plan: input.plan, tokens: input.tokens } : { plan: input.plan },
+          });
+          emit({ type: 'PlanValidated', payload: { valid: true, estimates: input.estimates } });
+          return;
+        }
         if (s.status !== 'planning' || s.plan) return notNow(s, 'receive a plan', 'planning');
         this.#author(input.plan, input.estimates, emit, input.tokens);
         return;
       case 'planning_failed':
-        if (s.status !== 'planning') return notNow(s, 'fail planning', 'planning');
+        if (s.status !== 'planning' && !s.streaming) return notNow(s, 'fail planning', 'planning');
         emit({
           type: 'RunTerminated',
           payload: { status: 'failed', reason: 'planning_failed', error: input.error },

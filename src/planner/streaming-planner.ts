@@ -185,7 +185,8 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       template: prompt.template,
     });
     if (trace.attempt_id) plan.metadata = { ...plan.metadata, attempt_id: trace.attempt_id };
-    yield { finish: { plan } };
+    // What planning spent rides along, so the run can count it in its token usage.
+    yield { finish: { plan, result: { tokens: usage } } };
   }
 
   /**

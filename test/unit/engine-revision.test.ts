@@ -324,3 +324,51 @@ describe('automatic revision triggers (with a planner)', () => {
     expect(plain.snapshot().state).toEqual({ budget: 'smaller' });
   });
 });
+
+describe('streaming execution', () => {
+  const step = (id: string, deps: string[] = []) => ({
+    id,
+    description: id,
+    action: 'demo.echo',
+    parameters: { id },
+    dependencies: deps,
+  });
+
+  it('runs streamed steps as they arrive and completes only after the stream ends', () => {
+    const h = harness(null, { execution_mode: 'parallel' });
+    send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
+    expect(h.state.status).toBe('running');
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'a' });
+    h.ok('a', 'A');
+    expect(h.state.status).toBe('running'); // the plan may not be complete yet
+    send(h, { type: 'streamed_step', step: step('b', ['a']), plan_id: 'plan_s' });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b' });
+    h.ok('b', 'B');
+    const whole: Plan = {
+      id: 'plan_s',
+      version: 1,
+      goal: 'test',
+      strategy: 'flat',
+      steps: [step('a'), step('b', ['a'])],
+      created_at: '2026-01-01T00:00:00.000Z',
+    };
+    send(h, { type: 'planned', plan: whole, estimates: null });
+    expect(h.state.status).toBe('completed');
+    const types = h.types();
+    expect(types.indexOf('StepScheduled')).toBeLessThan(types.indexOf('PlanAuthored'));
+    const r = replay(h.events);
+    expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
+  });
+
+  it('fails the run when the stream breaks after some steps ran', () => {
+    const h = harness(null);
+    send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
+    h.ok('a', 'A');
+    send(h, {
+      type: 'planning_failed',
+      error: { code: 'planning_failed', message: 'stream broke', retryable: false },
+    });
+    expect(h.state.status).toBe('failed');
+    expect(h.snapshot().step_results).toEqual({ a: 'A' });
+  });
+});
