@@ -167,7 +167,7 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
 
 function tokensIn(result: unknown): { prompt: number; completion: number } | undefined {
   if (typeof result !== 'object' || result === null || !('tokens' in result)) return undefined;
-  const t = (result as { tokens: unknown }).tokens;
+  const t = (result).tokens;
   if (typeof t !== 'object' || t === null) return undefined;
   const { prompt, completion } = t as { prompt?: unknown; completion?: unknown };
   return typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
