@@ -329,10 +329,19 @@ export class PlanRun extends DurableObject<Env> {
     for (const c of side) this.ctx.waitUntil(this.#sideWork(c));
     broadcast(this.ctx, events);
     await this.#arm(m);
-    if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
-      await indexRun(this.env.DB, m.state);
     if (events.some((e) => e.event_type === 'RunTerminated'))
       this.ctx.waitUntil(reportToParent(this.env, this.#store, m.state));
+    // The D1 index and plan versions: awaited, so a read right after sees them — except for a new run,
+    // whose first steps (in `outbox`) must not wait on D1 to be sent.
+    const bookkeeping = this.#bookkeeping(events, statusBefore);
+    if (outbox) this.ctx.waitUntil(bookkeeping);
+    else await bookkeeping;
+  }
+
+  async #bookkeeping(events: RunEvent[], statusBefore: string): Promise<void> {
+    const m = this.#machine!;
+    if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
+      await indexRun(this.env.DB, m.state);
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
