@@ -246,6 +246,7 @@ export class PlanRun extends DurableObject<Env> {
       },
       results: this.#store,
       canRevise: plannerConfigured(this.env),
+      judge: plannerConfigured(this.env),
     };
   }
 

@@ -12,6 +12,8 @@ import type { Plan } from '../plan/model';
 import { isStepYield } from '../planner/contracts';
 import { planFromState, planGoal } from '../planner/pipeline';
 import { LlmStreamingPlanner } from '../planner/streaming-planner';
+import { llmFetch } from '../planner/llm-transport';
+import { createOpenAIClient, readLlmConfig } from '../executor/tools/openai-client';
 import type { PlanningOutcome } from '../planner/types';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { requestApproval } from './approval';
@@ -40,6 +42,51 @@ export async function runSideWork(c: SideCommand, host: SideWorkHost): Promise<v
       return;
     case 'input_requested':
       return;
+    case 'judge':
+      await host.apply([await judge(host, c)]);
+      return;
+  }
+}
+
+/**
+ * The LLM judge (issue 5: "an LLM judge when one is configured"): does this output meet the step's
+ * expected_output? A judge that cannot answer says nothing against the step.
+ */
+async function judge(host: SideWorkHost, c: Extract<SideCommand, { type: 'judge' }>): Promise<MachineInput> {
+  const verdict = (ok: boolean, reason: string): MachineInput => ({
+    type: 'judged',
+    step_id: c.step_id,
+    ok,
+    reason,
+  });
+  try {
+    const client = createOpenAIClient(host.env, llmFetch(), { timeoutMs: 30_000 });
+    const res = await client.chat.completions.create({
+      model: readLlmConfig(host.env)!.model,
+      temperature: 0,
+      messages: [
+        {
+          role: 'system',
+          content:
+            'You check whether a step of a plan produced what it should. Answer with one JSON object {"ok": boolean, "reason": string} and nothing else.',
+        },
+        {
+          role: 'user',
+          content: `Expected output: ${c.expected}\n\nActual output (JSON): ${JSON.stringify(host.store.getOutput(c.step_id).value ?? null).slice(0, 8000)}`,
+        },
+      ],
+    });
+    const text = res.choices[0]?.message.content ?? '';
+    const parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as {
+      ok?: unknown;
+      reason?: unknown;
+    };
+    return verdict(
+      parsed.ok !== false,
+      typeof parsed.reason === 'string' ? parsed.reason : 'no reason given',
+    );
+  } catch (err) {
+    return verdict(true, `the judge could not answer (${toErrorInfo(err).message}); the output stands`);
   }
 }
 
@@ -167,7 +214,7 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
 
 function tokensIn(result: unknown): { prompt: number; completion: number } | undefined {
   if (typeof result !== 'object' || result === null || !('tokens' in result)) return undefined;
-  const t = (result).tokens;
+  const t = result.tokens;
   if (typeof t !== 'object' || t === null) return undefined;
   const { prompt, completion } = t as { prompt?: unknown; completion?: unknown };
   return typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;

@@ -147,6 +147,7 @@ function decideReady(state: RunState, ctx: DecideContext): EventDraft | null {
 function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | null {
   if (state.running.size > 0 || state.timers.size > 0 || state.needs_decision.size > 0) return null;
   if (state.streaming) return null; // more steps are on their way
+  if (state.judging.length > 0) return null; // a verdict may still ask for a revision
   let failed = 0;
   let unsettled = 0;
   for (const rt of state.steps.values()) {

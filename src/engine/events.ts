@@ -85,6 +85,8 @@ export type EventPayloads = {
   StepSkipped: { step_id: string; reason: SkipReason; detail?: string };
   RunResumed: { step_ids: string[] };
   ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean };
+  /** An LLM judge is asked whether a step's output meets its `expected_output`; the run waits for it. */
+  ReflectionRequested: { step_id: string; expected: string };
   StageStarted: { stage: string };
   StageCompleted: { stage: string; output?: unknown };
   /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */

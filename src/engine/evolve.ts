@@ -85,8 +85,15 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       }
       return;
     }
+    case 'ReflectionRequested':
+      state.judging = [...state.judging, event.payload.step_id];
+      return;
+    case 'ReflectionAdded': {
+      const id = event.payload.step_id;
+      if (id !== undefined) state.judging = state.judging.filter((j) => j !== id);
+      return;
+    }
     case 'PlanValidated':
-    case 'ReflectionAdded':
     case 'StageStarted':
     case 'StageCompleted':
       return;

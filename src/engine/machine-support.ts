@@ -85,20 +85,39 @@ export function answerFailure(s: RunState, stepId: string, answer: unknown, emit
 }
 
 /**
- * The `expected_output` check after a success: a mismatch is recorded as a reflection and, when
- * revision is allowed, asks for a revision of the rest of the plan.
+ * The `expected_output` check after a success: an LLM judge when one is configured (the owner runs
+ * the `judge` command and answers with `judged`), else the structural check. A mismatch is recorded
+ * as a reflection and, when revision is allowed, asks for a revision of the rest of the plan.
  */
 export function checkExpected(
   s: RunState,
-  canRevise: boolean,
+  opts: { canRevise: boolean; judge: boolean },
   stepId: string,
   output: unknown,
   emit: Emit,
 ): void {
   const expected = s.plan?.steps[s.graph!.index.get(stepId)!]?.expected_output;
   if (!expected || !s.config.allow_revision) return;
+  if (opts.judge) {
+    emit({
+      type: 'ReflectionRequested',
+      payload: { step_id: stepId, expected },
+      references: { step_id: stepId },
+    });
+    return;
+  }
   const why = unexpectedOutput(expected, output);
-  if (!why) return;
+  if (why) reportUnexpected(s, opts.canRevise, stepId, why, emit);
+}
+
+/** An output that does not meet its `expected_output`: a reflection, then a revision when allowed. */
+export function reportUnexpected(
+  s: RunState,
+  canRevise: boolean,
+  stepId: string,
+  why: string,
+  emit: Emit,
+): void {
   emit({
     type: 'ReflectionAdded',
     payload: { step_id: stepId, reflection: `Unexpected result from "${stepId}": ${why}` },
@@ -148,6 +167,9 @@ export function commandFor(event: RunEvent): Command | null {
     return step_id === undefined
       ? { type: 'revise', trigger, reason, strategy }
       : { type: 'revise', trigger, reason, step_id, strategy };
+  }
+  if (event.event_type === 'ReflectionRequested') {
+    return { type: 'judge', step_id: event.payload.step_id, expected: event.payload.expected };
   }
   if (event.event_type === 'ApprovalRequested')
     return { type: 'approval_requested', deadline_at: event.payload.deadline_at };

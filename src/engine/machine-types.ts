@@ -50,6 +50,8 @@ export type MachineInput =
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */
   | { type: 'input'; input: unknown }
+  /** The LLM judge's verdict on a step's output against its `expected_output`. */
+  | { type: 'judged'; step_id: string; ok: boolean; reason: string }
   /** A running step (`human.input`) waits for a person's answer, which will be its output. */
   | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
 
@@ -68,7 +70,9 @@ export type Command =
   /** Produce a new plan version (the strategy says how) and answer with `revise` or `revision_failed`. */
   | { type: 'revise'; trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string }
   | { type: 'approval_requested'; deadline_at: number | null }
-  | { type: 'input_requested'; reason: string; step_id?: string };
+  | { type: 'input_requested'; reason: string; step_id?: string }
+  /** Ask the LLM judge whether a step's output meets its `expected_output`; answer with `judged`. */
+  | { type: 'judge'; step_id: string; expected: string };
 
 export type MachineDeps = {
   clock: Clock;
@@ -77,6 +81,8 @@ export type MachineDeps = {
   dispatch?: (state: RunState, step: PlanStep) => 'queue' | 'inline';
   /** A planner can revise plans (automatic revision triggers need one). */
   canRevise?: boolean;
+  /** An LLM judges outputs against `expected_output` (else the structural check does). */
+  judge?: boolean;
 };
 
 /** Why an input was refused, as data the HTTP layer maps to a 4xx. */

@@ -14,6 +14,7 @@ import {
   answerFailure,
   changedSteps,
   checkExpected,
+  reportUnexpected,
   commandFor,
   defaultDispatch,
   notNow,
@@ -166,6 +167,22 @@ export class RunMachine {
         });
         return;
       }
+      case 'judged': {
+        if (!s.judging.includes(input.step_id)) return;
+        if (input.ok) {
+          emit({
+            type: 'ReflectionAdded',
+            payload: {
+              step_id: input.step_id,
+              reflection: `Output of "${input.step_id}" meets its expected_output: ${input.reason}`,
+            },
+            references: { step_id: input.step_id },
+          });
+        } else {
+          reportUnexpected(s, this.deps.canRevise ?? false, input.step_id, input.reason, emit);
+        }
+        return;
+      }
       case 'await_input': {
         const rt = s.steps.get(input.step_id);
         if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || s.status !== 'running') return;
@@ -268,7 +285,10 @@ export class RunMachine {
               },
           references: { step_id: input.step_id },
         });
-        if (o.success) checkExpected(s, this.deps.canRevise ?? false, input.step_id, o.output, emit);
+        if (o.success) {
+          const opts = { canRevise: this.deps.canRevise ?? false, judge: this.deps.judge ?? false };
+          checkExpected(s, opts, input.step_id, o.output, emit);
+        }
         return;
       }
       case 'tick':

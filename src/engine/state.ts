@@ -60,6 +60,8 @@ export type RunState = {
   approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
+  /** Steps whose output an LLM judge is checking; the run does not end before the verdicts. */
+  judging: string[];
   /** Steps are streaming in from the planner: the plan is not complete, so the run cannot be. */
   streaming: boolean;
   /** Steps failed since the last plan version (the failure-rate trigger looks at new failures only). */
@@ -158,6 +160,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     revising: null,
     awaiting: null,
     streaming: false,
+    judging: [],
     failures_since_revision: 0,
     budget_warned: false,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },

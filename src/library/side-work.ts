@@ -81,6 +81,9 @@ export async function carryOut(c: SideCommand, ctx: SideWorkContext): Promise<Ma
       const answer: unknown = await ask(request);
       return answer === undefined ? null : { type: 'input', input: answer };
     }
+    case 'judge':
+      // The library's runner does not configure an LLM judge, so the structural check applies.
+      return null;
   }
 }
 

@@ -10,7 +10,7 @@ export function harness(
   planInput: unknown,
   config: RunConfigInput = {},
   input: unknown = {},
-  opts: { canRevise?: boolean } = {},
+  opts: { canRevise?: boolean; judge?: boolean } = {},
 ) {
   let t = Date.parse('2026-01-01T00:00:00Z');
   let n = 0;
@@ -27,6 +27,7 @@ export function harness(
     ids,
     results,
     canRevise: opts.canRevise ?? false,
+    judge: opts.judge ?? false,
   });
   const events: RunEvent[] = [];
   const commands: Command[] = [];

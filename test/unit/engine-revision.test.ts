@@ -275,6 +275,31 @@ describe('automatic revision triggers (with a planner)', () => {
     expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'unexpected_result', step_id: 'a' });
   });
 
+  it('with an LLM judge, the verdict decides: a failing one is a reflection and a revision request', () => {
+    const h = harness(
+      { steps: [echo('a', { expected_output: 'a haiku' }), echo('b')] },
+      {},
+      {},
+      { canRevise: true, judge: true },
+    );
+    h.ok('a', 'not a haiku at all');
+    expect(h.commands).toContainEqual({ type: 'judge', step_id: 'a', expected: 'a haiku' });
+    h.ok('b', 'B');
+    expect(h.state.status).toBe('running'); // the verdict is still out
+    send(h, { type: 'judged', step_id: 'a', ok: false, reason: 'wrong syllable count' });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'unexpected_result', step_id: 'a' });
+    const passing = harness(
+      { steps: [echo('a', { expected_output: 'a haiku' })] },
+      {},
+      {},
+      { canRevise: true, judge: true },
+    );
+    passing.ok('a', 'old pond / frog jumps in / splash');
+    send(passing, { type: 'judged', step_id: 'a', ok: true, reason: 'five-seven-five' });
+    expect(passing.types()).not.toContain('RevisionRequested');
+    expect(passing.state.status).toBe('completed');
+  });
+
   it('an output that fits expected_output changes nothing', () => {
     const h = withPlanner({ steps: [echo('a', { expected_output: 'a list of urls' })] });
     h.ok('a', ['https://x']);

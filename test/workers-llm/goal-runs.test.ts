@@ -111,7 +111,11 @@ describe('revision through the planner', () => {
   });
 
   it('revises when a step’s output does not match its expected_output', async () => {
-    setLlmFetch(scriptedLlm([plan([echo('a'), echo('again', ['a'], { items: ['found'] })])]).fetch);
+    const llm = scriptedLlm([
+      JSON.stringify({ ok: false, reason: 'the output has no items' }), // the judge
+      plan([echo('a'), echo('again', ['a'], { items: ['found'] })]), // the revision
+    ]);
+    setLlmFetch(llm.fetch);
     const runId = await startRun({
       steps: [{ ...echo('a'), expected_output: 'a list of items', parameters: {} }, echo('b', ['a'])],
     });
@@ -122,5 +126,6 @@ describe('revision through the planner', () => {
     expect(types).toContain('ReflectionAdded');
     expect(types).toContain('RevisionRequested');
     expect(run.step_results.again).toEqual({ items: ['found'] });
+    expect(llm.sent[0]!.body.messages[1]!.content).toContain('Expected output: a list of items');
   });
 });
