@@ -4,12 +4,12 @@
  * end?). Revisions go through `planFromState` exactly as a run's Durable Object asks for them.
  */
 import type { MachineInput, StepOutcome } from '../../src/engine/machine';
-import { snapshotRun } from '../../src/engine/snapshot';
 import type { MemoryResultStore, RunState } from '../../src/engine/state';
 import type { RunConfigInput } from '../../src/plan/config';
 import { buildGraph } from '../../src/plan/graph';
 import type { IdSource, Plan } from '../../src/plan/model';
 import { planFromState } from '../../src/planner/pipeline';
+import { revisionState } from '../../src/planner/revision-state';
 import type { PlannerDeps, PlanningOutcome } from '../../src/planner/types';
 import { runPlan } from './executor';
 import type { ReviseCommand } from './executor';
@@ -125,34 +125,11 @@ async function revise(
   results: MemoryResultStore,
   planner: PlannerDeps,
 ): Promise<{ input: MachineInput; tokens: number }> {
-  const snap = snapshotRun(s, results);
-  const failed = c.step_id !== undefined ? s.steps.get(c.step_id) : undefined;
   const outcome = await planFromState(
-    {
-      goal: s.goal,
-      input: s.input,
-      tools: planner.tools.describe(),
-      limits: {
-        max_steps: s.config.max_steps,
-        max_depth: s.config.max_depth,
-        token_budget: s.config.token_budget ?? null,
-      },
-      strategy: s.plan?.strategy,
-      plan: s.plan!,
-      step_statuses: snap.step_statuses,
-      step_results: snap.step_results,
-      state: snap.state,
-      ...(c.step_id !== undefined
-        ? {
-            failure: {
-              step_id: c.step_id,
-              code: failed?.error?.code,
-              reason: failed?.error?.message ?? c.reason,
-            },
-          }
-        : {}),
+    revisionState(s, results, planner.tools.describe(), {
       reason: c.reason,
-    },
+      ...(c.step_id !== undefined ? { step_id: c.step_id } : {}),
+    }),
     {},
     planner,
   );

@@ -17,9 +17,6 @@ import { reportToParent, type ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
-import type { RunConfig } from '../plan/config';
-import type { Estimates } from '../plan/estimates';
-import type { Plan } from '../plan/model';
 import { load, persist } from './persist';
 import { runSideWork, type SideCommand } from './side-work';
 import { approvalInput, rollbackInput } from './approval';
@@ -37,18 +34,10 @@ export type { BeginStep } from './begin-attempt';
 export type RpcResult<T> =
   { ok: true; value: T } | { ok: false; error: { code: string; message: string; details?: unknown } };
 
-export type CreateRunRequest = {
-  run_id: string;
-  goal: string;
-  /** Absent: the run starts in `planning` and plans its goal. */
-  plan?: Plan;
-  config: RunConfig;
-  input: unknown;
-  estimates: Estimates | null;
-  state?: Record<string, unknown>;
-  /** Where the API is served, for the links the run hands out (approval URLs). */
+/** A new run: the machine's `create` input, plus where the API is served (for the links the run
+ * hands out) and, for a child run, the parent step to report to when it ends. */
+export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, 'type'> & {
   origin?: string;
-  /** A child run: the parent step to report to when this run ends. */
   parent?: ParentRef;
 };
 

@@ -4,13 +4,13 @@
  * so the outcome is an event like everything else.
  */
 import type { Command, MachineInput, Refusal } from '../engine/machine';
-import { snapshotRun } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { toErrorInfo } from '../errors';
 import type { Plan } from '../plan/model';
 import { isStepYield } from '../planner/contracts';
 import { planFromState, planGoal } from '../planner/pipeline';
+import { revisionState } from '../planner/revision-state';
 import { LlmStreamingPlanner } from '../planner/streaming-planner';
 import { llmFetch } from '../planner/llm-transport';
 import { createOpenAIClient, readLlmConfig } from '../executor/tools/openai-client';
@@ -171,40 +171,7 @@ async function streamPlan(host: SideWorkHost): Promise<void> {
 /** A new version of the rest of the plan from the planner; completed steps stay as they ran. */
 async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 'revise' }>): Promise<void> {
   const s = host.state;
-  const snap = snapshotRun(s, host.store);
-  const failed = c.step_id !== undefined ? s.steps.get(c.step_id) : undefined;
-  const outcome = await planFromState(
-    {
-      goal: s.goal,
-      input: s.input,
-      tools: host.tools.describe(),
-      limits: {
-        max_steps: s.config.max_steps,
-        max_depth: s.config.max_depth,
-        token_budget: s.config.token_budget ?? null,
-      },
-      strategy: s.plan?.strategy,
-      plan: s.plan!,
-      step_statuses: snap.step_statuses,
-      step_results: snap.step_results,
-      state: snap.state,
-      ...(c.step_id !== undefined
-        ? {
-            failure: {
-              step_id: c.step_id,
-              code: failed?.error?.code,
-              reason: failed?.error?.message ?? c.reason,
-            },
-          }
-        : {}),
-      reason:
-        c.strategy === 'insert_recovery'
-          ? `${c.reason}. Insert recovery steps; keep the rest of the plan.`
-          : c.reason,
-    },
-    {},
-    deps(host),
-  );
+  const outcome = await planFromState(revisionState(s, host.store, host.tools.describe(), c), {}, deps(host));
   await host.apply([
     outcome.ok
       ? { type: 'revise', plan: outcome.plan, reason: c.reason, kind: 'revision', tokens: tokensOf(outcome) }
