@@ -96,8 +96,25 @@ export function checkExpected(
   output: unknown,
   emit: Emit,
 ): void {
-  const expected = s.plan?.steps[s.graph!.index.get(stepId)!]?.expected_output;
+  const step = s.plan?.steps[s.graph!.index.get(stepId)!];
+  // Plan → Act → Reflect (seed 002): every step is reflected on against the plan's exit criteria.
+  const par = s.plan?.strategy === 'par';
+  const criteria = s.plan?.success_criteria ?? `progress toward the goal: ${s.goal}`;
+  const expected =
+    step?.expected_output ??
+    (par ? `a result that keeps the plan on track for its exit criteria: ${criteria}` : undefined);
   if (!expected || !s.config.allow_revision) return;
+  if (par && !opts.judge && step?.expected_output === undefined) {
+    emit({
+      type: 'ReflectionAdded',
+      payload: {
+        step_id: stepId,
+        reflection: `Step "${stepId}" done; exit criteria: ${criteria} (no LLM judge configured to evaluate them)`,
+      },
+      references: { step_id: stepId },
+    });
+    return;
+  }
   if (opts.judge) {
     emit({
       type: 'ReflectionRequested',

@@ -397,3 +397,15 @@ describe('streaming execution', () => {
     expect(h.snapshot().step_results).toEqual({ a: 'A' });
   });
 });
+
+describe('Plan → Act → Reflect without an LLM judge', () => {
+  it('records a reflection after each step naming the exit criteria, and runs on', () => {
+    const h = harness({ strategy: 'par', success_criteria: 'both echoed', steps: [echo('a'), echo('b')] });
+    h.ok('a', 'A');
+    h.ok('b', 'B');
+    const reflections = h.events.filter((e) => e.event_type === 'ReflectionAdded');
+    expect(reflections.map((e) => (e.payload as { step_id: string }).step_id)).toEqual(['a', 'b']);
+    expect(JSON.stringify(reflections[0]!.payload)).toContain('both echoed');
+    expect(h.state.status).toBe('completed');
+  });
+});

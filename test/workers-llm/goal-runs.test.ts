@@ -129,3 +129,26 @@ describe('revision through the planner', () => {
     expect(llm.sent[0]!.body.messages[1]!.content).toContain('Expected output: a list of items');
   });
 });
+
+describe('Plan → Act → Reflect (strategy par)', () => {
+  it('reflects on every step against the exit criteria, and a failing reflection yields a new plan version', async () => {
+    const llm = scriptedLlm([
+      JSON.stringify({ ok: true, reason: 'on track' }), // reflection on a
+      JSON.stringify({ ok: false, reason: 'b missed the criteria' }), // reflection on b
+      plan([echo('a'), echo('b', ['a']), echo('c', ['b'])]), // the new version
+      JSON.stringify({ ok: true, reason: 'criteria met' }), // reflection on c
+    ]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun({
+      strategy: 'par',
+      success_criteria: 'three echoes',
+      steps: [echo('a'), echo('b', ['a'])],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.plan_version).toBe(2);
+    const reflections = (await events(runId)).filter((e) => e.event_type === 'ReflectionAdded');
+    expect(reflections.map((e) => e.payload.step_id)).toEqual(['a', 'b', 'c']);
+    expect(llm.sent[0]!.body.messages[1]!.content).toContain('three echoes');
+  });
+});
