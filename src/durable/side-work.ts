@@ -101,7 +101,8 @@ function deps(host: SideWorkHost) {
 async function planRun(host: SideWorkHost): Promise<void> {
   const s = host.state;
   // Eager runs that need no approval stream: each step runs as soon as it has streamed in and validated.
-  if (s.config.mode === 'eager' && !s.config.require_plan_approval) return streamPlan(host);
+  const turns = s.config.strategy === 'iterative' || s.config.strategy === 'react';
+  if (s.config.mode === 'eager' && !s.config.require_plan_approval && !turns) return streamPlan(host);
   const outcome = await planGoal(
     {
       goal: s.goal,
@@ -109,6 +110,7 @@ async function planRun(host: SideWorkHost): Promise<void> {
       max_depth: s.config.max_depth,
       token_budget: s.config.token_budget ?? null,
       input: s.input,
+      ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
     },
     deps(host),
   );
@@ -174,7 +176,7 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
   const outcome = await planFromState(revisionState(s, host.store, host.tools.describe(), c), {}, deps(host));
   await host.apply([
     outcome.ok
-      ? { type: 'revise', plan: outcome.plan, reason: c.reason, kind: 'revision', tokens: tokensOf(outcome) }
+      ? { type: 'revise', plan: outcome.plan, reason: c.reason, kind: c.trigger === 'next_turn' ? 'turn' : 'revision', tokens: tokensOf(outcome) }
       : { type: 'revision_failed', error: errorOf(outcome) },
   ]);
 }

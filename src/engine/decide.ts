@@ -148,6 +148,8 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
   if (state.running.size > 0 || state.timers.size > 0 || state.needs_decision.size > 0) return null;
   if (state.streaming) return null; // more steps are on their way
   if (state.judging.length > 0) return null; // a verdict may still ask for a revision
+  const turn = decideNextTurn(state, ctx);
+  if (turn) return turn;
   let failed = 0;
   let unsettled = 0;
   for (const rt of state.steps.values()) {
@@ -171,6 +173,22 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
     });
   }
   return draft('RunTerminated', { status: 'completed', reason: 'success', final_output });
+}
+
+/**
+ * Iterative and ReAct runs (seed 004's plan as context): when a turn's steps are done, the planner
+ * sees the plan and the state and follows, extends or replaces it — until a turn changes nothing, a
+ * step failed, or `max_steps` turns were taken.
+ */
+function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null {
+  const strategy = state.plan?.strategy;
+  if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
+  if (state.turns >= state.config.max_steps || state.unhandled_failures.size > 0) return null;
+  return draft('RevisionRequested', {
+    trigger: 'next_turn',
+    reason: `turn ${state.turns + 1}: given the plan and the state so far, follow, extend or replace the plan; return it unchanged when the goal is met`,
+    strategy: 'replan_remaining',
+  });
 }
 
 /** How many more steps may start now. */

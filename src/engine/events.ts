@@ -9,10 +9,17 @@ import type { Estimates } from '../plan/estimates';
 
 export type TokenCount = { prompt: number; completion: number };
 
-export type PlanChangeKind = 'revision' | 'approval_edit' | 'rollback';
+export type PlanChangeKind = 'revision' | 'approval_edit' | 'rollback' | 'turn';
 
 export type RevisionTrigger =
-  'step_failure' | 'unexpected_result' | 'new_information' | 'user_request' | 'token_budget' | 'failure_rate';
+  | 'step_failure'
+  | 'unexpected_result'
+  | 'new_information'
+  | 'user_request'
+  | 'token_budget'
+  | 'failure_rate'
+  /** Iterative and ReAct runs: a turn's steps are done; the planner decides what comes next. */
+  | 'next_turn';
 
 export type SkipReason =
   'when_false' | 'dependency_failed' | 'missing_input' | 'failure_strategy' | 'run_terminated';

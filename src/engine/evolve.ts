@@ -50,6 +50,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       addTokens(state, event.payload.tokens);
       installPlan(state, plan, kind !== 'approval_edit');
       if (kind === 'revision') state.revision_count += 1;
+      if (kind === 'turn') state.turn_settled = event.payload.changed_steps.length === 0;
       state.revising = null;
       state.failures_since_revision = 0;
       return;
@@ -65,6 +66,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     case 'RevisionRequested': {
       const { trigger, reason, step_id } = event.payload;
       if (trigger === 'token_budget') state.budget_warned = true;
+      if (trigger === 'next_turn') state.turns += 1;
       state.revising = step_id === undefined ? { trigger, reason } : { trigger, reason, step_id };
       return;
     }

@@ -60,6 +60,9 @@ export type RunState = {
   approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
+  /** Iterative / ReAct turns taken, and whether the last one added nothing (the run may end). */
+  turns: number;
+  turn_settled: boolean;
   /** Steps whose output an LLM judge is checking; the run does not end before the verdicts. */
   judging: string[];
   /** Steps are streaming in from the planner: the plan is not complete, so the run cannot be. */
@@ -161,6 +164,8 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     awaiting: null,
     streaming: false,
     judging: [],
+    turns: 0,
+    turn_settled: false,
     failures_since_revision: 0,
     budget_warned: false,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },

@@ -32,6 +32,12 @@ export const RunConfigSchema = z.object({
   mode: z.enum(['eager', 'lazy']).default('eager'),
   max_steps: z.number().int().min(1).default(20),
   max_depth: z.number().int().min(0).default(3),
+  /**
+   * How a goal is planned and run: `iterative` / `react` plan a turn at a time — when the steps of a
+   * turn are done, the planner sees the plan and the state and follows, extends or replaces the plan,
+   * until a turn adds nothing.
+   */
+  strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
   require_dependencies: z.boolean().default(true),
   require_fallbacks: z.boolean().default(false),
 });

@@ -152,3 +152,33 @@ describe('Plan → Act → Reflect (strategy par)', () => {
     expect(llm.sent[0]!.body.messages[1]!.content).toContain('three echoes');
   });
 });
+
+describe('iterative runs: the plan as context, a turn at a time (seed 004)', () => {
+  it('extends the plan each turn from the state so far, and ends when a turn changes nothing', async () => {
+    const llm = scriptedLlm([
+      plan([echo('look')]), // the first turn
+      plan([echo('look'), echo('act', ['look'], { saw: '{{ steps.look.output.id }}' })]), // extend
+      plan([echo('look'), echo('act', ['look'], { saw: '{{ steps.look.output.id }}' })]), // unchanged: done
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'look, then act on it',
+      config: { strategy: 'iterative' },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.step_results).toEqual({ look: { id: 'look' }, act: { saw: 'look' } });
+    expect(run.revision_count).toBe(0);
+    const evs = await events(r.body.run_id);
+    expect(evs.filter((e) => e.event_type === 'RevisionRequested').map((e) => e.payload.trigger)).toEqual([
+      'next_turn',
+      'next_turn',
+    ]);
+    expect(evs.filter((e) => e.event_type === 'PlanUpdated').map((e) => e.payload.changed_steps)).toEqual([
+      ['act'],
+      [],
+    ]);
+    // Each turn's prompt carries the current plan and what its steps returned.
+    expect(llm.sent[2]!.body.messages[1]!.content).toContain('result: {"saw":"look"}');
+  });
+});
