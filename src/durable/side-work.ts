@@ -176,7 +176,13 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
   const outcome = await planFromState(revisionState(s, host.store, host.tools.describe(), c), {}, deps(host));
   await host.apply([
     outcome.ok
-      ? { type: 'revise', plan: outcome.plan, reason: c.reason, kind: c.trigger === 'next_turn' ? 'turn' : 'revision', tokens: tokensOf(outcome) }
+      ? {
+          type: 'revise',
+          plan: outcome.plan,
+          reason: c.reason,
+          kind: c.trigger === 'next_turn' ? 'turn' : 'revision',
+          tokens: tokensOf(outcome),
+        }
       : { type: 'revision_failed', error: errorOf(outcome) },
   ]);
 }
