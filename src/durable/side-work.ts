@@ -8,6 +8,7 @@ import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { toErrorInfo } from '../errors';
 import type { Plan } from '../plan/model';
+import { stagesOf, type StageConfig } from '../plan/config';
 import { isStepYield } from '../planner/contracts';
 import { planFromState, planGoal } from '../planner/pipeline';
 import { revisionState } from '../planner/revision-state';
@@ -101,16 +102,22 @@ function deps(host: SideWorkHost) {
 async function planRun(host: SideWorkHost): Promise<void> {
   const s = host.state;
   // Eager runs that need no approval stream: each step runs as soon as it has streamed in and validated.
-  const turns = s.config.strategy === 'iterative' || s.config.strategy === 'react';
+  const turns =
+    s.config.strategy === 'iterative' || s.config.strategy === 'react' || s.config.strategy === 'staged';
   if (s.config.mode === 'eager' && !s.config.require_plan_approval && !turns) return streamPlan(host);
+  const stage = currentStage(s);
   const outcome = await planGoal(
     {
-      goal: s.goal,
+      // A staged run plans its first stage: the stage's instructions, tools and token limit.
+      goal: stage
+        ? `${s.goal}\n\nStage ${stage.name}: ${stage.prompt ?? 'plan the steps of this stage'}`
+        : s.goal,
       max_steps: s.config.max_steps,
       max_depth: s.config.max_depth,
-      token_budget: s.config.token_budget ?? null,
+      token_budget: stage?.max_tokens ?? s.config.token_budget ?? null,
       input: s.input,
       ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
+      ...(stage?.tools ? { tools: stageTools(host.tools, stage).map((t) => t.name) } : {}),
     },
     deps(host),
   );
@@ -118,7 +125,7 @@ async function planRun(host: SideWorkHost): Promise<void> {
     outcome.ok
       ? {
           type: 'planned',
-          plan: outcome.plan,
+          plan: { ...outcome.plan, goal: s.goal },
           estimates: outcome.validation.estimates,
           tokens: tokensOf(outcome),
         }
@@ -173,7 +180,11 @@ async function streamPlan(host: SideWorkHost): Promise<void> {
 /** A new version of the rest of the plan from the planner; completed steps stay as they ran. */
 async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 'revise' }>): Promise<void> {
   const s = host.state;
-  const outcome = await planFromState(revisionState(s, host.store, host.tools.describe(), c), {}, deps(host));
+  const stage = c.trigger === 'next_turn' ? currentStage(s) : undefined;
+  const tools = stage?.tools ? stageTools(host.tools, stage) : host.tools.describe();
+  const asked = revisionState(s, host.store, tools, c);
+  if (stage?.max_tokens) asked.limits = { ...asked.limits, token_budget: stage.max_tokens };
+  const outcome = await planFromState(asked, {}, deps(host));
   await host.apply([
     outcome.ok
       ? {
@@ -185,6 +196,21 @@ async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 're
         }
       : { type: 'revision_failed', error: errorOf(outcome) },
   ]);
+}
+
+/** The stage a `staged` run is in, if it is one. */
+function currentStage(s: RunState): StageConfig | undefined {
+  return s.config.strategy === 'staged' && s.stage >= 0 ? stagesOf(s.config)[s.stage] : undefined;
+}
+
+/** The tools a stage may use: names or namespace prefixes (`demo.` or `demo.*`). */
+function stageTools(tools: ToolRegistry, stage: StageConfig) {
+  const allowed = stage.tools ?? [];
+  const fits = (name: string) =>
+    allowed.some(
+      (a) => a === name || name.startsWith(a.endsWith('*') ? a.slice(0, -1) : a.endsWith('.') ? a : `${a}.`),
+    );
+  return tools.describe().filter((t) => fits(t.name));
 }
 
 function tokensIn(result: unknown): { prompt: number; completion: number } | undefined {

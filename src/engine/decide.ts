@@ -5,6 +5,7 @@
  */
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
+import { stagesOf } from '../plan/config';
 import type { PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
@@ -181,6 +182,7 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
  * step failed, or `max_steps` turns were taken.
  */
 function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null {
+  if (state.config.strategy === 'staged' && state.stage >= 0) return decideNextStage(state, ctx);
   const strategy = state.plan?.strategy;
   if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
   if (state.turns >= state.config.max_steps || state.unhandled_failures.size > 0) return null;
@@ -189,6 +191,27 @@ function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null 
     reason: `turn ${state.turns + 1}: given the plan and the state so far, follow, extend or replace the plan; return it unchanged when the goal is met`,
     strategy: 'replan_remaining',
   });
+}
+
+/**
+ * `staged` runs: when a stage's steps are done it is completed, the next stage starts, and the planner
+ * is asked for that stage's steps (with the stage's instructions, tools and token limit).
+ */
+function decideNextStage(state: RunState, ctx: DecideContext): EventDraft | null {
+  const stages = stagesOf(state.config);
+  const current = stages[state.stage];
+  if (state.unhandled_failures.size > 0 || !current) return null;
+  if (state.stage_open && state.turns >= state.stage) return draft('StageCompleted', { stage: current.name });
+  const next = stages[state.stage + 1];
+  if (!state.stage_open && next && ctx.canRevise) return draft('StageStarted', { stage: next.name });
+  if (state.stage_open && state.turns < state.stage) {
+    return draft('RevisionRequested', {
+      trigger: 'next_turn',
+      reason: `stage ${current.name}: ${current.prompt ?? 'plan the steps of this stage'}`,
+      strategy: 'replan_remaining',
+    });
+  }
+  return null;
 }
 
 /** How many more steps may start now. */

@@ -95,9 +95,14 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       if (id !== undefined) state.judging = state.judging.filter((j) => j !== id);
       return;
     }
-    case 'PlanValidated':
     case 'StageStarted':
+      state.stage += 1;
+      state.stage_open = true;
+      return;
     case 'StageCompleted':
+      state.stage_open = false;
+      return;
+    case 'PlanValidated':
       return;
     case 'InputReceived':
       if (event.payload.step_id === undefined && isRecord(event.payload.input)) {

@@ -6,6 +6,7 @@
  * commands out; it never changes the state itself.
  */
 import type { Estimates } from '../plan/estimates';
+import { stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
@@ -37,7 +38,12 @@ export class RunMachine {
     const emit = (d: EventDraft) => this.#append(d, out);
     const refused = this.#accept(input, emit);
     if (refused) return { ...out, refused };
-    if (input.type === 'create' && !input.plan) out.commands.push({ type: 'plan' });
+    if (input.type === 'create' && !input.plan) {
+      // A staged run plans its first stage first.
+      if (input.config.strategy === 'staged')
+        emit({ type: 'StageStarted', payload: { stage: stagesOf(input.config)[0]!.name } });
+      out.commands.push({ type: 'plan' });
+    }
     const ctx = {
       now,
       results: this.deps.results,

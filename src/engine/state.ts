@@ -63,6 +63,9 @@ export type RunState = {
   /** Iterative / ReAct turns taken, and whether the last one added nothing (the run may end). */
   turns: number;
   turn_settled: boolean;
+  /** `staged` runs: the current stage's index (-1 before the first), and whether it is open. */
+  stage: number;
+  stage_open: boolean;
   /** Steps whose output an LLM judge is checking; the run does not end before the verdicts. */
   judging: string[];
   /** Steps are streaming in from the planner: the plan is not complete, so the run cannot be. */
@@ -166,6 +169,8 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     judging: [],
     turns: 0,
     turn_settled: false,
+    stage: -1,
+    stage_open: false,
     failures_since_revision: 0,
     budget_warned: false,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },

@@ -38,6 +38,22 @@ export const RunConfigSchema = z.object({
    * until a turn adds nothing.
    */
   strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
+  /**
+   * `staged` (seed 002 multi-stage policies): ordered stages, each planned with its own instructions,
+   * restricted to its tool namespaces and token limit, its steps run before the next stage is planned.
+   */
+  stages: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(64),
+        prompt: z.string().max(4000).optional(),
+        tools: z.array(z.string().min(1)).optional(),
+        max_tokens: z.number().int().positive().optional(),
+      }),
+    )
+    .min(1)
+    .max(10)
+    .optional(),
   require_dependencies: z.boolean().default(true),
   require_fallbacks: z.boolean().default(false),
 });
@@ -74,6 +90,24 @@ export function applyConfigAliases(raw: unknown): unknown {
     }
   }
   return out;
+}
+
+export type StageConfig = NonNullable<RunConfig['stages']>[number];
+
+/** Seed 002's example policy, used when a `staged` run names no stages. */
+export const DEFAULT_STAGES: StageConfig[] = [
+  {
+    name: 'goal_framing',
+    prompt: 'Frame the goal: add steps that gather what the goal needs to be understood.',
+  },
+  { name: 'decomposition', prompt: 'Decompose: add the steps that do the work, using what framing found.' },
+  { name: 'tool_routing', prompt: 'Route: add steps that call the tools the remaining work needs.' },
+  { name: 'synthesis', prompt: 'Synthesize: add the steps that combine the results into the answer.' },
+];
+
+/** The stages of a `staged` run. */
+export function stagesOf(config: RunConfig): StageConfig[] {
+  return config.stages ?? DEFAULT_STAGES;
 }
 
 /** Parses a run configuration with aliases and defaults; throws a ZodError on a bad field. */

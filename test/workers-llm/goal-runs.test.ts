@@ -182,3 +182,49 @@ describe('iterative runs: the plan as context, a turn at a time (seed 004)', () 
     expect(llm.sent[2]!.body.messages[1]!.content).toContain('result: {"saw":"look"}');
   });
 });
+
+describe('staged runs (seed 002 multi-stage policies)', () => {
+  it('plans and runs each stage in order with its own instructions and tools, with stage events', async () => {
+    const llm = scriptedLlm([
+      plan([echo('facts')]), // stage gather
+      plan([echo('facts'), echo('answer', ['facts'], { from: '{{ steps.facts.output.id }}' })]), // stage answer
+    ]);
+    setLlmFetch(llm.fetch);
+    const stages = [
+      { name: 'gather', prompt: 'Gather the facts.', tools: ['demo.echo'] },
+      { name: 'answer', prompt: 'Answer from the facts.', tools: ['demo.'] },
+    ];
+    const r = await api('POST', '/v1/runs', {
+      goal: 'answer a question',
+      config: { strategy: 'staged', stages },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.answer).toEqual({ from: 'facts' });
+    const evs = await events(r.body.run_id);
+    const stageEvents = evs
+      .filter((e) => e.event_type.startsWith('Stage'))
+      .map((e) => `${e.event_type}:${e.payload.stage}`);
+    expect(stageEvents).toEqual([
+      'StageStarted:gather',
+      'StageCompleted:gather',
+      'StageStarted:answer',
+      'StageCompleted:answer',
+    ]);
+    const first = llm.sent[0]!.body.messages[1]!.content;
+    expect(first).toContain('Stage gather: Gather the facts.');
+    expect(first).toContain('demo.echo');
+    expect(first).not.toContain('http.request');
+    expect(llm.sent[1]!.body.messages[1]!.content).toContain('stage answer: Answer from the facts.');
+    expect(run.goal).toBe('answer a question');
+  });
+
+  it('runs a react goal turn by turn like an iterative one', async () => {
+    setLlmFetch(scriptedLlm([plan([echo('think')]), plan([echo('think')])]).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'think once', config: { strategy: 'react' } });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.plan.strategy).toBe('react');
+    expect((await events(r.body.run_id)).filter((e) => e.event_type === 'RevisionRequested')).toHaveLength(1);
+  });
+});
