@@ -102,9 +102,10 @@ function deps(host: SideWorkHost) {
 async function planRun(host: SideWorkHost): Promise<void> {
   const s = host.state;
   // Eager runs that need no approval stream: each step runs as soon as it has streamed in and validated.
-  const turns =
-    s.config.strategy === 'iterative' || s.config.strategy === 'react' || s.config.strategy === 'staged';
-  if (s.config.mode === 'eager' && !s.config.require_plan_approval && !turns) return streamPlan(host);
+  // Streaming suits flat plans; turn-based, staged and hierarchical plans are planned whole.
+  const whole =
+    s.config.strategy !== undefined && s.config.strategy !== 'flat' && s.config.strategy !== 'par';
+  if (s.config.mode === 'eager' && !s.config.require_plan_approval && !whole) return streamPlan(host);
   const stage = currentStage(s);
   const outcome = await planGoal(
     {

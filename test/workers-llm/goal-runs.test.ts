@@ -228,3 +228,37 @@ describe('staged runs (seed 002 multi-stage policies)', () => {
     expect((await events(r.body.run_id)).filter((e) => e.event_type === 'RevisionRequested')).toHaveLength(1);
   });
 });
+
+describe('hierarchical goals', () => {
+  it('plans steps with sub-plans and runs each sub-plan as a child run, rolling results up', async () => {
+    setLlmFetch(
+      scriptedLlm([
+        JSON.stringify({
+          steps: [
+            {
+              id: 'research',
+              description: 'Research the topic',
+              action: 'demo.echo',
+              parameters: {},
+              dependencies: [],
+              subplan: { steps: [echo('search'), echo('read', ['search'])] },
+            },
+            echo('write', ['research'], { from: '{{ steps.research.output.final_output.id }}' }),
+          ],
+        }),
+      ]).fetch,
+    );
+    const r = await api('POST', '/v1/runs', {
+      goal: 'research and write',
+      config: { strategy: 'hierarchical' },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.plan.strategy).toBe('hierarchical');
+    expect(run.step_results.research.subtask_results).toEqual({
+      search: { id: 'search' },
+      read: { id: 'read' },
+    });
+    expect(run.step_results.write).toEqual({ from: 'read' });
+  });
+});
