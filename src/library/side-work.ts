@@ -35,7 +35,12 @@ export async function carryOut(c: SideCommand, ctx: SideWorkContext): Promise<Ma
   switch (c.type) {
     case 'plan': {
       if (!ctx.planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
-      const out = await ctx.planner.draft({ goal: s.goal, input: s.input, limits });
+      const out = await ctx.planner.draft({
+        goal: s.goal,
+        input: s.input,
+        limits,
+        ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
+      });
       return out.ok
         ? {
             type: 'planned',
@@ -53,7 +58,7 @@ export async function carryOut(c: SideCommand, ctx: SideWorkContext): Promise<Ma
             type: 'revise',
             plan: out.plan,
             reason: c.reason,
-            kind: 'revision',
+            kind: c.trigger === 'next_turn' ? 'turn' : 'revision',
             ...(out.tokens ? { tokens: out.tokens } : {}),
           }
         : {

@@ -5,6 +5,7 @@
  * fenced, wrapped in prose, with trailing commas or comments. Pure; the result is a candidate for
  * `validatePlan`, or an error worded to be quoted back to the model.
  */
+import { convertToolCalls } from '../import/tool-calls';
 import { isRecord } from '../plan/model';
 import { fencedBlocks, jsonRegions, readJson } from './json-text';
 
@@ -127,6 +128,17 @@ export function readNdjsonLine(raw: string): NdjsonLine | null {
 
 /** The plan a parsed JSON value describes, in whichever accepted shape, or null. */
 export function toCandidate(value: unknown): ParseResult | null {
+  // Seed 004: a solution of `_tool` calls (`[{_tool, …}]` or `{calls: […]}`) with † references.
+  const calls = Array.isArray(value)
+    ? value
+    : isRecord(value) && Array.isArray(value.calls)
+      ? value.calls
+      : null;
+  if (calls && calls.length > 0 && calls.every((c) => isRecord(c) && typeof c._tool === 'string')) {
+    const converted = convertToolCalls(calls);
+    if (converted.ok)
+      return { ok: true, format: 'steps', plan: { ...converted.plan, steps: converted.plan.steps } };
+  }
   if (Array.isArray(value)) {
     if (!value.every(isRecord)) return null;
     const steps = value.map((v) => (v.type === 'step' && isRecord(v.step) ? v.step : v));
