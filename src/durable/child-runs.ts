@@ -14,6 +14,7 @@ import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import type { StepMessage } from './messages';
+import { sendSteps } from './fan-out';
 import type { RpcResult } from './plan-run';
 
 export type ParentRef = { run_id: string; step_id: string; attempt: number };
@@ -62,8 +63,8 @@ export async function startChildRun(
     estimates: null,
     parent,
   })) as RpcResult<{ outbox: StepMessage[] }>;
-  if (created.ok && created.value.outbox.length > 0) {
-    await env.STEPS.sendBatch(created.value.outbox.map((body) => ({ body })));
+  if (created.ok) {
+    await sendSteps(env.STEPS, created.value.outbox);
   } else if (!created.ok && created.error.code !== 'run_exists') {
     throw new ToolError(created.error.code, created.error.message, { retryable: true });
   }

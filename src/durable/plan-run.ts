@@ -25,6 +25,8 @@ import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { ApprovalDecision } from '../approval/decision';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
+import { sendSteps } from './fan-out';
+import { Alarm } from './alarm';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
 
@@ -53,12 +55,12 @@ export class PlanRun extends DurableObject<Env> {
   #tools: ToolRegistry | null = null;
   /** Inline attempts running in this instance (lost on eviction; the alarm re-runs them). */
   readonly #inline = new Map<string, AbortController>();
-  /** The alarm as last set by this instance (undefined: not read yet). */
-  #alarmAt: number | null | undefined = undefined;
+  readonly #alarm: Alarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new SqlStore(ctx.storage.sql);
+    this.#alarm = new Alarm(ctx.storage);
   }
 
   // ---- RPC ----------------------------------------------------------------------------------------
@@ -216,7 +218,7 @@ export class PlanRun extends DurableObject<Env> {
 
   /** Retries due, attempts past their deadline, inline attempts lost to an eviction. */
   override async alarm(): Promise<void> {
-    this.#alarmAt = null; // this alarm has fired; none is set now
+    this.#alarm.fired();
     const m = this.#load();
     if (!m) return;
     this.#recoverInline(m.state);
@@ -312,7 +314,9 @@ export class PlanRun extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => persist(this.#store, m.state, events));
     // Work first (it is saved now), bookkeeping after: the alarm and the run index can wait a moment.
     if (outbox) outbox.push(...queued);
-    else if (queued.length > 0) this.ctx.waitUntil(this.#send(queued));
+    // Fanned out without holding up the caller: a consumer reporting the results that made these steps
+    // ready returns at once, which frees the queue to deliver them sooner.
+    else if (queued.length > 0) this.ctx.waitUntil(sendSteps(this.env.STEPS, queued));
     if (abort !== null)
       for (const ctl of this.#inline.values()) ctl.abort(new DOMException(abort, 'AbortError'));
     for (const i of inline) this.#startInline(i.stepId, i.attempt, i.begin);
@@ -340,21 +344,6 @@ export class PlanRun extends DurableObject<Env> {
     }
   }
 
-  /**
-   * Fans steps out to the queue without holding up the caller: a consumer reporting the results that
-   * made these steps ready returns at once, which frees the queue to deliver them sooner. A send that
-   * fails leaves the steps running until their deadline, when they are retried.
-   */
-  async #send(messages: StepMessage[]): Promise<void> {
-    for (let i = 0; i < messages.length; i += 100) {
-      await this.env.STEPS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch(
-        (err: unknown) => {
-          console.error(`run ${messages[0]?.run_id}: queue send failed`, err);
-        },
-      );
-    }
-  }
-
   /** Work a decision asks for beyond running steps: planning, revising, notifying an approver. */
   async #sideWork(c: SideCommand): Promise<void> {
     try {
@@ -375,8 +364,8 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /**
-   * Keeps one alarm at or before the earliest due time. An alarm that fires early is harmless (the tick
-   * finds nothing due and re-arms), so it is only ever moved earlier — no storage call per step.
+   * The next time the object must wake: a retry or deadline, or a check on inline attempts that an
+   * eviction may have lost.
    */
   async #arm(m: RunMachine): Promise<void> {
     let at = m.nextWakeAt();
@@ -387,11 +376,7 @@ export class PlanRun extends DurableObject<Env> {
         break;
       }
     }
-    if (at === null) return;
-    this.#alarmAt ??= await this.ctx.storage.getAlarm();
-    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
-    await this.ctx.storage.setAlarm(at);
-    this.#alarmAt = at;
+    await this.#alarm.by(at);
   }
 
   #startInline(stepId: string, attempt: number, begin: Extract<BeginStep, { proceed: true }>): void {

@@ -11,6 +11,7 @@ import type { Estimates } from '../plan/estimates';
 import { planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
 import type { StepMessage } from '../durable/messages';
+import { sendSteps } from '../durable/fan-out';
 import type { RpcResult } from '../durable/plan-run';
 import { prepareRunPlan, withSourceLines } from '../import/run-request';
 
@@ -120,18 +121,6 @@ async function createRun(
     origin: deps.origin,
   })) as RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>;
   if (!created.ok) return { kind: 'error', code: 'conflict', message: created.error.message };
-  await sendSteps(deps.env, created.value.outbox);
+  await sendSteps(deps.env.STEPS, created.value.outbox);
   return { kind: 'created', run_id, status: created.value.status };
-}
-
-/** Sends a new run's first ready steps; one that cannot be sent is retried at its deadline. */
-async function sendSteps(env: Env, messages: StepMessage[]): Promise<void> {
-  for (let i = 0; i < messages.length; i += 100) {
-    await env.STEPS.sendBatch(messages.slice(i, i + 100).map((body) => ({ body }))).catch((err: unknown) => {
-      console.error(
-        `run ${messages[0]?.run_id}: first steps not queued; their deadlines will retry them`,
-        err,
-      );
-    });
-  }
 }

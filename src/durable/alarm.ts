@@ -1,0 +1,25 @@
+/**
+ * The object's one alarm, kept at or before the earliest due time. An alarm that fires early is
+ * harmless (the tick finds nothing due and the alarm is re-armed), so it is only ever moved earlier:
+ * no storage call for the steps that do not change the earliest time.
+ */
+export class Alarm {
+  /** The alarm as this instance last set or read it (undefined: not read yet). */
+  #at: number | null | undefined = undefined;
+
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** Makes sure the alarm fires no later than `at`. */
+  async by(at: number | null): Promise<void> {
+    if (at === null) return;
+    this.#at ??= await this.storage.getAlarm();
+    if (this.#at !== null && this.#at <= at) return;
+    await this.storage.setAlarm(at);
+    this.#at = at;
+  }
+
+  /** The alarm fired: none is set now. */
+  fired(): void {
+    this.#at = null;
+  }
+}
