@@ -5,14 +5,11 @@
  * sequential plans), one alarm re-armed to the earliest deadline, events to WebSocket clients.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { actionFor, stepDef } from '../engine/decide';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
-import { emptyRunState, type RunState } from '../engine/state';
+import { emptyRunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
-import { executeApproved } from './execute';
-import { deferredOf } from '../executor/deferred';
 import { reportToParent, type ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { workerToolRegistry } from './tools';
@@ -27,6 +24,7 @@ import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
+import { InlineAttempts } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
 
@@ -53,14 +51,22 @@ export class PlanRun extends DurableObject<Env> {
   readonly #store: SqlStore;
   #machine: RunMachine | null = null;
   #tools: ToolRegistry | null = null;
-  /** Inline attempts running in this instance (lost on eviction; the alarm re-runs them). */
-  readonly #inline = new Map<string, AbortController>();
+  readonly #inline: InlineAttempts;
   readonly #alarm: Alarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new SqlStore(ctx.storage.sql);
     this.#alarm = new Alarm(ctx.storage);
+    this.#inline = new InlineAttempts({
+      ctx,
+      env,
+      tools: () => this.#registry(),
+      begin: (stepId, attempt) => this.#begin(this.#machine!, stepId, attempt, []),
+      complete: async (stepId, attempt, outcome) =>
+        void (await this.completeSteps([{ step_id: stepId, attempt, outcome }])),
+      awaitInput: (stepId, attempt, prompt) => this.awaitInput(stepId, attempt, prompt),
+    });
   }
 
   // ---- RPC ----------------------------------------------------------------------------------------
@@ -221,7 +227,7 @@ export class PlanRun extends DurableObject<Env> {
     this.#alarm.fired();
     const m = this.#load();
     if (!m) return;
-    this.#recoverInline(m.state);
+    this.#inline.recover(m.state);
     await this.#apply([{ type: 'tick' }]);
     await this.#arm(m);
   }
@@ -317,9 +323,8 @@ export class PlanRun extends DurableObject<Env> {
     // Fanned out without holding up the caller: a consumer reporting the results that made these steps
     // ready returns at once, which frees the queue to deliver them sooner.
     else if (queued.length > 0) this.ctx.waitUntil(sendSteps(this.env.STEPS, queued));
-    if (abort !== null)
-      for (const ctl of this.#inline.values()) ctl.abort(new DOMException(abort, 'AbortError'));
-    for (const i of inline) this.#startInline(i.stepId, i.attempt, i.begin);
+    if (abort !== null) this.#inline.abortAll(abort);
+    for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
     for (const c of side) this.ctx.waitUntil(this.#sideWork(c));
     broadcast(this.ctx, events);
     await this.#arm(m);
@@ -370,60 +375,12 @@ export class PlanRun extends DurableObject<Env> {
   async #arm(m: RunMachine): Promise<void> {
     let at = m.nextWakeAt();
     for (const id of m.state.running) {
-      if (this.#recoverable(m.state, id)) {
+      if (this.#inline.recoverable(m.state, id)) {
         const check = Date.now() + INLINE_RECOVERY_MS;
         at = at === null ? check : Math.min(at, check);
         break;
       }
     }
     await this.#alarm.by(at);
-  }
-
-  #startInline(stepId: string, attempt: number, begin: Extract<BeginStep, { proceed: true }>): void {
-    const key = `${stepId}#${attempt}`;
-    if (this.#inline.has(key)) return;
-    const controller = new AbortController();
-    this.#inline.set(key, controller);
-    const run_id = this.#machine!.state.run_id;
-    const work = executeApproved(
-      { run_id, step_id: stepId, attempt, ...begin },
-      this.#registry(),
-      this.env,
-      controller.signal,
-    )
-      .then(async (outcome) => {
-        const deferred = deferredOf(outcome);
-        if (deferred?.$deferred === 'input') await this.awaitInput(stepId, attempt, deferred.prompt);
-        else if (!deferred) await this.completeSteps([{ step_id: stepId, attempt, outcome }]);
-      })
-      .catch((err: unknown) => console.error(`inline step ${stepId}#${attempt} failed to report`, err))
-      .finally(() => this.#inline.delete(key));
-    this.ctx.waitUntil(work);
-  }
-
-  /** Inline attempts the state says are running but this instance is not running: re-run them, same key. */
-  #recoverInline(state: RunState): void {
-    for (const id of state.running) {
-      const rt = state.steps.get(id)!;
-      if (
-        this.#recoverable(state, id) &&
-        !this.#inline.has(`${id}#${rt.attempt}`) &&
-        (rt.deadline_at ?? 0) > Date.now()
-      ) {
-        const begin = this.#begin(this.#machine!, id, rt.attempt, []);
-        if (begin.proceed) this.#startInline(id, rt.attempt, begin);
-      }
-    }
-  }
-
-  /**
-   * An inline attempt this object must re-run if it is lost. Not a deferred tool's (a child run or a
-   * person answers it; its own deadline is the backstop), which would otherwise be re-run every check.
-   */
-  #recoverable(state: RunState, id: string): boolean {
-    const rt = state.steps.get(id);
-    if (rt?.dispatch !== 'inline') return false;
-    const { action } = actionFor(stepDef(state, id), rt.on_fallback);
-    return this.#registry().get(action)?.timeout_ms === undefined;
   }
 }
