@@ -5,6 +5,16 @@ import { defineConfig } from 'vitest/config';
 // Workers runtime with real Durable Objects, alarms, Queues, D1 and KV (Miniflare).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
+  /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
+  const workersProject = (name: string, dir: string, bindings: Record<string, string>) => ({
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: { bindings: { DEMO_TOOLS: 'true', TEST_MIGRATIONS: migrations, ...bindings } },
+      }),
+    ],
+    test: { name, include: [`${dir}/**/*.test.ts`], setupFiles: ['test/workers/apply-migrations.ts'] },
+  });
   return {
     test: {
       // The JSON report is what .ci/run counts; the default reporter is for people.
@@ -14,48 +24,14 @@ export default defineConfig(async () => {
         {
           test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
         },
-        {
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: './wrangler.toml' },
-              miniflare: {
-                bindings: {
-                  DEMO_TOOLS: 'true',
-                  TEST_MIGRATIONS: migrations,
-                  WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-                },
-              },
-            }),
-          ],
-          test: {
-            name: 'workers',
-            include: ['test/workers/**/*.test.ts'],
-            setupFiles: ['test/workers/apply-migrations.ts'],
-          },
-        },
-        {
-          // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
-          // runs plan inside the run's object, revisions call the planner.
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: './wrangler.toml' },
-              miniflare: {
-                bindings: {
-                  DEMO_TOOLS: 'true',
-                  TEST_MIGRATIONS: migrations,
-                  OPENAI_API_KEY: 'sk-test-scripted',
-                  OPENAI_BASE_URL: 'https://llm.test/v1',
-                  PLANNER_MODEL: 'scripted-1',
-                },
-              },
-            }),
-          ],
-          test: {
-            name: 'workers-llm',
-            include: ['test/workers-llm/**/*.test.ts'],
-            setupFiles: ['test/workers/apply-migrations.ts'],
-          },
-        },
+        workersProject('workers', 'test/workers', { WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' }),
+        // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
+        // runs plan inside the run's object, revisions call the planner.
+        workersProject('workers-llm', 'test/workers-llm', {
+          OPENAI_API_KEY: 'sk-test-scripted',
+          OPENAI_BASE_URL: 'https://llm.test/v1',
+          PLANNER_MODEL: 'scripted-1',
+        }),
       ],
     },
   };
