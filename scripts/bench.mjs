@@ -2,15 +2,11 @@
 // Benchmarks, reported as ratios (these machines are noisy): validation time by plan size, then
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
 // of a chain of instant steps. Usage: npm run bench [-- --only=validate|exec]
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startDevServer } from './dev-server.mjs';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const root = new URL('..', import.meta.url).pathname;
-// The project's own Node first on PATH for the children too (wrangler needs >= 22.12).
-const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
 
 if (!only || only === 'validate') {
   const r = spawnSync(
@@ -26,43 +22,11 @@ if (!only || only === 'validate') {
 if (!only || only === 'exec') await benchExecution();
 
 async function benchExecution() {
-  const port = 8700 + Math.floor(Math.random() * 200);
-  const persist = mkdtempSync(join(tmpdir(), 'edgeplan-bench-'));
-  const base = `http://127.0.0.1:${port}`;
-  const wrangler = join(root, 'node_modules/.bin/wrangler');
-  spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-    cwd: root,
-    stdio: 'ignore',
-    env: childEnv,
+  const { base, pid, stop } = await startDevServer({
+    name: 'edgeplan-bench',
+    extraArgs: ['--log-level', 'error'],
   });
-  const dev = spawn(
-    wrangler,
-    [
-      'dev',
-      '--port',
-      String(port),
-      '--ip',
-      '127.0.0.1',
-      '--persist-to',
-      persist,
-      '--var',
-      'DEMO_TOOLS:true',
-      '--log-level',
-      'error',
-    ],
-    { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
-  );
-  const stop = () => {
-    try {
-      process.kill(-dev.pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  };
-  process.on('exit', stop);
-  process.on('SIGINT', () => process.exit(130));
   try {
-    await waitUp(base);
     console.log('\nexecution (wrangler dev, local Queues/DO/D1); ratio = run time / critical path');
     // Warm up the isolate, the queue consumer and the object namespace.
     await runPlan(base, dag(2, 5, 10), { execution_mode: 'parallel', max_parallel: 20 });
@@ -90,19 +54,18 @@ async function benchExecution() {
     console.log(
       `  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`,
     );
-    const rssBefore = workerdRss(dev.pid);
+    const rssBefore = workerdRss(pid);
     const big = await runPlan(
       base,
       dag(100, 100, 0, false),
       { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 },
       600_000,
     );
-    const rssAfter = workerdRss(dev.pid);
+    const rssAfter = workerdRss(pid);
     console.log(`  ${'10,000-step DAG'.padEnd(24)} completed in ${(big / 1000).toFixed(1)} s`);
     console.log(`  workerd resident memory  ${rssBefore} MiB before, ${rssAfter} MiB after (whole runtime)`);
   } finally {
     stop();
-    rmSync(persist, { recursive: true, force: true });
   }
 }
 
@@ -160,19 +123,6 @@ async function runPlan(base, plan, config, timeoutMs = 120_000) {
   }
   const run = await (await fetch(`${base}/v1/runs/${created.run_id}`)).json();
   return Date.parse(run.completed_at) - Date.parse(run.started_at);
-}
-
-async function waitUp(base) {
-  const end = Date.now() + 60_000;
-  while (Date.now() < end) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('wrangler dev did not come up in 60 s');
 }
 
 /** Resident memory (MiB) of the workerd processes in wrangler dev's process group. */

@@ -5,55 +5,25 @@
 // last seq it saw and lose nothing), submit an invalid plan, switch to the token (polling) mode — and
 // saves screenshots to .bench/. Not part of `npm test`: CI has no Chromium.
 // Usage: npm run check:dashboard  (needs /usr/bin/chromium: apt-get install -y chromium)
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = join(root, '.bench');
-// The project's own Node first on PATH for the children too (wrangler needs >= 22.12).
-const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
 
 if (!existsSync(CHROMIUM)) {
   console.error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   process.exit(2);
 }
 
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const persist = mkdtempSync(join(tmpdir(), 'edgeplan-dashboard-'));
-const wrangler = join(root, 'node_modules/.bin/wrangler');
-const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-  env: childEnv,
-});
-if (migrate.status !== 0) throw new Error(`wrangler d1 migrations apply exited with ${migrate.status}`);
-
-// Detached, so the whole process group (wrangler, workerd, esbuild) can be ended at once.
-const dev = spawn(
-  wrangler,
-  ['dev', '--port', String(port), '--ip', '127.0.0.1', '--persist-to', persist, '--var', 'DEMO_TOOLS:true'],
-  { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
-);
+const { base, stop } = await startDevServer({ name: 'edgeplan-dashboard' });
 let browser;
-const stop = () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-};
-process.on('exit', stop);
-process.on('SIGINT', () => process.exit(130));
 
 const problems = [];
 try {
-  await waitUp(base);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -224,7 +194,6 @@ try {
 } finally {
   await browser?.close();
   stop();
-  rmSync(persist, { recursive: true, force: true });
 }
 
 if (problems.length) {
@@ -247,28 +216,4 @@ async function step(name, fn) {
 
 function expect(cond, message) {
   if (!cond) throw new Error(message);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUp(url) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`wrangler dev did not answer on ${url} within 60 s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
