@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import type { Plan } from '../plan/model';
 import { validatePlan, type Finding } from '../plan/validate';
+import { validationLimits } from '../plan/config';
 import type { SqlStore } from './sql-store';
 
 /** How long an approval link lives when the run sets no approval timeout. */
@@ -112,10 +113,9 @@ export function validatedVersion(
   tools: ToolRegistry,
 ): { ok: true; plan: Plan } | { ok: false; refusal: ApprovalRefusal } {
   const current = state.plan!;
-  const { max_steps, max_depth, token_budget } = state.config;
   const result = validatePlan(candidate, {
     tools,
-    config: { max_steps, max_depth, ...(token_budget != null ? { token_budget } : {}) },
+    config: validationLimits(state.config, false),
     clock: { now: () => new Date() },
     ids: { id: () => current.id, uuid: () => crypto.randomUUID() },
   });

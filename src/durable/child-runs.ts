@@ -4,7 +4,7 @@
  * repeated attempt finds the same child instead of starting a second one; when the child ends it
  * reports its rolled-up result to the parent step, which was left running.
  */
-import { parseRunConfig } from '../plan/config';
+import { parseRunConfig, validationLimits } from '../plan/config';
 import type { Plan } from '../plan/model';
 import { validatePlan } from '../plan/validate';
 import { ToolError } from '../errors';
@@ -34,7 +34,7 @@ export async function startChildRun(
   if (req.plan !== undefined) {
     const v = validatePlan(req.plan, {
       tools,
-      config: { max_steps: config.max_steps, max_depth: config.max_depth },
+      config: validationLimits(config, false),
       clock: { now: () => new Date() },
       ids: { id: (p) => `${p}_${runId.slice(4)}`, uuid: () => crypto.randomUUID() },
     });

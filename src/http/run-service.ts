@@ -2,7 +2,7 @@
  * Starting a run from an HTTP request: parse the config, validate the plan, hand it to a new PlanRun
  * object. Errors come back as data with a stable code for the route to send.
  */
-import type { RunConfig } from '../plan/config';
+import { validationLimits, type RunConfig } from '../plan/config';
 import type { Clock, IdSource, Plan } from '../plan/model';
 import { validatePlan, type ValidationResult } from '../plan/validate';
 import type { ToolRegistry } from '../executor/registry';
@@ -76,13 +76,7 @@ export async function startRun(
     tools: deps.tools,
     clock: deps.clock,
     ids: deps.ids,
-    config: {
-      max_steps: config.max_steps,
-      max_depth: config.max_depth,
-      require_fallbacks: config.require_fallbacks,
-      require_dependencies: req.requireDependencies,
-      ...(config.token_budget != null ? { token_budget: config.token_budget } : {}),
-    },
+    config: validationLimits(config, req.requireDependencies),
   });
   if (!validation.valid || !validation.plan) {
     const n = validation.errors.length;

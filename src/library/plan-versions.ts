@@ -6,7 +6,7 @@
  */
 import { EdgeplanError } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
-import type { RunConfig } from '../plan/config';
+import { validationLimits, type RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
 import type { Clock, IdSource, Plan } from '../plan/model';
 import { validatePlan } from '../plan/validate';
@@ -29,13 +29,7 @@ export function validateRunPlan(
     tools: ctx.tools,
     clock: ctx.clock,
     ids: ctx.ids,
-    config: {
-      max_steps: config.max_steps,
-      max_depth: config.max_depth,
-      require_dependencies: config.require_dependencies,
-      require_fallbacks: config.require_fallbacks,
-      ...(config.token_budget != null ? { token_budget: config.token_budget } : {}),
-    },
+    config: validationLimits(config, config.require_dependencies),
   });
   if (!v.valid || !v.plan) {
     throw new EdgeplanError(

@@ -92,6 +92,20 @@ export function applyConfigAliases(raw: unknown): unknown {
   return out;
 }
 
+/**
+ * The limits plan validation checks, from a run's configuration. `requireDependencies` is for the
+ * caller to decide: submitted and imported plans may leave dependencies to their references.
+ */
+export function validationLimits(c: RunConfig, requireDependencies: boolean) {
+  return {
+    max_steps: c.max_steps,
+    max_depth: c.max_depth,
+    require_fallbacks: c.require_fallbacks,
+    require_dependencies: requireDependencies,
+    ...(c.token_budget != null ? { token_budget: c.token_budget } : {}),
+  };
+}
+
 export type StageConfig = NonNullable<RunConfig['stages']>[number];
 
 /** Seed 002's example policy, used when a `staged` run names no stages. */
