@@ -365,10 +365,18 @@ function resume(state: RunState, ids: readonly string[]): void {
   recountWaiting(state, ids);
 }
 
-/** Writes `value` at a state path: the root is one variable, deeper segments are set inside it. */
+/**
+ * Writes `value` at a state path: the first segment is one variable, deeper segments are set inside
+ * it. The empty path (`output_path: "state"`) merges: each own key of `value` becomes a variable,
+ * replacing its value. The machine fails a step whose output cannot be merged before it is
+ * recorded (see `mergeError`), so a non-object here changes nothing.
+ */
 export function writeStatePath(results: ResultStore, path: readonly PathSegment[], value: unknown): void {
   const [root, ...rest] = path;
-  if (root === undefined) return;
+  if (root === undefined) {
+    if (isRecord(value)) for (const key of Object.keys(value)) results.setVar(key, value[key]);
+    return;
+  }
   const key = String(root);
   if (rest.length === 0) {
     results.setVar(key, value);

@@ -3,12 +3,13 @@
  * `ask_user` continues the run, the `expected_output` check, and the command each event implies.
  * Pure functions over the state; they emit events, never change the state themselves.
  */
+import type { ErrorInfo } from '../errors';
 import { isRecord, type Plan } from '../plan/model';
 import { revisionAllowed } from './decide';
-import type { EventDraft, RunEvent } from './events';
+import type { EventDraft, EventPayloads, RunEvent } from './events';
 import { isSettled } from './evolve';
 import { unexpectedOutput } from './expected-output';
-import type { Command, Refusal } from './machine-types';
+import type { Command, Refusal, StepOutcome } from './machine-types';
 import type { RunState } from './state';
 
 type Emit = (d: EventDraft) => void;
@@ -152,6 +153,44 @@ export function reportUnexpected(
       references: { step_id: stepId },
     });
   }
+}
+
+/**
+ * The `ToolReturned` payload for an attempt's outcome. A success whose step merges its result into
+ * state (`output_path: "state"`) but that is no plain object cannot be merged: it is recorded as
+ * the attempt's failure (`bad_output`, not retryable — the fallback and the failure strategy
+ * still apply), so the log, the live state and replay all agree on it.
+ */
+export function returnedPayload(
+  s: RunState,
+  step_id: string,
+  attempt: number,
+  o: StepOutcome,
+): EventPayloads['ToolReturned'] {
+  const { latency_ms, tokens } = o;
+  const error = o.success ? mergeError(s, step_id, o.output) : o.error;
+  if (o.success && error === null) {
+    return { step_id, attempt, success: true, output: o.output, latency_ms, tokens, cached: o.cached };
+  }
+  return { step_id, attempt, success: false, error: error!, latency_ms, tokens };
+}
+
+/** Why a step's output cannot be merged into state, or null (it can, or the step does not merge). */
+function mergeError(s: RunState, stepId: string, output: unknown): ErrorInfo | null {
+  const i = s.graph?.index.get(stepId);
+  if (i === undefined || s.graph!.writes[i]?.success?.length !== 0 || isRecord(output)) return null;
+  return {
+    code: 'bad_output',
+    message: `output_path "state" merges an object's keys into state; step "${stepId}" returned ${kindOf(output)}`,
+    retryable: false,
+  };
+}
+
+function kindOf(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'object' ? 'an object' : `a ${t}`;
 }
 
 const REOPENED_SKIPS = new Set(['dependency_failed', 'failure_strategy', 'run_terminated']);

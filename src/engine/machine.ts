@@ -20,6 +20,7 @@ import {
   defaultDispatch,
   notNow,
   resumableSteps,
+  returnedPayload,
 } from './machine-support';
 import type { HandleResult, MachineDeps, MachineInput, Refusal } from './machine-types';
 import type { RunState } from './state';
@@ -213,13 +214,11 @@ export class RunMachine {
           });
           emit({
             type: 'ToolReturned',
-            payload: {
-              step_id: waitingOn,
-              attempt: asking.attempt,
+            payload: returnedPayload(s, waitingOn, asking.attempt, {
               success: true,
               output: input.input ?? null,
               latency_ms: 0,
-            },
+            }),
             references: { step_id: waitingOn },
           });
           return;
@@ -268,32 +267,11 @@ export class RunMachine {
           s.needs_decision.has(input.step_id)
         )
           return;
-        const o = input.outcome;
-        emit({
-          type: 'ToolReturned',
-          payload: o.success
-            ? {
-                step_id: input.step_id,
-                attempt: input.attempt,
-                success: true,
-                output: o.output,
-                latency_ms: o.latency_ms,
-                tokens: o.tokens,
-                cached: o.cached,
-              }
-            : {
-                step_id: input.step_id,
-                attempt: input.attempt,
-                success: false,
-                error: o.error,
-                latency_ms: o.latency_ms,
-                tokens: o.tokens,
-              },
-          references: { step_id: input.step_id },
-        });
-        if (o.success) {
+        const payload = returnedPayload(s, input.step_id, input.attempt, input.outcome);
+        emit({ type: 'ToolReturned', payload, references: { step_id: input.step_id } });
+        if (payload.success) {
           const opts = { canRevise: this.deps.canRevise ?? false, judge: this.deps.judge ?? false };
-          checkExpected(s, opts, input.step_id, o.output, emit);
+          checkExpected(s, opts, input.step_id, payload.output, emit);
         }
         return;
       }

@@ -1,11 +1,29 @@
 /**
- * Where a TEA node's result lands in state. TEA merges the dict an action returns into the state
- * (`plan.decompose` → `state.plan`, `plan.execute` → `state.subtask_results`, `state.plan_status`, …).
- * A plan step writes its whole result to one `output_path`, so the importer writes each node's result
- * to `state.<node name>` (or `state.<output>` when the node names one) and points later reads of the
- * keys the action is known to return at that result: after a `plan.decompose` node `plan_research`,
- * `{{ state.plan }}` reads `{{ state.plan_research.plan }}`. The keys are seed 001's return shapes.
+ * Where a TEA node's result lands in state. TEA merges the dict an action returns into the state;
+ * seed 001's planning actions "set these state variables": `plan.decompose` → `state.plan`,
+ * `plan.execute` → `state.plan`, `state.subtask_results`, `state.plan_status`, `state.replan_count`, …
+ *
+ * - A node whose action is one of seed 001's planning actions ({@link MERGED_ACTIONS}) gets
+ *   `output_path: "state"`: its result's keys are merged into state exactly as TEA does, so after
+ *   the Complete Workflow Example the state holds `plan`, `subtask_results`, `plan_status`, … at
+ *   the top level, and later templates read them as written (`{{ state.plan }}` stays as is).
+ * - Any other action keeps its whole result in one key, `state.<node name>`, and later reads of
+ *   the keys it is known to return are pointed at that result. For `llm.call`, which returns
+ *   `{content, usage}`, a merge would leave the answer in a bare `state.content` that every later
+ *   `llm.call` node overwrites (and leave `usage` beside the workflow's own keys); seed 001 names
+ *   neither key, so `synthesize` leaves its answer in `state.synthesize.content`, and a template
+ *   reading `{{ state.content }}` after it reads `{{ state.synthesize.content }}`. Actions whose
+ *   results are not known to be objects (a merge of a string fails the step) are never merged.
+ * - A node with `output: <key>` always writes its whole result to `state.<key>`, as in TEA.
  */
+
+/** Seed 001's planning actions: each returns a dict of state variables, merged into state. */
+export const MERGED_ACTIONS: ReadonlySet<string> = new Set([
+  'plan.decompose',
+  'plan.execute',
+  'plan.replan',
+  'plan.status',
+]);
 
 /** The state keys each known action's result provides (seed 001 "Returns"; llm.call: content, usage). */
 export const ACTION_RESULT_KEYS: Readonly<Record<string, readonly string[]>> = {

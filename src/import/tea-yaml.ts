@@ -2,16 +2,17 @@
  * TEA YAML workflows (seed 001): `name`, `state_schema`, `variables`, `nodes: [{name, uses|action,
  * with, output?, goto?}]` and `navigation: {a: b, …, z: __end__}` (or legacy `edges:`) converted to a
  * plan. Steps follow the navigation order, each depending on the one before it; `with` is the
- * parameters, with templates rewritten (tea-templates.ts); each node's result goes to
- * `state.<node name>`, or `state.<output>` (tea-results.ts says how later reads find merged keys).
- * The run's `input` is the workflow's initial state.
+ * parameters, with templates rewritten (tea-templates.ts); a planning action's result is merged
+ * into state (`output_path: "state"`), any other node's goes to `state.<node name>`, and a node with
+ * `output:` writes `state.<output>` (tea-results.ts says which and why). The run's `input` is the
+ * workflow's initial state.
  */
 import { LineCounter, isMap, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import type { PlanStepInput } from '../plan/model';
 import { formatOutputPath } from '../plan/references';
 import type { PathSegment } from '../plan/references';
-import { ACTION_RESULT_KEYS, ACTION_STATE_DEFAULTS } from './tea-results';
+import { ACTION_RESULT_KEYS, ACTION_STATE_DEFAULTS, MERGED_ACTIONS } from './tea-results';
 import { executionOrder } from './tea-navigation';
 import { locateNodes, navigationEntries, scalarString } from './tea-structure';
 import type { LineOf, Located } from './tea-structure';
@@ -102,10 +103,12 @@ export function convertTeaYaml(source: string): TeaImportResult {
     steps.push(step.step);
     lines[name] = located.line;
     previous = name;
+    const keys = ACTION_RESULT_KEYS[step.step.action!] ?? [];
     if (step.output !== null) producers.set(step.output, [step.output]);
+    else if (step.merged) for (const key of keys) producers.set(key, [key]);
     else {
       producers.set(name, [name]);
-      for (const key of ACTION_RESULT_KEYS[step.step.action!] ?? []) producers.set(key, [name, key]);
+      for (const key of keys) producers.set(key, [name, key]);
     }
   }
   if (errors.length > 0 || order === null) return importFailed(errors);
@@ -128,7 +131,7 @@ function convertNode(
   doc: Document,
   lineOf: LineOf,
   errors: ImportIssue[],
-): { step: PlanStepInput; output: string | null } | null {
+): { step: PlanStepInput; output: string | null; merged: boolean } | null {
   for (const key of Object.keys(UNSUPPORTED_NODE_KEYS)) {
     if (n.node.has(key)) {
       errors.push(issueAt('unsupported_node', n.line, `node "${n.name}": ${UNSUPPORTED_NODE_KEYS[key]}`));
@@ -172,13 +175,14 @@ function convertNode(
     );
     return null;
   }
+  const merged = output === null && MERGED_ACTIONS.has(action);
   const step: PlanStepInput = {
     id: n.name,
     description: scalarString(n.node.get('description', true)) ?? n.name,
     action,
     parameters,
     dependencies: previous === null ? [] : [previous],
-    output_path: formatOutputPath([output ?? n.name], null),
+    output_path: formatOutputPath(merged ? [] : [output ?? n.name], null),
   };
-  return { step, output };
+  return { step, output, merged };
 }

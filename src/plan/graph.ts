@@ -4,6 +4,12 @@
  * step whose `output_path` writes `state.a` or a path above/below it). Linear in plan size: state
  * paths go through a trie, never a pairwise comparison, and nothing recurses per step, so a
  * 100k-step chain is fine.
+ *
+ * A root writer (`output_path: "state"`, merging its result's keys into state) may write any path,
+ * and which keys only shows at run time. Plan order settles it: a step reading state depends on
+ * the last root writer listed before it, and each root writer on the one before it, so root merges
+ * apply in plan order and a reader waits for every merge above it (transitively: one edge each,
+ * which keeps the graph linear). A root writer listed after a reader is not waited for.
  */
 import { parseCondition } from './conditions';
 import { IdTable } from './id-table';
@@ -125,13 +131,16 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
   const state = new StateIndex(n);
 
   // Every write is known before any read is resolved. The parsed paths are not kept (the trie has
-  // what validation needs; `writes` parses them again if asked).
+  // what validation needs; `writes` parses them again if asked). Root writers stay out of the trie
+  // (every lookup would return them all); `merges` marks them instead.
   const badOutput = new Map<number, string>();
+  let merges: Uint8Array | null = null;
   for (let i = 0; i < n; i++) {
     const w = writesOf(steps[i]!);
     if (typeof w === 'string') badOutput.set(i, w);
     else {
-      if (w.success) state.add(i, w.success, 'success');
+      if (w.success?.length === 0) (merges ??= new Uint8Array(n))[i] = 1;
+      else if (w.success) state.add(i, w.success, 'success');
       if (w.failure) state.add(i, w.failure, 'failure');
     }
   }
@@ -146,6 +155,9 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
   const mine: number[] = [];
   let scratch: StepProblem[] = [];
   let unknown: string[] | null = null;
+  /** The last root writer before step i (-1 for none), as one more writer of every state path. */
+  let lastMerge = -1;
+  const merged: StateWriter = { step: -1, branch: 'success', length: 0 };
   const depend = (i: number, j: number): void => {
     if (seen[j] !== i + 1) {
       seen[j] = i + 1;
@@ -175,6 +187,8 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
     // Indexed loops throughout: `for…of` allocates an iterator each time, 100k times here.
     const explicit = step.dependencies;
     for (let k = 0; k < explicit.length; k++) named(i, explicit[k]!);
+    const isMerge = merges !== null && merges[i] === 1;
+    if (isMerge && lastMerge >= 0) depend(i, lastMerge);
     for (let k = 0; k < refs.length; k++) {
       const r = refs[k]!;
       if (r.source === 'steps') {
@@ -182,6 +196,11 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
         if (visit) visit(i, r, j, NO_WRITERS, NO_STEPS);
       } else if (r.source === 'state') {
         clearArray(writers);
+        if (lastMerge >= 0) {
+          depend(i, lastMerge);
+          merged.step = lastMerge;
+          writers.push(merged);
+        }
         const below = state.lookup(r.path, writers);
         for (let w = 0; w < writers.length; w++) if (writers[w]!.step !== i) depend(i, writers[w]!.step);
         for (let b = 0; b < below.length; b++) if (below[b] !== i) depend(i, below[b]!);
@@ -193,6 +212,7 @@ export function buildGraph(steps: readonly PlanStep[], visit?: ReferenceVisitor)
     if (mine.length > 1) sortSmall(mine);
     depIndex.push(mine.slice());
     missing.push(unknown ?? (NO_IDS as string[]));
+    if (isMerge) lastMerge = i;
   }
   return new Graph({ steps, ids, depIndex, problems, missing, duplicates: table.duplicates, state });
 }

@@ -130,6 +130,7 @@ export type PlanStep = {
   expected_output?: string;
   fallback_action?: FallbackAction | null;
   estimated_tokens?: number | null;
+  /** `state.x`, `state.ok || state.err`, or `state` (merge the result object's keys into state). */
   output_path?: string;
   when?: string;
   subplan?: Plan | null;

@@ -100,7 +100,10 @@ export class ReferenceTypeChecker {
       if (writers.length === 0) return ANY_KIND;
       for (let k = 0; k < writers.length; k++) {
         const w = writers[k]!;
-        if (w.step === i || w.branch === 'failure' || !this.#add(w.step, ref.path, w.length)) return ANY_KIND;
+        // A root writer (length 0) merges whatever keys its result has: the path may come from it
+        // or from anything before it, which no schema says.
+        if (w.step === i || w.branch === 'failure' || w.length === 0) return ANY_KIND;
+        if (!this.#add(w.step, ref.path, w.length)) return ANY_KIND;
       }
     }
     if (this.#kinds !== 0 || this.#miss === null) return this.#kinds;

@@ -10,7 +10,10 @@
 import { hashString, tableSize } from './id-table';
 import type { PathSegment } from './references';
 
-/** One `output_path` side covering a read path: the writer's position, branch and path length. */
+/**
+ * One `output_path` side covering a read path: the writer's position, branch and path length
+ * (0 for a root writer, `output_path: "state"`, which the graph adds itself: see graph.ts).
+ */
 export type StateWriter = { step: number; branch: 'success' | 'failure'; length: number };
 
 export const NO_STEPS: readonly number[] = Object.freeze([]);

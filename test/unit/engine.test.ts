@@ -250,6 +250,86 @@ describe('scheduler: conditions and branches', () => {
   });
 });
 
+describe('scheduler: output_path "state" merges the result into state', () => {
+  const merging = {
+    steps: [
+      { id: 'plan', action: 'demo.echo', parameters: {}, output_path: 'state' },
+      { id: 'exec', action: 'demo.echo', parameters: { p: '{{ state.plan }}' }, output_path: 'state' },
+      { id: 'use', action: 'demo.echo', parameters: { r: '{{ state.subtask_results.a }}' } },
+    ],
+  };
+
+  it('writes each key of the result object to state, replacing only those keys', () => {
+    const h = harness(merging, {}, {}, {});
+    h.ok('plan', { plan: { id: 'p1' }, success: true });
+    expect(h.snapshot().state).toEqual({ plan: { id: 'p1' }, success: true });
+    expect(h.status('exec')).toBe('running');
+    h.ok('exec', { subtask_results: { a: 'A' }, success: false });
+    expect(h.snapshot().state).toEqual({ plan: { id: 'p1' }, subtask_results: { a: 'A' }, success: false });
+    h.ok('use', 'done');
+    expect(h.state.status).toBe('completed');
+    // The step's own output is unchanged: the merge is only where it lands in state.
+    expect(h.snapshot().step_results.plan).toEqual({ plan: { id: 'p1' }, success: true });
+  });
+
+  it('fails a step whose output is not an object, saying why, without writing state', () => {
+    for (const [output, kind] of [
+      ['a summary', 'a string'],
+      [[1, 2], 'an array'],
+      [null, 'null'],
+      [3, 'a number'],
+    ] as const) {
+      const h = harness(merging, { retry_failed_steps: 2 });
+      h.ok('plan', output);
+      const message = `output_path "state" merges an object's keys into state; step "plan" returned ${kind}`;
+      const returned = h.events.find((e) => e.event_type === 'ToolReturned')!;
+      expect(returned.payload).toMatchObject({
+        success: false,
+        error: { code: 'bad_output', message, retryable: false },
+      });
+      // Not retried (the same call would return the same shape): the step fails, then the run.
+      expect(h.status('plan')).toBe('failed');
+      expect(h.state.steps.get('plan')!.attempt).toBe(1);
+      expect(h.snapshot().steps.plan!.error).toEqual({ code: 'bad_output', message, retryable: false });
+      expect(h.snapshot().state).toEqual({});
+      expect(h.state.status).toBe('failed');
+      expect(h.state.error?.message).toBe(`Step "plan" failed: ${message}`);
+    }
+  });
+
+  it('routes an unmergeable output to the error path of "state || state.error"', () => {
+    const h = harness({
+      steps: [
+        { id: 'a', action: 'demo.echo', parameters: {}, output_path: 'state || state.error' },
+        { id: 'b', action: 'demo.echo', parameters: { e: '{{ state.error.code }}' } },
+      ],
+    });
+    h.ok('a', 'text');
+    expect(h.status('a')).toBe('failed');
+    expect(h.status('b')).toBe('running');
+    expect(h.snapshot().state).toEqual({ error: expect.objectContaining({ code: 'bad_output' }) });
+  });
+
+  it('checks a person’s answer to a merging human.input step the same way', () => {
+    const h = harness({
+      steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Name?' }, output_path: 'state' }],
+    });
+    const asked = h.machine.handle({ type: 'await_input', step_id: 'ask', attempt: 1, prompt: 'Name?' });
+    h.events.push(...asked.events);
+    const answered = h.machine.handle({ type: 'input', input: { name: 'Ada' } });
+    h.events.push(...answered.events);
+    expect(h.state.status).toBe('completed');
+    expect(h.snapshot().state).toEqual({ name: 'Ada' });
+    const again = harness({
+      steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Name?' }, output_path: 'state' }],
+    });
+    again.machine.handle({ type: 'await_input', step_id: 'ask', attempt: 1, prompt: 'Name?' });
+    again.machine.handle({ type: 'input', input: 'Ada' });
+    expect(again.status('ask')).toBe('failed');
+    expect(again.snapshot().steps.ask!.error?.message).toContain('step "ask" returned a string');
+  });
+});
+
 describe('run control', () => {
   it('cancels a running run and refuses to cancel it twice', () => {
     const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
@@ -314,6 +394,25 @@ describe('replay', () => {
         h.events.push(...r.events);
         h.ok('a', 'A');
         h.ok('b', 'B');
+        return h;
+      })(),
+      (() => {
+        // Root merges: one merged, one refused (not an object) and routed to the error path.
+        const h = harness(
+          {
+            steps: [
+              echo('a', { output_path: 'state' }),
+              echo('b', { parameters: { p: '{{ state.plan }}' }, output_path: 'state || state.err' }),
+              echo('c', { parameters: { e: '{{ state.err }}', p: '{{ state.plan }}' } }),
+            ],
+          },
+          { retry_failed_steps: 0 },
+          {},
+        );
+        h.ok('a', { plan: { id: 'p' }, n: 1 });
+        h.ok('b', ['not', 'an', 'object']);
+        h.ok('c', 'C');
+        expect(h.snapshot().state).toMatchObject({ plan: { id: 'p' }, n: 1, err: { code: 'bad_output' } });
         return h;
       })(),
     ];

@@ -31,6 +31,45 @@ describe('dependency graph', () => {
     expect(g.deps[5]).toEqual(['whole', 'name', 'other']);
   });
 
+  it('makes a state reader depend on the last root writer before it, and root writers on each other', () => {
+    const g = buildGraph([
+      step('early', { parameters: { p: '{{ state.plan }}' } }),
+      step('decompose', { output_path: 'state' }),
+      step('free'),
+      step('execute', { parameters: { g: '{{ state.goal }}' }, output_path: 'state' }),
+      step('status', { output_path: '{{ state }}' }),
+      step('read', { parameters: { r: '{{ state.subtask_results.a }}' } }),
+      step('readAll', { when: 'state != null' }),
+      step('named', { output_path: 'state.plan' }),
+      step('both', { parameters: { p: '{{ state.plan }}' } }),
+    ]);
+    expect(g.writes[1]).toMatchObject({ success: [], failure: null });
+    // A root writer listed after a reader is not waited for (nor is a reader's own later write).
+    expect(g.deps[0]).toEqual(['named']);
+    // Steps that read nothing from state do not wait for merges.
+    expect(g.deps[2]).toEqual([]);
+    // Merges apply in plan order: each waits for the one before it (execute also reads state).
+    expect(g.deps[3]).toEqual(['decompose']);
+    expect(g.deps[4]).toEqual(['execute']);
+    // Readers wait for the last merge above them, which waits for the earlier ones.
+    expect(g.deps[5]).toEqual(['status']);
+    expect(g.deps[6]).toEqual(['status', 'named']);
+    expect(g.deps[8]).toEqual(['status', 'named']);
+    expect(g.dependents[1]).toEqual(['execute']);
+  });
+
+  it('keeps root writers linear: one merge edge per step, however many merges come before', () => {
+    const n = 20_000;
+    const steps = Array.from({ length: n }, (_, i) =>
+      step(`s${i}`, { parameters: { v: '{{ state.x }}' }, output_path: 'state' }),
+    );
+    const g = buildGraph(steps);
+    let edges = 0;
+    for (const d of g.depIndex) edges += d.length;
+    expect(edges).toBe(n - 1);
+    expect(g.deps[n - 1]).toEqual([`s${n - 2}`]);
+  });
+
   it('counts both branches of an output path as writes', () => {
     const g = buildGraph([
       step('pay', { output_path: 'state.receipt || state.error' }),

@@ -26,14 +26,15 @@ describe('TEA YAML workflows', () => {
         action: 'plan.decompose',
         parameters: { goal: '{{ state.user_goal }}', strategy: 'hierarchical', max_depth: 2, model: 'gpt-4' },
         dependencies: [],
-        output_path: 'state.plan_research',
+        // Seed 001: planning actions set state variables — the result's keys merge into state.
+        output_path: 'state',
       },
       {
         id: 'execute_research',
         description: 'execute_research',
         action: 'plan.execute',
         parameters: {
-          plan: '{{ state.plan_research.plan }}',
+          plan: '{{ state.plan }}',
           parallel: true,
           max_concurrent: 3,
           on_subtask_failure: 'replan',
@@ -41,7 +42,7 @@ describe('TEA YAML workflows', () => {
           subtask_executor: { action: 'llm.call', with: { model: 'gpt-4' } },
         },
         dependencies: ['plan_research'],
-        output_path: 'state.execute_research',
+        output_path: 'state',
       },
       {
         id: 'check_completion',
@@ -50,11 +51,11 @@ describe('TEA YAML workflows', () => {
         // plan.status reads state.plan (and the results) by default in TEA; here they are passed.
         parameters: {
           include_details: false,
-          plan: '{{ state.execute_research.plan }}',
-          subtask_results: '{{ state.execute_research.subtask_results }}',
+          plan: '{{ state.plan }}',
+          subtask_results: '{{ state.subtask_results }}',
         },
         dependencies: ['execute_research'],
-        output_path: 'state.check_completion',
+        output_path: 'state',
       },
       {
         id: 'synthesize',
@@ -66,7 +67,7 @@ describe('TEA YAML workflows', () => {
             { role: 'system', content: 'Synthesize the research results into a comprehensive summary.' },
             {
               role: 'user',
-              content: 'Goal: {{ state.user_goal }}\nResults: {{ state.execute_research.subtask_results }}\n',
+              content: 'Goal: {{ state.user_goal }}\nResults: {{ state.subtask_results }}\n',
             },
           ],
         },
@@ -91,7 +92,8 @@ describe('TEA YAML workflows', () => {
       plan_research: [],
       execute_research: ['plan_research'],
       check_completion: ['execute_research'],
-      synthesize: ['execute_research', 'check_completion'],
+      // Each merge waits for the one before it; a reader waits for the last merge above it.
+      synthesize: ['check_completion'],
     });
   });
 
@@ -132,6 +134,47 @@ navigation:
     ]);
     expect(r.plan.metadata).toMatchObject({ unreached_nodes: ['skipped'] });
     expect(r.stateReads.map((s) => s.key)).toEqual(['name']);
+  });
+
+  it('merges only planning actions into state; other nodes and output: keep one key', () => {
+    const r = convert(`
+nodes:
+  - name: draft
+    uses: llm.call
+    with: { prompt: "Plan {{ state.topic }}" }
+  - name: decompose
+    uses: plan.decompose
+    with: { goal: "{{ state.content }}" }
+  - name: kept
+    uses: plan.status
+    output: progress_report
+  - name: report
+    uses: demo.echo
+    with:
+      plan: "{{ state.plan }}"
+      counts: "{{ state.progress_report.status }}"
+      trace: "{{ state.planning_trace }}"
+      old: "{{ state.decompose }}"
+`);
+    expect(r.plan.steps.map((s) => [s.id, s.output_path, s.parameters])).toEqual([
+      ['draft', 'state.draft', { prompt: 'Plan {{ state.topic }}' }],
+      // llm.call's content stays in its node's key, so the read is pointed there.
+      ['decompose', 'state', { goal: '{{ state.draft.content }}' }],
+      // output: names where the whole result goes, merge or not; plan still comes from the merge.
+      ['kept', 'state.progress_report', { plan: '{{ state.plan }}' }],
+      [
+        'report',
+        'state.report',
+        {
+          plan: '{{ state.plan }}',
+          counts: '{{ state.progress_report.status }}',
+          trace: '{{ state.planning_trace }}',
+          old: '{{ state.decompose }}',
+        },
+      ],
+    ]);
+    // A merged node leaves no state.<node name>: reading it needs the initial state.
+    expect(r.stateReads.map((x) => x.key)).toEqual(['topic', 'decompose']);
   });
 
   it('accepts legacy edges', () => {

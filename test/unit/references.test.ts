@@ -207,14 +207,36 @@ describe('output paths', () => {
     expect(parseOutputPath('{{ state.receipt }}||{{state.error}}')).toEqual(expected);
   });
 
-  it('rejects paths outside state, empty paths and more than two branches', () => {
+  it('parses the bare root, in every notation, as the empty path (merge into state)', () => {
+    const root = { ok: true, success: [], failure: null };
+    expect(parseOutputPath('state')).toEqual(root);
+    expect(parseOutputPath('  †state ')).toEqual(root);
+    expect(parseOutputPath('{{ state }}')).toEqual(root);
+    expect(parseOutputPath('state || state.error')).toEqual({ ok: true, success: [], failure: ['error'] });
+  });
+
+  it('rejects paths outside state, empty paths, a root error path and more than two branches', () => {
     expect(parseOutputPath('input.x').ok).toBe(false);
-    expect(parseOutputPath('state').ok).toBe(false);
+    expect(parseOutputPath('').ok).toBe(false);
+    expect(parseOutputPath('   ').ok).toBe(false);
+    expect(parseOutputPath('states').ok).toBe(false);
+    expect(parseOutputPath('state.').ok).toBe(false);
+    expect(parseOutputPath('state[').ok).toBe(false);
+    expect(parseOutputPath('{{ }}').ok).toBe(false);
     expect(parseOutputPath('state.a || state.b || state.c').ok).toBe(false);
     expect(parseOutputPath('state.a ||').ok).toBe(false);
+    expect(parseOutputPath('|| state.a').ok).toBe(false);
+    const rootError = parseOutputPath('state.ok || state');
+    expect(rootError).toEqual({
+      ok: false,
+      message:
+        'Bad output_path "state.ok || state": the error goes to a named path ("state.<ok> || state.<error>"); only the success side may be the whole state',
+    });
   });
 
   it('formats an output path canonically', () => {
     expect(formatOutputPath(['a', 0], ['err'])).toBe('state.a[0] || state.err');
+    expect(formatOutputPath([], null)).toBe('state');
+    expect(formatOutputPath([], ['err'])).toBe('state || state.err');
   });
 });

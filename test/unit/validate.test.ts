@@ -457,6 +457,24 @@ describe('typed references', () => {
     });
     expect(initial.errors).toEqual([]);
   });
+
+  it('does not type-check a state path a root merge may write against the merging tool’s schema', () => {
+    // web.search's output has no `given`, but after a merge `state.given` may still be initial state.
+    const merged = validate({
+      steps: [
+        { ...search, output_path: 'state' },
+        { id: 'b', action: 'demo.sleep', parameters: { ms: '{{ state.given }}' } },
+        { id: 'c', action: 'demo.sleep', parameters: { ms: '{{ state.items }}' } },
+      ],
+    });
+    expect(merged.errors).toEqual([]);
+    expect(merged.plan?.steps[0]?.output_path).toBe('state');
+    const dagger = validate({ steps: [{ ...search, output_path: '†state || †state.error' }] });
+    expect(dagger.errors).toEqual([]);
+    expect(dagger.plan?.steps[0]?.output_path).toBe('state || state.error');
+    const rootError = validate({ steps: [{ ...search, output_path: 'state.ok || state' }] });
+    expect(rootError.errors.map((e) => [e.code, e.path])).toEqual([['bad_reference', ['output_path']]]);
+  });
 });
 
 describe('imported notations', () => {

@@ -136,6 +136,40 @@ describe('live progress over WebSocket', () => {
   });
 });
 
+describe('output_path "state" (merge into state)', () => {
+  it('merges an object’s keys into the run state, live and replayed, and fails a step that returns text', async () => {
+    const sleep = (id: string, value: unknown, extra: Record<string, unknown> = {}) => ({
+      id,
+      action: 'demo.sleep',
+      parameters: { ms: 0, value },
+      output_path: 'state',
+      ...extra,
+    });
+    const runId = await startRun(
+      {
+        steps: [
+          sleep('plan', { plan: { goal: 'g' }, count: 1 }),
+          sleep('more', { count: 2, extra: '{{ state.plan.goal }}' }),
+          sleep('bad', 'just text', { parameters: { ms: 0, value: 'about {{ state.extra }}' } }),
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(run.state).toEqual({ plan: { goal: 'g' }, count: 2, extra: 'g' });
+    const message = 'output_path "state" merges an object\'s keys into state; step "bad" returned a string';
+    expect(run.steps.bad.error).toEqual({ code: 'bad_output', message, retryable: false });
+    expect(run.error.message).toBe(`Step "bad" failed: ${message}`);
+    const replayed = await api('GET', `/v1/runs/${runId}/state`);
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.state).toEqual(run.state);
+    const first = (await events(runId)).find((e) => e.event_type === 'ToolReturned')!;
+    const early = await api('GET', `/v1/runs/${runId}/state?at=${first.seq}`);
+    expect(early.body.state).toEqual({ plan: { goal: 'g' }, count: 1 });
+  });
+});
+
 describe('run control', () => {
   it('cancels a running run, stopping its in-flight step, and refuses a second cancel', async () => {
     const runId = await startRun({
