@@ -1,7 +1,7 @@
 /**
- * Turning what `POST /v1/runs` was sent into a plan candidate: a §2 plan passes through, a seed-004
- * call list is converted, `{format, source}` is imported. Pure, so the HTTP layer only maps the
- * outcome to a response.
+ * Turning what `POST /v1/runs` (or `POST /v1/plans/validate`) was sent into a plan candidate: a §2
+ * plan passes through, a seed-004 call list is converted, `{format, source}` is imported. Pure, so
+ * the HTTP layer only maps the outcome to a response.
  *
  * Status rule: a request whose shape is wrong (`source` without `format`, `format` beside `plan`,
  * a TEA `input` that is not an object) is `invalid_request` (400); a source that is there but does
@@ -29,8 +29,12 @@ export type PreparedRun =
       ok: true;
       /** The plan to validate; undefined when the request has a goal instead. */
       plan: unknown;
+      /** What `plan` was converted from; absent for a §2 plan (or a goal), which passes through. */
+      format?: ImportFormat | 'tool-calls';
       /** The run's initial state (a TEA workflow's `input`). */
       state?: Record<string, unknown>;
+      /** The initial-state keys a TEA workflow reads before any node writes them. */
+      stateKeys?: string[];
       /** Step id → source line, for findings about imported steps. */
       lines?: Record<string, number>;
     }
@@ -43,17 +47,18 @@ const LABELS: Record<ImportFormat | 'tool-calls', string> = {
 };
 
 /**
- * The plan candidate for a run request.
+ * The plan candidate for a run request. `requireState: false` (validation without an `input`) leaves
+ * out the check that a TEA workflow's initial state has every key it reads; `stateKeys` lists them.
  * @example prepareRunPlan({ format: 'llmcompiler', source: '1. demo.echo(x=1)\n2. join()' }).ok // true
  */
-export function prepareRunPlan(req: RunSource): PreparedRun {
+export function prepareRunPlan(req: RunSource, opts: { requireState?: boolean } = {}): PreparedRun {
   if (req.format === undefined) {
     if (req.source !== undefined) {
       return invalidRequest('"source" needs "format": "tea-yaml" or "llmcompiler"');
     }
     if (!isToolCallPlan(req.plan)) return { ok: true, plan: req.plan };
     const r = convertToolCalls(req.plan);
-    return r.ok ? { ok: true, plan: r.plan } : invalidPlan('tool-calls', r.errors);
+    return r.ok ? { ok: true, plan: r.plan, format: 'tool-calls' } : invalidPlan('tool-calls', r.errors);
   }
   if (req.plan !== undefined || req.goal !== undefined) {
     return invalidRequest('Send "format" with "source", or a "plan", or a "goal" — one of them');
@@ -63,7 +68,9 @@ export function prepareRunPlan(req: RunSource): PreparedRun {
   }
   if (req.format === 'llmcompiler') {
     const r = convertLlmCompiler(req.source);
-    return r.ok ? { ok: true, plan: r.plan, lines: r.lines ?? {} } : invalidPlan(req.format, r.errors);
+    return r.ok
+      ? { ok: true, plan: r.plan, format: req.format, lines: r.lines ?? {} }
+      : invalidPlan(req.format, r.errors);
   }
   if (req.input !== undefined && !isRecord(req.input)) {
     return invalidRequest(
@@ -74,14 +81,15 @@ export function prepareRunPlan(req: RunSource): PreparedRun {
   if (!r.ok) return invalidPlan(req.format, r.errors);
   const state = req.input ?? {};
   const missing: ImportIssue[] = r.stateReads
-    .filter((read) => !Object.hasOwn(state, read.key))
+    .filter((read) => opts.requireState !== false && !Object.hasOwn(state, read.key))
     .map((read) => ({
       code: 'missing_state',
       message: `line ${read.line}: node "${read.node}" reads state.${read.key}, which no node before it writes; send it in "input" (the initial state)`,
       line: read.line,
     }));
   if (missing.length > 0) return invalidPlan(req.format, missing);
-  return { ok: true, plan: r.plan, state, lines: r.lines ?? {} };
+  const stateKeys = r.stateReads.map((read) => read.key);
+  return { ok: true, plan: r.plan, format: req.format, state, stateKeys, lines: r.lines ?? {} };
 }
 
 /**

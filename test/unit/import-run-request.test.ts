@@ -77,6 +77,29 @@ describe('what POST /v1/runs turns into a plan', () => {
     });
   });
 
+  it('says what a plan was converted from, and lists the initial state a TEA workflow reads', () => {
+    expect(prepareRunPlan({ plan: [{ _tool: 'demo.echo' }] })).toMatchObject({
+      ok: true,
+      format: 'tool-calls',
+    });
+    expect(prepareRunPlan({ format: 'llmcompiler', source: '1. demo.echo(x=1)\n2. join()' })).toMatchObject({
+      ok: true,
+      format: 'llmcompiler',
+    });
+    const tea = prepareRunPlan({
+      format: 'tea-yaml',
+      source: RESEARCH_PLANNER,
+      input: { user_goal: 'edge' },
+    });
+    expect(tea).toMatchObject({ ok: true, format: 'tea-yaml', stateKeys: ['user_goal'] });
+  });
+
+  it('leaves the initial-state check out when asked (validation without an input)', () => {
+    const r = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER }, { requireState: false });
+    expect(r).toMatchObject({ ok: true, format: 'tea-yaml', state: {}, stateKeys: ['user_goal'] });
+    expect(r.ok && (r.plan as { steps: unknown[] }).steps).toHaveLength(4);
+  });
+
   it('adds the source line to findings about imported steps', () => {
     const findings = [
       { code: 'unknown_tool' as const, message: 'x', step_id: '2' },

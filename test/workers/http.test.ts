@@ -288,6 +288,142 @@ describe('GET /health', () => {
   });
 });
 
+describe('POST /v1/plans/validate with the import formats of POST /v1/runs', () => {
+  type ImportedJson = ValidationJson & {
+    errors: (FindingJson & { line?: number })[];
+    plan?: { steps: { id: string; output_path?: string }[] };
+    imported?: {
+      format: string;
+      plan: { goal?: string; steps: { id: string; output_path?: string }[] };
+      lines?: Record<string, number>;
+      state_keys?: string[];
+    };
+  };
+  const validate = async (body: unknown) => {
+    const res = await postJson('/v1/plans/validate', body);
+    return { status: res.status, body: await json<ImportedJson & ErrorJson>(res) };
+  };
+  const TEA = `name: greeter
+nodes:
+  - name: plan
+    uses: plan.decompose
+    with: { goal: "{{ state.topic }}" }
+  - name: say
+    uses: demo.echo
+    with: { plan: "{{ state.plan }}", who: "{{ state.name }}" }
+`;
+
+  it('validates a TEA workflow as converted and shows what it became; the initial state is listed', async () => {
+    const { status, body } = await validate({ format: 'tea-yaml', source: TEA });
+    expect(status).toBe(200);
+    expect(body.errors).toEqual([]);
+    expect(body.valid).toBe(true);
+    expect(body.plan?.steps.map((s) => [s.id, s.output_path])).toEqual([
+      ['plan', 'state'],
+      ['say', 'state.say'],
+    ]);
+    expect(body.imported).toEqual({
+      format: 'tea-yaml',
+      plan: expect.objectContaining({ goal: 'greeter', steps: expect.any(Array) }),
+      lines: { plan: 3, say: 6 },
+      state_keys: ['topic', 'name'],
+    });
+    expect(body.imported!.plan.steps[1]).toMatchObject({
+      id: 'say',
+      parameters: { plan: '{{ state.plan }}', who: '{{ state.name }}' },
+      dependencies: ['plan'],
+    });
+  });
+
+  it('checks the initial state when an input is sent, with the runs route’s 422 and body', async () => {
+    const body = { format: 'tea-yaml', source: TEA, input: { topic: 'edge' } };
+    const validated = await validate(body);
+    const run = await postJson('/v1/runs', { ...body, config: { mode: 'lazy' } });
+    expect(validated.status).toBe(422);
+    expect(run.status).toBe(422);
+    expect(validated.body).toEqual(await json(run));
+    expect(validated.body.error.code).toBe('invalid_plan');
+    expect(validated.body.error.details).toMatchObject({
+      format: 'tea-yaml',
+      errors: [{ code: 'missing_state', line: 6, message: expect.stringContaining('state.name') }],
+    });
+    const complete = await validate({ ...body, input: { topic: 'edge', name: 'Ada' } });
+    expect(complete.status).toBe(200);
+    expect(complete.body.valid).toBe(true);
+  });
+
+  it('answers a source that does not convert with 422 invalid_plan, every problem with its line', async () => {
+    const { status, body } = await validate({
+      format: 'tea-yaml',
+      source: 'nodes:\n  - name: a\n    run: x\n  - name: b\n    with: {}\n',
+    });
+    expect(status).toBe(422);
+    expect(body.error.code).toBe('invalid_plan');
+    expect(body.error.details).toMatchObject({
+      format: 'tea-yaml',
+      errors: [
+        { code: 'unsupported_node', line: 2 },
+        { code: 'bad_node', line: 4 },
+      ],
+    });
+  });
+
+  it('answers request-shape mistakes with 400 invalid_request, as the runs route does', async () => {
+    for (const shape of [
+      { format: 'llmcompiler' },
+      { source: '1. demo.echo()' },
+      { format: 'llmcompiler', source: '1. demo.echo()', plan: { steps: [] } },
+      { format: 'tea-yaml', source: TEA, input: 'Ada' },
+    ]) {
+      const { status, body } = await validate(shape);
+      expect(status).toBe(400);
+      expect(body.error.code).toBe('invalid_request');
+      const run = await postJson('/v1/runs', shape);
+      expect(body).toEqual(await json(run));
+    }
+  });
+
+  it('validates an LLMCompiler plan: findings carry the step’s source line', async () => {
+    const { status, body } = await validate({
+      format: 'llmcompiler',
+      source: 'Thought: first\n1. demo.echo(x=1)\n2. no.such.tool(y=$1)\n3. join()',
+    });
+    expect(status).toBe(200);
+    expect(body.valid).toBe(false);
+    expect(body.errors).toEqual([expect.objectContaining({ code: 'unknown_tool', step_id: '2', line: 3 })]);
+    expect(body.imported).toMatchObject({ format: 'llmcompiler', lines: { '1': 2, '2': 3 } });
+    expect(body.imported!.plan.steps.map((s) => s.id)).toEqual(['1', '2']);
+  });
+
+  it('validates a seed-004 _tool array sent as the plan; a native plan has no imported part', async () => {
+    const { status, body } = await validate({
+      plan: [
+        { _tool: 'demo.echo', text: '†input.name', _outputPath: '†state.greeting' },
+        { _tool: 'demo.echo', text: '†state.greeting.text' },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(body.valid).toBe(true);
+    expect(body.plan?.steps.map((s) => [s.id, s.output_path])).toEqual([
+      ['demo_echo_1', 'state.greeting'],
+      ['demo_echo_2', undefined],
+    ]);
+    expect(body.imported).toMatchObject({
+      format: 'tool-calls',
+      plan: { steps: [{ id: 'demo_echo_1' }, {}] },
+    });
+    const bad = await validate({ plan: [{ text: 'no tool' }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details).toMatchObject({
+      format: 'tool-calls',
+      errors: [{ code: 'missing_tool' }],
+    });
+    const native = await validate({ plan: { steps: [{ id: 'a', action: 'demo.echo' }] } });
+    expect(native.body.valid).toBe(true);
+    expect(native.body).not.toHaveProperty('imported');
+  });
+});
+
 describe('GET /openapi.json', () => {
   const planRef = { $ref: '#/components/schemas/Plan' };
   const document = async () => json<Record<string, unknown>>(await send('/openapi.json'));
@@ -324,7 +460,14 @@ describe('GET /openapi.json', () => {
             requestBody: {
               content: {
                 'application/json': {
-                  schema: { required: ['plan'], properties: { plan: { allOf: [planRef] } } },
+                  // `plan`, or an import (`format` with `source`) instead of it.
+                  schema: {
+                    properties: {
+                      plan: { allOf: [planRef] },
+                      format: { enum: ['tea-yaml', 'llmcompiler'] },
+                      source: { type: 'string' },
+                    },
+                  },
                 },
               },
             },

@@ -1,9 +1,12 @@
 /**
  * `/v1/plans` (SPEC §6): `POST /v1/plans` plans a goal (seed 001 `plan.decompose`), `POST
- * /v1/plans/validate` validates a plan without running it (SPEC §2).
+ * /v1/plans/validate` validates a plan — native or imported, as `POST /v1/runs` takes it — without
+ * running it (SPEC §2).
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { z } from 'zod';
+import { prepareRunPlan, withSourceLines } from '../../import/run-request';
+import type { PreparedRun } from '../../import/run-request';
 import { toolRegistryFor } from '../tool-registry';
 import { validatePlan } from '../../plan/validate';
 import type { ValidateOptions, ValidationResult } from '../../plan/validate';
@@ -25,7 +28,11 @@ const validate = createRoute({
   description:
     'Reports every finding at once (unknown tools, bad parameters, unknown dependencies, cycles, limits, ' +
     'references) with estimates for a well-formed plan. A plan with findings is still a 200: ' +
-    '`valid` is false. Only a malformed request (e.g. a bad `config` field) is a 400.',
+    '`valid` is false. Only a malformed request (e.g. a bad `config` field) is a 400. Accepts what ' +
+    '`POST /v1/runs` accepts: a §2 `plan`, a seed-004 `_tool` array as `plan`, or `format` ' +
+    '(`tea-yaml`, `llmcompiler`) with `source`; an import is validated as converted, its findings carry ' +
+    'the source `line`, and `imported` shows what it became. A source that does not convert is a ' +
+    '`422 invalid_plan` with every problem in `details.errors`, as for runs.',
   security: V1_SECURITY,
   request: {
     body: { required: true, content: { 'application/json': { schema: ValidateRequestSchema } } },
@@ -35,7 +42,7 @@ const validate = createRoute({
       description: 'The findings; `valid` is true when there are none',
       content: { 'application/json': { schema: ValidationResponseSchema } },
     },
-    ...errorResponses(...V1_BODY_ERRORS),
+    ...errorResponses(...V1_BODY_ERRORS, 422),
   },
 });
 
@@ -77,14 +84,21 @@ export function registerPlanRoutes(app: App): void {
   });
 
   app.openapi(validate, (c) => {
-    const { plan, config } = c.req.valid('json');
-    const result = validatePlan(plan, {
+    const { plan, format, source, input, config } = c.req.valid('json');
+    // The same conversion as POST /v1/runs; without an `input`, a TEA workflow's initial state is
+    // not checked (there is none to check) but listed.
+    const prepared = prepareRunPlan({ plan, format, source, input }, { requireState: input !== undefined });
+    if (!prepared.ok) {
+      const { code, message, details } = prepared.error;
+      return jsonError(c, code, message, details);
+    }
+    const result = validatePlan(prepared.plan, {
       tools: toolRegistryFor(c.env),
       config: config && validationLimits(config),
       clock: c.var.clock,
       ids: c.var.ids,
     });
-    return c.json(toResponse(result), 200);
+    return c.json(toResponse(result, prepared), 200);
   });
 }
 
@@ -98,14 +112,28 @@ function validationLimits(config: z.output<typeof ValidationConfigSchema>): Vali
   return limits;
 }
 
-/** Drops `plan` / `estimates` when null, so the response has them only when there is something to show. */
-function toResponse(result: ValidationResult) {
+/**
+ * Drops `plan` / `estimates` when null, so the response has them only when there is something to
+ * show; an imported plan adds `imported` and the source line of each finding about a step.
+ */
+function toResponse(result: ValidationResult, prepared: Extract<PreparedRun, { ok: true }>) {
   const { valid, errors, plan, estimates } = result;
+  const { format, lines, stateKeys } = prepared;
   return {
     valid,
-    errors,
+    errors: withSourceLines(errors, lines),
     ...(estimates ? { estimates } : {}),
     ...(plan ? { plan } : {}),
+    ...(format
+      ? {
+          imported: {
+            format,
+            plan: prepared.plan,
+            ...(lines ? { lines } : {}),
+            ...(stateKeys ? { state_keys: stateKeys } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Request and response schemas of the `/v1/runs` routes. */
 import { z } from '@hono/zod-openapi';
 import { RunConfigInputSchema } from '../../plan/config';
+import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
 
 export const RunIdParamSchema = z.object({
@@ -11,11 +12,7 @@ export const CreateRunSchema = z
   .object({
     goal: z.string().min(1).optional().openapi({ description: 'Plan this goal with the configured planner' }),
     plan: PlanFieldSchema.optional(),
-    format: z.enum(['tea-yaml', 'llmcompiler']).optional().openapi({
-      description:
-        'Import `source` instead of sending `plan`: a TEA YAML workflow (seed 001; `input` is its initial state) or an LLMCompiler plan. A `_tool` call array (seed 004) goes in `plan` directly.',
-    }),
-    source: z.string().optional().openapi({ description: 'The workflow or plan text, with `format`' }),
+    ...IMPORT_FIELDS,
     config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
     input: z.unknown().optional().openapi({ description: 'The run input, read by `{{ input.… }}`' }),
   })

@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { RunConfigSchema, applyConfigAliases } from '../../plan/config';
 import { FindingCode } from '../../plan/validate';
+import { IMPORT_FIELDS, ImportedPlanSchema } from './import';
 import { PlanFieldSchema, PlanSchema } from './plan';
 
 /**
@@ -23,16 +24,35 @@ export const ValidationConfigSchema = z
     description: 'Run configuration (SPEC §4); seed aliases such as max_subtasks are accepted',
   });
 
-export const ValidateRequestSchema = z.object({
-  plan: PlanFieldSchema,
-  config: ValidationConfigSchema.optional(),
-});
+/**
+ * A plan to validate: `plan` (a §2 plan or a seed-004 `_tool` array), or `format` with `source`.
+ * Neither is `plan: Required`; how `format` and `source` go together is the import's to say.
+ */
+export const ValidateRequestSchema = z
+  .object({
+    plan: PlanFieldSchema.optional(),
+    ...IMPORT_FIELDS,
+    input: z.unknown().optional().openapi({
+      description:
+        'A TEA workflow’s initial state. When given, every key the workflow reads must be in it, as `POST /v1/runs` checks; when left out, the keys are listed in `imported.state_keys`.',
+    }),
+    config: ValidationConfigSchema.optional(),
+  })
+  .refine((v) => v.plan !== undefined || v.format !== undefined || v.source !== undefined, {
+    message: 'Required',
+    path: ['plan'],
+  });
 
 export const FindingSchema = z
   .object({
     code: z.enum(FindingCode),
     message: z.string().openapi({ example: 'Cycle detected: a -> b -> a' }),
     step_id: z.string().optional(),
+    line: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'The source line of the step, for a plan imported from text' }),
     path: z
       .array(z.union([z.string(), z.number()]))
       .optional()
@@ -55,5 +75,6 @@ export const ValidationResponseSchema = z
     errors: z.array(FindingSchema),
     estimates: EstimatesSchema.optional().openapi({ description: 'Present when the plan is well-formed' }),
     plan: PlanSchema.optional().openapi({ description: 'The normalised plan, when well-formed' }),
+    imported: ImportedPlanSchema.optional(),
   })
   .openapi('ValidationResult');
