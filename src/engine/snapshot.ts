@@ -86,7 +86,14 @@ export function snapshotRun(state: RunState, results: ResultStore): RunSnapshot 
     };
   }
   const vars: Record<string, unknown> = {};
-  for (const k of results.varKeys().sort()) vars[k] = results.getVar(k).value;
+  // defineProperty, not assignment: a merged key named `__proto__` is data, not the prototype.
+  for (const k of results.varKeys().sort())
+    Object.defineProperty(vars, k, {
+      value: results.getVar(k).value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   const counts = countSteps(state);
   const snap: RunSnapshot = {
     run_id: state.run_id,

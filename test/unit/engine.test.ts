@@ -272,6 +272,17 @@ describe('scheduler: output_path "state" merges the result into state', () => {
     expect(h.snapshot().step_results.plan).toEqual({ plan: { id: 'p1' }, success: true });
   });
 
+  it('keeps a merged key named __proto__ as data in the state, not as its prototype', () => {
+    const h = harness(merging, {}, {}, {});
+    h.ok('plan', JSON.parse('{"__proto__": {"polluted": true}, "plan": 1}'));
+    const state = h.snapshot().state;
+    expect(Object.keys(state)).toEqual(['__proto__', 'plan']);
+    expect(Object.getPrototypeOf(state)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(state))).toEqual(
+      JSON.parse('{"__proto__": {"polluted": true}, "plan": 1}'),
+    );
+  });
+
   it('fails a step whose output is not an object, saying why, without writing state', () => {
     for (const [output, kind] of [
       ['a summary', 'a string'],
