@@ -8,7 +8,7 @@ import { emptyRunState, type RunState, type StepRuntime } from '../engine/state'
 import { buildGraph } from '../plan/graph';
 import type { Plan } from '../plan/model';
 import { parseRunConfig } from '../plan/config';
-import type { SqlStore } from './sql-store';
+import type { AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
@@ -39,42 +39,73 @@ function metaOf(s: RunState): Meta {
   return meta;
 }
 
-/** Writes what the events just applied changed, in the same transaction as the events. */
+/**
+ * Writes what the events just applied changed, in the same transaction as the events — many rows a
+ * statement, and an attempt scheduled and begun in the same batch as one row.
+ */
 export function persist(store: SqlStore, state: RunState, events: readonly RunEvent[]): void {
+  store.appendEvents(events);
+  const journal = new AttemptJournal(store, state);
   for (const e of events) {
-    store.appendEvent(e);
-    journalAttempt(store, state, e);
+    journal.add(e);
     if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
       store.putPlan(e.payload.plan.version, e.payload.plan.id, e.payload.plan, e.timestamp);
     }
   }
+  journal.flush();
+  const rows: [string, StepRuntime][] = [];
   for (const id of state.dirty) {
     const rt = state.steps.get(id);
-    if (rt) store.putStep(id, rt);
+    if (rt) rows.push([id, rt]);
     else store.deleteStep(id);
   }
+  store.putSteps(rows);
   state.dirty.clear();
   store.setMeta('run', JSON.stringify(metaOf(state)));
 }
 
 /** One row per attempt: scheduled → invoked → succeeded | failed. */
-function journalAttempt(store: SqlStore, state: RunState, e: RunEvent): void {
-  if (e.event_type === 'StepScheduled') {
-    const p = e.payload;
-    store.putAttempt({
-      step_id: p.step_id,
-      attempt: p.attempt,
-      plan_version: state.plan?.version ?? 1,
-      action: p.action,
-      idempotency_key: idempotencyKey(state.run_id, p.step_id, p.attempt),
-      dispatch: p.dispatch,
-      scheduled_at: e.timestamp,
-    });
-  } else if (e.event_type === 'ToolInvoked') {
-    store.markAttempt(e.payload.step_id, e.payload.attempt, 'invoked', e.timestamp);
-  } else if (e.event_type === 'ToolReturned') {
-    const p = e.payload;
-    store.markAttempt(p.step_id, p.attempt, p.success ? 'succeeded' : 'failed', e.timestamp, p.error?.code);
+class AttemptJournal {
+  /** Attempts first recorded in this batch, by `step#attempt`: inserted whole at the end. */
+  readonly #fresh = new Map<string, AttemptRow>();
+
+  constructor(
+    private readonly store: SqlStore,
+    private readonly state: RunState,
+  ) {}
+
+  add(e: RunEvent): void {
+    if (e.event_type === 'StepScheduled') {
+      const p = e.payload;
+      this.#fresh.set(`${p.step_id}#${p.attempt}`, {
+        step_id: p.step_id,
+        attempt: p.attempt,
+        plan_version: this.state.plan?.version ?? 1,
+        action: p.action,
+        idempotency_key: idempotencyKey(this.state.run_id, p.step_id, p.attempt),
+        dispatch: p.dispatch,
+        status: 'scheduled',
+        scheduled_at: e.timestamp,
+        invoked_at: null,
+        finished_at: null,
+        error_code: null,
+      });
+    } else if (e.event_type === 'ToolInvoked') {
+      const row = this.#fresh.get(`${e.payload.step_id}#${e.payload.attempt}`);
+      if (row) Object.assign(row, { status: 'invoked', invoked_at: e.timestamp });
+      else this.store.markAttempt(e.payload.step_id, e.payload.attempt, 'invoked', e.timestamp);
+    } else if (e.event_type === 'ToolReturned') {
+      const p = e.payload;
+      const status = p.success ? 'succeeded' : 'failed';
+      const row = this.#fresh.get(`${p.step_id}#${p.attempt}`);
+      if (row) Object.assign(row, { status, finished_at: e.timestamp, error_code: p.error?.code ?? null });
+      else this.store.markAttempt(p.step_id, p.attempt, status, e.timestamp, p.error?.code);
+    }
+  }
+
+  flush(): void {
+    this.store.putAttempts([...this.#fresh.values()]);
+    this.#fresh.clear();
   }
 }
 

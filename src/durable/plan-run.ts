@@ -311,13 +311,25 @@ export class PlanRun extends DurableObject<Env> {
       }
       return undefined;
     };
-    extra?.(pending);
-    while (pending.length > 0) {
-      const refused = handle(pending.shift()!);
-      if (refused && inputs.length === 1) return refused;
+    // Deciding writes outputs and state variables as it folds results in: one transaction with the
+    // events, so they land together (and a write costs a fraction of an implicit transaction's).
+    let refused: Refusal | undefined;
+    try {
+      this.ctx.storage.transactionSync(() => {
+        extra?.(pending);
+        while (pending.length > 0 && !refused) {
+          const r = handle(pending.shift()!);
+          if (r && inputs.length === 1) refused = r;
+        }
+        if (events.length > 0) persist(this.#store, m.state, events);
+      });
+    } catch (err) {
+      // Rolled back: the machine in memory may be ahead of storage, so reload it from storage next time.
+      this.#machine = null;
+      throw err;
     }
+    if (refused) return refused;
     if (events.length === 0) return;
-    this.ctx.storage.transactionSync(() => persist(this.#store, m.state, events));
     // Work first (it is saved now), bookkeeping after: the alarm and the run index can wait a moment.
     if (outbox) outbox.push(...queued);
     // Fanned out without holding up the caller: a consumer reporting the results that made these steps

@@ -9,6 +9,10 @@ import type { ResultStore } from '../engine/state';
 /** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
 const INLINE_LIMIT = 512 * 1024;
 const CHUNK = 512 * 1024;
+/** Durable Object SQL binds at most 100 parameters per statement. */
+const MAX_PARAMS = 100;
+/** Text bound in one multi-row statement; a larger row gets a statement of its own. */
+const MAX_BATCH_BYTES = 1024 * 1024;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -28,6 +32,21 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 
 type Row = Record<string, SqlStorageValue>;
 
+/** One row of `attempts`: scheduled → invoked → succeeded | failed. */
+export type AttemptRow = {
+  step_id: string;
+  attempt: number;
+  plan_version: number;
+  action: string;
+  idempotency_key: string;
+  dispatch: string;
+  status: 'scheduled' | 'invoked' | 'succeeded' | 'failed';
+  scheduled_at: string;
+  invoked_at: string | null;
+  finished_at: string | null;
+  error_code: string | null;
+};
+
 /** A SQL value read back as text (every column this store reads as a string is TEXT). */
 const text = (v: SqlStorageValue | undefined): string =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
@@ -38,6 +57,26 @@ export class SqlStore implements ResultStore {
   constructor(private readonly sql: SqlStorage) {
     for (const stmt of SCHEMA.split(';')) if (stmt.trim()) sql.exec(stmt);
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+  }
+
+  /**
+   * One `INSERT … VALUES (…), (…)` per chunk of rows, within the bound-parameter limit and about
+   * {@link MAX_BATCH_BYTES} of text a statement.
+   */
+  #insertMany(head: string, tail: string, rows: readonly SqlStorageValue[][]): void {
+    const width = rows[0]?.length ?? 1;
+    const tuple = `(${new Array<string>(width).fill('?').join(', ')})`;
+    for (let i = 0; i < rows.length;) {
+      let n = 0;
+      let bytes = 0;
+      while (i + n < rows.length && (n + 1) * width <= MAX_PARAMS && (n === 0 || bytes < MAX_BATCH_BYTES)) {
+        for (const v of rows[i + n]!) if (typeof v === 'string') bytes += v.length;
+        n++;
+      }
+      const chunk = rows.slice(i, i + n);
+      this.sql.exec(`${head} ${new Array<string>(n).fill(tuple).join(', ')}${tail}`, ...chunk.flat());
+      i += n;
+    }
   }
 
   // ---- meta -------------------------------------------------------------------------------------
@@ -153,11 +192,11 @@ export class SqlStore implements ResultStore {
       .map((r) => ({ version: Number(r.version), plan_id: text(r.plan_id), created_at: text(r.created_at) }));
   }
 
-  putStep(stepId: string, runtime: unknown): void {
-    this.sql.exec(
-      'INSERT INTO steps (step_id, runtime) VALUES (?, ?) ON CONFLICT(step_id) DO UPDATE SET runtime = excluded.runtime',
-      stepId,
-      JSON.stringify(runtime),
+  putSteps(rows: readonly (readonly [stepId: string, runtime: unknown])[]): void {
+    this.#insertMany(
+      'INSERT INTO steps (step_id, runtime) VALUES',
+      ' ON CONFLICT(step_id) DO UPDATE SET runtime = excluded.runtime',
+      rows.map(([id, rt]) => [id, JSON.stringify(rt)]),
     );
   }
 
@@ -171,25 +210,25 @@ export class SqlStore implements ResultStore {
     }
   }
 
-  putAttempt(a: {
-    step_id: string;
-    attempt: number;
-    plan_version: number;
-    action: string;
-    idempotency_key: string;
-    dispatch: string;
-    scheduled_at: string;
-  }): void {
-    this.sql.exec(
-      `INSERT OR IGNORE INTO attempts (step_id, attempt, plan_version, action, idempotency_key, dispatch, status, scheduled_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?)`,
-      a.step_id,
-      a.attempt,
-      a.plan_version,
-      a.action,
-      a.idempotency_key,
-      a.dispatch,
-      a.scheduled_at,
+  /** New attempt rows; an attempt already recorded keeps its row. */
+  putAttempts(rows: readonly AttemptRow[]): void {
+    this.#insertMany(
+      `INSERT OR IGNORE INTO attempts (step_id, attempt, plan_version, action, idempotency_key, dispatch, status,
+       scheduled_at, invoked_at, finished_at, error_code) VALUES`,
+      '',
+      rows.map((a) => [
+        a.step_id,
+        a.attempt,
+        a.plan_version,
+        a.action,
+        a.idempotency_key,
+        a.dispatch,
+        a.status,
+        a.scheduled_at,
+        a.invoked_at,
+        a.finished_at,
+        a.error_code,
+      ]),
     );
   }
 
@@ -227,14 +266,12 @@ export class SqlStore implements ResultStore {
 
   // ---- events ---------------------------------------------------------------------------------------
 
-  appendEvent(e: RunEvent): void {
-    const stepId = e.references.step_id ?? null;
-    this.sql.exec(
-      'INSERT INTO events (seq, event_type, step_id, body) VALUES (?, ?, ?, ?)',
-      e.seq,
-      e.event_type,
-      stepId,
-      this.#pack(e),
+  /** Appends events, many rows a statement: a statement costs more than a row. */
+  appendEvents(events: readonly RunEvent[]): void {
+    this.#insertMany(
+      'INSERT INTO events (seq, event_type, step_id, body) VALUES',
+      '',
+      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#pack(e)]),
     );
   }
 
