@@ -8,7 +8,7 @@ import { emptyRunState, type RunState, type StepRuntime } from '../engine/state'
 import { buildGraph } from '../plan/graph';
 import type { Plan } from '../plan/model';
 import { parseRunConfig } from '../plan/config';
-import type { AttemptRow, SqlStore } from './sql-store';
+import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
@@ -64,10 +64,15 @@ export function persist(store: SqlStore, state: RunState, events: readonly RunEv
   store.setMeta('run', JSON.stringify(metaOf(state)));
 }
 
-/** One row per attempt: scheduled → invoked → succeeded | failed. */
+/**
+ * One row per attempt: scheduled → invoked → succeeded | failed. A batch's changes are merged per
+ * attempt and written at the end: new rows whole, recorded ones as marks.
+ */
 class AttemptJournal {
-  /** Attempts first recorded in this batch, by `step#attempt`: inserted whole at the end. */
+  /** Attempts first recorded in this batch, by `step#attempt`. */
   readonly #fresh = new Map<string, AttemptRow>();
+  /** Changes to attempts recorded before this batch, by `step#attempt`. */
+  readonly #marks = new Map<string, AttemptMark>();
 
   constructor(
     private readonly store: SqlStore,
@@ -91,21 +96,43 @@ class AttemptJournal {
         error_code: null,
       });
     } else if (e.event_type === 'ToolInvoked') {
-      const row = this.#fresh.get(`${e.payload.step_id}#${e.payload.attempt}`);
-      if (row) Object.assign(row, { status: 'invoked', invoked_at: e.timestamp });
-      else this.store.markAttempt(e.payload.step_id, e.payload.attempt, 'invoked', e.timestamp);
+      Object.assign(this.#row(e.payload.step_id, e.payload.attempt), {
+        status: 'invoked',
+        invoked_at: e.timestamp,
+      });
     } else if (e.event_type === 'ToolReturned') {
       const p = e.payload;
-      const status = p.success ? 'succeeded' : 'failed';
-      const row = this.#fresh.get(`${p.step_id}#${p.attempt}`);
-      if (row) Object.assign(row, { status, finished_at: e.timestamp, error_code: p.error?.code ?? null });
-      else this.store.markAttempt(p.step_id, p.attempt, status, e.timestamp, p.error?.code);
+      Object.assign(this.#row(p.step_id, p.attempt), {
+        status: p.success ? 'succeeded' : 'failed',
+        finished_at: e.timestamp,
+        error_code: p.error?.code ?? null,
+      });
     }
+  }
+
+  /** The attempt's new row, or its marks when it was recorded before this batch. */
+  #row(stepId: string, attempt: number): AttemptMark {
+    const key = `${stepId}#${attempt}`;
+    const fresh = this.#fresh.get(key);
+    if (fresh) return fresh;
+    let mark = this.#marks.get(key);
+    if (!mark) {
+      mark = {
+        step_id: stepId,
+        attempt,
+        status: 'invoked',
+        invoked_at: null,
+        finished_at: null,
+        error_code: null,
+      };
+      this.#marks.set(key, mark);
+    }
+    return mark;
   }
 
   flush(): void {
     this.store.putAttempts([...this.#fresh.values()]);
-    this.#fresh.clear();
+    this.store.markAttempts([...this.#marks.values()]);
   }
 }
 

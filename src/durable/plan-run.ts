@@ -324,8 +324,9 @@ export class PlanRun extends DurableObject<Env> {
         if (events.length > 0) persist(this.#store, m.state, events);
       });
     } catch (err) {
-      // Rolled back: the machine in memory may be ahead of storage, so reload it from storage next time.
+      // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.
       this.#machine = null;
+      this.#store.forgetCached();
       throw err;
     }
     if (refused) return refused;

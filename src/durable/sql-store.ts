@@ -9,6 +9,24 @@ import type { ResultStore } from '../engine/state';
 /** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
 const INLINE_LIMIT = 512 * 1024;
 const CHUNK = 512 * 1024;
+/** How a stored value that lives in `blobs` begins: `{"$blob":"<id>"}`. */
+const BLOB_REF = '{"$blob":"';
+
+/** The blob id a stored value refers to, or null for a value stored inline. */
+function blobIdOf(stored: string): string | null {
+  return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
+}
+
+/** `(?, ?), (?, ?)`: `rows` placeholders tuples of `width`. */
+function tuples(rows: number, width: number): string {
+  const one = `(${new Array<string>(width).fill('?').join(', ')})`;
+  return new Array<string>(rows).fill(one).join(', ');
+}
+
+/** Tables of one value per key, and their key column. */
+type KeyedTable = 'outputs' | 'vars';
+const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key' };
+
 /** Durable Object SQL binds at most 100 parameters per statement. */
 const MAX_PARAMS = 100;
 /** Text bound in one multi-row statement; a larger row gets a statement of its own. */
@@ -32,6 +50,12 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 
 type Row = Record<string, SqlStorageValue>;
 
+/** A recorded attempt moving on: the new status and the times (and error) that go with it. */
+export type AttemptMark = Pick<
+  AttemptRow,
+  'step_id' | 'attempt' | 'status' | 'invoked_at' | 'finished_at' | 'error_code'
+>;
+
 /** One row of `attempts`: scheduled → invoked → succeeded | failed. */
 export type AttemptRow = {
   step_id: string;
@@ -53,28 +77,40 @@ const text = (v: SqlStorageValue | undefined): string =>
 
 export class SqlStore implements ResultStore {
   #blobSeq = 0;
+  readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
 
   constructor(private readonly sql: SqlStorage) {
     for (const stmt of SCHEMA.split(';')) if (stmt.trim()) sql.exec(stmt);
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
   }
 
-  /**
-   * One `INSERT … VALUES (…), (…)` per chunk of rows, within the bound-parameter limit and about
-   * {@link MAX_BATCH_BYTES} of text a statement.
-   */
+  /** One `INSERT … VALUES (…), (…)` per chunk of rows (see {@link #chunked}). */
   #insertMany(head: string, tail: string, rows: readonly SqlStorageValue[][]): void {
     const width = rows[0]?.length ?? 1;
-    const tuple = `(${new Array<string>(width).fill('?').join(', ')})`;
-    for (let i = 0; i < rows.length;) {
+    this.#chunked(rows, width, (chunk) =>
+      this.sql.exec(`${head} ${tuples(chunk.length, width)}${tail}`, ...chunk.flat()),
+    );
+  }
+
+  /**
+   * Runs `run` on consecutive chunks of `items` of `width` parameters each, within the bound-parameter
+   * limit and about {@link MAX_BATCH_BYTES} of text a statement.
+   */
+  #chunked<T>(items: readonly T[], width: number, run: (chunk: readonly T[]) => void): void {
+    const size = (item: T): number => {
+      let bytes = 0;
+      for (const v of Array.isArray(item) ? item : Object.values(item as object))
+        if (typeof v === 'string') bytes += v.length;
+      return bytes;
+    };
+    for (let i = 0; i < items.length;) {
       let n = 0;
       let bytes = 0;
-      while (i + n < rows.length && (n + 1) * width <= MAX_PARAMS && (n === 0 || bytes < MAX_BATCH_BYTES)) {
-        for (const v of rows[i + n]!) if (typeof v === 'string') bytes += v.length;
+      while (i + n < items.length && (n + 1) * width <= MAX_PARAMS && (n === 0 || bytes < MAX_BATCH_BYTES)) {
+        bytes += size(items[i + n]!);
         n++;
       }
-      const chunk = rows.slice(i, i + n);
-      this.sql.exec(`${head} ${new Array<string>(n).fill(tuple).join(', ')}${tail}`, ...chunk.flat());
+      run(items.slice(i, i + n));
       i += n;
     }
   }
@@ -96,10 +132,13 @@ export class SqlStore implements ResultStore {
 
   // ---- values with spill-over ---------------------------------------------------------------------
 
-  /** Serialises a value; large ones are stored in chunks and replaced by a reference. */
+  /**
+   * Serialises a value; large ones are stored in chunks and replaced by a reference. A value whose
+   * text would read as a reference is stored in chunks too, so it comes back as itself.
+   */
   #pack(value: unknown): string {
     const text = JSON.stringify(value ?? null);
-    if (text.length <= INLINE_LIMIT) return text;
+    if (text.length <= INLINE_LIMIT && !text.startsWith(BLOB_REF)) return text;
     const id = `b${++this.#blobSeq}`;
     this.setMeta('blob_seq', String(this.#blobSeq));
     for (let i = 0, c = 0; i < text.length; i += CHUNK, c++) {
@@ -109,19 +148,57 @@ export class SqlStore implements ResultStore {
   }
 
   #unpack(stored: string): unknown {
-    if (stored.startsWith('{"$blob":"')) {
-      const { $blob } = JSON.parse(stored) as { $blob: string };
-      const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', $blob).toArray();
-      return JSON.parse(parts.map((p) => text(p.data)).join(''));
-    }
-    return JSON.parse(stored);
+    const id = blobIdOf(stored);
+    if (id === null) return JSON.parse(stored);
+    const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', id).toArray();
+    return JSON.parse(parts.map((p) => text(p.data)).join(''));
   }
 
-  #dropBlob(stored: string | undefined): void {
-    if (stored?.startsWith('{"$blob":"')) {
-      const { $blob } = JSON.parse(stored) as { $blob: string };
-      this.sql.exec('DELETE FROM blobs WHERE id = ?', $blob);
+  /**
+   * Per keyed table, the keys whose value lives in `blobs`, with the blob's id: read once, then kept
+   * up to date, so replacing a value (whose chunks must go) needs no read first.
+   */
+  #spilled(table: KeyedTable): Map<string, string> {
+    let known = this.#spilledBy.get(table);
+    if (!known) {
+      known = new Map();
+      const rows = this.sql.exec<Row>(
+        `SELECT ${KEY_OF[table]} AS k, value FROM ${table} WHERE substr(value, 1, ?) = ?`,
+        BLOB_REF.length,
+        BLOB_REF,
+      );
+      for (const r of rows) known.set(text(r.k), blobIdOf(text(r.value))!);
+      this.#spilledBy.set(table, known);
     }
+    return known;
+  }
+
+  #dropSpilled(table: KeyedTable, key: string): void {
+    const spilled = this.#spilled(table);
+    const id = spilled.get(key);
+    if (id === undefined) return;
+    this.sql.exec('DELETE FROM blobs WHERE id = ?', id);
+    spilled.delete(key);
+  }
+
+  /** Writes `key`'s value in a keyed table: one statement unless the old or new value is spilled. */
+  #putKeyed(table: KeyedTable, key: string, value: unknown): void {
+    this.#dropSpilled(table, key);
+    const packed = this.#pack(value);
+    const id = blobIdOf(packed);
+    if (id !== null) this.#spilled(table).set(key, id);
+    const col = KEY_OF[table];
+    this.sql.exec(
+      `INSERT INTO ${table} (${col}, value) VALUES (?, ?) ON CONFLICT(${col}) DO UPDATE SET value = excluded.value`,
+      key,
+      packed,
+    );
+  }
+
+  /** After a rolled-back transaction: what this instance remembers may no longer match the rows. */
+  forgetCached(): void {
+    this.#spilledBy.clear();
+    this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
   }
 
   // ---- ResultStore ----------------------------------------------------------------------------------
@@ -132,14 +209,11 @@ export class SqlStore implements ResultStore {
   }
 
   setOutput(stepId: string, value: unknown): void {
-    this.deleteOutput(stepId);
-    this.sql.exec('INSERT INTO outputs (step_id, value) VALUES (?, ?)', stepId, this.#pack(value));
+    this.#putKeyed('outputs', stepId, value);
   }
 
   deleteOutput(stepId: string): void {
-    const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
-    if (!row) return;
-    this.#dropBlob(text(row.value));
+    this.#dropSpilled('outputs', stepId);
     this.sql.exec('DELETE FROM outputs WHERE step_id = ?', stepId);
   }
 
@@ -149,13 +223,7 @@ export class SqlStore implements ResultStore {
   }
 
   setVar(key: string, value: unknown): void {
-    const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
-    if (row) this.#dropBlob(text(row.value));
-    this.sql.exec(
-      'INSERT INTO vars (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      key,
-      this.#pack(value),
-    );
+    this.#putKeyed('vars', key, value);
   }
 
   varKeys(): string[] {
@@ -232,30 +300,17 @@ export class SqlStore implements ResultStore {
     );
   }
 
-  markAttempt(
-    stepId: string,
-    attempt: number,
-    status: 'invoked' | 'succeeded' | 'failed',
-    at: string,
-    errorCode?: string,
-  ): void {
-    if (status === 'invoked') {
+  /** Moves recorded attempts on (invoked, then succeeded or failed), many a statement. */
+  markAttempts(marks: readonly AttemptMark[]): void {
+    this.#chunked(marks, 6, (chunk) =>
       this.sql.exec(
-        `UPDATE attempts SET status = 'invoked', invoked_at = ? WHERE step_id = ? AND attempt = ?`,
-        at,
-        stepId,
-        attempt,
-      );
-    } else {
-      this.sql.exec(
-        'UPDATE attempts SET status = ?, finished_at = ?, error_code = ? WHERE step_id = ? AND attempt = ?',
-        status,
-        at,
-        errorCode ?? null,
-        stepId,
-        attempt,
-      );
-    }
+        `UPDATE attempts SET status = v.column3, invoked_at = coalesce(v.column4, attempts.invoked_at),
+           finished_at = coalesce(v.column5, attempts.finished_at), error_code = coalesce(v.column6, attempts.error_code)
+         FROM (VALUES ${tuples(chunk.length, 6)}) AS v
+         WHERE attempts.step_id = v.column1 AND attempts.attempt = v.column2`,
+        ...chunk.flatMap((m) => [m.step_id, m.attempt, m.status, m.invoked_at, m.finished_at, m.error_code]),
+      ),
+    );
   }
 
   attempts(stepId?: string): Row[] {
