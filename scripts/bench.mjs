@@ -3,7 +3,7 @@
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
 // of a chain of instant steps. Usage: npm run bench [-- --only=validate|exec]
 import { spawnSync } from 'node:child_process';
-import { startDevServer } from './dev-server.mjs';
+import { freePort, startDevServer } from './dev-server.mjs';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const root = new URL('..', import.meta.url).pathname;
@@ -22,9 +22,10 @@ if (!only || only === 'validate') {
 if (!only || only === 'exec') await benchExecution();
 
 async function benchExecution() {
+  const inspectorPort = await freePort();
   const { base, pid, stop } = await startDevServer({
     name: 'edgeplan-bench',
-    extraArgs: ['--log-level', 'error'],
+    extraArgs: ['--log-level', 'error', '--inspector-port', String(inspectorPort)],
   });
   try {
     console.log('\nexecution (wrangler dev, local Queues/DO/D1); ratio = run time / critical path');
@@ -63,15 +64,26 @@ async function benchExecution() {
     console.log(
       `  ${'chain of 200 instant'.padEnd(24)} ${median(chainSamples).toFixed(2)} ms/step (target ≤ 1.5)`,
     );
+    // The worker, the consumer and every run object share one isolate under wrangler dev, so its JS
+    // heap bounds what the 10,000-step run's object holds; sampled while the run executes.
+    const heap = await heapSampler(inspectorPort);
     const rssBefore = workerdRss(pid);
+    const heapBefore = await heap.used(true);
+    const sampling = heap.sample(100);
     const big = await runPlan(
       base,
       dag(100, 100, 0, false),
       { execution_mode: 'parallel', max_parallel: 100, max_steps: 20000 },
       600_000,
     );
+    const heapPeak = await sampling.stop();
     const rssAfter = workerdRss(pid);
+    heap.close();
     console.log(`  ${'10,000-step DAG'.padEnd(24)} completed in ${(big / 1000).toFixed(1)} s`);
+    console.log(
+      `  ${''.padEnd(24)} isolate JS heap ${mib(heapBefore)} MiB before, peak ${mib(heapPeak)} MiB during ` +
+        `(shared by the worker, the consumer and every object; a Durable Object may use 128 MB)`,
+    );
     console.log(`  workerd resident memory  ${rssBefore} MiB before, ${rssAfter} MiB after (whole runtime)`);
   } finally {
     stop();
@@ -134,6 +146,66 @@ async function runPlan(base, plan, config, timeoutMs = 120_000) {
   }
   const run = await (await fetch(`${base}/v1/runs/${created.run_id}`)).json();
   return Date.parse(run.completed_at) - Date.parse(run.started_at);
+}
+
+function mib(bytes) {
+  return (bytes / 2 ** 20).toFixed(1);
+}
+
+/**
+ * The isolate's JS heap through wrangler dev's inspector (Chrome DevTools protocol): `used(gc)` reads
+ * it (after a full collection if asked), `sample(ms)` keeps the peak until stopped.
+ */
+async function heapSampler(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  // The inspector proxy only accepts DevTools' origin.
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl, {
+    headers: { Origin: 'https://devtools.devprod.cloudflare.dev' },
+  });
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve, { once: true });
+    ws.addEventListener('error', () => reject(new Error('inspector connection failed')), { once: true });
+  });
+  let id = 0;
+  const waiting = new Map();
+  ws.addEventListener('message', (m) => {
+    const d = JSON.parse(String(m.data));
+    if (d.id !== undefined && waiting.has(d.id)) {
+      waiting.get(d.id)(d.result);
+      waiting.delete(d.id);
+    }
+  });
+  const call = (method, params = {}) =>
+    new Promise((resolve) => {
+      const i = ++id;
+      waiting.set(i, resolve);
+      ws.send(JSON.stringify({ id: i, method, params }));
+    });
+  const used = async (gc = false) => {
+    if (gc) await call('HeapProfiler.collectGarbage');
+    return (await call('Runtime.getHeapUsage')).usedSize;
+  };
+  return {
+    used,
+    sample(ms) {
+      let peak = 0;
+      let running = true;
+      const loop = (async () => {
+        while (running) {
+          peak = Math.max(peak, await used());
+          await new Promise((r) => setTimeout(r, ms));
+        }
+      })();
+      return {
+        stop: async () => {
+          running = false;
+          await loop;
+          return Math.max(peak, await used());
+        },
+      };
+    },
+    close: () => ws.close(),
+  };
 }
 
 /** Resident memory (MiB) of the workerd processes in wrangler dev's process group. */

@@ -79,7 +79,7 @@ async function waitUp(base) {
   }
 }
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on('error', reject);
