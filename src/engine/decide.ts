@@ -294,11 +294,20 @@ function skipReason(
 /** A resolution scope holding only what the given references read. */
 export function scopeFor(state: RunState, results: ResultStore, refs: readonly Reference[]): RefScope {
   const vars: Record<string, unknown> = {};
+  // defineProperty: a variable named `__proto__` (a merged key) is data.
+  const put = (key: string, value: unknown) =>
+    Object.defineProperty(vars, key, { value, enumerable: true, writable: true, configurable: true });
   for (const ref of refs) {
+    if (ref.source !== 'state') continue;
     const root = ref.path[0];
-    if (ref.source !== 'state' || root === undefined || String(root) in vars) continue;
+    if (root === undefined) {
+      // `{{ state }}` reads the whole state: every variable.
+      for (const key of results.varKeys()) if (!Object.hasOwn(vars, key)) put(key, results.getVar(key).value);
+      continue;
+    }
+    if (Object.hasOwn(vars, String(root))) continue;
     const v = results.getVar(String(root));
-    if (v.found) vars[String(root)] = v.value;
+    if (v.found) put(String(root), v.value);
   }
   return {
     stepOutput: (id) =>

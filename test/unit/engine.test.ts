@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replay, snapshotRun } from '../../src/engine/snapshot';
 import { echo, harness } from './engine-helpers';
+import { scopeFor } from '../../src/engine/decide';
+import { resolveValue } from '../../src/plan/references';
 
 const dispatched = (h: ReturnType<typeof harness>) =>
   h.commands
@@ -270,6 +272,29 @@ describe('scheduler: output_path "state" merges the result into state', () => {
     expect(h.state.status).toBe('completed');
     // The step's own output is unchanged: the merge is only where it lands in state.
     expect(h.snapshot().step_results.plan).toEqual({ plan: { id: 'p1' }, success: true });
+  });
+
+  it('resolves a read of the whole state to every state variable', () => {
+    const h = harness({
+      steps: [
+        echo('a', { output_path: 'state.x' }),
+        echo('b', { output_path: 'state' }),
+        {
+          id: 'c',
+          action: 'demo.echo',
+          parameters: { all: '{{ state }}', x: '{{ state.x }}' },
+          dependencies: ['a', 'b'],
+        },
+      ],
+    });
+    h.ok('a', 1);
+    h.ok('b', { y: 2, z: { deep: true } });
+    const refs = h.state.graph!.refsOf(h.state.graph!.index.get('c')!);
+    const resolved = resolveValue(
+      { all: '{{ state }}', x: '{{ state.x }}' },
+      scopeFor(h.state, h.results, refs),
+    );
+    expect(resolved).toEqual({ ok: true, value: { all: { x: 1, y: 2, z: { deep: true } }, x: 1 } });
   });
 
   it('keeps a merged key named __proto__ as data in the state, not as its prototype', () => {
