@@ -45,6 +45,7 @@ export type MachineInput =
   | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
   /** A new plan version (validated): a revision's result, or a rollback. */
   | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
+  /** With `error.code` {@link REVISION_DECLINED} the reviser chose to stop: the run ends `aborted`. */
   | { type: 'revision_failed'; error: ErrorInfo }
   /** A user asks for a revision (`POST /replan`), or new information calls for one. */
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
@@ -89,3 +90,6 @@ export type MachineDeps = {
 export type Refusal = { code: string; message: string };
 
 export type HandleResult = { events: RunEvent[]; commands: Command[]; refused?: Refusal };
+
+/** The error code of a revision the reviser declined to make (it chose to stop the run). */
+export const REVISION_DECLINED = 'revision_declined';

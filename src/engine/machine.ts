@@ -22,7 +22,13 @@ import {
   resumableSteps,
   returnedPayload,
 } from './machine-support';
-import type { HandleResult, MachineDeps, MachineInput, Refusal } from './machine-types';
+import {
+  REVISION_DECLINED,
+  type HandleResult,
+  type MachineDeps,
+  type MachineInput,
+  type Refusal,
+} from './machine-types';
 import type { RunState } from './state';
 
 export type * from './machine-types';
@@ -150,13 +156,21 @@ export class RunMachine {
         });
         return;
       }
-      case 'revision_failed':
+      case 'revision_failed': {
         if (!s.revising) return;
+        // A reviser that declined (a person or callback chose to stop) stops the run by strategy:
+        // aborted, partial results kept. Anything else is a failure to revise.
+        const declined = input.error.code === REVISION_DECLINED;
         emit({
           type: 'RunTerminated',
-          payload: { status: 'failed', reason: 'revision_failed', error: input.error },
+          payload: {
+            status: declined ? 'aborted' : 'failed',
+            reason: declined ? REVISION_DECLINED : 'revision_failed',
+            error: input.error,
+          },
         });
         return;
+      }
       case 'request_revision': {
         if (s.status !== 'running' && s.status !== 'awaiting_input')
           return notNow(s, 'revise its plan', 'running');

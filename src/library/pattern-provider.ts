@@ -9,6 +9,7 @@ import type { PlanExecutionState } from './execution-state';
 import type { PlanAttempt, PlanProvider } from './plan-provider';
 import { checkReturnedPlan, retryVersion, skipVersion, type CheckContext } from './plan-versions';
 import type { Strategy } from '../plan/model';
+import { REVISION_DECLINED } from '../engine/machine-types';
 
 export type PatternRules = {
   check: CheckContext;
@@ -60,7 +61,7 @@ export function withPatternRules(base: PlanProvider, rules: PatternRules): PlanP
           return {
             ok: false,
             error: {
-              code: 'revision_declined',
+              code: REVISION_DECLINED,
               message: `onRevisionNeeded chose abort (${request.reason})`,
               retryable: false,
             },

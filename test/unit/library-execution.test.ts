@@ -151,13 +151,17 @@ describe('PlanningPattern revision', () => {
     expect(result.executionState.stepStatuses).toEqual({ bad: 'skipped', after: 'completed' });
   });
 
-  it('onRevisionNeeded "abort" ends the run without asking the planner', async () => {
-    const { planner, calls } = scriptedPlanner([step('bad', 't.fail')]);
+  it('onRevisionNeeded "abort" stops the run (aborted, partial results kept) without asking the planner', async () => {
+    const { planner, calls } = scriptedPlanner([
+      step('first', 't.echo', { v: 1 }),
+      step('bad', 't.fail', {}, ['first']),
+    ]);
     const result = await new PlanningPattern({ callbacks: { onRevisionNeeded: () => 'abort' } }).execute(
-      { tools: [fail], planner },
+      { tools: [echo, fail], planner },
       'g',
     );
-    expect(result).toMatchObject({ success: false, status: 'failed', error: { code: 'revision_declined' } });
+    expect(result).toMatchObject({ success: false, status: 'aborted', error: { code: 'revision_declined' } });
+    expect(result.stepResults.first).toMatchObject({ success: true });
     expect(calls).toHaveLength(1);
   });
 
