@@ -5,6 +5,7 @@
  */
 import type { RunEvent } from '../engine/events';
 import type { ResultStore } from '../engine/state';
+import { chunked, insertMany, tuples } from './sql-batch';
 
 /** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
 const INLINE_LIMIT = 512 * 1024;
@@ -17,20 +18,9 @@ function blobIdOf(stored: string): string | null {
   return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
 }
 
-/** `(?, ?), (?, ?)`: `rows` placeholders tuples of `width`. */
-function tuples(rows: number, width: number): string {
-  const one = `(${new Array<string>(width).fill('?').join(', ')})`;
-  return new Array<string>(rows).fill(one).join(', ');
-}
-
 /** Tables of one value per key, and their key column. */
 type KeyedTable = 'outputs' | 'vars';
 const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key' };
-
-/** Durable Object SQL binds at most 100 parameters per statement. */
-const MAX_PARAMS = 100;
-/** Text bound in one multi-row statement; a larger row gets a statement of its own. */
-const MAX_BATCH_BYTES = 1024 * 1024;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -82,37 +72,6 @@ export class SqlStore implements ResultStore {
   constructor(private readonly sql: SqlStorage) {
     for (const stmt of SCHEMA.split(';')) if (stmt.trim()) sql.exec(stmt);
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
-  }
-
-  /** One `INSERT … VALUES (…), (…)` per chunk of rows (see {@link #chunked}). */
-  #insertMany(head: string, tail: string, rows: readonly SqlStorageValue[][]): void {
-    const width = rows[0]?.length ?? 1;
-    this.#chunked(rows, width, (chunk) =>
-      this.sql.exec(`${head} ${tuples(chunk.length, width)}${tail}`, ...chunk.flat()),
-    );
-  }
-
-  /**
-   * Runs `run` on consecutive chunks of `items` of `width` parameters each, within the bound-parameter
-   * limit and about {@link MAX_BATCH_BYTES} of text a statement.
-   */
-  #chunked<T>(items: readonly T[], width: number, run: (chunk: readonly T[]) => void): void {
-    const size = (item: T): number => {
-      let bytes = 0;
-      for (const v of Array.isArray(item) ? item : Object.values(item as object))
-        if (typeof v === 'string') bytes += v.length;
-      return bytes;
-    };
-    for (let i = 0; i < items.length;) {
-      let n = 0;
-      let bytes = 0;
-      while (i + n < items.length && (n + 1) * width <= MAX_PARAMS && (n === 0 || bytes < MAX_BATCH_BYTES)) {
-        bytes += size(items[i + n]!);
-        n++;
-      }
-      run(items.slice(i, i + n));
-      i += n;
-    }
   }
 
   // ---- meta -------------------------------------------------------------------------------------
@@ -261,7 +220,8 @@ export class SqlStore implements ResultStore {
   }
 
   putSteps(rows: readonly (readonly [stepId: string, runtime: unknown])[]): void {
-    this.#insertMany(
+    insertMany(
+      this.sql,
       'INSERT INTO steps (step_id, runtime) VALUES',
       ' ON CONFLICT(step_id) DO UPDATE SET runtime = excluded.runtime',
       rows.map(([id, rt]) => [id, JSON.stringify(rt)]),
@@ -280,7 +240,8 @@ export class SqlStore implements ResultStore {
 
   /** New attempt rows; an attempt already recorded keeps its row. */
   putAttempts(rows: readonly AttemptRow[]): void {
-    this.#insertMany(
+    insertMany(
+      this.sql,
       `INSERT OR IGNORE INTO attempts (step_id, attempt, plan_version, action, idempotency_key, dispatch, status,
        scheduled_at, invoked_at, finished_at, error_code) VALUES`,
       '',
@@ -302,7 +263,7 @@ export class SqlStore implements ResultStore {
 
   /** Moves recorded attempts on (invoked, then succeeded or failed), many a statement. */
   markAttempts(marks: readonly AttemptMark[]): void {
-    this.#chunked(marks, 6, (chunk) =>
+    chunked(marks, 6, (chunk) =>
       this.sql.exec(
         `UPDATE attempts SET status = v.column3, invoked_at = coalesce(v.column4, attempts.invoked_at),
            finished_at = coalesce(v.column5, attempts.finished_at), error_code = coalesce(v.column6, attempts.error_code)
@@ -323,7 +284,8 @@ export class SqlStore implements ResultStore {
 
   /** Appends events, many rows a statement: a statement costs more than a row. */
   appendEvents(events: readonly RunEvent[]): void {
-    this.#insertMany(
+    insertMany(
+      this.sql,
       'INSERT INTO events (seq, event_type, step_id, body) VALUES',
       '',
       events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#pack(e)]),
