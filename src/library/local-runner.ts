@@ -24,6 +24,8 @@ import { isPlanProvider, type PlanProvider } from './plan-provider';
 import { runSubplan } from './subplan';
 import { carryOut, failureInput, type SideCommand } from './side-work';
 import { plannerProvider } from './planner-provider';
+import { HookChain } from './hook-chain';
+import { WakeTimer } from './wake-timer';
 
 /** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
 export type RunnerHooks = {
@@ -67,9 +69,6 @@ export type StartRequest = {
 
 type Waiter = { resolve: (s: RunSnapshot) => void; reject: (err: Error) => void };
 
-/** Longest delay setTimeout accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * @example
  * const runner = new LocalRunner({ tools: [echo] });
@@ -91,10 +90,18 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   /** Attempts running now, by `step#attempt`. */
   readonly #inflight = new Map<string, AbortController>();
   #sideWork = 0;
-  #hookChain: Promise<void> = Promise.resolve();
-  #pendingHooks = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerAt: number | null = null;
+  readonly #hookChain = new HookChain(
+    (err, where) => this.#report(err, where),
+    () => this.#checkSettled(),
+  );
+  /** One timer at the machine's next wake-up (a retry backoff, an attempt or approval deadline). */
+  readonly #timer = new WakeTimer(() => {
+    try {
+      this.#apply([{ type: 'tick' }]);
+    } catch (err) {
+      this.#crash(err);
+    }
+  });
   #waiters: Waiter[] = [];
   #crashed: Error | null = null;
 
@@ -275,36 +282,19 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     const settledHook = this.#hooks.stepSettled;
     if (settledHook) {
       for (const s of settled)
-        void this.#hook(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
+        void this.#hookChain.run(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
     }
     if (abort !== null) {
       for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(abort, 'AbortError'));
     }
     for (const a of launches) this.#launch(a);
     for (const c of side) this.#startSideWork(c);
-    this.#arm();
+    this.#timer.set(m.nextWakeAt(), this.#clock.now().getTime());
     // Listeners last: one that cancels the run from inside its callback finds every attempt registered.
     if (events.length > 0 && !TERMINAL_RUN_STATUSES.has(m.state.status)) this.#log.reopen();
     this.#log.append(events);
     this.#checkSettled();
     return refused;
-  }
-
-  /** Runs a hook after every hook before it; its failure is reported, never thrown. */
-  #hook(where: string, fn: () => unknown): Promise<void> {
-    this.#pendingHooks += 1;
-    const next = this.#hookChain
-      .then(fn)
-      .then(
-        () => undefined,
-        (err: unknown) => this.#report(err, where),
-      )
-      .finally(() => {
-        this.#pendingHooks -= 1;
-        this.#checkSettled();
-      });
-    this.#hookChain = next;
-    return next;
   }
 
   #launch(a: BegunAttempt): void {
@@ -313,7 +303,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     this.#inflight.set(key, controller);
     const startHook = this.#hooks.stepStarted;
     const started =
-      a.first && startHook ? this.#hook(`stepStarted(${a.step.id})`, () => startHook(a.step)) : null;
+      a.first && startHook ? this.#hookChain.run(`stepStarted(${a.step.id})`, () => startHook(a.step)) : null;
     const work = async (): Promise<void> => {
       if (started) await started;
       const outcome =
@@ -369,26 +359,6 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       .catch((err: unknown) => this.#crash(err));
   }
 
-  /** One timer at the machine's next wake-up (a retry backoff, an attempt deadline, an approval deadline). */
-  #arm(): void {
-    const at = this.#machine!.nextWakeAt();
-    if (at === this.#timerAt) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === null) return;
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.#clock.now().getTime()));
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#timerAt = null;
-      try {
-        this.#apply([{ type: 'tick' }]);
-      } catch (err) {
-        this.#crash(err);
-      }
-    }, delay);
-  }
-
   #settled(): boolean {
     const m = this.#machine;
     return (
@@ -396,15 +366,13 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       TERMINAL_RUN_STATUSES.has(m.state.status) &&
       this.#inflight.size === 0 &&
       this.#sideWork === 0 &&
-      this.#pendingHooks === 0
+      this.#hookChain.pending === 0
     );
   }
 
   #checkSettled(): void {
     if (!this.#settled()) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = null;
+    this.#timer.clear();
     this.#log.close();
     const waiters = this.#waiters;
     this.#waiters = [];
@@ -428,8 +396,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   /** An engine bug, not a run outcome: stop the clock and fail everyone waiting. */
   #crash(err: unknown): void {
     this.#crashed = err instanceof Error ? err : new Error(String(err));
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.clear();
     for (const ctl of this.#inflight.values()) ctl.abort(new DOMException('runner crashed', 'AbortError'));
     this.#log.close();
     const waiters = this.#waiters;
