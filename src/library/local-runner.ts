@@ -11,10 +11,9 @@ import type { RunEvent } from '../engine/events';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
-import { ToolRegistry, type AnyTool } from '../executor/registry';
-import { parseRunConfig, type RunConfig, type RunConfigInput } from '../plan/config';
-import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type Plan, type PlanStep } from '../plan/model';
-import type { Planner } from '../planner/contracts';
+import { ToolRegistry } from '../executor/registry';
+import { parseRunConfig } from '../plan/config';
+import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type PlanStep } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
 import { EventLog, type EventListener } from './event-log';
@@ -26,46 +25,9 @@ import { carryOut, failureInput, type SideCommand } from './side-work';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
+import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
-/** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
-export type RunnerHooks = {
-  /** Before a step's first attempt (not before retries); the attempt waits for it. */
-  stepStarted?: (step: PlanStep) => unknown;
-  /** After a step completed, or failed for good (retries and fallback spent). */
-  stepSettled?: (step: PlanStep, result: StepResult) => unknown;
-  /** The plan awaits approval: `true` approves, anything else rejects. Absent: call `approve()`. */
-  approve?: (plan: Plan) => boolean | Promise<boolean>;
-  /** The run waits for an answer (`ask_user`): return it, or `undefined` to answer later with `provideInput`. */
-  inputRequested?: (request: { reason: string; step_id?: string }) => unknown;
-  /** A hook or listener threw; the run carries on. Default: `console.error`. */
-  error?: (err: unknown, where: string) => void;
-};
-
-export type LocalRunnerOptions = {
-  tools: ToolRegistry | readonly AnyTool[];
-  /** Plans goals and revisions. Without one, a goal run fails with `planning_unavailable`. */
-  planner?: PlanProvider | Planner;
-  hooks?: RunnerHooks;
-  /** What tools see as `ctx.env` (plain Node: `{}`). */
-  env?: Record<string, unknown>;
-  /** What tools see as `ctx.fetch`. */
-  fetch?: typeof fetch;
-  clock?: Clock;
-  ids?: IdSource;
-};
-
-export type StartRequest = {
-  runId?: string;
-  /** Default: the plan's goal. A run without a plan is planned from its goal first. */
-  goal?: string;
-  /** A plan in any shape `validatePlan` accepts; validated against the tools before the run starts. */
-  plan?: unknown;
-  config?: RunConfigInput | RunConfig;
-  /** The run's input (`{{ input.<path> }}`). */
-  input?: unknown;
-  /** Initial state variables (`{{ state.<key> }}`). */
-  state?: Record<string, unknown>;
-};
+export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
 type Waiter = { resolve: (s: RunSnapshot) => void; reject: (err: Error) => void };
 

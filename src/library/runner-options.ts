@@ -1,0 +1,47 @@
+/** What a `LocalRunner` is built with and started with, and what it asks of its owner. */
+import type { ToolRegistry, AnyTool } from '../executor/registry';
+import type { RunConfig, RunConfigInput } from '../plan/config';
+import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
+import type { Planner } from '../planner/contracts';
+import type { StepResult } from './execution-state';
+import type { PlanProvider } from './plan-provider';
+
+/** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
+export type RunnerHooks = {
+  /** Before a step's first attempt (not before retries); the attempt waits for it. */
+  stepStarted?: (step: PlanStep) => unknown;
+  /** After a step completed, or failed for good (retries and fallback spent). */
+  stepSettled?: (step: PlanStep, result: StepResult) => unknown;
+  /** The plan awaits approval: `true` approves, anything else rejects. Absent: call `approve()`. */
+  approve?: (plan: Plan) => boolean | Promise<boolean>;
+  /** The run waits for an answer (`ask_user`): return it, or `undefined` to answer later with `provideInput`. */
+  inputRequested?: (request: { reason: string; step_id?: string }) => unknown;
+  /** A hook or listener threw; the run carries on. Default: `console.error`. */
+  error?: (err: unknown, where: string) => void;
+};
+
+export type LocalRunnerOptions = {
+  tools: ToolRegistry | readonly AnyTool[];
+  /** Plans goals and revisions. Without one, a goal run fails with `planning_unavailable`. */
+  planner?: PlanProvider | Planner;
+  hooks?: RunnerHooks;
+  /** What tools see as `ctx.env` (plain Node: `{}`). */
+  env?: Record<string, unknown>;
+  /** What tools see as `ctx.fetch`. */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  ids?: IdSource;
+};
+
+export type StartRequest = {
+  runId?: string;
+  /** Default: the plan's goal. A run without a plan is planned from its goal first. */
+  goal?: string;
+  /** A plan in any shape `validatePlan` accepts; validated against the tools before the run starts. */
+  plan?: unknown;
+  config?: RunConfigInput | RunConfig;
+  /** The run's input (`{{ input.<path> }}`). */
+  input?: unknown;
+  /** Initial state variables (`{{ state.<key> }}`). */
+  state?: Record<string, unknown>;
+};
