@@ -4,6 +4,7 @@
  * from the step rows on load, so they can never disagree with them.
  */
 import type { RunEvent } from '../engine/events';
+import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
 import type { Plan } from '../plan/model';
@@ -87,7 +88,11 @@ class AttemptJournal {
         attempt: p.attempt,
         plan_version: this.state.plan?.version ?? 1,
         action: p.action,
-        idempotency_key: idempotencyKey(this.state.run_id, p.step_id, p.attempt),
+        idempotency_key: stepEffectKey(
+          this.state.run_id,
+          p.step_id,
+          this.state.steps.get(p.step_id) ?? { key_version: 0 },
+        ),
         dispatch: p.dispatch,
         status: 'scheduled',
         scheduled_at: e.timestamp,
@@ -134,11 +139,6 @@ class AttemptJournal {
     this.store.putAttempts([...this.#fresh.values()]);
     this.store.markAttempts([...this.#marks.values()]);
   }
-}
-
-/** SPEC §4: `<run>:<step>:<attempt>`; attempts are never renumbered, so keys never repeat. */
-export function idempotencyKey(runId: string, stepId: string, attempt: number): string {
-  return `${runId}:${stepId}:${attempt}`;
 }
 
 /** Rebuilds the in-memory state from the rows, or null for an object that holds no run. */

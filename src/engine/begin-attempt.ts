@@ -8,6 +8,7 @@ import type { ToolRegistry } from '../executor/registry';
 import type { PlanStep } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
 import { actionFor, scopeFor, stepDef } from './decide';
+import { stepEffectKey } from './idempotency';
 import type { MachineInput } from './machine-types';
 import type { ResultStore, RunState } from './state';
 
@@ -59,7 +60,7 @@ export function beginAttempt(
       reason: error.message,
     };
   }
-  const idempotency_key = `${state.run_id}:${stepId}:${attempt}`;
+  const idempotency_key = stepEffectKey(state.run_id, stepId, rt);
   const params = resolved.value as Record<string, unknown>;
   const tool = tools.get(action);
   // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.

@@ -290,8 +290,8 @@ function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reope
   state.ready.clear();
   for (const step of plan.steps) {
     const old = previous.get(step.id);
-    let rt: StepRuntime = old ?? newStepRuntime();
     const changed = old !== undefined && before.get(step.id) !== JSON.stringify(step);
+    let rt: StepRuntime = old ?? newStepRuntime();
     if (
       old &&
       old.status !== 'completed' &&
@@ -310,6 +310,8 @@ function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reope
         retry_at: null,
       };
     }
+    // A step a later version added or replaced is a new effect: its idempotency key says which version.
+    if (plan.version > 1 && (old === undefined || changed)) rt = { ...rt, key_version: plan.version };
     state.steps.set(step.id, rt);
     touch(state, step.id);
   }

@@ -12,7 +12,7 @@ import { MinHeap } from './min-heap';
 
 export type StepRuntime = {
   status: StepStatus;
-  /** Attempts started so far (the next one is attempt + 1). Never reset, so idempotency keys stay unique. */
+  /** Attempts started so far (the next one is attempt + 1). Never reset, so attempt numbers stay unique. */
   attempt: number;
   /** Dependencies not yet settled. */
   waiting: number;
@@ -33,6 +33,11 @@ export type StepRuntime = {
   skip_reason: SkipReason | null;
   /** How the current attempt was dispatched (inline attempts are re-run after a restart). */
   dispatch: 'queue' | 'inline' | null;
+  /**
+   * The plan version whose revision last replaced this step's definition (0: never replaced). It
+   * becomes part of the idempotency key, so a replaced step is a new effect (engine/idempotency.ts).
+   */
+  key_version: number;
 };
 
 export type RunState = {
@@ -142,6 +147,7 @@ export function newStepRuntime(): StepRuntime {
     latency_ms: null,
     skip_reason: null,
     dispatch: null,
+    key_version: 0,
   };
 }
 

@@ -9,7 +9,10 @@ export type ToolContext = {
   runId: string;
   stepId: string;
   attempt: number;
-  /** `<run>:<step>:<attempt>` — stable across redeliveries of the same attempt (SPEC §4). */
+  /**
+   * `<run>:<step>` (plus `:v<version>` once a revision replaced the step): the same for every attempt
+   * of the step's effect, so the API it calls can deduplicate a retry (SPEC §4); see `attempt`.
+   */
   idempotencyKey: string;
   /** Aborted when the step's timeout passes or the run is cancelled. */
   signal: AbortSignal;

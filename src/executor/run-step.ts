@@ -32,7 +32,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the deadline wins the race and the tool's late result is dropped.
  * @example
  * const outcome = await executeTool(registry.get('demo.echo')!, { a: 1 },
- *   { runId, stepId, attempt: 1, idempotencyKey: `${runId}:${stepId}:1`, env, timeoutMs: 60_000 });
+ *   { runId, stepId, attempt: 1, idempotencyKey: `${runId}:${stepId}`, env, timeoutMs: 60_000 });
  * if (outcome.success) console.log(outcome.output);
  */
 export async function executeTool(

@@ -155,6 +155,21 @@ describe('exactly once', () => {
     expect(returned).toHaveLength(1);
   });
 
+  it('every attempt of a step carries one idempotency key, so attempts timed out after their effect apply it once', async () => {
+    const k = key('timeouts');
+    // Each attempt increments, then outlives its deadline: three attempts, three timeouts, one effect.
+    const runId = await startRun(
+      { steps: [counter('c', k, { parameters: { key: k, delay_ms: 400 }, timeout_ms: 100 })] },
+      { retry_failed_steps: 2, retry_delay: 0.01 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    const invoked = (await events(runId)).filter((e) => e.event_type === 'ToolInvoked');
+    expect(invoked.map((e) => e.payload.attempt)).toEqual([1, 2, 3]);
+    expect(new Set(invoked.map((e) => e.payload.idempotency_key))).toEqual(new Set([`${runId}:c`]));
+    expect(await readDemoCounter(env, k)).toBe(1);
+  });
+
   it('running the alarm again changes nothing', async () => {
     const k = key('alarm');
     const runId = await startRun({

@@ -1,0 +1,16 @@
+/**
+ * The idempotency key a step's effect carries (SPEC §4): `<run>:<step>`, the same for every attempt —
+ * retries after a timeout, a fallback, a redelivered message, a resumed run — so the receiving API can
+ * deduplicate; plus `:v<version>` once a plan revision replaced the step with a different definition,
+ * because that is a different effect. The attempt number travels beside it, never inside it.
+ */
+import type { StepRuntime } from './state';
+
+/**
+ * @example stepEffectKey('run_1', 'charge', { key_version: 0 }) // 'run_1:charge'
+ * @example stepEffectKey('run_1', 'charge', { key_version: 3 }) // 'run_1:charge:v3'
+ */
+export function stepEffectKey(runId: string, stepId: string, rt: Pick<StepRuntime, 'key_version'>): string {
+  const v = rt.key_version ?? 0;
+  return v > 0 ? `${runId}:${stepId}:v${v}` : `${runId}:${stepId}`;
+}
