@@ -30,6 +30,9 @@ export async function guardedFetch(
   req: GuardedRequest,
   opts: { allowlist: Allowlist; fetch: typeof fetch; signal: AbortSignal },
 ): Promise<GuardedResponse> {
+  // Called as a plain function: `opts.fetch(…)` would make `opts` its `this`, and the Workers
+  // runtime's global fetch throws "Illegal invocation" for any `this` but the global one.
+  const send = opts.fetch;
   let url = parseTarget(target);
   let { method, body } = req;
   const headers = new Headers(req.headers);
@@ -37,7 +40,7 @@ export async function guardedFetch(
     assertAllowed(url, opts.allowlist);
     let response: Response;
     try {
-      response = await opts.fetch(url.href, {
+      response = await send(url.href, {
         method,
         headers,
         body,
