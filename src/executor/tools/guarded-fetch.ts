@@ -19,8 +19,9 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 /**
  * Sends `req` to `target`, following redirects the way browsers do (303, and 301/302 after a POST,
  * continue as a GET without the body; credentials are dropped when the origin changes). Throws
- * ToolErrors: `invalid_url`, `host_not_allowed`, `address_refused`, `too_many_redirects`, and a
- * retryable `http_error` when the network fails. An abort rethrows the fetch's own error.
+ * ToolErrors: `invalid_url`, `host_not_allowed`, `address_refused`, `name_refused`,
+ * `too_many_redirects`, and a retryable `http_error` when the network fails. An abort rethrows the
+ * fetch's own error.
  * @example
  * const { response } = await guardedFetch('https://api.example.com/x',
  *   { method: 'GET', headers: new Headers(), body: undefined }, { allowlist, fetch, signal });
