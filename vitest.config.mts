@@ -6,14 +6,24 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
-  const workersProject = (name: string, dir: string, bindings: Record<string, string>) => ({
+  const workersProject = (
+    name: string,
+    dir: string,
+    bindings: Record<string, string>,
+    globalSetup: string[] = [],
+  ) => ({
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: { bindings: { DEMO_TOOLS: 'true', TEST_MIGRATIONS: migrations, ...bindings } },
       }),
     ],
-    test: { name, include: [`${dir}/**/*.test.ts`], setupFiles: ['test/workers/apply-migrations.ts'] },
+    test: {
+      name,
+      include: [`${dir}/**/*.test.ts`],
+      setupFiles: ['test/workers/apply-migrations.ts'],
+      globalSetup,
+    },
   });
   return {
     test: {
@@ -32,6 +42,13 @@ export default defineConfig(async () => {
           OPENAI_BASE_URL: 'https://llm.test/v1',
           PLANNER_MODEL: 'scripted-1',
         }),
+        // A deployment whose operator allowlisted loopback: http.request through the runtime's own
+        // fetch to a real server on 127.0.0.1 (started in Node by the globalSetup). Apart from the
+        // `workers` project because its tests rely on an empty HTTP_ALLOWLIST (loopback refused, any
+        // public host allowed).
+        workersProject('workers-http', 'test/workers-http', { HTTP_ALLOWLIST: '127.0.0.1' }, [
+          'test/workers-http/loopback-server.ts',
+        ]),
       ],
     },
   };

@@ -168,9 +168,11 @@ export async function sendApprovalWebhook(opts: SendWebhookOptions): Promise<Sen
     return failure(0, codeOf(err, 'invalid_payload'), messageOf(err), false);
   }
 
+  // A plain call: as `opts.fetch(…)` the Workers runtime's global fetch throws "Illegal invocation".
+  const send = opts.fetch;
   let res: Response;
   try {
-    res = await opts.fetch(url, {
+    res = await send(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body,

@@ -68,6 +68,10 @@ describe('address classification', () => {
     ['::', 'unspecified'],
     ['224.0.0.1', 'reserved'],
     ['255.255.255.255', 'reserved'],
+    ['myhost', 'internal_name'],
+    ['printer.local', 'internal_name'],
+    ['nas.home.arpa', 'internal_name'],
+    ['svc.internal', 'internal_name'],
   ])('classifies %s as %s', (host, category) => {
     expect(classifyHost(host).category).toBe(category);
   });
@@ -123,12 +127,10 @@ describe('host check', () => {
   });
 
   it('names the host, its address and the variable to set in the refusal', () => {
-    const decision = checkHost('0x7f.1', open);
-    expect(decision.allowed).toBe(false);
-    if (!decision.allowed)
-      expect(decision.reason).toBe(
-        '0x7f.1 (127.0.0.1) is a loopback address; add it to HTTP_ALLOWLIST to allow it',
-      );
+    expect(checkHost('0x7f.1', open)).toMatchObject({
+      allowed: false,
+      reason: '0x7f.1 (127.0.0.1) is a loopback address; add it to HTTP_ALLOWLIST to allow it',
+    });
   });
 
   it('allows any public host when the allowlist is empty', () => {
@@ -156,6 +158,64 @@ describe('host check', () => {
     expect(checkHost('127.0.0.2', list)).toMatchObject({ allowed: false, code: 'address_refused' });
     expect(checkHost('169.254.169.254', list)).toMatchObject({ allowed: false, code: 'address_refused' });
   });
+
+  it.each([
+    ['myhost', 'a single-label host name'],
+    ['MyHost.', 'a single-label host name'],
+    ['db', 'a single-label host name'],
+    ['printer.local', 'a name in the internal zone .local'],
+    ['local', 'a name in the internal zone .local'],
+    ['nas.home.arpa', 'a name in the internal zone .home.arpa'],
+    ['api.corp.internal', 'a name in the internal zone .internal'],
+  ])('refuses the name %s as name_refused, saying it is %s', (host, what) => {
+    const decision = checkHost(host, open);
+    expect(decision).toMatchObject({ allowed: false, code: 'name_refused' });
+    expect(decision.allowed || decision.reason).toContain(what);
+    expect(decision.allowed || decision.reason).toContain('add it to HTTP_ALLOWLIST');
+  });
+
+  it('names the refused name and why a name is a risk', () => {
+    expect(checkHost(hostOf('http://myhost:8080/x'), open)).toMatchObject({
+      allowed: false,
+      code: 'name_refused',
+      reason:
+        'myhost is a single-label host name, which may resolve to a private address (the Worker ' +
+        'cannot resolve names to check); add it to HTTP_ALLOWLIST to allow it',
+    });
+  });
+
+  it.each(['localhost', 'api.localhost', 'localhost.localdomain'])(
+    'refuses the loopback name %s as address_refused',
+    (host) => {
+      expect(checkHost(host, open)).toMatchObject({ allowed: false, code: 'address_refused' });
+    },
+  );
+
+  it('refuses internal names before asking a non-empty allowlist', () => {
+    const list = parseAllowlist('api.example.com');
+    expect(checkHost('myhost', list)).toMatchObject({ allowed: false, code: 'name_refused' });
+    expect(checkHost('printer.local', list)).toMatchObject({ allowed: false, code: 'name_refused' });
+  });
+
+  it('allows internal names that are allowlisted, exactly or by a wildcard', () => {
+    const list = parseAllowlist('myhost, *.local, nas.home.arpa, *.corp.internal, localhost');
+    expect(checkHost('myhost', list).allowed).toBe(true);
+    expect(checkHost('MYHOST.', list).allowed).toBe(true);
+    expect(checkHost('printer.local', list).allowed).toBe(true);
+    expect(checkHost('nas.home.arpa', list).allowed).toBe(true);
+    expect(checkHost('api.corp.internal', list).allowed).toBe(true);
+    expect(checkHost('localhost', list).allowed).toBe(true);
+    expect(checkHost('otherhost', list)).toMatchObject({ allowed: false, code: 'name_refused' });
+    expect(checkHost('other.home.arpa', list)).toMatchObject({ allowed: false, code: 'name_refused' });
+    expect(checkHost('corp.internal', list)).toMatchObject({ allowed: false, code: 'name_refused' });
+  });
+
+  it.each(['mylocal.com', 'local.example.com', 'internal.example.org', 'home.arpa.example.net', 'xlocal.io'])(
+    'allows %s: it only looks like an internal zone',
+    (host) => {
+      expect(checkHost(host, open).allowed).toBe(true);
+    },
+  );
 
   it('does not let a bare * allowlist private addresses', () => {
     const list = parseAllowlist('*');

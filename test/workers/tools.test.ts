@@ -175,6 +175,33 @@ describe('http.request', () => {
     expect(f.calls).not.toHaveBeenCalled();
   });
 
+  it.each([
+    ['http://myhost:8080/', 'myhost is a single-label host name'],
+    ['http://printer.local/', 'printer.local is a name in the internal zone .local'],
+    ['http://nas.home.arpa/', 'nas.home.arpa is a name in the internal zone .home.arpa'],
+    ['http://db.corp.internal/', 'db.corp.internal is a name in the internal zone .internal'],
+  ])('refuses the internal name in %s with name_refused without sending anything', async (url, what) => {
+    const f = scriptedFetch(() => new Response('secret'));
+    const error = failure(await run('http.request', { url }, { fetch: f.fetch }));
+    expect(error).toMatchObject({ code: 'name_refused', retryable: false });
+    expect(error.message).toContain(what);
+    expect(error.message).toContain('HTTP_ALLOWLIST');
+    expect(f.calls).not.toHaveBeenCalled();
+  });
+
+  it('reaches an internal name that is allowlisted', async () => {
+    const f = scriptedFetch(() => new Response('pong'));
+    const out = output(
+      await run(
+        'http.request',
+        { url: 'http://myhost:8080/ping' },
+        { fetch: f.fetch, vars: { HTTP_ALLOWLIST: 'myhost' } },
+      ),
+    );
+    expect(out).toMatchObject({ status: 200, body: 'pong' });
+    expect(f.requests[0]?.url).toBe('http://myhost:8080/ping');
+  });
+
   it('refuses a host that is not on a non-empty allowlist with host_not_allowed', async () => {
     const f = scriptedFetch(() => new Response('x'));
     const error = failure(

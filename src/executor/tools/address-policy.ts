@@ -1,13 +1,23 @@
 /**
  * Which hosts `http.request` may reach (SPEC §4): loopback, private, link-local, metadata and other
  * non-public addresses are refused in every spelling the URL parser accepts, unless the host is
- * explicitly on the `HTTP_ALLOWLIST`. Pure — no DNS: a public-looking name is judged by its name.
+ * explicitly on the `HTTP_ALLOWLIST`. Pure — no DNS (Workers' fetch has no DNS API): a name is judged
+ * by its name, so names that only a local resolver answers — single-label names (`/etc/hosts`
+ * aliases, search domains) and `.local`, `.internal`, `.home.arpa` — are refused too.
  */
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from './ip-address';
 
 /** What kind of destination a host is. Everything but `public` is refused unless allowlisted. */
 export type HostCategory =
-  'public' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'unspecified' | 'reserved' | 'invalid';
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'metadata'
+  | 'unspecified'
+  | 'reserved'
+  | 'internal_name'
+  | 'invalid';
 
 /** A host as the policy sees it. */
 export type HostInfo = {
@@ -22,6 +32,8 @@ export type HostInfo = {
 const METADATA_IPV4 = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200']);
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
+/** Zones only local resolvers answer: mDNS (RFC 6762), home networks (RFC 8375), ICANN's private-use TLD. */
+const INTERNAL_ZONES = ['local', 'home.arpa', 'internal'];
 
 /** [network, prefix length, category], first match wins; anything unmatched is public. */
 const IPV4_RANGES: ReadonlyArray<readonly [string, number, HostCategory]> = [
@@ -73,7 +85,13 @@ function normaliseHost(hostname: string): string {
 function classifyName(name: string): HostCategory {
   if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return 'loopback';
   if (METADATA_NAMES.has(name)) return 'metadata';
+  if (!name.includes('.') || internalZone(name)) return 'internal_name';
   return 'public';
+}
+
+/** The internal zone `name` is in or is (`local`, `home.arpa`, `internal`), if any. */
+function internalZone(name: string): string | undefined {
+  return INTERNAL_ZONES.find((zone) => name === zone || name.endsWith(`.${zone}`));
 }
 
 /** Category of a 32-bit IPv4 address; cloud metadata addresses first. */
@@ -127,8 +145,17 @@ const CATEGORY_LABELS: Record<Exclude<HostCategory, 'public'>, string> = {
   metadata: 'a cloud metadata address',
   unspecified: 'the unspecified address',
   reserved: 'a reserved, non-routable address',
+  internal_name: 'an internal host name',
   invalid: 'not a valid host',
 };
+
+/** What a refused host is, for the message; names say what kind of name and why it matters. */
+function refusalLabel(host: string, category: Exclude<HostCategory, 'public'>): string {
+  if (category !== 'internal_name') return CATEGORY_LABELS[category];
+  const zone = internalZone(host);
+  const what = zone ? `a name in the internal zone .${zone}` : 'a single-label host name';
+  return `${what}, which may resolve to a private address (the Worker cannot resolve names to check)`;
+}
 
 /** A parsed `HTTP_ALLOWLIST`. */
 export type Allowlist = {
@@ -171,21 +198,29 @@ function isEmpty(allowlist: Allowlist): boolean {
 
 export type HostDecision =
   | { allowed: true; info: HostInfo }
-  | { allowed: false; code: 'host_not_allowed' | 'address_refused'; reason: string; info: HostInfo };
+  | {
+      allowed: false;
+      code: 'host_not_allowed' | 'address_refused' | 'name_refused';
+      reason: string;
+      info: HostInfo;
+    };
 
 /**
  * Decides whether a request may go to `hostname`. An allowlisted host always may; otherwise a
- * non-public address is `address_refused`, and with a non-empty allowlist any other host is
- * `host_not_allowed`.
+ * non-public address is `address_refused`, a single-label or internal-zone name `name_refused`, and
+ * with a non-empty allowlist any other host is `host_not_allowed`.
  * @example checkHost('127.0.0.1', parseAllowlist('')) // { allowed: false, code: 'address_refused', … }
+ * @example checkHost('printer.local', parseAllowlist('')) // { allowed: false, code: 'name_refused', … }
  */
 export function checkHost(hostname: string, allowlist: Allowlist): HostDecision {
   const info = classifyHost(hostname);
   if (isAllowlisted(info, allowlist)) return { allowed: true, info };
-  if (info.category !== 'public') {
+  const { category } = info;
+  if (category !== 'public') {
     const what = info.address && info.address !== info.host ? `${info.host} (${info.address})` : info.host;
-    const reason = `${what} is ${CATEGORY_LABELS[info.category]}; add it to HTTP_ALLOWLIST to allow it`;
-    return { allowed: false, code: 'address_refused', reason, info };
+    const reason = `${what} is ${refusalLabel(info.host, category)}; add it to HTTP_ALLOWLIST to allow it`;
+    const code = category === 'internal_name' ? 'name_refused' : 'address_refused';
+    return { allowed: false, code, reason, info };
   }
   if (!isEmpty(allowlist)) {
     return {

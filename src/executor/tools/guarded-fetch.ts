@@ -19,8 +19,9 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 /**
  * Sends `req` to `target`, following redirects the way browsers do (303, and 301/302 after a POST,
  * continue as a GET without the body; credentials are dropped when the origin changes). Throws
- * ToolErrors: `invalid_url`, `host_not_allowed`, `address_refused`, `too_many_redirects`, and a
- * retryable `http_error` when the network fails. An abort rethrows the fetch's own error.
+ * ToolErrors: `invalid_url`, `host_not_allowed`, `address_refused`, `name_refused`,
+ * `too_many_redirects`, and a retryable `http_error` when the network fails. An abort rethrows the
+ * fetch's own error.
  * @example
  * const { response } = await guardedFetch('https://api.example.com/x',
  *   { method: 'GET', headers: new Headers(), body: undefined }, { allowlist, fetch, signal });
@@ -30,6 +31,9 @@ export async function guardedFetch(
   req: GuardedRequest,
   opts: { allowlist: Allowlist; fetch: typeof fetch; signal: AbortSignal },
 ): Promise<GuardedResponse> {
+  // Called as a plain function: `opts.fetch(…)` would make `opts` its `this`, and the Workers
+  // runtime's global fetch throws "Illegal invocation" for any `this` but the global one.
+  const send = opts.fetch;
   let url = parseTarget(target);
   let { method, body } = req;
   const headers = new Headers(req.headers);
@@ -37,7 +41,7 @@ export async function guardedFetch(
     assertAllowed(url, opts.allowlist);
     let response: Response;
     try {
-      response = await opts.fetch(url.href, {
+      response = await send(url.href, {
         method,
         headers,
         body,

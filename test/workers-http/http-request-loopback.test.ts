@@ -1,0 +1,100 @@
+/**
+ * `http.request` through the real boundary: whole runs (`POST /v1/runs`, the run's Durable Object,
+ * the queue) whose steps call the Workers runtime's own global `fetch` — nothing injected — against a
+ * real HTTP server on 127.0.0.1 (test/workers-http/loopback-server.ts). HTTP_ALLOWLIST is
+ * `127.0.0.1` in this project.
+ */
+import { describe, expect, it } from 'vitest';
+import { startRun, waitForRun, type Json } from '../workers/helpers';
+import { base, hits, port } from './loopback';
+
+/** Runs `steps` with no retries and returns the finished run. */
+async function runSteps(steps: unknown[]): Promise<Json> {
+  return waitForRun(await startRun({ steps }, { retry_failed_steps: 0 }));
+}
+
+const httpStep = (id: string, url: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  action: 'http.request',
+  parameters: { url, ...extra },
+});
+
+describe('http.request against a real loopback server, allowlisted', () => {
+  it('runs a GET with a query, and a later step uses its output', async () => {
+    const run = await runSteps([
+      httpStep('fetch', `${base}/echo?name=edge&n=2`),
+      {
+        id: 'use',
+        action: 'demo.echo',
+        parameters: {
+          name: '{{ steps.fetch.output.body.query.name }}',
+          status: '{{ steps.fetch.output.status }}',
+        },
+        dependencies: ['fetch'],
+      },
+    ]);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.fetch).toMatchObject({
+      url: `${base}/echo?name=edge&n=2`,
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: { method: 'GET', path: '/echo', query: { name: 'edge', n: '2' } },
+    });
+    expect(run.step_results.use).toEqual({ name: 'edge', status: 200 });
+  });
+
+  it('POSTs a JSON body with the attempt idempotency key, which the server echoes back', async () => {
+    const run = await runSteps([
+      httpStep('post', `${base}/echo`, { method: 'POST', body: { sku: 'a-1', qty: 3 } }),
+    ]);
+    expect(run.status).toBe('completed');
+    const out = run.step_results.post;
+    expect(out.status).toBe(200);
+    expect(out.body).toMatchObject({
+      method: 'POST',
+      content_type: 'application/json',
+      body: { sku: 'a-1', qty: 3 },
+    });
+    expect(out.body.idempotency_key).toMatch(/\S/);
+  });
+
+  it('returns a 404 as data and fails a 503 as a retryable http_status', async () => {
+    const run = await runSteps([
+      httpStep('missing', `${base}/status/404`),
+      { ...httpStep('down', `${base}/status/503`), dependencies: ['missing'] },
+    ]);
+    expect(run.step_results.missing).toMatchObject({ status: 404, body: 'status 404' });
+    expect(run.status).toBe('failed');
+    expect(run.steps.down.error).toMatchObject({ code: 'http_status', retryable: true });
+    expect(run.steps.down.error.message).toContain('503');
+  });
+
+  it('follows a redirect to another allowed path', async () => {
+    const run = await runSteps([httpStep('hop', `${base}/redirect?to=/echo?via=redirect`)]);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.hop).toMatchObject({
+      url: `${base}/echo?via=redirect`,
+      status: 200,
+      body: { query: { via: 'redirect' } },
+    });
+  });
+
+  it('refuses a redirect to a metadata address after the first hop reached the server', async () => {
+    const path = `/redirect/${crypto.randomUUID()}`;
+    const to = encodeURIComponent('http://169.254.169.254/latest/meta-data/');
+    const run = await runSteps([httpStep('evil', `${base}${path}?to=${to}`)]);
+    expect(await hits(path)).toBe(1);
+    expect(run.status).toBe('failed');
+    expect(run.steps.evil.error).toMatchObject({ code: 'address_refused', retryable: false });
+    expect(run.steps.evil.error.message).toContain('169.254.169.254');
+  });
+
+  it('refuses `localhost` by name though it reaches the same server: only 127.0.0.1 is allowlisted', async () => {
+    const path = `/echo/${crypto.randomUUID()}`;
+    const run = await runSteps([httpStep('byname', `http://localhost:${port}${path}`)]);
+    expect(run.status).toBe('failed');
+    expect(run.steps.byname.error).toMatchObject({ code: 'address_refused', retryable: false });
+    expect(run.steps.byname.error.message).toContain('HTTP_ALLOWLIST');
+    expect(await hits(path)).toBe(0);
+  });
+});

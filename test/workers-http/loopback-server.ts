@@ -1,0 +1,83 @@
+/**
+ * Vitest globalSetup for the `workers-http` project: a real HTTP server on 127.0.0.1 in Node, so
+ * `http.request` is tested through the Workers runtime's own `fetch` and a real socket. Its port
+ * reaches the tests as `inject('httpPort')`.
+ *
+ * Routes (any method):
+ * - `/echo…` (`/echo` and `/echo/<anything>`) → 200 JSON `{method, path, query, content_type, idempotency_key, body}` (body parsed
+ *   as JSON when it is JSON)
+ * - `/status/<code>` → that status, text body `status <code>`
+ * - `/redirect…?to=<url>` → 302 to `<url>`
+ * - `/hits` → 200 JSON `{ "<path>": <requests so far> }`, so a test can tell whether a request
+ *   arrived (give each test paths of its own: test files may run at the same time)
+ * - anything else → 404
+ */
+import type { TestProject } from 'vitest/node';
+import { http, type IncomingMessage, type ServerResponse } from '../../scripts/eval/node-api';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    httpPort: number;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const hits: Record<string, number> = {};
+  const server = http().createServer((req, res) => {
+    handle(req, res, hits).catch((err: unknown) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String(err));
+    });
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') reject(new Error('no TCP port'));
+      else resolve(address.port);
+    });
+  });
+  project.provide('httpPort', port);
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, hits: Record<string, number>) {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  hits[url.pathname] = (hits[url.pathname] ?? 0) + 1;
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of req) text += decoder.decode(chunk, { stream: true });
+  text += decoder.decode();
+  const json = (status: number, value: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+
+  if (url.pathname === '/echo' || url.pathname.startsWith('/echo/')) {
+    const contentType = header(req, 'content-type');
+    json(200, {
+      method: req.method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      content_type: contentType ?? null,
+      idempotency_key: header(req, 'idempotency-key') ?? null,
+      body: contentType?.startsWith('application/json') ? JSON.parse(text) : text,
+    });
+  } else if (url.pathname.startsWith('/status/')) {
+    const code = Number(url.pathname.slice('/status/'.length));
+    res.writeHead(code, { 'content-type': 'text/plain' });
+    res.end(`status ${code}`);
+  } else if (url.pathname === '/redirect' || url.pathname.startsWith('/redirect/')) {
+    res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
+    res.end();
+  } else if (url.pathname === '/hits') {
+    json(200, hits);
+  } else {
+    json(404, { error: `no route ${url.pathname}` });
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
