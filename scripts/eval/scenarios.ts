@@ -3,16 +3,15 @@
  * into one step under `on_step_failure: "replan"` (does the planner's revision get the run to the
  * end?). Revisions go through `planFromState` exactly as a run's Durable Object asks for them.
  */
-import type { MachineInput, StepOutcome } from '../../src/engine/machine';
-import type { MemoryResultStore, RunState } from '../../src/engine/state';
+import type { ErrorInfo } from '../../src/errors';
+import { planAttemptOf, revisionState } from '../../src/library/pipeline-provider';
+import type { PlanAttempt, ReviseRequest } from '../../src/library/plan-provider';
 import type { RunConfigInput } from '../../src/plan/config';
 import { buildGraph } from '../../src/plan/graph';
 import type { IdSource, Plan } from '../../src/plan/model';
 import { planFromState } from '../../src/planner/pipeline';
-import { revisionState } from '../../src/planner/revision-state';
-import type { PlannerDeps, PlanningOutcome } from '../../src/planner/types';
+import type { PlannerDeps } from '../../src/planner/types';
 import { runPlan } from './executor';
-import type { ReviseCommand } from './executor';
 import type { EvalGoal } from './goals';
 import type { GoalResult } from './summary';
 import { evalTools } from './tools';
@@ -72,11 +71,11 @@ export async function revisionScenario(
     config: REVISION_CONFIG,
     ids: planner.ids,
     intercept: (a) => (!requested && a.step_id === target ? injectedFailure(a.action, target) : undefined),
-    revise: async (command, state, results) => {
+    revise: async (request) => {
       requested = true;
-      const out = await revise(command, state, results, planner);
+      const out = await revise(request, planner);
       tokens += out.tokens;
-      return out.input;
+      return out.attempt;
     },
   });
   const redone = (report.plan?.steps ?? []).some(
@@ -106,41 +105,19 @@ export function injectionTarget(plan: Plan): string {
   return graph.ids[at]!;
 }
 
-function injectedFailure(action: string, stepId: string): StepOutcome {
+function injectedFailure(action: string, stepId: string): ErrorInfo {
   return {
-    success: false,
-    error: {
-      code: 'injected_failure',
-      message: `${action} was briefly unavailable for step "${stepId}" (failure injected by the eval); it works when called again`,
-      retryable: false,
-    },
-    latency_ms: 0,
+    code: 'injected_failure',
+    message: `${action} was briefly unavailable for step "${stepId}" (failure injected by the eval); it works when called again`,
+    retryable: false,
   };
 }
 
-/** What the run's Durable Object does for a `revise` command (src/durable/side-work.ts), in-process. */
+/** The eval's planner asked for a revision with the request the runner built, as a PlanProvider answers. */
 async function revise(
-  c: ReviseCommand,
-  s: RunState,
-  results: MemoryResultStore,
+  request: ReviseRequest,
   planner: PlannerDeps,
-): Promise<{ input: MachineInput; tokens: number }> {
-  const outcome = await planFromState(
-    revisionState(s, results, planner.tools.describe(), {
-      reason: c.reason,
-      ...(c.step_id !== undefined ? { step_id: c.step_id } : {}),
-    }),
-    {},
-    planner,
-  );
-  return { input: toInput(c, outcome), tokens: outcome.tokens.total };
-}
-
-function toInput(c: ReviseCommand, outcome: PlanningOutcome): MachineInput {
-  if (!outcome.ok) {
-    const { code, message, retryable } = outcome.error;
-    return { type: 'revision_failed', error: { code, message, retryable } };
-  }
-  const tokens = { prompt: outcome.tokens.prompt, completion: outcome.tokens.completion };
-  return { type: 'revise', plan: outcome.plan, reason: c.reason, kind: 'revision', tokens };
+): Promise<{ attempt: PlanAttempt; tokens: number }> {
+  const outcome = await planFromState(revisionState(request, planner.tools.describe()), {}, planner);
+  return { attempt: planAttemptOf(outcome), tokens: outcome.tokens.total };
 }

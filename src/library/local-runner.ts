@@ -57,13 +57,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     () => this.#checkSettled(),
   );
   /** One timer at the machine's next wake-up (a retry backoff, an attempt or approval deadline). */
-  readonly #timer = new WakeTimer(() => {
-    try {
-      this.#apply([{ type: 'tick' }]);
-    } catch (err) {
-      this.#crash(err);
-    }
-  });
+  readonly #timer: WakeTimer;
   #waiters: Waiter[] = [];
   #crashed: Error | null = null;
 
@@ -81,6 +75,13 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         ? p
         : plannerProvider(p, { tools: this.#tools, clock: this.#clock, ids: this.#ids });
     this.#log = new EventLog((err) => this.#report(err, 'event listener'));
+    this.#timer = new WakeTimer(() => {
+      try {
+        this.#apply([{ type: 'tick' }]);
+      } catch (err) {
+        this.#crash(err);
+      }
+    }, opts.timers);
   }
 
   /**
@@ -294,6 +295,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         env: this.#env,
         ...(this.#fetch ? { fetch: this.#fetch } : {}),
         clock: this.#clock,
+        timers: this.#timer.timers,
         ids: this.#ids,
       });
     return runSubplan(a, { config: parent.config, input: parent.input }, spawn, signal);

@@ -85,9 +85,9 @@ export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
         limits: r.limits,
         strategy: r.strategy ?? 'flat',
       };
-      return attemptOf(await planFromState(state, options, deps));
+      return planAttemptOf(await planFromState(state, options, deps));
     },
-    revise: async (r) => attemptOf(await planFromState(revisionState(r, tools), options, deps)),
+    revise: async (r) => planAttemptOf(await planFromState(revisionState(r, tools), options, deps)),
   };
 }
 
@@ -123,7 +123,12 @@ export function llmEnv(llm: LlmOptions | undefined): PlannerEnv {
   };
 }
 
-function attemptOf(out: PlanningOutcome): PlanAttempt {
+/**
+ * The pipeline's outcome as a {@link PlanProvider} answers: the plan with its estimates and tokens,
+ * or the error.
+ * @example const attempt = planAttemptOf(await planFromState(revisionState(request, tools), {}, deps));
+ */
+export function planAttemptOf(out: PlanningOutcome): PlanAttempt {
   if (!out.ok) {
     const { code, message, retryable, details } = out.error;
     return { ok: false, error: { code, message, retryable }, details };

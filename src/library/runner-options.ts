@@ -5,6 +5,9 @@ import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
 import type { Planner } from '../planner/contracts';
 import type { StepResult } from './execution-state';
 import type { PlanProvider } from './plan-provider';
+import type { Timers } from './wake-timer';
+
+export type { Timers } from './wake-timer';
 
 /** What the runner asks of its owner. Hooks run one at a time, in the order of the events behind them. */
 export type RunnerHooks = {
@@ -30,6 +33,12 @@ export type LocalRunnerOptions = {
   /** What tools see as `ctx.fetch`. */
   fetch?: typeof fetch;
   clock?: Clock;
+  /**
+   * Where the runner sets its one timer (retry backoffs, attempt and approval deadlines); default
+   * `setTimeout`. With a `clock` that moves when the timer fires, time can be virtual: a backoff then
+   * costs no real waiting (sub-plans share both). A tool's own time limit stays real.
+   */
+  timers?: Timers;
   ids?: IdSource;
 };
 

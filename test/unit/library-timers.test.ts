@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { LocalRunner } from '../../src/library/local-runner';
+import type { Timers } from '../../src/library/wake-timer';
+import { flakyTool, settle, step } from './library-helpers';
+
+/** Timers that fire only when the test says, and a clock that moves only then. */
+function manualTime() {
+  let now = Date.parse('2026-01-01T00:00:00.000Z');
+  type Armed = { fire: () => void; ms: number; at: number };
+  const armed = new Set<Armed>();
+  const timers: Timers = {
+    set: (fire, ms) => {
+      const t = { fire, ms, at: now + ms };
+      armed.add(t);
+      return t;
+    },
+    clear: (handle) => void armed.delete(handle as Armed),
+  };
+  return {
+    clock: { now: () => new Date(now) },
+    timers,
+    /** The delays of the timers set and not yet fired or cleared. */
+    armed: () => [...armed].map((t) => t.ms),
+    /** Moves the clock to the earliest timer and fires it. */
+    fireNext(): void {
+      const next = [...armed].sort((a, b) => a.at - b.at)[0]!;
+      armed.delete(next);
+      now = next.at;
+      next.fire();
+    },
+  };
+}
+
+const invokedAt = (runner: LocalRunner): number[] =>
+  runner.events.filter((e) => e.event_type === 'ToolInvoked').map((e) => Date.parse(e.timestamp));
+
+describe('LocalRunner timers option', () => {
+  it('sets its wake-up on the injected timers: a 30 s backoff passes when that timer fires, on the injected clock', async () => {
+    const time = manualTime();
+    const flaky = flakyTool();
+    const runner = new LocalRunner({ tools: [flaky.tool], clock: time.clock, timers: time.timers });
+    runner.start({
+      plan: { steps: [step('a', 't.flaky', { key: 'k', times: 1 })] },
+      config: { retry_failed_steps: 1, retry_delay: 30 },
+    });
+    await settle();
+    expect(time.armed()).toEqual([30_000]);
+    expect(flaky.calls.get('k')).toBe(1);
+    expect(runner.snapshot().status).toBe('running');
+
+    time.fireNext();
+    const end = await runner.done();
+    expect(end.status).toBe('completed');
+    const [first, retry] = invokedAt(runner);
+    expect(retry! - first!).toBe(30_000);
+    expect(time.armed()).toEqual([]);
+  });
+
+  it('a sub-plan’s run uses the same timers', async () => {
+    const time = manualTime();
+    const flaky = flakyTool();
+    const runner = new LocalRunner({ tools: [flaky.tool], clock: time.clock, timers: time.timers });
+    runner.start({
+      plan: {
+        steps: [
+          {
+            ...step('outer', 't.flaky', { key: 'outer', times: 0 }),
+            subplan: { steps: [step('inner', 't.flaky', { key: 'inner', times: 1 })] },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 30, max_depth: 1 },
+    });
+    await settle();
+    // The parent's timer at the sub-plan's deadline, and the child's at its retry.
+    expect(time.armed()).toContain(30_000);
+    expect(flaky.calls.get('inner')).toBe(1);
+
+    time.fireNext();
+    const end = await runner.done();
+    expect(end.status).toBe('completed');
+    expect(flaky.calls.get('inner')).toBe(2);
+  });
+});
