@@ -66,8 +66,8 @@ export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './library/lo
 export type { Timers } from './library/wake-timer';
 export { resolvePlanningOptions, runConfigFor } from './library/options';
 export type { PlanningPatternOptions, ResolvedPlanningOptions } from './library/options';
-export { isPlanProvider } from './library/plan-provider';
-export type { DraftRequest, PlanAttempt, PlanProvider, ReviseRequest } from './library/plan-provider';
+export { isPlanProvider } from './engine/plan-provider';
+export type { DraftRequest, PlanAttempt, PlanProvider, ReviseRequest } from './engine/plan-provider';
 export { pipelineProvider } from './library/pipeline-provider';
 export type { LlmOptions, PipelineProviderOptions } from './library/pipeline-provider';
 export { plannerProvider } from './library/planner-provider';

@@ -8,7 +8,7 @@ import type { ErrorInfo } from '../../src/errors';
 import type { RunState } from '../../src/engine/state';
 import type { ToolRegistry } from '../../src/executor/registry';
 import { LocalRunner } from '../../src/library/local-runner';
-import type { PlanAttempt, PlanProvider, ReviseRequest } from '../../src/library/plan-provider';
+import type { PlanAttempt, PlanProvider, ReviseRequest } from '../../src/engine/plan-provider';
 import type { RunConfigInput } from '../../src/plan/config';
 import type { IdSource, Plan, RunStatus } from '../../src/plan/model';
 import { attemptTools } from './attempt-tools';

@@ -4,8 +4,8 @@
  * end?). Revisions go through `planFromState` exactly as a run's Durable Object asks for them.
  */
 import type { ErrorInfo } from '../../src/errors';
-import { planAttemptOf, revisionState } from '../../src/library/pipeline-provider';
-import type { PlanAttempt, ReviseRequest } from '../../src/library/plan-provider';
+import { planAttemptOf, revisionState } from '../../src/planner/planning-provider';
+import type { PlanAttempt, ReviseRequest } from '../../src/engine/plan-provider';
 import type { RunConfigInput } from '../../src/plan/config';
 import { buildGraph } from '../../src/plan/graph';
 import type { IdSource, Plan } from '../../src/plan/model';

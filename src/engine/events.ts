@@ -41,6 +41,17 @@ export type EventPayloads = {
   ApprovalGranted: { comment?: string; by: 'approver' | 'timeout' };
   ApprovalRejected: { comment?: string; by: 'approver' | 'timeout' };
   /**
+   * One delivery attempt of the signed approval webhook: `ok` when the receiver answered 2xx. A failed
+   * one is tried again at `next_attempt_at` (null: no further attempt — the deadline, or a setup error).
+   */
+  ApprovalWebhookAttempted: {
+    attempt: number;
+    ok: boolean;
+    status?: number;
+    error?: string;
+    next_attempt_at: number | null;
+  };
+  /**
    * A new plan version. `revision` (replanning, recovery, a user's replan) counts toward
    * `max_revisions`; `approval_edit` and `rollback` do not.
    */

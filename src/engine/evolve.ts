@@ -103,6 +103,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.stage_open = false;
       return;
     case 'PlanValidated':
+    case 'ApprovalWebhookAttempted':
       return;
     case 'InputReceived':
       if (event.payload.step_id === undefined && isRecord(event.payload.input)) {

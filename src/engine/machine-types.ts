@@ -53,6 +53,15 @@ export type MachineInput =
   | { type: 'input'; input: unknown }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
   | { type: 'judged'; step_id: string; ok: boolean; reason: string }
+  /** The approval webhook was tried once (recorded while the plan still awaits approval). */
+  | {
+      type: 'webhook_attempted';
+      attempt: number;
+      ok: boolean;
+      status?: number;
+      error?: string;
+      next_attempt_at: number | null;
+    }
   /** A running step (`human.input`) waits for a person's answer, which will be its output. */
   | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
 

@@ -289,6 +289,12 @@ export class RunMachine {
         }
         return;
       }
+      case 'webhook_attempted': {
+        if (s.status !== 'awaiting_approval') return;
+        const { type: _type, ...payload } = input;
+        emit({ type: 'ApprovalWebhookAttempted', payload });
+        return;
+      }
       case 'tick':
         return;
       case 'cancel': {

@@ -7,7 +7,7 @@ import { ToolRegistry, type AnyTool } from '../executor/registry';
 import type { Clock, IdSource } from '../plan/model';
 import type { Planner, Rule } from '../planner/contracts';
 import type { PlanningHooks } from './callbacks';
-import type { PlanProvider } from './plan-provider';
+import type { PlanProvider } from '../engine/plan-provider';
 import type { LlmOptions } from './pipeline-provider';
 import type { PlanningPattern, RunOptions } from './planning-pattern';
 import type { PlanExecutionResult } from './result';

@@ -13,15 +13,17 @@ import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
 import { ToolRegistry } from '../executor/registry';
 import { parseRunConfig } from '../plan/config';
-import { TERMINAL_RUN_STATUSES, type Clock, type IdSource, type PlanStep } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Clock, type IdSource } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
 import { EventLog, type EventListener } from './event-log';
 import { validateRunPlan } from './plan-versions';
-import { settledSteps, type StepResult } from './execution-state';
-import { isPlanProvider, type PlanProvider } from './plan-provider';
+import { settledSteps } from './execution-state';
+import { isPlanProvider, type PlanProvider } from '../engine/plan-provider';
 import { runSubplan } from './subplan';
-import { carryOut, failureInput, type SideCommand } from './side-work';
+import { carryOut, failureInput, type SideCommand, type SidePorts } from '../engine/side-work';
+import { decide } from '../engine/run-loop';
+import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
@@ -42,6 +44,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   readonly results = new MemoryResultStore();
   readonly #tools: ToolRegistry;
   readonly #planner: PlanProvider | null;
+  readonly #ports: SidePorts;
   readonly #hooks: RunnerHooks;
   readonly #env: Record<string, unknown>;
   readonly #fetch: typeof fetch | undefined;
@@ -82,6 +85,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         this.#crash(err);
       }
     }, opts.timers);
+    this.#ports = localSidePorts(this.#planner, this.#hooks, (err, where) => this.#report(err, where));
   }
 
   /**
@@ -215,49 +219,28 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
    */
   #apply(inputs: MachineInput[]): Refusal | undefined {
     const m = this.#machine!;
-    const pending = [...inputs];
-    const events: RunEvent[] = [];
     const launches: BegunAttempt[] = [];
-    const settled: { step: PlanStep; result: StepResult }[] = [];
-    const side: SideCommand[] = [];
-    let abort: string | null = null;
-    let refused: Refusal | undefined;
-    for (let first = true; pending.length > 0; first = false) {
-      const r = m.handle(pending.shift()!);
-      if (r.refused) {
-        if (first) refused = r.refused;
-        continue;
-      }
-      events.push(...r.events);
-      settled.push(...settledSteps(m.state, r.events));
-      for (const c of r.commands) {
-        if (c.type === 'dispatch') {
-          const begun = beginAttempt(m.state, this.results, this.#tools, c, this.#clock.now().getTime());
-          pending.push(...begun.inputs);
-          if (begun.attempt) launches.push(begun.attempt);
-        } else if (c.type === 'abort') {
-          abort = c.reason;
-        } else {
-          side.push(c);
-        }
-      }
-    }
+    const d = decide(m, inputs, (c, pending) => {
+      const begun = beginAttempt(m.state, this.results, this.#tools, c, this.#clock.now().getTime());
+      pending.push(...begun.inputs);
+      if (begun.attempt) launches.push(begun.attempt);
+    });
     const settledHook = this.#hooks.stepSettled;
     if (settledHook) {
-      for (const s of settled)
+      for (const s of settledSteps(m.state, d.events))
         void this.#hookChain.run(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
     }
-    if (abort !== null) {
-      for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(abort, 'AbortError'));
+    if (d.abort !== null) {
+      for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(d.abort, 'AbortError'));
     }
     for (const a of launches) this.#launch(a);
-    for (const c of side) this.#startSideWork(c);
+    for (const c of d.side) this.#startSideWork(c);
     this.#timer.set(m.nextWakeAt(), this.#clock.now().getTime());
     // Listeners last: one that cancels the run from inside its callback finds every attempt registered.
-    if (events.length > 0 && !TERMINAL_RUN_STATUSES.has(m.state.status)) this.#log.reopen();
-    this.#log.append(events);
+    if (d.events.length > 0 && !TERMINAL_RUN_STATUSES.has(m.state.status)) this.#log.reopen();
+    this.#log.append(d.events);
     this.#checkSettled();
-    return refused;
+    return d.refused;
   }
 
   #launch(a: BegunAttempt): void {
@@ -306,9 +289,12 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     const ctx = {
       state: this.#machine!.state,
       results: this.results,
-      planner: this.#planner,
-      hooks: this.#hooks,
-      report: (err: unknown, where: string) => this.#report(err, where),
+      ports: this.#ports,
+      ids: this.#ids,
+      emit: (input: MachineInput) => {
+        this.#apply([input]);
+        return Promise.resolve();
+      },
     };
     void carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {

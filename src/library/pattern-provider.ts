@@ -6,7 +6,7 @@
 import type { PlanningCallbacks } from './callbacks';
 import { RevisionDecision } from './callbacks';
 import type { PlanExecutionState } from './execution-state';
-import type { PlanAttempt, PlanProvider } from './plan-provider';
+import type { PlanAttempt, PlanProvider } from '../engine/plan-provider';
 import { checkReturnedPlan, retryVersion, skipVersion, type CheckContext } from './plan-versions';
 import type { Strategy } from '../plan/model';
 import { REVISION_DECLINED } from '../engine/machine-types';

@@ -11,7 +11,7 @@ import type { Estimates } from '../plan/estimates';
 import type { Clock, IdSource, Plan } from '../plan/model';
 import { validatePlan } from '../plan/validate';
 import type { PlannerLimits } from '../planner/contracts';
-import type { PlanAttempt } from './plan-provider';
+import type { PlanAttempt } from '../engine/plan-provider';
 
 export type CheckContext = { tools: ToolRegistry; clock: Clock; ids: IdSource; limits: PlannerLimits };
 

@@ -8,8 +8,9 @@ import type { ToolRegistry } from '../executor/registry';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
 import { replanMetadata, validateCandidate } from '../planner/candidate';
 import { isPlan, type Planner, type PlannerResult, type PlannerState } from '../planner/contracts';
-import { revisionState } from './pipeline-provider';
-import type { PlanAttempt, PlanProvider } from './plan-provider';
+import { toolAllowed } from '../engine/side-work';
+import { revisionState } from '../planner/planning-provider';
+import type { PlanAttempt, PlanProvider } from '../engine/plan-provider';
 
 export type PlannerProviderOptions = { tools: ToolRegistry; clock: Clock; ids: IdSource };
 
@@ -18,15 +19,22 @@ export type PlannerProviderOptions = { tools: ToolRegistry; clock: Clock; ids: I
  * const provider = plannerProvider(new RuleBasedPlanner({ rules, clock, ids }), { tools, clock, ids });
  */
 export function plannerProvider(planner: Planner, opts: PlannerProviderOptions): PlanProvider {
-  const tools = opts.tools.describe();
+  const tools = (allowed: readonly string[] | undefined) =>
+    opts.tools.describe().filter((t) => toolAllowed(t.name, allowed));
   return {
     draft: (r) =>
       attempt(
         planner,
-        { goal: r.goal, input: r.input, tools, limits: r.limits, strategy: r.strategy ?? 'flat' },
+        {
+          goal: r.goal,
+          input: r.input,
+          tools: tools(r.tools),
+          limits: r.limits,
+          strategy: r.strategy ?? 'flat',
+        },
         opts,
       ),
-    revise: (r) => attempt(planner, revisionState(r, tools), opts),
+    revise: (r) => attempt(planner, revisionState(r, tools(r.tools)), opts),
   };
 }
 

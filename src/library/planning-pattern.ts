@@ -17,7 +17,7 @@ import {
   type PlanningPatternOptions,
   type ResolvedPlanningOptions,
 } from './options';
-import { isPlanProvider, type PlanAttempt, type PlanProvider } from './plan-provider';
+import { isPlanProvider, type PlanAttempt, type PlanProvider } from '../engine/plan-provider';
 import type { CheckContext } from './plan-versions';
 import { withPatternRules } from './pattern-provider';
 import { llmEnv, pipelineProvider } from './pipeline-provider';

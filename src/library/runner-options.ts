@@ -4,7 +4,7 @@ import type { RunConfig, RunConfigInput } from '../plan/config';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
 import type { Planner } from '../planner/contracts';
 import type { StepResult } from './execution-state';
-import type { PlanProvider } from './plan-provider';
+import type { PlanProvider } from '../engine/plan-provider';
 import type { Timers } from './wake-timer';
 
 export type { Timers } from './wake-timer';

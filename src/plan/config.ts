@@ -17,6 +17,11 @@ export const RunConfigSchema = z.object({
   max_parallel: z.number().int().min(1).max(1000).default(3),
   /** Seconds per attempt. */
   step_timeout: z.number().positive().default(60),
+  /**
+   * Seconds one planning attempt (a first plan, a revision, a judge's verdict) may take, every model
+   * call in it included; one that runs over, or is lost with its instance, is tried again with backoff.
+   */
+  planning_timeout_s: z.number().positive().max(3600).default(60),
   retry_failed_steps: z.number().int().min(0).max(100).default(1),
   /** Seconds before the first retry; doubles each retry. */
   retry_delay: z.number().min(0).default(1),

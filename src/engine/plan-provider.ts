@@ -1,13 +1,14 @@
 /**
- * Where an in-process run gets its plans: a first plan for a goal (the machine's `plan` command) and
- * new versions when it asks for a revision (`revise`). Answers are data — a validated plan or an
- * error — because they become the machine's `planned` / `revise` / `*_failed` inputs.
+ * Where a run gets its plans — in the Durable Object and in process alike: a first plan for a goal
+ * (the machine's `plan` command) and new versions when it asks for a revision (`revise`). Answers are
+ * data — a validated plan or an error — because they become the machine's `planned` / `revise` /
+ * `*_failed` inputs (engine/side-work.ts turns one into the other).
  */
 import type { ErrorInfo } from '../errors';
-import type { RevisionTrigger, TokenCount } from '../engine/events';
+import type { RevisionTrigger, TokenCount } from './events';
 import type { Estimates } from '../plan/estimates';
 import type { Plan, StepStatus, Strategy } from '../plan/model';
-import type { PlannerFailure, PlannerLimits } from '../planner/contracts';
+import type { PlannerFailure, PlannerLimits, PlanYield } from '../planner/contracts';
 
 /** What a first plan is made from. */
 export type DraftRequest = {
@@ -17,6 +18,10 @@ export type DraftRequest = {
   limits: PlannerLimits;
   /** Default `flat`; `hierarchical` lets steps carry sub-plans. */
   strategy?: Strategy;
+  /** The tools the plan may use — names or namespaces (`demo.`, `demo.*`); all when absent. */
+  tools?: readonly string[];
+  /** Aborted when the run no longer wants the answer (its deadline passed, the run ended). */
+  signal?: AbortSignal;
 };
 
 /** What a new version of a running plan is made from. */
@@ -50,6 +55,11 @@ export type PlanAttempt =
 export interface PlanProvider {
   draft(request: DraftRequest): Promise<PlanAttempt>;
   revise(request: ReviseRequest): Promise<PlanAttempt>;
+  /**
+   * Streaming execution (SPEC §4): steps as they arrive, each validated with those before it, then
+   * `{finish}` with the whole plan. Optional: a provider without it is asked for a whole plan.
+   */
+  stream?(request: DraftRequest): AsyncIterable<PlanYield>;
   /**
    * False when `revise` cannot succeed (the pipeline with no LLM: its rules plan goals, not
    * revisions); the engine then asks for no automatic revisions. Absent means true.

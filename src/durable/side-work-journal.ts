@@ -1,0 +1,146 @@
+/**
+ * Side work as rows (issue 10): every piece of work a decision asks for beyond running steps —
+ * planning, a revision, a judge's verdict, an approval webhook, a child run's report to its parent —
+ * is a row written in the same transaction as the decision, with a token for this issue of it and the
+ * time it is due back. An answer counts only while its row still carries its token, so a late answer
+ * from a superseded issue is dropped; the run's alarm re-issues rows whose work is overdue or was lost
+ * with its instance.
+ */
+import { z } from 'zod';
+
+/** The work a row stands for: a machine command, or a child run's report to its parent. */
+export type SideTask =
+  | { type: 'plan' }
+  | { type: 'revise'; trigger: string; reason: string; step_id?: string; strategy: string }
+  | { type: 'judge'; step_id: string; expected: string }
+  | { type: 'approval_requested'; deadline_at: number | null; link?: string }
+  | { type: 'report_parent' };
+
+/**
+ * `parked`: waiting for `due_at` to start (a webhook's next attempt, a report's retry); otherwise its
+ * work was started and `due_at` is its deadline — a row not parked that no live instance is running
+ * was lost with an instance.
+ */
+export type SideRow = {
+  id: string;
+  task: SideTask;
+  token: string;
+  issued: number;
+  due_at: number;
+  parked: boolean;
+};
+
+const TaskSchema = z.union([
+  z.object({ type: z.literal('plan') }),
+  z.object({
+    type: z.literal('revise'),
+    trigger: z.string(),
+    reason: z.string(),
+    step_id: z.string().optional(),
+    strategy: z.string(),
+  }),
+  z.object({ type: z.literal('judge'), step_id: z.string(), expected: z.string() }),
+  z.object({
+    type: z.literal('approval_requested'),
+    deadline_at: z.number().nullable(),
+    link: z.string().optional(),
+  }),
+  z.object({ type: z.literal('report_parent') }),
+]);
+
+const RowSchema = z.object({
+  id: z.string(),
+  task: z.string().transform((t, ctx) => {
+    const parsed = TaskSchema.safeParse(JSON.parse(t));
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: `side_work task: ${parsed.error.message}` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  }),
+  token: z.string(),
+  issued: z.number().int(),
+  due_at: z.number(),
+  parked: z.number().transform((p) => p === 1),
+});
+
+/** One row per kind of work; a judge per step. */
+export function sideWorkId(task: SideTask): string {
+  return task.type === 'judge' ? `judge:${task.step_id}` : task.type;
+}
+
+export class SideWorkJournal {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS side_work (
+      id TEXT PRIMARY KEY, task TEXT NOT NULL, token TEXT NOT NULL,
+      issued INTEGER NOT NULL, due_at INTEGER NOT NULL, parked INTEGER NOT NULL DEFAULT 0)`);
+  }
+
+  /** Writes (or re-issues) a row: a new token, one more issue, due at `dueAt`. */
+  issue(task: SideTask, dueAt: number): SideRow {
+    const id = sideWorkId(task);
+    const before = this.get(id);
+    const row: SideRow = {
+      id,
+      task,
+      token: crypto.randomUUID(),
+      issued: (before?.issued ?? 0) + 1,
+      due_at: dueAt,
+      parked: false,
+    };
+    this.sql.exec(
+      'INSERT OR REPLACE INTO side_work (id, task, token, issued, due_at, parked) VALUES (?, ?, ?, ?, ?, 0)',
+      row.id,
+      JSON.stringify(row.task),
+      row.token,
+      row.issued,
+      row.due_at,
+    );
+    return row;
+  }
+
+  get(id: string): SideRow | null {
+    const raw = this.sql
+      .exec('SELECT id, task, token, issued, due_at, parked FROM side_work WHERE id = ?', id)
+      .toArray();
+    return raw[0] ? RowSchema.parse(raw[0]) : null;
+  }
+
+  all(): SideRow[] {
+    return this.sql
+      .exec('SELECT id, task, token, issued, due_at, parked FROM side_work ORDER BY due_at')
+      .toArray()
+      .map((r) => RowSchema.parse(r));
+  }
+
+  /** Whether `token` is still the current issue of row `id`. */
+  current(id: string, token: string): boolean {
+    return this.get(id)?.token === token;
+  }
+
+  /** Parks the row until `dueAt` (its work tried again then); `task` replaces what it records. */
+  park(id: string, token: string, dueAt: number, task: SideTask): void {
+    this.sql.exec(
+      'UPDATE side_work SET due_at = ?, task = ?, parked = 1 WHERE id = ? AND token = ?',
+      dueAt,
+      JSON.stringify(task),
+      id,
+      token,
+    );
+  }
+
+  /** The work answered: the row goes. */
+  done(id: string, token: string): void {
+    this.sql.exec('DELETE FROM side_work WHERE id = ? AND token = ?', id, token);
+  }
+
+  /** Drops rows whatever their issue (the run ended: nobody wants their answers). */
+  drop(ids: readonly string[]): void {
+    for (const id of ids) this.sql.exec('DELETE FROM side_work WHERE id = ?', id);
+  }
+
+  nextDue(): number | null {
+    const r = this.sql.exec<{ at: number | null }>('SELECT MIN(due_at) AS at FROM side_work').one();
+    return r.at ?? null;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The planning pipeline (SPEC §3) as a {@link PlanProvider}: first plans, revisions and streamed plans
+ * from `planFromState` / the streaming planner with the given dependencies. The Durable Object builds
+ * its dependencies from bindings (KV templates, D1 provenance), the library from options; both run
+ * their side work through this one provider.
+ */
+import { toolAllowed } from '../engine/side-work';
+import type { DraftRequest, PlanAttempt, PlanProvider, ReviseRequest } from '../engine/plan-provider';
+import { readLlmConfig } from '../executor/tools/openai-client';
+import type { ToolDescription } from '../executor/registry';
+import type { PlannerState } from './contracts';
+import { planFromState, type PlanOptions } from './pipeline';
+import { LlmStreamingPlanner } from './streaming-planner';
+import type { PlannerDeps, PlanningOutcome } from './types';
+
+/**
+ * @example
+ * const provider = planningProvider(plannerDepsFor(env, { tools, clock, ids }));
+ * const first = await provider.draft({ goal: 'echo hi', limits: { max_steps: 20, max_depth: 2 } });
+ */
+export function planningProvider(deps: PlannerDeps, options: PlanOptions = {}): PlanProvider {
+  const withSignal = (signal: AbortSignal | undefined): PlannerDeps => (signal ? { ...deps, signal } : deps);
+  return {
+    // Without a model the pipeline has only its rules, which plan goals from scratch.
+    canRevise: readLlmConfig(deps.env) !== null,
+    draft: async (r) =>
+      planAttemptOf(await planFromState(draftState(r, toolsFor(deps, r)), options, withSignal(r.signal))),
+    revise: async (r) =>
+      planAttemptOf(await planFromState(revisionState(r, toolsFor(deps, r)), options, withSignal(r.signal))),
+    stream: (r) =>
+      new LlmStreamingPlanner(withSignal(r.signal), options).plan(draftState(r, toolsFor(deps, r))),
+  };
+}
+
+/** The tools a request may use, with their schemas. */
+function toolsFor(deps: PlannerDeps, r: DraftRequest): ToolDescription[] {
+  return deps.tools.describe().filter((t) => toolAllowed(t.name, r.tools));
+}
+
+function draftState(r: DraftRequest, tools: ToolDescription[]): PlannerState {
+  return { goal: r.goal, input: r.input, tools, limits: r.limits, strategy: r.strategy ?? 'flat' };
+}
+
+/** The planner state of a revision: the plan, what its steps did, the run state, and why. */
+export function revisionState(r: ReviseRequest, tools: ToolDescription[]): PlannerState {
+  const state: PlannerState = {
+    goal: r.goal,
+    input: r.input,
+    tools,
+    limits: r.limits,
+    strategy: r.plan.strategy,
+    plan: r.plan,
+    step_statuses: r.step_statuses,
+    step_results: r.step_results,
+    state: r.state,
+    reason:
+      r.revision_strategy === 'insert_recovery'
+        ? `${r.reason}. Insert recovery steps; keep the rest of the plan.`
+        : r.reason,
+  };
+  if (r.failure) state.failure = r.failure;
+  return state;
+}
+
+/**
+ * The pipeline's outcome as a {@link PlanProvider} answers: the plan with its estimates and tokens,
+ * or the error.
+ * @example const attempt = planAttemptOf(await planFromState(revisionState(request, tools), {}, deps));
+ */
+export function planAttemptOf(out: PlanningOutcome): PlanAttempt {
+  if (!out.ok) {
+    const { code, message, retryable, details } = out.error;
+    return { ok: false, error: { code, message, retryable }, details };
+  }
+  return {
+    ok: true,
+    plan: out.plan,
+    estimates: out.validation.estimates,
+    tokens: { prompt: out.tokens.prompt, completion: out.tokens.completion },
+  };
+}
