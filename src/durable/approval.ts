@@ -21,41 +21,57 @@ const TOKEN_KEY = 'approval_token';
 
 export type ApprovalRefusal = { code: string; message: string; details?: unknown };
 
-/** Mints the run's approval link and, when `approval.webhook_url` is set, sends the signed webhook. */
-export async function requestApproval(
+/** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
+const WEBHOOK_RETRY_MS = 5_000;
+const WEBHOOK_RETRY_CAP_MS = 10 * 60_000;
+/** Deliveries tried when the approval has no deadline to stop at. */
+const WEBHOOK_MAX_ATTEMPTS = 12;
+
+/** One delivery attempt: what to record, and when to try again (null: not again). */
+export type ApprovalDelivery = {
+  input: Extract<MachineInput, { type: 'webhook_attempted' }> | null;
+  /** The approval link, minted on the first attempt and sent again on every retry. */
+  link: string;
+};
+
+/**
+ * Mints the run's approval link (once: retries send the same one) and, when `approval.webhook_url`
+ * is set, makes one signed delivery attempt of the webhook. A failure the receiver may get over
+ * (network, timeout, 408/429/5xx) gets a next attempt with backoff, until the approval deadline.
+ */
+export async function deliverApproval(
   state: RunState,
   store: SqlStore,
   env: Env,
   deadlineAt: number | null,
-): Promise<void> {
+  attempt: number,
+  link: string | undefined,
+): Promise<ApprovalDelivery> {
   const now = Date.now();
-  const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
-  const { token, record } = await mintApprovalToken(now, ttl);
-  store.setMeta(TOKEN_KEY, JSON.stringify(record));
-  const url = state.config.approval?.webhook_url;
-  if (!url) return;
   const origin = store.getMeta('origin') ?? 'http://localhost:8787';
   const runUrl = `${origin}/v1/runs/${state.run_id}`;
+  if (link === undefined) {
+    const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
+    const { token, record } = await mintApprovalToken(now, ttl);
+    store.setMeta(TOKEN_KEY, JSON.stringify(record));
+    link = `${runUrl}/approval?token=${token}`;
+  }
+  const url = state.config.approval?.webhook_url;
+  if (!url) return { input: null, link };
+  const record = (ok: boolean, next: number | null, extra: { status?: number; error?: string }) => ({
+    input: { type: 'webhook_attempted' as const, attempt, ok, next_attempt_at: next, ...extra },
+    link,
+  });
   const secret = env.WEBHOOK_SECRET;
-  if (!secret) {
-    store.setMeta(
-      'approval_webhook',
-      JSON.stringify({ ok: false, error: 'WEBHOOK_SECRET is not set; no webhook sent' }),
-    );
-    return;
-  }
-  const target = new URL(url);
-  const decision = checkHost(target.hostname, parseAllowlist(env.HTTP_ALLOWLIST));
-  if (!decision.allowed) {
-    store.setMeta(
-      'approval_webhook',
-      JSON.stringify({ ok: false, error: `webhook_url refused: ${decision.reason}` }),
-    );
-    return;
-  }
+  if (!secret) return record(false, null, { error: 'WEBHOOK_SECRET is not set; no webhook sent' });
+  const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
+  if (!decision.allowed) return record(false, null, { error: `webhook_url refused: ${decision.reason}` });
+  const raw = store.getMeta(TOKEN_KEY);
+  const expires = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : now + DEFAULT_LINK_TTL_MS;
   const result = await sendApprovalWebhook({
     url,
     secret,
+    // One id for every attempt of this plan version: a receiver deduplicates repeats by it.
     id: `msg_${state.run_id}_v${state.plan?.version ?? 1}`,
     now,
     fetch: (input, init) => fetch(input, init),
@@ -65,11 +81,20 @@ export async function requestApproval(
       plan: state.plan!,
       plan_version: state.plan?.version ?? 1,
       run_url: runUrl,
-      approval_url: `${runUrl}/approval?token=${token}`,
-      expires_at: new Date(record.expires_at).toISOString(),
+      approval_url: link,
+      expires_at: new Date(expires).toISOString(),
     },
   });
-  store.setMeta('approval_webhook', JSON.stringify(result));
+  if (result.ok) return record(true, null, { status: result.status });
+  const wait = Math.min(WEBHOOK_RETRY_MS * 2 ** (attempt - 1), WEBHOOK_RETRY_CAP_MS);
+  const next =
+    result.error.retryable && (deadlineAt !== null ? now + wait < deadlineAt : attempt < WEBHOOK_MAX_ATTEMPTS)
+      ? now + wait
+      : null;
+  return record(false, next, {
+    status: result.status,
+    error: `${result.error.code}: ${result.error.message}`,
+  });
 }
 
 /** Checks a capability token; on success the link is spent (single use). */

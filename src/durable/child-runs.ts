@@ -117,17 +117,22 @@ async function childRunId(p: ParentRef): Promise<string> {
   return `run_${hex}`;
 }
 
-/** A child run that ended tells its parent step (which was left running) how it went. */
-export async function reportToParent(env: Env, store: SqlStore, state: RunState): Promise<void> {
+/**
+ * A child run that ended tells its parent step (which was left running) how it went. False when the
+ * parent could not be told (the caller tries again later); a parent that no longer waits is told too.
+ */
+export async function reportToParent(env: Env, store: SqlStore, state: RunState): Promise<boolean> {
   const raw = store.getMeta('parent');
-  if (!raw) return;
+  if (!raw) return true;
   const parent = JSON.parse(raw) as ParentRef;
   const outcome = childOutcome(snapshotRun(state, store), state.started_at ?? state.created_at);
   try {
     await env.PLAN_RUN.getByName(parent.run_id).completeSteps([
       { step_id: parent.step_id, attempt: parent.attempt, outcome },
     ]);
+    return true;
   } catch (err) {
     console.error(`child run ${state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`, err);
+    return false;
   }
 }

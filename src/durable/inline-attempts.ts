@@ -74,9 +74,17 @@ export class InlineAttempts {
    * person answers it; its own deadline is the backstop), which would otherwise be re-run every check.
    */
   recoverable(state: RunState, id: string): boolean {
-    const rt = state.steps.get(id);
-    if (rt?.dispatch !== 'inline') return false;
-    const { action } = actionFor(stepDef(state, id), rt.on_fallback);
-    return this.host.tools().get(action)?.timeout_ms === undefined;
+    return state.steps.get(id)?.dispatch === 'inline' && rerunnable(state, id, this.host.tools());
   }
+}
+
+/**
+ * Whether a lost attempt of step `id` is run again: yes, unless its tool defers to someone who answers
+ * later (a child run, a person) and has its own deadline as the backstop.
+ */
+export function rerunnable(state: RunState, id: string, tools: ToolRegistry): boolean {
+  const rt = state.steps.get(id);
+  if (!rt) return false;
+  const { action } = actionFor(stepDef(state, id), rt.on_fallback);
+  return tools.get(action)?.timeout_ms === undefined;
 }

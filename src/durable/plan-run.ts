@@ -5,17 +5,20 @@
  * sequential plans), one alarm re-armed to the earliest deadline, events to WebSocket clients.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
+import { RunMachine, type MachineInput, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
-import { reportToParent, type ParentRef } from './child-runs';
+import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { load, persist } from './persist';
-import { runSideWork, type SideCommand } from './side-work';
+import { DurableSideWork, type RowAfter } from './side-work';
+import { SideWorkJournal, type SideRow } from './side-work-journal';
+import { decide } from '../engine/run-loop';
+import { Leases } from './leases';
 import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
@@ -24,7 +27,7 @@ import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
-import { InlineAttempts } from './inline-attempts';
+import { InlineAttempts, rerunnable } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
 
@@ -53,11 +56,25 @@ export class PlanRun extends DurableObject<Env> {
   #tools: ToolRegistry | null = null;
   readonly #inline: InlineAttempts;
   readonly #alarm: Alarm;
+  readonly #journal: SideWorkJournal;
+  readonly #side: DurableSideWork;
+  /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
+  readonly leases = new Leases();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new SqlStore(ctx.storage.sql);
     this.#alarm = new Alarm(ctx.storage);
+    this.#journal = new SideWorkJournal(ctx.storage.sql);
+    this.#side = new DurableSideWork({
+      ctx,
+      env,
+      store: this.#store,
+      journal: this.#journal,
+      tools: () => this.#registry(),
+      state: () => this.#load()?.state ?? null,
+      answer: (row, inputs, after) => this.#answer(row, inputs, after),
+    });
     this.#inline = new InlineAttempts({
       ctx,
       env,
@@ -85,7 +102,7 @@ export class PlanRun extends DurableObject<Env> {
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
     const outbox: StepMessage[] = [];
-    const r = await this.#apply([{ type: 'create', ...req }], undefined, undefined, outbox);
+    const r = await this.#apply([{ type: 'create', ...req }], { outbox });
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
@@ -171,14 +188,32 @@ export class PlanRun extends DurableObject<Env> {
    * attempt that has no result yet proceeds again with the same idempotency key, so a tool with side
    * effects can recognise the repeat.
    */
-  async beginSteps(requests: { step_id: string; attempt: number }[]): Promise<BeginStep[]> {
+  async beginSteps(
+    requests: { step_id: string; attempt: number; redelivered?: boolean }[],
+  ): Promise<BeginStep[]> {
     const m = this.#load();
     if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
     const out: BeginStep[] = [];
-    await this.#apply([], (inputs) => {
-      for (const r of requests) out.push(this.#begin(m, r.step_id, r.attempt, inputs));
+    const now = Date.now();
+    await this.#apply([], {
+      extra: (inputs) => {
+        for (const r of requests) {
+          // Another live consumer runs this attempt already (a duplicate send): leave it to that one.
+          const held = !this.leases.take(r.step_id, r.attempt, now, r.redelivered === true);
+          out.push(
+            held
+              ? { proceed: false, reason: 'held by another consumer' }
+              : this.#begin(m, r.step_id, r.attempt, inputs),
+          );
+        }
+      },
     });
     return out;
+  }
+
+  /** Consumers still running these attempts keep their leases (every third of {@link LEASE_MS}). */
+  renewLeases(attempts: { step_id: string; attempt: number }[]): void {
+    this.leases.renew(attempts, Date.now());
   }
 
   /**
@@ -194,8 +229,7 @@ export class PlanRun extends DurableObject<Env> {
     const taken: Continuation[] = [];
     await this.#apply(
       reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
-      undefined,
-      { take, taken },
+      { handoff: { take, taken } },
     );
     return taken;
   }
@@ -219,7 +253,13 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   override webSocketClose(ws: WebSocket, code: number): void {
-    ws.close(code === 1005 ? 1000 : code, 'closing');
+    // A client that dropped its connection without a close frame leaves a socket that cannot be closed
+    // (1006 may not be sent): there is nothing left to do for it, and a throw here helps nobody.
+    try {
+      ws.close(code === 1005 || code === 1006 || code === 1015 ? 1000 : code, 'closing');
+    } catch {
+      // already closed
+    }
   }
 
   /** Retries due, attempts past their deadline, inline attempts lost to an eviction. */
@@ -227,9 +267,37 @@ export class PlanRun extends DurableObject<Env> {
     this.#alarm.fired();
     const m = this.#load();
     if (!m) return;
+    const now = Date.now();
     this.#inline.recover(m.state);
+    await this.#side.recover(now);
+    this.#resendExpired(m, now);
     await this.#apply([{ type: 'tick' }]);
     await this.#arm(m);
+  }
+
+  /** Queue attempts whose consumer stopped renewing its lease: sent again, same attempt and key. */
+  #resendExpired(m: RunMachine, now: number): void {
+    const running = new Map<string, number>();
+    for (const id of m.state.running) {
+      const rt = m.state.steps.get(id)!;
+      if (rt.dispatch === 'queue' && rerunnable(m.state, id, this.#registry())) running.set(id, rt.attempt);
+    }
+    const lost = this.leases.expired(running, now);
+    if (lost.length === 0) return;
+    const version = m.state.plan?.version ?? 1;
+    const run_id = m.state.run_id;
+    this.ctx.waitUntil(
+      sendSteps(
+        this.env.STEPS,
+        lost.map((l) => ({ run_id, ...l, plan_version: version })),
+      ),
+    );
+  }
+
+  /** A side-work answer: applied with its row settled in one transaction, if the row still wants it. */
+  async #answer(row: SideRow, inputs: MachineInput[], after: RowAfter): Promise<void> {
+    if (!this.#load()) return;
+    await this.#apply(inputs, { answer: { row, after } });
   }
 
   // ---- internals ----------------------------------------------------------------------------------
@@ -271,57 +339,72 @@ export class PlanRun extends DurableObject<Env> {
   /**
    * Decide, persist, broadcast, re-arm, then act — in that order, so nothing acts on unsaved state.
    * Inline attempts are begun in the same transaction as the decision that scheduled them, so a
-   * sequential step costs one transaction. `extra` adds inputs computed against the live machine.
+   * sequential step costs one transaction; so is the side work the decision asks for written (a row
+   * each) and, for a side-work answer, its row settled. `extra` adds inputs computed against the live
+   * machine.
    */
   async #apply(
     inputs: MachineInput[],
-    extra?: (inputs: MachineInput[]) => void,
-    handoff?: { take: number; taken: Continuation[] },
-    outbox?: StepMessage[],
+    opts: {
+      extra?: (inputs: MachineInput[]) => void;
+      handoff?: { take: number; taken: Continuation[] };
+      outbox?: StepMessage[];
+      answer?: { row: SideRow; after: RowAfter };
+    } = {},
   ): Promise<{ code: string; message: string } | undefined> {
     const m = this.#machine!;
     const statusBefore = m.state.status;
-    const events: RunEvent[] = [];
+    const { handoff, outbox, answer } = opts;
     const queued: StepMessage[] = [];
     const inline: { stepId: string; attempt: number; begin: Extract<BeginStep, { proceed: true }> }[] = [];
-    let abort: string | null = null;
-    const side: SideCommand[] = [];
-    const pending = [...inputs];
-    const handle = (input: MachineInput): Refusal | undefined => {
-      const r = m.handle(input);
-      if (r.refused) return r.refused;
-      events.push(...r.events);
-      for (const c of r.commands) {
-        if (c.type === 'abort') abort = c.reason;
-        else if (c.type !== 'dispatch') side.push(c);
-        else if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
-          const begin = this.#begin(m, c.step_id, c.attempt, pending);
-          if (begin.proceed) handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
-        } else if (c.mode === 'queue') {
-          queued.push({
-            run_id: m.state.run_id,
-            step_id: c.step_id,
-            attempt: c.attempt,
-            plan_version: m.state.plan?.version ?? 1,
-          });
-        } else {
-          const begin = this.#begin(m, c.step_id, c.attempt, pending);
-          if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
-        }
-      }
-      return undefined;
-    };
+    const rows: SideRow[] = [];
+    const now = Date.now();
+    let d: ReturnType<typeof decide> | null = null;
     // Deciding writes outputs and state variables as it folds results in: one transaction with the
     // events, so they land together (and a write costs a fraction of an implicit transaction's).
-    let refused: Refusal | undefined;
     try {
       this.ctx.storage.transactionSync(() => {
-        extra?.(pending);
-        while (pending.length > 0 && !refused) {
-          const r = handle(pending.shift()!);
-          if (r && inputs.length === 1) refused = r;
+        // A late answer from a superseded issue of the work (or work the run no longer wants): dropped.
+        if (answer && !this.#journal.current(answer.row.id, answer.row.token)) return;
+        const pre: MachineInput[] = [];
+        opts.extra?.(pre);
+        d = decide(m, [...inputs, ...pre], (c, pending) => {
+          if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
+            const begin = this.#begin(m, c.step_id, c.attempt, pending);
+            if (begin.proceed) {
+              this.leases.take(c.step_id, c.attempt, now, true);
+              handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
+            }
+          } else if (c.mode === 'queue') {
+            const version = m.state.plan?.version ?? 1;
+            queued.push({
+              run_id: m.state.run_id,
+              step_id: c.step_id,
+              attempt: c.attempt,
+              plan_version: version,
+            });
+            this.leases.queued(c.step_id, c.attempt, now);
+          } else {
+            const begin = this.#begin(m, c.step_id, c.attempt, pending);
+            if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
+          }
+        });
+        for (const c of d.side) {
+          const task = DurableSideWork.taskOf(c);
+          if (task) rows.push(this.#journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
         }
-        if (events.length > 0) persist(this.#store, m.state, events);
+        if (d.events.some((e) => e.event_type === 'RunTerminated')) {
+          // Nobody wants plans or verdicts for an ended run; a child run's parent wants its result.
+          this.#journal.drop(this.#journal.all().map((r) => r.id));
+          if (this.#store.getMeta('parent'))
+            rows.push(this.#journal.issue({ type: 'report_parent' }, now + 30_000));
+        }
+        if (answer) {
+          const { row, after } = answer;
+          if (after === 'done') this.#journal.done(row.id, row.token);
+          else if (after !== 'keep') this.#journal.park(row.id, row.token, after.park_until, after.task);
+        }
+        if (d.events.length > 0) persist(this.#store, m.state, d.events);
       });
     } catch (err) {
       // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.
@@ -329,20 +412,25 @@ export class PlanRun extends DurableObject<Env> {
       this.#store.forgetCached();
       throw err;
     }
-    if (refused) return refused;
-    if (events.length === 0) return;
+    const decided = d as ReturnType<typeof decide> | null;
+    if (!decided) return;
+    if (decided.refused) return decided.refused;
+    const events = decided.events;
+    if (events.length === 0 && rows.length === 0) {
+      if (answer) await this.#arm(m);
+      return;
+    }
     // Work first (it is saved now), bookkeeping after: the alarm and the run index can wait a moment.
     if (outbox) outbox.push(...queued);
     // Fanned out without holding up the caller: a consumer reporting the results that made these steps
     // ready returns at once, which frees the queue to deliver them sooner.
     else if (queued.length > 0) this.ctx.waitUntil(sendSteps(this.env.STEPS, queued));
-    if (abort !== null) this.#inline.abortAll(abort);
+    if (decided.abort !== null) this.#inline.abortAll(decided.abort);
+    if (events.some((e) => e.event_type === 'RunTerminated')) this.#side.abortAll('the run ended');
     for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
-    for (const c of side) this.ctx.waitUntil(this.#sideWork(c));
+    for (const row of rows) this.#side.start(row);
     broadcast(this.ctx, events);
     await this.#arm(m);
-    if (events.some((e) => e.event_type === 'RunTerminated'))
-      this.ctx.waitUntil(reportToParent(this.env, this.#store, m.state));
     // The D1 index and plan versions: awaited, so a read right after sees them — except for a new run,
     // whose first steps (in `outbox`) must not wait on D1 to be sent.
     const bookkeeping = this.#bookkeeping(events, statusBefore);
@@ -362,21 +450,6 @@ export class PlanRun extends DurableObject<Env> {
     }
   }
 
-  /** Work a decision asks for beyond running steps: planning, revising, notifying an approver. */
-  async #sideWork(c: SideCommand): Promise<void> {
-    try {
-      await runSideWork(c, {
-        state: this.#machine!.state,
-        env: this.env,
-        tools: this.#registry(),
-        store: this.#store,
-        apply: (inputs) => this.#apply(inputs),
-      });
-    } catch (err) {
-      console.error(`run ${this.#machine?.state.run_id}: ${c.type} failed`, err);
-    }
-  }
-
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
     return beginAttempt(m, this.#store, this.#registry(), stepId, attempt, pending);
   }
@@ -386,14 +459,15 @@ export class PlanRun extends DurableObject<Env> {
    * eviction may have lost.
    */
   async #arm(m: RunMachine): Promise<void> {
-    let at = m.nextWakeAt();
+    const now = Date.now();
+    const times = [m.nextWakeAt(), this.#side.nextCheck(now), this.leases.nextExpiry()];
     for (const id of m.state.running) {
       if (this.#inline.recoverable(m.state, id)) {
-        const check = Date.now() + INLINE_RECOVERY_MS;
-        at = at === null ? check : Math.min(at, check);
+        times.push(now + INLINE_RECOVERY_MS);
         break;
       }
     }
-    await this.#alarm.by(at);
+    const due = times.filter((t): t is number => t !== null);
+    await this.#alarm.by(due.length > 0 ? Math.min(...due) : null);
   }
 }

@@ -1,231 +1,172 @@
 /**
- * What a run's decisions ask for besides running steps: planning a goal, producing a revision, telling
- * an approver. Each ends by feeding the machine an input (`planned`, `revise`, `revision_failed`, …),
- * so the outcome is an event like everything else.
+ * Side work in the run's object, durably (issue 10): what a decision asks for beyond running steps is
+ * a row of the {@link SideWorkJournal} written in the deciding transaction; this class runs it —
+ * planning, revisions and judges through the shared engine/side-work.ts with the Worker's ports, the
+ * approval webhook one delivery attempt at a time, a child run's report to its parent — and hands the
+ * answer back to be applied only while its row still carries its token. The run's alarm calls
+ * {@link DurableSideWork.recover}: rows lost with an instance are issued again at once, rows past their
+ * deadline are abandoned and issued again, up to a bound, then fail as data.
  */
-import type { Command, MachineInput, Refusal } from '../engine/machine';
+import { carryOut, failureInput, type SideCommand } from '../engine/side-work';
+import type { MachineInput } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
-import { toErrorInfo } from '../errors';
-import type { Plan } from '../plan/model';
-import { stagesOf, type StageConfig } from '../plan/config';
-import { isStepYield } from '../planner/contracts';
-import { planFromState, planGoal } from '../planner/pipeline';
-import { revisionState } from '../planner/revision-state';
-import { LlmStreamingPlanner } from '../planner/streaming-planner';
-import { llmFetch } from '../planner/llm-transport';
-import { createOpenAIClient, readLlmConfig } from '../executor/tools/openai-client';
-import type { PlanningOutcome } from '../planner/types';
-import { plannerDepsFor } from '../planner/worker-deps';
-import { requestApproval } from './approval';
+import { deliverApproval } from './approval';
+import { reportToParent } from './child-runs';
+import { workerSidePorts } from './side-ports';
+import type { SideRow, SideTask, SideWorkJournal } from './side-work-journal';
 import type { SqlStore } from './sql-store';
 
-export type SideCommand = Exclude<Command, { type: 'dispatch' } | { type: 'abort' }>;
+/** How often running side work is checked on, so work lost to an eviction is issued again promptly. */
+export const SIDE_CHECK_MS = 5_000;
+/** Issues of a planning, revision or judge row before it fails. */
+const MAX_ISSUES = 3;
+/** A child run's report, a delivery attempt: how long one may take before it counts as lost. */
+const SHORT_WORK_MS = 30_000;
+const REPORT_RETRY_CAP_MS = 60_000;
+
+/** What happens to the row once its answer is applied. */
+export type RowAfter = 'done' | 'keep' | { park_until: number; task: SideTask };
 
 export type SideWorkHost = {
-  state: RunState;
+  ctx: DurableObjectState;
   env: Env;
-  tools: ToolRegistry;
   store: SqlStore;
-  apply(inputs: MachineInput[]): Promise<Refusal | undefined>;
+  journal: SideWorkJournal;
+  tools(): ToolRegistry;
+  state(): RunState | null;
+  /** Applies `inputs` if `row` is still current, and settles the row as `after` says, atomically. */
+  answer(row: SideRow, inputs: MachineInput[], after: RowAfter): Promise<void>;
 };
 
-export async function runSideWork(c: SideCommand, host: SideWorkHost): Promise<void> {
-  switch (c.type) {
-    case 'plan':
-      await planRun(host);
-      return;
-    case 'revise':
-      await reviseRun(host, c);
-      return;
-    case 'approval_requested':
-      await requestApproval(host.state, host.store, host.env, c.deadline_at);
-      return;
-    case 'input_requested':
-      return;
-    case 'judge':
-      await host.apply([await judge(host, c)]);
-      return;
+export class DurableSideWork {
+  /** Work running in this instance, by row id, with the token it runs under. */
+  readonly #running = new Map<string, { token: string; controller: AbortController }>();
+
+  constructor(private readonly host: SideWorkHost) {}
+
+  /** The row a side command becomes; null for work nothing here does (input is awaited from outside). */
+  static taskOf(c: SideCommand): SideTask | null {
+    if (c.type === 'input_requested') return null;
+    if (c.type === 'approval_requested') return { type: 'approval_requested', deadline_at: c.deadline_at };
+    return c;
   }
-}
 
-/**
- * The LLM judge (issue 5: "an LLM judge when one is configured"): does this output meet the step's
- * expected_output? A judge that cannot answer says nothing against the step.
- */
-async function judge(host: SideWorkHost, c: Extract<SideCommand, { type: 'judge' }>): Promise<MachineInput> {
-  const verdict = (ok: boolean, reason: string): MachineInput => ({
-    type: 'judged',
-    step_id: c.step_id,
-    ok,
-    reason,
-  });
-  try {
-    const client = createOpenAIClient(host.env, llmFetch(), { timeoutMs: 30_000 });
-    const res = await client.chat.completions.create({
-      model: readLlmConfig(host.env)!.model,
-      temperature: 0,
-      messages: [
-        {
-          role: 'system',
-          content:
-            'You check whether a step of a plan produced what it should. Answer with one JSON object {"ok": boolean, "reason": string} and nothing else.',
-        },
-        {
-          role: 'user',
-          content: `Expected output: ${c.expected}\n\nActual output (JSON): ${JSON.stringify(host.store.getOutput(c.step_id).value ?? null).slice(0, 8000)}`,
-        },
-      ],
-    });
-    const text = res.choices[0]?.message.content ?? '';
-    const parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as {
-      ok?: unknown;
-      reason?: unknown;
-    };
-    return verdict(
-      parsed.ok !== false,
-      typeof parsed.reason === 'string' ? parsed.reason : 'no reason given',
-    );
-  } catch (err) {
-    return verdict(true, `the judge could not answer (${toErrorInfo(err).message}); the output stands`);
+  /** How long an issue of `task` may run before it counts as lost (its deadline). */
+  static deadlineFor(task: SideTask, state: RunState, now: number): number {
+    if (task.type === 'plan' || task.type === 'revise' || task.type === 'judge') {
+      // Each model call is bounded by planning_timeout_s; a planning attempt makes a few (repairs,
+      // fallback models), so it is abandoned only well past that.
+      return now + state.config.planning_timeout_s * 3000 + SIDE_CHECK_MS;
+    }
+    return now + SHORT_WORK_MS;
   }
-}
 
-function deps(host: SideWorkHost) {
-  return plannerDepsFor(host.env, {
-    tools: host.tools,
-    clock: { now: () => new Date() },
-    ids: { id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`, uuid: () => crypto.randomUUID() },
-  });
-}
+  /** Starts a row's work in the background (it was just written, or issued again). */
+  start(row: SideRow): void {
+    this.#running.get(row.id)?.controller.abort(new DOMException('superseded', 'AbortError'));
+    const controller = new AbortController();
+    this.#running.set(row.id, { token: row.token, controller });
+    const work = this.#run(row, controller.signal)
+      .catch((err: unknown) => console.error(`side work ${row.id} failed`, err))
+      .finally(() => {
+        if (this.#running.get(row.id)?.token === row.token) this.#running.delete(row.id);
+      });
+    this.host.ctx.waitUntil(work);
+  }
 
-async function planRun(host: SideWorkHost): Promise<void> {
-  const s = host.state;
-  // Eager runs that need no approval stream: each step runs as soon as it has streamed in and validated.
-  // Streaming suits flat plans; turn-based, staged and hierarchical plans are planned whole.
-  const whole =
-    s.config.strategy !== undefined && s.config.strategy !== 'flat' && s.config.strategy !== 'par';
-  if (s.config.mode === 'eager' && !s.config.require_plan_approval && !whole) return streamPlan(host);
-  const stage = currentStage(s);
-  const outcome = await planGoal(
-    {
-      // A staged run plans its first stage: the stage's instructions, tools and token limit.
-      goal: stage
-        ? `${s.goal}\n\nStage ${stage.name}: ${stage.prompt ?? 'plan the steps of this stage'}`
-        : s.goal,
-      max_steps: s.config.max_steps,
-      max_depth: s.config.max_depth,
-      token_budget: stage?.max_tokens ?? s.config.token_budget ?? null,
-      input: s.input,
-      ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
-      ...(stage?.tools ? { tools: stageTools(host.tools, stage).map((t) => t.name) } : {}),
-    },
-    deps(host),
-  );
-  await host.apply([
-    outcome.ok
-      ? {
-          type: 'planned',
-          plan: { ...outcome.plan, goal: s.goal },
-          estimates: outcome.validation.estimates,
-          tokens: tokensOf(outcome),
+  /** The run ended: nothing still running is wanted. */
+  abortAll(reason: string): void {
+    for (const r of this.#running.values()) r.controller.abort(new DOMException(reason, 'AbortError'));
+    this.#running.clear();
+  }
+
+  /**
+   * Rows whose work was lost (not running here and not parked), ran past its deadline, or is parked
+   * and due: issued again — or, past {@link MAX_ISSUES}, answered with their failure.
+   */
+  async recover(now: number): Promise<void> {
+    const state = this.host.state();
+    if (!state) return;
+    for (const row of this.host.journal.all()) {
+      const live = this.#running.get(row.id)?.token === row.token;
+      const lost = !live && !row.parked;
+      if (!lost && row.due_at > now) continue;
+      if (row.parked) {
+        this.start(this.host.journal.issue(row.task, DurableSideWork.deadlineFor(row.task, state, now)));
+        continue;
+      }
+      if (
+        row.issued >= MAX_ISSUES &&
+        row.task.type !== 'approval_requested' &&
+        row.task.type !== 'report_parent'
+      ) {
+        this.#running.get(row.id)?.controller.abort(new DOMException('deadline', 'TimeoutError'));
+        const why = lost ? 'was lost with its instance' : 'ran past its deadline';
+        const input = failureInput(row.task as SideCommand, {
+          code: row.task.type === 'judge' ? 'judge_timeout' : 'planning_timeout',
+          message: `${row.task.type} did not finish after ${row.issued} attempts (the last ${why}; planning_timeout_s is ${state.config.planning_timeout_s})`,
+          retryable: false,
+        });
+        await this.host.answer(row, input ? [input] : [], 'done');
+        continue;
+      }
+      this.start(this.host.journal.issue(row.task, DurableSideWork.deadlineFor(row.task, state, now)));
+    }
+  }
+
+  /** When the alarm must next look at side work, or null. */
+  nextCheck(now: number): number | null {
+    let at = this.host.journal.nextDue();
+    // Work running (or lost) is checked on often: after a crash nobody else would notice.
+    if (this.#running.size > 0 || this.host.journal.all().some((r) => !r.parked)) {
+      at = at === null ? now + SIDE_CHECK_MS : Math.min(at, now + SIDE_CHECK_MS);
+    }
+    return at;
+  }
+
+  async #run(row: SideRow, signal: AbortSignal): Promise<void> {
+    const h = this.host;
+    const state = h.state();
+    if (!state) return;
+    const task = row.task;
+    switch (task.type) {
+      case 'approval_requested': {
+        const d = await deliverApproval(state, h.store, h.env, task.deadline_at, row.issued, task.link);
+        const next = d.input?.next_attempt_at ?? null;
+        const after: RowAfter =
+          next === null ? 'done' : { park_until: next, task: { ...task, link: d.link } };
+        await h.answer(row, d.input ? [d.input] : [], after);
+        return;
+      }
+      case 'report_parent': {
+        const ok = await reportToParent(h.env, h.store, state);
+        const wait = Math.min(1000 * 2 ** (row.issued - 1), REPORT_RETRY_CAP_MS);
+        await h.answer(row, [], ok ? 'done' : { park_until: Date.now() + wait, task });
+        return;
+      }
+      default: {
+        const c = task as SideCommand;
+        let input: MachineInput | null;
+        try {
+          input = await carryOut(c, {
+            state,
+            results: h.store,
+            ports: workerSidePorts(h.env, h.tools(), state),
+            ids: {
+              id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
+              uuid: () => crypto.randomUUID(),
+            },
+            emit: (i) => h.answer(row, [i], 'keep'),
+            signal,
+          });
+        } catch (err) {
+          input = failureInput(c, err);
         }
-      : { type: 'planning_failed', error: errorOf(outcome) },
-  ]);
-}
-
-/** Streaming execution (SPEC §4): streamed steps join the run as they arrive; the whole plan closes it. */
-async function streamPlan(host: SideWorkHost): Promise<void> {
-  const s = host.state;
-  const planner = new LlmStreamingPlanner(deps(host));
-  const planId = `plan_${crypto.randomUUID().replaceAll('-', '')}`;
-  let whole: Plan | undefined;
-  let tokens: { prompt: number; completion: number } | undefined;
-  try {
-    for await (const y of planner.plan({
-      goal: s.goal,
-      input: s.input,
-      tools: host.tools.describe(),
-      limits: {
-        max_steps: s.config.max_steps,
-        max_depth: s.config.max_depth,
-        token_budget: s.config.token_budget ?? null,
-      },
-    })) {
-      if (isStepYield(y)) await host.apply([{ type: 'streamed_step', step: y, plan_id: planId }]);
-      else if ('finish' in y && y.finish.plan) {
-        whole = y.finish.plan;
-        tokens = tokensIn(y.finish.result);
+        // Abandoned (superseded, the run ended): its answer is not wanted.
+        if (signal.aborted) return;
+        await h.answer(row, input ? [input] : [], 'done');
       }
     }
-  } catch (err) {
-    const e = toErrorInfo(err);
-    await host.apply([
-      {
-        type: 'planning_failed',
-        error: { ...e, code: e.code === 'tool_error' ? 'planning_failed' : e.code, retryable: false },
-      },
-    ]);
-    return;
   }
-  await host.apply([
-    whole
-      ? { type: 'planned', plan: whole, estimates: null, ...(tokens ? { tokens } : {}) }
-      : {
-          type: 'planning_failed',
-          error: { code: 'planning_failed', message: 'The planner streamed no plan', retryable: false },
-        },
-  ]);
-}
-
-/** A new version of the rest of the plan from the planner; completed steps stay as they ran. */
-async function reviseRun(host: SideWorkHost, c: Extract<SideCommand, { type: 'revise' }>): Promise<void> {
-  const s = host.state;
-  const stage = c.trigger === 'next_turn' ? currentStage(s) : undefined;
-  const tools = stage?.tools ? stageTools(host.tools, stage) : host.tools.describe();
-  const asked = revisionState(s, host.store, tools, c);
-  if (stage?.max_tokens) asked.limits = { ...asked.limits, token_budget: stage.max_tokens };
-  const outcome = await planFromState(asked, {}, deps(host));
-  await host.apply([
-    outcome.ok
-      ? {
-          type: 'revise',
-          plan: outcome.plan,
-          reason: c.reason,
-          kind: c.trigger === 'next_turn' ? 'turn' : 'revision',
-          tokens: tokensOf(outcome),
-        }
-      : { type: 'revision_failed', error: errorOf(outcome) },
-  ]);
-}
-
-/** The stage a `staged` run is in, if it is one. */
-function currentStage(s: RunState): StageConfig | undefined {
-  return s.config.strategy === 'staged' && s.stage >= 0 ? stagesOf(s.config)[s.stage] : undefined;
-}
-
-/** The tools a stage may use: names or namespace prefixes (`demo.` or `demo.*`). */
-function stageTools(tools: ToolRegistry, stage: StageConfig) {
-  const allowed = stage.tools ?? [];
-  const fits = (name: string) =>
-    allowed.some(
-      (a) => a === name || name.startsWith(a.endsWith('*') ? a.slice(0, -1) : a.endsWith('.') ? a : `${a}.`),
-    );
-  return tools.describe().filter((t) => fits(t.name));
-}
-
-function tokensIn(result: unknown): { prompt: number; completion: number } | undefined {
-  if (typeof result !== 'object' || result === null || !('tokens' in result)) return undefined;
-  const t = result.tokens;
-  if (typeof t !== 'object' || t === null) return undefined;
-  const { prompt, completion } = t as { prompt?: unknown; completion?: unknown };
-  return typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
-}
-
-function tokensOf(o: PlanningOutcome): { prompt: number; completion: number } {
-  return { prompt: o.tokens.prompt, completion: o.tokens.completion };
-}
-
-function errorOf(o: Extract<PlanningOutcome, { ok: false }>) {
-  return { code: o.error.code, message: o.error.message, retryable: o.error.retryable };
 }

@@ -8,8 +8,9 @@
  * and this keeps the next layer of a DAG from waiting on it. Everything else goes through the queue.
  *
  * A message whose report fails is retried by the queue; the object's bookkeeping makes the repeat
- * harmless (same attempt, same idempotency key, at most one recorded result). A continuation has no
- * message: if its consumer dies, the object's deadline for the attempt retries it.
+ * harmless (same attempt, same idempotency key, at most one recorded result). While its tools run, a
+ * consumer renews its leases on their attempts (durable/leases.ts): if it dies — with a message or a
+ * continuation, which has none — the object sends the attempt again once the lease runs out.
  */
 import type { StepOutcome } from '../engine/machine';
 import { workerToolRegistry } from './tools';
@@ -18,6 +19,7 @@ import { executeApproved } from './execute';
 import { deferredOf } from '../executor/deferred';
 import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
+import { LEASE_MS } from './leases';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -63,7 +65,12 @@ class RunConsumer {
   async consume(msgs: Message<StepMessage>[]): Promise<void> {
     let begins: BeginStep[];
     try {
-      const requests = msgs.map((m) => ({ step_id: m.body.step_id, attempt: m.body.attempt }));
+      // A redelivery (its consumer gave up or died) takes over the attempt's lease.
+      const requests = msgs.map((m) => ({
+        step_id: m.body.step_id,
+        attempt: m.body.attempt,
+        redelivered: m.attempts > 1,
+      }));
       begins = (await this.#run.beginSteps(requests)) as BeginStep[];
     } catch (err) {
       console.error(
@@ -82,7 +89,22 @@ class RunConsumer {
           this.#runAttempt({ step_id: msg.body.step_id, attempt: msg.body.attempt, ...begin }, msg),
         );
     });
-    while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
+    const renewal = setInterval(() => this.#renew(), LEASE_MS / 3);
+    try {
+      while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** Attempts whose tool is still running, by `step#attempt`. */
+  readonly #executingNow = new Map<string, { step_id: string; attempt: number }>();
+
+  #renew(): void {
+    if (this.#executingNow.size === 0) return;
+    this.#run.renewLeases([...this.#executingNow.values()]).catch((err: unknown) => {
+      console.error(`steps consumer: run ${this.runId}: leases not renewed`, err);
+    });
   }
 
   /** How many continuations to ask for when `finishing` attempts are about to complete. */
@@ -99,7 +121,10 @@ class RunConsumer {
   async #runAttempt(c: Continuation, msg?: Message<StepMessage>): Promise<void> {
     this.#inFlight += 1;
     this.#executing += 1;
+    const key = `${c.step_id}#${c.attempt}`;
+    this.#executingNow.set(key, { step_id: c.step_id, attempt: c.attempt });
     const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    this.#executingNow.delete(key);
     this.#executing -= 1;
     const deferred = deferredOf(outcome);
     if (deferred) {

@@ -1,0 +1,70 @@
+/**
+ * The run object's side-work ports (engine/side-work.ts): plans from the planning pipeline with the
+ * Worker's bindings (KV templates, D1 provenance, the LLM settings), and the LLM judge of outputs
+ * against `expected_output`. Every model call is bounded by the run's `planning_timeout_s`.
+ */
+import type { SidePorts } from '../engine/side-work';
+import type { RunState } from '../engine/state';
+import type { ToolRegistry } from '../executor/registry';
+import { createOpenAIClient, readLlmConfig } from '../executor/tools/openai-client';
+import { llmFetch } from '../planner/llm-transport';
+import { planningProvider } from '../planner/planning-provider';
+import { plannerDepsFor } from '../planner/worker-deps';
+import { plannerConfigured } from './planner-config';
+
+const ids = {
+  id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
+  uuid: () => crypto.randomUUID(),
+};
+
+export function workerSidePorts(env: Env, tools: ToolRegistry, state: RunState): SidePorts {
+  const timeoutMs = state.config.planning_timeout_s * 1000;
+  const deps = plannerDepsFor(env, { tools, clock: { now: () => new Date() }, ids }, { timeoutMs });
+  return {
+    planner: planningProvider(deps),
+    ...(plannerConfigured(env)
+      ? { judge: (req) => judgeOutput(env, timeoutMs, req.expected, req.output, req.signal) }
+      : {}),
+  };
+}
+
+/**
+ * The LLM judge (issue 5: "an LLM judge when one is configured"): does this output meet the step's
+ * expected_output? Throws when it cannot answer; the caller lets the output stand.
+ */
+async function judgeOutput(
+  env: Env,
+  timeoutMs: number,
+  expected: string,
+  output: unknown,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: boolean; reason: string }> {
+  const client = createOpenAIClient(env, llmFetch(), { timeoutMs });
+  const res = await client.chat.completions.create(
+    {
+      model: readLlmConfig(env)!.model,
+      temperature: 0,
+      messages: [
+        {
+          role: 'system',
+          content:
+            'You check whether a step of a plan produced what it should. Answer with one JSON object {"ok": boolean, "reason": string} and nothing else.',
+        },
+        {
+          role: 'user',
+          content: `Expected output: ${expected}\n\nActual output (JSON): ${JSON.stringify(output).slice(0, 8000)}`,
+        },
+      ],
+    },
+    signal ? { signal } : {},
+  );
+  const text = res.choices[0]?.message.content ?? '';
+  const parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as {
+    ok?: unknown;
+    reason?: unknown;
+  };
+  return {
+    ok: parsed.ok !== false,
+    reason: typeof parsed.reason === 'string' ? parsed.reason : 'no reason given',
+  };
+}
