@@ -46,9 +46,12 @@ export default defineConfig(async () => {
         // fetch to a real server on 127.0.0.1 (started in Node by the globalSetup). Apart from the
         // `workers` project because its tests rely on an empty HTTP_ALLOWLIST (loopback refused, any
         // public host allowed).
-        workersProject('workers-http', 'test/workers-http', { HTTP_ALLOWLIST: '127.0.0.1' }, [
-          'test/workers-http/loopback-server.ts',
-        ]),
+        workersProject(
+          'workers-http',
+          'test/workers-http',
+          { HTTP_ALLOWLIST: '127.0.0.1', WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
+          ['test/workers-http/loopback-server.ts'],
+        ),
       ],
     },
   };

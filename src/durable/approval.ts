@@ -22,7 +22,7 @@ const TOKEN_KEY = 'approval_token';
 export type ApprovalRefusal = { code: string; message: string; details?: unknown };
 
 /** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
-const WEBHOOK_RETRY_MS = 5_000;
+const WEBHOOK_RETRY_MS = 1_000;
 const WEBHOOK_RETRY_CAP_MS = 10 * 60_000;
 /** Deliveries tried when the approval has no deadline to stop at. */
 const WEBHOOK_MAX_ATTEMPTS = 12;

@@ -7,7 +7,7 @@ import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
-import type { Plan } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { parseRunConfig } from '../plan/config';
 import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
@@ -165,7 +165,8 @@ export function load(store: SqlStore): RunState | null {
     } else if (
       (rt.status === 'pending' || rt.status === 'revised') &&
       rt.waiting === 0 &&
-      state.status === 'running'
+      // As the fold has it: ready while the run waits for approval or input too, not once it ended.
+      !TERMINAL_RUN_STATUSES.has(state.status)
     ) {
       state.ready.push(idx);
     }

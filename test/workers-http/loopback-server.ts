@@ -8,6 +8,9 @@
  *   as JSON when it is JSON)
  * - `/status/<code>` → that status, text body `status <code>`
  * - `/redirect…?to=<url>` → 302 to `<url>`
+ * - `/fail-first/<n>/<id>` → 503 for the first `n` requests of that path, then 200 `{received: <body>}`
+ * - `/hang-first/<id>` → the first request never gets an answer; later ones 200 `{received: <body>}`
+ * - `/last-body?path=<path>` → 200 `{body}`: the last request body that path received
  * - `/hits` → 200 JSON `{ "<path>": <requests so far> }`, so a test can tell whether a request
  *   arrived (give each test paths of its own: test files may run at the same time)
  * - anything else → 404
@@ -23,8 +26,9 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const hits: Record<string, number> = {};
+  const bodies: Record<string, string> = {};
   const server = http().createServer((req, res) => {
-    handle(req, res, hits).catch((err: unknown) => {
+    handle(req, res, hits, bodies).catch((err: unknown) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(err));
     });
@@ -41,13 +45,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, hits: Record<string, number>) {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  hits: Record<string, number>,
+  bodies: Record<string, string>,
+) {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   hits[url.pathname] = (hits[url.pathname] ?? 0) + 1;
   const decoder = new TextDecoder();
   let text = '';
   for await (const chunk of req) text += decoder.decode(chunk, { stream: true });
   text += decoder.decode();
+  if (url.pathname !== '/last-body') bodies[url.pathname] = text;
   const json = (status: number, value: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(value));
@@ -70,6 +80,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, hits: Record<st
   } else if (url.pathname === '/redirect' || url.pathname.startsWith('/redirect/')) {
     res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
     res.end();
+  } else if (url.pathname.startsWith('/fail-first/')) {
+    const n = Number(url.pathname.split('/')[2]);
+    if ((hits[url.pathname] ?? 0) <= n) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('try later');
+    } else json(200, { received: text });
+  } else if (url.pathname.startsWith('/hang-first/')) {
+    if (hits[url.pathname] === 1) return; // the client gives up or goes away; the socket stays open
+    json(200, { received: text });
+  } else if (url.pathname === '/last-body') {
+    json(200, { body: bodies[url.searchParams.get('path') ?? ''] ?? null });
   } else if (url.pathname === '/hits') {
     json(200, hits);
   } else {

@@ -1,0 +1,84 @@
+/**
+ * Approval webhooks are durable side work (issue 10): each delivery attempt is an event, a failed one
+ * is tried again with backoff, and one lost with its instance is sent again by the run's alarm —
+ * through the runtime's own fetch to a real server on 127.0.0.1.
+ */
+import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
+import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { base, hits } from './loopback';
+
+const plan = { goal: 'approve me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+const attempts = async (runId: string) =>
+  (await events(runId))
+    .filter((e) => e.event_type === 'ApprovalWebhookAttempted')
+    .map((e) => e.payload as Json);
+
+describe('approval webhook delivery', () => {
+  it('records every attempt and retries a failing receiver with backoff until it takes the webhook', async () => {
+    const path = `/fail-first/2/${crypto.randomUUID()}`;
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}${path}`, timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
+      timeout: 8_000,
+      interval: 100,
+    });
+    const tried = await attempts(runId);
+    expect(tried.map((a) => [a.attempt, a.ok, a.status])).toEqual([
+      [1, false, 503],
+      [2, false, 503],
+      [3, true, 200],
+    ]);
+    expect(tried[0]!.next_attempt_at).toBeGreaterThan(0);
+    expect(tried[2]!.next_attempt_at).toBeNull();
+    expect(await hits(path)).toBe(3);
+  });
+
+  it('sends the webhook again after the object is lost mid-delivery, and its link approves the run', async () => {
+    const path = `/hang-first/${crypto.randomUUID()}`;
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}${path}`, timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect(await hits(path)).toBe(1), { timeout: 5_000, interval: 50 });
+    await abortAllDurableObjects(); // the delivery in flight dies with its instance
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    expect(await hits(path)).toBe(2);
+    const ok = (await attempts(runId)).filter((a) => a.ok);
+    expect(ok).toHaveLength(1);
+    // The link the receiver got approves the run, with no API token.
+    const last = (await (await fetch(`${base}/last-body?path=${encodeURIComponent(path)}`)).json()) as Json;
+    const link = new URL((JSON.parse(last.body as string) as Json).approval_url as string);
+    const r = await api('POST', `${link.pathname}${link.search}`, { decision: 'approve' });
+    expect(r.status).toBe(200);
+    const done = await waitForRun(runId);
+    expect(done.error ?? null).toBeNull();
+    expect(done.status).toBe('completed');
+  });
+});
+
+describe('a goal-less plan awaiting approval is not stuck when its webhook cannot be sent', () => {
+  it('records the refused webhook once and keeps waiting for a decision', async () => {
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: 'http://intranet-host/hook', timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(1), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    const [only] = await attempts(runId);
+    expect(only).toMatchObject({ ok: false, next_attempt_at: null });
+    expect(String(only!.error)).toContain('intranet-host');
+    const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
+    expect(r.status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+  });
+});
