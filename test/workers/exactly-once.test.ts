@@ -8,10 +8,11 @@ import {
   runInDurableObject,
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { StepMessage } from '../../src/durable/messages';
 import { consumeSteps } from '../../src/durable/step-consumer';
-import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
+import { demoCounters, readDemoCounter } from '../../src/executor/tools/demo-counters-client';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { api, events, startRun, waitForRun } from './helpers';
 
 let n = 0;
@@ -168,6 +169,63 @@ describe('exactly once', () => {
     expect(invoked.map((e) => e.payload.attempt)).toEqual([1, 2, 3]);
     expect(new Set(invoked.map((e) => e.payload.idempotency_key))).toEqual(new Set([`${runId}:c`]));
     expect(await readDemoCounter(env, k)).toBe(1);
+  });
+
+  it('sends a step again when the consumer that took it dies after its side effect, which applies once', async () => {
+    const k = key('lost-consumer');
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'a', action: 'demo.sleep', parameters: { ms: 400, value: 'a' } },
+          counter('b', k, { dependencies: ['a'] }),
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    await runInDurableObject(stub, (instance: PlanRun) => {
+      instance.leases.ttlMs = 300;
+    });
+    await waitForRun(runId, (r) => r.step_statuses.a === 'running');
+    // A consumer reports a's result first and takes b back as a continuation (no queue message)…
+    const [taken] = await stub.completeSteps(
+      [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
+      1,
+    );
+    expect(taken).toMatchObject({ step_id: 'b', attempt: 1, idempotency_key: `${runId}:b` });
+    // …applies b's side effect, and dies before reporting it.
+    await demoCounters(env).increment(k, taken!.idempotency_key);
+    // Its lease runs out; the alarm sends b again, and the repeat finds the effect already applied.
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.b).toEqual({ key: k, value: 1 });
+    expect(await readDemoCounter(env, k)).toBe(1);
+    expect(run.steps.b.attempts).toBe(1);
+    const invokedB = (await events(runId)).filter(
+      (e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'b',
+    );
+    expect(invokedB).toHaveLength(1);
+  });
+
+  it('leaves an attempt to the live consumer holding its lease; a redelivery takes it over', async () => {
+    const k = key('held');
+    const runId = await startRun(
+      { steps: [counter('c', k, { parameters: { key: k, delay_ms: 300 } })] },
+      { execution_mode: 'parallel' },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    await vi.waitFor(async () => expect((await stub.attempts('c'))[0]?.status).toBe('invoked'), {
+      timeout: 5_000,
+      interval: 10,
+    });
+    // A duplicate send of the attempt while its consumer runs it: left alone.
+    const [dup] = await stub.beginSteps([{ step_id: 'c', attempt: 1 }]);
+    expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
+    // The queue's redelivery (its consumer gave up or died) takes the lease over, same key.
+    const [again] = await stub.beginSteps([{ step_id: 'c', attempt: 1, redelivered: true }]);
+    expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
+    const run = await waitForRun(runId);
+    expect(run.step_results.c).toEqual({ key: k, value: 1 });
   });
 
   it('running the alarm again changes nothing', async () => {

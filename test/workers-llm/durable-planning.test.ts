@@ -1,0 +1,91 @@
+/**
+ * Planning and revisions are durable side work (issue 10): a goal run whose object dies while the
+ * planner's LLM call is pending is planned again by its alarm and finishes; a revision likewise; a
+ * hung LLM call is bounded by `planning_timeout_s`, so the run ends instead of waiting forever.
+ */
+import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setLlmFetch } from '../../src/planner/llm-transport';
+import { scriptedLlm } from '../unit/planner-helpers';
+import { api, events, startRun, waitForRun } from '../workers/helpers';
+
+const plan = (steps: unknown[]) => JSON.stringify({ steps });
+/** A streamed NDJSON answer (seed 003), as an eager goal run asks for. */
+const ndjson = (steps: unknown[]) => ({
+  stream: steps.map((step) => `${JSON.stringify({ type: 'step', step })}\n`),
+});
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+const count = async (runId: string, type: string) =>
+  (await events(runId)).filter((e) => e.event_type === type).length;
+
+afterEach(() => setLlmFetch(null));
+
+describe('durable planning', () => {
+  it('plans a goal again when its object is lost while the LLM call is pending, and runs it once', async () => {
+    const llm = scriptedLlm([{ hang: true }, ndjson([echo('a'), echo('b', ['a'])])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo twice' });
+    expect(r.status).toBe(201);
+    const runId = r.body.run_id as string;
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    await abortAllDurableObjects(); // the pending call dies with its instance
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('planning');
+    // The alarm armed while planning finds the lost work and issues it again.
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results).toEqual({ a: { id: 'a' }, b: { id: 'b' } });
+    expect(llm.sent).toHaveLength(2);
+    expect(await count(runId, 'PlanAuthored')).toBe(1);
+    expect(await count(runId, 'RunStarted')).toBeLessThanOrEqual(1);
+  });
+
+  it('ends a run whose LLM call hangs once planning_timeout_s passes, naming the timeout', async () => {
+    setLlmFetch(scriptedLlm([{ hang: true }]).fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'plan my holiday',
+      config: { planning_timeout_s: 0.3, require_plan_approval: true },
+    });
+    const run = await waitForRun(r.body.run_id as string, undefined, 8_000);
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('planning_failed');
+    expect(JSON.stringify(run.error)).toContain('timed out');
+  });
+
+  it('revises again when the object is lost while the revision is pending, keeping completed work', async () => {
+    const key = `durable-revise-${Date.now()}`;
+    const llm = scriptedLlm([{ hang: true }, plan([echo('a'), echo('fixed', ['a'])])]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun(
+      {
+        steps: [
+          echo('a'),
+          {
+            id: 'flaky',
+            action: 'demo.flaky',
+            parameters: { fail_times: 99, key, permanent: true },
+            dependencies: ['a'],
+          },
+        ],
+      },
+      { on_step_failure: 'replan', retry_failed_steps: 0 },
+    );
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.revision_count).toBe(1);
+    expect(run.steps.a.attempts).toBe(1);
+    expect(run.step_results.fixed).toEqual({ id: 'fixed' });
+    expect(llm.sent).toHaveLength(2);
+    expect(await count(runId, 'PlanUpdated')).toBe(1);
+  });
+});
