@@ -54,7 +54,7 @@ describe('approval webhook delivery', () => {
     const ok = (await attempts(runId)).filter((a) => a.ok);
     expect(ok).toHaveLength(1);
     // The link the receiver got approves the run, with no API token.
-    const last = (await (await fetch(`${base}/last-body?path=${encodeURIComponent(path)}`)).json()) as Json;
+    const last = await (await fetch(`${base}/last-body?path=${encodeURIComponent(path)}`)).json<Json>();
     const link = new URL((JSON.parse(last.body as string) as Json).approval_url as string);
     const r = await api('POST', `${link.pathname}${link.search}`, { decision: 'approve' });
     expect(r.status).toBe(200);

@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { StepMessage } from '../../src/durable/messages';
 import { consumeSteps } from '../../src/durable/step-consumer';
 import { demoCounters, readDemoCounter } from '../../src/executor/tools/demo-counters-client';
-import type { PlanRun } from '../../src/durable/plan-run';
+import type { BeginStep, Continuation, PlanRun } from '../../src/durable/plan-run';
 import { api, events, startRun, waitForRun } from './helpers';
 
 let n = 0;
@@ -188,13 +188,13 @@ describe('exactly once', () => {
     });
     await waitForRun(runId, (r) => r.step_statuses.a === 'running');
     // A consumer reports a's result first and takes b back as a continuation (no queue message)…
-    const [taken] = await stub.completeSteps(
+    const [taken] = (await stub.completeSteps(
       [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
       1,
-    );
+    )) as Continuation[];
     expect(taken).toMatchObject({ step_id: 'b', attempt: 1, idempotency_key: `${runId}:b` });
     // …applies b's side effect, and dies before reporting it.
-    await demoCounters(env).increment(k, taken!.idempotency_key);
+    await demoCounters(env).increment(k, `${runId}:b`);
     // Its lease runs out; the alarm sends b again, and the repeat finds the effect already applied.
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
@@ -219,10 +219,10 @@ describe('exactly once', () => {
       interval: 10,
     });
     // A duplicate send of the attempt while its consumer runs it: left alone.
-    const [dup] = await stub.beginSteps([{ step_id: 'c', attempt: 1 }]);
+    const [dup] = (await stub.beginSteps([{ step_id: 'c', attempt: 1 }])) as BeginStep[];
     expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
     // The queue's redelivery (its consumer gave up or died) takes the lease over, same key.
-    const [again] = await stub.beginSteps([{ step_id: 'c', attempt: 1, redelivered: true }]);
+    const [again] = (await stub.beginSteps([{ step_id: 'c', attempt: 1, redelivered: true }])) as BeginStep[];
     expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
     const run = await waitForRun(runId);
     expect(run.step_results.c).toEqual({ key: k, value: 1 });
