@@ -1,4 +1,6 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -18,6 +20,17 @@ export default tseslint.config(
       // Promise; tsc still checks every await.
       '@typescript-eslint/await-thenable': 'off',
     },
+  },
+  {
+    // The tree shows the architecture only if no module needs one that needs it (STYLE: no cycles).
+    files: ['src/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx', '.mts'] },
+      'import-x/extensions': ['.ts', '.tsx', '.mts', '.js', '.mjs'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Tests read JSON responses loosely typed; the code under test is held to the strict rules above.

@@ -15,7 +15,7 @@ import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
-import type { RpcResult } from './plan-run';
+import type { RpcResult } from './rpc-result';
 
 export type ParentRef = { run_id: string; step_id: string; attempt: number };
 

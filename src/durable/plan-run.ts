@@ -30,12 +30,10 @@ import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
 import type { StepMessage } from './messages';
+import type { RpcResult } from './rpc-result';
 
 export type { BeginStep } from './begin-attempt';
-
-/** Errors as data: the only shape that crosses RPC intact (STYLE §7). */
-export type RpcResult<T> =
-  { ok: true; value: T } | { ok: false; error: { code: string; message: string; details?: unknown } };
+export type { RpcResult } from './rpc-result';
 
 /** A new run: the machine's `create` input, plus where the API is served (for the links the run
  * hands out) and, for a child run, the parent step to report to when it ends. */

@@ -9,18 +9,12 @@ import { stagesOf } from '../plan/config';
 import type { PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
+import type { DecideContext } from './decide-context';
 import { decideApproval, decideFailureRate, decideRevision, decideTokenBudget } from './decide-revision';
+
+export type { DecideContext } from './decide-context';
 export { revisionAllowed } from './decide-revision';
 import type { ResultStore, RunState, StepRuntime } from './state';
-
-export type DecideContext = {
-  now: number;
-  results: ResultStore;
-  /** How a scheduled step is carried out; the Durable Object runs sequential plans inline. */
-  dispatch: (state: RunState, step: PlanStep) => 'queue' | 'inline';
-  /** A planner is there to revise plans (revision triggers other than a user's stay quiet without one). */
-  canRevise: boolean;
-};
 
 /** The next event the run should record, or null when there is nothing to do until the next input. */
 export function decideNext(state: RunState, ctx: DecideContext): EventDraft | null {

@@ -12,7 +12,7 @@ import { planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
 import type { StepMessage } from '../durable/messages';
 import { sendSteps } from '../durable/fan-out';
-import type { RpcResult } from '../durable/plan-run';
+import type { RpcResult } from '../durable/rpc-result';
 import { prepareRunPlan, withSourceLines } from '../import/run-request';
 
 export type StartRun = {

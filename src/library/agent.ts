@@ -3,35 +3,17 @@
  * system prompt, where its plans come from, and its callbacks. A plain object works everywhere a
  * pattern takes an agent; the {@link Agent} class adds seed 000's `agent.run(query)`.
  */
-import { ToolRegistry, type AnyTool } from '../executor/registry';
+import type { ToolRegistry } from '../executor/registry';
+
+export { toolRegistry, type AgentSpec } from './agent-spec';
 import type { Clock, IdSource } from '../plan/model';
 import type { Planner, Rule } from '../planner/contracts';
 import type { PlanningHooks } from './callbacks';
+import { toolRegistry, type AgentSpec } from './agent-spec';
 import type { PlanProvider } from '../engine/plan-provider';
 import type { LlmOptions } from './pipeline-provider';
 import type { PlanningPattern, RunOptions } from './planning-pattern';
 import type { PlanExecutionResult } from './result';
-
-/**
- * What an agent is. Plans come from `planner` when given, else from the LLM pipeline with `llm`
- * (an OpenAI-compatible endpoint; pass `fetch` to script it), else from `rules` alone.
- */
-export type AgentSpec = {
-  tools: ToolRegistry | readonly AnyTool[];
-  /** Added to the planner's system prompt (LLM planning). */
-  systemPrompt?: string;
-  /** A seed-003 planner (`RuleBasedPlanner`, `LlmPlanner`, your own) or a `PlanProvider`. */
-  planner?: Planner | PlanProvider;
-  /** The LLM the planning pipeline (and `llm.call` steps) use. */
-  llm?: LlmOptions;
-  /** Rules for the pipeline's rule-based fallback. */
-  rules?: readonly Rule[];
-  callbacks?: PlanningHooks;
-  /** What tools see as `ctx.env`. */
-  env?: Record<string, unknown>;
-  clock?: Clock;
-  ids?: IdSource;
-};
 
 /**
  * @example
@@ -68,12 +50,4 @@ export class Agent implements AgentSpec {
   run(query: string, options?: RunOptions): Promise<PlanExecutionResult> {
     return this.pattern.execute(this, query, options);
   }
-}
-
-/**
- * The agent's tools as a registry.
- * @example toolRegistry([webSearch, readFile]).names(); // ['read_file', 'web_search']
- */
-export function toolRegistry(tools: AgentSpec['tools']): ToolRegistry {
-  return tools instanceof ToolRegistry ? tools : new ToolRegistry(tools);
 }

@@ -7,7 +7,7 @@ import { EdgeplanError } from '../errors';
 import type { RunConfig } from '../plan/config';
 import type { Plan, PlanInput } from '../plan/model';
 import { pickCallback, PlanningCallbacks } from './callbacks';
-import { toolRegistry, type AgentSpec } from './agent';
+import { toolRegistry, type AgentSpec } from './agent-spec';
 import { randomIds, systemClock } from './defaults';
 import { executionStateOf, type PlanExecutionState } from './execution-state';
 import { LocalRunner } from './local-runner';

@@ -8,7 +8,7 @@ import type { StepOutcome } from '../engine/machine';
 import type { RunSnapshot } from '../engine/snapshot';
 import type { RunConfig } from '../plan/config';
 import type { BegunAttempt } from './attempt';
-import type { StartRequest } from './local-runner';
+import type { StartRequest } from './runner-options';
 
 /** The part of a runner a sub-plan needs. */
 export type ChildRun = {
