@@ -7,7 +7,8 @@ import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
-import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
+import { TERMINAL_RUN_STATUSES } from '../plan/model';
+import { parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
 import { parseRunConfig } from '../plan/config';
 import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
@@ -145,17 +146,20 @@ class AttemptJournal {
 export function load(store: SqlStore): RunState | null {
   const metaText = store.getMeta('run');
   if (!metaText) return null;
-  const meta = JSON.parse(metaText) as Meta;
-  const state = emptyRunState(meta.run_id, parseRunConfig(meta.config));
-  Object.assign(state, meta);
-  const plan = store.getPlan() as Plan | null;
-  if (!plan) return state;
+  const meta = parseMetaRow(metaText);
+  const config = parseRunConfig(meta.config);
+  const state = emptyRunState(meta.run_id, config);
+  Object.assign(state, meta, { config });
+  const stored = store.getPlan();
+  if (stored === null || stored === undefined) return state;
+  const plan = parsePlanRow(stored);
   state.plan = plan;
   state.graph = buildGraph(plan.steps);
-  const rows = new Map(store.steps() as Iterable<[string, StepRuntime]>);
+  const rows = new Map(store.steps());
   for (const [idx, step] of plan.steps.entries()) {
-    const rt = rows.get(step.id);
-    if (!rt) continue;
+    const row = rows.get(step.id);
+    if (row === undefined) continue;
+    const rt = parseStepRow(step.id, row);
     state.steps.set(step.id, rt);
     if (rt.status === 'running') {
       state.running.add(step.id);

@@ -1,0 +1,78 @@
+/**
+ * What the run's rows must hold when read back (STYLE §8: zod at every boundary, storage reads
+ * included): the run's own fields, one row per step, the plan. A row that does not fit is a loud
+ * error naming the row, not a run quietly going wrong. The plan is checked for its shape, not
+ * re-validated: it was validated before it was stored.
+ */
+import { z } from 'zod';
+import type { RunState, StepRuntime } from '../engine/state';
+import { RunStatus, StepStatus, type Plan } from '../plan/model';
+
+const ErrorInfoSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean() });
+
+const StepRuntimeSchema = z.object({
+  status: z.enum(StepStatus),
+  attempt: z.number().int().min(0),
+  waiting: z.number().int().min(0),
+  retries_used: z.number().int().min(0),
+  fallback_used: z.boolean(),
+  on_fallback: z.boolean(),
+  handled: z.boolean(),
+  invoked: z.boolean(),
+  retry_at: z.number().nullable(),
+  deadline_at: z.number().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  error: ErrorInfoSchema.nullable(),
+  latency_ms: z.number().nullable(),
+  skip_reason: z
+    .enum(['when_false', 'dependency_failed', 'missing_input', 'failure_strategy', 'run_terminated'])
+    .nullable(),
+  dispatch: z.enum(['queue', 'inline']).nullable(),
+  // Rows written before idempotency keys carried the plan version have none: never replaced.
+  key_version: z.number().int().min(0).default(0),
+}) satisfies z.ZodType<StepRuntime, unknown>;
+
+const MetaSchema = z.looseObject({
+  run_id: z.string(),
+  status: z.enum(RunStatus),
+  goal: z.string(),
+  config: z.unknown(),
+  seq: z.number().int().min(0),
+  revision_count: z.number().int().min(0),
+  token_usage: z.object({
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    total_tokens: z.number(),
+  }),
+  error: ErrorInfoSchema.nullable(),
+});
+
+const PlanShapeSchema = z.looseObject({
+  id: z.string(),
+  version: z.number().int().min(1),
+  goal: z.string(),
+  steps: z.array(z.looseObject({ id: z.string(), action: z.string() })),
+});
+
+/** The run's fields from its `run` meta row (the config is parsed by its own schema after this). */
+export function parseMetaRow(text: string): Partial<RunState> & { run_id: string; config: unknown } {
+  return parseRow('run meta', MetaSchema, JSON.parse(text)) as Partial<RunState> & {
+    run_id: string;
+    config: unknown;
+  };
+}
+
+export function parseStepRow(stepId: string, value: unknown): StepRuntime {
+  return parseRow(`step ${stepId}`, StepRuntimeSchema, value);
+}
+
+export function parsePlanRow(value: unknown): Plan {
+  return parseRow('plan', PlanShapeSchema, value) as unknown as Plan;
+}
+
+function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new Error(`Stored ${what} does not fit its schema: ${z.prettifyError(r.error)}`);
+  return r.data;
+}
