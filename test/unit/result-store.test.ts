@@ -1,4 +1,7 @@
 import { MemoryResultStore } from '../../src/engine/state';
 import { resultStoreConformance } from './result-store-conformance';
 
-resultStoreConformance('MemoryResultStore', async (body) => body(new MemoryResultStore()));
+resultStoreConformance('MemoryResultStore', (body) => {
+  body(new MemoryResultStore());
+  return Promise.resolve();
+});
