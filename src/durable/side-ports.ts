@@ -19,7 +19,12 @@ const ids = {
 
 export function workerSidePorts(env: Env, tools: ToolRegistry, state: RunState): SidePorts {
   const timeoutMs = state.config.planning_timeout_s * 1000;
-  const deps = plannerDepsFor(env, { tools, clock: { now: () => new Date() }, ids }, { timeoutMs });
+  // A call that fails in transit is tried twice more with backoff before the pipeline moves on.
+  const deps = plannerDepsFor(
+    env,
+    { tools, clock: { now: () => new Date() }, ids },
+    { timeoutMs, llmRetries: 2 },
+  );
   return {
     planner: planningProvider(deps),
     ...(plannerConfigured(env)

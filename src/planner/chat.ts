@@ -30,6 +30,8 @@ export type ChatCall = {
   /** The strictest mode to try first; less strict ones follow when the server rejects it. */
   mode: FormatMode;
   signal?: AbortSignal | undefined;
+  /** Retries of a call that failed in transit (timeout, connection, 429, 5xx), with backoff. */
+  retries?: number;
   /** Milliseconds since some fixed point, for latency. */
   now: () => number;
 };
@@ -56,7 +58,8 @@ export type ChatAnswer =
 export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
   const start = call.now();
   let index = FORMAT_MODES.indexOf(call.mode);
-  for (;;) {
+  let retries = call.retries ?? 0;
+  for (let attempt = 0; ; attempt++) {
     const mode = FORMAT_MODES[index]!;
     try {
       const completion = await call.client.chat.completions.create(
@@ -75,9 +78,25 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         continue;
       }
       const error = toErrorInfo(toLlmError(err, { model: call.model, baseURL: call.baseURL }));
+      if (error.retryable && retries > 0 && !call.signal?.aborted) {
+        retries--;
+        await backoff(RETRY_BASE_MS * 2 ** attempt, call.signal);
+        continue;
+      }
       return { ok: false, error, mode, usage: { prompt: 0, completion: 0 }, latency_ms: call.now() - start };
     }
   }
+}
+
+/** The first retry's wait; each next one doubles. */
+const RETRY_BASE_MS = 500;
+
+/** Waits `ms`, or less when `signal` aborts (the caller then sees the abort on its next call). */
+function backoff(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 function responseFormat(

@@ -35,6 +35,8 @@ export type AttemptContext = {
   clock: Clock;
   ids: IdSource;
   signal: AbortSignal | undefined;
+  /** Retries of a call that failed in transit. */
+  retries: number;
   /** The next attempt's `seq` (1, 2, …). */
   nextSeq: () => number;
 };
@@ -70,6 +72,7 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     schema: ctx.schema,
     mode: spec.mode,
     signal: ctx.signal,
+    retries: ctx.retries,
     now: ctx.now,
   });
   const raw = answer.ok ? answer.content : '';

@@ -58,6 +58,7 @@ export function attemptContext(args: {
     clock: deps.clock,
     ids: deps.ids,
     signal: deps.signal,
+    retries: deps.llmRetries ?? 0,
     nextSeq: () => ++seq,
   };
 }

@@ -62,6 +62,11 @@ export type PlannerDeps = {
   rules?: readonly Rule[];
   /** Per LLM call, default 60 s: a hung endpoint costs this much, then the next model is tried. */
   timeoutMs?: number;
+  /**
+   * Retries of one model call that failed in transit (timeout, connection, 429, 5xx), with backoff
+   * (0.5 s, doubling); default 0. The run's object sets 2.
+   */
+  llmRetries?: number;
   /** Repair prompts per model after its first answer, default 1. */
   maxRepairs?: number;
   /** Chooses among N-best candidates (index into the list); default {@link pickBest} in verifier.ts. */

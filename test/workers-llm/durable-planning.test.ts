@@ -48,7 +48,9 @@ describe('durable planning', () => {
   });
 
   it('ends a run whose LLM call hangs once planning_timeout_s passes, naming the timeout', async () => {
-    setLlmFetch(scriptedLlm([{ hang: true }]).fetch);
+    // Three hung calls: the first and its two retries (backoff 0.5 s, 1 s), each cut at the timeout.
+    const llm = scriptedLlm([{ hang: true }, { hang: true }, { hang: true }]);
+    setLlmFetch(llm.fetch);
     const r = await api('POST', '/v1/runs', {
       goal: 'plan my holiday',
       config: { planning_timeout_s: 0.3, require_plan_approval: true },
@@ -57,6 +59,7 @@ describe('durable planning', () => {
     expect(run.status).toBe('failed');
     expect(run.error.code).toBe('planning_failed');
     expect(JSON.stringify(run.error)).toContain('timed out');
+    expect(llm.sent).toHaveLength(3);
   });
 
   it('revises again when the object is lost while the revision is pending, keeping completed work', async () => {
