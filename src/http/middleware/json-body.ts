@@ -27,9 +27,8 @@ export function jsonBody(): MiddlewareHandler {
     if (!METHODS_WITH_BODY.has(c.req.method)) return next();
     const text = c.req.raw.body === null ? '' : await c.req.text();
     if (text.trim() === '') {
-      if (c.req.header('Content-Type') === undefined) return next();
-      // An empty body is no body, whatever Content-Type the client habitually sends: a body-less
-      // route (cancel) then just works, and a route that needs a body names the missing fields.
+      // An empty (or blank) body is no body, whatever Content-Type the client habitually sends: a
+      // body-less route (cancel) then just works, and a route that needs one says what to send.
       const headers = new Headers(c.req.raw.headers);
       headers.delete('Content-Type');
       headers.delete('Content-Length');

@@ -38,21 +38,25 @@ const approval = controlRoute(
   '/v1/runs/{id}/approval',
   'Approve, reject or modify the plan of a run awaiting approval (bearer token, or ?token= from the approval link)',
   ApprovalDocSchema,
+  '{"decision": "approve" | "reject" | "modify"}; "modify" takes a whole "plan" or a list of "edits", and "comment" is optional',
 );
 const input = controlRoute(
   '/v1/runs/{id}/input',
   'New information, or the answer to ask_user / human.input',
   InputSchema,
+  '{"input": …}: the answer or the new information (an object without "input" is taken as it whole)',
 );
 const replan = controlRoute(
   '/v1/runs/{id}/replan',
   'Ask for a revision of the rest of the plan',
   ReplanSchema,
+  '{"reason": "…"}: why the rest of the plan should be revised',
 );
 const rollback = controlRoute(
   '/v1/runs/{id}/rollback',
   'A new version equal to an earlier one; completed work is kept',
   RollbackSchema,
+  '{"version": N}: the plan version to go back to',
 );
 
 const listPlans = createRoute({
