@@ -117,3 +117,25 @@ describe('deeply nested bodies', () => {
     expect((await waitForRun(r.body.run_id as string)).status).toBe('completed');
   });
 });
+
+describe('deeply nested import sources', () => {
+  const sources: [string, string][] = [
+    ['tea-yaml', `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x: ${nestedArrays(10_000)}\n`],
+    [
+      'tea-yaml',
+      `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x:\n        ${'- '.repeat(10_000)}1\n`,
+    ],
+    ['llmcompiler', `1. demo.echo(x=${nestedArrays(10_000)})\n2. join()`],
+  ];
+  for (const [format, source] of sources) {
+    for (const path of ['/v1/plans/validate', '/v1/runs']) {
+      it(`POST ${path} with a ${format} source nested 10,000 levels is 422 naming the line and the limit`, async () => {
+        const r = await post(path, JSON.stringify({ format, source }), JSON_TYPE);
+        expect(r.status).toBe(422);
+        expect(r.body.error.code).toBe('invalid_plan');
+        expect(r.body.error.message).toContain(`levels deep here; the limit is ${MAX_NESTING_DEPTH}`);
+        expect(r.body.error.details.errors[0].line).toBeGreaterThan(0);
+      });
+    }
+  }
+});
