@@ -60,3 +60,24 @@ export const ApprovalDecisionSchema = z
     }
   });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** One problem with an approval body: where, and what is wrong. */
+export type DecisionIssue = { path: (string | number)[]; message: string; code: string };
+
+/**
+ * Parses an approval body as received, with a message naming each problem's field.
+ * @example parseApprovalDecision({ decision: 'maybe' }).ok // false
+ */
+export function parseApprovalDecision(
+  body: unknown,
+): { ok: true; value: ApprovalDecision } | { ok: false; message: string; issues: DecisionIssue[] } {
+  const parsed = ApprovalDecisionSchema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = parsed.error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === 'number' ? p : String(p))),
+    message: i.message,
+    code: i.code,
+  }));
+  const message = issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  return { ok: false, message: `Invalid approval: ${message}`, issues };
+}

@@ -11,6 +11,9 @@ export const TOKEN_BYTES = 32;
 /** Prefix that makes a leaked token recognisable to secret scanners and in logs. */
 export const TOKEN_PREFIX = 'apv_';
 
+/** The refusal of a token that is not this run's, whatever else is wrong with the request. */
+export const INVALID_TOKEN_MESSAGE = 'The approval token is not valid for this run';
+
 /** Longer strings cannot be tokens; refusing them early avoids hashing large inputs. */
 const MAX_TOKEN_LENGTH = 256;
 
@@ -69,7 +72,7 @@ export async function checkApprovalToken(
   // Hash even an implausible token so a refusal takes the same time as a near miss.
   const hash = await sha256Hex(plausible ? presented : '');
   if (!plausible || !constantTimeEqual(hash, record.hash)) {
-    return refuse('invalid_token', 'The approval token is not valid for this run');
+    return refuse('invalid_token', INVALID_TOKEN_MESSAGE);
   }
   if (record.used) return refuse('token_used', 'This approval link has already been used');
   if (now >= record.expires_at) {

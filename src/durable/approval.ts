@@ -3,7 +3,7 @@
  * run's storage), the signed webhook that announces it, and turning an approver's edit into a
  * validated new plan version.
  */
-import { applyEdits, type ApprovalDecision } from '../approval/decision';
+import { applyEdits, parseApprovalDecision, type ApprovalDecision } from '../approval/decision';
 import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
@@ -97,17 +97,41 @@ export async function deliverApproval(
   });
 }
 
-/** Checks a capability token; on success the link is spent (single use). */
-export async function spendApprovalToken(
+/** A link's token that checked out: the hash of the record it matched, to spend it by. */
+type CheckedLink = { ok: true; hash: string };
+
+/** What a run without a link is checked against: no token matches it. */
+const NO_LINK: ApprovalTokenRecord = { hash: '', expires_at: 0, used: true };
+
+/**
+ * Checks a capability token without spending it. A run without a link answers as a wrong token
+ * does, so a caller without the token cannot tell the two apart.
+ */
+async function checkApprovalLink(
   store: SqlStore,
   presented: string,
-): Promise<ApprovalRefusal | null> {
+): Promise<CheckedLink | { ok: false; refusal: ApprovalRefusal }> {
   const raw = store.getMeta(TOKEN_KEY);
-  if (!raw) return { code: 'forbidden', message: 'This run has no approval link' };
-  const record = JSON.parse(raw) as ApprovalTokenRecord;
+  const record = raw ? (JSON.parse(raw) as ApprovalTokenRecord) : NO_LINK;
   const check = await checkApprovalToken(record, presented, Date.now());
-  if (!check.ok)
-    return { code: check.code === 'invalid_token' ? 'forbidden' : 'gone', message: check.message };
+  if (!check.ok) {
+    const code = check.code === 'invalid_token' ? 'forbidden' : 'gone';
+    return { ok: false, refusal: { code, message: check.message } };
+  }
+  return { ok: true, hash: record.hash };
+}
+
+/**
+ * Spends a checked link once its decision is accepted (single use). Synchronous, so of two decisions
+ * checked at once only the first spends it; a link replaced meanwhile (a new version to approve)
+ * is not spent by the old token.
+ */
+export function spendApprovalToken(store: SqlStore, link: CheckedLink): ApprovalRefusal | null {
+  const raw = store.getMeta(TOKEN_KEY);
+  const record = raw ? (JSON.parse(raw) as ApprovalTokenRecord) : NO_LINK;
+  if (record.used || record.hash !== link.hash) {
+    return { code: 'gone', message: 'This approval link has already been used' };
+  }
   store.setMeta(TOKEN_KEY, JSON.stringify({ ...record, used: true }));
   return null;
 }
@@ -166,14 +190,26 @@ export function validatedVersion(
   return { ok: true, plan };
 }
 
-/** The machine input for an approver's decision, after the state, the edit and the link check out. */
+/**
+ * The machine input for an approver's decision. With `token` (the approval link) the token is
+ * checked first, so a caller without it learns nothing — not the run's state, not what its body
+ * would do, not the plan's step ids — and costs no validation; it is spent only once the decision is
+ * accepted. Then the body, the state and the edit must check out.
+ */
 export async function approvalInput(
   state: RunState,
   store: SqlStore,
   tools: ToolRegistry,
-  body: ApprovalDecision,
+  body: unknown,
   token: string | undefined,
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
+  const link = token === undefined ? null : await checkApprovalLink(store, token);
+  if (link && !link.ok) return link;
+  const decision = parseApprovalDecision(body);
+  if (!decision.ok) {
+    const { message, issues } = decision;
+    return { ok: false, refusal: { code: 'invalid_request', message, details: { issues } } };
+  }
   if (state.status !== 'awaiting_approval') {
     return {
       ok: false,
@@ -181,19 +217,17 @@ export async function approvalInput(
     };
   }
   let plan: Plan | undefined;
-  if (body.decision === 'modify') {
-    const r = modifiedPlan(state, body, tools);
+  if (decision.value.decision === 'modify') {
+    const r = modifiedPlan(state, decision.value, tools);
     if (!r.ok) return r;
     plan = r.plan;
   }
-  if (token !== undefined) {
-    const refusal = await spendApprovalToken(store, token);
+  if (link) {
+    const refusal = spendApprovalToken(store, link);
     if (refusal) return { ok: false, refusal };
   }
-  return {
-    ok: true,
-    input: { type: 'approval', decision: body.decision, plan, comment: body.comment ?? undefined },
-  };
+  const { decision: verdict, comment } = decision.value;
+  return { ok: true, input: { type: 'approval', decision: verdict, plan, comment: comment ?? undefined } };
 }
 
 /** The machine input that rolls the plan back to `version` (as a new version with its content). */

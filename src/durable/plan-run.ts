@@ -22,7 +22,6 @@ import { Leases } from './leases';
 import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
-import type { ApprovalDecision } from '../approval/decision';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
@@ -140,9 +139,10 @@ export class PlanRun extends DurableObject<Env> {
 
   /**
    * An approver's decision — from an API caller, or with `token` from the single-use approval link.
+   * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
    */
-  async approve(body: ApprovalDecision, token?: string): Promise<RpcResult<{ status: string }>> {
+  async approve(body: unknown, token?: string): Promise<RpcResult<{ status: string }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const r = await approvalInput(m.state, this.#store, this.#registry(), body, token);

@@ -6,6 +6,7 @@
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
 import { stagesOf } from '../plan/config';
+import { MAX_WAIT_S } from '../plan/limits';
 import type { PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
@@ -68,7 +69,8 @@ function decideFailures(state: RunState, ctx: DecideContext): EventDraft | null 
     const error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: true };
     const allowed = step.retries ?? state.config.retry_failed_steps;
     if (!rt.on_fallback && error.retryable && rt.retries_used < allowed) {
-      const delay_ms = Math.round(state.config.retry_delay * 1000 * 2 ** rt.retries_used);
+      const delay_s = Math.min(state.config.retry_delay * 2 ** rt.retries_used, MAX_WAIT_S);
+      const delay_ms = Math.round(delay_s * 1000);
       return draft(
         'StepRetried',
         { step_id: id, attempt: rt.attempt + 1, retry_at: ctx.now + delay_ms, delay_ms, error },

@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { PlanRun, RpcResult } from '../durable/plan-run';
 import { jsonError, type ErrorCode } from './errors';
+import { requireBody } from './middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
 import { RunIdParamSchema } from './schemas/run';
 import type { AppEnv } from './types';
@@ -11,17 +12,21 @@ const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
 export const anyJson = { 'application/json': { schema: z.unknown() } };
 export const tags = ['runs'];
 
-/** A POST on one run with an optional JSON body. */
-export function controlRoute(path: string, summary: string, schema: z.ZodType) {
+/**
+ * A POST on one run with a JSON body: optional, or required when `needs` says what to send (an empty
+ * body is then `400 invalid_request` with that text; see {@link requireBody}).
+ */
+export function controlRoute(path: string, summary: string, schema: z.ZodType, needs?: string) {
   return createRoute({
     method: 'post',
     path,
     tags,
     summary,
     security: V1_SECURITY,
+    ...(needs === undefined ? {} : { middleware: [requireBody(needs)] }),
     request: {
       params: RunIdParamSchema,
-      body: { required: false, content: { 'application/json': { schema } } },
+      body: { required: needs !== undefined, content: { 'application/json': { schema } } },
     },
     responses: {
       200: { description: 'The run’s new status', content: anyJson },

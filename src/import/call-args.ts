@@ -2,8 +2,10 @@
  * The argument list of an LLMCompiler call, `tool(1, "x", key=[1, 2], other={"a": $1})`: Python
  * literals (strings, numbers, True/False/None, lists, tuples, dicts) and `$N` / `${N}` step
  * references. A bare `$N` becomes the reference string `{{ steps.N.output }}`; `$N` inside a string
- * is left for the importer to rewrite. Reads from `(` to its matching `)`, across lines if it must.
+ * is left for the importer to rewrite. Reads from `(` to its matching `)`, across lines if it must;
+ * lists and dicts may nest up to MAX_NESTING_DEPTH levels.
  */
+import { MAX_NESTING_DEPTH } from '../nesting';
 
 /** Parsed arguments, or where and why parsing stopped (`at` is an offset into the source). */
 export type CallArgs =
@@ -74,6 +76,8 @@ export function parseCallArgs(src: string, open: number): CallArgs {
 class ArgParser {
   pos: number;
   readonly #src: string;
+  /** Lists and dicts open around the current value; past MAX_NESTING_DEPTH parsing stops. */
+  #depth = 0;
 
   constructor(src: string, pos: number) {
     this.#src = src;
@@ -168,8 +172,19 @@ class ArgParser {
     }
   }
 
+  /** Enters a list or dict at `start`; refused past the limit, before the recursion can overflow. */
+  enter(start: number): void {
+    if (++this.#depth > MAX_NESTING_DEPTH) {
+      throw new ArgError(
+        start,
+        `lists and dicts nest more than ${MAX_NESTING_DEPTH} levels deep here; the limit is ${MAX_NESTING_DEPTH}`,
+      );
+    }
+  }
+
   sequence(close: string): unknown[] {
     const start = this.pos++;
+    this.enter(start);
     const out: unknown[] = [];
     this.skip();
     while (!this.eat(close)) {
@@ -180,11 +195,13 @@ class ArgParser {
       if (!this.eat(',') && this.peek() !== close && !this.done()) throw this.expected(`"," or "${close}"`);
       this.skip();
     }
+    this.#depth--;
     return out;
   }
 
   dict(): Record<string, unknown> {
     const start = this.pos++;
+    this.enter(start);
     const out: Record<string, unknown> = {};
     this.skip();
     while (!this.eat('}')) {
@@ -202,6 +219,7 @@ class ArgParser {
       if (!this.eat(',') && this.peek() !== '}' && !this.done()) throw this.expected('"," or "}"');
       this.skip();
     }
+    this.#depth--;
     return out;
   }
 }

@@ -9,6 +9,7 @@
  */
 import { LineCounter, isMap, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
+import { MAX_NESTING_DEPTH } from '../nesting';
 import type { PlanStepInput } from '../plan/model';
 import { formatOutputPath } from '../plan/references';
 import type { PathSegment } from '../plan/references';
@@ -21,6 +22,8 @@ import { FAILED, yamlValue } from './tea-values';
 import type { TemplateScope } from './tea-templates';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
+import { LineIndex } from './line-index';
+import { yamlTooDeep } from './yaml-depth';
 
 /** A key of the initial state the workflow reads (it must be in the run's `input`). */
 export type StateRead = { key: string; node: string; line: number };
@@ -48,6 +51,12 @@ const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
  * //                     output_path: 'state.greet', … }; r.stateReads → [{ key: 'name', … }]
  */
 export function convertTeaYaml(source: string): TeaImportResult {
+  const deep = yamlTooDeep(source, MAX_NESTING_DEPTH);
+  if (deep) {
+    const at = new LineIndex(source).at(deep.offset);
+    const message = `sequences and mappings nest more than ${MAX_NESTING_DEPTH} levels deep here; the limit is ${MAX_NESTING_DEPTH}`;
+    return importFailed([issueAt('too_deep', at.line, message, at.column)]);
+  }
   const counter = new LineCounter();
   const doc = parseDocument(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

@@ -3,11 +3,12 @@
  * Every field has its default here and nowhere else.
  */
 import { z } from 'zod';
+import { MAX_WAIT_S } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
 
 export const ApprovalConfigSchema = z.object({
   webhook_url: z.url().optional(),
-  timeout_s: z.number().positive().default(3600),
+  timeout_s: z.number().positive().max(MAX_WAIT_S).default(3600),
   default_action: z.enum(['approve', 'reject']).default('reject'),
 });
 export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;
@@ -15,16 +16,17 @@ export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
   max_parallel: z.number().int().min(1).max(1000).default(3),
-  /** Seconds per attempt. */
-  step_timeout: z.number().positive().default(60),
+  /** Seconds per attempt (at most MAX_WAIT_S, a year, as every wait). */
+  step_timeout: z.number().positive().max(MAX_WAIT_S).default(60),
   /**
-   * Seconds one planning attempt (a first plan, a revision, a judge's verdict) may take, every model
-   * call in it included; one that runs over, or is lost with its instance, is tried again with backoff.
+   * Seconds each model call made for planning may take (a first plan, a revision, a judge's verdict);
+   * a call cut short is retried twice with backoff. Planning work lost with its instance, or still
+   * going at three times this, is started again (three times at most).
    */
   planning_timeout_s: z.number().positive().max(3600).default(60),
   retry_failed_steps: z.number().int().min(0).max(100).default(1),
-  /** Seconds before the first retry; doubles each retry. */
-  retry_delay: z.number().min(0).default(1),
+  /** Seconds before the first retry; doubles each retry, up to MAX_WAIT_S. */
+  retry_delay: z.number().min(0).max(MAX_WAIT_S).default(1),
   continue_on_failure: z.boolean().default(false),
   on_step_failure: z.enum(FailureStrategy).default('abort'),
   allow_revision: z.boolean().default(true),

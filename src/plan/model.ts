@@ -4,6 +4,7 @@
  * arguments so the same code runs in a Worker, a Durable Object, plain Node and replay.
  */
 import { z } from 'zod';
+import { MAX_WAIT_S } from './limits';
 
 /** Step statuses (SPEC §4). */
 export const StepStatus = {
@@ -100,7 +101,12 @@ export const PlanStepInputSchema = z.object({
   get subplan() {
     return PlanInputSchema.nullish();
   },
-  timeout_ms: z.number().int().positive().nullish(),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_WAIT_S * 1000)
+    .nullish(),
   retries: z.number().int().nonnegative().nullish(),
 });
 export type PlanStepInput = z.infer<typeof PlanStepInputSchema>;

@@ -62,7 +62,8 @@ describe('plan approval', () => {
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
     const replayed = await post({ decision: 'approve' });
-    expect(replayed.status).toBe(409); // the run no longer waits; the link is spent too
+    // The link is checked before the run's state: spent, whatever the run is doing now.
+    expect(replayed.status).toBe(410);
   });
 
   it('refuses a wrong, reused or foreign approval token', async () => {

@@ -1,10 +1,13 @@
 /**
- * Every request body is JSON (SPEC §6). This checks the content type and parses the body once,
- * before any route, so a bad body gets a precise error — `415` naming the content type received,
- * or `400 invalid_json` saying where parsing failed — instead of the validator's generic one.
+ * Every request body is JSON (SPEC §6). This checks the content type, the nesting depth and parses
+ * the body once, before any route, so a bad body gets a precise error — `415` naming the content type
+ * received, `400 invalid_request` for a body nested deeper than {@link MAX_NESTING_DEPTH} (before
+ * anything recursive can overflow on it), or `400 invalid_json` saying where parsing failed —
+ * instead of the validator's generic one.
  * The parsed text stays in Hono's body cache, so `c.req.json()` later does not read the stream again.
  */
 import type { MiddlewareHandler } from 'hono';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../nesting';
 import { jsonError } from '../errors';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,7 +22,8 @@ export function isJsonContentType(contentType: string): boolean {
 }
 
 /**
- * Rejects non-empty bodies that are not JSON or do not parse; an empty body is treated as none.
+ * Rejects non-empty bodies that are not JSON, nest too deep or do not parse; an empty body is treated
+ * as none.
  * @example app.use('*', jsonBody())
  */
 export function jsonBody(): MiddlewareHandler {
@@ -27,9 +31,8 @@ export function jsonBody(): MiddlewareHandler {
     if (!METHODS_WITH_BODY.has(c.req.method)) return next();
     const text = c.req.raw.body === null ? '' : await c.req.text();
     if (text.trim() === '') {
-      if (c.req.header('Content-Type') === undefined) return next();
-      // An empty body is no body, whatever Content-Type the client habitually sends: a body-less
-      // route (cancel) then just works, and a route that needs a body names the missing fields.
+      // An empty (or blank) body is no body, whatever Content-Type the client habitually sends: a
+      // body-less route (cancel) then just works, and a route that needs one says what to send.
       const headers = new Headers(c.req.raw.headers);
       headers.delete('Content-Type');
       headers.delete('Content-Length');
@@ -44,6 +47,15 @@ export function jsonBody(): MiddlewareHandler {
         c,
         'unsupported_media_type',
         `Request body must be JSON: send "Content-Type: application/json" (${got})`,
+      );
+    }
+    const depth = jsonNestingDepth(text);
+    if (depth > MAX_NESTING_DEPTH) {
+      return jsonError(
+        c,
+        'invalid_request',
+        `Request body nests arrays and objects ${depth} levels deep; the limit is ${MAX_NESTING_DEPTH}`,
+        { depth, max_depth: MAX_NESTING_DEPTH },
       );
     }
     try {

@@ -14,6 +14,7 @@ import { planGoal } from '../../planner/pipeline';
 import type { PlanningSuccess } from '../../planner/types';
 import { plannerDepsFor } from '../../planner/worker-deps';
 import { jsonError } from '../errors';
+import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { PlanGoalRequestSchema, PlanGoalResponseSchema } from '../schemas/planning';
 import { ValidateRequestSchema, ValidationResponseSchema } from '../schemas/validation';
@@ -34,6 +35,11 @@ const validate = createRoute({
     'the source `line`, and `imported` shows what it became. A source that does not convert is a ' +
     '`422 invalid_plan` with every problem in `details.errors`, as for runs.',
   security: V1_SECURITY,
+  middleware: [
+    requireBody(
+      '{"plan": …} (a plan or a seed-004 _tool array) or {"format": "tea-yaml" | "llmcompiler", "source": "…"}; "input" and "config" are optional',
+    ),
+  ],
   request: {
     body: { required: true, content: { 'application/json': { schema: ValidateRequestSchema } } },
   },
@@ -57,6 +63,11 @@ const plan = createRoute({
     'attempt is in `planning_trace` and stored as provenance. Nothing is executed. `422 planning_failed` ' +
     'carries the trace in `details.planning_trace`; `422 planning_unavailable` names the variables to set.',
   security: V1_SECURITY,
+  middleware: [
+    requireBody(
+      '{"goal": "…"}; "strategy", "max_steps", "max_depth", "tools", "input" and the other planning options are optional',
+    ),
+  ],
   request: {
     body: { required: true, content: { 'application/json': { schema: PlanGoalRequestSchema } } },
   },

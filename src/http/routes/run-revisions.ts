@@ -3,10 +3,12 @@
  * revisions, and the plan versions — list, read, diff, roll back.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApprovalDecisionSchema } from '../../approval/decision';
+import { INVALID_TOKEN_MESSAGE } from '../../approval/tokens';
+import type { RpcResult } from '../../durable/plan-run';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
 import { jsonError } from '../errors';
+import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
 import { RunIdParamSchema } from '../schemas/run';
@@ -19,8 +21,9 @@ const ReplanSchema = z.object({ reason: z.string().min(1).max(2000) }).openapi('
 const RollbackSchema = z.object({ version: z.number().int().positive() }).openapi('RollbackRequest');
 const version = z.coerce.number().int().positive();
 /**
- * The approval body as documented. Requests are parsed with ApprovalDecisionSchema; its edit
- * operations embed the recursive step schema, which the OpenAPI generator cannot walk.
+ * The approval body as documented. The run parses requests with ApprovalDecisionSchema (after the
+ * link's token); its edit operations embed the recursive step schema, which the OpenAPI generator
+ * cannot walk.
  */
 const ApprovalDocSchema = z
   .object({
@@ -34,25 +37,36 @@ const ApprovalDocSchema = z
   })
   .openapi('ApprovalDecision');
 
-const approval = controlRoute(
+const APPROVAL_NEEDS =
+  '{"decision": "approve" | "reject" | "modify"}; "modify" takes a whole "plan" or a list of "edits", and "comment" is optional';
+const { middleware: _served, ...approval } = controlRoute(
   '/v1/runs/{id}/approval',
   'Approve, reject or modify the plan of a run awaiting approval (bearer token, or ?token= from the approval link)',
   ApprovalDocSchema,
+  APPROVAL_NEEDS,
 );
+/** What an approval link gets when its token cannot be this run's: the answer to a wrong token. */
+const INVALID_LINK: RpcResult<never> = {
+  ok: false,
+  error: { code: 'forbidden', message: INVALID_TOKEN_MESSAGE },
+};
 const input = controlRoute(
   '/v1/runs/{id}/input',
   'New information, or the answer to ask_user / human.input',
   InputSchema,
+  '{"input": …}: the answer or the new information (an object without "input" is taken as it whole)',
 );
 const replan = controlRoute(
   '/v1/runs/{id}/replan',
   'Ask for a revision of the rest of the plan',
   ReplanSchema,
+  '{"reason": "…"}: why the rest of the plan should be revised',
 );
 const rollback = controlRoute(
   '/v1/runs/{id}/rollback',
   'A new version equal to an earlier one; completed work is kept',
   RollbackSchema,
+  '{"version": N}: the plan version to go back to',
 );
 
 const listPlans = createRoute({
@@ -87,12 +101,17 @@ const diff = createRoute({
 });
 
 export function registerRunRevisionRoutes(app: App): void {
-  app.openapi(approval, async (c) => {
+  // Documented, but served by a plain handler: with the link's token, the run checks the token
+  // before anything looks at the body, so no schema may validate it first. The body is JSON, not
+  // empty and not too deep (the app's middleware); the run parses it (ApprovalDecisionSchema).
+  app.openAPIRegistry.registerPath(approval);
+  app.post('/v1/runs/:id/approval', requireBody(APPROVAL_NEEDS), async (c) => {
+    const token = c.req.query('token');
     const run = stubFor(c);
-    if (!run) return notFound(c);
-    const body = await optionalBody(c, ApprovalDecisionSchema);
-    if ('error' in body) return jsonError(c, 'invalid_request', body.error);
-    return control(c, await run.approve(body.value, c.req.query('token')));
+    if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
+    const r = (await run.approve(await c.req.json(), token)) as RpcResult<{ status: string }>;
+    // No run behind the id: to a link, the same answer as a wrong token.
+    return control(c, token !== undefined && !r.ok && r.error.code === 'run_not_found' ? INVALID_LINK : r);
   });
 
   app.openapi(input, async (c) => {

@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { jsonError } from '../errors';
+import { requireBody } from '../middleware/require-body';
 import { startRun } from '../run-service';
 import { toolRegistryFor } from '../tool-registry';
 import {
@@ -31,6 +32,11 @@ const create = createRoute({
   tags,
   summary: 'Start a run from a plan (or a goal, once a planner is configured)',
   security: V1_SECURITY,
+  middleware: [
+    requireBody(
+      '{"plan": …} to run a plan, {"goal": "…"} to plan one, or {"format": "tea-yaml" | "llmcompiler", "source": "…"} to import one; "config" and "input" are optional',
+    ),
+  ],
   request: { body: { required: true, content: { 'application/json': { schema: CreateRunSchema } } } },
   responses: {
     201: {

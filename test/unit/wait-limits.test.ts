@@ -1,0 +1,43 @@
+/** Every wait a run can be told to make is at most MAX_WAIT_S, so its deadline is a date an alarm takes. */
+import { describe, expect, it } from 'vitest';
+import { RunConfigInputSchema } from '../../src/plan/config';
+import { MAX_WAIT_S } from '../../src/plan/limits';
+import { PlanStepInputSchema } from '../../src/plan/model';
+import { harness } from './engine-helpers';
+
+const issuePaths = (raw: unknown) =>
+  RunConfigInputSchema.safeParse(raw).error?.issues.map((i) => i.path.join('.')) ?? [];
+
+describe('wait limits', () => {
+  it('accepts a year and refuses more, for step_timeout, retry_delay and approval.timeout_s', () => {
+    const year = { step_timeout: MAX_WAIT_S, retry_delay: MAX_WAIT_S, approval: { timeout_s: MAX_WAIT_S } };
+    expect(issuePaths(year)).toEqual([]);
+    for (const more of [MAX_WAIT_S + 1, 1e10, 1e308]) {
+      const config = { step_timeout: more, retry_delay: more, approval: { timeout_s: more } };
+      expect(issuePaths(config)).toEqual(['step_timeout', 'retry_delay', 'approval.timeout_s']);
+    }
+  });
+
+  it('refuses a step timeout_ms over a year', () => {
+    const step = { id: 'a', action: 'demo.echo' };
+    expect(PlanStepInputSchema.safeParse({ ...step, timeout_ms: MAX_WAIT_S * 1000 }).success).toBe(true);
+    expect(PlanStepInputSchema.safeParse({ ...step, timeout_ms: MAX_WAIT_S * 1000 + 1 }).success).toBe(false);
+  });
+
+  it('stops doubling the retry delay at the limit', () => {
+    const h = harness(
+      { steps: [{ id: 'a', action: 'demo.echo', dependencies: [] }] },
+      { retry_failed_steps: 100, retry_delay: MAX_WAIT_S / 2 },
+    );
+    const delays: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      h.fail('a');
+      const last = h.events.filter((e) => e.event_type === 'StepRetried').at(-1);
+      delays.push((last?.payload as { delay_ms: number }).delay_ms);
+      h.advance(MAX_WAIT_S * 1000);
+    }
+    expect(delays.slice(0, 3)).toEqual([MAX_WAIT_S * 500, MAX_WAIT_S * 1000, MAX_WAIT_S * 1000]);
+    expect(Math.max(...delays)).toBe(MAX_WAIT_S * 1000);
+    expect(h.machine.nextWakeAt()).toBeLessThanOrEqual(h.now() + MAX_WAIT_S * 1000);
+  });
+});

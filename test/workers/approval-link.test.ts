@@ -1,0 +1,115 @@
+/**
+ * The approval link (`POST /v1/runs/:id/approval?token=…`, no API token needed) checks its token
+ * before anything else: a caller without the right token gets the same 403 whatever the body, the
+ * run's state or the plan, and the token is spent only by a decision that is accepted.
+ */
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { INVALID_TOKEN_MESSAGE } from '../../src/approval/tokens';
+import { createApp } from '../../src/http/app';
+import { startRun, waitForRun, type Json } from './helpers';
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+const plan = { goal: 'approve me', steps: [echo('a'), echo('b', ['a'])] };
+const config = {
+  require_plan_approval: true,
+  approval: { webhook_url: 'https://approver.example.com/hook' },
+};
+const awaiting = (r: Json) => r.status === 'awaiting_approval';
+
+/** The app with an API token set, so only the link's token lets a request in. */
+const app = createApp();
+async function viaLink(runId: string, token: string, body: unknown) {
+  const res = await app.fetch(
+    new Request(`http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    { ...env, API_TOKEN: 'secret-token' },
+  );
+  return { status: res.status, body: await res.json<Json>() };
+}
+
+/** A run awaiting approval and the token of its link (taken from the webhook it sends). */
+async function runAwaitingApproval(): Promise<{ runId: string; token: string }> {
+  const sent: string[] = [];
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith('https://approver.example.com/')) return real(input, init);
+    sent.push(await req.text());
+    return new Response('ok');
+  });
+  const runId = await startRun(plan, config);
+  await waitForRun(runId, awaiting);
+  await vi.waitFor(() => expect(sent).toHaveLength(1));
+  const url = new URL((JSON.parse(sent[0]!) as Json).approval_url as string);
+  return { runId, token: url.searchParams.get('token')! };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+const REFUSED = { status: 403, body: { error: { code: 'forbidden', message: INVALID_TOKEN_MESSAGE } } };
+
+/** Bodies that would each get a different answer past the token. */
+const BODIES: unknown[] = [
+  { decision: 'approve' },
+  { decision: 'maybe' },
+  { decision: 'modify' },
+  { decision: 'modify', edits: [{ op: 'remove_step', step_id: 'a' }] },
+  { decision: 'modify', edits: [{ op: 'remove_step', step_id: 'no_such_step' }] },
+  { decision: 'modify', plan: { steps: [echo('a', ['a'])] } },
+  { decision: 'modify', plan: { steps: Array.from({ length: 2000 }, (_, i) => echo(`s${i}`)) } },
+  [1, 2, 3],
+];
+
+describe('the approval link with a wrong token', () => {
+  it('is 403 with the same message whatever the body, and the run still waits', async () => {
+    const { runId, token } = await runAwaitingApproval();
+    const wrong = token.slice(0, -4) + 'AAAA';
+    for (const body of BODIES) {
+      expect(await viaLink(runId, wrong, body)).toMatchObject(REFUSED);
+      expect(await viaLink(runId, 'apv_bogus', body)).toMatchObject(REFUSED);
+    }
+    expect((await waitForRun(runId, awaiting)).plan_version).toBe(1);
+    expect((await viaLink(runId, token, { decision: 'approve' })).status).toBe(200);
+  });
+
+  it('is 403 with the same message for a run that is not waiting, has no link, or does not exist', async () => {
+    const done = await startRun(plan);
+    await waitForRun(done);
+    for (const runId of [done, 'run_doesnotexist0000', 'not-a-run-id']) {
+      for (const body of BODIES) expect(await viaLink(runId, 'apv_bogus', body)).toMatchObject(REFUSED);
+    }
+  });
+});
+
+describe('the approval link with the right token', () => {
+  it('is not spent by a body that is refused, only by the decision that is accepted', async () => {
+    const { runId, token } = await runAwaitingApproval();
+    const invalid = await viaLink(runId, token, { decision: 'maybe' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.code).toBe('invalid_request');
+    expect(invalid.body.error.message).toContain('decision');
+    const missing = await viaLink(runId, token, {
+      decision: 'modify',
+      edits: [{ op: 'remove_step', step_id: 'no_such_step' }],
+    });
+    expect(missing.status).toBe(400);
+    const cyclic = await viaLink(runId, token, {
+      decision: 'modify',
+      edits: [{ op: 'set_dependencies', step_id: 'a', dependencies: ['b'] }],
+    });
+    expect(cyclic.status).toBe(422);
+    expect(await viaLink(runId, token, { decision: 'approve' })).toMatchObject({ status: 200 });
+    expect((await waitForRun(runId)).status).toBe('completed');
+    const again = await viaLink(runId, token, { decision: 'approve' });
+    expect(again).toMatchObject({ status: 410, body: { error: { code: 'gone' } } });
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Empty, blank and deeply nested bodies on every POST route: a route that needs a body says so and
+ * names what to send (never a 500 from parsing nothing), a route whose body is optional works
+ * without one, and a body nested past the limit is refused before anything recurses into it.
+ */
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { MAX_NESTING_DEPTH } from '../../src/nesting';
+import { startRun, waitForRun, type Json } from './helpers';
+
+const plan = { goal: 'wait', steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] };
+
+async function post(path: string, body: string | undefined, headers: Record<string, string>) {
+  const res = await exports.default.fetch(
+    new Request(`http://edgeplan.test${path}`, { method: 'POST', headers, body }),
+  );
+  return { status: res.status, body: await res.json<Json>() };
+}
+
+/** The ways a client sends "nothing": no body, an empty one, only whitespace, with or without a type. */
+const NOTHING: [string, string | undefined, Record<string, string>][] = [
+  ['no body', undefined, {}],
+  ['an empty JSON body', '', { 'Content-Type': 'application/json' }],
+  ['a blank JSON body', ' \n\t ', { 'Content-Type': 'application/json' }],
+  ['a blank body without a content type', '   ', {}],
+];
+
+/** Each route that needs a body, and a field its message must name. */
+const NEEDS_BODY: [string, string][] = [
+  ['/v1/runs', '"plan"'],
+  ['/v1/plans', '"goal"'],
+  ['/v1/plans/validate', '"plan"'],
+  ['/v1/runs/run_abc/approval', '"decision"'],
+  ['/v1/runs/run_abc/input', '"input"'],
+  ['/v1/runs/run_abc/replan', '"reason"'],
+  ['/v1/runs/run_abc/rollback', '"version"'],
+];
+
+describe('routes that need a body', () => {
+  for (const [path, field] of NEEDS_BODY) {
+    for (const [what, body, headers] of NOTHING) {
+      it(`POST ${path} with ${what} is 400 invalid_request naming ${field}`, async () => {
+        const r = await post(path, body, headers);
+        expect(r.status).toBe(400);
+        expect(r.body.error.code).toBe('invalid_request');
+        expect(r.body.error.message).toMatch(/^This request needs a JSON body: send /);
+        expect(r.body.error.message).toContain(field);
+        expect(r.body.error.details).toEqual({ body: 'missing' });
+      });
+    }
+  }
+});
+
+describe('routes whose body is optional', () => {
+  for (const [what, body, headers] of NOTHING) {
+    it(`cancel and retry accept ${what}`, async () => {
+      const runId = await startRun(plan, { require_plan_approval: true });
+      await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+      const cancelled = await post(`/v1/runs/${runId}/cancel`, body, headers);
+      expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+      const retried = await post(`/v1/runs/${runId}/retry`, body, headers);
+      expect(retried.status).toBe(200);
+    });
+  }
+});
+
+/** `levels` arrays around a 1, as JSON text (JSON.stringify would recurse). */
+const nestedArrays = (levels: number) => '['.repeat(levels) + '1' + ']'.repeat(levels);
+const nestedObjects = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const step = '{"id": "a", "action": "demo.echo", "parameters": {"x": 1}}';
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/** Bodies with a deep part where each route reads something recursive. */
+const DEEP: [string, (deep: string) => string][] = [
+  ['/v1/runs', (d) => `{"plan": {"steps": [${step}]}, "input": ${d}}`],
+  ['/v1/runs', (d) => `{"plan": [{"_tool": "demo.echo", "x": ${d}}]}`],
+  ['/v1/plans/validate', (d) => `{"plan": {"steps": [${step}], "x": ${d}}}`],
+  ['/v1/plans', (d) => `{"goal": "echo hi", "input": ${d}}`],
+  ['/v1/runs/run_abc/approval', (d) => `{"decision": "modify", "plan": {"steps": [${d}]}}`],
+  ['/v1/runs/run_abc/approval?token=apv_bogus', (d) => `{"decision": "modify", "plan": ${d}}`],
+  ['/v1/runs/run_abc/input', (d) => `{"input": ${d}}`],
+  ['/v1/runs/run_abc/cancel', (d) => `{"reason": ${d}}`],
+];
+
+describe('deeply nested bodies', () => {
+  for (const levels of [3_000, 10_000]) {
+    for (const [path, body] of DEEP) {
+      it(`POST ${path} nested ${levels} levels is 400 invalid_request naming the limit`, async () => {
+        const text = body(levels % 2 === 0 ? nestedArrays(levels) : nestedObjects(levels));
+        const r = await post(path, text, JSON_TYPE);
+        expect(r.status).toBe(400);
+        expect(r.body.error.code).toBe('invalid_request');
+        expect(r.body.error.message).toMatch(
+          new RegExp(
+            `^Request body nests arrays and objects \\d+ levels deep; the limit is ${MAX_NESTING_DEPTH}$`,
+          ),
+        );
+        expect(r.body.error.details.depth).toBeGreaterThan(levels);
+      });
+    }
+  }
+
+  it('counts nesting in objects as in arrays, and not brackets inside strings', async () => {
+    const deep = await post('/v1/plans/validate', `{"plan": ${nestedObjects(MAX_NESTING_DEPTH)}}`, JSON_TYPE);
+    expect(deep.body.error.details).toEqual({ depth: MAX_NESTING_DEPTH + 1, max_depth: MAX_NESTING_DEPTH });
+    const inString = JSON.stringify({ plan: { steps: [], note: '['.repeat(10_000) } });
+    expect((await post('/v1/plans/validate', inString, JSON_TYPE)).status).toBe(200);
+  });
+
+  it('runs a run whose input nests right up to the limit', async () => {
+    const r = await post(
+      '/v1/runs',
+      `{"plan": {"steps": [${step}]}, "input": ${nestedArrays(MAX_NESTING_DEPTH - 1)}}`,
+      JSON_TYPE,
+    );
+    expect(r.status).toBe(201);
+    expect((await waitForRun(r.body.run_id as string)).status).toBe('completed');
+  });
+});
+
+describe('deeply nested import sources', () => {
+  const sources: [string, string][] = [
+    ['tea-yaml', `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x: ${nestedArrays(10_000)}\n`],
+    [
+      'tea-yaml',
+      `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x:\n        ${'- '.repeat(10_000)}1\n`,
+    ],
+    ['llmcompiler', `1. demo.echo(x=${nestedArrays(10_000)})\n2. join()`],
+  ];
+  for (const [format, source] of sources) {
+    for (const path of ['/v1/plans/validate', '/v1/runs']) {
+      it(`POST ${path} with a ${format} source nested 10,000 levels is 422 naming the line and the limit`, async () => {
+        const r = await post(path, JSON.stringify({ format, source }), JSON_TYPE);
+        expect(r.status).toBe(422);
+        expect(r.body.error.code).toBe('invalid_plan');
+        expect(r.body.error.message).toContain(`levels deep here; the limit is ${MAX_NESTING_DEPTH}`);
+        expect(r.body.error.details.errors[0].line).toBeGreaterThan(0);
+      });
+    }
+  }
+});
