@@ -1,14 +1,16 @@
+import type { ErrorCode } from './error-codes';
+
 /**
- * One error class for everything a caller can get wrong or a run can hit, with a stable `code`.
- * The HTTP layer maps codes to statuses in one table (src/http/errors.ts).
+ * One error class for everything a caller can get wrong or a run can hit, with a stable `code` from
+ * the one table of codes (src/error-codes.ts), which also gives each API code its HTTP status.
  */
 export class EdgeplanError extends Error {
   override readonly name = 'EdgeplanError';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details?: unknown;
   readonly retryable: boolean;
 
-  constructor(code: string, message: string, opts: { details?: unknown; retryable?: boolean } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { details?: unknown; retryable?: boolean } = {}) {
     super(message);
     this.code = code;
     this.details = opts.details;
@@ -22,13 +24,16 @@ export class EdgeplanError extends Error {
   }
 }
 
-/** Thrown by tools. `retryable: false` skips the remaining retries and goes straight to the fallback. */
+/**
+ * Thrown by tools. `retryable: false` skips the remaining retries and goes straight to the fallback.
+ * A team's tools may use codes of their own; edgeplan's are rows of src/error-codes.ts.
+ */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly code: string;
   readonly retryable: boolean;
 
-  constructor(code: string, message: string, opts: { retryable?: boolean } = {}) {
+  constructor(code: ErrorCode | (string & {}), message: string, opts: { retryable?: boolean } = {}) {
     super(message);
     this.code = code;
     this.retryable = opts.retryable ?? true;

@@ -3,6 +3,7 @@
  * run's storage), the signed webhook that announces it, and turning an approver's edit into a
  * validated new plan version.
  */
+import type { ErrorCode } from '../error-codes';
 import { applyEdits, parseApprovalDecision, type ApprovalDecision } from '../approval/decision';
 import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
@@ -19,7 +20,7 @@ import type { SqlStore } from './sql-store';
 const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
 const TOKEN_KEY = 'approval_token';
 
-export type ApprovalRefusal = { code: string; message: string; details?: unknown };
+export type ApprovalRefusal = { code: ErrorCode; message: string; details?: unknown };
 
 /** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
 const WEBHOOK_RETRY_MS = 1_000;

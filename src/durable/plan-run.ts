@@ -5,7 +5,7 @@
  * sequential plans), one alarm re-armed to the earliest deadline, events to WebSocket clients.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { RunMachine, type MachineInput, type StepOutcome } from '../engine/machine';
+import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState } from '../engine/state';
@@ -349,7 +349,7 @@ export class PlanRun extends DurableObject<Env> {
       outbox?: StepMessage[];
       answer?: { row: SideRow; after: RowAfter };
     } = {},
-  ): Promise<{ code: string; message: string } | undefined> {
+  ): Promise<Refusal | undefined> {
     const m = this.#machine!;
     const statusBefore = m.state.status;
     const { handoff, outbox, answer } = opts;

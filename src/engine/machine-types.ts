@@ -1,4 +1,5 @@
 /** The run machine's inputs, commands and results. */
+import type { ErrorCode } from '../error-codes';
 import type { ErrorInfo } from '../errors';
 import type { StepOutcome as RunnerOutcome } from '../executor/run-step';
 import type { RunConfig } from '../plan/config';
@@ -96,7 +97,7 @@ export type MachineDeps = {
 };
 
 /** Why an input was refused, as data the HTTP layer maps to a 4xx. */
-export type Refusal = { code: string; message: string };
+export type Refusal = { code: ErrorCode; message: string };
 
 export type HandleResult = { events: RunEvent[]; commands: Command[]; refused?: Refusal };
 

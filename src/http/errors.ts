@@ -1,40 +1,22 @@
 /**
- * The error envelope (SPEC §6) and the one table that maps error codes to HTTP statuses. Every
+ * The error envelope (SPEC §6) and the statuses of the API's error codes (from src/error-codes.ts). Every
  * error response the API sends — thrown {@link EdgeplanError}s, validation failures, 404s, auth —
  * goes through this file, so a code always comes back with the same status.
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ERROR_CODES, type ApiErrorCode } from '../error-codes';
 
-/** Stable error codes and their statuses. Add a row here when a route needs a new code. */
-export const ERROR_STATUS = {
-  /** The request is well-formed JSON but fails the route's schema (zod issues in `details`). */
-  invalid_request: 400,
-  /** The body is not parseable JSON. */
-  invalid_json: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  /** The resource exists but is not in a state that allows this (e.g. approving a finished run). */
-  conflict: 409,
-  /** A link that worked once and no longer does (used or expired approval link). */
-  gone: 410,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  /** A plan with validation findings where a valid one is required (`POST /v1/runs`). */
-  invalid_plan: 422,
-  /** A goal was sent but no planner can plan it (no LLM configured). */
-  planning_unavailable: 422,
-  /** Every model, repair and the rule planner failed to produce a valid plan (trace in `details`). */
-  planning_failed: 422,
-  /** `GET /v1/runs/:id/ws` without a WebSocket upgrade. */
-  upgrade_required: 426,
-  rate_limited: 429,
-  internal: 500,
-} as const satisfies Record<string, ContentfulStatusCode>;
+/**
+ * The statuses of the codes an API response can carry — the rows of the one table of codes
+ * (src/error-codes.ts) that have a status.
+ */
+export const ERROR_STATUS = Object.fromEntries(
+  Object.entries(ERROR_CODES).flatMap(([code, row]) => (row.status === null ? [] : [[code, row.status]])),
+) as { [K in ErrorCode]: (typeof ERROR_CODES)[K]['status'] & ContentfulStatusCode };
 
-/** A code from {@link ERROR_STATUS}. */
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** A code an API response can carry. */
+export type ErrorCode = ApiErrorCode;
 
 /** The status an error code is sent with. */
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
@@ -42,7 +24,7 @@ export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 /** `{ error: { code, message, details? } }` — the body of every 4xx and 5xx. */
 export type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 
-/** Whether `code` has a row in {@link ERROR_STATUS}. */
+/** Whether `code` is a code an API response can carry. */
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, code);
 }

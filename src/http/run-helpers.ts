@@ -2,6 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { PlanRun, RpcResult } from '../durable/plan-run';
+import type { ErrorCode as AnyErrorCode } from '../error-codes';
 import { jsonError, type ErrorCode } from './errors';
 import { requireBody } from './middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
@@ -46,7 +47,7 @@ export function notFound(c: Context<AppEnv>) {
 }
 
 /** How the run object's refusal codes map onto the API's. */
-const REFUSALS: Record<string, ErrorCode> = {
+const REFUSALS: Partial<Record<AnyErrorCode, ErrorCode>> = {
   run_not_found: 'not_found',
   unknown_step: 'not_found',
   not_found: 'not_found',

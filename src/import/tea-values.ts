@@ -2,6 +2,7 @@
  * A node's `with:` as plain data, read from the YAML tree (not from `toJS`) so a template problem
  * can name the line it is on. Every string goes through the template rewriter.
  */
+import type { ErrorCode } from '../error-codes';
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
 import { rewriteTemplate } from './tea-templates';
@@ -70,7 +71,7 @@ export function yamlValue(node: unknown, ctx: ValueContext, depth = 0): unknown 
   return null;
 }
 
-function fail(ctx: ValueContext, node: unknown, code: string, message: string): typeof FAILED {
+function fail(ctx: ValueContext, node: unknown, code: ErrorCode, message: string): typeof FAILED {
   ctx.errors.push(issueAt(code, ctx.lineOf(node as YamlNode), `node "${ctx.nodeName}": ${message}`));
   return FAILED;
 }

@@ -2,12 +2,13 @@
  * What every importer returns (SPEC §2 "accepted on import"): a plan ready for validation, or the
  * problems with the source, each with a stable code and, for text formats, the line it is on.
  */
+import type { ErrorCode } from '../error-codes';
 import type { PlanInput } from '../plan/model';
 import type { PathSegment } from '../plan/references';
 
 /** One problem with an imported source. `line`/`column` are 1-based, for text formats. */
 export type ImportIssue = {
-  code: string;
+  code: ErrorCode;
   message: string;
   path?: PathSegment[];
   line?: number;
@@ -29,7 +30,7 @@ export function importFailed(errors: ImportIssue[]): { ok: false; errors: Import
 }
 
 /** An issue at a 1-based line (and column), with the position leading the message. */
-export function issueAt(code: string, line: number, message: string, column?: number): ImportIssue {
+export function issueAt(code: ErrorCode, line: number, message: string, column?: number): ImportIssue {
   const issue: ImportIssue = { code, message: `line ${line}: ${message}`, line };
   if (column !== undefined) issue.column = column;
   return issue;

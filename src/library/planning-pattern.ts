@@ -3,6 +3,7 @@
  * execute it — in process, on the same engine as the Durable Object (validation, the run machine,
  * its events), with in-memory state. Works in a Worker and in plain Node.
  */
+import { isErrorCode, type ErrorCode } from '../error-codes';
 import { EdgeplanError } from '../errors';
 import type { RunConfig } from '../plan/config';
 import type { Plan, PlanInput } from '../plan/model';
@@ -175,7 +176,8 @@ export class PlanningPattern {
           message: `Run ${snapshot.run_id} has no plan`,
           retryable: false,
         };
-        throw new EdgeplanError(error.code, error.message, { retryable: error.retryable });
+        const code = isErrorCode(error.code) ? error.code : 'planning_failed';
+        throw new EdgeplanError(code, error.message, { retryable: error.retryable });
       }
       return buildResult({
         plan: first,
@@ -258,7 +260,10 @@ export class PlanningPattern {
 const DEFAULT_REVISION_DECISION = PlanningCallbacks.prototype.onRevisionNeeded;
 
 function errorOf(out: Extract<PlanAttempt, { ok: false }>): EdgeplanError {
-  return new EdgeplanError(out.error.code, out.error.message, {
+  // A provider of the team's own may answer with codes of its own: kept in the message.
+  const known = isErrorCode(out.error.code);
+  const message = known ? out.error.message : `${out.error.code}: ${out.error.message}`;
+  return new EdgeplanError(known ? (out.error.code as ErrorCode) : 'planning_failed', message, {
     details: out.details,
     retryable: out.error.retryable,
   });

@@ -2,6 +2,7 @@
  * Validation findings (SPEC §2): stable codes, and where each problem is. Issues as data; the
  * message is for people and for the LLM repair prompt, the code for programs.
  */
+import type { ErrorCode } from '../error-codes';
 import type { PathSegment } from './references';
 
 export const FindingCode = {
@@ -17,7 +18,7 @@ export const FindingCode = {
   missing_dependencies: 'missing_dependencies',
   missing_fallback: 'missing_fallback',
   bad_reference: 'bad_reference',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 export type FindingCode = (typeof FindingCode)[keyof typeof FindingCode];
 
 /**

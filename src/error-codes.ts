@@ -1,0 +1,179 @@
+/**
+ * Every error code edgeplan itself gives, in one table (STYLE §7): what it means and, for the codes
+ * an API response can carry, the HTTP status it is sent with. `status: null` codes appear only in run
+ * data — a step's error, `run.error`, an event — never as a response's code. Tools a team writes may
+ * use codes of their own in `ToolError`; everything edgeplan raises is a row here, so the compiler
+ * refuses a code nobody mapped (which would otherwise surface as a 500).
+ */
+/** The statuses the API sends errors with. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 426 | 429 | 500;
+
+type Row = { status: ErrorStatus | null; about: string };
+
+export const ERROR_CODES = {
+  // ---- a request the API refused (the client can fix it) ------------------------------------------
+  invalid_request: {
+    status: 400,
+    about: 'The body or a parameter fails its schema; details name the fields.',
+  },
+  invalid_json: { status: 400, about: 'The body is not parseable JSON.' },
+  unauthorized: { status: 401, about: 'No or a wrong bearer token (API_TOKEN is set).' },
+  forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
+  not_found: { status: 404, about: 'No such run, plan version, step or route.' },
+  conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
+  gone: { status: 410, about: 'A link that worked once and no longer does (used or expired).' },
+  payload_too_large: { status: 413, about: 'The body is over the size limit.' },
+  unsupported_media_type: { status: 415, about: 'A body that is not JSON.' },
+  invalid_plan: { status: 422, about: 'A plan with validation findings where a valid one is needed.' },
+  planning_unavailable: { status: 422, about: 'A goal was sent but no planner can plan it (no LLM).' },
+  planning_failed: {
+    status: 422,
+    about: 'Every model, repair and the rule planner failed; the trace is in details.',
+  },
+  upgrade_required: { status: 426, about: 'The WebSocket route without an upgrade.' },
+  rate_limited: { status: 429, about: 'Too many requests.' },
+  internal: { status: 500, about: 'A bug of ours; logged.' },
+
+  // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
+  run_not_found: { status: 404, about: 'No run with this id.' },
+  run_exists: { status: 409, about: 'A run with this id was already created.' },
+  run_not_started: { status: 409, about: 'The in-process runner was not started.' },
+  run_finished: { status: 409, about: 'The run already ended.' },
+  run_not_retryable: { status: 409, about: 'Only failed, aborted or cancelled runs can be retried.' },
+  step_not_retryable: { status: 409, about: 'The step did not fail, so there is nothing to retry.' },
+  unknown_step: { status: 404, about: 'The run has no step with this id.' },
+  duplicate_step: { status: 409, about: 'A streamed step whose id already arrived.' },
+  revision_in_progress: { status: 409, about: 'A revision was already asked for and is being produced.' },
+  max_revisions: { status: 409, about: 'Max replans exceeded (max_revisions).' },
+  invalid_decision: { status: 400, about: 'An approval decision that cannot be applied.' },
+  invalid_options: { status: null, about: 'Library options that do not hold (PlanningPattern).' },
+  htn_invalid: { status: null, about: 'An HTN domain that cannot decompose the task.' },
+  htn_no_method: { status: null, about: 'No HTN method applies to a compound task.' },
+  htn_too_deep: { status: null, about: 'HTN decomposition went deeper than its limit.' },
+  no_rule_matched: { status: null, about: 'No rule of the rule-based planner matches the goal.' },
+
+  // ---- validation findings (SPEC §2; details.errors of invalid_plan) --------------------------------
+  schema: { status: null, about: 'Not a well-formed plan (zod paths in the message).' },
+  unknown_dependency: { status: null, about: 'Unknown subtask: a dependency or reference names no step.' },
+  cycle: { status: null, about: 'Cycle detected: the message names the whole cycle.' },
+  too_many_steps: { status: null, about: 'More steps than max_steps.' },
+  too_deep: { status: null, about: 'Sub-plans (or an imported source) nested deeper than the limit.' },
+  token_budget: { status: null, about: "Estimated tokens over the run's token_budget." },
+  missing_dependencies: {
+    status: null,
+    about: 'require_dependencies is on and a step has no dependencies list.',
+  },
+  missing_fallback: { status: null, about: 'require_fallbacks is on and a step has no fallback.' },
+  bad_reference: { status: null, about: 'A reference that does not parse or does not fit its producer.' },
+
+  // ---- import problems (details.errors of an import that does not convert) --------------------------
+  not_tool_calls: { status: null, about: 'A plan given as an array that is not seed-004 tool calls.' },
+  bad_call: { status: null, about: 'A tool call that is not an object.' },
+  missing_tool: { status: null, about: 'A tool call without _tool.' },
+  unsupported_field: { status: null, about: 'A tool call carrying _output (already carried out).' },
+  unknown_meta_key: { status: null, about: 'An underscore key a tool call does not know.' },
+  bad_output_path: { status: null, about: 'An _outputPath that does not parse.' },
+  empty_plan: { status: null, about: 'An LLMCompiler source with no steps.' },
+  after_join: { status: null, about: 'An LLMCompiler step after join().' },
+  bad_line: { status: null, about: 'An LLMCompiler line that is not a step.' },
+  bad_arguments: { status: null, about: 'LLMCompiler arguments that do not parse.' },
+  yaml_syntax: { status: null, about: 'TEA YAML that does not parse.' },
+  bad_workflow: { status: null, about: 'A TEA workflow without nodes.' },
+  bad_node: { status: null, about: 'A TEA node that is not an object with a name.' },
+  duplicate_node: { status: null, about: 'Two TEA nodes share a name.' },
+  unknown_node: { status: null, about: 'Navigation to a TEA node that does not exist.' },
+  unsupported_node: { status: null, about: 'A TEA node feature edgeplan does not run (run:, loops, …).' },
+  unsupported_navigation: { status: null, about: 'TEA navigation edgeplan does not follow (conditions).' },
+  navigation_loop: { status: null, about: 'TEA navigation that loops.' },
+  unsupported_template: { status: null, about: 'A TEA template feature edgeplan does not render.' },
+  missing_state: {
+    status: null,
+    about: 'A state key a TEA workflow reads before any node writes it, absent from input.',
+  },
+
+  // ---- approval webhooks (verifyWebhook, sendApprovalWebhook) -------------------------------------
+  missing_headers: { status: null, about: 'A webhook without its webhook-* headers.' },
+  stale_timestamp: { status: null, about: 'A webhook timestamp outside the tolerance.' },
+  bad_signature: { status: null, about: 'No webhook signature matches the body.' },
+  invalid_payload: { status: null, about: 'A webhook body that is not JSON.' },
+  invalid_webhook_id: { status: null, about: 'A webhook id that cannot be a header value.' },
+  invalid_webhook_secret: { status: null, about: 'A WEBHOOK_SECRET that is not whsec_<base64>.' },
+
+  // ---- how planning ended, in run data -------------------------------------------------------------
+  planning_timeout: {
+    status: null,
+    about: 'Planning did not finish after its attempts (lost or past the deadline).',
+  },
+  judge_timeout: {
+    status: null,
+    about: 'The LLM judge did not answer after its attempts; the output stands.',
+  },
+  revision_failed: { status: null, about: 'The planner could not produce the next plan version.' },
+  revision_declined: {
+    status: null,
+    about: 'The reviser chose to stop the run (aborted, partial results kept).',
+  },
+  no_plan: { status: null, about: 'A plan.* tool was given no plan ("No plan provided").' },
+
+  // ---- how a step or a run failed, in run data ----------------------------------------------------
+  tool_error: { status: null, about: 'The tool threw an error without a code.' },
+  timeout: { status: null, about: 'An attempt or call ran past its time limit.' },
+  aborted: { status: null, about: 'The attempt was stopped (the run ended or was revised).' },
+  unknown_tool: { status: null, about: 'The step names no registered tool.' },
+  invalid_parameters: { status: null, about: "The step's resolved parameters fail the tool's input schema." },
+  invalid_output: { status: null, about: "The tool's result fails its declared output schema." },
+  missing_input: { status: null, about: 'A referenced value was never written.' },
+  bad_output: {
+    status: null,
+    about: 'A result that cannot go where output_path says (a merge of a non-object).',
+  },
+  output_too_large: { status: null, about: 'A step output over max_output_bytes.' },
+  child_run_failed: {
+    status: null,
+    about: "A step's child run (sub-plan, agent.dispatch) did not complete.",
+  },
+  subplan_failed: { status: null, about: "A step's sub-plan did not complete." },
+  unsupported_in_process: {
+    status: null,
+    about: 'A tool that needs the Worker (Durable Objects) run in process.',
+  },
+  callback_error: { status: null, about: 'A library callback threw.' },
+  step_failed: { status: null, about: 'A step failed after its retries and fallback.' },
+  steps_failed: { status: null, about: 'The run ended with failed steps.' },
+  stalled: { status: null, about: 'Steps remain that can never become ready.' },
+  run_terminated: { status: null, about: 'The step was skipped because the run ended.' },
+  address_refused: {
+    status: null,
+    about: 'http.request to a loopback, private, link-local or metadata address.',
+  },
+  name_refused: { status: null, about: 'http.request to a single-label or internal host name.' },
+  host_not_allowed: { status: null, about: 'http.request to a host outside HTTP_ALLOWLIST.' },
+  invalid_url: { status: null, about: 'A URL that is not http(s) or does not parse.' },
+  too_many_redirects: { status: null, about: 'More redirects than http.request follows.' },
+  response_too_large: { status: null, about: 'A response body over the size limit.' },
+  http_error: { status: null, about: 'The network failed, or a redirect was refused.' },
+  http_status: { status: null, about: 'A response status the step treats as failure (5xx).' },
+  network_error: { status: null, about: 'A connection that failed.' },
+  llm_not_configured: { status: null, about: 'llm.call without OPENAI_API_KEY / OPENAI_BASE_URL.' },
+  llm_auth_failed: { status: null, about: 'The LLM endpoint refused the key.' },
+  llm_bad_request: { status: null, about: 'The LLM endpoint refused the request.' },
+  llm_rate_limited: { status: null, about: 'The LLM endpoint answered 429.' },
+  llm_server_error: { status: null, about: 'The LLM endpoint answered 5xx.' },
+  llm_unreachable: { status: null, about: 'The LLM endpoint could not be reached.' },
+  llm_empty_response: { status: null, about: 'The LLM answered with no content.' },
+  llm_error: { status: null, about: 'Any other LLM failure.' },
+  demo_flaky: { status: null, about: 'demo.flaky failing on purpose (its first fail_times attempts).' },
+  demo_counters_unavailable: { status: null, about: 'The demo tools without their COUNTERS binding.' },
+} as const satisfies Record<string, Row>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes an API response can carry: those with a status. */
+export type ApiErrorCode = {
+  [K in ErrorCode]: (typeof ERROR_CODES)[K]['status'] extends null ? never : K;
+}[ErrorCode];
+
+/** Whether `code` is a row of {@link ERROR_CODES}. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
