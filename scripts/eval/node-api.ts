@@ -43,6 +43,8 @@ type HttpModule = {
 
 type FsModule = {
   writeFileSync(path: string, data: string): void;
+  readFileSync(path: string, encoding: 'utf8'): string;
+  readdirSync(path: string, opts: { withFileTypes: true }): { name: string; isDirectory(): boolean }[];
 };
 
 /** `process`, typed. */

@@ -4,9 +4,15 @@
  * noticed within about {@link LEASE_MS}, and the attempt is sent again (same attempt, same
  * idempotency key) instead of waiting for the step's timeout. A second consumer that gets the same
  * attempt while its lease is held by a live one leaves it alone; a redelivery (the queue's retry after
- * its consumer failed) takes the lease over. Leases live in memory: after a restart every running
- * attempt gets a fresh lease, time for its consumer to renew it or be found missing.
+ * its consumer failed) takes the lease over.
+ *
+ * Leases are rows in the object's SQLite: an idle object is unloaded within seconds, and one woken by
+ * its alarm must still know when each lease runs out (in memory, every wake-up would grant a fresh
+ * lease and a dead consumer's attempt would wait for its step timeout). Writes are one multi-row
+ * statement a decision, a begin batch or a renewal.
  */
+import { z } from 'zod';
+import { insertMany } from './sql-batch';
 
 /** How long a lease lasts unrenewed. Consumers renew every third of it. */
 export const LEASE_MS = 15_000;
@@ -15,15 +21,29 @@ export const QUEUED_MS = 60_000;
 
 type Lease = { attempt: number; until: number; begun: boolean };
 
+const LeaseRow = z.object({
+  step_id: z.string(),
+  attempt: z.number().int(),
+  until: z.number(),
+  begun: z.number().transform((b) => b === 1),
+});
+
 export class Leases {
   /** Overridable per instance (tests shorten it). */
   ttlMs = LEASE_MS;
   queuedMs = QUEUED_MS;
-  readonly #held = new Map<string, Lease>();
+  #held: Map<string, Lease> | null = null;
 
-  /** The attempt was sent to the queue: its first consumer has `queuedMs` to begin it. */
-  queued(stepId: string, attempt: number, now: number): void {
-    this.#held.set(stepId, { attempt, until: now + this.queuedMs, begun: false });
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS leases (
+      step_id TEXT PRIMARY KEY, attempt INTEGER NOT NULL, until INTEGER NOT NULL, begun INTEGER NOT NULL)`);
+  }
+
+  /** Attempts sent to the queue: their first consumer has `queuedMs` to begin each. */
+  queued(attempts: readonly { step_id: string; attempt: number }[], now: number): void {
+    this.#write(
+      attempts.map((a) => [a.step_id, { attempt: a.attempt, until: now + this.queuedMs, begun: false }]),
+    );
   }
 
   /**
@@ -31,42 +51,81 @@ export class Leases {
    * (a redelivered message: its consumer gave up or died).
    */
   take(stepId: string, attempt: number, now: number, takeover: boolean): boolean {
-    const l = this.#held.get(stepId);
+    const l = this.#all().get(stepId);
     if (l && l.attempt === attempt && l.begun && l.until > now && !takeover) return false;
-    this.#held.set(stepId, { attempt, until: now + this.ttlMs, begun: true });
+    this.#write([[stepId, { attempt, until: now + this.ttlMs, begun: true }]]);
     return true;
   }
 
   /** Consumers still running these attempts extend their leases. */
   renew(attempts: readonly { step_id: string; attempt: number }[], now: number): void {
+    const held = this.#all();
+    const renewed: [string, Lease][] = [];
     for (const a of attempts) {
-      const l = this.#held.get(a.step_id);
-      if (l?.attempt === a.attempt && l.begun) l.until = now + this.ttlMs;
+      const l = held.get(a.step_id);
+      if (l?.attempt === a.attempt && l.begun) renewed.push([a.step_id, { ...l, until: now + this.ttlMs }]);
     }
+    this.#write(renewed);
   }
 
   /**
    * Running queue attempts whose lease ran out (`running`: step id → attempt). Each gets a queued
-   * lease again, as it is about to be sent again; an attempt with no lease (a restart) gets one.
+   * lease again, as it is about to be sent again; a running attempt with no lease row gets one.
+   * Rows of attempts no longer running go.
    */
   expired(running: ReadonlyMap<string, number>, now: number): { step_id: string; attempt: number }[] {
+    const held = this.#all();
+    const stale = [...held].filter(([id, l]) => running.get(id) !== l.attempt).map(([id]) => id);
+    for (const id of stale) {
+      this.sql.exec('DELETE FROM leases WHERE step_id = ?', id);
+      held.delete(id);
+    }
     const out: { step_id: string; attempt: number }[] = [];
-    for (const [id, l] of this.#held) if (running.get(id) !== l.attempt) this.#held.delete(id);
+    const fresh: [string, Lease][] = [];
     for (const [step_id, attempt] of running) {
-      const l = this.#held.get(step_id);
-      if (!l) this.#held.set(step_id, { attempt, until: now + this.ttlMs, begun: false });
+      const l = held.get(step_id);
+      if (!l) fresh.push([step_id, { attempt, until: now + this.ttlMs, begun: false }]);
       else if (l.until <= now) {
         out.push({ step_id, attempt });
-        this.queued(step_id, attempt, now);
+        fresh.push([step_id, { attempt, until: now + this.queuedMs, begun: false }]);
       }
     }
+    this.#write(fresh);
     return out;
+  }
+
+  /** A transaction rolled back: what is cached may be ahead of storage. */
+  forget(): void {
+    this.#held = null;
   }
 
   /** When the next lease runs out, or null. */
   nextExpiry(): number | null {
     let min: number | null = null;
-    for (const l of this.#held.values()) if (min === null || l.until < min) min = l.until;
+    for (const l of this.#all().values()) if (min === null || l.until < min) min = l.until;
     return min;
+  }
+
+  #all(): Map<string, Lease> {
+    if (!this.#held) {
+      this.#held = new Map();
+      for (const raw of this.sql.exec('SELECT step_id, attempt, until, begun FROM leases')) {
+        const r = LeaseRow.parse(raw);
+        this.#held.set(r.step_id, { attempt: r.attempt, until: r.until, begun: r.begun });
+      }
+    }
+    return this.#held;
+  }
+
+  #write(rows: readonly [string, Lease][]): void {
+    if (rows.length === 0) return;
+    const held = this.#all();
+    for (const [id, l] of rows) held.set(id, l);
+    insertMany(
+      this.sql,
+      'INSERT OR REPLACE INTO leases (step_id, attempt, until, begun) VALUES',
+      '',
+      rows.map(([id, l]) => [id, l.attempt, l.until, l.begun ? 1 : 0]),
+    );
   }
 }

@@ -56,13 +56,14 @@ export class PlanRun extends DurableObject<Env> {
   readonly #journal: SideWorkJournal;
   readonly #side: DurableSideWork;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
-  readonly leases = new Leases();
+  readonly leases: Leases;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new SqlStore(ctx.storage.sql);
     this.#alarm = new Alarm(ctx.storage);
     this.#journal = new SideWorkJournal(ctx.storage.sql);
+    this.leases = new Leases(ctx.storage.sql);
     this.#side = new DurableSideWork({
       ctx,
       env,
@@ -381,12 +382,12 @@ export class PlanRun extends DurableObject<Env> {
               attempt: c.attempt,
               plan_version: version,
             });
-            this.leases.queued(c.step_id, c.attempt, now);
           } else {
             const begin = this.#begin(m, c.step_id, c.attempt, pending);
             if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
           }
         });
+        this.leases.queued(queued, now);
         for (const c of d.side) {
           const task = DurableSideWork.taskOf(c);
           if (task) rows.push(this.#journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
@@ -408,6 +409,7 @@ export class PlanRun extends DurableObject<Env> {
       // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.
       this.#machine = null;
       this.#store.forgetCached();
+      this.leases.forget();
       throw err;
     }
     const decided = d as ReturnType<typeof decide> | null;

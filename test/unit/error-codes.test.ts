@@ -1,21 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, isErrorCode } from '../../src/error-codes';
 import { ERROR_STATUS } from '../../src/http/errors';
+import { fs } from '../../scripts/eval/node-api';
 
 /** Every `.ts` file under `dir`. */
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
+  return fs()
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? sources(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? [`${dir}/${e.name}`] : [],
+    );
 }
 
 describe('the one table of error codes', () => {
   it('holds every code the source writes as a literal (`code: "…"`, new …Error("…"))', () => {
     const missing = new Set<string>();
     for (const file of sources('src')) {
-      const text = readFileSync(file, 'utf8');
+      const text = fs().readFileSync(file, 'utf8');
       for (const m of text.matchAll(
         /\bcode: '([a-z_]+)'|(?:Error|issueAt|jsonError\(c,)\(?\s*'([a-z_]+)'/g,
       )) {

@@ -207,6 +207,37 @@ describe('exactly once', () => {
     expect(invokedB).toHaveLength(1);
   });
 
+  it('knows a dead consumer’s lease ran out after the object itself was unloaded', async () => {
+    const k = key('lost-consumer-unloaded');
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'a', action: 'demo.sleep', parameters: { ms: 400, value: 'a' } },
+          counter('b', k, { dependencies: ['a'] }),
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    await runInDurableObject(stub, (instance: PlanRun) => {
+      instance.leases.ttlMs = 300;
+    });
+    await waitForRun(runId, (r) => r.step_statuses.a === 'running');
+    const [taken] = (await stub.completeSteps(
+      [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
+      1,
+    )) as Continuation[];
+    expect(taken?.step_id).toBe('b');
+    // The consumer dies, and the idle object is unloaded: a new instance wakes with the alarm.
+    await abortAllDurableObjects();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.b).toEqual({ key: k, value: 1 });
+    expect(run.steps.b.attempts).toBe(1);
+  });
+
   it('leaves an attempt to the live consumer holding its lease; a redelivery takes it over', async () => {
     const k = key('held');
     const runId = await startRun(
