@@ -1,6 +1,7 @@
-// `wrangler dev` for scripts (benchmarks, the browser check): a free port, a throwaway local state
-// directory with the D1 migrations applied, the demo tools on, and one stop() that ends the whole
-// process group (wrangler, workerd, esbuild) and removes the state.
+// `wrangler dev` for scripts (benchmarks, the browser check, the recovery measurement): a free port, a
+// throwaway local state directory with the D1 migrations applied, the demo tools on, and one stop()
+// that ends the whole process group (wrangler, workerd, esbuild) and removes the state. kill() ends it
+// the hard way (SIGKILL, state kept), so a second server can be started on the same state and port.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,13 +11,12 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 // The project's own Node first on PATH for the children too (wrangler needs >= 22.12).
 const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+const wrangler = join(root, 'node_modules/.bin/wrangler');
+let sigintHandled = false;
 
-/** Starts wrangler dev and waits until /health answers; `extraArgs` go to `wrangler dev`. */
-export async function startDevServer({ name = 'edgeplan', extraArgs = [] } = {}) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+/** A new throwaway local state directory with the D1 migrations applied; the caller removes it. */
+export function migratedState(name = 'edgeplan') {
   const persist = mkdtempSync(join(tmpdir(), `${name}-`));
-  const wrangler = join(root, 'node_modules/.bin/wrangler');
   const migrate = spawnSync(
     wrangler,
     ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
@@ -26,7 +26,24 @@ export async function startDevServer({ name = 'edgeplan', extraArgs = [] } = {})
       env: childEnv,
     },
   );
-  if (migrate.status !== 0) throw new Error(`wrangler d1 migrations apply exited with ${migrate.status}`);
+  if (migrate.status !== 0) {
+    rmSync(persist, { recursive: true, force: true });
+    throw new Error(`wrangler d1 migrations apply exited with ${migrate.status}`);
+  }
+  return persist;
+}
+
+/**
+ * Starts wrangler dev and waits until /health answers; `extraArgs` go to `wrangler dev`. Without
+ * `persist` the state is a fresh {@link migratedState} that stop() removes; with it, that directory is
+ * used as it is and left in place (how a server is restarted on a killed one's state). `port`
+ * defaults to a free one. `upAt` is when /health first answered (Date.now()).
+ */
+export async function startDevServer({ name = 'edgeplan', extraArgs = [], port, persist } = {}) {
+  port ??= await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const ownsState = persist === undefined;
+  persist ??= migratedState(name);
   // Detached, so the whole process group can be ended at once.
   const dev = spawn(
     wrangler,
@@ -44,38 +61,72 @@ export async function startDevServer({ name = 'edgeplan', extraArgs = [] } = {})
     ],
     { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
   );
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
+  const exited = new Promise((resolve) => dev.once('exit', resolve));
+  let ended = false;
+  const end = (signal) => {
+    if (ended) return false;
+    ended = true;
+    process.off('exit', stop);
     try {
-      process.kill(-dev.pid, 'SIGTERM');
+      process.kill(-dev.pid, signal);
     } catch {
       // already gone
     }
-    rmSync(persist, { recursive: true, force: true });
+    return true;
   };
+  function stop() {
+    end('SIGTERM');
+    if (ownsState) rmSync(persist, { recursive: true, force: true });
+  }
+  /** SIGKILL to the whole group (a crash, not a shutdown); resolves once every process is gone. */
+  async function kill() {
+    end('SIGKILL');
+    await exited;
+    await groupGone(dev.pid);
+  }
   process.on('exit', stop);
-  process.on('SIGINT', () => process.exit(130));
+  if (!sigintHandled) {
+    sigintHandled = true;
+    process.on('SIGINT', () => process.exit(130));
+  }
+  let upAt;
   try {
-    await waitUp(base);
+    upAt = await waitUp(base, exited);
   } catch (err) {
     stop();
     throw err;
   }
-  return { base, pid: dev.pid, stop };
+  return { base, port, pid: dev.pid, persist, upAt, stop, kill };
 }
 
-async function waitUp(base) {
+async function waitUp(base, exited) {
   const deadline = Date.now() + 60_000;
+  let gone = false;
+  void exited.then(() => (gone = true));
   for (;;) {
     try {
-      if ((await fetch(`${base}/health`)).ok) return;
+      if ((await fetch(`${base}/health`)).ok) return Date.now();
     } catch {
       // not listening yet
     }
+    if (gone) throw new Error(`wrangler dev exited before answering on ${base}`);
     if (Date.now() > deadline) throw new Error(`wrangler dev did not answer on ${base} within 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Until no process of group `pgid` is left but zombies (their parent reaps them, or not). */
+async function groupGone(pgid) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = spawnSync('ps', ['-e', '-o', 'pgid=,stat='], { encoding: 'utf8' });
+    const alive = r.stdout
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([g, stat]) => g === String(pgid) && !stat.startsWith('Z'));
+    if (alive.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`process group ${pgid} still alive 10 s after SIGKILL`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
