@@ -133,6 +133,7 @@ export const ERROR_CODES = {
     about: "A step's child run (sub-plan, agent.dispatch) did not complete.",
   },
   subplan_failed: { status: null, about: "A step's sub-plan did not complete." },
+  needs_runner: { status: null, about: 'agent.dispatch called outside a runner that can start child runs.' },
   unsupported_in_process: {
     status: null,
     about: 'A tool that needs the Worker (Durable Objects) run in process.',

@@ -1,9 +1,8 @@
 /**
- * Approving an attempt in the run's object (engine/begin-attempt.ts does the work): a step's
- * sub-plan runs as a child run through `agent.dispatch`, with the parent's config and no second
- * approval.
+ * Approving an attempt in the run's object (engine/begin-attempt.ts does the work, a step's sub-plan
+ * included: it records `agent.dispatch`, which runs it as a child run in its own object).
  */
-import { beginAttempt as begin, type SubplanAction } from '../engine/begin-attempt';
+import { beginAttempt as begin } from '../engine/begin-attempt';
 import type { MachineInput, RunMachine } from '../engine/machine';
 import type { ResultStore } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
@@ -18,11 +17,10 @@ export type BeginStep =
       timeout_ms: number;
     };
 
-const asChildRun: SubplanAction = (step, state) => {
-  const { require_plan_approval: _approval, approval: _a, mode: _mode, ...config } = state.config;
-  return { action: 'agent.dispatch', parameters: { plan: step.subplan, config } };
-};
-
+/**
+ * Begins a dispatched attempt now; the inputs it leads to are pushed onto `pending`.
+ * @example const b = beginAttempt(m, store, registry, 'fetch', 1, pending); if (b.proceed) run(b.action, b.parameters);
+ */
 export function beginAttempt(
   m: RunMachine,
   results: ResultStore,
@@ -31,7 +29,7 @@ export function beginAttempt(
   attempt: number,
   pending: MachineInput[],
 ): BeginStep {
-  const r = begin(m.state, results, tools, stepId, attempt, Date.now(), asChildRun);
+  const r = begin(m.state, results, tools, stepId, attempt, Date.now());
   pending.push(...r.inputs);
   if (!r.begun) return { proceed: false, reason: r.reason ?? 'not begun' };
   const { action, parameters, idempotency_key, timeout_ms } = r.begun;

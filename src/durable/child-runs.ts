@@ -1,27 +1,31 @@
 /**
  * Child runs: a step that runs a goal or a plan as a run of its own, in its own Durable Object
- * (`agent.dispatch`, `plan.execute`). The child's id is derived from the parent's attempt, so a
- * repeated attempt finds the same child instead of starting a second one; when the child ends it
- * reports its rolled-up result to the parent step, which was left running.
+ * (`agent.dispatch` — which a sub-plan step records too — and `plan.execute`). The child's id is
+ * derived from the parent's attempt, so a repeated attempt finds the same child instead of starting a
+ * second one; when the child ends it reports its rolled-up result to the parent step, which was left
+ * running. What the id, the result and a refused plan look like is shared with the in-process runner
+ * (engine/child-run.ts, engine/child-outcome.ts).
  */
 import { parseRunConfig, validationLimits } from '../plan/config';
 import type { Plan } from '../plan/model';
 import { validatePlan } from '../plan/validate';
 import { ToolError } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
-import type { StepOutcome } from '../engine/machine';
-import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
+import { childOutcome, invalidChildPlan } from '../engine/child-outcome';
+import { childRunId, type ChildRequest, type ParentRef } from '../engine/child-run';
+import { snapshotRun } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
 import type { RpcResult } from './rpc-result';
 
-export type ParentRef = { run_id: string; step_id: string; attempt: number };
+export type { ChildRequest, ParentRef } from '../engine/child-run';
 
-export type ChildRequest = { goal?: string; plan?: unknown; config?: unknown; input?: unknown };
-
-/** Starts (or finds) the child run of a parent attempt; throws a ToolError the step can report. */
+/**
+ * Starts (or finds) the child run of a parent attempt; throws a ToolError the step can report.
+ * @example deferToChildRun(await startChildRun(env, registry, { run_id, step_id, attempt }, { plan }))
+ */
 export async function startChildRun(
   env: Env,
   tools: ToolRegistry,
@@ -39,14 +43,8 @@ export async function startChildRun(
       ids: { id: (p) => `${p}_${runId.slice(4)}`, uuid: () => crypto.randomUUID() },
     });
     if (!v.valid || !v.plan) {
-      const first = v.errors[0];
-      throw new ToolError(
-        'invalid_plan',
-        `The child plan has ${v.errors.length} finding(s)${first ? `: ${first.code}: ${first.message}` : ''}`,
-        {
-          retryable: false,
-        },
-      );
+      const refused = invalidChildPlan(v.errors);
+      throw new ToolError(refused.code, refused.message, { retryable: refused.retryable });
     }
     plan = v.plan;
   } else if (!req.goal) {
@@ -69,52 +67,6 @@ export async function startChildRun(
     throw new ToolError(created.error.code, created.error.message, { retryable: true });
   }
   return runId;
-}
-
-/** What a parent step gets when its child run ends. */
-export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepOutcome {
-  const latency_ms =
-    startedAt && snap.completed_at ? Date.parse(snap.completed_at) - Date.parse(startedAt) : 0;
-  const tokens = { prompt: snap.token_usage.prompt_tokens, completion: snap.token_usage.completion_tokens };
-  if (snap.status !== 'completed') {
-    const why = snap.error?.message ?? snap.status;
-    return {
-      success: false,
-      error: {
-        code: 'child_run_failed',
-        message: `Child run ${snap.run_id} ended ${snap.status}: ${why}`,
-        retryable: false,
-      },
-      latency_ms,
-      tokens,
-    };
-  }
-  return {
-    success: true,
-    output: {
-      run_id: snap.run_id,
-      status: snap.status,
-      plan: snap.plan,
-      subtask_results: snap.step_results,
-      plan_status: snap.counts,
-      replan_count: snap.revision_count,
-      final_output: snap.final_output,
-      token_usage: snap.token_usage,
-      planning_trace: [],
-      success: true,
-    },
-    latency_ms,
-    tokens,
-  };
-}
-
-async function childRunId(p: ParentRef): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    'SHA-256',
-    new TextEncoder().encode(`${p.run_id}:${p.step_id}:${p.attempt}`),
-  );
-  const hex = [...new Uint8Array(digest).slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `run_${hex}`;
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../errors';
+import { CHILD_RUN_TIMEOUT_MS } from '../engine/child-run';
 import { deferToChildRun, deferToPerson } from '../executor/deferred';
+import { agentDispatchTool } from '../executor/tools/agent-dispatch';
 import { defineTool, type AnyTool, type ToolContext, type ToolRegistry } from '../executor/registry';
 import { isRecord, type Plan } from '../plan/model';
 import { planFromState, planGoal } from '../planner/pipeline';
@@ -25,24 +27,10 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       ids: { id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`, uuid: () => crypto.randomUUID() },
     });
 
-  const agentDispatch = defineTool({
-    name: 'agent.dispatch',
-    description:
-      'Runs a goal (planned by the planner) or a plan as a child run in its own object; its result rolls up to this step.',
-    version: '1',
-    input: z
-      .object({
-        goal: z.string().min(1).optional(),
-        plan: z.unknown().optional(),
-        config: z.record(z.string(), z.unknown()).optional(),
-        input: z.unknown().optional(),
-      })
-      .refine((v) => v.goal !== undefined || v.plan !== undefined, 'give a "goal" or a "plan"'),
-    idempotent: true,
-    deterministic: false,
-    timeout_ms: HOUR,
-    run: async (input, ctx) => deferToChildRun(await startChildRun(env(ctx), registry(), parent(ctx), input)),
-  });
+  // The input, version and time limit are shared with the in-process runner; the child is an object.
+  const agentDispatch = agentDispatchTool(async (input, ctx) =>
+    deferToChildRun(await startChildRun(env(ctx), registry(), parent(ctx), input)),
+  );
 
   const planExecute = defineTool({
     name: 'plan.execute',
@@ -63,7 +51,7 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     }),
     idempotent: true,
     deterministic: false,
-    timeout_ms: HOUR,
+    timeout_ms: CHILD_RUN_TIMEOUT_MS,
     run: async (p, ctx) => {
       if (p.plan === undefined || p.plan === null)
         throw new ToolError('no_plan', 'No plan provided: call plan.decompose first', { retryable: false });

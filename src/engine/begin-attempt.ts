@@ -2,11 +2,13 @@
  * Beginning an attempt, the same way in every runtime (the Durable Object and the in-process
  * runner): is it still current, what are its concrete parameters, which time limit applies. Returns
  * the inputs to feed the machine next — `invoked`, or a `missing_input` failure when a referenced
- * value was never written — and, when there is something to run, what to run. Pure.
+ * value was never written — and, when there is something to run, what to run. A step with a sub-plan
+ * runs it as a child run (engine/child-run.ts), the same call in every host. Pure.
  */
 import type { ToolRegistry } from '../executor/registry';
 import type { PlanStep } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
+import { subplanCall } from './child-run';
 import { actionFor, scopeFor, stepDef } from './decide';
 import { stepEffectKey } from './idempotency';
 import type { MachineInput } from './machine-types';
@@ -21,12 +23,12 @@ export type BegunAttempt = {
   fallback: boolean;
 };
 
-/** How a runtime runs a step's sub-plan: the action to record and its parameters and time limit. */
-export type SubplanAction = (
-  step: PlanStep,
-  state: RunState,
-) => { action: string; parameters: Record<string, unknown>; timeout_ms?: number };
-
+/**
+ * Begins attempt `attempt` of step `stepId` at `now`, or says why not.
+ * @example
+ * const r = beginAttempt(state, results, tools, 'fetch', 1, Date.now());
+ * pending.push(...r.inputs); // then run r.begun.action with r.begun.parameters, if begun
+ */
 export function beginAttempt(
   state: RunState,
   results: ResultStore,
@@ -34,18 +36,25 @@ export function beginAttempt(
   stepId: string,
   attempt: number,
   now: number,
-  subplan: SubplanAction,
 ): { inputs: MachineInput[]; begun: BegunAttempt | null; reason?: string } {
   const rt = state.steps.get(stepId);
   if (!rt || rt.status !== 'running' || rt.attempt !== attempt || state.needs_decision.has(stepId)) {
     return { inputs: [], begun: null, reason: 'attempt is no longer current' };
   }
   const step = stepDef(state, stepId);
-  // Hierarchical plans: a step with a sub-plan is done when its sub-plan is.
-  const chosen: { action: string; parameters: Record<string, unknown>; timeout_ms?: number } =
-    step.subplan && !rt.on_fallback ? subplan(step, state) : actionFor(step, rt.on_fallback);
+  // Hierarchical plans: a step with a sub-plan is done when its sub-plan, run as a child run, is.
+  const child = step.subplan && !rt.on_fallback ? subplanCall(step, state) : null;
+  const chosen: {
+    action: string;
+    parameters: Record<string, unknown>;
+    timeout_ms?: number;
+    tool_version?: string;
+  } = child ?? actionFor(step, rt.on_fallback);
   const { action, parameters } = chosen;
-  const resolved = resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
+  // A sub-plan's references name its own steps: the child run resolves them, not this one.
+  const resolved = child
+    ? { ok: true as const, value: parameters }
+    : resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
   if (!resolved.ok) {
     const error = {
       code: 'missing_input',
@@ -65,6 +74,7 @@ export function beginAttempt(
   const tool = tools.get(action);
   // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.
   const own = chosen.timeout_ms ?? tool?.timeout_ms;
+  const tool_version = chosen.tool_version ?? tool?.version;
   const deadline_at = own !== undefined && step.timeout_ms === undefined ? now + own : undefined;
   const invoked: MachineInput = {
     type: 'invoked',
@@ -73,7 +83,7 @@ export function beginAttempt(
     tool: action,
     parameters: params,
     idempotency_key,
-    ...(tool ? { tool_version: tool.version } : {}),
+    ...(tool_version !== undefined ? { tool_version } : {}),
     ...(deadline_at !== undefined ? { deadline_at } : {}),
   };
   const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now);

@@ -3,7 +3,7 @@
  * revision strategies for a failed step, and the automatic revision triggers. Pure, like decide.ts.
  */
 import { draft, type EventDraft } from './events';
-import type { DecideContext } from './decide';
+import type { DecideContext } from './decide-context';
 import type { RunState } from './state';
 
 /** SPEC §4: over the token budget the run stops; near it (90%) a revision is asked for, once. */

@@ -3,7 +3,8 @@
  * parameters resolved against the state as it is then, `ToolInvoked` queued), then run with
  * `executeTool` — the same runner the queue consumer uses.
  */
-import { beginAttempt as begin, type SubplanAction } from '../engine/begin-attempt';
+import { beginAttempt as begin } from '../engine/begin-attempt';
+import { CHILD_RUN_ACTION } from '../engine/child-run';
 import type { Command, MachineInput, StepOutcome } from '../engine/machine';
 import type { ResultStore, RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
@@ -19,28 +20,24 @@ export type BegunAttempt = {
   fallback: boolean;
   /** The first attempt of this step since it last became ready (not a retry, not the fallback). */
   first: boolean;
-  /** The tool to run, or `subplan` for a step whose sub-plan runs instead (hierarchical plans). */
+  /** The tool to run; `agent.dispatch` (a sub-plan step's too) runs as a nested run instead. */
   action: string;
   parameters: Record<string, unknown>;
   idempotencyKey: string;
   timeoutMs: number;
 };
 
-/** What a sub-plan step records as its tool; the sub-plan runs as a run of its own. */
-export const SUBPLAN_ACTION = 'subplan';
-
-/** A sub-plan's time limit when its step sets none — as long as the object gives a child run. */
-const SUBPLAN_TIMEOUT_MS = 3_600_000;
-
-const asOwnRun: SubplanAction = (step) => ({
-  action: SUBPLAN_ACTION,
-  parameters: { plan_id: step.subplan!.id, steps: step.subplan!.steps.length },
-  timeout_ms: SUBPLAN_TIMEOUT_MS,
-});
+/**
+ * The action the runner runs as a nested run (library/subplan.ts) rather than a tool: what a sub-plan
+ * step records, and `agent.dispatch` named as a step's tool — the same call the Worker runs as a child
+ * object.
+ */
+export const SUBPLAN_ACTION = CHILD_RUN_ACTION;
 
 /**
  * Begins a dispatched attempt (engine/begin-attempt.ts does the work): the inputs to feed the
- * machine next, and the attempt to run when there is one. In process, a sub-plan is a run of its own.
+ * machine next, and the attempt to run when there is one.
+ * @example const { inputs, attempt } = beginAttempt(state, results, tools, command, Date.now());
  */
 export function beginAttempt(
   state: RunState,
@@ -51,7 +48,7 @@ export function beginAttempt(
 ): { inputs: MachineInput[]; attempt: BegunAttempt | null } {
   const { step_id, attempt } = command;
   const rt = state.steps.get(step_id);
-  const r = begin(state, results, tools, step_id, attempt, now, asOwnRun);
+  const r = begin(state, results, tools, step_id, attempt, now);
   if (!r.begun || !rt) return { inputs: r.inputs, attempt: null };
   const b = r.begun;
   return {
@@ -98,8 +95,8 @@ export async function performAttempt(a: BegunAttempt, ctx: AttemptContext): Prom
 
 /**
  * What an attempt's outcome tells the machine. A tool that defers to a person (`human.input`) leaves
- * the step running until `provideInput` answers; one that defers to a child run needs the Durable
- * Object's bindings, which an in-process run does not have.
+ * the step running until `provideInput` answers. A tool that defers to a child run itself (the
+ * Worker's `plan.execute`) is not run in process: only `agent.dispatch` runs a nested run here.
  */
 export function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput {
   const deferred = deferredOf(outcome);
@@ -107,7 +104,7 @@ export function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput
   if (deferred?.$deferred === 'input')
     return { type: 'await_input', step_id, attempt: a.attempt, prompt: deferred.prompt };
   if (deferred) {
-    const message = `${a.action} starts a child run, which needs the Worker's Durable Objects; it cannot run in process`;
+    const message = `${a.action} starts a child run of its own, which needs the Worker's Durable Objects; in process, run the plan with ${CHILD_RUN_ACTION} or as a step's subplan`;
     return {
       type: 'result',
       step_id,

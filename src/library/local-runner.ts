@@ -267,9 +267,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     void work().catch((err: unknown) => this.#crash(err));
   }
 
-  /** A sub-plan runs as a run of its own on this runner's tools, planner and clock. */
+  /** A sub-plan (any `agent.dispatch`) runs as a nested run on this runner's tools, planner and clock. */
   #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
-    const parent = this.#machine!.state;
     const spawn = () =>
       new LocalRunner({
         tools: this.#tools,
@@ -281,7 +280,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         timers: this.#timer.timers,
         ids: this.#ids,
       });
-    return runSubplan(a, { config: parent.config, input: parent.input }, spawn, signal);
+    return runSubplan(a, spawn, signal, this.#timer.timers);
   }
 
   #startSideWork(c: SideCommand): void {

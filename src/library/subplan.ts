@@ -1,16 +1,26 @@
 /**
- * Hierarchical plans in process: a step with a sub-plan is done when its sub-plan is. The sub-plan
- * runs as a run of its own (same tools, planner and configuration, no approval), and its final output
- * becomes the step's output — seed 000 §2.1.3's roll-up.
+ * Child runs in process: a step with a sub-plan, and a step that names `agent.dispatch`, both record
+ * `agent.dispatch` and run its plan (or goal) as a nested LocalRunner — the same tools, planner and
+ * clock, the configuration and input the call carries. What the step gets is what the Worker's child
+ * object reports (engine/child-outcome.ts): the rolled-up result, or `child_run_failed`.
  */
-import { toErrorInfo } from '../errors';
+import { EdgeplanError, toErrorInfo, type ErrorInfo } from '../errors';
+import { childOutcome, invalidChildPlan } from '../engine/child-outcome';
+import { CHILD_RUN_ACTION, childRunId } from '../engine/child-run';
 import type { StepOutcome } from '../engine/machine';
 import type { RunSnapshot } from '../engine/snapshot';
-import type { RunConfig } from '../plan/config';
+import { formatIssues } from '../executor/run-step';
+import { agentDispatchInput } from '../executor/tools/agent-dispatch';
+import type { Finding } from '../plan/findings';
+import { isRecord } from '../plan/model';
 import type { BegunAttempt } from './attempt';
 import type { StartRequest } from './runner-options';
+import { realTimers, type Timers } from './wake-timer';
 
-/** The part of a runner a sub-plan needs. */
+/** Longest delay setTimeout accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The part of a runner a child run needs. */
 export type ChildRun = {
   start(req: StartRequest): void;
   done(): Promise<RunSnapshot>;
@@ -18,36 +28,74 @@ export type ChildRun = {
 };
 
 /**
- * Runs the sub-plan of the attempt's step on a fresh runner; never throws.
- * @example const outcome = await runSubplan(attempt, { config, input }, () => new LocalRunner({ tools }), signal);
+ * Runs the child run an `agent.dispatch` attempt asks for on a fresh runner; never throws. The child
+ * is stopped when the parent is (`signal`) or when the attempt's time is up (on `timers`).
+ * @example const outcome = await runSubplan(attempt, () => new LocalRunner({ tools }), signal);
  */
 export async function runSubplan(
   a: BegunAttempt,
-  parent: { config: RunConfig; input: unknown },
   spawn: () => ChildRun,
   signal: AbortSignal,
+  timers: Timers = realTimers,
 ): Promise<StepOutcome> {
   const started = Date.now();
+  const failed = (error: ErrorInfo): StepOutcome => ({
+    success: false,
+    error,
+    latency_ms: Date.now() - started,
+  });
+  const req = agentDispatchInput.safeParse(a.parameters);
+  if (!req.success) {
+    const message = `Invalid parameters for ${CHILD_RUN_ACTION}: ${formatIssues(req.error)}`;
+    return failed({ code: 'invalid_parameters', message, retryable: false });
+  }
+  const { goal, plan, config, input } = req.data;
+  const runId = await childRunId({ run_id: a.runId, step_id: a.step.id, attempt: a.attempt });
   const child = spawn();
-  const cancel = () => child.cancel(`step "${a.step.id}" of run ${a.runId} was cancelled`);
+  // As the Worker does: the plan's own goal first, else the one given.
+  const childGoal = (isRecord(plan) && typeof plan.goal === 'string' && plan.goal) || goal;
   try {
     child.start({
-      runId: `${a.runId}.${a.step.id}`,
-      goal: a.step.description,
-      plan: a.step.subplan,
-      config: { ...parent.config, require_plan_approval: false },
-      input: parent.input,
+      runId,
+      ...(childGoal ? { goal: childGoal } : {}),
+      ...(plan !== undefined ? { plan } : {}),
+      // As the Worker validates a child plan: its dependencies may be left to be derived.
+      config: { ...config, require_dependencies: false },
+      input: input ?? {},
     });
-    signal.addEventListener('abort', cancel, { once: true });
-    const end = await child.done();
-    const latency_ms = Date.now() - started;
-    if (end.status === 'completed') return { success: true, output: end.final_output ?? null, latency_ms };
-    const why = end.error?.message ?? end.status;
-    const message = `The sub-plan of step "${a.step.id}" ${end.status}: ${why}`;
-    return { success: false, error: { code: 'subplan_failed', message, retryable: false }, latency_ms };
   } catch (err) {
-    return { success: false, error: toErrorInfo(err), latency_ms: Date.now() - started };
+    return failed(refusal(err));
+  }
+  const cancel = () => child.cancel(`step "${a.step.id}" of run ${a.runId} was cancelled`);
+  // Past the attempt's deadline the parent step has timed out: stop the child rather than wait for it.
+  const late = `${CHILD_RUN_ACTION} timed out after ${a.timeoutMs} ms`;
+  let timedOut = false;
+  const timer = timers.set(
+    () => {
+      timedOut = true;
+      child.cancel(late);
+    },
+    Math.min(a.timeoutMs, MAX_TIMER_MS),
+  );
+  signal.addEventListener('abort', cancel, { once: true });
+  if (signal.aborted) cancel();
+  try {
+    const end = await child.done();
+    if (timedOut) return failed({ code: 'timeout', message: late, retryable: true });
+    return childOutcome(end, end.started_at);
+  } catch (err) {
+    return failed(toErrorInfo(err));
   } finally {
+    timers.clear(timer);
     signal.removeEventListener('abort', cancel);
   }
+}
+
+/** A child plan with findings fails the step as it does in the Worker. */
+function refusal(err: unknown): ErrorInfo {
+  if (err instanceof EdgeplanError && err.code === 'invalid_plan') {
+    const errors = isRecord(err.details) ? err.details.errors : undefined;
+    if (Array.isArray(errors)) return invalidChildPlan(errors as Finding[]);
+  }
+  return toErrorInfo(err);
 }

@@ -7,12 +7,11 @@ import { echo, harness } from './engine-helpers';
 
 type H = ReturnType<typeof harness>;
 const tools = new ToolRegistry([]);
-const noSubplan = () => ({ action: 'none', parameters: {} });
 
 /** The key the step's current attempt is begun with. */
 function keyOf(h: H, stepId: string): string {
   const rt = h.state.steps.get(stepId)!;
-  const r = beginAttempt(h.state, h.results, tools, stepId, rt.attempt, h.now(), noSubplan);
+  const r = beginAttempt(h.state, h.results, tools, stepId, rt.attempt, h.now());
   expect(r.begun).not.toBeNull();
   return r.begun!.idempotency_key;
 }

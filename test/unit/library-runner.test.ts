@@ -128,7 +128,7 @@ describe('LocalRunner', () => {
     expect(end).toMatchObject({ status: 'completed', final_output: { c: 'blue' } });
   });
 
-  it('a step with a sub-plan is done when its sub-plan is, with the sub-plan’s output', async () => {
+  it('a step with a sub-plan is done when its sub-plan is, with the child run’s rolled-up result', async () => {
     const runner = new LocalRunner({ tools: [echo] });
     runner.start({
       plan: {
@@ -142,7 +142,7 @@ describe('LocalRunner', () => {
               ],
             },
           },
-          step('write', 't.echo', { notes: '{{ steps.research.output.got }}' }, ['research']),
+          step('write', 't.echo', { notes: '{{ steps.research.output.final_output.got }}' }, ['research']),
         ],
       },
       config: { max_depth: 2 },
@@ -151,7 +151,7 @@ describe('LocalRunner', () => {
     expect(end).toMatchObject({ status: 'completed', final_output: { notes: 1 } });
   });
 
-  it('a sub-plan is not held to the parent’s step_timeout: its step records the tool "subplan" with a time limit of its own', async () => {
+  it('a sub-plan is not held to the parent’s step_timeout: its step records agent.dispatch with a time limit of its own', async () => {
     const nap = defineTool({
       name: 't.nap',
       description: 'sleeps 30 ms',
@@ -174,9 +174,9 @@ describe('LocalRunner', () => {
       config: { step_timeout: 0.01, max_depth: 1 },
     });
     const end = await runner.done();
-    expect(end).toMatchObject({ status: 'completed', final_output: 'rested' });
+    expect(end).toMatchObject({ status: 'completed', final_output: { final_output: 'rested' } });
     const invoked = runner.events.find((e) => e.event_type === 'ToolInvoked');
-    expect(invoked?.event_type === 'ToolInvoked' && invoked.payload.tool).toBe('subplan');
+    expect(invoked?.event_type === 'ToolInvoked' && invoked.payload.tool).toBe('agent.dispatch');
   });
 
   it('refuses an invalid plan before anything is recorded', () => {

@@ -71,8 +71,10 @@ describe('LocalRunner timers option', () => {
       },
       config: { retry_failed_steps: 1, retry_delay: 30, max_depth: 1 },
     });
+    // The child starts once its run id is derived (an asynchronous hash): wait for its first attempt.
+    for (let i = 0; i < 200 && !flaky.calls.has('inner'); i++) await settle(1);
     await settle();
-    // The parent's timer at the sub-plan's deadline, and the child's at its retry.
+    // The parent's timer and the child's limit at the sub-plan's deadline, the child's at its retry.
     expect(time.armed()).toContain(30_000);
     expect(flaky.calls.get('inner')).toBe(1);
 

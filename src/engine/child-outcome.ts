@@ -1,0 +1,63 @@
+/**
+ * What a step that ran a child run gets, the same in every host: the child's rolled-up result on
+ * success, `child_run_failed` otherwise, and the child's tokens counted in the parent's usage.
+ */
+import type { ErrorInfo } from '../errors';
+import type { Finding } from '../plan/findings';
+import type { StepOutcome } from './machine-types';
+import type { RunSnapshot } from './snapshot';
+
+/**
+ * The parent step's outcome from its child's final snapshot; `startedAt` is when the child started.
+ * @example
+ * childOutcome(await child.done(), startedAt).output
+ * // { run_id, status, plan, subtask_results, plan_status, replan_count, final_output, token_usage, planning_trace, success }
+ */
+export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepOutcome {
+  const latency_ms =
+    startedAt && snap.completed_at ? Math.max(0, Date.parse(snap.completed_at) - Date.parse(startedAt)) : 0;
+  const tokens = { prompt: snap.token_usage.prompt_tokens, completion: snap.token_usage.completion_tokens };
+  if (snap.status !== 'completed') {
+    const why = snap.error?.message ?? snap.status;
+    return {
+      success: false,
+      error: {
+        code: 'child_run_failed',
+        message: `Child run ${snap.run_id} ended ${snap.status}: ${why}`,
+        retryable: false,
+      },
+      latency_ms,
+      tokens,
+    };
+  }
+  return {
+    success: true,
+    output: {
+      run_id: snap.run_id,
+      status: snap.status,
+      plan: snap.plan,
+      subtask_results: snap.step_results,
+      plan_status: snap.counts,
+      replan_count: snap.revision_count,
+      final_output: snap.final_output,
+      token_usage: snap.token_usage,
+      planning_trace: [],
+      success: true,
+    },
+    latency_ms,
+    tokens,
+  };
+}
+
+/**
+ * The failure of a step whose child plan has findings: not retryable, the first finding named.
+ * @example invalidChildPlan([{ code: 'unknown_tool', message: 'Step "a": unknown tool "x"' }]).code // 'invalid_plan'
+ */
+export function invalidChildPlan(findings: readonly Finding[]): ErrorInfo {
+  const first = findings[0];
+  return {
+    code: 'invalid_plan',
+    message: `The child plan has ${findings.length} finding(s)${first ? `: ${first.code}: ${first.message}` : ''}`,
+    retryable: false,
+  };
+}

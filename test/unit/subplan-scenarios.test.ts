@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { agentDispatch } from '../../src/library/agent-dispatch';
+import { LocalRunner } from '../../src/library/local-runner';
+import { defineTool } from '../../src/executor/registry';
+import { deferToChildRun } from '../../src/executor/deferred';
+import { demoEcho, demoSleep } from '../../src/executor/tools/demo';
+import { checkScenario } from '../scenarios/subplan-check';
+import { subplanScenarios } from '../scenarios/subplan-scenarios';
+
+// The Worker runs the same list through POST /v1/runs (test/workers/subplan-scenarios.test.ts).
+describe('sub-plans in process (the shared scenarios)', () => {
+  for (const s of subplanScenarios) {
+    it(s.name, async () => {
+      const runner = new LocalRunner({ tools: [demoEcho, demoSleep, agentDispatch] });
+      runner.start({ plan: s.plan, config: s.config, input: s.input });
+      const run = await runner.done();
+      checkScenario(s, { run, events: runner.events });
+    });
+  }
+});
+
+/** Spends 7 prompt and 3 completion tokens. */
+const spend = defineTool({
+  name: 't.spend',
+  description: 'reports tokens',
+  version: '1',
+  input: z.object({}),
+  idempotent: true,
+  deterministic: true,
+  run: (_input, ctx) => {
+    ctx.reportTokens?.({ prompt: 7, completion: 3 });
+    return Promise.resolve({ spent: true });
+  },
+});
+
+describe('sub-plans in process', () => {
+  it('count the child run’s tokens in the parent’s usage', async () => {
+    const runner = new LocalRunner({ tools: [spend, demoEcho] });
+    runner.start({
+      plan: {
+        steps: [
+          { id: 'own', action: 't.spend', dependencies: [] },
+          {
+            id: 'sub',
+            action: 'demo.echo',
+            dependencies: [],
+            subplan: { steps: [{ id: 'a', action: 't.spend', dependencies: [] }] },
+          },
+        ],
+      },
+    });
+    const run = await runner.done();
+    expect(run.status).toBe('completed');
+    expect(run.step_results.sub).toMatchObject({ token_usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    expect(run.token_usage).toEqual({ prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 });
+  });
+
+  it('stop their child run when the parent is cancelled', async () => {
+    const runner = new LocalRunner({ tools: [demoEcho, demoSleep] });
+    runner.start({
+      plan: {
+        steps: [
+          {
+            id: 'sub',
+            action: 'demo.echo',
+            dependencies: [],
+            subplan: {
+              steps: [{ id: 'nap', action: 'demo.sleep', parameters: { ms: 60_000 }, dependencies: [] }],
+            },
+          },
+        ],
+      },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const cancelledAt = Date.now();
+    runner.cancel('enough');
+    const run = await runner.done();
+    expect(run.status).toBe('cancelled');
+    // done() waits for what the run started: the child's minute-long step was stopped with it.
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+  });
+
+  it('leave unsupported_in_process only to tools that start a child run of their own', async () => {
+    const selfStarting = defineTool({
+      name: 't.spawn',
+      description: 'defers to a child run it started itself, as the Worker’s plan.execute does',
+      version: '1',
+      input: z.object({}),
+      idempotent: true,
+      deterministic: false,
+      run: () => Promise.resolve(deferToChildRun('run_elsewhere')),
+    });
+    const runner = new LocalRunner({ tools: [selfStarting] });
+    runner.start({
+      plan: { steps: [{ id: 'x', action: 't.spawn', dependencies: [] }] },
+      config: { retry_failed_steps: 0 },
+    });
+    const run = await runner.done();
+    expect(run.steps.x?.error?.code).toBe('unsupported_in_process');
+  });
+});
