@@ -1,4 +1,6 @@
-import { exports } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { describe, expect, it } from 'vitest';
 import { api, events, startRun, waitForRun, type Json } from './helpers';
 
@@ -126,6 +128,23 @@ describe('live progress over WebSocket', () => {
     ]).toEqual(Array.from({ length: last - 2 }, (_, i) => i + 3));
     one.ws.close(1000);
     again.ws.close(1000);
+  });
+
+  it('closes quietly after a client vanished without a close frame (1006), even when the socket refuses', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const closes: [number, string][] = [];
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), (instance: PlanRun) => {
+      const gone = {
+        close(code: number, reason: string) {
+          closes.push([code, reason]);
+          throw new TypeError('WebSocket already closed');
+        },
+      } as unknown as WebSocket;
+      expect(() => instance.webSocketClose(gone, 1006)).not.toThrow();
+    });
+    // 1006 may not be sent back: the object answers with a normal closure.
+    expect(closes).toEqual([[1000, 'closing']]);
   });
 
   it('refuses a plain GET on the ws endpoint with 426', async () => {
