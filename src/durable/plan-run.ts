@@ -388,6 +388,12 @@ export class PlanRun extends DurableObject<Env> {
           }
         });
         this.leases.queued(queued, now);
+        // An attempt with a result needs no lease any more (nor does any, once the run ended).
+        if (d.events.some((e) => e.event_type === 'RunTerminated')) this.leases.clear();
+        else
+          this.leases.release(
+            d.events.flatMap((e) => (e.event_type === 'ToolReturned' ? [e.payload.step_id] : [])),
+          );
         for (const c of d.side) {
           const task = DurableSideWork.taskOf(c);
           if (task) rows.push(this.#journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
