@@ -13,4 +13,8 @@ export default defineConfig({
   deps: { neverBundle: [/^cloudflare:/] },
   // The build is slow in its declarations, and says so on every run; that is known.
   inputOptions: { checks: { pluginTimings: false } },
+  // The declarations name the Worker's bindings type, `Env`, which is global in a Worker project
+  // (wrangler types declares `interface Env`). Declared here too (interfaces merge), so a project
+  // without one still type-checks.
+  footer: { dts: 'declare global {\n  interface Env {}\n}\n' },
 });
