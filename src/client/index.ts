@@ -16,7 +16,11 @@ export type ClientOptions = {
   fetch?: typeof fetch;
 };
 
-/** An answer that was not 2xx: its status and the API's error code and message. */
+/**
+ * An answer that was not 2xx: its status and the API's error code and message.
+ * @example
+ * try { await client.getRun('run_x'); } catch (e) { if (e instanceof EdgeplanApiError) console.log(e.status, e.code); }
+ */
 export class EdgeplanApiError extends Error {
   constructor(
     readonly status: number,

@@ -21,7 +21,10 @@ export function workerToolRegistry(env: ToolEnv, own: readonly AnyTool[] = []): 
   return registry;
 }
 
-/** Names edgeplan's own tools take, whether or not `DEMO_TOOLS` is on. */
+/**
+ * Names edgeplan's own tools take, whether or not `DEMO_TOOLS` is on.
+ * @example reservedToolNames().has('demo.echo'); // true
+ */
 export function reservedToolNames(): Set<string> {
   const runtime = runtimeTools(() => {
     throw new Error('reservedToolNames: the registry is never read');
