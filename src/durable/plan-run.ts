@@ -323,8 +323,13 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   #registry(): ToolRegistry {
-    this.#tools ??= workerToolRegistry(this.env);
+    this.#tools ??= this.createToolRegistry();
     return this.#tools;
+  }
+
+  /** The run's tools, built once per instance; `edgeplan/worker`'s subclass adds the team's own. */
+  protected createToolRegistry(): ToolRegistry {
+    return workerToolRegistry(this.env);
   }
 
   async #control(input: MachineInput): Promise<RpcResult<{ status: string }>> {

@@ -6,6 +6,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Clock, IdSource } from '../plan/model';
+import { toolSource, type ToolSource } from '../durable/tools';
 import { systemClock } from './clock';
 import { randomIds } from './ids';
 import { bearerAuth } from './middleware/auth';
@@ -54,6 +55,8 @@ export type CreateAppOptions = {
   clock?: Clock;
   /** Id source for handlers (`c.var.ids`). */
   ids?: IdSource;
+  /** Where handlers get the registry (`c.var.tools()`); edgeplan's tools alone by default. */
+  tools?: ToolSource;
 };
 
 /**
@@ -67,12 +70,14 @@ export function createApp({
   maxBodyBytes = MAX_BODY_BYTES,
   clock = systemClock,
   ids = randomIds,
+  tools = toolSource(),
 }: CreateAppOptions = {}): App {
   const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use('*', async function provideSources(c, next) {
     c.set('clock', clock);
     c.set('ids', ids);
+    c.set('tools', () => tools(c.env));
     await next();
   });
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
