@@ -12,6 +12,8 @@ import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
+  | 'input'
+  | 'final_output'
   | 'steps'
   | 'plan'
   | 'graph'
@@ -25,6 +27,8 @@ type Meta = Omit<
 
 function metaOf(s: RunState): Meta {
   const {
+    input: _input,
+    final_output: _final,
     steps: _steps,
     plan: _plan,
     graph: _graph,
@@ -61,8 +65,18 @@ export function persist(store: SqlStore, state: RunState, events: readonly RunEv
   }
   store.putSteps(rows);
   state.dirty.clear();
-  store.setMeta('run', JSON.stringify(metaOf(state)));
+  // The run's fields in one value; its input and final output — either may be large — each in one of
+  // their own, written only when they change, in chunks when they are large.
+  store.setMetaValue('run', metaOf(state));
+  for (const e of events) {
+    if (e.event_type === 'RunCreated') store.setMetaValue(INPUT_KEY, state.input);
+    if (e.event_type === 'RunTerminated' || e.event_type === 'RunResumed')
+      store.setMetaValue(FINAL_OUTPUT_KEY, state.final_output);
+  }
 }
+
+const INPUT_KEY = 'run_input';
+const FINAL_OUTPUT_KEY = 'run_final_output';
 
 /**
  * One row per attempt: scheduled → invoked → succeeded | failed. A batch's changes are merged per
@@ -143,11 +157,17 @@ export function idempotencyKey(runId: string, stepId: string, attempt: number): 
 
 /** Rebuilds the in-memory state from the rows, or null for an object that holds no run. */
 export function load(store: SqlStore): RunState | null {
-  const metaText = store.getMeta('run');
-  if (!metaText) return null;
-  const meta = JSON.parse(metaText) as Meta;
+  const stored = store.getMetaValue('run');
+  if (!stored.found) return null;
+  // A run written before the input and final output had rows of their own has them here.
+  const meta = stored.value as Meta & Partial<Pick<RunState, 'input' | 'final_output'>>;
   const state = emptyRunState(meta.run_id, parseRunConfig(meta.config));
   Object.assign(state, meta);
+  state.config = parseRunConfig(meta.config); // with the defaults of fields added since it was stored
+  const input = store.getMetaValue(INPUT_KEY);
+  if (input.found) state.input = input.value;
+  const final = store.getMetaValue(FINAL_OUTPUT_KEY);
+  if (final.found) state.final_output = final.value;
   const plan = store.getPlan() as Plan | null;
   if (!plan) return state;
   state.plan = plan;
