@@ -26,6 +26,8 @@ import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
+import { CallBudget } from './call-limits';
+import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
 
 export type { BeginStep } from './begin-attempt';
@@ -92,7 +94,7 @@ export class PlanRun extends DurableObject<Env> {
 
   getRun(): RunSnapshot | null {
     const m = this.#load();
-    return m ? snapshotRun(m.state, this.#store) : null;
+    return m ? snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)) : null;
   }
 
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
@@ -100,15 +102,23 @@ export class PlanRun extends DurableObject<Env> {
     return m ? planStatus(m.state, this.#store, opts) : null;
   }
 
-  listEvents(after: number, limit: number): RunEvent[] {
-    return this.#store.events(after, limit);
+  /** A page of the log, bounded by count and bytes (run-reads.ts). */
+  listEvents(after: number, limit: number): EventsPage {
+    return eventsPage(this.#store, after, limit);
+  }
+
+  /** One value by reference — where a snapshot's marker for a value it left out points. */
+  readValue(ref: string): RpcResult<{ ref: string; value: unknown }> {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    return readValue(m.state, this.#store, ref);
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
   stateAt(at?: number): RunSnapshot | null {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
-    return snapshotRun(r.state, r.results);
+    return snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
@@ -175,8 +185,9 @@ export class PlanRun extends DurableObject<Env> {
     const m = this.#load();
     if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
     const out: BeginStep[] = [];
+    const reply = new CallBudget();
     await this.#apply([], (inputs) => {
-      for (const r of requests) out.push(this.#begin(m, r.step_id, r.attempt, inputs));
+      for (const r of requests) out.push(reply.fit(this.#begin(m, r.step_id, r.attempt, inputs)));
     });
     return out;
   }
@@ -195,7 +206,7 @@ export class PlanRun extends DurableObject<Env> {
     await this.#apply(
       reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
       undefined,
-      { take, taken },
+      { take, taken, budget: new CallBudget() },
     );
     return taken;
   }
@@ -276,7 +287,7 @@ export class PlanRun extends DurableObject<Env> {
   async #apply(
     inputs: MachineInput[],
     extra?: (inputs: MachineInput[]) => void,
-    handoff?: { take: number; taken: Continuation[] },
+    handoff?: { take: number; taken: Continuation[]; budget: CallBudget },
     outbox?: StepMessage[],
   ): Promise<{ code: string; message: string } | undefined> {
     const m = this.#machine!;
@@ -294,9 +305,17 @@ export class PlanRun extends DurableObject<Env> {
       for (const c of r.commands) {
         if (c.type === 'abort') abort = c.reason;
         else if (c.type !== 'dispatch') side.push(c);
-        else if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
+        else if (
+          c.mode === 'queue' &&
+          handoff &&
+          handoff.taken.length < handoff.take &&
+          handoff.budget.open()
+        ) {
           const begin = this.#begin(m, c.step_id, c.attempt, pending);
-          if (begin.proceed) handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
+          if (begin.proceed) {
+            handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
+            handoff.budget.add(begin.parameters_length);
+          }
         } else if (c.mode === 'queue') {
           queued.push({
             run_id: m.state.run_id,

@@ -18,6 +18,7 @@ import { executeApproved } from './execute';
 import { deferredOf } from '../executor/deferred';
 import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
+import { groupsOf, reportable } from './call-limits';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -38,6 +39,13 @@ export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): 
 }
 
 type Report = { step_id: string; attempt: number; outcome: StepOutcome };
+type Pending = {
+  report: Report;
+  /** Length of the outcome's JSON (call-limits.ts). */
+  length: number;
+  resolve: (next: Continuation[]) => void;
+  reject: (err: unknown) => void;
+};
 
 class RunConsumer {
   readonly #started = Date.now();
@@ -45,6 +53,7 @@ class RunConsumer {
   readonly #run: DurableObjectStub<PlanRun>;
   readonly #reporter: Reporter;
   #inFlight = 0;
+  #lastYield = Date.now();
   /** Attempts whose tool is still running (the others in #inFlight are reporting). */
   #executing = 0;
 
@@ -75,7 +84,9 @@ class RunConsumer {
     }
     msgs.forEach((msg, i) => {
       const begin = begins[i];
-      if (!begin?.proceed)
+      if (begin && !begin.proceed && begin.retry)
+        msg.retry({ delaySeconds: 0 }); // begun, but the reply had no room for it
+      else if (!begin?.proceed)
         msg.ack(); // no longer wanted: finished, superseded or cancelled
       else
         this.#spawn(
@@ -98,10 +109,14 @@ class RunConsumer {
 
   async #runAttempt(c: Continuation, msg?: Message<StepMessage>): Promise<void> {
     this.#inFlight += 1;
+    if (Date.now() - this.#lastYield >= 25) {
+      this.#lastYield = Date.now();
+      await new Promise((r) => setTimeout(r, 0));
+    }
     this.#executing += 1;
-    const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    const raw = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
     this.#executing -= 1;
-    const deferred = deferredOf(outcome);
+    const deferred = deferredOf(raw);
     if (deferred) {
       // The result comes later (a child run reports it, or a person answers): nothing to report now.
       try {
@@ -118,7 +133,8 @@ class RunConsumer {
       return;
     }
     try {
-      const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome });
+      const { outcome, length } = reportable(c.step_id, raw, c.max_output_bytes);
+      const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome }, length);
       this.#inFlight -= 1;
       msg?.ack();
       for (const n of next) this.#spawn(this.#runAttempt(n));
@@ -133,10 +149,11 @@ class RunConsumer {
 /**
  * Collects reports and sends them in one call: at once when no other attempt of this consumer is
  * still running, else after {@link COALESCE_MS} — so a layer of steps finishing together costs the
- * object one transaction. The continuations that call returns go to the first report's caller.
+ * object one transaction. The continuations that call returns go to the first report's caller. Large
+ * outputs split the reports into several calls, one after the other (call-limits.ts).
  */
 class Reporter {
-  #buffer: { report: Report; resolve: (next: Continuation[]) => void; reject: (err: unknown) => void }[] = [];
+  #buffer: Pending[] = [];
   #scheduled = false;
 
   constructor(
@@ -145,9 +162,9 @@ class Reporter {
     private readonly running: () => number,
   ) {}
 
-  report(report: Report): Promise<Continuation[]> {
+  report(report: Report, length: number): Promise<Continuation[]> {
     return new Promise((resolve, reject) => {
-      this.#buffer.push({ report, resolve, reject });
+      this.#buffer.push({ report, length, resolve, reject });
       // Nothing else is still running: there is nothing to wait for.
       if (this.running() === 0) {
         queueMicrotask(() => void this.#flush());
@@ -163,6 +180,10 @@ class Reporter {
     const items = this.#buffer;
     this.#buffer = [];
     this.#scheduled = false;
+    for (const group of groupsOf(items, (i) => i.length)) await this.#send(group);
+  }
+
+  async #send(items: Pending[]): Promise<void> {
     try {
       const next = await this.send(items.map((i) => i.report));
       items.forEach((item, i) => item.resolve(i === 0 ? next : []));

@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   planning_unavailable: 422,
   /** Every model, repair and the rule planner failed to produce a valid plan (trace in `details`). */
   planning_failed: 422,
+  /** A value asked for (`GET /v1/runs/:id/values`) is larger than one response carries. */
+  value_too_large: 422,
   /** `GET /v1/runs/:id/ws` without a WebSocket upgrade. */
   upgrade_required: 426,
   rate_limited: 429,
