@@ -140,6 +140,24 @@ describe('big step outputs', () => {
     ]);
   }, 60_000);
 
+  it('runs many steps with large parameters and outputs in parallel, each once: no call outgrows its limit', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `b${i}`);
+    const runId = await startRun(
+      {
+        steps: [
+          echo('a', { s: 'w'.repeat(1_000_000) }),
+          ...ids.map((id) => echo(id, { p: ref('steps.a.output.s') }, ['a'])),
+        ],
+      },
+      { execution_mode: 'parallel', max_parallel: 12, retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId, undefined, 60_000);
+    expect(run.status).toBe('completed');
+    for (const id of ids) expect(run.steps[id]).toMatchObject({ status: 'completed', attempts: 1 });
+    const b0 = await api('GET', `/v1/runs/${runId}/values?ref=steps.b0.output.p`);
+    expect(b0.body.value).toBe('w'.repeat(1_000_000));
+  }, 60_000);
+
   it('sends events too large for a WebSocket message as markers pointing at the events page', async () => {
     const runId = await startRun(
       { steps: [echo('a', { s: 'z'.repeat(1_100_000) })] },
