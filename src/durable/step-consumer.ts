@@ -53,7 +53,6 @@ class RunConsumer {
   readonly #run: DurableObjectStub<PlanRun>;
   readonly #reporter: Reporter;
   #inFlight = 0;
-  #lastYield = Date.now();
   /** Attempts whose tool is still running (the others in #inFlight are reporting). */
   #executing = 0;
 
@@ -109,10 +108,6 @@ class RunConsumer {
 
   async #runAttempt(c: Continuation, msg?: Message<StepMessage>): Promise<void> {
     this.#inFlight += 1;
-    if (Date.now() - this.#lastYield >= 25) {
-      this.#lastYield = Date.now();
-      await new Promise((r) => setTimeout(r, 0));
-    }
     this.#executing += 1;
     const raw = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
     this.#executing -= 1;
