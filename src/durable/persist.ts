@@ -4,7 +4,7 @@
  * from the step rows on load, so they can never disagree with them.
  */
 import type { RunEvent } from '../engine/events';
-import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
+import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
 import type { Plan } from '../plan/model';
 import { parseRunConfig } from '../plan/config';
@@ -57,10 +57,10 @@ export function persist(store: SqlStore, state: RunState, events: readonly RunEv
     }
   }
   journal.flush();
-  const rows: [string, StepRuntime][] = [];
+  const rows: [string, Partial<StepRuntime>][] = [];
   for (const id of state.dirty) {
     const rt = state.steps.get(id);
-    if (rt) rows.push([id, rt]);
+    if (rt) rows.push([id, compactRuntime(rt)]);
     else store.deleteStep(id);
   }
   store.putSteps(rows);
@@ -172,10 +172,11 @@ export function load(store: SqlStore): RunState | null {
   if (!plan) return state;
   state.plan = plan;
   state.graph = buildGraph(plan.steps);
-  const rows = new Map(store.steps() as Iterable<[string, StepRuntime]>);
+  const rows = new Map(store.steps() as Iterable<[string, Partial<StepRuntime>]>);
   for (const [idx, step] of plan.steps.entries()) {
-    const rt = rows.get(step.id);
-    if (!rt) continue;
+    const stored = rows.get(step.id);
+    if (!stored) continue;
+    const rt = expandRuntime(stored);
     state.steps.set(step.id, rt);
     if (rt.status === 'running') {
       state.running.add(step.id);
@@ -192,4 +193,35 @@ export function load(store: SqlStore): RunState | null {
     if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(step.id);
   }
   return state;
+}
+
+/**
+ * A step's runtime as its row stores it: the fields that differ from a new step's. Most steps of a
+ * large plan are untouched when it is created (`{"waiting":1}`), so rows are short to write and read.
+ * Field by field rather than in a loop over the keys: it runs for every step of a new plan.
+ */
+export function compactRuntime(rt: StepRuntime): Partial<StepRuntime> {
+  const out: Partial<StepRuntime> = {};
+  if (rt.status !== 'blocked') out.status = rt.status;
+  if (rt.attempt !== 0) out.attempt = rt.attempt;
+  if (rt.waiting !== 0) out.waiting = rt.waiting;
+  if (rt.retries_used !== 0) out.retries_used = rt.retries_used;
+  if (rt.fallback_used) out.fallback_used = true;
+  if (rt.on_fallback) out.on_fallback = true;
+  if (rt.handled) out.handled = true;
+  if (rt.invoked) out.invoked = true;
+  if (rt.retry_at !== null) out.retry_at = rt.retry_at;
+  if (rt.deadline_at !== null) out.deadline_at = rt.deadline_at;
+  if (rt.started_at !== null) out.started_at = rt.started_at;
+  if (rt.finished_at !== null) out.finished_at = rt.finished_at;
+  if (rt.error !== null) out.error = rt.error;
+  if (rt.latency_ms !== null) out.latency_ms = rt.latency_ms;
+  if (rt.skip_reason !== null) out.skip_reason = rt.skip_reason;
+  if (rt.dispatch !== null) out.dispatch = rt.dispatch;
+  return out;
+}
+
+/** A stored runtime (compact, or whole as rows were written before) as the engine's. */
+export function expandRuntime(stored: Partial<StepRuntime>): StepRuntime {
+  return { ...newStepRuntime(), ...stored };
 }
