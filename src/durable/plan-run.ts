@@ -20,6 +20,7 @@ import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { ApprovalDecision } from '../approval/decision';
+import type { Plan } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
@@ -41,6 +42,11 @@ export type RpcResult<T> =
 export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, 'type'> & {
   origin?: string;
   parent?: ParentRef;
+  /**
+   * The plan (validated) as JSON text, instead of `plan`: a large plan crosses the call as one string
+   * far faster than as a structured clone of its objects (a 100,000-step plan: ~1 s less).
+   */
+  plan_json?: string;
 };
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
@@ -87,7 +93,9 @@ export class PlanRun extends DurableObject<Env> {
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
     const outbox: StepMessage[] = [];
-    const r = await this.#apply([{ type: 'create', ...req }], undefined, undefined, outbox);
+    const { plan_json, ...rest } = req;
+    const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
+    const r = await this.#apply([{ type: 'create', ...rest, plan }], undefined, undefined, outbox);
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
@@ -119,6 +127,11 @@ export class PlanRun extends DurableObject<Env> {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
     return snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+  }
+
+  /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
+  planVersion(version: number): Plan | null {
+    return this.#load() ? (this.#store.getPlan(version) as Plan | null) : null;
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
