@@ -26,6 +26,15 @@ export const MAX_IN_FLIGHT = 500;
 export const CONTINUATION_WINDOW_MS = 30_000;
 /** How long a finished attempt's report waits for others still running in the same consumer. */
 export const COALESCE_MS = 2;
+/**
+ * A consumer taking continuations keeps the isolate's thread busy — each report's reply brings the
+ * next steps, and in-process calls never leave the event loop idle — so one batch of reports in this
+ * many waits for a timer first, letting the isolate's other work in: other requests. (Under `wrangler
+ * dev` every worker shares one thread; the response to the `POST /v1/runs` that started a run of
+ * instant steps waited for its consumer to finish, up to 30 s.) Counted, not timed: `Date.now()`
+ * does not advance between those calls.
+ */
+export const YIELD_EVERY = 8;
 
 export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
   const tools = workerToolRegistry(env);
@@ -150,6 +159,7 @@ class RunConsumer {
 class Reporter {
   #buffer: Pending[] = [];
   #scheduled = false;
+  #flushes = 0;
 
   constructor(
     private readonly send: (reports: Report[]) => Promise<Continuation[]>,
@@ -172,7 +182,12 @@ class Reporter {
 
   async #flush(): Promise<void> {
     if (this.#buffer.length === 0) return;
+    if (++this.#flushes % YIELD_EVERY === 0) {
+      // Reports arriving meanwhile join this batch.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
     const items = this.#buffer;
+    if (items.length === 0) return;
     this.#buffer = [];
     this.#scheduled = false;
     for (const group of groupsOf(items, (i) => i.length)) await this.#send(group);
