@@ -28,6 +28,7 @@ import { Alarm } from './alarm';
 import { InlineAttempts } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
 import { CallBudget } from './call-limits';
+import { rememberPlanText } from './plan-text';
 import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
 
@@ -95,6 +96,7 @@ export class PlanRun extends DurableObject<Env> {
     const outbox: StepMessage[] = [];
     const { plan_json, ...rest } = req;
     const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
+    if (plan && plan_json !== undefined) rememberPlanText(plan, plan_json);
     const r = await this.#apply([{ type: 'create', ...rest, plan }], undefined, undefined, outbox);
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };

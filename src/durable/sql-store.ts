@@ -6,6 +6,7 @@
 import type { RunEvent } from '../engine/events';
 import type { ResultStore } from '../engine/state';
 import { chunked, insertMany, tuples } from './sql-batch';
+import { eventJson, jsonOf } from './plan-text';
 
 /** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
 const INLINE_LIMIT = 512 * 1024;
@@ -121,7 +122,11 @@ export class SqlStore implements ResultStore {
    * text would read as a reference is stored in chunks too, so it comes back as itself.
    */
   #pack(value: unknown): string {
-    const text = JSON.stringify(value ?? null);
+    return this.#packText(JSON.stringify(value ?? null));
+  }
+
+  /** {@link #pack} for a value already serialised. */
+  #packText(text: string): string {
     if (text.length <= INLINE_LIMIT && !text.startsWith(BLOB_REF)) return text;
     const id = `b${++this.#blobSeq}`;
     this.setMeta('blob_seq', String(this.#blobSeq));
@@ -242,7 +247,7 @@ export class SqlStore implements ResultStore {
       'INSERT OR REPLACE INTO plans (version, plan_id, body, created_at) VALUES (?, ?, ?, ?)',
       version,
       planId,
-      this.#pack(plan),
+      this.#packText(jsonOf(plan)),
       createdAt,
     );
   }
@@ -331,7 +336,7 @@ export class SqlStore implements ResultStore {
       this.sql,
       'INSERT INTO events (seq, event_type, step_id, body) VALUES',
       '',
-      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#pack(e)]),
+      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#packText(eventJson(e))]),
     );
   }
 
