@@ -109,7 +109,7 @@ export class PlanRun extends DurableObject<Env> {
 
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
     const m = this.#load();
-    return m ? planStatus(m.state, this.#store, opts) : null;
+    return m ? planStatus(m.state, this.#store, opts, storeBudget(this.#store, m.state.run_id)) : null;
   }
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */

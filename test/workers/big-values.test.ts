@@ -99,6 +99,11 @@ describe('big step outputs', () => {
       expect(whole.status).toBe(200);
       expect(JSON.stringify(whole.body.value).length).toBe(v.$elided.bytes);
     }
+    const status = await api('GET', `/v1/runs/${runId}/status?include_details=true`);
+    expect(status.status).toBe(200);
+    expect(JSON.stringify(status.body).length).toBeLessThan(9 * MIB);
+    const results = (status.body.subtasks as Json[]).map((t) => t.result as Json | null);
+    expect(results.some((r) => r?.$elided)).toBe(true);
     const replayed = await api('GET', `/v1/runs/${runId}/state`);
     expect(replayed.status).toBe(200);
     expect(replayed.body.step_statuses).toEqual(run.step_statuses);
