@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmarks, reported as ratios (these machines are noisy): validation time by plan size, then
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
-// of a chain of instant steps. Usage: npm run bench [-- --only=validate|exec]
+// of a chain of instant steps — then run creation (scripts/bench-create.mjs).
+// Usage: npm run bench [-- --only=validate|exec|create]
 import { spawnSync } from 'node:child_process';
 import { freePort, startDevServer } from './dev-server.mjs';
 
@@ -20,6 +21,10 @@ if (!only || only === 'validate') {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 if (!only || only === 'exec') await benchExecution();
+if (!only || only === 'create') {
+  const r = spawnSync(process.execPath, ['scripts/bench-create.mjs'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
 
 async function benchExecution() {
   const inspectorPort = await freePort();

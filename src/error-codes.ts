@@ -30,6 +30,10 @@ export const ERROR_CODES = {
     status: 422,
     about: 'Every model, repair and the rule planner failed; the trace is in details.',
   },
+  value_too_large: {
+    status: 422,
+    about: 'A value asked for (GET /v1/runs/:id/values) is larger than one response carries.',
+  },
   upgrade_required: { status: 426, about: 'The WebSocket route without an upgrade.' },
   rate_limited: { status: 429, about: 'Too many requests.' },
   internal: { status: 500, about: 'A bug of ours; logged.' },
@@ -41,6 +45,7 @@ export const ERROR_CODES = {
   run_finished: { status: 409, about: 'The run already ended.' },
   run_not_retryable: { status: 409, about: 'Only failed, aborted or cancelled runs can be retried.' },
   step_not_retryable: { status: 409, about: 'The step did not fail, so there is nothing to retry.' },
+  value_not_found: { status: 404, about: 'GET /v1/runs/:id/values?ref= names no stored value.' },
   unknown_step: { status: 404, about: 'The run has no step with this id.' },
   duplicate_step: { status: 409, about: 'A streamed step whose id already arrived.' },
   revision_in_progress: { status: 409, about: 'A revision was already asked for and is being produced.' },
@@ -128,6 +133,10 @@ export const ERROR_CODES = {
     about: 'A result that cannot go where output_path says (a merge of a non-object).',
   },
   output_too_large: { status: null, about: 'A step output over max_output_bytes.' },
+  parameters_too_large: {
+    status: null,
+    about: "A step's resolved parameters over the limit one call carries.",
+  },
   child_run_failed: {
     status: null,
     about: "A step's child run (sub-plan, agent.dispatch) did not complete.",

@@ -8,13 +8,18 @@ import type { ResultStore } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 
 export type BeginStep =
-  | { proceed: false; reason: string }
+  /** `retry`: the attempt is begun but did not fit in this reply; its message should come back. */
+  | { proceed: false; reason: string; retry?: boolean }
   | {
       proceed: true;
       action: string;
       parameters: Record<string, unknown>;
       idempotency_key: string;
       timeout_ms: number;
+      /** Length of the parameters' JSON text (call-limits.ts budgets replies by it). */
+      parameters_length: number;
+      /** The run's `max_output_bytes`: a larger output is reported as `output_too_large`. */
+      max_output_bytes: number;
     };
 
 /**
@@ -32,6 +37,15 @@ export function beginAttempt(
   const r = begin(m.state, results, tools, stepId, attempt, Date.now());
   pending.push(...r.inputs);
   if (!r.begun) return { proceed: false, reason: r.reason ?? 'not begun' };
-  const { action, parameters, idempotency_key, timeout_ms } = r.begun;
-  return { proceed: true, action, parameters, idempotency_key, timeout_ms };
+  const { action, parameters, idempotency_key, timeout_ms, parameters_length } = r.begun;
+  const max_output_bytes = m.state.config.max_output_bytes;
+  return {
+    proceed: true,
+    action,
+    parameters,
+    idempotency_key,
+    timeout_ms,
+    parameters_length,
+    max_output_bytes,
+  };
 }

@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
-import { emptyRunState, type RunState, type StepRuntime } from '../engine/state';
+import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import { parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
@@ -14,6 +14,8 @@ import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
+  | 'input'
+  | 'final_output'
   | 'steps'
   | 'plan'
   | 'graph'
@@ -27,6 +29,8 @@ type Meta = Omit<
 
 function metaOf(s: RunState): Meta {
   const {
+    input: _input,
+    final_output: _final,
     steps: _steps,
     plan: _plan,
     graph: _graph,
@@ -55,16 +59,26 @@ export function persist(store: SqlStore, state: RunState, events: readonly RunEv
     }
   }
   journal.flush();
-  const rows: [string, StepRuntime][] = [];
+  const rows: [string, Partial<StepRuntime>][] = [];
   for (const id of state.dirty) {
     const rt = state.steps.get(id);
-    if (rt) rows.push([id, rt]);
+    if (rt) rows.push([id, compactRuntime(rt)]);
     else store.deleteStep(id);
   }
   store.putSteps(rows);
   state.dirty.clear();
-  store.setMeta('run', JSON.stringify(metaOf(state)));
+  // The run's fields in one value; its input and final output — either may be large — each in one of
+  // their own, written only when they change, in chunks when they are large.
+  store.setMetaValue('run', metaOf(state));
+  for (const e of events) {
+    if (e.event_type === 'RunCreated') store.setMetaValue(INPUT_KEY, state.input);
+    if (e.event_type === 'RunTerminated' || e.event_type === 'RunResumed')
+      store.setMetaValue(FINAL_OUTPUT_KEY, state.final_output);
+  }
 }
+
+const INPUT_KEY = 'run_input';
+const FINAL_OUTPUT_KEY = 'run_final_output';
 
 /**
  * One row per attempt: scheduled → invoked → succeeded | failed. A batch's changes are merged per
@@ -144,22 +158,27 @@ class AttemptJournal {
 
 /** Rebuilds the in-memory state from the rows, or null for an object that holds no run. */
 export function load(store: SqlStore): RunState | null {
-  const metaText = store.getMeta('run');
-  if (!metaText) return null;
-  const meta = parseMetaRow(metaText);
+  const stored = store.getMetaValue('run');
+  if (!stored.found) return null;
+  // A run written before the input and final output had rows of their own has them here.
+  const meta = parseMetaRow(stored.value);
+  // Parsed with the defaults of fields added since it was stored.
   const config = parseRunConfig(meta.config);
   const state = emptyRunState(meta.run_id, config);
   Object.assign(state, meta, { config });
-  const stored = store.getPlan();
-  if (stored === null || stored === undefined) return state;
-  const plan = parsePlanRow(stored);
-  state.plan = plan;
-  state.graph = buildGraph(plan.steps);
+  const input = store.getMetaValue(INPUT_KEY);
+  if (input.found) state.input = input.value;
+  const final = store.getMetaValue(FINAL_OUTPUT_KEY);
+  if (final.found) state.final_output = final.value;
+  const plan = store.getPlan();
+  if (plan === null || plan === undefined) return state;
+  state.plan = parsePlanRow(plan);
+  state.graph = buildGraph(state.plan.steps);
   const rows = new Map(store.steps());
-  for (const [idx, step] of plan.steps.entries()) {
+  for (const [idx, step] of state.plan.steps.entries()) {
     const row = rows.get(step.id);
     if (row === undefined) continue;
-    const rt = parseStepRow(step.id, row);
+    const rt = parseStepRow(step.id, expandRuntime(row as Partial<StepRuntime>));
     state.steps.set(step.id, rt);
     if (rt.status === 'running') {
       state.running.add(step.id);
@@ -177,4 +196,36 @@ export function load(store: SqlStore): RunState | null {
     if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(step.id);
   }
   return state;
+}
+
+/**
+ * A step's runtime as its row stores it: the fields that differ from a new step's. Most steps of a
+ * large plan are untouched when it is created (`{"waiting":1}`), so rows are short to write and read.
+ * Field by field rather than in a loop over the keys: it runs for every step of a new plan.
+ */
+export function compactRuntime(rt: StepRuntime): Partial<StepRuntime> {
+  const out: Partial<StepRuntime> = {};
+  if (rt.status !== 'blocked') out.status = rt.status;
+  if (rt.attempt !== 0) out.attempt = rt.attempt;
+  if (rt.waiting !== 0) out.waiting = rt.waiting;
+  if (rt.retries_used !== 0) out.retries_used = rt.retries_used;
+  if (rt.fallback_used) out.fallback_used = true;
+  if (rt.on_fallback) out.on_fallback = true;
+  if (rt.handled) out.handled = true;
+  if (rt.invoked) out.invoked = true;
+  if (rt.retry_at !== null) out.retry_at = rt.retry_at;
+  if (rt.deadline_at !== null) out.deadline_at = rt.deadline_at;
+  if (rt.started_at !== null) out.started_at = rt.started_at;
+  if (rt.finished_at !== null) out.finished_at = rt.finished_at;
+  if (rt.error !== null) out.error = rt.error;
+  if (rt.latency_ms !== null) out.latency_ms = rt.latency_ms;
+  if (rt.skip_reason !== null) out.skip_reason = rt.skip_reason;
+  if (rt.dispatch !== null) out.dispatch = rt.dispatch;
+  if (rt.key_version !== 0) out.key_version = rt.key_version;
+  return out;
+}
+
+/** A stored runtime (compact, or whole as rows were written before) as the engine's. */
+export function expandRuntime(stored: Partial<StepRuntime>): StepRuntime {
+  return { ...newStepRuntime(), ...stored };
 }

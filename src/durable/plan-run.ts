@@ -22,12 +22,16 @@ import { Leases } from './leases';
 import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
+import type { Plan } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
+import { CallBudget } from './call-limits';
+import { rememberPlanText } from './plan-text';
+import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
 
@@ -39,6 +43,11 @@ export type { RpcResult } from './rpc-result';
 export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, 'type'> & {
   origin?: string;
   parent?: ParentRef;
+  /**
+   * The plan (validated) as JSON text, instead of `plan`: a large plan crosses the call as one string
+   * far faster than as a structured clone of its objects (a 100,000-step plan: ~1 s less).
+   */
+  plan_json?: string;
 };
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
@@ -100,30 +109,46 @@ export class PlanRun extends DurableObject<Env> {
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
     const outbox: StepMessage[] = [];
-    const r = await this.#apply([{ type: 'create', ...req }], { outbox });
+    const { plan_json, ...rest } = req;
+    const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
+    if (plan && plan_json !== undefined) rememberPlanText(plan, plan_json);
+    const r = await this.#apply([{ type: 'create', ...rest, ...(plan ? { plan } : {}) }], { outbox });
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
 
   getRun(): RunSnapshot | null {
     const m = this.#load();
-    return m ? snapshotRun(m.state, this.#store) : null;
+    return m ? snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)) : null;
   }
 
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
     const m = this.#load();
-    return m ? planStatus(m.state, this.#store, opts) : null;
+    return m ? planStatus(m.state, this.#store, opts, storeBudget(this.#store, m.state.run_id)) : null;
   }
 
-  listEvents(after: number, limit: number): RunEvent[] {
-    return this.#store.events(after, limit);
+  /** A page of the log, bounded by count and bytes (run-reads.ts). */
+  listEvents(after: number, limit: number): EventsPage {
+    return eventsPage(this.#store, after, limit);
+  }
+
+  /** One value by reference — where a snapshot's marker for a value it left out points. */
+  readValue(ref: string): RpcResult<{ ref: string; value: unknown }> {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    return readValue(m.state, this.#store, ref);
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
   stateAt(at?: number): RunSnapshot | null {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
-    return snapshotRun(r.state, r.results);
+    return snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+  }
+
+  /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
+  planVersion(version: number): Plan | null {
+    return this.#load() ? (this.#store.getPlan(version) as Plan | null) : null;
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
@@ -194,6 +219,7 @@ export class PlanRun extends DurableObject<Env> {
     if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
     const out: BeginStep[] = [];
     const now = Date.now();
+    const reply = new CallBudget();
     await this.#apply([], {
       extra: (inputs) => {
         for (const r of requests) {
@@ -202,7 +228,7 @@ export class PlanRun extends DurableObject<Env> {
           out.push(
             held
               ? { proceed: false, reason: 'held by another consumer' }
-              : this.#begin(m, r.step_id, r.attempt, inputs),
+              : reply.fit(this.#begin(m, r.step_id, r.attempt, inputs)),
           );
         }
       },
@@ -228,7 +254,7 @@ export class PlanRun extends DurableObject<Env> {
     const taken: Continuation[] = [];
     await this.#apply(
       reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
-      { handoff: { take, taken } },
+      { handoff: { take, taken, budget: new CallBudget() } },
     );
     return taken;
   }
@@ -351,7 +377,7 @@ export class PlanRun extends DurableObject<Env> {
     inputs: MachineInput[],
     opts: {
       extra?: (inputs: MachineInput[]) => void;
-      handoff?: { take: number; taken: Continuation[] };
+      handoff?: { take: number; taken: Continuation[]; budget: CallBudget };
       outbox?: StepMessage[];
       answer?: { row: SideRow; after: RowAfter };
     } = {},
@@ -373,11 +399,12 @@ export class PlanRun extends DurableObject<Env> {
         const pre: MachineInput[] = [];
         opts.extra?.(pre);
         d = decide(m, [...inputs, ...pre], (c, pending) => {
-          if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take) {
+          if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take && handoff.budget.open()) {
             const begin = this.#begin(m, c.step_id, c.attempt, pending);
             if (begin.proceed) {
               this.leases.take(c.step_id, c.attempt, now, true);
               handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
+              handoff.budget.add(begin.parameters_length);
             }
           } else if (c.mode === 'queue') {
             const version = m.state.plan?.version ?? 1;

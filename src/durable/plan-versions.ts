@@ -1,8 +1,17 @@
 /**
  * Every plan a run has had, in D1 (`plan_versions`), with KV as a read cache: versions never change
  * once written, so a cached copy is never stale. The run's object writes; the HTTP layer reads.
+ *
+ * A plan too large for a D1 row (a D1 value holds at most 2 MB; a 100,000-step plan takes several) is
+ * listed in D1 with an empty `plan_json` and read from the run's object, which keeps every version in
+ * its own SQLite (in chunks) — and copying megabytes into D1 would only slow the run's creation down.
  */
 import type { Plan } from '../plan/model';
+
+/** The largest plan JSON copied into D1 (characters; at most 3 bytes each, within a 2 MB value). */
+export const D1_PLAN_CHARS = 512 * 1024;
+/** What `plan_json` holds for a plan kept only in the run's object. */
+const IN_OBJECT = '';
 
 export type PlanVersionRow = { version: number; plan_id: string; reason: string | null; created_at: string };
 
@@ -15,7 +24,8 @@ export async function recordPlanVersion(
   reason: string | null,
   at: string,
 ): Promise<void> {
-  const body = JSON.stringify(plan);
+  const text = JSON.stringify(plan);
+  const body = text.length > D1_PLAN_CHARS ? IN_OBJECT : text;
   try {
     await env.DB.prepare(
       `INSERT OR IGNORE INTO plan_versions (run_id, version, plan_id, plan_json, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -43,7 +53,13 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
     .bind(runId, version)
     .first<{ plan_json: string }>();
   if (!row) return null;
-  // A failed cache write only costs the next read a trip to D1.
-  await env.KV.put(cacheKey(runId, version), row.plan_json).catch(() => undefined);
-  return JSON.parse(row.plan_json) as Plan;
+  let text = row.plan_json;
+  if (text === IN_OBJECT) {
+    const plan = await env.PLAN_RUN.getByName(runId).planVersion(version);
+    if (!plan) return null;
+    text = JSON.stringify(plan);
+  }
+  // A failed cache write only costs the next read a trip to D1 (or the object).
+  await env.KV.put(cacheKey(runId, version), text).catch(() => undefined);
+  return JSON.parse(text) as Plan;
 }

@@ -56,8 +56,8 @@ const PlanShapeSchema = z.looseObject({
 });
 
 /** The run's fields from its `run` meta row (the config is parsed by its own schema after this). */
-export function parseMetaRow(text: string): Partial<RunState> & { run_id: string; config: unknown } {
-  return parseRow('run meta', MetaSchema, JSON.parse(text)) as Partial<RunState> & {
+export function parseMetaRow(value: unknown): Partial<RunState> & { run_id: string; config: unknown } {
+  return parseRow('run meta', MetaSchema, value) as Partial<RunState> & {
     run_id: string;
     config: unknown;
   };

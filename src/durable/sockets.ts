@@ -1,23 +1,32 @@
 /**
  * Live progress over WebSocket with the hibernation API: a client gets the backlog after `?after=`,
  * then every new event, one JSON event per message. The backlog is sent synchronously before the
- * socket is handed back, so no event can slip between backlog and live.
+ * socket is handed back, so no event can slip between backlog and live; it is read a page at a time
+ * (bounded by count and bytes), so a long log of large events is never in memory at once.
+ *
+ * A message carries at most {@link WS_MESSAGE_BYTES}: an event larger than that (a big step output)
+ * is sent with its payload replaced by `{"$elided": {bytes, reason, href}}`, `href` the page of
+ * `GET /v1/runs/:id/events` that holds it whole.
  */
 import type { RunEvent } from '../engine/events';
+import { utf8Bytes } from '../engine/value-limits';
 import type { SqlStore } from './sql-store';
+
+/** The largest message sent: what a WebSocket in a Worker accepts (1 MiB), less room for framing. */
+export const WS_MESSAGE_BYTES = 1024 * 1024 - 1024;
 
 export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, after: number): Response {
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
   ctx.acceptWebSocket(server);
-  for (const e of store.eventStream(after)) server.send(JSON.stringify(e));
+  for (const e of store.eventStream(after)) server.send(eventMessage(e));
   return new Response(null, { status: 101, webSocket: client });
 }
 
 export function broadcast(ctx: DurableObjectState, events: readonly RunEvent[]): void {
   const sockets = ctx.getWebSockets();
   if (sockets.length === 0) return;
-  const messages = events.map((e) => JSON.stringify(e));
+  const messages = events.map(eventMessage);
   for (const ws of sockets) {
     try {
       for (const m of messages) ws.send(m);
@@ -25,4 +34,19 @@ export function broadcast(ctx: DurableObjectState, events: readonly RunEvent[]):
       // A socket that closed under us is dropped by the runtime; the others still get the events.
     }
   }
+}
+
+/** The event as one message: whole, or with its payload elided when it is too large to send. */
+export function eventMessage(e: RunEvent): string {
+  const text = JSON.stringify(e);
+  if (text.length * 3 <= WS_MESSAGE_BYTES) return text;
+  const bytes = utf8Bytes(text);
+  if (bytes <= WS_MESSAGE_BYTES) return text;
+  const runId = e.actor.startsWith('run:') ? e.actor.slice(4) : '';
+  const $elided = {
+    bytes,
+    reason: `event over the ${WS_MESSAGE_BYTES} bytes a message carries`,
+    href: `/v1/runs/${runId}/events?after=${e.seq - 1}&limit=1`,
+  };
+  return JSON.stringify({ ...e, payload: { $elided } });
 }

@@ -6,6 +6,7 @@
 import type { RunEvent } from '../engine/events';
 import type { ResultStore } from '../engine/state';
 import { chunked, insertMany, tuples } from './sql-batch';
+import { eventJson, jsonOf } from './plan-text';
 
 /** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
 const INLINE_LIMIT = 512 * 1024;
@@ -13,14 +14,23 @@ const CHUNK = 512 * 1024;
 /** How a stored value that lives in `blobs` begins: `{"$blob":"<id>"}`. */
 const BLOB_REF = '{"$blob":"';
 
+/**
+ * SQL for the size in bytes of the value a column holds — its text, or the chunks it refers to — read
+ * without loading either (`octet_length` takes a value's size from the row header).
+ */
+const STORED_BYTES = (col: string) =>
+  `CASE WHEN substr(${col}, 1, ${BLOB_REF.length}) = '${BLOB_REF}'
+     THEN (SELECT sum(octet_length(data)) FROM blobs WHERE id = substr(${col}, ${BLOB_REF.length + 1}, octet_length(${col}) - ${BLOB_REF.length + 2}))
+     ELSE octet_length(${col}) END`;
+
 /** The blob id a stored value refers to, or null for a value stored inline. */
 function blobIdOf(stored: string): string | null {
   return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
 }
 
 /** Tables of one value per key, and their key column. */
-type KeyedTable = 'outputs' | 'vars';
-const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key' };
+type KeyedTable = 'outputs' | 'vars' | 'meta';
+const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key', meta: 'key' };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,6 +49,12 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 `;
 
 type Row = Record<string, SqlStorageValue>;
+
+/** A page of the event log, with each event's stored size in bytes. */
+export type EventPage = { events: RunEvent[]; sizes: number[]; has_more: boolean };
+
+/** How much stored event JSON {@link SqlStore.eventStream} reads at a time. */
+const STREAM_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** A recorded attempt moving on: the new status and the times (and error) that go with it. */
 export type AttemptMark = Pick<
@@ -89,6 +105,16 @@ export class SqlStore implements ResultStore {
     );
   }
 
+  /** A JSON value kept in `meta`, in chunks when large (the run's input, its final output). */
+  getMetaValue(key: string): { found: boolean; value?: unknown } {
+    const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
+    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
+  }
+
+  setMetaValue(key: string, value: unknown): void {
+    this.#putKeyed('meta', key, value);
+  }
+
   // ---- values with spill-over ---------------------------------------------------------------------
 
   /**
@@ -96,7 +122,11 @@ export class SqlStore implements ResultStore {
    * text would read as a reference is stored in chunks too, so it comes back as itself.
    */
   #pack(value: unknown): string {
-    const text = JSON.stringify(value ?? null);
+    return this.#packText(JSON.stringify(value ?? null));
+  }
+
+  /** {@link #pack} for a value already serialised. */
+  #packText(text: string): string {
     if (text.length <= INLINE_LIMIT && !text.startsWith(BLOB_REF)) return text;
     const id = `b${++this.#blobSeq}`;
     this.setMeta('blob_seq', String(this.#blobSeq));
@@ -185,6 +215,24 @@ export class SqlStore implements ResultStore {
     this.#putKeyed('vars', key, value);
   }
 
+  /** Stored sizes (UTF-8 bytes of JSON) of every output, read without loading the values. */
+  outputSizes(): Map<string, number> {
+    return this.#sizes('outputs');
+  }
+
+  /** Stored sizes (UTF-8 bytes of JSON) of every state variable, read without loading the values. */
+  varSizes(): Map<string, number> {
+    return this.#sizes('vars');
+  }
+
+  #sizes(table: KeyedTable): Map<string, number> {
+    const out = new Map<string, number>();
+    const col = KEY_OF[table];
+    for (const r of this.sql.exec<Row>(`SELECT ${col} AS k, ${STORED_BYTES('value')} AS n FROM ${table}`))
+      out.set(text(r.k), Number(r.n));
+    return out;
+  }
+
   varKeys(): string[] {
     return this.sql
       .exec<Row>('SELECT key FROM vars ORDER BY key')
@@ -199,7 +247,7 @@ export class SqlStore implements ResultStore {
       'INSERT OR REPLACE INTO plans (version, plan_id, body, created_at) VALUES (?, ?, ?, ?)',
       version,
       planId,
-      this.#pack(plan),
+      this.#packText(jsonOf(plan)),
       createdAt,
     );
   }
@@ -288,7 +336,7 @@ export class SqlStore implements ResultStore {
       this.sql,
       'INSERT INTO events (seq, event_type, step_id, body) VALUES',
       '',
-      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#pack(e)]),
+      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#packText(eventJson(e))]),
     );
   }
 
@@ -306,14 +354,42 @@ export class SqlStore implements ResultStore {
     return rows.toArray().map((r) => this.#unpack(text(r.body)) as RunEvent);
   }
 
-  /** Every event from `after` on, a page at a time, so a long log is never in memory at once. */
+  /**
+   * Events with seq > after (and ≤ upTo), oldest first: at most `limit` of them and, past the first,
+   * at most `maxBytes` of stored JSON — so a page of large events stays small. Sizes are read before
+   * any body is, and come back with the events.
+   */
+  eventPage(after: number, limit: number, maxBytes: number, upTo?: number): EventPage {
+    const bound = upTo === undefined ? '' : ' AND seq <= ?';
+    const args = upTo === undefined ? [after, limit + 1] : [after, upTo, limit + 1];
+    const sizes = this.sql
+      .exec<Row>(
+        `SELECT seq, ${STORED_BYTES('body')} AS n FROM events WHERE seq > ?${bound} ORDER BY seq LIMIT ?`,
+        ...args,
+      )
+      .toArray()
+      .map((r) => Number(r.n));
+    let taken = 0;
+    let bytes = 0;
+    while (taken < Math.min(limit, sizes.length) && (taken === 0 || bytes + sizes[taken]! <= maxBytes)) {
+      bytes += sizes[taken]!;
+      taken++;
+    }
+    const events = taken === 0 ? [] : this.events(after, taken, upTo);
+    return { events, sizes: sizes.slice(0, taken), has_more: sizes.length > taken };
+  }
+
+  /**
+   * Every event from `after` on, a page at a time (at most `page` events and about 4 MiB), so a long
+   * log — or one of large events — is never in memory at once.
+   */
   *eventStream(after = 0, upTo?: number, page = 500): Generator<RunEvent> {
     let cursor = after;
     for (;;) {
-      const batch = this.events(cursor, page, upTo);
-      for (const e of batch) yield e;
-      if (batch.length < page) return;
-      cursor = batch[batch.length - 1]!.seq;
+      const batch = this.eventPage(cursor, page, STREAM_PAGE_BYTES, upTo);
+      for (const e of batch.events) yield e;
+      if (!batch.has_more || batch.events.length === 0) return;
+      cursor = batch.events[batch.events.length - 1]!.seq;
     }
   }
 

@@ -20,6 +20,7 @@ import { deferredOf } from '../executor/deferred';
 import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
 import { LEASE_MS } from './leases';
+import { groupsOf, reportable } from './call-limits';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -27,6 +28,15 @@ export const MAX_IN_FLIGHT = 500;
 export const CONTINUATION_WINDOW_MS = 30_000;
 /** How long a finished attempt's report waits for others still running in the same consumer. */
 export const COALESCE_MS = 2;
+/**
+ * A consumer taking continuations keeps the isolate's thread busy — each report's reply brings the
+ * next steps, and in-process calls never leave the event loop idle — so one batch of reports in this
+ * many waits for a timer first, letting the isolate's other work in: other requests. (Under `wrangler
+ * dev` every worker shares one thread; the response to the `POST /v1/runs` that started a run of
+ * instant steps waited for its consumer to finish, up to 30 s.) Counted, not timed: `Date.now()`
+ * does not advance between those calls.
+ */
+export const YIELD_EVERY = 8;
 
 export async function consumeSteps(
   batch: MessageBatch<StepMessage>,
@@ -43,6 +53,13 @@ export async function consumeSteps(
 }
 
 type Report = { step_id: string; attempt: number; outcome: StepOutcome };
+type Pending = {
+  report: Report;
+  /** Length of the outcome's JSON (call-limits.ts). */
+  length: number;
+  resolve: (next: Continuation[]) => void;
+  reject: (err: unknown) => void;
+};
 
 class RunConsumer {
   readonly #started = Date.now();
@@ -85,7 +102,9 @@ class RunConsumer {
     }
     msgs.forEach((msg, i) => {
       const begin = begins[i];
-      if (!begin?.proceed)
+      if (begin && !begin.proceed && begin.retry)
+        msg.retry({ delaySeconds: 0 }); // begun, but the reply had no room for it
+      else if (!begin?.proceed)
         msg.ack(); // no longer wanted: finished, superseded or cancelled
       else
         this.#spawn(
@@ -126,10 +145,10 @@ class RunConsumer {
     this.#executing += 1;
     const key = `${c.step_id}#${c.attempt}`;
     this.#executingNow.set(key, { step_id: c.step_id, attempt: c.attempt });
-    const outcome = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    const raw = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
     this.#executingNow.delete(key);
     this.#executing -= 1;
-    const deferred = deferredOf(outcome);
+    const deferred = deferredOf(raw);
     if (deferred) {
       // The result comes later (a child run reports it, or a person answers): nothing to report now.
       try {
@@ -146,7 +165,8 @@ class RunConsumer {
       return;
     }
     try {
-      const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome });
+      const { outcome, length } = reportable(c.step_id, raw, c.max_output_bytes);
+      const next = await this.#reporter.report({ step_id: c.step_id, attempt: c.attempt, outcome }, length);
       this.#inFlight -= 1;
       msg?.ack();
       for (const n of next) this.#spawn(this.#runAttempt(n));
@@ -161,11 +181,13 @@ class RunConsumer {
 /**
  * Collects reports and sends them in one call: at once when no other attempt of this consumer is
  * still running, else after {@link COALESCE_MS} — so a layer of steps finishing together costs the
- * object one transaction. The continuations that call returns go to the first report's caller.
+ * object one transaction. The continuations that call returns go to the first report's caller. Large
+ * outputs split the reports into several calls, one after the other (call-limits.ts).
  */
 class Reporter {
-  #buffer: { report: Report; resolve: (next: Continuation[]) => void; reject: (err: unknown) => void }[] = [];
+  #buffer: Pending[] = [];
   #scheduled = false;
+  #flushes = 0;
 
   constructor(
     private readonly send: (reports: Report[]) => Promise<Continuation[]>,
@@ -173,9 +195,9 @@ class Reporter {
     private readonly running: () => number,
   ) {}
 
-  report(report: Report): Promise<Continuation[]> {
+  report(report: Report, length: number): Promise<Continuation[]> {
     return new Promise((resolve, reject) => {
-      this.#buffer.push({ report, resolve, reject });
+      this.#buffer.push({ report, length, resolve, reject });
       // Nothing else is still running: there is nothing to wait for.
       if (this.running() === 0) {
         queueMicrotask(() => void this.#flush());
@@ -188,9 +210,18 @@ class Reporter {
 
   async #flush(): Promise<void> {
     if (this.#buffer.length === 0) return;
+    if (++this.#flushes % YIELD_EVERY === 0) {
+      // Reports arriving meanwhile join this batch.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
     const items = this.#buffer;
+    if (items.length === 0) return;
     this.#buffer = [];
     this.#scheduled = false;
+    for (const group of groupsOf(items, (i) => i.length)) await this.#send(group);
+  }
+
+  async #send(items: Pending[]): Promise<void> {
     try {
       const next = await this.send(items.map((i) => i.report));
       items.forEach((item, i) => item.resolve(i === 0 ? next : []));

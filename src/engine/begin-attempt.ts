@@ -1,10 +1,12 @@
 /**
  * Beginning an attempt, the same way in every runtime (the Durable Object and the in-process
  * runner): is it still current, what are its concrete parameters, which time limit applies. Returns
- * the inputs to feed the machine next — `invoked`, or a `missing_input` failure when a referenced
- * value was never written — and, when there is something to run, what to run. A step with a sub-plan
- * runs it as a child run (engine/child-run.ts), the same call in every host. Pure.
+ * the inputs to feed the machine next — `invoked`, or a failure: `missing_input` when a referenced
+ * value was never written, `parameters_too_large` when the resolved parameters are over the limit
+ * (value-limits.ts) — and, when there is something to run, what to run. A step with a sub-plan runs
+ * it as a child run (engine/child-run.ts), the same call in every host. Pure.
  */
+import type { ErrorInfo } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
 import type { PlanStep } from '../plan/model';
 import { collectReferences, resolveValue } from '../plan/references';
@@ -13,6 +15,7 @@ import { actionFor, scopeFor, stepDef } from './decide';
 import { stepEffectKey } from './idempotency';
 import type { MachineInput } from './machine-types';
 import type { ResultStore, RunState } from './state';
+import { jsonText, parametersLimitError } from './value-limits';
 
 export type BegunAttempt = {
   step: PlanStep;
@@ -21,6 +24,8 @@ export type BegunAttempt = {
   idempotency_key: string;
   timeout_ms: number;
   fallback: boolean;
+  /** Length of the parameters' JSON text: what carrying them elsewhere costs. */
+  parameters_length: number;
 };
 
 /**
@@ -56,19 +61,12 @@ export function beginAttempt(
     ? { ok: true as const, value: parameters }
     : resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
   if (!resolved.ok) {
-    const error = {
-      code: 'missing_input',
-      message: `${resolved.missing.text} was never written`,
-      retryable: false,
-    };
-    return {
-      inputs: [
-        { type: 'result', step_id: stepId, attempt, outcome: { success: false, error, latency_ms: 0 } },
-      ],
-      begun: null,
-      reason: error.message,
-    };
+    const message = `${resolved.missing.text} was never written`;
+    return failed(stepId, attempt, { code: 'missing_input', message, retryable: false });
   }
+  const parametersText = jsonText(resolved.value);
+  const tooLarge = parametersLimitError(stepId, parametersText);
+  if (tooLarge) return failed(stepId, attempt, tooLarge);
   const idempotency_key = stepEffectKey(state.run_id, stepId, rt);
   const params = resolved.value as Record<string, unknown>;
   const tool = tools.get(action);
@@ -89,6 +87,27 @@ export function beginAttempt(
   const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now);
   return {
     inputs: [invoked],
-    begun: { step, action, parameters: params, idempotency_key, timeout_ms, fallback: rt.on_fallback },
+    begun: {
+      step,
+      action,
+      parameters: params,
+      idempotency_key,
+      timeout_ms,
+      fallback: rt.on_fallback,
+      parameters_length: parametersText.length,
+    },
+  };
+}
+
+/** An attempt that fails before its tool is called: its result, and nothing to run. */
+function failed(
+  stepId: string,
+  attempt: number,
+  error: ErrorInfo,
+): { inputs: MachineInput[]; begun: null; reason: string } {
+  return {
+    inputs: [{ type: 'result', step_id: stepId, attempt, outcome: { success: false, error, latency_ms: 0 } }],
+    begun: null,
+    reason: error.message,
   };
 }

@@ -4,11 +4,13 @@
  * Pure functions over the state; they emit events, never change the state themselves.
  */
 import type { ErrorInfo } from '../errors';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../plan/config';
 import { isRecord, type Plan } from '../plan/model';
 import { revisionAllowed } from './decide';
 import type { EventDraft, EventPayloads, RunEvent } from './events';
 import { isSettled } from './evolve';
 import { unexpectedOutput } from './expected-output';
+import { boundedError, outputLimitError } from './value-limits';
 import type { Command, Refusal, StepOutcome } from './machine-types';
 import type { RunState } from './state';
 
@@ -156,7 +158,8 @@ export function reportUnexpected(
 }
 
 /**
- * The `ToolReturned` payload for an attempt's outcome. A success whose step merges its result into
+ * The `ToolReturned` payload for an attempt's outcome. An output over the run's `max_output_bytes`
+ * is recorded as the attempt's failure (`output_too_large`), never stored. A success whose step merges its result into
  * state (`output_path: "state"`) but that is no plain object cannot be merged: it is recorded as
  * the attempt's failure (`bad_output`, not retryable — the fallback and the failure strategy
  * still apply), so the log, the live state and replay all agree on it.
@@ -168,11 +171,14 @@ export function returnedPayload(
   o: StepOutcome,
 ): EventPayloads['ToolReturned'] {
   const { latency_ms, tokens } = o;
-  const error = o.success ? mergeError(s, step_id, o.output) : o.error;
+  const error = o.success
+    ? (outputLimitError(step_id, o.output, s.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES) ??
+      mergeError(s, step_id, o.output))
+    : o.error;
   if (o.success && error === null) {
     return { step_id, attempt, success: true, output: o.output, latency_ms, tokens, cached: o.cached };
   }
-  return { step_id, attempt, success: false, error: error!, latency_ms, tokens };
+  return { step_id, attempt, success: false, error: boundedError(error!), latency_ms, tokens };
 }
 
 /** Why a step's output cannot be merged into state, or null (it can, or the step does not merge). */

@@ -8,6 +8,13 @@ import type { Plan, RunStatus, StepStatus } from '../plan/model';
 import type { RunEvent } from './events';
 import { evolve } from './evolve';
 import { emptyRunState, MemoryResultStore, type ResultStore, type RunState } from './state';
+import { ValueBudget, type SnapshotBudget } from './value-budget';
+import { formatPath } from '../plan/reference-syntax';
+
+/** The reference that reads a step's output (what a snapshot's marker for it names). */
+export const outputRef = (stepId: string): string => formatPath(['steps', stepId, 'output']);
+/** The reference that reads a state variable. */
+export const varRef = (key: string): string => formatPath(['state', key]);
 
 export type StepCounts = {
   total: number;
@@ -68,13 +75,22 @@ export function progressOf(c: StepCounts): number {
   return c.total === 0 ? 0 : (c.completed + c.failed + c.skipped) / c.total;
 }
 
-export function snapshotRun(state: RunState, results: ResultStore): RunSnapshot {
+/**
+ * What a run looks like from outside. With a `budget`, its values (the final output first, then step
+ * results in plan order, then state variables) are included while they fit, and replaced by markers
+ * past that (value-budget.ts).
+ */
+export function snapshotRun(state: RunState, results: ResultStore, budget?: SnapshotBudget): RunSnapshot {
+  const bound = budget ? new ValueBudget(budget) : null;
+  const take = (ref: string, read: () => unknown) => (bound ? bound.take(ref, read) : read());
+  const final_output = take('final_output', () => state.final_output);
   const step_statuses: Record<string, StepStatus> = {};
   const step_results: Record<string, unknown> = {};
   const steps: Record<string, StepDetail> = {};
   for (const [id, rt] of state.steps) {
     step_statuses[id] = rt.status;
-    if (rt.status === 'completed') step_results[id] = results.getOutput(id).value ?? null;
+    if (rt.status === 'completed')
+      step_results[id] = take(outputRef(id), () => results.getOutput(id).value ?? null);
     steps[id] = {
       status: rt.status,
       attempts: rt.attempt,
@@ -89,7 +105,7 @@ export function snapshotRun(state: RunState, results: ResultStore): RunSnapshot 
   // defineProperty, not assignment: a merged key named `__proto__` is data, not the prototype.
   for (const k of results.varKeys().sort())
     Object.defineProperty(vars, k, {
-      value: results.getVar(k).value,
+      value: take(varRef(k), () => results.getVar(k).value),
       enumerable: true,
       writable: true,
       configurable: true,
@@ -115,7 +131,7 @@ export function snapshotRun(state: RunState, results: ResultStore): RunSnapshot 
       state.started_at && state.completed_at
         ? (Date.parse(state.completed_at) - Date.parse(state.started_at)) / 1000
         : null,
-    final_output: state.final_output,
+    final_output,
     last_seq: state.seq,
   };
   if (state.error) snap.error = state.error;

@@ -1,10 +1,12 @@
 /**
  * `plan.status` (seed 001) over a run: aggregated counts, progress, and optionally the subtasks.
- * Seed 001 calls a running subtask `in_progress`; both names are given.
+ * Seed 001 calls a running subtask `in_progress`; both names are given. With a `budget`, subtask
+ * results are included while they fit and marked past that, as in a snapshot (value-budget.ts).
  */
 import type { StepStatus } from '../plan/model';
-import { countSteps, progressOf, type StepCounts } from './snapshot';
+import { countSteps, outputRef, progressOf, type StepCounts } from './snapshot';
 import type { ResultStore, RunState } from './state';
+import { ValueBudget, type SnapshotBudget } from './value-budget';
 
 export type Subtask = {
   id: string;
@@ -31,7 +33,9 @@ export function planStatus(
   state: RunState,
   results: ResultStore,
   opts: { include_details?: boolean; include_completed?: boolean } = {},
+  budget?: SnapshotBudget,
 ): PlanStatusView {
+  const bound = budget ? new ValueBudget(budget) : null;
   const counts = countSteps(state);
   const view: PlanStatusView = {
     status: { ...counts, in_progress: counts.running },
@@ -54,7 +58,12 @@ export function planStatus(
         action: step.action,
         dependencies: state.graph.deps[i] ?? [],
         status: rt.status === 'running' ? 'in_progress' : rt.status,
-        result: rt.status === 'completed' ? (results.getOutput(step.id).value ?? null) : null,
+        result:
+          rt.status !== 'completed'
+            ? null
+            : bound
+              ? bound.take(outputRef(step.id), () => results.getOutput(step.id).value ?? null)
+              : (results.getOutput(step.id).value ?? null),
       };
       if (rt.error) sub.error = rt.error.message;
       view.subtasks.push(sub);

@@ -107,7 +107,7 @@ async function createRun(
   const created = (await stub.create({
     run_id,
     goal: plan?.goal || req.goal || '',
-    ...(plan ? { plan } : {}),
+    ...(plan ? { plan_json: JSON.stringify(plan) } : {}),
     config: req.config,
     input: req.input ?? {},
     ...(state ? { state } : {}),

@@ -13,6 +13,14 @@ export const ApprovalConfigSchema = z.object({
 });
 export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;
 
+/** `max_output_bytes` by default: 1 MiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/**
+ * The highest `max_output_bytes` (16 MiB): an output crosses one call between the queue consumer and
+ * the run's object (those carry at most 32 MiB) and is held in the object's memory (128 MB).
+ */
+export const OUTPUT_LIMIT_CEILING = 16 * 1024 * 1024;
+
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
   max_parallel: z.number().int().min(1).max(1000).default(3),
@@ -63,6 +71,20 @@ export const RunConfigSchema = z.object({
     .optional(),
   require_dependencies: z.boolean().default(true),
   require_fallbacks: z.boolean().default(false),
+  /**
+   * The largest step output accepted, in bytes of JSON: a larger one fails its attempt with
+   * `output_too_large` (retries, the fallback and the failure strategy apply).
+   */
+  max_output_bytes: z
+    .number({ error: 'max_output_bytes must be a whole number of bytes' })
+    .int({ error: 'max_output_bytes must be a whole number of bytes' })
+    .min(1024, { error: 'max_output_bytes must be at least 1024 bytes' })
+    .max(OUTPUT_LIMIT_CEILING, {
+      error:
+        `max_output_bytes can be at most ${OUTPUT_LIMIT_CEILING} (16 MiB); a tool with more to ` +
+        'return should store it elsewhere and return a reference',
+    })
+    .default(DEFAULT_MAX_OUTPUT_BYTES),
 });
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 export type RunConfigInput = z.input<typeof RunConfigSchema>;

@@ -17,6 +17,7 @@ const count = (sql: SqlStorage, table: string) =>
   Number(sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
 
 const big = (c: string) => ({ text: c.repeat(600 * 1024) });
+const utf8 = (s: string) => new TextEncoder().encode(s).length;
 
 describe('SqlStore', () => {
   it('spills a large output into chunks, reads it back, and drops the chunks when it is replaced', async () => {
@@ -120,6 +121,50 @@ describe('SqlStore', () => {
       }
       store.putSteps(Array.from({ length: 120 }, (_, i) => [`s${i}`, { i }] as const));
       expect([...store.steps()]).toHaveLength(120);
+    });
+  });
+
+  it('pages events by bytes as well as count, reading sizes from the rows, a large event alone', async () => {
+    await withStore((store) => {
+      const event = (seq: number, text: string) =>
+        ({
+          seq,
+          event_type: 'InputReceived',
+          references: {},
+          payload: { input: text },
+        }) as unknown as RunEvent;
+      store.appendEvents([event(1, 'a'), event(2, 'é'.repeat(700 * 1024)), event(3, 'b'), event(4, 'c')]);
+      const sizes = [1, 2, 3, 4].map((seq) => utf8(JSON.stringify(store.events(seq - 1, 1)[0])));
+      // Event 2 (1.4 MB, stored in chunks) fits no page of 1 MiB with another event: it comes alone.
+      const first = store.eventPage(0, 10, 1024 * 1024);
+      expect(first).toMatchObject({ sizes: [sizes[0]], has_more: true });
+      expect(first.events.map((e) => e.seq)).toEqual([1]);
+      const second = store.eventPage(1, 10, 1024 * 1024);
+      expect(second.events.map((e) => e.seq)).toEqual([2]);
+      expect(second.sizes).toEqual([sizes[1]]);
+      const rest = store.eventPage(2, 10, 1024 * 1024);
+      expect(rest).toMatchObject({ sizes: [sizes[2], sizes[3]], has_more: false });
+      expect(store.eventPage(0, 2, 8 * 1024 * 1024).events.map((e) => e.seq)).toEqual([1, 2]);
+      expect([...store.eventStream(0)].map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    });
+  });
+
+  it('keeps JSON values in meta, in chunks when large, and knows output sizes without reading them', async () => {
+    await withStore((store, sql) => {
+      store.setMetaValue('run_final_output', big('f'));
+      expect(count(sql, 'blobs')).toBeGreaterThan(0);
+      expect(new SqlStore(sql).getMetaValue('run_final_output')).toEqual({ found: true, value: big('f') });
+      store.setMetaValue('run_final_output', null);
+      expect(count(sql, 'blobs')).toBe(0);
+      expect(store.getMetaValue('nothing')).toEqual({ found: false });
+      store.setOutput('small', { a: 'é' });
+      store.setOutput('large', big('x'));
+      expect(store.outputSizes()).toEqual(
+        new Map([
+          ['small', utf8(JSON.stringify({ a: 'é' }))],
+          ['large', utf8(JSON.stringify(big('x')))],
+        ]),
+      );
     });
   });
 });

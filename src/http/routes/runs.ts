@@ -11,6 +11,7 @@ import {
   CancelSchema,
   CreatedRunSchema,
   CreateRunSchema,
+  EventsPageSchema,
   EventsQuerySchema,
   ListRunsQuerySchema,
   RetrySchema,
@@ -18,9 +19,11 @@ import {
   RunSnapshotSchema,
   StateQuerySchema,
   StatusQuerySchema,
+  ValuesQuerySchema,
 } from '../schemas/run';
 import { listRuns } from '../run-list';
 import type { App } from '../types';
+import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
 import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
@@ -66,9 +69,18 @@ const status = route(
 const events = route(
   'get',
   '/v1/runs/{id}/events',
-  'Events in seq order, after `after`',
-  z.object({ events: z.array(z.unknown()) }),
+  'Events in seq order after `after`: a page of at most `limit` events and about 8 MiB; while ' +
+    '`has_more`, the next page is `?after=<next_after>`',
+  EventsPageSchema,
   EventsQuerySchema,
+);
+const values = route(
+  'get',
+  '/v1/runs/{id}/values',
+  'One value of the run by reference (`steps.<id>.output`, `state.<key>`, `input`, parts of them, ' +
+    'or `final_output`): where a snapshot points for a value too large to include',
+  z.object({ ref: z.string(), value: z.unknown() }),
+  ValuesQuerySchema,
 );
 const state = route(
   'get',
@@ -165,7 +177,15 @@ export function registerRunRoutes(app: App): void {
     const run = stubFor(c);
     if (!run || !(await run.getStatus({}))) return notFound(c);
     const q = c.req.valid('query');
-    return c.json({ events: await run.listEvents(q.after, q.limit) }, 200);
+    return c.json(await run.listEvents(q.after, q.limit), 200);
+  });
+
+  app.openapi(values, async (c) => {
+    const run = stubFor(c);
+    if (!run) return notFound(c);
+    const r = (await run.readValue(c.req.valid('query').ref)) as RpcResult<{ ref: string; value: unknown }>;
+    if (r.ok) return c.json(r.value, 200);
+    return jsonError(c, VALUE_REFUSALS[r.error.code] ?? 'not_found', r.error.message);
   });
 
   app.openapi(state, async (c) => {
@@ -206,6 +226,14 @@ export function registerRunRoutes(app: App): void {
   });
 }
 
+/** How `readValue`'s refusals map onto the API's codes. */
+const VALUE_REFUSALS: Record<string, 'not_found' | 'invalid_request' | 'value_too_large'> = {
+  run_not_found: 'not_found',
+  value_not_found: 'not_found',
+  invalid_request: 'invalid_request',
+  value_too_large: 'value_too_large',
+};
+
 function route<Q extends z.ZodObject>(
   method: 'get',
   path: string,
@@ -222,7 +250,7 @@ function route<Q extends z.ZodObject>(
     request: { params: RunIdParamSchema, query: query ?? (z.object({}) as unknown as Q) },
     responses: {
       200: { description: summary, content: { 'application/json': { schema } } },
-      ...errorResponses(400, 401, 404, 426),
+      ...errorResponses(400, 401, 404, 422, 426),
     },
   });
 }

@@ -66,6 +66,20 @@ export const EventsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 });
 
+export const EventsPageSchema = z
+  .object({
+    events: z.array(z.unknown()),
+    next_after: z.number().openapi({ description: 'The `after` of the next page' }),
+    has_more: z.boolean().openapi({ description: 'More events follow this page' }),
+  })
+  .openapi('EventsPage');
+
+export const ValuesQuerySchema = z.object({
+  ref: z.string().min(1).max(2000).openapi({
+    description: 'A reference, as in a plan: `steps.fetch.output.items[0]`, `state.x`, `final_output`',
+  }),
+});
+
 export const StateQuerySchema = z.object({
   at: seq.optional().openapi({ description: 'Replay up to this seq' }),
 });

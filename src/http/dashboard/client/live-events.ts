@@ -107,7 +107,8 @@ async function poll() {
     const events = Array.isArray(r.data.events) ? r.data.events : [];
     for (const e of events) if (!takeEvent(e)) break;
     setLiveStatus('live', 'Polling (API token set: see the note at the top)');
-    if (events.length === 500) delay = 0;
+    // A page ends at 500 events or about 8 MiB, whichever comes first: has_more says which.
+    if (r.data.has_more === true || events.length === 500) delay = 0;
     // A finished run only changes again if someone retries it: look less often.
     else if (view.snap && TERMINAL.has(view.snap.status)) delay = POLL_MS * 5;
   } else {
