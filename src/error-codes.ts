@@ -143,6 +143,10 @@ export const ERROR_CODES = {
   },
   callback_error: { status: null, about: 'A library callback threw.' },
   step_failed: { status: null, about: 'A step failed after its retries and fallback.' },
+  dead_lettered: {
+    status: null,
+    about: "A step's queue message failed its consumer until the queue gave up (steps-dlq).",
+  },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
   run_terminated: { status: null, about: 'The step was skipped because the run ended.' },
