@@ -4,7 +4,9 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', '.wrangler', 'coverage', 'scripts/**/*.mjs'] },
+  {
+    ignores: ['node_modules', '.wrangler', 'coverage', 'dist', 'scripts/**/*.mjs', 'examples/custom-worker'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

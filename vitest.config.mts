@@ -11,9 +11,11 @@ export default defineConfig(async () => {
     dir: string,
     bindings: Record<string, string>,
     globalSetup: string[] = [],
+    main?: string,
   ) => ({
     plugins: [
       cloudflareTest({
+        ...(main ? { main } : {}),
         wrangler: { configPath: './wrangler.toml' },
         // ALLOW_ANONYMOUS: these tests use an open API (no API_TOKEN); auth tests set their own env.
         miniflare: {
@@ -54,6 +56,15 @@ export default defineConfig(async () => {
           'test/workers-http',
           { HTTP_ALLOWLIST: '127.0.0.1', WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
           ['test/workers-http/loopback-server.ts'],
+        ),
+        // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main
+        // module: its run object, queue consumer and HTTP app share one registry.
+        workersProject(
+          'workers-factory',
+          'test/workers-factory',
+          { GREETER_SECRET: 'from-env' },
+          [],
+          'test/workers-factory/worker.ts',
         ),
       ],
     },

@@ -14,14 +14,17 @@ const childEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${p
 const wrangler = join(root, 'node_modules/.bin/wrangler');
 let sigintHandled = false;
 
-/** A new throwaway local state directory with the D1 migrations applied; the caller removes it. */
-export function migratedState(name = 'edgeplan') {
+/**
+ * A new throwaway local state directory with the D1 migrations applied; the caller removes it. `cwd`
+ * is the project whose wrangler.toml is used (this repository by default).
+ */
+export function migratedState(name = 'edgeplan', cwd = root) {
   const persist = mkdtempSync(join(tmpdir(), `${name}-`));
   const migrate = spawnSync(
     wrangler,
     ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
     {
-      cwd: root,
+      cwd,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: childEnv,
     },
@@ -37,13 +40,21 @@ export function migratedState(name = 'edgeplan') {
  * Starts wrangler dev and waits until /health answers; `extraArgs` go to `wrangler dev`. Without
  * `persist` the state is a fresh {@link migratedState} that stop() removes; with it, that directory is
  * used as it is and left in place (how a server is restarted on a killed one's state). `port`
- * defaults to a free one. `upAt` is when /health first answered (Date.now()).
+ * defaults to a free one. `upAt` is when /health first answered (Date.now()). `cwd` is the project to
+ * run (this repository by default); `demoTools: false` leaves DEMO_TOOLS as its wrangler.toml says.
  */
-export async function startDevServer({ name = 'edgeplan', extraArgs = [], port, persist } = {}) {
+export async function startDevServer({
+  name = 'edgeplan',
+  extraArgs = [],
+  port,
+  persist,
+  cwd = root,
+  demoTools = true,
+} = {}) {
   port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
   const ownsState = persist === undefined;
-  persist ??= migratedState(name);
+  persist ??= migratedState(name, cwd);
   // Detached, so the whole process group can be ended at once.
   const dev = spawn(
     wrangler,
@@ -55,14 +66,13 @@ export async function startDevServer({ name = 'edgeplan', extraArgs = [], port, 
       '127.0.0.1',
       '--persist-to',
       persist,
-      '--var',
-      'DEMO_TOOLS:true',
+      ...(demoTools ? ['--var', 'DEMO_TOOLS:true'] : []),
       // Local and unauthenticated: without API_TOKEN the API answers 401 unless this is set.
       '--var',
       'ALLOW_ANONYMOUS:true',
       ...extraArgs,
     ],
-    { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
+    { cwd, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },
   );
   const exited = new Promise((resolve) => dev.once('exit', resolve));
   let ended = false;

@@ -1,19 +1,14 @@
 /**
- * The Worker: HTTP (Hono), the `steps` queue consumer, and the Durable Object classes wrangler binds.
- * Wiring only — behaviour lives in src/http, src/durable, src/executor.
+ * The repository's own Worker, built with `edgeplan/worker` like any team's: no tools of its own; the
+ * demo tools come with `DEMO_TOOLS=true` (`npm start`). Also exports the demo pack's counter object.
  */
-import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
-import { consumeSteps } from './durable/step-consumer';
-import type { StepMessage } from './durable/messages';
-import { createApp } from './http/app';
+import { createEdgeplan } from './worker-factory';
 
-export { PlanRun } from './durable/plan-run';
-export { DemoCounters } from './executor/tools/demo-counters';
+export { DemoCounters } from './worker-factory';
 
-const app = createApp();
+const edgeplan = createEdgeplan();
 
-export default {
-  fetch: app.fetch,
-  queue: (batch, env) =>
-    isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env),
-} satisfies ExportedHandler<Env, StepMessage>;
+/** The run's Durable Object class (wrangler.toml binds it as `PLAN_RUN`). */
+export const PlanRun = edgeplan.PlanRun;
+
+export default edgeplan.default;

@@ -94,6 +94,22 @@ export class Leases {
     return out;
   }
 
+  /** These steps' attempts are over (a result was recorded): their leases go. */
+  release(stepIds: readonly string[]): void {
+    const held = this.#all();
+    const gone = stepIds.filter((id) => held.delete(id));
+    for (let i = 0; i < gone.length; i += 90) {
+      const chunk = gone.slice(i, i + 90);
+      this.sql.exec(`DELETE FROM leases WHERE step_id IN (${chunk.map(() => '?').join(', ')})`, ...chunk);
+    }
+  }
+
+  /** The run ended: no lease is wanted. */
+  clear(): void {
+    this.sql.exec('DELETE FROM leases');
+    this.#held = new Map();
+  }
+
   /** A transaction rolled back: what is cached may be ahead of storage. */
   forget(): void {
     this.#held = null;

@@ -323,8 +323,13 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   #registry(): ToolRegistry {
-    this.#tools ??= workerToolRegistry(this.env);
+    this.#tools ??= this.createToolRegistry();
     return this.#tools;
+  }
+
+  /** The run's tools, built once per instance; `edgeplan/worker`'s subclass adds the team's own. */
+  protected createToolRegistry(): ToolRegistry {
+    return workerToolRegistry(this.env);
   }
 
   async #control(input: MachineInput): Promise<RpcResult<{ status: string }>> {
@@ -388,6 +393,12 @@ export class PlanRun extends DurableObject<Env> {
           }
         });
         this.leases.queued(queued, now);
+        // An attempt with a result needs no lease any more (nor does any, once the run ended).
+        if (d.events.some((e) => e.event_type === 'RunTerminated')) this.leases.clear();
+        else
+          this.leases.release(
+            d.events.flatMap((e) => (e.event_type === 'ToolReturned' ? [e.payload.step_id] : [])),
+          );
         for (const c of d.side) {
           const task = DurableSideWork.taskOf(c);
           if (task) rows.push(this.#journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));

@@ -139,8 +139,13 @@ export class SideWorkJournal {
     for (const id of ids) this.sql.exec('DELETE FROM side_work WHERE id = ?', id);
   }
 
-  nextDue(): number | null {
-    const r = this.sql.exec<{ at: number | null }>('SELECT MIN(due_at) AS at FROM side_work').one();
-    return r.at ?? null;
+  /** The earliest due time, and whether any row's work was started (not parked) — one query. */
+  summary(): { nextDue: number | null; started: boolean } {
+    const r = this.sql
+      .exec<{ at: number | null; started: number | null }>(
+        'SELECT MIN(due_at) AS at, SUM(parked = 0) AS started FROM side_work',
+      )
+      .one();
+    return { nextDue: r.at ?? null, started: (r.started ?? 0) > 0 };
   }
 }

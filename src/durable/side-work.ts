@@ -117,9 +117,10 @@ export class DurableSideWork {
 
   /** When the alarm must next look at side work, or null. */
   nextCheck(now: number): number | null {
-    let at = this.host.journal.nextDue();
+    const { nextDue, started } = this.host.journal.summary();
+    let at = nextDue;
     // Work running (or lost) is checked on often: after a crash nobody else would notice.
-    if (this.#running.size > 0 || this.host.journal.all().some((r) => !r.parked)) {
+    if (this.#running.size > 0 || started) {
       at = at === null ? now + SIDE_CHECK_MS : Math.min(at, now + SIDE_CHECK_MS);
     }
     return at;

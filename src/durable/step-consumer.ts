@@ -28,8 +28,11 @@ export const CONTINUATION_WINDOW_MS = 30_000;
 /** How long a finished attempt's report waits for others still running in the same consumer. */
 export const COALESCE_MS = 2;
 
-export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
-  const tools = workerToolRegistry(env);
+export async function consumeSteps(
+  batch: MessageBatch<StepMessage>,
+  env: Env,
+  tools: ToolRegistry = workerToolRegistry(env),
+): Promise<void> {
   const byRun = new Map<string, Message<StepMessage>[]>();
   for (const msg of batch.messages) {
     const list = byRun.get(msg.body.run_id) ?? [];

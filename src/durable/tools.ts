@@ -1,10 +1,61 @@
-/** The registry a Worker runs with: the built-in and demo tools plus the runtime tools. */
-import type { ToolRegistry } from '../executor/registry';
-import { createToolRegistry, type ToolEnv } from '../executor/tools';
+/**
+ * The registry a Worker runs with, composed in one place: the built-in tools, the runtime tools
+ * (agent.dispatch, human.input, plan.*), the demo pack when `DEMO_TOOLS=true`, and a team's own tools.
+ */
+import type { AnyTool, ToolRegistry } from '../executor/registry';
+import { createToolRegistry, builtinTools, type ToolEnv } from '../executor/tools';
+import { demoTools } from '../executor/tools/demo';
 import { runtimeTools } from './runtime-tools';
 
-export function workerToolRegistry(env: ToolEnv): ToolRegistry {
+/** The registry for a Worker's bindings (the same object for the same bindings). */
+export type ToolSource = (env: ToolEnv) => ToolRegistry;
+
+/**
+ * Builds the registry `env` calls for, with `own` tools added after edgeplan's.
+ * @example workerToolRegistry(env).has('agent.dispatch'); // true
+ */
+export function workerToolRegistry(env: ToolEnv, own: readonly AnyTool[] = []): ToolRegistry {
   const registry = createToolRegistry(env);
   for (const tool of runtimeTools(() => registry)) registry.register(tool);
+  for (const tool of own) registry.register(tool);
   return registry;
+}
+
+/**
+ * Names edgeplan's own tools take, whether or not `DEMO_TOOLS` is on.
+ * @example reservedToolNames().has('demo.echo'); // true
+ */
+export function reservedToolNames(): Set<string> {
+  const runtime = runtimeTools(() => {
+    throw new Error('reservedToolNames: the registry is never read');
+  });
+  return new Set([...builtinTools, ...demoTools, ...runtime].map((t) => t.name));
+}
+
+/**
+ * Checks `own` tools (a name edgeplan uses, or two tools with one name, throws an Error naming it) and
+ * returns the source every part of the Worker reads its registry from — one registry per bindings
+ * object, which Workers hand every request and batch of an isolate.
+ * @example
+ * const tools = toolSource([greet]);
+ * tools(env).get('example.greet');
+ */
+export function toolSource(own: readonly AnyTool[] = []): ToolSource {
+  const reserved = reservedToolNames();
+  const seen = new Set<string>();
+  for (const tool of own) {
+    if (reserved.has(tool.name))
+      throw new Error(`edgeplan: tool "${tool.name}" is built in; give your tool another name`);
+    if (seen.has(tool.name)) throw new Error(`edgeplan: tool "${tool.name}" is given twice`);
+    seen.add(tool.name);
+  }
+  const registries = new WeakMap<ToolEnv, ToolRegistry>();
+  return (env) => {
+    let registry = registries.get(env);
+    if (!registry) {
+      registry = workerToolRegistry(env, own);
+      registries.set(env, registry);
+    }
+    return registry;
+  };
 }

@@ -6,6 +6,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Clock, IdSource } from '../plan/model';
+import { toolSource, type ToolSource } from '../durable/tools';
 import { systemClock } from './clock';
 import { randomIds } from './ids';
 import { bearerAuth } from './middleware/auth';
@@ -56,6 +57,8 @@ export type CreateAppOptions = {
   clock?: Clock;
   /** Id source for handlers (`c.var.ids`). */
   ids?: IdSource;
+  /** Where handlers get the registry (`c.var.tools()`); edgeplan's tools alone by default. */
+  tools?: ToolSource;
 };
 
 /**
@@ -69,12 +72,14 @@ export function createApp({
   maxBodyBytes = MAX_BODY_BYTES,
   clock = systemClock,
   ids = randomIds,
+  tools = toolSource(),
 }: CreateAppOptions = {}): App {
   const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use('*', async function provideSources(c, next) {
     c.set('clock', clock);
     c.set('ids', ids);
+    c.set('tools', () => tools(c.env));
     await next();
   });
   // CORS first: a preflight carries no token and is answered here (only with CORS_ORIGINS set).

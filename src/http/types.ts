@@ -2,6 +2,7 @@
  * The types every HTTP module shares: the Hono environment and the app a route module registers on.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { ToolRegistry } from '../executor/registry';
 import type { Clock, IdSource } from '../plan/model';
 
 /** Per-request variables set by {@link createApp} before any route runs. */
@@ -10,6 +11,8 @@ export type AppVariables = {
   clock: Clock;
   /** Where handlers get new ids: `ids.id('run')` → `run_<random>`. */
   ids: IdSource;
+  /** The Worker's tool registry for these bindings: built-ins, demo tools when on, the team's own. */
+  tools: () => ToolRegistry;
 };
 
 /** The Hono environment of the edgeplan app: Worker bindings plus {@link AppVariables}. */

@@ -171,8 +171,11 @@ describe('exactly once', () => {
     expect(await readDemoCounter(env, k)).toBe(1);
   });
 
-  it('sends a step again when the consumer that took it dies after its side effect, which applies once', async () => {
-    const k = key('lost-consumer');
+  /**
+   * A run of `a` then the counter `b`, leases shortened to 300 ms. A consumer reports a's result itself
+   * and takes b back as a continuation (no queue message) — then dies.
+   */
+  async function loseAContinuation(k: string) {
     const runId = await startRun(
       {
         steps: [
@@ -187,13 +190,18 @@ describe('exactly once', () => {
       instance.leases.ttlMs = 300;
     });
     await waitForRun(runId, (r) => r.step_statuses.a === 'running');
-    // A consumer reports a's result first and takes b back as a continuation (no queue message)…
     const [taken] = (await stub.completeSteps(
       [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
       1,
     )) as Continuation[];
     expect(taken).toMatchObject({ step_id: 'b', attempt: 1, idempotency_key: `${runId}:b` });
-    // …applies b's side effect, and dies before reporting it.
+    return runId;
+  }
+
+  it('sends a step again when the consumer that took it dies after its side effect, which applies once', async () => {
+    const k = key('lost-consumer');
+    const runId = await loseAContinuation(k);
+    // The consumer applied b's side effect before it died.
     await demoCounters(env).increment(k, `${runId}:b`);
     // Its lease runs out; the alarm sends b again, and the repeat finds the effect already applied.
     const run = await waitForRun(runId);
@@ -209,26 +217,8 @@ describe('exactly once', () => {
 
   it('knows a dead consumer’s lease ran out after the object itself was unloaded', async () => {
     const k = key('lost-consumer-unloaded');
-    const runId = await startRun(
-      {
-        steps: [
-          { id: 'a', action: 'demo.sleep', parameters: { ms: 400, value: 'a' } },
-          counter('b', k, { dependencies: ['a'] }),
-        ],
-      },
-      { execution_mode: 'parallel' },
-    );
-    const stub = env.PLAN_RUN.getByName(runId);
-    await runInDurableObject(stub, (instance: PlanRun) => {
-      instance.leases.ttlMs = 300;
-    });
-    await waitForRun(runId, (r) => r.step_statuses.a === 'running');
-    const [taken] = (await stub.completeSteps(
-      [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
-      1,
-    )) as Continuation[];
-    expect(taken?.step_id).toBe('b');
-    // The consumer dies, and the idle object is unloaded: a new instance wakes with the alarm.
+    const runId = await loseAContinuation(k);
+    // The idle object is unloaded too: a new instance wakes with the alarm and reads the lease's row.
     await abortAllDurableObjects();
     await new Promise((r) => setTimeout(r, 400));
     expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);

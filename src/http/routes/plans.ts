@@ -7,7 +7,6 @@ import { createRoute } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import { prepareRunPlan, withSourceLines } from '../../import/run-request';
 import type { PreparedRun } from '../../import/run-request';
-import { toolRegistryFor } from '../tool-registry';
 import { validatePlan } from '../../plan/validate';
 import type { ValidateOptions, ValidationResult } from '../../plan/validate';
 import { planGoal } from '../../planner/pipeline';
@@ -84,7 +83,7 @@ const plan = createRoute({
 export function registerPlanRoutes(app: App): void {
   app.openapi(plan, async (c) => {
     const body = c.req.valid('json');
-    const deps = plannerDepsFor(c.env, { tools: toolRegistryFor(c.env), clock: c.var.clock, ids: c.var.ids });
+    const deps = plannerDepsFor(c.env, { tools: c.var.tools(), clock: c.var.clock, ids: c.var.ids });
     // The pipeline resolves the seed aliases (max_subtasks, planning_prompt) itself.
     const outcome = await planGoal(body, deps);
     if (!outcome.ok) {
@@ -104,7 +103,7 @@ export function registerPlanRoutes(app: App): void {
       return jsonError(c, code, message, details);
     }
     const result = validatePlan(prepared.plan, {
-      tools: toolRegistryFor(c.env),
+      tools: c.var.tools(),
       config: config && validationLimits(config),
       clock: c.var.clock,
       ids: c.var.ids,

@@ -7,7 +7,6 @@ import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { startRun } from '../run-service';
-import { toolRegistryFor } from '../tool-registry';
 import {
   CancelSchema,
   CreatedRunSchema,
@@ -118,7 +117,7 @@ export function registerRunRoutes(app: App): void {
       },
       {
         env: c.env,
-        tools: toolRegistryFor(c.env),
+        tools: c.var.tools(),
         clock: c.var.clock,
         ids: c.var.ids,
         origin: new URL(c.req.url).origin,

@@ -1,6 +1,5 @@
 /** `GET /v1/tools` — the tools a plan step's `action` can name, with their JSON schemas. */
 import { createRoute } from '@hono/zod-openapi';
-import { toolRegistryFor } from '../tool-registry';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { ToolListSchema } from '../schemas/tool';
 import type { App } from '../types';
@@ -23,5 +22,5 @@ const listTools = createRoute({
 
 /** Registers `GET /v1/tools`. */
 export function registerToolRoutes(app: App): void {
-  app.openapi(listTools, (c) => c.json({ tools: toolRegistryFor(c.env).describe() }, 200));
+  app.openapi(listTools, (c) => c.json({ tools: c.var.tools().describe() }, 200));
 }

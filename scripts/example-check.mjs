@@ -1,0 +1,110 @@
+// `npm run check:example`: the package as a user gets it. Packs edgeplan (prepack builds dist/),
+// installs the tarball into a throwaway copy of examples/custom-worker — its other dependencies from
+// the npm cache (--prefer-offline), wrangler from this repository — starts `wrangler dev` there, runs
+// a plan using the example's own tool `example.greet` through POST /v1/runs, checks the greeting, and
+// stops the whole process group. Exits 0 when the example works; prints what it did.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevServer } from './dev-server.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const npmEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+const started = Date.now();
+const step = (what) =>
+  console.log(`example-check: ${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+
+const work = mkdtempSync(join(tmpdir(), 'edgeplan-example-'));
+let server;
+try {
+  // Built here, so the pack's own prepack build is skipped and its stdout is only the JSON.
+  execFileSync('npm', ['run', '--silent', 'build'], {
+    cwd: root,
+    env: npmEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  step('built dist/');
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+      cwd: root,
+      env: npmEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )[0];
+  const tarball = join(work, packed.filename);
+  step(`packed ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} KiB`);
+
+  const app = join(work, 'custom-worker');
+  cpSync(join(root, 'examples/custom-worker'), app, {
+    recursive: true,
+    filter: (src) => !/\/(node_modules|\.wrangler)(\/|$)/.test(src),
+  });
+  // edgeplan comes from the tarball; wrangler and the workers types from this repository.
+  const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+  delete manifest.dependencies.edgeplan;
+  delete manifest.devDependencies;
+  writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2));
+  execFileSync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
+    {
+      cwd: app,
+      env: npmEnv,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  step('installed the tarball into a copy of examples/custom-worker');
+
+  server = await startDevServer({
+    name: 'edgeplan-example',
+    cwd: app,
+    demoTools: false,
+    extraArgs: ['--var', 'ALLOW_ANONYMOUS:true'],
+  });
+  step(`wrangler dev answers on ${server.base}`);
+
+  const tools = await (await fetch(`${server.base}/v1/tools`)).json();
+  const names = tools.tools.map((t) => t.name);
+  if (!names.includes('example.greet') || names.includes('demo.echo'))
+    throw new Error(`GET /v1/tools lists ${names.join(', ')}`);
+
+  const created = await fetch(`${server.base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      plan: {
+        goal: 'greet Ada',
+        steps: [
+          { id: 'hi', action: 'example.greet', parameters: { name: 'Ada' } },
+          { id: 'again', action: 'example.greet', parameters: { name: '{{ steps.hi.output.greeting }}' } },
+        ],
+      },
+      config: { execution_mode: 'parallel' },
+    }),
+  });
+  if (created.status !== 201) throw new Error(`POST /v1/runs → ${created.status} ${await created.text()}`);
+  const { run_id } = await created.json();
+  const run = await waitForRun(server.base, run_id);
+  if (run.status !== 'completed')
+    throw new Error(`run ${run_id} ended ${run.status}: ${JSON.stringify(run.error)}`);
+  const greeting = run.step_results.hi?.greeting;
+  if (typeof greeting !== 'string' || !greeting.includes('Ada'))
+    throw new Error(`example.greet answered ${JSON.stringify(run.step_results.hi)}`);
+  step(`run ${run_id} completed: ${JSON.stringify(run.step_results.again.greeting)}`);
+} finally {
+  server?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+console.log('example-check: ok');
+
+async function waitForRun(base, runId) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const run = await (await fetch(`${base}/v1/runs/${runId}`)).json();
+    if (['completed', 'failed', 'cancelled', 'aborted'].includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after 20 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `edgeplan/worker` (SPEC §8): a Worker of your own with your own tools. {@link createEdgeplan} composes
+ * one tool registry — edgeplan's built-ins, the demo pack when `DEMO_TOOLS=true`, and yours — and
+ * returns the Worker handler (HTTP + the `steps` queue consumer) and the Durable Object class, all
+ * reading that registry. Tools read secrets from the Worker's bindings through `ctx.env`, never from
+ * the plan.
+ */
+import { PlanRun as BasePlanRun } from './durable/plan-run';
+import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
+import { consumeSteps } from './durable/step-consumer';
+import type { StepMessage } from './durable/messages';
+import { toolSource } from './durable/tools';
+import type { AnyTool, ToolRegistry } from './executor/registry';
+import { createApp, type CreateAppOptions } from './http/app';
+
+export { defineTool } from './executor/registry';
+export type { AnyTool, ToolContext, ToolDefinition } from './executor/registry';
+export { DemoCounters } from './executor/tools/demo-counters';
+
+/** What {@link createEdgeplan} takes: your tools, plus the HTTP app's options. */
+export type EdgeplanOptions = Omit<CreateAppOptions, 'tools'> & {
+  /** Tools added to edgeplan's; a name edgeplan already uses is refused. */
+  tools?: readonly AnyTool[];
+};
+
+/** What {@link createEdgeplan} returns: export `default` and `PlanRun` from your Worker's main module. */
+export type Edgeplan = {
+  /** The Worker handler: the HTTP API and the `steps` queue consumer. */
+  default: {
+    fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
+    queue: (batch: MessageBatch<StepMessage>, env: Env) => Promise<void>;
+  };
+  /** The run's Durable Object class, bound in wrangler.toml as `PlanRun` (binding `PLAN_RUN`). */
+  PlanRun: typeof BasePlanRun;
+  /** The registry these bindings get (for checks and tests). */
+  tools: (env: Env) => ToolRegistry;
+};
+
+/**
+ * Builds the Worker. Throws at startup when a tool's name is taken by edgeplan or given twice.
+ * @example
+ * const edgeplan = createEdgeplan({ tools: [greet] });
+ * export const PlanRun = edgeplan.PlanRun;
+ * export default edgeplan.default;
+ */
+export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
+  const { tools: own = [], ...appOptions } = options;
+  const tools = toolSource(own);
+  const app = createApp({ ...appOptions, tools });
+
+  /** The run object, reading the registry composed above. */
+  class PlanRun extends BasePlanRun {
+    protected override createToolRegistry(): ToolRegistry {
+      return tools(this.env);
+    }
+  }
+
+  return {
+    default: {
+      fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+      queue: (batch, env) =>
+        isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env, tools(env)),
+    },
+    PlanRun,
+    tools,
+  };
+}

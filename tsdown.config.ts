@@ -1,0 +1,20 @@
+import { defineConfig } from 'tsdown';
+
+// The package (SPEC §8): ESM + declarations for `edgeplan`, `edgeplan/worker` and `edgeplan/client`.
+// Dependencies stay imports; `cloudflare:*` is the Workers runtime's own and is never bundled.
+export default defineConfig({
+  entry: { index: 'src/index.ts', worker: 'src/worker-factory.ts', client: 'src/client/index.ts' },
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2023',
+  outDir: 'dist',
+  dts: true,
+  clean: true,
+  deps: { neverBundle: [/^cloudflare:/] },
+  // The build is slow in its declarations, and says so on every run; that is known.
+  inputOptions: { checks: { pluginTimings: false } },
+  // The declarations name the Worker's bindings type, `Env`, which is global in a Worker project
+  // (wrangler types declares `interface Env`). Declared here too (interfaces merge), so a project
+  // without one still type-checks.
+  footer: { dts: 'declare global {\n  interface Env {}\n}\n' },
+});
