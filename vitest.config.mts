@@ -17,7 +17,10 @@ export default defineConfig(async () => {
       cloudflareTest({
         ...(main ? { main } : {}),
         wrangler: { configPath: './wrangler.toml' },
-        miniflare: { bindings: { DEMO_TOOLS: 'true', TEST_MIGRATIONS: migrations, ...bindings } },
+        // ALLOW_ANONYMOUS: these tests use an open API (no API_TOKEN); auth tests set their own env.
+        miniflare: {
+          bindings: { DEMO_TOOLS: 'true', ALLOW_ANONYMOUS: 'true', TEST_MIGRATIONS: migrations, ...bindings },
+        },
       }),
     ],
     test: {

@@ -67,6 +67,9 @@ export async function startDevServer({
       '--persist-to',
       persist,
       ...(demoTools ? ['--var', 'DEMO_TOOLS:true'] : []),
+      // Local and unauthenticated: without API_TOKEN the API answers 401 unless this is set.
+      '--var',
+      'ALLOW_ANONYMOUS:true',
       ...extraArgs,
     ],
     { cwd, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },

@@ -9,6 +9,12 @@ declare namespace Cloudflare {
     DEMO_TOOLS?: string;
     HTTP_ALLOWLIST?: string;
     API_TOKEN?: string;
+    /** `true`: without API_TOKEN the API is open (local use); otherwise it answers 401. */
+    ALLOW_ANONYMOUS?: string;
+    /** Comma-separated origins allowed by CORS; unset or empty: no CORS headers. */
+    CORS_ORIGINS?: string;
+    /** Optional rate-limit binding (wrangler.toml `[[ratelimits]]`); absent: no limit. */
+    RATE_LIMITER?: RateLimit;
     OPENAI_API_KEY?: string;
     OPENAI_BASE_URL?: string;
     PLANNER_MODEL?: string;

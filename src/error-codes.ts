@@ -17,7 +17,10 @@ export const ERROR_CODES = {
     about: 'The body or a parameter fails its schema; details name the fields.',
   },
   invalid_json: { status: 400, about: 'The body is not parseable JSON.' },
-  unauthorized: { status: 401, about: 'No or a wrong bearer token (API_TOKEN is set).' },
+  unauthorized: {
+    status: 401,
+    about: 'No or a wrong bearer token, or no API_TOKEN set and ALLOW_ANONYMOUS not true.',
+  },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
@@ -149,6 +152,10 @@ export const ERROR_CODES = {
   },
   callback_error: { status: null, about: 'A library callback threw.' },
   step_failed: { status: null, about: 'A step failed after its retries and fallback.' },
+  dead_lettered: {
+    status: null,
+    about: "A step's queue message failed its consumer until the queue gave up (steps-dlq).",
+  },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
   run_terminated: { status: null, about: 'The step was skipped because the run ended.' },

@@ -6,6 +6,7 @@
  * the plan.
  */
 import { PlanRun as BasePlanRun } from './durable/plan-run';
+import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
 import { consumeSteps } from './durable/step-consumer';
 import type { StepMessage } from './durable/messages';
 import { toolSource } from './durable/tools';
@@ -57,7 +58,8 @@ export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
   return {
     default: {
       fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-      queue: (batch, env) => consumeSteps(batch, env, tools(env)),
+      queue: (batch, env) =>
+        isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env, tools(env)),
     },
     PlanRun,
     tools,

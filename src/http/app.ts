@@ -1,6 +1,6 @@
 /**
- * The HTTP API (SPEC §6): one OpenAPIHono app with the error envelope on every failure, bearer auth
- * on `/v1/*`, body limits, and a generated OpenAPI document. Routes live in `routes/*`, one module
+ * The HTTP API (SPEC §6): one OpenAPIHono app with the error envelope on every failure, CORS, a
+ * rate limit and bearer auth on `/v1/*` (§8), body limits, and a generated OpenAPI document. Routes live in `routes/*`, one module
  * per resource, each exporting `registerXRoutes(app)`.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
@@ -11,7 +11,9 @@ import { systemClock } from './clock';
 import { randomIds } from './ids';
 import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
+import { corsFromEnv } from './middleware/cors';
 import { jsonBody } from './middleware/json-body';
+import { rateLimit } from './middleware/rate-limit';
 import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
@@ -80,10 +82,14 @@ export function createApp({
     c.set('tools', () => tools(c.env));
     await next();
   });
+  // CORS first: a preflight carries no token and is answered here (only with CORS_ORIGINS set).
+  app.use('*', corsFromEnv());
+  // The rate limit before auth, so guessing tokens is limited too (per address without a token).
+  app.use('/v1/*', rateLimit());
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
   // The approval link carries its own single-use capability (checked by the run), so an approver
   // needs no API token.
-  app.use('/v1/*', bearerAuth({ token: (c) => (isApprovalLink(c) ? undefined : c.env.API_TOKEN) }));
+  app.use('/v1/*', bearerAuth({ skip: isApprovalLink }));
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
 

@@ -52,7 +52,7 @@ export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): R
 /** The errors any `/v1` route with a JSON body can answer before its handler runs. */
 export const V1_BODY_ERRORS = [400, 401, 413, 415] as const;
 
-/** `security` for `/v1` routes: the bearer token (enforced only when `API_TOKEN` is set). */
+/** `security` for `/v1` routes: the bearer token (`API_TOKEN`; none needed only with ALLOW_ANONYMOUS=true). */
 export const V1_SECURITY = [{ bearerAuth: [] }];
 
 /** Serves the document at `GET /openapi.json`, generated from the routes registered on `app`. */
@@ -60,7 +60,8 @@ export function registerOpenApiDoc(app: App): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'Required on /v1 routes when the API_TOKEN secret is set',
+    description:
+      'Required on /v1 routes: the API_TOKEN secret (without it /v1 is closed unless ALLOW_ANONYMOUS=true)',
   });
   app.get('/openapi.json', (c) =>
     c.json(

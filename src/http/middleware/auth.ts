@@ -1,5 +1,7 @@
 /**
- * Bearer-token auth for `/v1/*` (SPEC §6): on when `API_TOKEN` is set, off otherwise (local dev).
+ * Bearer-token auth for `/v1/*` (SPEC §6, §8 "Secure by default"): with `API_TOKEN` set a request
+ * must carry it; without it every request is refused (`401`, saying how to set it) unless
+ * `ALLOW_ANONYMOUS=true` opens the API on purpose (what `npm start` does for local use).
  *
  * Written here rather than taken from `hono/bearer-auth` (which does compare in constant time) so
  * every failure is the API's `401 unauthorized` envelope with a `WWW-Authenticate` challenge, and a
@@ -10,25 +12,46 @@ import { jsonError } from '../errors';
 import type { AppEnv } from '../types';
 
 export type BearerAuthOptions = {
-  /** The expected token for this request; auth is skipped when it returns undefined or "". */
+  /** The expected token for this request; undefined or "" means none is configured. */
   token?: (c: Context<AppEnv>) => string | undefined;
+  /** Whether a deployment without a token is open on purpose. */
+  allowAnonymous?: (c: Context<AppEnv>) => boolean;
+  /** Requests that carry their own proof (the approval link's capability token) and skip auth. */
+  skip?: (c: Context<AppEnv>) => boolean;
   /** The `realm` in the challenge. */
   realm?: string;
 };
 
+/** What a request to a deployment without `API_TOKEN` is told. */
+export const NO_TOKEN_MESSAGE =
+  'This deployment has no API token: set one with `wrangler secret put API_TOKEN` (then send ' +
+  '"Authorization: Bearer <token>"), or set ALLOW_ANONYMOUS=true to open the API without one (local use)';
+
+/** `ALLOW_ANONYMOUS=true` (case-insensitive; also `1`): the API is open when no token is set. */
+export function anonymousAllowed(value: string | undefined): boolean {
+  return /^(true|1)$/i.test(value?.trim() ?? '');
+}
+
 /**
- * @example app.use('/v1/*', bearerAuth()) // token from env.API_TOKEN
+ * @example app.use('/v1/*', bearerAuth()) // token from env.API_TOKEN, ALLOW_ANONYMOUS from env
  */
 export function bearerAuth({
   token = (c) => c.env.API_TOKEN,
+  allowAnonymous = (c) => anonymousAllowed(c.env.ALLOW_ANONYMOUS),
+  skip = () => false,
   realm = 'edgeplan',
 }: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async function bearerAuth(c, next) {
+    if (skip(c)) return next();
     const expected = token(c);
-    if (!expected) return next();
+    const challenge = `Bearer realm="${realm}"`;
+    if (!expected) {
+      if (allowAnonymous(c)) return next();
+      c.header('WWW-Authenticate', challenge);
+      return jsonError(c, 'unauthorized', NO_TOKEN_MESSAGE);
+    }
 
     const header = c.req.header('Authorization');
-    const challenge = `Bearer realm="${realm}"`;
     if (!header) {
       c.header('WWW-Authenticate', challenge);
       return jsonError(

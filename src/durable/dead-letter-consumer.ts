@@ -1,0 +1,61 @@
+/**
+ * The `steps-dlq` consumer. A step message the `steps` consumer failed on `max_retries` times lands
+ * on the dead-letter queue (wrangler.toml). Left there, its step would wait for its deadline with
+ * nothing said; instead it is reported to its run as a failed attempt (`dead_lettered`, not retried:
+ * the queue already tried), so the run's failure handling — fallback, `on_step_failure`,
+ * `continue_on_failure` — takes over and the trace says what happened. An attempt whose result was
+ * already recorded ignores the report (a result is recorded at most once).
+ */
+import type { StepOutcome } from '../engine/machine';
+import type { StepMessage } from './messages';
+
+/** The dead-letter queue of `steps`, as named in wrangler.toml. */
+export const DEAD_LETTER_QUEUE = 'steps-dlq';
+
+/** Whether a batch comes from the dead-letter queue (a queue name may carry an environment suffix). */
+export function isDeadLetterBatch(batch: MessageBatch<unknown>): boolean {
+  return batch.queue === DEAD_LETTER_QUEUE || batch.queue.startsWith(`${DEAD_LETTER_QUEUE}-`);
+}
+
+/** The failure reported for a dead-lettered attempt. */
+export function deadLetterOutcome(msg: StepMessage): StepOutcome {
+  return {
+    success: false,
+    latency_ms: 0,
+    error: {
+      code: 'dead_lettered',
+      message:
+        `Step ${msg.step_id} attempt ${msg.attempt} was dead-lettered: the steps queue's consumer ` +
+        `failed on it until the queue gave up (max_retries), so it never ran to a result`,
+      retryable: false,
+    },
+  };
+}
+
+/**
+ * Reports every message's attempt as failed to its run, one RPC per run; a run that cannot be
+ * reached has its messages retried by the dead-letter queue.
+ * @example
+ * export default { queue: (batch, env) => isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env) };
+ */
+export async function consumeDeadLetters(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
+  const byRun = new Map<string, Message<StepMessage>[]>();
+  for (const m of batch.messages) byRun.set(m.body.run_id, [...(byRun.get(m.body.run_id) ?? []), m]);
+  await Promise.all(
+    [...byRun].map(async ([runId, msgs]) => {
+      const reports = msgs.map((m) => ({
+        step_id: m.body.step_id,
+        attempt: m.body.attempt,
+        outcome: deadLetterOutcome(m.body),
+      }));
+      try {
+        await env.PLAN_RUN.getByName(runId).completeSteps(reports);
+        console.warn(`steps-dlq: run ${runId}: ${msgs.length} dead-lettered attempt(s) reported as failed`);
+        for (const m of msgs) m.ack();
+      } catch (err) {
+        console.error(`steps-dlq: run ${runId} unreachable; ${msgs.length} message(s) retried`, err);
+        for (const m of msgs) m.retry({ delaySeconds: 5 });
+      }
+    }),
+  );
+}

@@ -1,0 +1,151 @@
+/**
+ * `npm run deploy` (scripts/deploy.mjs) against a stub `wrangler` first on PATH
+ * (test/fixtures/wrangler-stub): it creates what is missing by name, writes the real ids into
+ * wrangler.deploy.toml, migrates remotely, deploys, and a second run creates nothing.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { nodeProcess } from '../../scripts/eval/node-api';
+
+type Fs = {
+  mkdtempSync(prefix: string): string;
+  readFileSync(path: string, encoding: 'utf8'): string;
+  writeFileSync(path: string, data: string): void;
+  copyFileSync(from: string, to: string): void;
+  rmSync(path: string, opts: { recursive: true; force: true }): void;
+};
+type ChildProcess = {
+  spawnSync(
+    this: void,
+    cmd: string,
+    args: string[],
+    opts: { cwd: string; env: Record<string, string | undefined>; encoding: 'utf8' },
+  ): { status: number | null; stdout: string; stderr: string };
+};
+const node = nodeProcess();
+const fs = node.getBuiltinModule('node:fs') as Fs;
+const { spawnSync } = node.getBuiltinModule('node:child_process') as ChildProcess;
+const { tmpdir } = node.getBuiltinModule('node:os') as { tmpdir(this: void): string };
+
+/** The project root: vitest runs from it. */
+const root = `${(node as unknown as { cwd(): string }).cwd()}/`;
+type Account = {
+  d1: { uuid: string; name: string }[];
+  kv: { id: string; title: string }[];
+  queues: { id: string; name: string }[];
+};
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A project directory (a copy of wrangler.toml) and an account in the stub's state. */
+function setup(initial: Account) {
+  const dir = fs.mkdtempSync(`${tmpdir()}/edgeplan-deploy-`);
+  dirs.push(dir);
+  fs.copyFileSync(`${root}wrangler.toml`, `${dir}/wrangler.toml`);
+  fs.writeFileSync(`${dir}/state.json`, JSON.stringify(initial));
+  /** Runs the deploy script; returns its exit status and the wrangler commands it issued. */
+  const deploy = (args: string[] = [], extraEnv: Record<string, string> = {}) => {
+    fs.writeFileSync(`${dir}/log.jsonl`, '');
+    const r = spawnSync(node.argv[0]!, [`${root}scripts/deploy.mjs`, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...node.env,
+        PATH: `${root}test/fixtures/wrangler-stub:${node.env.PATH}`,
+        STUB_LOG: `${dir}/log.jsonl`,
+        STUB_STATE: `${dir}/state.json`,
+        ...extraEnv,
+      },
+    });
+    const commands = fs
+      .readFileSync(`${dir}/log.jsonl`, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as string[]).join(' '));
+    return { status: r.status, stderr: r.stderr, commands };
+  };
+  const config = () => fs.readFileSync(`${dir}/wrangler.deploy.toml`, 'utf8');
+  const account = () => JSON.parse(fs.readFileSync(`${dir}/state.json`, 'utf8')) as Account;
+  return { dir, deploy, config, account };
+}
+
+const empty: Account = { d1: [], kv: [], queues: [] };
+const creates = (commands: string[]) => commands.filter((c) => / create /.test(c));
+
+// Every wrangler call starts a Node process: seconds on a busy machine.
+describe('npm run deploy', { timeout: 60_000 }, () => {
+  it('creates everything on an empty account, then migrates and deploys with the real ids', () => {
+    const { deploy, config, account, dir } = setup(empty);
+    const run = deploy(['--dry-run', '--outdir', `${dir}/out`]);
+    expect(run.status).toBe(0);
+    expect(run.commands).toEqual([
+      'd1 list --json',
+      'd1 create edgeplan --update-config=false',
+      'd1 list --json',
+      'kv namespace list',
+      'kv namespace create edgeplan-kv --update-config=false',
+      'kv namespace list',
+      'queues list',
+      'queues create steps',
+      'queues create steps-dlq',
+      'd1 migrations apply DB --remote --config wrangler.deploy.toml',
+      `deploy --config wrangler.deploy.toml --dry-run --outdir ${dir}/out`,
+    ]);
+    const { d1, kv } = account();
+    expect(config()).toContain(`database_id = "${d1[0]!.uuid}"`);
+    expect(config()).toContain(`id = "${kv[0]!.id}"`);
+    expect(config()).not.toContain('"00000000-0000-0000-0000-000000000000"');
+    expect(config()).not.toContain(`"${'0'.repeat(32)}"`);
+    // The committed config keeps its placeholders: local dev is untouched.
+    expect(fs.readFileSync(`${dir}/wrangler.toml`, 'utf8')).toBe(
+      fs.readFileSync(`${root}wrangler.toml`, 'utf8'),
+    );
+  });
+
+  it('creates nothing when run again, and writes the same config', () => {
+    const { deploy, config } = setup(empty);
+    expect(deploy().status).toBe(0);
+    const first = config();
+    const again = deploy();
+    expect(again.status).toBe(0);
+    expect(creates(again.commands)).toEqual([]);
+    expect(again.commands).toEqual([
+      'd1 list --json',
+      'kv namespace list',
+      'queues list',
+      'd1 migrations apply DB --remote --config wrangler.deploy.toml',
+      'deploy --config wrangler.deploy.toml',
+    ]);
+    expect(config()).toBe(first);
+  });
+
+  it('creates only what is missing, and finds existing resources by name among others', () => {
+    const { deploy, config } = setup({
+      d1: [
+        { uuid: 'aaaaaaaa-0000-4000-8000-000000000000', name: 'other' },
+        { uuid: 'bbbbbbbb-0000-4000-8000-000000000000', name: 'edgeplan' },
+      ],
+      kv: [{ id: 'c'.repeat(32), title: 'edgeplan' }],
+      queues: [{ id: 'd'.repeat(32), name: 'steps' }],
+    });
+    const run = deploy();
+    expect(run.status).toBe(0);
+    expect(creates(run.commands)).toEqual([
+      'kv namespace create edgeplan-kv --update-config=false',
+      'queues create steps-dlq',
+    ]);
+    expect(config()).toContain('database_id = "bbbbbbbb-0000-4000-8000-000000000000"');
+  });
+
+  it('stops with exit 1 and says which command failed', () => {
+    const { deploy } = setup(empty);
+    const run = deploy([], { STUB_FAIL: 'd1 migrations' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      'wrangler d1 migrations apply DB --remote --config wrangler.deploy.toml exited with 3',
+    );
+    expect(run.commands.some((c) => c.startsWith('deploy'))).toBe(false);
+  });
+});

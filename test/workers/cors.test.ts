@@ -1,0 +1,76 @@
+/** CORS_ORIGINS (SPEC §8): listed origins get CORS headers and preflights; others and unset get none. */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app';
+import { parseOrigins } from '../../src/http/middleware/cors';
+
+const app = createApp();
+const withCors = {
+  ...env,
+  API_TOKEN: 'cors-token',
+  CORS_ORIGINS: ' https://app.example.com, https://admin.example.com/ ,',
+};
+
+function call(bindings: Partial<Env>, init: RequestInit & { path?: string } = {}): Promise<Response> {
+  const request = new Request(`http://edgeplan.test${init.path ?? '/v1/tools'}`, init);
+  return Promise.resolve(app.fetch(request, bindings));
+}
+
+const preflight = (origin: string) => ({
+  method: 'OPTIONS',
+  headers: {
+    Origin: origin,
+    'Access-Control-Request-Method': 'POST',
+    'Access-Control-Request-Headers': 'authorization, content-type',
+  },
+});
+
+describe('CORS_ORIGINS', () => {
+  it('parses a comma-separated list, ignoring blanks and trailing slashes', () => {
+    expect(parseOrigins(withCors.CORS_ORIGINS)).toEqual([
+      'https://app.example.com',
+      'https://admin.example.com',
+    ]);
+    expect(parseOrigins(undefined)).toEqual([]);
+    expect(parseOrigins(' , ')).toEqual([]);
+  });
+
+  it('answers a preflight from a listed origin without a token, allowing Authorization', async () => {
+    const res = await call(withCors, preflight('https://admin.example.com'));
+    expect(res.status).toBe(204);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('https://admin.example.com');
+    expect(res.headers.get('Access-Control-Allow-Headers')?.toLowerCase()).toContain('authorization');
+    expect(res.headers.get('Access-Control-Allow-Methods')).toContain('POST');
+  });
+
+  it('marks responses to a listed origin, errors included', async () => {
+    const origin = { Origin: 'https://app.example.com' };
+    const ok = await call(withCors, { headers: { ...origin, Authorization: 'Bearer cors-token' } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('Access-Control-Allow-Origin')).toBe('https://app.example.com');
+    const refused = await call(withCors, { headers: origin });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('Access-Control-Allow-Origin')).toBe('https://app.example.com');
+  });
+
+  it('gives an unlisted origin no Allow-Origin', async () => {
+    const res = await call(withCors, preflight('https://evil.example.com'));
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBeNull();
+  });
+
+  it('sends no CORS headers at all when unset', async () => {
+    const res = await call(
+      { ...env, CORS_ORIGINS: undefined },
+      { headers: { Origin: 'https://app.example.com' } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    const pre = await call({ ...env, CORS_ORIGINS: '' }, preflight('https://app.example.com'));
+    expect(pre.headers.get('Access-Control-Allow-Origin')).toBeNull();
+  });
+
+  it('allows any origin with *', async () => {
+    const res = await call({ ...env, CORS_ORIGINS: '*' }, { headers: { Origin: 'https://x.example' } });
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+  });
+});
