@@ -27,7 +27,7 @@ import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
-import { CallBudget } from './call-limits';
+import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
 import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
@@ -217,13 +217,13 @@ export class PlanRun extends DurableObject<Env> {
     take = 0,
   ): Promise<Continuation[]> {
     if (!this.#load()) return [];
-    const taken: Continuation[] = [];
+    const handoff = new Handoff(take);
     await this.#apply(
       reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
       undefined,
-      { take, taken, budget: new CallBudget() },
+      handoff,
     );
-    return taken;
+    return handoff.taken;
   }
 
   override fetch(request: Request): Response {
@@ -302,7 +302,7 @@ export class PlanRun extends DurableObject<Env> {
   async #apply(
     inputs: MachineInput[],
     extra?: (inputs: MachineInput[]) => void,
-    handoff?: { take: number; taken: Continuation[]; budget: CallBudget },
+    handoff?: Handoff,
     outbox?: StepMessage[],
   ): Promise<{ code: string; message: string } | undefined> {
     const m = this.#machine!;
@@ -320,17 +320,9 @@ export class PlanRun extends DurableObject<Env> {
       for (const c of r.commands) {
         if (c.type === 'abort') abort = c.reason;
         else if (c.type !== 'dispatch') side.push(c);
-        else if (
-          c.mode === 'queue' &&
-          handoff &&
-          handoff.taken.length < handoff.take &&
-          handoff.budget.open()
-        ) {
+        else if (c.mode === 'queue' && handoff?.wants()) {
           const begin = this.#begin(m, c.step_id, c.attempt, pending);
-          if (begin.proceed) {
-            handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
-            handoff.budget.add(begin.parameters_length);
-          }
+          if (begin.proceed) handoff.take({ step_id: c.step_id, attempt: c.attempt, ...begin });
         } else if (c.mode === 'queue') {
           queued.push({
             run_id: m.state.run_id,
