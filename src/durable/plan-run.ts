@@ -6,7 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
-import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
+import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
@@ -29,7 +29,15 @@ import { InlineAttempts } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
-import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
+import {
+  eventsPage,
+  memoryBudget,
+  readValue,
+  servedSnapshot,
+  storeBudget,
+  type EventsPage,
+  type ServedSnapshot,
+} from './run-reads';
 import type { StepMessage } from './messages';
 
 export type { BeginStep } from './begin-attempt';
@@ -102,9 +110,13 @@ export class PlanRun extends DurableObject<Env> {
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
 
-  getRun(): RunSnapshot | null {
+  getRun(): ServedSnapshot | null {
     const m = this.#load();
-    return m ? snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)) : null;
+    if (!m) return null;
+    return servedSnapshot(
+      snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)),
+      this.#store,
+    );
   }
 
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
@@ -125,10 +137,11 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): RunSnapshot | null {
+  stateAt(at?: number): ServedSnapshot | null {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
-    return snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+    const snap = snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+    return servedSnapshot(snap, this.#store);
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
