@@ -8,6 +8,7 @@
 import type { StepOutcome } from '../engine/machine';
 import { jsonText, outputTextLimitError } from '../engine/value-limits';
 import type { BeginStep } from './begin-attempt';
+import type { Continuation } from './plan-run';
 
 /** JSON text (UTF-16 units, which serialise to at most twice as many bytes) per call, past the first item. */
 export const CALL_BUDGET = 4 * 1024 * 1024;
@@ -74,4 +75,22 @@ export function groupsOf<T>(items: readonly T[], length: (item: T) => number): T
   }
   if (group.length > 0) groups.push(group);
   return groups;
+}
+
+/** The continuations a reporting consumer takes back: at most `room`, within one call's budget. */
+export class Handoff {
+  readonly taken: Continuation[] = [];
+  readonly #budget = new CallBudget();
+
+  constructor(private readonly room: number) {}
+
+  /** Whether another continuation may be taken. */
+  wants(): boolean {
+    return this.taken.length < this.room && this.#budget.open();
+  }
+
+  take(c: Continuation): void {
+    this.taken.push(c);
+    this.#budget.add(c.parameters_length);
+  }
 }

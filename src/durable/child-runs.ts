@@ -16,6 +16,7 @@ import { childRunId, type ChildRequest, type ParentRef } from '../engine/child-r
 import { snapshotRun } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
+import { reportable } from './call-limits';
 import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
 import type { RpcResult } from './rpc-result';
@@ -77,7 +78,13 @@ export async function reportToParent(env: Env, store: SqlStore, state: RunState)
   const raw = store.getMeta('parent');
   if (!raw) return true;
   const parent = JSON.parse(raw) as ParentRef;
-  const outcome = childOutcome(snapshotRun(state, store), state.started_at ?? state.created_at);
+  // The child runs with its parent's config: an outcome the parent would refuse as too large is
+  // refused here, so it never has to cross the call (which would fail, leaving the step to time out).
+  const { outcome } = reportable(
+    parent.step_id,
+    childOutcome(snapshotRun(state, store), state.started_at ?? state.created_at),
+    state.config.max_output_bytes,
+  );
   try {
     await env.PLAN_RUN.getByName(parent.run_id).completeSteps([
       { step_id: parent.step_id, attempt: parent.attempt, outcome },

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
-import { replay, snapshotRun, type RunSnapshot } from '../engine/snapshot';
+import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
@@ -29,9 +29,17 @@ import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
 import { acceptEventSocket, broadcast } from './sockets';
-import { CallBudget } from './call-limits';
+import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
-import { eventsPage, memoryBudget, readValue, storeBudget, type EventsPage } from './run-reads';
+import {
+  eventsPage,
+  memoryBudget,
+  readValue,
+  servedSnapshot,
+  storeBudget,
+  type EventsPage,
+  type ServedSnapshot,
+} from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
 
@@ -117,9 +125,13 @@ export class PlanRun extends DurableObject<Env> {
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
 
-  getRun(): RunSnapshot | null {
+  getRun(): ServedSnapshot | null {
     const m = this.#load();
-    return m ? snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)) : null;
+    if (!m) return null;
+    return servedSnapshot(
+      snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)),
+      this.#store,
+    );
   }
 
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
@@ -140,10 +152,11 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): RunSnapshot | null {
+  stateAt(at?: number): ServedSnapshot | null {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
-    return snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+    const snap = snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
+    return servedSnapshot(snap, this.#store);
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
@@ -251,12 +264,12 @@ export class PlanRun extends DurableObject<Env> {
     take = 0,
   ): Promise<Continuation[]> {
     if (!this.#load()) return [];
-    const taken: Continuation[] = [];
+    const handoff = new Handoff(take);
     await this.#apply(
       reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
-      { handoff: { take, taken, budget: new CallBudget() } },
+      { handoff },
     );
-    return taken;
+    return handoff.taken;
   }
 
   override fetch(request: Request): Response {
@@ -377,7 +390,7 @@ export class PlanRun extends DurableObject<Env> {
     inputs: MachineInput[],
     opts: {
       extra?: (inputs: MachineInput[]) => void;
-      handoff?: { take: number; taken: Continuation[]; budget: CallBudget };
+      handoff?: Handoff;
       outbox?: StepMessage[];
       answer?: { row: SideRow; after: RowAfter };
     } = {},
@@ -399,12 +412,11 @@ export class PlanRun extends DurableObject<Env> {
         const pre: MachineInput[] = [];
         opts.extra?.(pre);
         d = decide(m, [...inputs, ...pre], (c, pending) => {
-          if (c.mode === 'queue' && handoff && handoff.taken.length < handoff.take && handoff.budget.open()) {
+          if (c.mode === 'queue' && handoff?.wants()) {
             const begin = this.#begin(m, c.step_id, c.attempt, pending);
             if (begin.proceed) {
               this.leases.take(c.step_id, c.attempt, now, true);
-              handoff.taken.push({ step_id: c.step_id, attempt: c.attempt, ...begin });
-              handoff.budget.add(begin.parameters_length);
+              handoff.take({ step_id: c.step_id, attempt: c.attempt, ...begin });
             }
           } else if (c.mode === 'queue') {
             const version = m.state.plan?.version ?? 1;

@@ -5,10 +5,10 @@
  */
 import type { RunEvent } from '../engine/events';
 import { scopeFor } from '../engine/decide';
-import { outputRef, varRef } from '../engine/snapshot';
+import { outputRef, varRef, type RunSnapshot } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
-import type { SnapshotBudget } from '../engine/value-budget';
-import { bytesOver } from '../engine/value-limits';
+import type { ElidedValue, SnapshotBudget } from '../engine/value-budget';
+import { bytesOver, utf8Bytes } from '../engine/value-limits';
 import { readReference } from '../plan/references';
 import { parseReferenceExpression } from '../plan/reference-syntax';
 import type { SqlStore } from './sql-store';
@@ -23,6 +23,22 @@ export const EVENTS_PAGE_BYTES = 8 * MIB;
 export const EVENT_ELIDE_BYTES = 24 * MIB;
 /** The largest value `readValue` returns. */
 export const VALUE_READ_BYTES = 24 * MIB;
+
+/** Most bytes of plan a snapshot carries; a larger plan is a marker pointing at its version. */
+export const SNAPSHOT_PLAN_BYTES = 8 * MIB;
+
+/** A snapshot as served: a plan too large to include is a marker (`GET /plans/:version` has it). */
+export type ServedSnapshot = Omit<RunSnapshot, 'plan'> & { plan: RunSnapshot['plan'] | ElidedValue };
+
+/** The snapshot with its plan left out when it is larger than {@link SNAPSHOT_PLAN_BYTES}. */
+export function servedSnapshot(snap: RunSnapshot, store: SqlStore): ServedSnapshot {
+  const plan = snap.plan;
+  if (!plan) return snap;
+  const bytes = store.planSize(plan.version) ?? utf8Bytes(JSON.stringify(plan));
+  if (bytes <= SNAPSHOT_PLAN_BYTES) return snap;
+  const href = `/v1/runs/${snap.run_id}/plans/${plan.version}`;
+  return { ...snap, plan: { $elided: { bytes, ref: 'plan', href } } };
+}
 
 /** Where the API serves one value of a run. */
 export const valueHref = (runId: string, ref: string): string =>

@@ -260,6 +260,14 @@ export class SqlStore implements ResultStore {
     return row ? this.#unpack(text(row.body)) : null;
   }
 
+  /** The stored size (bytes of JSON) of a plan version, read without loading it. */
+  planSize(version: number): number | undefined {
+    const row = this.sql
+      .exec<Row>(`SELECT ${STORED_BYTES('body')} AS n FROM plans WHERE version = ?`, version)
+      .toArray()[0];
+    return row ? Number(row.n) : undefined;
+  }
+
   listPlans(): { version: number; plan_id: string; created_at: string }[] {
     return this.sql
       .exec<Row>('SELECT version, plan_id, created_at FROM plans ORDER BY version')

@@ -40,7 +40,12 @@ describe('a 100,000-step plan', () => {
       .bind(runId)
       .first<{ n: number }>();
     expect(row?.n).toBe(0);
-    const plan = await api('GET', `/v1/runs/${runId}/plans/1`);
+    // The snapshot answers; the plan (~10 MB) is a marker pointing at its version.
+    const snap = await api('GET', `/v1/runs/${runId}`);
+    expect(snap.status).toBe(200);
+    expect(snap.body.counts.total).toBe(N);
+    expect(snap.body.plan.$elided).toMatchObject({ ref: 'plan', href: `/v1/runs/${runId}/plans/1` });
+    const plan = await api('GET', snap.body.plan.$elided.href as string);
     expect(plan.status).toBe(200);
     expect(plan.body.steps).toHaveLength(N);
     expect(plan.body.steps[N - 1].id).toBe(`s${N - 1}`);
