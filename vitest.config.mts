@@ -50,7 +50,7 @@ export default defineConfig(async () => {
           'workers-http',
           'test/workers-http',
           { HTTP_ALLOWLIST: '127.0.0.1', WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
-          ['test/workers-http/loopback-server.ts'],
+          ['test/workers-http/loopback-server.ts', 'test/workers-http/mcp-server.ts'],
         ),
       ],
     },
