@@ -16,6 +16,7 @@ import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerHealthRoutes } from './routes/health';
+import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
 import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
@@ -33,6 +34,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerRunRoutes,
   registerRunRevisionRoutes,
   registerDashboardRoutes,
+  registerMcpRoutes,
 ];
 
 const APPROVAL_PATH = /^\/v1\/runs\/[^/]+\/approval$/;
@@ -79,6 +81,7 @@ export function createApp({
   // The approval link carries its own single-use capability (checked by the run), so an approver
   // needs no API token.
   app.use('/v1/*', bearerAuth({ token: (c) => (isApprovalLink(c) ? undefined : c.env.API_TOKEN) }));
+  app.use('/mcp', bearerAuth());
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
 
