@@ -13,6 +13,7 @@
  * continuation, which has none — the object sends the attempt again once the lease runs out.
  */
 import type { StepOutcome } from '../engine/machine';
+import { loadMcpTools } from '../mcp/worker-tools';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { executeApproved } from './execute';
@@ -29,6 +30,7 @@ export const CONTINUATION_WINDOW_MS = 30_000;
 export const COALESCE_MS = 2;
 
 export async function consumeSteps(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
+  await loadMcpTools(env);
   const tools = workerToolRegistry(env);
   const byRun = new Map<string, Message<StepMessage>[]>();
   for (const msg of batch.messages) {

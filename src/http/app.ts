@@ -11,6 +11,7 @@ import { randomIds } from './ids';
 import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { jsonBody } from './middleware/json-body';
+import { mcpToolsLoaded } from './middleware/mcp-tools';
 import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
@@ -84,6 +85,7 @@ export function createApp({
   app.use('/mcp', bearerAuth());
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
+  app.use('/v1/*', mcpToolsLoaded());
 
   registerOpenApiDoc(app);
   for (const register of ROUTE_MODULES) register(app);

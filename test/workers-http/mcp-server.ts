@@ -2,7 +2,8 @@
  * Vitest globalSetup for the `workers-http` project: a real MCP server (the SDK's `McpServer` over its
  * Web-standard Streamable HTTP transport, stateless, JSON responses) on 127.0.0.1 in Node, so the MCP
  * tool source is tested from the Workers runtime against the real protocol. Its port reaches the tests
- * as `inject('mcpPort')`; a port nobody listens on as `inject('closedPort')`.
+ * as `inject('mcpPort')` (the port vitest.config.mts chose for `MCP_SERVERS`, in
+ * `EDGEPLAN_TEST_MCP_PORT`); a port nobody listens on as `inject('closedPort')`.
  *
  * Every path under `/mcp` is the same server (give each test a path of its own). Tools:
  * - `add {a, b}` → structured `{sum}` (declares an output schema)
@@ -18,6 +19,7 @@ import type { TestProject } from 'vitest/node';
 import { z } from 'zod';
 import {
   http,
+  nodeProcess,
   type HttpServer,
   type IncomingMessage,
   type ServerResponse,
@@ -40,7 +42,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.end(String(err));
     });
   });
-  project.provide('mcpPort', await listen(server));
+  const fixed = Number(nodeProcess().env.EDGEPLAN_TEST_MCP_PORT ?? 0);
+  project.provide('mcpPort', await listen(server, fixed));
   // A port that was just free: nothing listens there during the tests.
   const probe = http().createServer(() => undefined);
   project.provide('closedPort', await listen(probe));
@@ -48,10 +51,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-function listen(server: HttpServer): Promise<number> {
+function listen(server: HttpServer, port = 0): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       if (address === null || typeof address === 'string') reject(new Error('no TCP port'));
       else resolve(address.port);
