@@ -13,6 +13,9 @@ import { mcpTools } from './tools';
 /** What the hook reads from the Worker's env. */
 export type McpEnv = { readonly MCP_SERVERS?: unknown; readonly KV?: KVNamespace };
 
+/** How long listing every server may take before the ones still unanswered are left out. */
+export const LIST_TIMEOUT_MS = 5_000;
+
 type Loaded = { tools: AnyTool[]; at: number };
 
 // Plain data per MCP_SERVERS value, never a promise: a Worker may not await I/O started by another
@@ -40,6 +43,8 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
       env: env,
       ...(env.KV ? { kv: env.KV } : {}),
       ...(opts.refresh ? { refresh: true } : {}),
+      // Bounded: PlanRun loads inside blockConcurrencyWhile, which resets the object after 30 s.
+      signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
       onListError: (server, err) => console.error(`MCP server "${server.name}" left out: ${err.message}`),
     });
   } catch (err) {
