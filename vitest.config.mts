@@ -1,10 +1,25 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { nodeProcess } from './scripts/eval/node-api';
+import { freePort } from './test/workers-http/free-port';
 
 // Two layers (STYLE §11): pure modules in plain Node, everything that touches a binding in the
 // Workers runtime with real Durable Objects, alarms, Queues, D1 and KV (Miniflare).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
+  // The workers-http project's MCP server (globalSetup) listens here; MCP_SERVERS names it.
+  // (Chosen once per process: the config may be evaluated more than once.)
+  const env = nodeProcess().env;
+  env.EDGEPLAN_TEST_MCP_PORT ??= String(await freePort());
+  const mcpPort = env.EDGEPLAN_TEST_MCP_PORT;
+  const mcpServers = [
+    { name: 'math', url: `http://127.0.0.1:${mcpPort}/mcp/e2e` },
+    {
+      name: 'authd',
+      url: `http://127.0.0.1:${mcpPort}/mcp/e2e-auth`,
+      headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' },
+    },
+  ];
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (
     name: string,
@@ -54,8 +69,13 @@ export default defineConfig(async () => {
         workersProject(
           'workers-http',
           'test/workers-http',
-          { HTTP_ALLOWLIST: '127.0.0.1', WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' },
-          ['test/workers-http/loopback-server.ts'],
+          {
+            HTTP_ALLOWLIST: '127.0.0.1',
+            WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+            MCP_SERVERS: JSON.stringify(mcpServers),
+            MCP_TEST_TOKEN: 'mcp-s3cret',
+          },
+          ['test/workers-http/loopback-server.ts', 'test/workers-http/mcp-server.ts'],
         ),
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main
         // module: its run object, queue consumer and HTTP app share one registry.

@@ -20,6 +20,8 @@ declare namespace Cloudflare {
     PLANNER_MODEL?: string;
     PLANNER_FALLBACK_MODELS?: string;
     WEBHOOK_SECRET?: string;
+    /** JSON array of MCP servers whose tools become `mcp.<name>.<tool>` (src/mcp/config.ts). */
+    MCP_SERVERS?: string;
     /** Tests only: D1 migrations read by vitest.config.mts. */
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }

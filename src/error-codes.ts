@@ -179,6 +179,19 @@ export const ERROR_CODES = {
   llm_unreachable: { status: null, about: 'The LLM endpoint could not be reached.' },
   llm_empty_response: { status: null, about: 'The LLM answered with no content.' },
   llm_error: { status: null, about: 'Any other LLM failure.' },
+  mcp_config_invalid: {
+    status: null,
+    about: 'An MCP_SERVERS entry (or mcpTools option) that is malformed; the message names it.',
+  },
+  mcp_unreachable: {
+    status: null,
+    about: 'An MCP server that could not be reached or answered 5xx/429 (retryable).',
+  },
+  mcp_error: { status: null, about: 'An MCP server refused the request (a JSON-RPC error or an HTTP 4xx).' },
+  mcp_tool_error: {
+    status: null,
+    about: "An MCP tool's result had isError; the message is the server's text.",
+  },
   demo_flaky: { status: null, about: 'demo.flaky failing on purpose (its first fail_times attempts).' },
   demo_counters_unavailable: { status: null, about: 'The demo tools without their COUNTERS binding.' },
 } as const satisfies Record<string, Row>;

@@ -6,6 +6,7 @@
  * the plan.
  */
 import { PlanRun as BasePlanRun } from './durable/plan-run';
+import { loadMcpTools } from './mcp/worker-tools';
 import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
 import { consumeSteps } from './durable/step-consumer';
 import type { StepMessage } from './durable/messages';
@@ -50,6 +51,13 @@ export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
 
   /** The run object, reading the registry composed above. */
   class PlanRun extends BasePlanRun {
+    constructor(ctx: DurableObjectState, env: Env) {
+      super(ctx, env);
+      // MCP_SERVERS tools join the registry before the object handles anything (listings are cached).
+      void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
+    }
+
+    /** One registry per bindings, rebuilt when a new MCP listing arrives (see toolSource). */
     protected override createToolRegistry(): ToolRegistry {
       return tools(this.env);
     }
@@ -58,8 +66,11 @@ export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
   return {
     default: {
       fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-      queue: (batch, env) =>
-        isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env, tools(env)),
+      queue: async (batch, env) => {
+        if (isDeadLetterBatch(batch)) return consumeDeadLetters(batch, env);
+        await loadMcpTools(env);
+        return consumeSteps(batch, env, tools(env));
+      },
     },
     PlanRun,
     tools,

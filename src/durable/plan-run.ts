@@ -12,6 +12,7 @@ import { emptyRunState } from '../engine/state';
 import type { RunEvent } from '../engine/events';
 import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
+import { loadMcpTools } from '../mcp/worker-tools';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { load, persist } from './persist';
@@ -77,6 +78,8 @@ export class PlanRun extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // MCP_SERVERS tools join the registry before the object handles anything (listings are KV-cached).
+    void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
     this.#store = new SqlStore(ctx.storage.sql);
     this.#alarm = new Alarm(ctx.storage);
     this.#journal = new SideWorkJournal(ctx.storage.sql);

@@ -1,21 +1,24 @@
 /**
  * The registry a Worker runs with, composed in one place: the built-in tools, the runtime tools
- * (agent.dispatch, human.input, plan.*), the demo pack when `DEMO_TOOLS=true`, and a team's own tools.
+ * (agent.dispatch, human.input, plan.*), the demo pack when `DEMO_TOOLS=true`, the tools of
+ * `MCP_SERVERS` loaded so far (`loadMcpTools` at the entry points), and a team's own tools.
  */
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 import { createToolRegistry, builtinTools, type ToolEnv } from '../executor/tools';
 import { demoTools } from '../executor/tools/demo';
+import { loadedMcpTools, type McpEnv } from '../mcp/worker-tools';
 import { runtimeTools } from './runtime-tools';
 
 /** The registry for a Worker's bindings (the same object for the same bindings). */
-export type ToolSource = (env: ToolEnv) => ToolRegistry;
+export type ToolSource = (env: ToolEnv & McpEnv) => ToolRegistry;
 
 /**
  * Builds the registry `env` calls for, with `own` tools added after edgeplan's.
  * @example workerToolRegistry(env).has('agent.dispatch'); // true
  */
-export function workerToolRegistry(env: ToolEnv, own: readonly AnyTool[] = []): ToolRegistry {
+export function workerToolRegistry(env: ToolEnv & McpEnv, own: readonly AnyTool[] = []): ToolRegistry {
   const registry = createToolRegistry(env);
+  for (const tool of loadedMcpTools(env)) registry.register(tool);
   for (const tool of runtimeTools(() => registry)) registry.register(tool);
   for (const tool of own) registry.register(tool);
   return registry;
@@ -44,18 +47,20 @@ export function toolSource(own: readonly AnyTool[] = []): ToolSource {
   const reserved = reservedToolNames();
   const seen = new Set<string>();
   for (const tool of own) {
-    if (reserved.has(tool.name))
+    if (reserved.has(tool.name) || tool.name.startsWith('mcp.'))
       throw new Error(`edgeplan: tool "${tool.name}" is built in; give your tool another name`);
     if (seen.has(tool.name)) throw new Error(`edgeplan: tool "${tool.name}" is given twice`);
     seen.add(tool.name);
   }
-  const registries = new WeakMap<ToolEnv, ToolRegistry>();
+  const registries = new WeakMap<ToolEnv, { registry: ToolRegistry; mcp: readonly AnyTool[] }>();
   return (env) => {
-    let registry = registries.get(env);
-    if (!registry) {
-      registry = workerToolRegistry(env, own);
-      registries.set(env, registry);
+    const mcp = loadedMcpTools(env);
+    let entry = registries.get(env);
+    // MCP listings arrive (and refresh) after the first request: a new listing, a new registry.
+    if (!entry || entry.mcp !== mcp) {
+      entry = { registry: workerToolRegistry(env, own), mcp };
+      registries.set(env, entry);
     }
-    return registry;
+    return entry.registry;
   };
 }

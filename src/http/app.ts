@@ -14,11 +14,13 @@ import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { corsFromEnv } from './middleware/cors';
 import { jsonBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
+import { mcpToolsLoaded } from './middleware/mcp-tools';
 import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerHealthRoutes } from './routes/health';
+import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
 import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
@@ -36,6 +38,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerRunRoutes,
   registerRunRevisionRoutes,
   registerDashboardRoutes,
+  registerMcpRoutes,
 ];
 
 const APPROVAL_PATH = /^\/v1\/runs\/[^/]+\/approval$/;
@@ -90,8 +93,11 @@ export function createApp({
   // The approval link carries its own single-use capability (checked by the run), so an approver
   // needs no API token.
   app.use('/v1/*', bearerAuth({ skip: isApprovalLink }));
+  app.use('/mcp', rateLimit());
+  app.use('/mcp', bearerAuth());
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
+  app.use('/v1/*', mcpToolsLoaded());
 
   registerOpenApiDoc(app);
   for (const register of ROUTE_MODULES) register(app);

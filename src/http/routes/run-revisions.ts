@@ -25,7 +25,7 @@ const version = z.coerce.number().int().positive();
  * link's token); its edit operations embed the recursive step schema, which the OpenAPI generator
  * cannot walk.
  */
-const ApprovalDocSchema = z
+export const ApprovalDocSchema = z
   .object({
     decision: z.enum(['approve', 'reject', 'modify']),
     comment: z.string().optional(),

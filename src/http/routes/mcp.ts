@@ -1,0 +1,121 @@
+/**
+ * edgeplan as an MCP server (SPEC §8): `POST /mcp`, Streamable HTTP in stateless mode with JSON
+ * responses, behind the same bearer token as `/v1`. Each tool call is the matching API request made
+ * in process (`app.request` with the same bindings and Authorization), so it behaves exactly as the
+ * route does; an answer of 4xx or 5xx is a tool result with `isError` and the error envelope.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'hono';
+import { zodJsonSchemaValidator } from '../../mcp/json-schema';
+import { MCP_API_TOOLS, mcpInputSchema, type ApiCall } from '../mcp-tools';
+import type { App, AppEnv } from '../types';
+
+const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
+
+/**
+ * Mounts `/mcp`. GET (a standalone event stream) and DELETE (ending a session) answer 405: the
+ * server keeps no sessions.
+ * @example registerMcpRoutes(app) // then an MCP client connects to https://<host>/mcp
+ */
+export function registerMcpRoutes(app: App): void {
+  app.post('/mcp', async (c) => {
+    const server = mcpServer((call) => callApi(app, c, call));
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: await c.req.json() });
+    } finally {
+      await server.close();
+    }
+  });
+  app.on(['GET', 'DELETE'], '/mcp', (c) =>
+    c.json(
+      {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: send MCP messages with POST' },
+        id: null,
+      },
+      405,
+      { Allow: 'POST' },
+    ),
+  );
+}
+
+/** The MCP server for one request; `api` answers a tool call's API request. */
+function mcpServer(api: (call: ApiCall) => Promise<Response>): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    jsonSchemaValidator: zodJsonSchemaValidator,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: MCP_API_TOOLS.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: mcpInputSchema(t) as { type: 'object' },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const tool = MCP_API_TOOLS.find((t) => t.name === req.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    const call = tool.call(req.params.arguments ?? {});
+    if ('error' in call) {
+      const envelope = { error: { code: 'invalid_request', message: call.error } };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: JSON.stringify(envelope) }],
+        structuredContent: envelope,
+      };
+    }
+    const res = await api(call);
+    const text = await res.text();
+    const json = parseObject(text);
+    return {
+      content: [{ type: 'text', text }],
+      ...(json ? { structuredContent: json } : {}),
+      ...(res.status >= 400 ? { isError: true } : {}),
+    };
+  });
+  return server;
+}
+
+/** The API's answer to `call`, made in process with this request's bindings and credentials. */
+async function callApi(app: App, c: Context<AppEnv>, call: ApiCall): Promise<Response> {
+  const headers = new Headers();
+  const auth = c.req.header('Authorization');
+  if (auth) headers.set('Authorization', auth);
+  const init: RequestInit = { method: call.method, headers };
+  if (call.body !== undefined) {
+    headers.set('Content-Type', 'application/json');
+    init.body = JSON.stringify(call.body);
+  }
+  const url = new URL(call.path, c.req.url);
+  return app.request(url.toString(), init, c.env, executionContext(c));
+}
+
+/** The request's ExecutionContext; Hono throws when there is none (a test calling app.fetch bare). */
+function executionContext(c: Context<AppEnv>): Context<AppEnv>['executionCtx'] | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

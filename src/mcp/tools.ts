@@ -1,0 +1,135 @@
+/**
+ * MCP servers as tool sources (SPEC §8): each tool a configured server lists becomes the edgeplan tool
+ * `mcp.<server>.<tool>`, validated with the server's `inputSchema` before anything is sent, typed by its
+ * `outputSchema` where it declares one. A call carries the step's idempotency key in `_meta`
+ * ({@link MCP_IDEMPOTENCY_META}); an `isError` result fails the step with the server's text.
+ */
+import { z } from 'zod';
+import { ToolError } from '../errors';
+import { defineTool, type AnyTool, type ToolContext } from '../executor/registry';
+import { resolveHeaders, type McpServerConfig } from './config';
+import { withMcpClient } from './client';
+import { zodFromJsonSchema } from './json-schema';
+import { listMcpTools, type ListingOptions, type McpListedTool, type McpListing } from './listing';
+
+/** The `_meta` key a call's idempotency key travels in (the same for every attempt of a step). */
+export const MCP_IDEMPOTENCY_META = 'edgeplan/idempotency_key';
+/** The `_meta` key holding the attempt number (1, 2, …) beside the key. */
+export const MCP_ATTEMPT_META = 'edgeplan/attempt';
+
+/** What a tool without an `outputSchema` returns: the text parts joined, and the raw result. */
+const UNTYPED_OUTPUT = z.object({
+  text: z.string(),
+  content: z.array(z.unknown()),
+  structured_content: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type McpToolsOptions = Omit<ListingOptions, 'headers' | 'signal'> & {
+  /** Where `${NAME}` header placeholders are read (the Worker's env); calls read `ctx.env` first. */
+  env: Record<string, unknown>;
+  /**
+   * Called for a server whose listing failed; its tools are left out and the others returned. Without
+   * it, the first failure is thrown.
+   */
+  onListError?: (server: McpServerConfig, err: Error) => void;
+  signal?: AbortSignal;
+};
+
+/**
+ * Lists every server's tools and returns them as edgeplan tools, named `mcp.<server>.<tool>`.
+ * @example
+ * const tools = await mcpTools(mcpServersFromEnv(env), { env, kv: env.KV });
+ * const registry = new ToolRegistry([...builtinTools, ...tools]);
+ */
+export async function mcpTools(
+  servers: readonly McpServerConfig[],
+  opts: McpToolsOptions,
+): Promise<AnyTool[]> {
+  const { env, onListError, ...listing } = opts;
+  const lists = await Promise.all(
+    servers.map(async (server) => {
+      try {
+        const headers = resolveHeaders(server, env);
+        const found = await listMcpTools(server, { ...listing, headers });
+        return found.tools.map((tool) => mcpTool(server, found, tool, opts));
+      } catch (err) {
+        if (!onListError) throw err;
+        onListError(server, err as Error);
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+/**
+ * One listed tool as an edgeplan tool.
+ * @example mcpTool(server, listing, listing.tools[0]!, { env }).name; // 'mcp.math.add'
+ */
+export function mcpTool(
+  server: McpServerConfig,
+  listing: McpListing,
+  listed: McpListedTool,
+  opts: Pick<McpToolsOptions, 'env' | 'fetch'>,
+): AnyTool {
+  const typed = listed.outputSchema !== undefined;
+  const hints = listed.annotations ?? {};
+  return defineTool<Record<string, unknown>, unknown>({
+    name: `mcp.${server.name}.${listed.name}`,
+    description: listed.description ?? listed.title ?? `${listed.name} (MCP server ${server.name})`,
+    version: `mcp:${listing.version}`,
+    input: zodFromJsonSchema(listed.inputSchema) as z.ZodType<Record<string, unknown>>,
+    ...(typed ? { output: zodFromJsonSchema(listed.outputSchema) } : { output: UNTYPED_OUTPUT }),
+    idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
+    deterministic: false,
+    run: (input, ctx) => callMcpTool(server, listed.name, input, ctx, opts, typed),
+  });
+}
+
+async function callMcpTool(
+  server: McpServerConfig,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  opts: Pick<McpToolsOptions, 'env' | 'fetch'>,
+  typed: boolean,
+): Promise<unknown> {
+  const headers = resolveHeaders(server, { ...opts.env, ...ctx.env });
+  const fetcher = opts.fetch ?? ctx.fetch;
+  const connect = { headers, signal: ctx.signal, ...(fetcher ? { fetch: fetcher } : {}) };
+  const result = await withMcpClient(server, connect, (client) =>
+    client.callTool(
+      {
+        name: tool,
+        arguments: args,
+        _meta: { [MCP_IDEMPOTENCY_META]: ctx.idempotencyKey, [MCP_ATTEMPT_META]: ctx.attempt },
+      },
+      undefined,
+      // The step's own deadline (ctx.signal) bounds the call, not the SDK's 60 s default.
+      { signal: ctx.signal, timeout: 2 ** 31 - 1 },
+    ),
+  );
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const text = textOf(content);
+  if (result.isError)
+    throw new ToolError(
+      'mcp_tool_error',
+      `mcp.${server.name}.${tool}: ${text || 'the tool reported an error'}`,
+      {
+        retryable: false,
+      },
+    );
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (typed) return structured;
+  return structured === undefined ? { text, content } : { text, content, structured_content: structured };
+}
+
+/** The text parts of a result's content, joined by newlines. */
+function textOf(content: unknown[]): string {
+  const texts: string[] = [];
+  for (const part of content) {
+    const { type, text } = (part ?? {}) as { type?: unknown; text?: unknown };
+    if (type === 'text' && typeof text === 'string') texts.push(text);
+  }
+  return texts.join('\n');
+}

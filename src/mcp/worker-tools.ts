@@ -1,0 +1,64 @@
+/**
+ * The hook that puts `MCP_SERVERS` tools into a Worker's registry, which is built synchronously:
+ * {@link loadMcpTools} (async, at an entry point: a request, the run object's start, a queue batch)
+ * lists the servers — KV-cached — and keeps the tools for the isolate; {@link loadedMcpTools} (sync,
+ * in the registry builder) hands them over. A malformed `MCP_SERVERS`, or a server that cannot be
+ * listed, is logged with its reason and leaves those tools out; the rest of the Worker keeps working.
+ */
+import type { AnyTool } from '../executor/registry';
+import { mcpServersFromEnv } from './config';
+import { MCP_LISTING_TTL_S } from './listing';
+import { mcpTools } from './tools';
+
+/** What the hook reads from the Worker's env. */
+export type McpEnv = { readonly MCP_SERVERS?: unknown; readonly KV?: KVNamespace };
+
+/** How long listing every server may take before the ones still unanswered are left out. */
+export const LIST_TIMEOUT_MS = 5_000;
+
+type Loaded = { tools: AnyTool[]; at: number };
+
+// Plain data per MCP_SERVERS value, never a promise: a Worker may not await I/O started by another
+// request. Concurrent first requests each list (the KV cache makes the second one cheap).
+const loaded = new Map<string, Loaded>();
+
+function keyOf(env: McpEnv): string | null {
+  const raw = env.MCP_SERVERS;
+  if (raw === undefined || raw === null || raw === '') return null;
+  return typeof raw === 'string' ? raw : JSON.stringify(raw);
+}
+
+/**
+ * Lists the servers of `env.MCP_SERVERS` unless this isolate did within the listing TTL; never throws.
+ * @example await loadMcpTools(env); const registry = workerToolRegistry(env); // has mcp.* tools
+ */
+export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}): Promise<AnyTool[]> {
+  const key = keyOf(env);
+  if (key === null) return [];
+  const hit = loaded.get(key);
+  if (hit && !opts.refresh && Date.now() - hit.at < MCP_LISTING_TTL_S * 1000) return hit.tools;
+  let tools: AnyTool[] = hit?.tools ?? [];
+  try {
+    tools = await mcpTools(mcpServersFromEnv(env), {
+      env: env,
+      ...(env.KV ? { kv: env.KV } : {}),
+      ...(opts.refresh ? { refresh: true } : {}),
+      // Bounded: PlanRun loads inside blockConcurrencyWhile, which resets the object after 30 s.
+      signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
+      onListError: (server, err) => console.error(`MCP server "${server.name}" left out: ${err.message}`),
+    });
+  } catch (err) {
+    console.error(`MCP_SERVERS ignored: ${(err as Error).message}`);
+  }
+  loaded.set(key, { tools, at: Date.now() });
+  return tools;
+}
+
+/**
+ * The tools {@link loadMcpTools} last loaded for `env`'s servers ([] before the first load).
+ * @example for (const tool of loadedMcpTools(env)) registry.register(tool);
+ */
+export function loadedMcpTools(env: McpEnv): AnyTool[] {
+  const key = keyOf(env);
+  return key === null ? [] : (loaded.get(key)?.tools ?? []);
+}

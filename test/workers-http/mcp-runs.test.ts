@@ -1,0 +1,67 @@
+/**
+ * MCP_SERVERS tools in whole runs: `POST /v1/runs` → the run's Durable Object → a real MCP server on
+ * 127.0.0.1 (vitest.config.mts names it in this project's MCP_SERVERS; test/workers-http/mcp-server.ts).
+ */
+import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { api, startRun, waitForRun } from '../workers/helpers';
+
+async function stats(path: string): Promise<{ list_calls: number; call_calls: number }> {
+  const res = await fetch(`http://127.0.0.1:${inject('mcpPort')}/mcp-stats?path=${path}`);
+  return res.json();
+}
+
+describe('MCP_SERVERS tools in runs', () => {
+  it('lists the configured servers’ tools in GET /v1/tools', async () => {
+    const r = await api('GET', '/v1/tools');
+    const names = (r.body.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['mcp.math.add', 'mcp.math.fail', 'mcp.authd.whoami']));
+  });
+
+  it('runs a plan whose MCP step’s output feeds the next step, the secret header sent', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'add', action: 'mcp.math.add', parameters: { a: 2, b: 40 } },
+          { id: 'echo', action: 'demo.echo', parameters: { total: '{{ steps.add.output.sum }}' } },
+          { id: 'who', action: 'mcp.authd.whoami', parameters: {} },
+          { id: 'meta', action: 'mcp.math.echo_meta', parameters: {} },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.echo).toEqual({ total: 42 });
+    expect(run.step_results.who).toEqual({ authorization: 'Bearer mcp-s3cret' });
+    expect(run.step_results.meta.meta['edgeplan/idempotency_key']).toBe(`${runId}:meta`);
+  });
+
+  it('refuses a plan whose MCP parameters fail the inputSchema, or whose reference misses the outputSchema', async () => {
+    const before = await stats('/mcp/e2e');
+    const r = await api('POST', '/v1/runs', {
+      plan: {
+        steps: [
+          { id: 'add', action: 'mcp.math.add', parameters: { a: 'two', b: 1 } },
+          { id: 'use', action: 'demo.echo', parameters: { x: '{{ steps.add.output.total }}' } },
+        ],
+      },
+    });
+    expect(r.status).toBe(422);
+    const codes = (r.body.error.details.errors as { code: string }[]).map((e) => e.code);
+    expect(codes).toEqual(expect.arrayContaining(['invalid_parameters', 'bad_reference']));
+    expect((await stats('/mcp/e2e')).call_calls).toBe(before.call_calls);
+  });
+
+  it('fails the step with the server’s text when the tool answers isError', async () => {
+    const run = await waitForRun(
+      await startRun(
+        { steps: [{ id: 'f', action: 'mcp.math.fail', parameters: {} }] },
+        { retry_failed_steps: 0 },
+      ),
+    );
+    expect(run.status).toBe('failed');
+    const trace = JSON.stringify((await api('GET', `/v1/runs/${run.run_id}/events?limit=1000`)).body.events);
+    expect(trace).toContain('"code":"mcp_tool_error","message":"mcp.math.fail: the fail tool always fails"');
+  });
+});

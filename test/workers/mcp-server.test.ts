@@ -1,0 +1,162 @@
+/**
+ * edgeplan as an MCP server: the SDK's own Client, over Streamable HTTP whose fetch goes to the app,
+ * calling `/mcp` tools that answer through the real routes, Durable Objects and queue.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app';
+import { zodJsonSchemaValidator } from '../../src/mcp/json-schema';
+import type { Json } from './helpers';
+
+const app = createApp();
+
+/** A connected client; `token` is sent as the bearer token, `bindings` are the app's. */
+async function connect(opts: { token?: string; bindings?: Record<string, unknown> } = {}): Promise<Client> {
+  const bindings = opts.bindings ?? env;
+  const transport = new StreamableHTTPClientTransport(new URL('http://edgeplan.test/mcp'), {
+    fetch: async (url, init) => app.fetch(new Request(url, init), bindings),
+    ...(opts.token ? { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } } : {}),
+  });
+  const client = new Client({ name: 'test', version: '1' }, { jsonSchemaValidator: zodJsonSchemaValidator });
+  await client.connect(transport);
+  return client;
+}
+
+type Result = { isError?: boolean; structuredContent?: Json; content: { type: string; text?: string }[] };
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Result> {
+  return (await client.callTool({ name, arguments: args })) as Result;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'aborted', 'cancelled']);
+
+/** get_run until the run is terminal. */
+async function untilDone(client: Client, runId: string): Promise<Json> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await call(client, 'get_run', { run_id: runId });
+    const run = r.structuredContent!;
+    if (TERMINAL.has(run.status as string) || Date.now() > deadline) return run;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
+const echo = (id: string, parameters: Json, dependencies: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters,
+  dependencies,
+});
+
+describe('edgeplan as an MCP server at /mcp', () => {
+  it('lists the six API tools with object input schemas', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'plan_goal',
+      'validate_plan',
+      'start_run',
+      'get_run',
+      'approve_run',
+      'cancel_run',
+    ]);
+    const getRun = tools.find((t) => t.name === 'get_run');
+    expect(getRun?.inputSchema).toMatchObject({ type: 'object', required: ['run_id'] });
+    expect(tools.find((t) => t.name === 'approve_run')?.inputSchema.properties).toHaveProperty('decision');
+    await client.close();
+  });
+
+  it('starts a run and gets it until it completed, the result carrying the run’s JSON', async () => {
+    const client = await connect();
+    const started = await call(client, 'start_run', {
+      plan: {
+        goal: 'mcp',
+        steps: [echo('a', { msg: 'hi' }), echo('b', { got: '{{ steps.a.output.msg }}' })],
+      },
+    });
+    expect(started.isError).toBeUndefined();
+    expect(started.structuredContent).toMatchObject({
+      status: 'running',
+      run_id: expect.stringMatching(/^run_/),
+    });
+    const run = await untilDone(client, started.structuredContent!.run_id as string);
+    expect(run).toMatchObject({ status: 'completed', step_results: { b: { got: 'hi' } } });
+    expect(JSON.parse(started.content[0]!.text!)).toEqual(started.structuredContent);
+    await client.close();
+  });
+
+  it('approves a run awaiting approval, which then completes', async () => {
+    const client = await connect();
+    const started = await call(client, 'start_run', {
+      plan: { goal: 'approve me', steps: [echo('a', { ok: true })] },
+      config: { require_plan_approval: true },
+    });
+    const runId = started.structuredContent!.run_id as string;
+    expect(started.structuredContent).toMatchObject({ status: 'awaiting_approval' });
+    const approved = await call(client, 'approve_run', { run_id: runId, decision: 'approve', comment: 'go' });
+    expect(approved.isError).toBeUndefined();
+    expect(await untilDone(client, runId)).toMatchObject({
+      status: 'completed',
+      step_results: { a: { ok: true } },
+    });
+    await client.close();
+  });
+
+  it('cancels a run', async () => {
+    const client = await connect();
+    const started = await call(client, 'start_run', {
+      plan: { goal: 'slow', steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 5000 } }] },
+    });
+    const runId = started.structuredContent!.run_id as string;
+    const cancelled = await call(client, 'cancel_run', { run_id: runId, reason: 'enough' });
+    expect(cancelled.isError).toBeUndefined();
+    expect(cancelled.structuredContent).toMatchObject({ status: 'cancelled' });
+    expect(await untilDone(client, runId)).toMatchObject({ status: 'cancelled' });
+    await client.close();
+  });
+
+  it('answers a bad plan with a tool error carrying the findings', async () => {
+    const client = await connect();
+    const cyclic = { goal: 'c', steps: [echo('a', {}, ['b']), echo('b', {}, ['a'])] };
+    const refused = await call(client, 'start_run', { plan: cyclic });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      error: { code: 'invalid_plan', details: { errors: [expect.objectContaining({ code: 'cycle' })] } },
+    });
+    const checked = await call(client, 'validate_plan', { plan: cyclic });
+    expect(checked.structuredContent).toMatchObject({ valid: false, errors: [{ code: 'cycle' }] });
+    await client.close();
+  });
+
+  it('answers a run tool without run_id, or with an unknown one, with a tool error and its code', async () => {
+    const client = await connect();
+    const missing = await call(client, 'get_run', {});
+    expect(missing).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'invalid_request' } },
+    });
+    const unknown = await call(client, 'approve_run', { run_id: 'run_nope', decision: 'approve' });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'not_found' } } });
+    await client.close();
+  });
+
+  it('takes the same bearer token as /v1 when API_TOKEN is set', async () => {
+    const bindings = { ...env, API_TOKEN: 'mcp-token' };
+    const refused = await connect({ bindings }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 401 });
+    const client = await connect({ bindings, token: 'mcp-token' });
+    const started = await call(client, 'start_run', { plan: { goal: 'auth', steps: [echo('a', { x: 1 })] } });
+    expect(started.isError).toBeUndefined();
+    const run = await untilDone(client, started.structuredContent!.run_id as string);
+    expect(run).toMatchObject({ status: 'completed', step_results: { a: { x: 1 } } });
+    await client.close();
+  });
+
+  it('refuses GET and DELETE (no sessions, no standalone stream)', async () => {
+    const res = await app.fetch(new Request('http://edgeplan.test/mcp'), env);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('Allow')).toBe('POST');
+  });
+});
