@@ -18,6 +18,9 @@ export const LIST_TIMEOUT_MS = 5_000;
 
 type Loaded = { tools: AnyTool[]; at: number };
 
+// One empty listing, so a registry cached against "no MCP tools" stays valid across calls.
+const NONE: AnyTool[] = [];
+
 // Plain data per MCP_SERVERS value, never a promise: a Worker may not await I/O started by another
 // request. Concurrent first requests each list (the KV cache makes the second one cheap).
 const loaded = new Map<string, Loaded>();
@@ -60,5 +63,5 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
  */
 export function loadedMcpTools(env: McpEnv): AnyTool[] {
   const key = keyOf(env);
-  return key === null ? [] : (loaded.get(key)?.tools ?? []);
+  return key === null ? NONE : (loaded.get(key)?.tools ?? NONE);
 }
