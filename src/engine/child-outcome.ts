@@ -5,7 +5,9 @@
 import type { ErrorInfo } from '../errors';
 import type { Finding } from '../plan/findings';
 import type { StepOutcome } from './machine-types';
+import { teaMetaOf } from '../plan/tea-meta';
 import type { RunSnapshot } from './snapshot';
+import { contentOf } from './tea-context';
 
 /**
  * The parent step's outcome from its child's final snapshot; `startedAt` is when the child started.
@@ -30,13 +32,14 @@ export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepO
       tokens,
     };
   }
+  const tea = teaMetaOf(snap.plan)?.subtasks ? teaResults(snap) : null;
   return {
     success: true,
     output: {
       run_id: snap.run_id,
       status: snap.status,
-      plan: snap.plan,
-      subtask_results: snap.step_results,
+      plan: tea?.plan ?? snap.plan,
+      subtask_results: tea?.subtask_results ?? snap.step_results,
       plan_status: snap.counts,
       replan_count: snap.revision_count,
       final_output: snap.final_output,
@@ -47,6 +50,27 @@ export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepO
     latency_ms,
     tokens,
   };
+}
+
+/**
+ * A TEA workflow's plan.execute result (planning_actions.py): each subtask's result is its `content`
+ * when it has one, the plan lists every subtask — the ones completed before, then these — with its
+ * status and result, and `subtask_results` holds them all.
+ */
+function teaResults(snap: RunSnapshot): { plan: unknown; subtask_results: Record<string, unknown> } {
+  const preserved = teaMetaOf(snap.plan)?.preserved ?? [];
+  const results: Record<string, unknown> = {};
+  for (const p of preserved) if (typeof p.id === 'string') results[p.id] = p.result ?? null;
+  const ran = (snap.plan?.steps ?? []).map((s) => {
+    const status = snap.step_statuses[s.id] ?? 'pending';
+    const result = s.id in snap.step_results ? contentOf(snap.step_results[s.id]) : null;
+    if (status === 'completed') results[s.id] = result;
+    return { ...s, status, result };
+  });
+  const { metadata, ...plan } = snap.plan ?? { metadata: undefined };
+  const { tea: _tea, ...rest } = (metadata ?? {});
+  const subtasks = [...preserved, ...ran];
+  return { plan: { ...plan, metadata: rest, steps: subtasks, subtasks }, subtask_results: results };
 }
 
 /**

@@ -51,9 +51,9 @@ describe('seed 001’s Complete Workflow Example as a TEA import', () => {
       source: RESEARCH_PLANNER,
       input: { user_goal: 'Research edge runtimes' },
     });
-    expect(r.status).toBe(201);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
     const run = await waitForRun(r.body.run_id, undefined, 20_000);
-    expect(run.status).toBe('completed');
+    expect(run.status, JSON.stringify({ error: run.error, steps: run.step_statuses, results: run.step_results })).toBe('completed');
     // Seed 001 "State Variables": the planning actions set plan, subtask_results, plan_status,
     // replan_count at the top level of the state (their results are merged, as TEA does).
     expect(run.state.user_goal).toBe('Research edge runtimes');
