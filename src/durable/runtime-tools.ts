@@ -108,11 +108,24 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       model: z.string().optional(),
       prompt_template: z.string().optional(),
       temperature: z.number().min(0).max(2).optional(),
+      /** TEA's examples group the planner's options: `planner: {model, strategy, max_depth, prompt_template}`. */
+      planner: z
+        .object({
+          model: z.string().optional(),
+          strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
+          max_depth: z.number().int().min(0).optional(),
+          max_subtasks: z.number().int().min(1).optional(),
+          prompt_template: z.string().optional(),
+          temperature: z.number().min(0).max(2).optional(),
+        })
+        .optional(),
     }),
     idempotent: true,
     deterministic: false,
     estimated_tokens: 1500,
-    run: async (p, ctx) => {
+    run: async ({ planner, ...given }, ctx) => {
+      // An option given beside `planner:` wins over the same option inside it.
+      const p = { ...planner, ...given };
       const o = await planGoal(p, deps(ctx));
       if (!o.ok) throw new ToolError(o.error.code, o.error.message, { retryable: o.error.retryable });
       ctx.reportTokens?.({ prompt: o.tokens.prompt, completion: o.tokens.completion });
@@ -142,7 +155,7 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     deterministic: false,
     estimated_tokens: 1500,
     run: async (p, ctx) => {
-      const plan = asPlan(p.plan, NO_PLAN_TO_REPLAN);
+      const plan = asSteps(asPlan(p.plan, NO_PLAN_TO_REPLAN));
       const results: Record<string, unknown> = { ...(p.subtask_results ?? {}) };
       // Subtasks the plan itself marks completed (TEA keeps status and result on each) count as done.
       for (const s of plan.steps as TeaSubtask[])
@@ -257,6 +270,19 @@ function asPlan(given: unknown, missing: string = NO_PLAN): Plan {
 }
 
 /**
+ * TEA's subtasks name no action (its executor runs them): as steps they are `llm.call` with their
+ * description as the prompt, the default a plan gives a step without an action.
+ */
+function asSteps(plan: Plan): Plan {
+  const steps = plan.steps.map((s) => {
+    const p: Record<string, unknown> = isRecord(s.parameters) ? s.parameters : {};
+    const bare = !s.action || (s.action === 'llm.call' && p.prompt === undefined && p.messages === undefined);
+    return bare ? { ...s, action: 'llm.call', parameters: { prompt: s.description || s.id } } : s;
+  });
+  return { ...plan, steps };
+}
+
+/**
  * The subtasks still to run: completed ones (by their `status`, or a result in `subtask_results`) are
  * left out and dependencies on them dropped, as TEA's plan.execute skips them.
  */
@@ -268,6 +294,7 @@ function remainingPlan(plan: Plan, results: Record<string, unknown>): Plan {
     .filter((s) => !done.has(s.id))
     .map(({ status: _status, result: _result, ...s }) => ({
       ...s,
+      given_dependencies: s.dependencies ?? [],
       dependencies: (s.dependencies ?? []).filter((d) => !done.has(d)),
     }));
   return { ...plan, steps: steps };
@@ -316,11 +343,13 @@ function applyExecutor(
     exec.action === 'llm.call' && withParams.messages === undefined && withParams.prompt === undefined
       ? { ...withParams, messages: DEFAULT_SUBTASK_MESSAGES }
       : withParams;
-  const steps = plan.steps.map((s) => {
-    if (s.action !== undefined && s.action !== exec.action) return s;
-    params[s.id] = executorParams;
-    return { ...s, action: exec.action, parameters: {} };
-  });
+  const steps = plan.steps.map(
+    ({ given_dependencies: _given, ...s }: Plan['steps'][number] & { given_dependencies?: string[] }) => {
+      if (s.action !== undefined && s.action !== exec.action) return s;
+      params[s.id] = executorParams;
+      return { ...s, action: exec.action, parameters: {} };
+    },
+  );
   const tea = {
     subtasks: true,
     params,
@@ -328,8 +357,20 @@ function applyExecutor(
     settings: workflow.settings ?? {},
     env_names: settingsEnvNames(workflow.settings ?? {}),
     preserved,
+    dependencies: Object.fromEntries(
+      plan.steps.map((s) => [
+        s.id,
+        (s as TeaSubtask & { given_dependencies?: string[] }).given_dependencies ?? s.dependencies,
+      ]),
+    ),
   };
-  return { ...rest, steps, metadata: { ...rest.metadata, tea } };
+  // TEA's strategy shapes the decomposition only; plan.execute runs the subtasks as a DAG.
+  return {
+    ...rest,
+    strategy: 'flat',
+    steps,
+    metadata: { ...rest.metadata, tea, decomposed_as: rest.strategy },
+  };
 }
 
 function statusOf(

@@ -32,14 +32,30 @@ export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepO
       tokens,
     };
   }
-  const tea = teaMetaOf(snap.plan)?.subtasks ? teaResults(snap) : null;
+  if (teaMetaOf(snap.plan)?.subtasks) {
+    // TEA's plan.execute returns exactly these keys (they merge into the workflow's state).
+    const { plan, subtask_results } = teaResults(snap);
+    return {
+      success: true,
+      output: {
+        plan,
+        subtask_results,
+        plan_status: snap.counts,
+        replan_count: snap.revision_count,
+        planning_trace: [],
+        success: true,
+      },
+      latency_ms,
+      tokens,
+    };
+  }
   return {
     success: true,
     output: {
       run_id: snap.run_id,
       status: snap.status,
-      plan: tea?.plan ?? snap.plan,
-      subtask_results: tea?.subtask_results ?? snap.step_results,
+      plan: snap.plan,
+      subtask_results: snap.step_results,
       plan_status: snap.counts,
       replan_count: snap.revision_count,
       final_output: snap.final_output,
@@ -65,10 +81,12 @@ function teaResults(snap: RunSnapshot): { plan: unknown; subtask_results: Record
     const status = snap.step_statuses[s.id] ?? 'pending';
     const result = s.id in snap.step_results ? contentOf(snap.step_results[s.id]) : null;
     if (status === 'completed') results[s.id] = result;
-    return { ...s, status, result };
+    // As TEA's Subtask.to_dict: no action or parameters (the executor ran it).
+    const { action: _action, parameters: _parameters, ...subtask } = s;
+    return { ...subtask, status, result };
   });
   const { metadata, ...plan } = snap.plan ?? { metadata: undefined };
-  const { tea: _tea, ...rest } = (metadata ?? {});
+  const { tea: _tea, ...rest } = metadata ?? {};
   const subtasks = [...preserved, ...ran];
   return { plan: { ...plan, metadata: rest, steps: subtasks, subtasks }, subtask_results: results };
 }

@@ -103,6 +103,8 @@ export type EventPayloads = {
     latency_ms: number;
     tokens?: TokenCount;
     cached?: boolean;
+    /** A TEA node's result that does not fit the workflow's `state_schema` (merged all the same, as TEA does). */
+    schema_findings?: string[];
   };
   StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
   StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };

@@ -177,11 +177,20 @@ export function returnedPayload(
   if (o.success) o = { ...o, output: teaResult(s, step_id, o.output) };
   const error = o.success
     ? (outputLimitError(step_id, o.output, s.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES) ??
-      mergeError(s, step_id, o.output) ??
-      schemaError(s, step_id, o.output))
+      mergeError(s, step_id, o.output))
     : o.error;
   if (o.success && error === null) {
-    return { step_id, attempt, success: true, output: o.output, latency_ms, tokens, cached: o.cached };
+    const schema_findings = schemaFindings(s, step_id, o.output);
+    const payload = {
+      step_id,
+      attempt,
+      success: true,
+      output: o.output,
+      latency_ms,
+      tokens,
+      cached: o.cached,
+    };
+    return schema_findings ? { ...payload, schema_findings } : payload;
   }
   return { step_id, attempt, success: false, error: boundedError(error!), latency_ms, tokens };
 }
@@ -203,20 +212,18 @@ function teaResult(s: RunState, stepId: string, output: unknown): unknown {
   return merges && !isRecord(output) ? { result: output ?? null } : output;
 }
 
-/** A TEA node's result whose merge would give a state key the wrong type for `state_schema`. */
-function schemaError(s: RunState, stepId: string, output: unknown): ErrorInfo | null {
+/**
+ * What a TEA node's result does not fit in `state_schema`, or null. TEA's own examples declare an
+ * `llm.call` result `str` (it is a dict), so findings are recorded, not fatal; the input is held to it.
+ */
+function schemaFindings(s: RunState, stepId: string, output: unknown): string[] | null {
   const schema = teaMetaOf(s.plan)?.state_schema;
   const i = s.graph?.index.get(stepId);
   const path = i === undefined ? undefined : s.graph!.writes[i]?.success;
   if (!schema || !path || path.length > 1) return null;
   const written = path.length === 0 ? (isRecord(output) ? output : {}) : { [String(path[0])]: output };
   const findings = checkStateSchema(schema, written);
-  if (findings.length === 0) return null;
-  return {
-    code: 'state_schema',
-    message: `Node "${stepId}": ${findings.map((f) => f.message).join('; ')}`,
-    retryable: false,
-  };
+  return findings.length === 0 ? null : findings.map((f) => `Node "${stepId}": ${f.message}`);
 }
 
 /** Why a step's output cannot be merged into state, or null (it can, or the step does not merge). */

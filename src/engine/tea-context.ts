@@ -41,17 +41,19 @@ export function teaContext(
   if (meta.subtasks && step) {
     // TEA's subtask executor sees the state with `subtask_results` of the subtasks done so far.
     const done: Record<string, unknown> = {};
+    for (const p of meta.preserved ?? []) if (typeof p.id === 'string') done[p.id] = p.result ?? null;
     for (const s of state.plan?.steps ?? []) {
       if (state.steps.get(s.id)?.status === 'completed')
         done[s.id] = contentOf(results.getOutput(s.id).value);
     }
     const base = vars.subtask_results;
     vars.subtask_results = { ...(base !== null && typeof base === 'object' ? base : {}), ...done };
+    const dependencies = meta.dependencies?.[step.id] ?? step.dependencies;
     ctx.subtask = {
       id: step.id,
       description: step.description,
-      dependencies: step.dependencies,
-      results: Object.fromEntries(step.dependencies.map((d) => [d, done[d] ?? null])),
+      dependencies,
+      results: Object.fromEntries(dependencies.map((d) => [d, done[d] ?? null])),
     };
     ctx.current_subtask = ctx.subtask;
   }

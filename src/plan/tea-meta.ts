@@ -35,6 +35,8 @@ export const TeaMetaSchema = z.object({
   subtasks: z.boolean().optional(),
   /** Subtasks completed before plan.execute ran (skipped, kept in its result as they were). */
   preserved: z.array(z.record(z.string(), z.unknown())).optional(),
+  /** A subtask's dependencies as the plan gave them (those on preserved subtasks are not the run's). */
+  dependencies: z.record(z.string(), z.array(z.string())).optional(),
   graph: GraphSchema.optional(),
   /** Names `${VAR}` in `settings` reads: expanded from the Worker's vars and secrets as a tool is called. */
   env_names: z.array(z.string()).default([]),
