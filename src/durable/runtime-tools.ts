@@ -391,7 +391,8 @@ function statusOf(
   }
   const out: Record<string, unknown> = {
     status: counts,
-    progress: counts.total ? (counts.completed + counts.failed + counts.skipped) / counts.total : 0,
+    // TEA's progress: completed and skipped subtasks over all (an empty plan is done).
+    progress: counts.total ? (counts.completed + counts.skipped) / counts.total : 1,
     plan_id: plan.id ?? null,
     goal: plan.goal,
     success: true,

@@ -256,4 +256,63 @@ nodes:
     const invoked = log.find((e) => e.event_type === 'ToolInvoked')!;
     expect(invoked.payload.parameters.text).toBe('${TEA_GREETING_UNSET:-hello}');
   });
+
+  it('planning actions take seed 001 plan data (subtasks with status and result) and give the seed’s errors', async () => {
+    const plan = {
+      goal: 'Ship it',
+      subtasks: [
+        { id: 'a', description: 'first', dependencies: [], status: 'completed', result: 'done a' },
+        { id: 'b', description: 'second', dependencies: ['a'], status: 'pending' },
+        { id: 'c', description: 'third', dependencies: ['b'], status: 'failed' },
+      ],
+    };
+    const done = await run(
+      `nodes:
+  - name: brief
+    uses: plan.status
+    output: brief
+  - name: open
+    uses: plan.status
+    with: { include_details: true, include_completed: false }
+    output: open
+  - name: all
+    uses: plan.status
+    with: { include_details: true }
+    output: all
+`,
+      { plan },
+    );
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.state.brief).toEqual({
+      status: { total: 3, pending: 1, in_progress: 0, completed: 1, failed: 1, skipped: 0 },
+      progress: 1 / 3,
+      plan_id: null,
+      goal: 'Ship it',
+      success: true,
+    });
+    expect(done.state.open.subtasks.map((s: { id: string }) => s.id)).toEqual(['b', 'c']);
+    expect(done.state.all.subtasks.map((s: { id: string; result: unknown }) => [s.id, s.result])).toEqual([
+      ['a', 'done a'],
+      ['b', null],
+      ['c', null],
+    ]);
+    const noPlan = await run(`nodes:
+  - name: go
+    uses: plan.execute
+`);
+    expect(noPlan.status).toBe('failed');
+    const log = await events(noPlan.run_id as string);
+    const returned = log.find((e) => e.event_type === 'ToolReturned')!;
+    expect(returned.payload.error.message).toBe(
+      'No plan provided. Use plan.decompose first or provide plan parameter.',
+    );
+    const noReplan = await run(`nodes:
+  - name: again
+    uses: plan.replan
+`);
+    const log2 = await events(noReplan.run_id as string);
+    expect(log2.find((e) => e.event_type === 'ToolReturned')!.payload.error.message).toBe(
+      'No plan to replan',
+    );
+  });
 });
