@@ -203,4 +203,32 @@ describe('TEA workflows as TEA writes them, run end to end', () => {
     expect(then.body.state.refactoring_results.plan_status.skipped).toBe(1);
     expect(then.body.state.plan).toMatchObject({ subtask_count: 2 });
   });
+
+  it('settings: ${VAR} takes the Worker’s var or secret as the tool is called; no value reaches the log', async () => {
+    const llm = scriptLlm(['Hi there']);
+    const run = await runTea(
+      `settings:
+  llm:
+    model: "\${PLANNER_MODEL:-gpt-4}"
+    api_key: "\${OPENAI_API_KEY}"
+nodes:
+  - name: hello
+    action: llm.call
+    with:
+      messages:
+        - role: user
+          content: "Say hi (key set: {{ settings.llm.api_key | length > 0 }})"
+`,
+      {},
+    );
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    // settings.llm fills llm.call's model (TEA does); PLANNER_MODEL is a var of this test Worker (scripted-1).
+    expect(llm.sent[0]!.body.model).toBe('scripted-1');
+    expect(run.state.content).toBe('Hi there');
+    const log = await events(run.run_id as string);
+    const invoked = log.find((e) => e.event_type === 'ToolInvoked')!;
+    expect(invoked.payload.parameters.model).toBe('${PLANNER_MODEL:-gpt-4}');
+    const text = JSON.stringify(log) + JSON.stringify(await api('GET', `/v1/runs/${run.run_id}`));
+    expect(text).not.toContain('sk-test-scripted');
+  });
 });

@@ -315,4 +315,20 @@ nodes:
       'No plan to replan',
     );
   });
+
+  it('output: with a mapping renders each key from result, and a result that is no dict merges as {result}', async () => {
+    const done = await run(`nodes:
+  - name: fetch
+    uses: demo.echo
+    with: { title: "a title", body: "text" }
+    output:
+      headline: "{{ result.title | upper }}"
+      size: "{{ result.body | length }}"
+  - name: plain
+    uses: demo.sleep
+    with: { ms: 1, value: 42 }
+`);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.state).toEqual({ headline: 'A TITLE', size: 4, result: 42 });
+  });
 });
