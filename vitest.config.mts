@@ -54,6 +54,10 @@ export default defineConfig(async () => {
         {
           test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
         },
+        // Node-side end-to-end checks that start their own `wrangler dev` (scripts/dev-server.mjs).
+        {
+          test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node' },
+        },
         workersProject('workers', 'test/workers', { WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' }),
         // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
         // runs plan inside the run's object, revisions call the planner.

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Benchmarks, reported as ratios (these machines are noisy): validation time by plan size, then
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
-// of a chain of instant steps — then run creation (scripts/bench-create.mjs).
-// Usage: npm run bench [-- --only=validate|exec|create]
+// of a chain of instant steps — then run creation (scripts/bench-create.mjs) and an MCP tool's cost
+// against a native one (scripts/bench-mcp.mjs).
+// Usage: npm run bench [-- --only=validate|exec|create|mcp]
 import { spawnSync } from 'node:child_process';
 import { freePort, startDevServer } from './dev-server.mjs';
 
@@ -21,8 +22,12 @@ if (!only || only === 'validate') {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 if (!only || only === 'exec') await benchExecution();
-if (!only || only === 'create') {
-  const r = spawnSync(process.execPath, ['scripts/bench-create.mjs'], { cwd: root, stdio: 'inherit' });
+for (const [name, script] of [
+  ['create', 'scripts/bench-create.mjs'],
+  ['mcp', 'scripts/bench-mcp.mjs'],
+]) {
+  if (only && only !== name) continue;
+  const r = spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 

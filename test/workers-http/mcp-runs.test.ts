@@ -18,6 +18,24 @@ describe('MCP_SERVERS tools in runs', () => {
     expect(names).toEqual(expect.arrayContaining(['mcp.math.add', 'mcp.math.fail', 'mcp.authd.whoami']));
   });
 
+  it('lists the servers again on GET /v1/tools?refresh=true, and from the cache without it', async () => {
+    await api('GET', '/v1/tools');
+    const before = await stats('/mcp/e2e');
+    const cached = await api('GET', '/v1/tools');
+    expect(cached.status).toBe(200);
+    expect((await stats('/mcp/e2e')).list_calls).toBe(before.list_calls);
+    const refreshed = await api('GET', '/v1/tools?refresh=true');
+    expect(refreshed.status).toBe(200);
+    expect((refreshed.body.tools as { name: string }[]).map((t) => t.name)).toContain('mcp.math.add');
+    expect((await stats('/mcp/e2e')).list_calls).toBe(before.list_calls + 1);
+  });
+
+  it('answers 400 for a refresh value that is not true or false', async () => {
+    const r = await api('GET', '/v1/tools?refresh=yes');
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_request');
+  });
+
   it('runs a plan whose MCP step’s output feeds the next step, the secret header sent', async () => {
     const runId = await startRun(
       {

@@ -1,7 +1,8 @@
 /**
  * Planning and revisions are durable side work (issue 10): a goal run whose object dies while the
  * planner's LLM call is pending is planned again by its alarm and finishes; a revision likewise; a
- * hung LLM call is bounded by `planning_timeout_s`, so the run ends instead of waiting forever.
+ * hung LLM call is bounded by `planning_timeout_s`, so the run ends instead of waiting forever; an
+ * LLM judge of an `expected_output` likewise survives its object.
  */
 import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -60,6 +61,26 @@ describe('durable planning', () => {
     expect(run.error.code).toBe('planning_failed');
     expect(JSON.stringify(run.error)).toContain('timed out');
     expect(llm.sent).toHaveLength(3);
+  });
+
+  it('asks the judge again when the object is lost while its verdict is pending, and goes on once', async () => {
+    const llm = scriptedLlm([{ hang: true }, JSON.stringify({ ok: true, reason: 'it has the items' })]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun({
+      steps: [{ ...echo('a'), expected_output: 'an id', parameters: { id: 'a' } }, echo('b', ['a'])],
+    });
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    await abortAllDurableObjects(); // the pending verdict dies with its instance
+    // Dependents go on meanwhile; the run cannot end before the verdict.
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('running');
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.revision_count).toBe(0);
+    expect(run.steps.a.attempts).toBe(1);
+    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent[1]!.body.messages[1]!.content).toContain('Expected output: an id');
+    expect(await count(runId, 'ReflectionAdded')).toBe(1);
   });
 
   it('revises again when the object is lost while the revision is pending, keeping completed work', async () => {

@@ -1,5 +1,6 @@
 /** `GET /v1/tools` — the tools a plan step's `action` can name, with their JSON schemas. */
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import { loadMcpTools } from '../../mcp/worker-tools';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { ToolListSchema } from '../schemas/tool';
 import type { App } from '../types';
@@ -9,8 +10,18 @@ const listTools = createRoute({
   path: '/v1/tools',
   tags: ['tools'],
   summary: 'List registered tools',
-  description: 'Built-in tools, plus the demo pack when DEMO_TOOLS=true. Sorted by name.',
+  description:
+    "Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted " +
+    'by name. `refresh=true` lists the MCP servers again instead of using the cached listings.',
   security: V1_SECURITY,
+  request: {
+    query: z.object({
+      refresh: z
+        .enum(['true', 'false'])
+        .optional()
+        .openapi({ description: 'List the MCP servers again, bypassing the KV and isolate caches' }),
+    }),
+  },
   responses: {
     200: {
       description: 'The registered tools',
@@ -22,5 +33,9 @@ const listTools = createRoute({
 
 /** Registers `GET /v1/tools`. */
 export function registerToolRoutes(app: App): void {
-  app.openapi(listTools, (c) => c.json({ tools: c.var.tools().describe() }, 200));
+  app.openapi(listTools, async (c) => {
+    if (c.req.valid('query').refresh === 'true' && c.env.MCP_SERVERS)
+      await loadMcpTools(c.env, { refresh: true });
+    return c.json({ tools: c.var.tools().describe() }, 200);
+  });
 }

@@ -1,0 +1,39 @@
+/**
+ * The package as a team installs it: `npm run check:example` packs edgeplan, installs the tarball
+ * into a copy of examples/custom-worker, starts `wrangler dev` there and runs a plan using the
+ * example's own tool `example.greet` through POST /v1/runs (scripts/example-check.mjs).
+ */
+import { describe, expect, it } from 'vitest';
+import { nodeProcess } from '../../scripts/eval/node-api';
+
+type ChildProcess = {
+  spawnSync(
+    this: void,
+    cmd: string,
+    args: string[],
+    opts: { cwd: string; env: Record<string, string | undefined>; encoding: 'utf8'; timeout: number },
+  ): { status: number | null; stdout: string; stderr: string };
+};
+const node = nodeProcess();
+const { spawnSync } = node.getBuiltinModule('node:child_process') as ChildProcess;
+const root = (node as unknown as { cwd(): string }).cwd();
+
+describe('the packed package in examples/custom-worker', () => {
+  it(
+    'installs from the tarball and runs a plan with example.greet under wrangler dev',
+    { timeout: 150_000 },
+    () => {
+      const r = spawnSync(node.argv[0]!, [`${root}/scripts/example-check.mjs`], {
+        cwd: root,
+        env: node.env,
+        encoding: 'utf8',
+        timeout: 140_000,
+      });
+      expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
+      expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
+      expect(r.stdout).toMatch(/example-check: ok/);
+      expect(r.status).toBe(0);
+    },
+  );
+});
