@@ -2,9 +2,9 @@
  * TEA's `${VAR}` and `${VAR:-default}` in `settings`: which names a workflow reads, and expanding them
  * from the Worker's vars and secrets. The plan and the event log keep the text as written — a value
  * is put in only as a tool is called (src/executor/run-step.ts), so a secret is never stored. Only a
- * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) is expanded, and
- * only for the names the workflow's settings read: text that merely contains `${…}` (a model's
- * answer, say) is never replaced by a secret.
+ * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) gets the Worker's
+ * value, and only for the names the workflow's settings read; inside longer text only a default is
+ * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret.
  */
 
 /** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
@@ -25,9 +25,17 @@ export function expandSettingsParams(
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);
-      if (!m || !allowed.has(m[1]!)) return v;
-      const got = env[m[1]!];
-      return typeof got === 'string' && got !== '' ? got : (m[2] ?? '');
+      if (m && allowed.has(m[1]!)) {
+        const got = env[m[1]!];
+        return typeof got === 'string' && got !== '' ? got : (m[2] ?? '');
+      }
+      // Inside longer text only a default goes in: the Worker's own value stays out of text that a
+      // model's answer could have shaped.
+      return v.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
+        if (!allowed.has(name)) return whole;
+        const got = env[name];
+        return typeof got === 'string' && got !== '' ? whole : (fallback ?? '');
+      });
     }
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object')
