@@ -92,7 +92,7 @@ function enter(
       reason: 'max_iterations',
       error: {
         code: 'max_iterations',
-        message: `Node "${node}" would run a ${visits + 1}th time, past max_iterations (${graph.max_iterations}): the loop through it did not end; fix its conditions or raise max_iterations at the workflow's top level`,
+        message: `Node "${node}" would run a ${ordinal(visits + 1)} time, past max_iterations (${graph.max_iterations}): the loop through it did not end; fix its conditions or raise max_iterations at the workflow's top level`,
         retryable: false,
       },
     });
@@ -111,4 +111,11 @@ function templateFailure(node: string, what: string, expr: string, message: stri
       retryable: false,
     },
   });
+}
+
+/** 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st. */
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }
