@@ -94,6 +94,13 @@ export const ERROR_CODES = {
   unsupported_navigation: { status: null, about: 'TEA navigation edgeplan does not follow (conditions).' },
   navigation_loop: { status: null, about: 'TEA navigation that loops.' },
   unsupported_template: { status: null, about: 'A TEA template feature edgeplan does not render.' },
+  template_error: {
+    status: null,
+    about: 'A TEA Jinja template that does not parse (at import) or fails to render (at run time).',
+  },
+  max_iterations: { status: null, about: 'A TEA graph run entered a node more than max_iterations times.' },
+  no_route: { status: null, about: 'After a TEA node no navigation condition held.' },
+  state_schema: { status: null, about: "A TEA workflow's state does not fit its state_schema." },
   missing_state: {
     status: null,
     about: 'A state key a TEA workflow reads before any node writes it, absent from input.',

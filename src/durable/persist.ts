@@ -222,6 +222,7 @@ export function compactRuntime(rt: StepRuntime): Partial<StepRuntime> {
   if (rt.skip_reason !== null) out.skip_reason = rt.skip_reason;
   if (rt.dispatch !== null) out.dispatch = rt.dispatch;
   if (rt.key_version !== 0) out.key_version = rt.key_version;
+  if (rt.visit !== 0) out.visit = rt.visit;
   return out;
 }
 

@@ -26,11 +26,19 @@ const StepRuntimeSchema = z.object({
   error: ErrorInfoSchema.nullable(),
   latency_ms: z.number().nullable(),
   skip_reason: z
-    .enum(['when_false', 'dependency_failed', 'missing_input', 'failure_strategy', 'run_terminated'])
+    .enum([
+      'when_false',
+      'dependency_failed',
+      'missing_input',
+      'failure_strategy',
+      'run_terminated',
+      'not_reached',
+    ])
     .nullable(),
   dispatch: z.enum(['queue', 'inline']).nullable(),
   // Rows written before idempotency keys carried the plan version have none: never replaced.
   key_version: z.number().int().min(0).default(0),
+  visit: z.number().int().min(0).default(0),
 }) satisfies z.ZodType<StepRuntime, unknown>;
 
 const MetaSchema = z.looseObject({

@@ -11,6 +11,7 @@ import { agentDispatchTool } from '../executor/tools/agent-dispatch';
 import { defineTool, type AnyTool, type ToolContext, type ToolRegistry } from '../executor/registry';
 import { isRecord, type Plan } from '../plan/model';
 import { planFromState, planGoal } from '../planner/pipeline';
+import { settingsEnvNames } from '../plan/tea-settings';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { startChildRun } from './child-runs';
 
@@ -48,19 +49,36 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       subtask_executor: z
         .object({ action: z.string().min(1), with: z.record(z.string(), z.unknown()).optional() })
         .optional(),
+      subtask_results: z.record(z.string(), z.unknown()).nullish(),
+      /** A TEA workflow's state, variables and settings, for the executor's templates (the importer passes them). */
+      workflow: z
+        .object({
+          state: z.record(z.string(), z.unknown()).nullish(),
+          variables: z.record(z.string(), z.unknown()).nullish(),
+          settings: z.record(z.string(), z.unknown()).nullish(),
+        })
+        .optional(),
     }),
     idempotent: true,
     deterministic: false,
     timeout_ms: CHILD_RUN_TIMEOUT_MS,
     run: async (p, ctx) => {
-      if (p.plan === undefined || p.plan === null)
-        throw new ToolError('no_plan', 'No plan provided: call plan.decompose first', { retryable: false });
-      const { plan, subtask_executor, ...config } = p;
-      const withExecutor = subtask_executor ? applyExecutor(plan, subtask_executor) : plan;
+      const { plan: given, subtask_executor, subtask_results, workflow, ...config } = p;
+      const full = asPlan(given, NO_PLAN);
+      const plan = remainingPlan(full, subtask_results ?? {});
+      const preserved = (full.steps as TeaSubtask[])
+        .filter((s) => !plan.steps.some((r) => r.id === s.id))
+        .map((s) => ({ ...s, status: 'completed', result: s.result ?? subtask_results?.[s.id] ?? null }));
+      const withExecutor = subtask_executor
+        ? applyExecutor(plan, subtask_executor, workflow, preserved)
+        : plan;
+      // TEA's on_subtask_failure: retry tries a subtask again up to max_retries (default 2) times.
+      if (config.on_subtask_failure === 'retry') config.max_retries ??= 2;
       return deferToChildRun(
         await startChildRun(env(ctx), registry(), parent(ctx), {
           plan: withExecutor,
           config: { max_steps: 1000, ...config },
+          input: workflow?.state ?? {},
         }),
       );
     },
@@ -90,11 +108,24 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       model: z.string().optional(),
       prompt_template: z.string().optional(),
       temperature: z.number().min(0).max(2).optional(),
+      /** TEA's examples group the planner's options: `planner: {model, strategy, max_depth, prompt_template}`. */
+      planner: z
+        .object({
+          model: z.string().optional(),
+          strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
+          max_depth: z.number().int().min(0).optional(),
+          max_subtasks: z.number().int().min(1).optional(),
+          prompt_template: z.string().optional(),
+          temperature: z.number().min(0).max(2).optional(),
+        })
+        .optional(),
     }),
     idempotent: true,
     deterministic: false,
     estimated_tokens: 1500,
-    run: async (p, ctx) => {
+    run: async ({ planner, ...given }, ctx) => {
+      // An option given beside `planner:` wins over the same option inside it.
+      const p = { ...planner, ...given };
       const o = await planGoal(p, deps(ctx));
       if (!o.ok) throw new ToolError(o.error.code, o.error.message, { retryable: o.error.retryable });
       ctx.reportTokens?.({ prompt: o.tokens.prompt, completion: o.tokens.completion });
@@ -114,9 +145,9 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     version: '1',
     input: z.object({
       plan: z.unknown(),
-      subtask_results: z.record(z.string(), z.unknown()).optional(),
-      failed_subtask: z.string().optional(),
-      failure_reason: z.string().optional(),
+      subtask_results: z.record(z.string(), z.unknown()).nullish(),
+      failed_subtask: z.string().nullish(),
+      failure_reason: z.string().nullish(),
       model: z.string().optional(),
       temperature: z.number().min(0).max(2).optional(),
     }),
@@ -124,8 +155,11 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     deterministic: false,
     estimated_tokens: 1500,
     run: async (p, ctx) => {
-      const plan = asPlan(p.plan);
-      const results = p.subtask_results ?? {};
+      const plan = asSteps(asPlan(p.plan, NO_PLAN_TO_REPLAN));
+      const results: Record<string, unknown> = { ...(p.subtask_results ?? {}) };
+      // Subtasks the plan itself marks completed (TEA keeps status and result on each) count as done.
+      for (const s of plan.steps as TeaSubtask[])
+        if (s.status === 'completed' && !(s.id in results)) results[s.id] = s.result ?? null;
       const statuses = Object.fromEntries(
         plan.steps.map((s) => [
           s.id,
@@ -157,8 +191,14 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       if (!o.ok) throw new ToolError(o.error.code, o.error.message, { retryable: o.error.retryable });
       ctx.reportTokens?.({ prompt: o.tokens.prompt, completion: o.tokens.completion });
       const preserved = o.plan.steps.filter((s) => s.id in results).length;
+      const replanCount =
+        Number((plan.metadata as { replan_count?: unknown } | undefined)?.replan_count ?? 0) || 0;
+      const next = withSubtasks(
+        { ...o.plan, metadata: { ...plan.metadata, ...o.plan.metadata, replan_count: replanCount + 1 } },
+        results,
+      );
       return {
-        plan: withSubtasks(o.plan),
+        plan: next,
         preserved_subtasks: preserved,
         new_subtasks: o.plan.steps.length - preserved,
         planning_trace: o.planning_trace,
@@ -174,7 +214,7 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     version: '1',
     input: z.object({
       plan: z.unknown(),
-      subtask_results: z.record(z.string(), z.unknown()).optional(),
+      subtask_results: z.record(z.string(), z.unknown()).nullish(),
       include_completed: z.boolean().optional(),
       include_details: z.boolean().optional(),
     }),
@@ -189,17 +229,35 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
   return [agentDispatch, planExecute, humanInput, planDecompose, planReplan, planStatus];
 }
 
-/** Seed 001 shows a plan's steps as `subtasks` with a status; both names are given. */
-function withSubtasks(plan: Plan): Plan & { subtasks: unknown[] } {
-  return { ...plan, subtasks: plan.steps.map((s) => ({ ...s, status: 'pending' })) };
+/** A subtask as seed 001 and TEA show it: a step with its status and result. */
+type TeaSubtask = Plan['steps'][number] & { status?: string; result?: unknown };
+
+/** Seed 001 shows a plan's steps as `subtasks` with a status (and result); both names are given. */
+function withSubtasks(plan: Plan, results: Record<string, unknown> = {}): Plan & { subtasks: unknown[] } {
+  return {
+    ...plan,
+    subtasks: plan.steps.map((s) =>
+      s.id in results ? { ...s, status: 'completed', result: results[s.id] } : { ...s, status: 'pending' },
+    ),
+  };
 }
 
-function asPlan(raw: unknown): Plan {
-  if (!isRecord(raw))
-    throw new ToolError('no_plan', 'No plan provided: pass the plan (e.g. {{ state.plan }})', {
-      retryable: false,
-    });
-  const steps = raw.steps ?? raw.subtasks;
+/** TEA's error strings (planning_actions.py). */
+const NO_PLAN = 'No plan provided. Use plan.decompose first or provide plan parameter.';
+const NO_PLAN_TO_REPLAN = 'No plan to replan';
+
+/**
+ * A plan given to a planning action: `{steps}` or `{subtasks}` (each may carry `status` and
+ * `result`), or the whole result of plan.decompose (`output: plan` puts `{plan, …}` in state.plan).
+ */
+function asPlan(given: unknown, missing: string = NO_PLAN): Plan {
+  let raw = given;
+  if (isRecord(raw) && raw.steps === undefined && raw.subtasks === undefined && isRecord(raw.plan))
+    raw = raw.plan;
+  if (!isRecord(raw) || Object.keys(raw).length === 0)
+    throw new ToolError('no_plan', missing, { retryable: false });
+  // Seed 001's subtasks carry status and result: they win over a stale `steps` copy.
+  const steps = Array.isArray(raw.subtasks) ? raw.subtasks : raw.steps;
   if (!Array.isArray(steps))
     throw new ToolError('invalid_plan', 'Invalid plan structure: it has no steps or subtasks', {
       retryable: false,
@@ -211,22 +269,107 @@ function asPlan(raw: unknown): Plan {
   };
 }
 
-/** Steps that name no action run with the subtask executor, their description as the prompt. */
+/**
+ * TEA's subtasks name no action (its executor runs them): as steps they are `llm.call` with their
+ * description as the prompt, the default a plan gives a step without an action.
+ */
+function asSteps(plan: Plan): Plan {
+  const steps = plan.steps.map((s) => {
+    const p: Record<string, unknown> = isRecord(s.parameters) ? s.parameters : {};
+    const bare = !s.action || (s.action === 'llm.call' && p.prompt === undefined && p.messages === undefined);
+    return bare ? { ...s, action: 'llm.call', parameters: { prompt: s.description || s.id } } : s;
+  });
+  return { ...plan, steps };
+}
+
+/**
+ * The subtasks still to run: completed ones (by their `status`, or a result in `subtask_results`) are
+ * left out and dependencies on them dropped, as TEA's plan.execute skips them.
+ */
+function remainingPlan(plan: Plan, results: Record<string, unknown>): Plan {
+  const done = new Set(
+    (plan.steps as TeaSubtask[]).filter((s) => s.status === 'completed' || s.id in results).map((s) => s.id),
+  );
+  const steps = (plan.steps as TeaSubtask[])
+    .filter((s) => !done.has(s.id))
+    .map(({ status: _status, result: _result, ...s }) => ({
+      ...s,
+      given_dependencies: s.dependencies ?? [],
+      dependencies: (s.dependencies ?? []).filter((d) => !done.has(d)),
+    }));
+  return { ...plan, steps: steps };
+}
+
+const DEFAULT_SUBTASK_MESSAGES = [
+  {
+    role: 'system',
+    content:
+      'You are executing a subtask as part of a larger plan. Complete the subtask and return a useful result.',
+  },
+  {
+    role: 'user',
+    content:
+      "Subtask: {{ subtask.description }}{% for id, r in subtask.results.items() %}\nResult from '{{ id }}': {{ (r | string)[:500] }}{% endfor %}",
+  },
+];
+
+/**
+ * Steps that name no action run with the subtask executor. With a TEA workflow's executor, its `with:`
+ * is kept as written and rendered per subtask in the child run (`subtask.*`, `state.subtask_results`);
+ * otherwise the description is the prompt.
+ */
 function applyExecutor(
-  plan: unknown,
+  plan: Plan,
   exec: { action: string; with?: Record<string, unknown> | undefined },
+  workflow:
+    { variables?: Record<string, unknown> | null; settings?: Record<string, unknown> | null } | undefined,
+  preserved: Record<string, unknown>[],
 ): unknown {
-  if (!isRecord(plan)) return plan;
-  const key = Array.isArray(plan.steps) ? 'steps' : 'subtasks';
-  const steps = plan[key];
-  if (!Array.isArray(steps)) return plan;
-  return {
-    ...plan,
-    [key]: steps.map((s: unknown) =>
-      isRecord(s) && s.action === undefined
-        ? { ...s, action: exec.action, parameters: { ...exec.with, prompt: String(s.description ?? s.id) } }
-        : s,
+  const { subtasks: _subtasks, ...rest } = plan as Plan & { subtasks?: unknown };
+  if (workflow === undefined) {
+    return {
+      ...rest,
+      steps: plan.steps.map((s) =>
+        s.action === undefined
+          ? { ...s, action: exec.action, parameters: { ...exec.with, prompt: String(s.description ?? s.id) } }
+          : s,
+      ),
+    };
+  }
+  const params: Record<string, Record<string, unknown>> = {};
+  const withParams = exec.with ?? {};
+  // TEA's default llm.call executor messages (planning_actions.py _execute_subtask).
+  const executorParams =
+    exec.action === 'llm.call' && withParams.messages === undefined && withParams.prompt === undefined
+      ? { ...withParams, messages: DEFAULT_SUBTASK_MESSAGES }
+      : withParams;
+  const steps = plan.steps.map(
+    ({ given_dependencies: _given, ...s }: Plan['steps'][number] & { given_dependencies?: string[] }) => {
+      if (s.action !== undefined && s.action !== exec.action) return s;
+      params[s.id] = executorParams;
+      return { ...s, action: exec.action, parameters: {} };
+    },
+  );
+  const tea = {
+    subtasks: true,
+    params,
+    variables: workflow.variables ?? {},
+    settings: workflow.settings ?? {},
+    env_names: settingsEnvNames(workflow.settings ?? {}),
+    preserved,
+    dependencies: Object.fromEntries(
+      plan.steps.map((s) => [
+        s.id,
+        (s as TeaSubtask & { given_dependencies?: string[] }).given_dependencies ?? s.dependencies,
+      ]),
     ),
+  };
+  // TEA's strategy shapes the decomposition only; plan.execute runs the subtasks as a DAG.
+  return {
+    ...rest,
+    strategy: 'flat',
+    steps,
+    metadata: { ...rest.metadata, tea, decomposed_as: rest.strategy },
   };
 }
 
@@ -239,7 +382,7 @@ function statusOf(
   const plan = asPlan(raw);
   const counts = { total: 0, pending: 0, in_progress: 0, completed: 0, failed: 0, skipped: 0 };
   const subtasks: unknown[] = [];
-  for (const s of plan.steps as (Plan['steps'][number] & { status?: string; result?: unknown })[]) {
+  for (const s of plan.steps as TeaSubtask[]) {
     const status = s.id in results ? 'completed' : (s.status ?? 'pending');
     counts.total += 1;
     if (status in counts) counts[status as keyof typeof counts] += 1;
@@ -248,7 +391,8 @@ function statusOf(
   }
   const out: Record<string, unknown> = {
     status: counts,
-    progress: counts.total ? (counts.completed + counts.failed + counts.skipped) / counts.total : 0,
+    // TEA's progress: completed and skipped subtasks over all (an empty plan is done).
+    progress: counts.total ? (counts.completed + counts.skipped) / counts.total : 1,
     plan_id: plan.id ?? null,
     goal: plan.goal,
     success: true,

@@ -8,13 +8,17 @@
  */
 import type { ErrorInfo } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
-import type { PlanStep } from '../plan/model';
+import { isRecord, type PlanStep } from '../plan/model';
+import { renderValue } from '../plan/jinja';
 import { collectReferences, resolveValue } from '../plan/references';
+import { teaMetaOf, type TeaMeta } from '../plan/tea-meta';
+import { ENV_NAMES_PARAM } from '../plan/tea-settings';
 import { subplanCall } from './child-run';
 import { actionFor, scopeFor, stepDef } from './decide';
 import { stepEffectKey } from './idempotency';
 import type { MachineInput } from './machine-types';
 import type { ResultStore, RunState } from './state';
+import { teaContext } from './tea-context';
 import { jsonText, parametersLimitError } from './value-limits';
 
 export type BegunAttempt = {
@@ -57,9 +61,16 @@ export function beginAttempt(
   } = child ?? actionFor(step, rt.on_fallback);
   const { action, parameters } = chosen;
   // A sub-plan's references name its own steps: the child run resolves them, not this one.
-  const resolved = child
-    ? { ok: true as const, value: parameters }
-    : resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
+  const meta = teaMetaOf(state.plan);
+  if (meta && !child && !rt.on_fallback) {
+    const rendered = renderTea(state, results, meta, step);
+    if (!rendered.ok) return failed(stepId, attempt, rendered.error);
+    chosen.parameters = rendered.value;
+  }
+  const resolved =
+    child || meta
+      ? { ok: true as const, value: chosen.parameters }
+      : resolveValue(parameters, scopeFor(state, results, collectReferences(parameters).refs));
   if (!resolved.ok) {
     const message = `${resolved.missing.text} was never written`;
     return failed(stepId, attempt, { code: 'missing_input', message, retryable: false });
@@ -97,6 +108,59 @@ export function beginAttempt(
       parameters_length: parametersText.length,
     },
   };
+}
+
+/**
+ * A TEA node's `with:` rendered as TEA renders it, against the state now; the parameters named in
+ * `raw` (a `subtask_executor`, rendered per subtask) pass as written. An error names the node, the
+ * parameter and its line in the workflow.
+ */
+function renderTea(
+  state: RunState,
+  results: ResultStore,
+  meta: TeaMeta,
+  step: PlanStep,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
+  const template = meta.params[step.id] ?? step.parameters;
+  const raw = meta.raw[step.id] ?? [];
+  const toRender = structuredClone(template);
+  const kept: [string[], unknown][] = [];
+  for (const path of raw) {
+    const keys = path.split('.');
+    const parent = keys.slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), toRender);
+    const last = keys.at(-1)!;
+    if (isRecord(parent) && Object.hasOwn(parent, last)) {
+      kept.push([keys, parent[last]]);
+      delete parent[last];
+    }
+  }
+  const r = renderValue(toRender, teaContext(state, results, meta, step));
+  if (!r.ok) {
+    const base = meta.lines[step.id]?.[r.path];
+    const where = base === undefined ? `line ${r.line} of the template` : `line ${base + r.line - 1}`;
+    return {
+      ok: false,
+      error: {
+        code: 'template_error',
+        message: `Node "${step.id}": the template in with.${r.path} (${where}) failed: ${r.message}`,
+        retryable: false,
+      },
+    };
+  }
+  const value = r.value as Record<string, unknown>;
+  // TEA fills llm.call's missing model/temperature/max_tokens from settings.llm.
+  const llm = meta.settings.llm;
+  if (step.action === 'llm.call' && isRecord(llm)) {
+    for (const key of ['model', 'temperature', 'max_tokens']) {
+      if (!Object.hasOwn(value, key) && llm[key] !== undefined) value[key] = llm[key];
+    }
+  }
+  if (meta.env_names.length > 0) value[ENV_NAMES_PARAM] = meta.env_names;
+  for (const [keys, v] of kept) {
+    const parent = keys.slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), value);
+    if (isRecord(parent)) parent[keys.at(-1)!] = v;
+  }
+  return { ok: true, value };
 }
 
 /** An attempt that fails before its tool is called: its result, and nothing to run. */

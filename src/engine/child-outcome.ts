@@ -5,7 +5,9 @@
 import type { ErrorInfo } from '../errors';
 import type { Finding } from '../plan/findings';
 import type { StepOutcome } from './machine-types';
+import { teaMetaOf } from '../plan/tea-meta';
 import type { RunSnapshot } from './snapshot';
+import { contentOf } from './tea-context';
 
 /**
  * The parent step's outcome from its child's final snapshot; `startedAt` is when the child started.
@@ -30,6 +32,23 @@ export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepO
       tokens,
     };
   }
+  if (teaMetaOf(snap.plan)?.subtasks) {
+    // TEA's plan.execute returns exactly these keys (they merge into the workflow's state).
+    const { plan, subtask_results } = teaResults(snap);
+    return {
+      success: true,
+      output: {
+        plan,
+        subtask_results,
+        plan_status: snap.counts,
+        replan_count: snap.revision_count,
+        planning_trace: [],
+        success: true,
+      },
+      latency_ms,
+      tokens,
+    };
+  }
   return {
     success: true,
     output: {
@@ -47,6 +66,29 @@ export function childOutcome(snap: RunSnapshot, startedAt: string | null): StepO
     latency_ms,
     tokens,
   };
+}
+
+/**
+ * A TEA workflow's plan.execute result (planning_actions.py): each subtask's result is its `content`
+ * when it has one, the plan lists every subtask — the ones completed before, then these — with its
+ * status and result, and `subtask_results` holds them all.
+ */
+function teaResults(snap: RunSnapshot): { plan: unknown; subtask_results: Record<string, unknown> } {
+  const preserved = teaMetaOf(snap.plan)?.preserved ?? [];
+  const results: Record<string, unknown> = {};
+  for (const p of preserved) if (typeof p.id === 'string') results[p.id] = p.result ?? null;
+  const ran = (snap.plan?.steps ?? []).map((s) => {
+    const status = snap.step_statuses[s.id] ?? 'pending';
+    const result = s.id in snap.step_results ? contentOf(snap.step_results[s.id]) : null;
+    if (status === 'completed') results[s.id] = result;
+    // As TEA's Subtask.to_dict: no action or parameters (the executor ran it).
+    const { action: _action, parameters: _parameters, ...subtask } = s;
+    return { ...subtask, status, result };
+  });
+  const { metadata, ...plan } = snap.plan ?? { metadata: undefined };
+  const { tea: _tea, ...rest } = metadata ?? {};
+  const subtasks = [...preserved, ...ran];
+  return { plan: { ...plan, metadata: rest, steps: subtasks, subtasks }, subtask_results: results };
 }
 
 /**

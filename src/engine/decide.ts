@@ -12,6 +12,7 @@ import { resolveValue, type RefScope, type Reference } from '../plan/references'
 import { draft, type EventDraft } from './events';
 import type { DecideContext } from './decide-context';
 import { decideApproval, decideFailureRate, decideRevision, decideTokenBudget } from './decide-revision';
+import { decideNavigation } from './tea-navigation';
 
 export type { DecideContext } from './decide-context';
 export { revisionAllowed } from './decide-revision';
@@ -29,6 +30,7 @@ export function decideNext(state: RunState, ctx: DecideContext): EventDraft | nu
     decideRunFailure(state) ??
     decideFailureRate(state, ctx) ??
     decideTimers(state, ctx) ??
+    decideNavigation(state, ctx) ??
     decideReady(state, ctx) ??
     decideCompletion(state, ctx)
   );

@@ -22,7 +22,13 @@ export type RevisionTrigger =
   | 'next_turn';
 
 export type SkipReason =
-  'when_false' | 'dependency_failed' | 'missing_input' | 'failure_strategy' | 'run_terminated';
+  | 'when_false'
+  | 'dependency_failed'
+  | 'missing_input'
+  | 'failure_strategy'
+  | 'run_terminated'
+  /** A TEA graph run ended without entering the node. */
+  | 'not_reached';
 
 /** Payload per event type. */
 export type EventPayloads = {
@@ -97,11 +103,19 @@ export type EventPayloads = {
     latency_ms: number;
     tokens?: TokenCount;
     cached?: boolean;
+    /** A TEA node's result that does not fit the workflow's `state_schema` (merged all the same, as TEA does). */
+    schema_findings?: string[];
   };
   StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
   StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };
   StepSkipped: { step_id: string; reason: SkipReason; detail?: string };
   RunResumed: { step_ids: string[] };
+  /**
+   * A TEA graph run (a workflow with conditions or loops) goes to its next node, decided from the
+   * state after `from` settled; `visit` counts the node's entries (a second visit is a new attempt of
+   * it). `node` may be `__end__`: the run ends and the nodes never entered are skipped.
+   */
+  NodeEntered: { node: string; from: string | null; visit: number; rule?: string };
   ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean };
   /** An LLM judge is asked whether a step's output meets its `expected_output`; the run waits for it. */
   ReflectionRequested: { step_id: string; expected: string };

@@ -6,6 +6,7 @@
 import { buildGraph } from '../plan/graph';
 import { isRecord } from '../plan/model';
 import type { PathSegment } from '../plan/references';
+import { TEA_END, teaMetaOf } from '../plan/tea-meta';
 import type { RunEvent } from './events';
 import { newStepRuntime, type ResultStore, type RunState, type StepRuntime } from './state';
 
@@ -214,6 +215,34 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       if (!wasSettled) settle(state, p.step_id);
       return;
     }
+    case 'NodeEntered': {
+      const { node, visit } = event.payload;
+      state.nav_at = node;
+      if (node === TEA_END) return;
+      const rt = stepOf(state, node);
+      // Entering a node makes it ready; a second visit starts it over as a new attempt.
+      const again: StepRuntime = {
+        ...rt,
+        status: 'pending',
+        visit,
+        waiting: 0,
+        retries_used: 0,
+        fallback_used: false,
+        on_fallback: false,
+        handled: false,
+        invoked: false,
+        retry_at: null,
+        deadline_at: null,
+        error: null,
+        skip_reason: null,
+        finished_at: null,
+      };
+      state.steps.set(node, again);
+      state.unhandled_failures.delete(node);
+      state.ready.push(state.graph!.index.get(node)!);
+      touch(state, node);
+      return;
+    }
     case 'RunResumed': {
       resume(state, event.payload.step_ids);
       state.status = 'running';
@@ -337,9 +366,12 @@ function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reope
 /** Recomputes `waiting` for the given steps; those with nothing to wait for become ready. */
 function recountWaiting(state: RunState, ids: readonly string[]): void {
   const graph = state.graph!;
+  // A TEA graph run's nodes wait for navigation to enter them (NodeEntered), not for dependencies.
+  const navigated = teaMetaOf(state.plan)?.graph !== undefined;
   for (const id of ids) {
     const rt = state.steps.get(id)!;
     if (isSettled(rt) || rt.status === 'running') continue;
+    if (navigated && rt.status === 'blocked') continue;
     let waiting = 0;
     for (const dep of graph.deps[graph.index.get(id)!] ?? []) {
       if (!isSettled(state.steps.get(dep)!)) waiting += 1;
@@ -351,10 +383,12 @@ function recountWaiting(state: RunState, ids: readonly string[]): void {
 }
 
 function resume(state: RunState, ids: readonly string[]): void {
+  const navigated = teaMetaOf(state.plan)?.graph !== undefined;
   for (const id of ids) {
     const rt = stepOf(state, id);
     state.unhandled_failures.delete(id);
-    rt.status = 'blocked';
+    // A graph run's node that was entered runs again; one never entered waits for navigation.
+    rt.status = navigated && rt.visit > 0 ? 'pending' : 'blocked';
     rt.retries_used = 0;
     rt.fallback_used = false;
     rt.on_fallback = false;

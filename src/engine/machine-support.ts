@@ -6,6 +6,9 @@
 import type { ErrorInfo } from '../errors';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../plan/config';
 import { isRecord, type Plan } from '../plan/model';
+import { renderValue } from '../plan/jinja';
+import { checkStateSchema } from '../plan/state-schema';
+import { teaMetaOf } from '../plan/tea-meta';
 import { revisionAllowed } from './decide';
 import type { EventDraft, EventPayloads, RunEvent } from './events';
 import { isSettled } from './evolve';
@@ -171,14 +174,56 @@ export function returnedPayload(
   o: StepOutcome,
 ): EventPayloads['ToolReturned'] {
   const { latency_ms, tokens } = o;
+  if (o.success) o = { ...o, output: teaResult(s, step_id, o.output) };
   const error = o.success
     ? (outputLimitError(step_id, o.output, s.config.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES) ??
       mergeError(s, step_id, o.output))
     : o.error;
   if (o.success && error === null) {
-    return { step_id, attempt, success: true, output: o.output, latency_ms, tokens, cached: o.cached };
+    const schema_findings = schemaFindings(s, step_id, o.output);
+    const payload = {
+      step_id,
+      attempt,
+      success: true,
+      output: o.output,
+      latency_ms,
+      tokens,
+      cached: o.cached,
+    };
+    return schema_findings ? { ...payload, schema_findings } : payload;
   }
   return { step_id, attempt, success: false, error: boundedError(error!), latency_ms, tokens };
+}
+
+/**
+ * A TEA node's result as TEA stores it: through its `output:` mapping (each template rendered with
+ * `result`), else — when it merges into state — a result that is no dict becomes `{result: …}`.
+ */
+function teaResult(s: RunState, stepId: string, output: unknown): unknown {
+  const meta = teaMetaOf(s.plan);
+  if (!meta) return output;
+  const mapping = meta.outputs[stepId];
+  if (mapping) {
+    const r = renderValue(mapping, { result: output, variables: meta.variables, settings: meta.settings });
+    return r.ok ? r.value : { error: `output mapping failed at ${r.path}: ${r.message}` };
+  }
+  const i = s.graph?.index.get(stepId);
+  const merges = i !== undefined && s.graph!.writes[i]?.success?.length === 0;
+  return merges && !isRecord(output) ? { result: output ?? null } : output;
+}
+
+/**
+ * What a TEA node's result does not fit in `state_schema`, or null. TEA's own examples declare an
+ * `llm.call` result `str` (it is a dict), so findings are recorded, not fatal; the input is held to it.
+ */
+function schemaFindings(s: RunState, stepId: string, output: unknown): string[] | null {
+  const schema = teaMetaOf(s.plan)?.state_schema;
+  const i = s.graph?.index.get(stepId);
+  const path = i === undefined ? undefined : s.graph!.writes[i]?.success;
+  if (!schema || !path || path.length > 1) return null;
+  const written = path.length === 0 ? (isRecord(output) ? output : {}) : { [String(path[0])]: output };
+  const findings = checkStateSchema(schema, written);
+  return findings.length === 0 ? null : findings.map((f) => `Node "${stepId}": ${f.message}`);
 }
 
 /** Why a step's output cannot be merged into state, or null (it can, or the step does not merge). */

@@ -38,6 +38,8 @@ export type StepRuntime = {
    * becomes part of the idempotency key, so a replaced step is a new effect (engine/idempotency.ts).
    */
   key_version: number;
+  /** TEA graph runs: how many times the node was entered (0: not yet, or not a graph run). */
+  visit: number;
 };
 
 export type RunState = {
@@ -88,6 +90,8 @@ export type RunState = {
   final_output: unknown;
   error: ErrorInfo | null;
   termination_reason: string | null;
+  /** TEA graph runs: the node the run is at (`__end__` once it ended), null before the first. */
+  nav_at: string | null;
   /** Last applied event. */
   seq: number;
   /** Steps whose runtime changed since the owner last persisted them. */
@@ -148,6 +152,7 @@ export function newStepRuntime(): StepRuntime {
     skip_reason: null,
     dispatch: null,
     key_version: 0,
+    visit: 0,
   };
 }
 
@@ -186,6 +191,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     final_output: null,
     error: null,
     termination_reason: null,
+    nav_at: null,
     seq: 0,
     dirty: new Set(),
   };

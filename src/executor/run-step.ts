@@ -3,6 +3,7 @@
  * Never throws — every failure comes back as an {@link ErrorInfo} with a stable code, because the
  * outcome is journaled and crosses RPC and queues as data (STYLE §7).
  */
+import { expandSettingsParams } from '../plan/tea-settings';
 import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
 import type { AnyTool, ToolContext } from './registry';
@@ -51,7 +52,8 @@ export async function executeTool(
     return tokens ? { ...base, tokens } : base;
   };
 
-  const input = tool.input.safeParse(params);
+  // A TEA workflow's `${VAR}` settings get their values only now (never in the plan or the events).
+  const input = tool.input.safeParse(expandSettingsParams(params, ctx.env));
   if (!input.success) {
     const message = `Invalid parameters for ${tool.name}: ${formatIssues(input.error)}`;
     return finish({ error: fail('invalid_parameters', message) });

@@ -5,7 +5,7 @@
 export { convertToolCalls, isToolCallPlan } from './tool-calls';
 export { convertLlmCompiler } from './llmcompiler';
 export { convertTeaYaml, type StateRead, type TeaImportResult } from './tea-yaml';
-export { ACTION_RESULT_KEYS, ACTION_STATE_DEFAULTS, MERGED_ACTIONS } from './tea-results';
+export { ACTION_STATE_DEFAULTS, MERGED_ACTIONS, RAW_PARAMETERS } from './tea-results';
 export {
   prepareRunPlan,
   withSourceLines,

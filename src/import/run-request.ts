@@ -8,6 +8,7 @@
  * not convert is `invalid_plan` (422) with every problem in `details.errors`, as validation findings are.
  */
 import { isRecord } from '../plan/model';
+import { checkStateSchema } from '../plan/state-schema';
 import type { Finding } from '../plan/validate';
 import { convertLlmCompiler } from './llmcompiler';
 import { convertTeaYaml } from './tea-yaml';
@@ -80,14 +81,16 @@ export function prepareRunPlan(req: RunSource, opts: { requireState?: boolean } 
   const r = convertTeaYaml(req.source);
   if (!r.ok) return invalidPlan(req.format, r.errors);
   const state = req.input ?? {};
-  const missing: ImportIssue[] = r.stateReads
-    .filter((read) => opts.requireState !== false && !Object.hasOwn(state, read.key))
-    .map((read) => ({
-      code: 'missing_state',
-      message: `line ${read.line}: node "${read.node}" reads state.${read.key}, which no node before it writes; send it in "input" (the initial state)`,
-      line: read.line,
-    }));
-  if (missing.length > 0) return invalidPlan(req.format, missing);
+  // TEA's state_schema: the initial state's values must have the declared types.
+  const schema = r.plan.metadata?.state_schema;
+  const wrong: ImportIssue[] =
+    opts.requireState === false || !isRecord(schema)
+      ? []
+      : checkStateSchema(schema, state).map((f) => {
+          const line = r.stateReads.find((read) => read.key === f.key)?.line ?? 1;
+          return { code: 'state_schema', message: `line ${line}: input: ${f.message}`, line };
+        });
+  if (wrong.length > 0) return invalidPlan(req.format, wrong);
   const stateKeys = r.stateReads.map((read) => read.key);
   return { ok: true, plan: r.plan, format: req.format, state, stateKeys, lines: r.lines ?? {} };
 }

@@ -1,11 +1,10 @@
 /**
  * A TEA workflow's structure read from the YAML tree, with the line of everything: the nodes (named,
- * unique, valid step ids) and every navigation statement (`goto`, `navigation:`, `edges:`).
+ * unique, valid step ids).
  */
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
 import { STEP_ID_PATTERN } from '../plan/model';
-import type { NavEntry } from './tea-navigation';
 import { issueAt } from './types';
 import type { ImportIssue } from './types';
 
@@ -50,63 +49,6 @@ export function locateNodes(root: YAMLMap, lineOf: LineOf, errors: ImportIssue[]
     out.push({ name, line, node: item });
   }
   return out;
-}
-
-/** Every navigation statement, in the order written; malformed ones go to `errors`. */
-export function navigationEntries(
-  root: YAMLMap,
-  nodes: readonly Located[],
-  lineOf: LineOf,
-  errors: ImportIssue[],
-): NavEntry[] {
-  const entries: NavEntry[] = [];
-  for (const n of nodes) {
-    const go = n.node.get('goto', true);
-    if (go != null)
-      entries.push({ from: n.name, to: scalarString(go) ?? go, line: lineOf(go, n.line), source: 'goto' });
-  }
-  const nav = root.get('navigation', true);
-  if (nav != null && !isMap(nav)) {
-    errors.push(
-      issueAt(
-        'bad_workflow',
-        lineOf(nav),
-        'navigation: must map each node to the next (a: b, …, z: __end__)',
-      ),
-    );
-  } else if (isMap(nav)) {
-    for (const pair of nav.items) {
-      const from = scalarString(pair.key);
-      const line = lineOf(pair.key as YamlNode);
-      if (from === null) errors.push(issueAt('bad_workflow', line, 'navigation: keys are node names'));
-      else
-        entries.push({
-          from,
-          to: scalarString(pair.value) ?? pair.value,
-          line,
-          source: 'navigation',
-        });
-    }
-  }
-  const edges = root.get('edges', true);
-  if (isSeq(edges)) {
-    for (const edge of edges.items) {
-      const line = lineOf(edge as YamlNode);
-      const from = isMap(edge) ? scalarString(edge.get('from', true)) : null;
-      const to = isMap(edge) ? scalarString(edge.get('to', true)) : null;
-      const special = isMap(edge) && ['condition', 'when', 'type', 'fan_in'].some((k) => edge.has(k));
-      if (from === null || to === null || special) {
-        errors.push(
-          issueAt(
-            'unsupported_navigation',
-            line,
-            'only plain edges {from, to} can be imported (no conditions or parallel edges)',
-          ),
-        );
-      } else entries.push({ from, to, line, source: 'edges' });
-    }
-  }
-  return entries;
 }
 
 /** The trimmed text of a string scalar, else null. */

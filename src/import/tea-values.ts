@@ -1,12 +1,12 @@
 /**
- * A node's `with:` as plain data, read from the YAML tree (not from `toJS`) so a template problem
- * can name the line it is on. Every string goes through the template rewriter.
+ * A node's `with:` as plain data, read from the YAML tree (not from `toJS`) so each string's line is
+ * known: every template is parsed here, and a syntax error names the node and its line; the lines are
+ * kept so an error when the template renders at run time can name its line too.
  */
 import type { ErrorCode } from '../error-codes';
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node as YamlNode } from 'yaml';
-import { rewriteTemplate } from './tea-templates';
-import type { TemplateScope } from './tea-templates';
+import { checkTemplate, isTemplate } from '../plan/jinja';
 import { issueAt } from './types';
 import type { ImportIssue } from './types';
 
@@ -14,59 +14,72 @@ import type { ImportIssue } from './types';
 export const FAILED: unique symbol = Symbol('failed');
 
 export type ValueContext = {
-  scope: TemplateScope;
   doc: Document;
   lineOf: (n: YamlNode | null | undefined, fallback?: number) => number;
   nodeName: string;
   errors: ImportIssue[];
+  /** Parameter path (`messages.1.content`) → the line its text starts on. */
+  lines: Record<string, number>;
 };
 
 /** Deeper than this is a runaway (an alias that contains itself), not a parameter. */
 const MAX_DEPTH = 64;
 
 /**
- * The value of a YAML node with templates rewritten, or FAILED (the reason is in `ctx.errors`).
+ * The value of a YAML node, its templates checked, or FAILED (the reason is in `ctx.errors`).
  * @example yamlValue(doc.get('with', true), ctx) // { goal: '{{ state.user_goal }}', strategy: 'flat' }
  */
-export function yamlValue(node: unknown, ctx: ValueContext, depth = 0): unknown {
+export function yamlValue(node: unknown, ctx: ValueContext, depth = 0, path = ''): unknown {
   if (depth > MAX_DEPTH)
     return fail(ctx, node, 'bad_node', 'with: is nested too deeply (does an alias contain itself?)');
   if (node == null) return null;
-  if (isAlias(node)) return yamlValue(node.resolve(ctx.doc), ctx, depth + 1);
+  if (isAlias(node)) return yamlValue(node.resolve(ctx.doc), ctx, depth + 1, path);
   if (isScalar(node)) {
     if (typeof node.value !== 'string') return node.value;
-    const r = rewriteTemplate(node.value, ctx.scope);
-    if (r.ok) return r.value;
-    // Block scalars start on the line after their `|`; count the lines before the problem.
+    // Block scalars start on the line after their `|`.
     const block = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' ? 1 : 0;
-    const line = ctx.lineOf(node) + block + (node.value.slice(0, r.at).match(/\n/g)?.length ?? 0);
-    ctx.errors.push(issueAt('unsupported_template', line, `node "${ctx.nodeName}": ${r.message}`));
-    return FAILED;
+    const start = ctx.lineOf(node) + block;
+    if (isTemplate(node.value)) {
+      ctx.lines[path] = start;
+      const r = checkTemplate(node.value);
+      if (!r.ok) {
+        ctx.errors.push(
+          issueAt(
+            'template_error',
+            start + r.line - 1,
+            `node "${ctx.nodeName}": the template in with.${path} does not parse: ${r.message}`,
+          ),
+        );
+        return FAILED;
+      }
+    }
+    return node.value;
   }
   if (isSeq(node)) {
     const out: unknown[] = [];
-    for (const item of node.items) {
-      const v = yamlValue(item, ctx, depth + 1);
-      if (v === FAILED) return FAILED;
-      out.push(v);
-    }
-    return out;
+    let failed = false;
+    node.items.forEach((item, i) => {
+      const v = yamlValue(item, ctx, depth + 1, path ? `${path}.${i}` : String(i));
+      if (v === FAILED) failed = true;
+      else out.push(v);
+    });
+    return failed ? FAILED : out;
   }
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
+    let failed = false;
     for (const pair of node.items) {
       if (!isScalar(pair.key)) return fail(ctx, pair.key, 'bad_node', 'keys must be plain text');
-      const v = yamlValue(pair.value, ctx, depth + 1);
-      if (v === FAILED) return FAILED;
+      const key = String(pair.key.value);
+      const v = yamlValue(pair.value, ctx, depth + 1, path ? `${path}.${key}` : key);
+      if (v === FAILED) {
+        failed = true;
+        continue;
+      }
       // defineProperty: a key such as `__proto__` is data, not the prototype.
-      Object.defineProperty(out, String(pair.key.value), {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     }
-    return out;
+    return failed ? FAILED : out;
   }
   return null;
 }

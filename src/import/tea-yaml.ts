@@ -1,41 +1,49 @@
 /**
- * TEA YAML workflows (seed 001): `name`, `state_schema`, `variables`, `nodes: [{name, uses|action,
- * with, output?, goto?}]` and `navigation: {a: b, …, z: __end__}` (or legacy `edges:`) converted to a
- * plan. Steps follow the navigation order, each depending on the one before it; `with` is the
- * parameters, with templates rewritten (tea-templates.ts); a planning action's result is merged
- * into state (`output_path: "state"`), any other node's goes to `state.<node name>`, and a node with
- * `output:` writes `state.<output>` (tea-results.ts says which and why). The run's `input` is the
- * workflow's initial state.
+ * TEA YAML workflows (seed 001; TEA's own YAML engine): `name`, `description`, `settings`,
+ * `variables`, `state_schema`, `max_iterations`, `nodes: [{name, uses|action, with, output?, goto?,
+ * condition?}]`, and `navigation:` / legacy `edges:`. Each node becomes a step whose `with:` is kept
+ * as written (in `metadata.tea.params`): Jinja2 templates, rendered when the node runs against the
+ * state then (src/engine/begin-attempt.ts). Results land as TEA puts them (tea-results.ts).
+ *
+ * A workflow whose navigation has no conditions is a chain in navigation order (each step depends on
+ * the one before). One with `condition:` on nodes or edges, a conditional `goto`, or a loop runs as a
+ * graph run: its steps have no dependencies and the run goes from node to node as the state decides
+ * (src/engine/tea-navigation.ts), at most `max_iterations` (default 25) visits of any node.
  */
-import { LineCounter, isMap, parseDocument } from 'yaml';
-import type { Document } from 'yaml';
+import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
+import type { Document, YAMLMap } from 'yaml';
 import { MAX_NESTING_DEPTH } from '../nesting';
 import type { PlanStepInput } from '../plan/model';
-import { formatOutputPath } from '../plan/references';
-import type { PathSegment } from '../plan/references';
-import { ACTION_RESULT_KEYS, ACTION_STATE_DEFAULTS, MERGED_ACTIONS } from './tea-results';
-import { executionOrder } from './tea-navigation';
-import { locateNodes, navigationEntries, scalarString } from './tea-structure';
+import { DEFAULT_MAX_ITERATIONS, TEA_END, type TeaMeta } from '../plan/tea-meta';
+import { ACTION_STATE_DEFAULTS, RAW_PARAMETERS } from './tea-results';
+import { navigationRules, type Navigation } from './tea-rules';
+import { locateNodes, scalarString } from './tea-structure';
 import type { LineOf, Located } from './tea-structure';
-import { rewriteTemplate } from './tea-templates';
 import { FAILED, yamlValue } from './tea-values';
-import type { TemplateScope } from './tea-templates';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
 import { LineIndex } from './line-index';
 import { yamlTooDeep } from './yaml-depth';
+import { settingsEnvNames } from '../plan/tea-settings';
 
-/** A key of the initial state the workflow reads (it must be in the run's `input`). */
+/** A key `state_schema` declares, and its line (the API's `state_keys`; TEA reads a missing key as None). */
 export type StateRead = { key: string; node: string; line: number };
 
-/** A converted workflow also says which initial-state keys it reads. */
+/** A converted workflow also says which initial-state keys its `state_schema` declares. */
 export type TeaImportResult =
   (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] }) | Extract<ImportResult, { ok: false }>;
 
 const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
-  run: 'inline code (run:) cannot run here; call a registered tool with uses:/action:',
+  run: 'inline code (run:, Python, Lua or Prolog) cannot run here; call a registered tool with uses:/action:',
   script: 'inline code (script:) cannot run here; call a registered tool with uses:/action:',
-  steps: 'multi-step nodes (steps:) cannot be imported; make each step a node',
+  steps: 'multi-step nodes (steps:) cannot run here; make each step a node',
+  subgraph: 'subgraphs (subgraph:) cannot run here',
+};
+
+const UNSUPPORTED_TOP_KEYS: Record<string, string> = {
+  imports: 'imports: loads Python modules, which cannot run here; register the actions as tools',
+  extraction_schema: 'extraction_schema: (Prolog validation) cannot run here',
+  prolog: 'Prolog cannot run here',
 };
 
 /**
@@ -47,8 +55,8 @@ const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
  *     uses: demo.echo
  *     with: { text: "Hello {{ state.name }}" }
  * `);
- * // r.plan.steps[0] → { id: 'greet', action: 'demo.echo', parameters: { text: 'Hello {{ state.name }}' },
- * //                     output_path: 'state.greet', … }; r.stateReads → [{ key: 'name', … }]
+ * // r.plan.steps[0] → { id: 'greet', action: 'demo.echo', parameters: {}, output_path: 'state', … };
+ * // r.plan.metadata.tea.params.greet → { text: 'Hello {{ state.name }}' }
  */
 export function convertTeaYaml(source: string): TeaImportResult {
   const deep = yamlTooDeep(source, MAX_NESTING_DEPTH);
@@ -82,70 +90,156 @@ export function convertTeaYaml(source: string): TeaImportResult {
     ]);
   }
   const errors: ImportIssue[] = [];
-  const nodes = locateNodes(root, lineOf, errors);
-  const entries = navigationEntries(root, nodes, lineOf, errors);
-  // With the structure broken, still read every good node in list order, to report all problems at once.
-  const order = errors.length > 0 ? null : executionOrder(nodes, entries);
-  if (order && !order.ok) return order;
-
-  const variablesNode = root.get('variables', true);
-  const variables = isMap(variablesNode) ? (variablesNode.toJS(doc) as Record<string, unknown>) : {};
-  const producers = new Map<string, readonly PathSegment[]>();
-  const stateReads: StateRead[] = [];
-  const byName = new Map(nodes.map((n) => [n.name, n]));
-  const steps: PlanStepInput[] = [];
-  const lines: Record<string, number> = {};
-  let previous: string | null = null;
-  for (const name of order?.order ?? nodes.map((n) => n.name)) {
-    const located = byName.get(name)!;
-    const scope: TemplateScope = {
-      variables,
-      stateKey: (key) => {
-        const at = producers.get(key);
-        if (at) return at;
-        if (!stateReads.some((r) => r.key === key)) stateReads.push({ key, node: name, line: located.line });
-        return [key];
-      },
-    };
-    const step = convertNode(located, previous, scope, producers, doc, lineOf, errors);
-    if (step === null) continue;
-    steps.push(step.step);
-    lines[name] = located.line;
-    previous = name;
-    const keys = ACTION_RESULT_KEYS[step.step.action!] ?? [];
-    if (step.output !== null) producers.set(step.output, [step.output]);
-    else if (step.merged) for (const key of keys) producers.set(key, [key]);
-    else {
-      producers.set(name, [name]);
-      for (const key of keys) producers.set(key, [name, key]);
-    }
+  for (const [key, why] of Object.entries(UNSUPPORTED_TOP_KEYS)) {
+    const at = root.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (at) errors.push(issueAt('unsupported_node', lineOf(at.key), why));
   }
-  if (errors.length > 0 || order === null) return importFailed(errors);
+  const nodes = locateNodes(root, lineOf, errors);
+  const nav = navigationRules(root, nodes, lineOf, errors);
+  const meta: TeaMeta = {
+    settings: mapOf(root, 'settings', doc),
+    variables: mapOf(root, 'variables', doc),
+    lines: {},
+    raw: {},
+    params: {},
+    outputs: {},
+    env_names: [],
+  };
+  const schema = root.get('state_schema', true);
+  if (isMap(schema)) meta.state_schema = schema.toJS(doc) as Record<string, unknown>;
+  meta.env_names = settingsEnvNames(meta.settings);
+  const maxIterations = maxIterationsOf(root, meta.settings, lineOf, errors);
 
+  const conditions = new Map<string, string>();
+  const converted: { step: PlanStepInput; line: number }[] = [];
+  for (const n of nodes) {
+    const step = convertNode(n, meta, doc, lineOf, errors);
+    if (step === null) continue;
+    const cond = n.node.get('condition', true);
+    if (cond != null) {
+      if (isScalar(cond)) conditions.set(n.name, String(cond.value));
+      else
+        errors.push(
+          issueAt('bad_node', lineOf(cond, n.line), `node "${n.name}": condition: is an expression`),
+        );
+    }
+    converted.push({ step, line: n.line });
+  }
+  if (errors.length > 0) return importFailed(errors);
+
+  const graphRun = nav.conditional || conditions.size > 0;
+  const lines: Record<string, number> = {};
+  const steps: PlanStepInput[] = [];
   const metadata: Record<string, unknown> = { imported_from: 'tea-yaml' };
+  if (graphRun) {
+    meta.graph = {
+      entry: nav.entry,
+      max_iterations: maxIterations,
+      nodes: Object.fromEntries(
+        nodes.map((n) => {
+          const next = (nav.rules.get(n.name) ?? []).map((r) =>
+            r.if === undefined ? { to: r.to } : { to: r.to, if: r.if },
+          );
+          const condition = conditions.get(n.name);
+          return [n.name, condition === undefined ? { next } : { condition, next }];
+        }),
+      ),
+    };
+    for (const c of converted) {
+      steps.push({ ...c.step, dependencies: [] });
+      lines[c.step.id] = c.line;
+    }
+  } else {
+    const order = chain(nodes, nav);
+    if (!order.ok) return order;
+    const byName = new Map(converted.map((c) => [c.step.id, c]));
+    let previous: string | null = null;
+    for (const name of order.order) {
+      const c = byName.get(name)!;
+      steps.push({ ...c.step, dependencies: previous === null ? [] : [previous] });
+      lines[name] = c.line;
+      previous = name;
+    }
+    for (const name of Object.keys(meta.params)) {
+      if (order.order.includes(name)) continue;
+      delete meta.params[name];
+      delete meta.lines[name];
+    }
+    if (order.unreached.length > 0) metadata.unreached_nodes = order.unreached;
+  }
   const workflow = scalarString(root.get('name', true));
   if (workflow !== null) metadata.workflow = workflow;
-  const schema = root.get('state_schema', true);
-  if (isMap(schema)) metadata.state_schema = schema.toJS(doc);
-  if (order.unreached.length > 0) metadata.unreached_nodes = order.unreached;
+  if (meta.state_schema) metadata.state_schema = meta.state_schema;
+  metadata.tea = meta;
   const goal = scalarString(root.get('description', true)) ?? workflow ?? '';
+  // The keys state_schema declares, with their lines (the API lists them; input values are checked against them).
+  const stateReads = isMap(schema)
+    ? schema.items.map((p) => ({
+        key: String(scalarString(p.key) ?? ''),
+        node: '',
+        line: lineOf(p.key as never),
+      }))
+    : [];
   return { ok: true, plan: { goal, steps, metadata }, lines, stateReads };
+}
+
+/** The nodes in navigation order when no rule is conditional; a loop would never end, so it is refused. */
+function chain(
+  nodes: readonly Located[],
+  nav: Navigation,
+): { ok: true; order: string[]; unreached: string[] } | Extract<ImportResult, { ok: false }> {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  let at = nav.entry;
+  let via = 1;
+  while (at !== TEA_END) {
+    if (seen.has(at)) {
+      return importFailed([
+        issueAt(
+          'navigation_loop',
+          via,
+          `navigation returns to "${at}" with no condition to leave the loop, so it would never end; put a condition on the edge or goto that closes it`,
+        ),
+      ]);
+    }
+    seen.add(at);
+    order.push(at);
+    const rule = nav.rules.get(at)?.[0];
+    via = rule?.line ?? via;
+    at = rule?.to ?? TEA_END;
+  }
+  return { ok: true, order, unreached: nodes.filter((n) => !seen.has(n.name)).map((n) => n.name) };
 }
 
 function convertNode(
   n: Located,
-  previous: string | null,
-  scope: TemplateScope,
-  produced: ReadonlyMap<string, unknown>,
+  meta: TeaMeta,
   doc: Document,
   lineOf: LineOf,
   errors: ImportIssue[],
-): { step: PlanStepInput; output: string | null; merged: boolean } | null {
+): PlanStepInput | null {
   for (const key of Object.keys(UNSUPPORTED_NODE_KEYS)) {
     if (n.node.has(key)) {
-      errors.push(issueAt('unsupported_node', n.line, `node "${n.name}": ${UNSUPPORTED_NODE_KEYS[key]}`));
+      errors.push(
+        issueAt(
+          'unsupported_node',
+          lineOf(n.node.get(key, true), n.line),
+          `node "${n.name}": ${UNSUPPORTED_NODE_KEYS[key]}`,
+        ),
+      );
       return null;
     }
+  }
+  const type = scalarString(n.node.get('type', true));
+  if (type !== null && type !== 'action') {
+    errors.push(
+      issueAt(
+        'unsupported_node',
+        n.line,
+        `node "${n.name}": type: ${type} nodes cannot run here; use an action node (uses:)`,
+      ),
+    );
+    return null;
   }
   const action = scalarString(n.node.get('uses', true)) ?? scalarString(n.node.get('action', true));
   if (action === null || action === '') {
@@ -165,33 +259,67 @@ function convertNode(
     );
     return null;
   }
-  const parameters: Record<string, unknown> = {};
+  const lines: Record<string, number> = {};
+  const params: Record<string, unknown> = {};
   if (isMap(withNode)) {
-    const converted = yamlValue(withNode, { scope, doc, lineOf, nodeName: n.name, errors });
+    const converted = yamlValue(withNode, { doc, lineOf, nodeName: n.name, errors, lines });
     if (converted === FAILED) return null;
-    Object.assign(parameters, converted);
+    Object.assign(params, converted);
   }
-  for (const [key, need] of Object.entries(ACTION_STATE_DEFAULTS[action] ?? {})) {
-    if (Object.hasOwn(parameters, key) || (need === 'optional' && !produced.has(key))) continue;
-    const r = rewriteTemplate(`{{ state.${key} }}`, scope);
-    if (r.ok) parameters[key] = r.value;
+  // TEA's planning actions read these from the state when the node leaves them out.
+  for (const [key, template] of Object.entries(ACTION_STATE_DEFAULTS[action] ?? {})) {
+    if (!Object.hasOwn(params, key)) params[key] = template;
   }
-  const outputNode = n.node.get('output', true);
-  const output = outputNode == null ? null : scalarString(outputNode);
-  if (outputNode != null && (output === null || !/^[A-Za-z_][\w-]*$/.test(output))) {
-    errors.push(
-      issueAt('bad_node', lineOf(outputNode, n.line), `node "${n.name}": output: must be a state key name`),
-    );
-    return null;
+  meta.params[n.name] = params;
+  if (Object.keys(lines).length > 0) meta.lines[n.name] = lines;
+  const raw = RAW_PARAMETERS[action];
+  if (raw) meta.raw[n.name] = [...raw];
+
+  const outputNode = n.node.get('output', true) ?? n.node.get('output_key', true);
+  let output_path = 'state';
+  if (outputNode != null) {
+    const key = scalarString(outputNode);
+    if (key !== null && /^[A-Za-z_][\w-]*$/.test(key)) output_path = `state.${key}`;
+    else if (isMap(outputNode)) {
+      const mapping = yamlValue(outputNode, { doc, lineOf, nodeName: n.name, errors, lines: {} });
+      if (mapping === FAILED) return null;
+      meta.outputs[n.name] = mapping as Record<string, unknown>;
+    } else {
+      errors.push(
+        issueAt(
+          'bad_node',
+          lineOf(outputNode, n.line),
+          `node "${n.name}": output: is a state key name or a mapping of keys to templates`,
+        ),
+      );
+      return null;
+    }
   }
-  const merged = output === null && MERGED_ACTIONS.has(action);
-  const step: PlanStepInput = {
+  return {
     id: n.name,
     description: scalarString(n.node.get('description', true)) ?? n.name,
     action,
-    parameters,
-    dependencies: previous === null ? [] : [previous],
-    output_path: formatOutputPath(merged ? [] : [output ?? n.name], null),
+    parameters: {},
+    dependencies: [],
+    output_path,
   };
-  return { step, output, merged };
+}
+
+function mapOf(root: YAMLMap, key: string, doc: Document): Record<string, unknown> {
+  const node = root.get(key, true);
+  return isMap(node) ? (node.toJS(doc) as Record<string, unknown>) : {};
+}
+
+function maxIterationsOf(
+  root: YAMLMap,
+  settings: Record<string, unknown>,
+  lineOf: LineOf,
+  errors: ImportIssue[],
+): number {
+  const node = root.get('max_iterations', true);
+  const v = node != null && isScalar(node) ? node.value : settings.max_iterations;
+  if (v === undefined) return DEFAULT_MAX_ITERATIONS;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return v;
+  errors.push(issueAt('bad_workflow', lineOf(node), 'max_iterations: is a whole number of at least 1'));
+  return DEFAULT_MAX_ITERATIONS;
 }

@@ -68,7 +68,9 @@ export class PlanChecker {
       for (let k = 0; k < missing.length; k++) this.#unknownDependency(graph, step, i, sid, missing[k]!);
       const typed = types.findingsOf(i);
       for (let k = 0; k < typed.length; k++) this.#findings.push(typed[k]!);
-      this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
+      // A TEA workflow's parameters are Jinja templates, rendered (and checked by the tool) at run time.
+      if (plan.metadata?.tea === undefined)
+        this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
         this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, graph, i);

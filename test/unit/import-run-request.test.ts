@@ -52,24 +52,29 @@ describe('what POST /v1/runs turns into a plan', () => {
     ]);
   });
 
-  it('makes a TEA workflow’s input its initial state, and says which state it is missing', () => {
+  it('makes a TEA workflow’s input its initial state, checked against its state_schema', () => {
     const ok = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER, input: { user_goal: 'edge' } });
     expect(ok).toMatchObject({ ok: true, state: { user_goal: 'edge' }, lines: { synthesize: 35 } });
-    const missing = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER });
-    expect(missing).toEqual({
+    // TEA reads a key nobody wrote as None: a workflow may start without it.
+    expect(prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER }).ok).toBe(true);
+    const wrong = prepareRunPlan({
+      format: 'tea-yaml',
+      source: RESEARCH_PLANNER,
+      input: { user_goal: ['edge'] },
+    });
+    expect(wrong).toEqual({
       ok: false,
       error: {
         code: 'invalid_plan',
         message:
-          'The TEA workflow could not be imported: line 9: node "plan_research" reads state.user_goal, which no node before it writes; send it in "input" (the initial state)',
+          'The TEA workflow could not be imported: line 3: input: state.user_goal should be str (state_schema) but is a list',
         details: {
           format: 'tea-yaml',
           errors: [
             {
-              code: 'missing_state',
-              message:
-                'line 9: node "plan_research" reads state.user_goal, which no node before it writes; send it in "input" (the initial state)',
-              line: 9,
+              code: 'state_schema',
+              message: 'line 3: input: state.user_goal should be str (state_schema) but is a list',
+              line: 3,
             },
           ],
         },
@@ -77,7 +82,7 @@ describe('what POST /v1/runs turns into a plan', () => {
     });
   });
 
-  it('says what a plan was converted from, and lists the initial state a TEA workflow reads', () => {
+  it('says what a plan was converted from, and lists the state a TEA workflow declares', () => {
     expect(prepareRunPlan({ plan: [{ _tool: 'demo.echo' }] })).toMatchObject({
       ok: true,
       format: 'tool-calls',
@@ -91,12 +96,19 @@ describe('what POST /v1/runs turns into a plan', () => {
       source: RESEARCH_PLANNER,
       input: { user_goal: 'edge' },
     });
-    expect(tea).toMatchObject({ ok: true, format: 'tea-yaml', stateKeys: ['user_goal'] });
+    expect(tea).toMatchObject({
+      ok: true,
+      format: 'tea-yaml',
+      stateKeys: ['user_goal', 'plan', 'subtask_results', 'final_result'],
+    });
   });
 
   it('leaves the initial-state check out when asked (validation without an input)', () => {
-    const r = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER }, { requireState: false });
-    expect(r).toMatchObject({ ok: true, format: 'tea-yaml', state: {}, stateKeys: ['user_goal'] });
+    const r = prepareRunPlan(
+      { format: 'tea-yaml', source: RESEARCH_PLANNER, input: { user_goal: 3 } },
+      { requireState: false },
+    );
+    expect(r).toMatchObject({ ok: true, format: 'tea-yaml', state: { user_goal: 3 } });
     expect(r.ok && (r.plan as { steps: unknown[] }).steps).toHaveLength(4);
   });
 

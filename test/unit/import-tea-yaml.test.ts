@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/executor/tools';
 import { convertTeaYaml } from '../../src/import/tea-yaml';
+import type { TeaMeta } from '../../src/plan/tea-meta';
 import { RESEARCH_PLANNER, dependencies, toolsNamed, validate } from './import-helpers';
 
 function convert(source: string) {
@@ -16,66 +17,37 @@ function errorsOf(source: string) {
 }
 
 describe('TEA YAML workflows', () => {
-  it('converts the seed’s Complete Workflow Example into a chain that follows the navigation', () => {
+  it('converts the seed’s Complete Workflow Example: one step per node, with: kept as Jinja in metadata.tea', () => {
     const r = convert(RESEARCH_PLANNER);
     expect(r.plan.goal).toBe('research-planner');
-    expect(r.plan.steps).toEqual([
-      {
-        id: 'plan_research',
-        description: 'plan_research',
-        action: 'plan.decompose',
-        parameters: { goal: '{{ state.user_goal }}', strategy: 'hierarchical', max_depth: 2, model: 'gpt-4' },
-        dependencies: [],
-        // Seed 001: planning actions set state variables — the result's keys merge into state.
-        output_path: 'state',
-      },
-      {
-        id: 'execute_research',
-        description: 'execute_research',
-        action: 'plan.execute',
-        parameters: {
-          plan: '{{ state.plan }}',
-          parallel: true,
-          max_concurrent: 3,
-          on_subtask_failure: 'replan',
-          max_replans: 2,
-          subtask_executor: { action: 'llm.call', with: { model: 'gpt-4' } },
-        },
-        dependencies: ['plan_research'],
-        output_path: 'state',
-      },
-      {
-        id: 'check_completion',
-        description: 'check_completion',
-        action: 'plan.status',
-        // plan.status reads state.plan (and the results) by default in TEA; here they are passed.
-        parameters: {
-          include_details: false,
-          plan: '{{ state.plan }}',
-          subtask_results: '{{ state.subtask_results }}',
-        },
-        dependencies: ['execute_research'],
-        output_path: 'state',
-      },
-      {
-        id: 'synthesize',
-        description: 'synthesize',
-        action: 'llm.call',
-        parameters: {
-          model: 'gpt-4',
-          messages: [
-            { role: 'system', content: 'Synthesize the research results into a comprehensive summary.' },
-            {
-              role: 'user',
-              content: 'Goal: {{ state.user_goal }}\nResults: {{ state.subtask_results }}\n',
-            },
-          ],
-        },
-        dependencies: ['check_completion'],
-        output_path: 'state.synthesize',
-      },
+    expect(r.plan.steps.map((s) => [s.id, s.action, s.parameters, s.dependencies, s.output_path])).toEqual([
+      ['plan_research', 'plan.decompose', {}, [], 'state'],
+      ['execute_research', 'plan.execute', {}, ['plan_research'], 'state'],
+      ['check_completion', 'plan.status', {}, ['execute_research'], 'state'],
+      ['synthesize', 'llm.call', {}, ['check_completion'], 'state'],
     ]);
-    expect(r.stateReads).toEqual([{ key: 'user_goal', node: 'plan_research', line: 9 }]);
+    const tea = (r.plan.metadata as { tea: TeaMeta }).tea;
+    expect(tea.params.plan_research).toEqual({
+      goal: '{{ state.user_goal }}',
+      strategy: 'hierarchical',
+      max_depth: 2,
+      model: 'gpt-4',
+    });
+    // TEA's planning actions read plan (and the results) from the state when the node leaves them out.
+    expect(tea.params.check_completion).toEqual({ include_details: false, plan: '{{ state.plan }}' });
+    expect(tea.params.execute_research).toMatchObject({
+      plan: '{{ state.plan }}',
+      subtask_results: '{{ state.subtask_results }}',
+      subtask_executor: { action: 'llm.call', with: { model: 'gpt-4' } },
+    });
+    expect(tea.raw).toEqual({
+      execute_research: ['subtask_executor'],
+      plan_research: ['prompt_template', 'planner.prompt_template'],
+    });
+    // Where each template string starts, for run-time errors.
+    expect(tea.lines.synthesize).toEqual({ 'messages.1.content': 44 });
+    expect(tea.graph).toBeUndefined();
+    expect(r.stateReads.map((x) => x.key)).toEqual(['user_goal', 'plan', 'subtask_results', 'final_result']);
     expect(r.lines).toEqual({ plan_research: 9, execute_research: 17, check_completion: 30, synthesize: 35 });
     expect(r.plan.metadata).toMatchObject({
       imported_from: 'tea-yaml',
@@ -84,7 +56,7 @@ describe('TEA YAML workflows', () => {
     });
   });
 
-  it('validates with the plan.* tools registered', () => {
+  it('validates with the plan.* tools registered (parameters are checked when they are rendered)', () => {
     const tools = toolsNamed('plan.decompose', 'plan.execute', 'plan.status', 'llm.call');
     const v = validate(convert(RESEARCH_PLANNER).plan, tools);
     expect(v.errors).toEqual([]);
@@ -92,7 +64,6 @@ describe('TEA YAML workflows', () => {
       plan_research: [],
       execute_research: ['plan_research'],
       check_completion: ['execute_research'],
-      // Each merge waits for the one before it; a reader waits for the last merge above it.
       synthesize: ['check_completion'],
     });
   });
@@ -106,16 +77,15 @@ describe('TEA YAML workflows', () => {
     ]);
   });
 
-  it('follows implicit chaining, goto, __start__ and output:, and inlines variables', () => {
+  it('follows implicit chaining, goto, __start__; output: key, output: mapping, no output: merge', () => {
     const r = convert(`
 name: greeter
 variables:
   greeting: Hello
-  retries: 3
 nodes:
   - name: intro
     uses: demo.echo
-    with: { text: "{{ variables.greeting }}, {{ state.name }}", n: "{{ variables.retries }}" }
+    with: { text: "{{ variables.greeting }}, {{ state.name }}" }
     output: said
   - name: skipped
     uses: demo.echo
@@ -123,58 +93,62 @@ nodes:
     uses: demo.echo
     with:
       loud: "{{ state.said.text }}!"
-      all: "{{ state.said | tojson }}"
+    output:
+      title: "{{ result.loud | upper }}"
+  - name: last
+    uses: demo.echo
 navigation:
   __start__: intro
   intro: shout
 `);
-    expect(r.plan.steps.map((s) => [s.id, s.parameters, s.output_path, s.dependencies])).toEqual([
-      ['intro', { text: 'Hello, {{ state.name }}', n: 3 }, 'state.said', []],
-      ['shout', { loud: '{{ state.said.text }}!', all: '{{ state.said }}' }, 'state.shout', ['intro']],
+    expect(r.plan.steps.map((s) => [s.id, s.output_path, s.dependencies])).toEqual([
+      ['intro', 'state.said', []],
+      ['shout', 'state', ['intro']],
+      ['last', 'state', ['shout']],
     ]);
+    const tea = (r.plan.metadata as { tea: TeaMeta }).tea;
+    expect(tea.outputs).toEqual({ shout: { title: '{{ result.loud | upper }}' } });
+    expect(tea.variables).toEqual({ greeting: 'Hello' });
     expect(r.plan.metadata).toMatchObject({ unreached_nodes: ['skipped'] });
-    expect(r.stateReads.map((s) => s.key)).toEqual(['name']);
   });
 
-  it('merges only planning actions into state; other nodes and output: keep one key', () => {
-    const r = convert(`
+  it('a workflow with conditions runs as a graph: rules by TEA’s precedence, node conditions, max_iterations', () => {
+    const r = convert(`max_iterations: 5
+settings:
+  llm: { model: "\${OPENAI_MODEL:-gpt-4}", api_key: "\${OPENAI_API_KEY}" }
 nodes:
-  - name: draft
-    uses: llm.call
-    with: { prompt: "Plan {{ state.topic }}" }
-  - name: decompose
-    uses: plan.decompose
-    with: { goal: "{{ state.content }}" }
-  - name: kept
-    uses: plan.status
-    output: progress_report
-  - name: report
+  - name: a
     uses: demo.echo
-    with:
-      plan: "{{ state.plan }}"
-      counts: "{{ state.progress_report.status }}"
-      trace: "{{ state.planning_trace }}"
-      old: "{{ state.decompose }}"
+    goto:
+      - if: "state.x > 1"
+        to: b
+      - to: a
+  - name: b
+    uses: demo.echo
+    condition: "{{ state.ready }}"
+  - name: c
+    uses: demo.echo
+edges:
+  - { from: b, to: a, condition: "state.again" }
+  - { from: b, to: c }
+  - { from: a, to: c }
 `);
-    expect(r.plan.steps.map((s) => [s.id, s.output_path, s.parameters])).toEqual([
-      ['draft', 'state.draft', { prompt: 'Plan {{ state.topic }}' }],
-      // llm.call's content stays in its node's key, so the read is pointed there.
-      ['decompose', 'state', { goal: '{{ state.draft.content }}' }],
-      // output: names where the whole result goes, merge or not; plan still comes from the merge.
-      ['kept', 'state.progress_report', { plan: '{{ state.plan }}' }],
-      [
-        'report',
-        'state.report',
-        {
-          plan: '{{ state.plan }}',
-          counts: '{{ state.progress_report.status }}',
-          trace: '{{ state.planning_trace }}',
-          old: '{{ state.decompose }}',
-        },
-      ],
-    ]);
-    // A merged node leaves no state.<node name>: reading it needs the initial state.
-    expect(r.stateReads.map((x) => x.key)).toEqual(['topic', 'decompose']);
+    expect(r.plan.steps.map((s) => s.dependencies)).toEqual([[], [], []]);
+    const tea = (r.plan.metadata as { tea: TeaMeta }).tea;
+    expect(tea.graph).toEqual({
+      entry: 'a',
+      max_iterations: 5,
+      nodes: {
+        // goto wins over edges; conditional edges first, the plain one last; the last node ends.
+        a: { next: [{ to: 'b', if: 'state.x > 1' }, { to: 'a' }] },
+        b: { condition: '{{ state.ready }}', next: [{ to: 'a', if: 'state.again' }, { to: 'c' }] },
+        c: { next: [{ to: '__end__' }] },
+      },
+    });
+    expect(tea.env_names).toEqual(['OPENAI_API_KEY', 'OPENAI_MODEL']);
+    expect(tea.settings).toEqual({
+      llm: { model: '${OPENAI_MODEL:-gpt-4}', api_key: '${OPENAI_API_KEY}' },
+    });
   });
 
   it('accepts legacy edges', () => {
@@ -207,39 +181,28 @@ edges:
     with:
       prompt: |
         Goal: {{ state.goal }}
-        Say it {{ state.tone | upper }}
-  - name: plan
-    uses: plan.decompose
-    with:
-      goal: x
-      prompt_template: "Goal: {{ goal }}"
+        Say it {{ state.tone | upper( }}
+  - name: loop
+    type: while_loop
   - name: bad name
     uses: demo.echo
+imports:
+  - path: ./actions.py
 `);
     expect(errors.map((e) => [e.code, e.line])).toEqual([
-      ['bad_node', 16],
-      ['unsupported_node', 2],
-      ['unsupported_template', 10],
-      ['unsupported_template', 15],
+      ['unsupported_node', 15],
+      ['bad_node', 13],
+      ['unsupported_node', 3],
+      ['template_error', 10],
+      ['unsupported_node', 11],
     ]);
-    expect(errors[2]!.message).toBe(
-      'line 10: node "ask": filter "upper" in {{ state.tone | upper }} is not supported (only tojson); compute the value in an earlier node',
-    );
-    expect(errors[3]!.message).toBe(
-      'line 15: node "plan": {{ goal }} reads "goal"; workflow templates can read state.<key> and variables.<key>',
+    expect(errors[3]!.message).toMatch(/^line 10: node "ask": the template in with.prompt does not parse: /);
+    expect(errors[4]!.message).toBe(
+      'line 11: node "loop": type: while_loop nodes cannot run here; use an action node (uses:)',
     );
   });
 
-  it('refuses conditional navigation, loops and unknown targets', () => {
-    expect(
-      errorsOf(`nodes:
-  - name: a
-    uses: demo.echo
-    goto:
-      - if: "state.ok"
-        to: a
-`)[0]!.code,
-    ).toBe('unsupported_navigation');
+  it('refuses unconditional loops, parallel edges and unknown targets', () => {
     expect(
       errorsOf(`nodes: [{ name: a, uses: demo.echo }, { name: b, uses: demo.echo }]
 navigation:
@@ -247,11 +210,16 @@ navigation:
   b: a
 `)[0]!.message,
     ).toBe(
-      'line 4: navigation returns to "a"; a loop cannot be imported (a plan is a DAG, each node runs once)',
+      'line 4: navigation returns to "a" with no condition to leave the loop, so it would never end; put a condition on the edge or goto that closes it',
     );
     expect(errorsOf('nodes: [{ name: a, uses: demo.echo }]\nnavigation:\n  a: c\n')[0]!.message).toBe(
       'line 3: navigation goes to "c", which is not a node (nodes: a)',
     );
+    expect(
+      errorsOf(
+        'nodes: [{ name: a, uses: demo.echo }, { name: b, uses: demo.echo }]\nedges:\n  - { from: a, to: b, fan_in: b }\n',
+      )[0]!.code,
+    ).toBe('unsupported_navigation');
   });
 
   it('refuses a workflow without nodes or a node without an action', () => {
@@ -285,7 +253,7 @@ describe('TEA YAML limits', () => {
     const r = convertTeaYaml(
       'defaults: &d { model: gpt-4, temperature: 0.2 }\nnodes:\n  - { name: a, uses: llm.call, with: { prompt: hi, opts: *d } }\n',
     );
-    expect(r.ok && r.plan.steps[0]!.parameters).toEqual({
+    expect(r.ok && (r.plan.metadata as { tea: TeaMeta }).tea.params.a).toEqual({
       prompt: 'hi',
       opts: { model: 'gpt-4', temperature: 0.2 },
     });

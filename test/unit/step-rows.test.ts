@@ -44,6 +44,7 @@ describe('step rows', () => {
       skip_reason: 'when_false',
       dispatch: 'inline',
       key_version: 2,
+      visit: 3,
     };
     expect(Object.keys(changed).sort()).toEqual(Object.keys(newStepRuntime()).sort());
     for (const [key, value] of Object.entries(changed)) {

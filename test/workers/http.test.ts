@@ -304,6 +304,9 @@ describe('POST /v1/plans/validate with the import formats of POST /v1/runs', () 
     return { status: res.status, body: await json<ImportedJson & ErrorJson>(res) };
   };
   const TEA = `name: greeter
+state_schema:
+  topic: str
+  name: str
 nodes:
   - name: plan
     uses: plan.decompose
@@ -318,25 +321,26 @@ nodes:
     expect(status).toBe(200);
     expect(body.errors).toEqual([]);
     expect(body.valid).toBe(true);
+    // TEA merges a result without output: into state.
     expect(body.plan?.steps.map((s) => [s.id, s.output_path])).toEqual([
       ['plan', 'state'],
-      ['say', 'state.say'],
+      ['say', 'state'],
     ]);
     expect(body.imported).toEqual({
       format: 'tea-yaml',
       plan: expect.objectContaining({ goal: 'greeter', steps: expect.any(Array) }),
-      lines: { plan: 3, say: 6 },
+      lines: { plan: 6, say: 9 },
       state_keys: ['topic', 'name'],
     });
-    expect(body.imported!.plan.steps[1]).toMatchObject({
-      id: 'say',
-      parameters: { plan: '{{ state.plan }}', who: '{{ state.name }}' },
-      dependencies: ['plan'],
+    // The templates are kept as written and rendered when the node runs.
+    expect(body.imported!.plan).toMatchObject({
+      steps: [{}, { id: 'say', parameters: {}, dependencies: ['plan'] }],
+      metadata: { tea: { params: { say: { plan: '{{ state.plan }}', who: '{{ state.name }}' } } } },
     });
   });
 
   it('checks the initial state when an input is sent, with the runs route’s 422 and body', async () => {
-    const body = { format: 'tea-yaml', source: TEA, input: { topic: 'edge' } };
+    const body = { format: 'tea-yaml', source: TEA, input: { topic: 'edge', name: 7 } };
     const validated = await validate(body);
     const run = await postJson('/v1/runs', { ...body, config: { mode: 'lazy' } });
     expect(validated.status).toBe(422);
@@ -345,7 +349,9 @@ nodes:
     expect(validated.body.error.code).toBe('invalid_plan');
     expect(validated.body.error.details).toMatchObject({
       format: 'tea-yaml',
-      errors: [{ code: 'missing_state', line: 6, message: expect.stringContaining('state.name') }],
+      errors: [
+        { code: 'state_schema', line: 4, message: expect.stringContaining('state.name should be str') },
+      ],
     });
     const complete = await validate({ ...body, input: { topic: 'edge', name: 'Ada' } });
     expect(complete.status).toBe(200);
@@ -362,7 +368,7 @@ nodes:
     expect(body.error.details).toMatchObject({
       format: 'tea-yaml',
       errors: [
-        { code: 'unsupported_node', line: 2 },
+        { code: 'unsupported_node', line: 3 },
         { code: 'bad_node', line: 4 },
       ],
     });

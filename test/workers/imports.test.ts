@@ -163,6 +163,7 @@ nodes:
     with:
       ms: 20
       value: "{{ state.greeting.message }}"
+    output: wait
   - name: shout
     action: demo.echo
     with:
@@ -175,7 +176,7 @@ navigation:
   shout: __end__
 `;
 
-  it('runs the nodes in navigation order from the initial state and leaves each result in state', async () => {
+  it('runs the nodes in navigation order from the initial state; results land where TEA puts them', async () => {
     const runId = await created({ format: 'tea-yaml', source: greeter, input: { name: 'Ada' } });
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
@@ -184,22 +185,24 @@ navigation:
       name: 'Ada',
       greeting: { message: 'Hello, Ada' },
       wait: 'Hello, Ada',
-      shout: { text: 'Hello, Ada!', summary: 'greeting={"message":"Hello, Ada"}', who: 'Ada' },
+      // No output: the dict merges into state; Jinja's tojson writes JSON as Python's json.dumps does.
+      text: 'Hello, Ada!',
+      summary: 'greeting={"message": "Hello, Ada"}',
+      who: 'Ada',
     });
     const t = timeline(await events(runId));
     expect(t.greet!.returned).toBeLessThan(t.wait!.scheduled);
     expect(t.wait!.returned).toBeLessThan(t.shout!.scheduled);
   });
 
-  it('refuses a workflow whose initial state lacks a key it reads, naming the key and line', async () => {
-    const r = await api('POST', '/v1/runs', { format: 'tea-yaml', source: greeter, input: {} });
+  it('refuses an initial state that does not fit state_schema, naming the key and line', async () => {
+    const r = await api('POST', '/v1/runs', { format: 'tea-yaml', source: greeter, input: { name: 5 } });
     expect(r.status).toBe(422);
     expect(r.body.error.details.errors).toEqual([
       {
-        code: 'missing_state',
-        message:
-          'line 6: node "greet" reads state.name, which no node before it writes; send it in "input" (the initial state)',
-        line: 6,
+        code: 'state_schema',
+        message: 'line 3: input: state.name should be str (state_schema) but is a number',
+        line: 3,
       },
     ]);
   });

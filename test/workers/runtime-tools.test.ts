@@ -124,7 +124,9 @@ describe('seed 001 planning actions inside a plan', () => {
       { retry_failed_steps: 0 },
     );
     const run = await waitForRun(runId);
-    expect(run.steps.x.error.message).toBe('No plan provided: call plan.decompose first');
+    expect(run.steps.x.error.message).toBe(
+      'No plan provided. Use plan.decompose first or provide plan parameter.',
+    );
   });
 });
 

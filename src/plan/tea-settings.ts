@@ -1,0 +1,63 @@
+/**
+ * TEA's `${VAR}` and `${VAR:-default}` in `settings`: which names a workflow reads, and expanding them
+ * from the Worker's vars and secrets. The plan and the event log keep the text as written — a value
+ * is put in only as a tool is called (src/executor/run-step.ts), so a secret is never stored. Only a
+ * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) gets the Worker's
+ * value, and only for the names the workflow's settings read; inside longer text only a default is
+ * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret.
+ */
+
+/** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
+export const ENV_NAMES_PARAM = '$env';
+
+/**
+ * A tool's parameters with whole-string `${NAME}` / `${NAME:-default}` expanded from `env`, for the
+ * names in their {@link ENV_NAMES_PARAM}; parameters without it come back unchanged.
+ * @example expandSettingsParams({ model: '${M:-gpt-4}', $env: ['M'] }, { M: 'gpt-4o' }) // { model: 'gpt-4o' }
+ */
+export function expandSettingsParams(
+  params: Record<string, unknown>,
+  env: Record<string, unknown>,
+): Record<string, unknown> {
+  const names = params[ENV_NAMES_PARAM];
+  if (!Array.isArray(names)) return params;
+  const allowed = new Set(names.filter((n): n is string => typeof n === 'string'));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);
+      if (m && allowed.has(m[1]!)) {
+        const got = env[m[1]!];
+        return typeof got === 'string' && got !== '' ? got : (m[2] ?? '');
+      }
+      // Inside longer text only a default goes in: the Worker's own value stays out of text that a
+      // model's answer could have shaped.
+      return v.replace(ENV_REF, (whole, name: string, fallback: string | undefined) => {
+        if (!allowed.has(name)) return whole;
+        const got = env[name];
+        return typeof got === 'string' && got !== '' ? whole : (fallback ?? '');
+      });
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const { [ENV_NAMES_PARAM]: _names, ...rest } = params;
+  return walk(rest) as Record<string, unknown>;
+}
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * The names `${…}` reads anywhere in `settings`.
+ * @example settingsEnvNames({ llm: { model: '${OPENAI_MODEL:-gpt-4}' } }) // ['OPENAI_MODEL']
+ */
+export function settingsEnvNames(settings: unknown): string[] {
+  const names = new Set<string>();
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') for (const m of v.matchAll(ENV_REF)) names.add(m[1]!);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(settings);
+  return [...names].sort();
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { checkTemplate, evaluateCondition, renderTemplate, renderValue } from '../../src/plan/jinja';
+
+const state = {
+  subtask_results: { a: 'x'.repeat(600), b: 'yy' },
+  n: 2.567,
+  list: [1, 2, 3],
+  plan: { metadata: {} },
+};
+const r = (s: string, ctx: Record<string, unknown> = { state }) => renderTemplate(s, ctx);
+
+describe('Jinja2 templates (TEA semantics)', () => {
+  it('renders statements, .items(), slicing and filters', () => {
+    const t = r(
+      '{% if state.subtask_results %}{% for id, result in state.subtask_results.items() %}[{{ id }}]: {{ result[:3] }}\n{% endfor %}{% endif %}',
+    );
+    expect(t).toEqual({ ok: true, value: '[a]: xxx\n[b]: yy\n' });
+    expect(
+      r(
+        '{{ state.n | round(1) }} {{ state.list | length }} {{ state.list | join(",") }} {{ "Ab" | upper }}{{ "Ab" | lower }}',
+      ),
+    ).toEqual({
+      ok: true,
+      value: '2.6 3 1,2,3 ABab',
+    });
+    expect(r('{{ 3 | round }}|{{ state.x is defined }}|{{ state.list is defined }}')).toEqual({
+      ok: true,
+      value: '3.0|false|true',
+    });
+    expect(r('x {{ state.subtask_results.b | tojson }}')).toEqual({ ok: true, value: 'x "yy"' });
+    expect(r('{{ state.list[1:] }} {{ state.missing | default(0) }}')).toEqual({
+      ok: true,
+      value: '[2, 3] 0',
+    });
+  });
+
+  it('gives a lone expression its value, type and all', () => {
+    expect(r('{{ state.list }}')).toEqual({ ok: true, value: [1, 2, 3] });
+    expect(r('  {{ state.plan.metadata.replan_count | default(0) > 0 }} ')).toEqual({
+      ok: true,
+      value: false,
+    });
+    expect(r('{{ state.n * 2 }}')).toEqual({ ok: true, value: 5.134 });
+    expect(r('{{ state.nothing }}')).toEqual({ ok: true, value: null });
+    expect(r('{{ \'{"k": 1}\' | fromjson }}')).toEqual({ ok: true, value: { k: 1 } });
+  });
+
+  it('names the line of a syntax error and of a render error', () => {
+    expect(checkTemplate('first\nsecond {{ state.foo( }}\nthird')).toMatchObject({ ok: false, line: 2 });
+    expect(checkTemplate('a\nb\n{% for x in y %}\n{{ x }}')).toMatchObject({ ok: false, line: 3 });
+    expect(checkTemplate('{{ a }}\n{{ b')).toMatchObject({ ok: false, line: 2 });
+    const bad = r('ok {{ state.n }}\nthen\n{{ state.list.nope() }}');
+    expect(bad).toMatchObject({ ok: false, line: 3 });
+    expect(!bad.ok && bad.message).toContain('not a function');
+    const deep = renderValue({ messages: [{ content: 'fine' }, { content: 'x\n{{ 1 + }}' }] }, { state });
+    expect(deep).toMatchObject({ ok: false, path: 'messages.1.content', line: 2 });
+  });
+
+  it('evaluates conditions as TEA does', () => {
+    const ctx = { state: { ready: true, count: 0, plan: { metadata: { replan_count: 1 } } } };
+    expect(evaluateCondition('ready', ctx)).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('!ready', ctx)).toEqual({ ok: true, value: false });
+    expect(evaluateCondition('count', ctx)).toEqual({ ok: true, value: false });
+    expect(evaluateCondition('state.count < 1', ctx)).toEqual({ ok: true, value: true });
+    expect(evaluateCondition('{{ state.plan.metadata.replan_count | default(0) > 0 }}', ctx)).toEqual({
+      ok: true,
+      value: true,
+    });
+    expect(evaluateCondition('False', ctx)).toEqual({ ok: true, value: false });
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { expandSettingsParams, settingsEnvNames } from '../../src/plan/tea-settings';
+
+describe('TEA settings ${VAR}', () => {
+  it('lists the names settings read', () => {
+    expect(settingsEnvNames({ llm: { model: '${M:-gpt-4}', key: 'k=${KEY}' }, n: [1, '${M}'] })).toEqual([
+      'KEY',
+      'M',
+    ]);
+  });
+
+  it('puts the Worker’s value in a whole-string parameter only, for the names settings read', () => {
+    const env = { M: 'gpt-4o', KEY: 'sk-secret', OTHER: 'x' };
+    const out = expandSettingsParams(
+      {
+        model: '${M:-gpt-4}',
+        key: '${KEY}',
+        other: '${OTHER}',
+        text: 'model ${M:-gpt-4}, unset ${UNSET:-fallback}, key ${KEY}',
+        nested: [{ k: '${KEY}' }],
+        $env: ['M', 'KEY', 'UNSET'],
+      },
+      env,
+    );
+    expect(out).toEqual({
+      model: 'gpt-4o',
+      key: 'sk-secret',
+      other: '${OTHER}',
+      // Inside text only defaults go in: a secret never lands in text a model's answer may have shaped.
+      text: 'model ${M:-gpt-4}, unset fallback, key ${KEY}',
+      nested: [{ k: 'sk-secret' }],
+    });
+    expect(expandSettingsParams({ key: '${KEY}' }, env)).toEqual({ key: '${KEY}' });
+  });
+});
