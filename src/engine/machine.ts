@@ -141,10 +141,17 @@ export class RunMachine {
         return;
       }
       case 'revise': {
-        // A finished run can still be rolled back (a retry then runs what the new version leaves open).
+        // A failed or aborted run can still be rolled back: a retry then runs what the new version
+        // leaves open. A completed or cancelled one is over; a new version after RunTerminated
+        // would describe nothing that can run.
         const finished = TERMINAL_RUN_STATUSES.has(s.status);
-        if (!s.plan || s.status === 'planning' || (finished && input.kind !== 'rollback')) {
-          return notNow(s, 'take a new plan version', 'running');
+        const retryable = s.status === 'failed' || s.status === 'aborted';
+        if (!s.plan || s.status === 'planning' || (finished && !(input.kind === 'rollback' && retryable))) {
+          return notNow(
+            s,
+            'take a new plan version',
+            input.kind === 'rollback' ? 'it runs, waits, or failed and can be retried' : 'running',
+          );
         }
         const { plan, reason, kind, tokens } = input;
         const changed_steps = changedSteps(s.plan, plan);

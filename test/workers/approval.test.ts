@@ -153,14 +153,17 @@ describe('plan approval', () => {
 
 describe('plan versions', () => {
   it('rolls back to an earlier version as a new version with its content, keeping completed work', async () => {
-    const runId = await startRun(plan, { require_plan_approval: true });
+    const slow = {
+      goal: 'roll me back',
+      steps: [{ id: 'a', action: 'demo.sleep', parameters: { ms: 400 } }, echo('b', ['a'])],
+    };
+    const runId = await startRun(slow, { require_plan_approval: true });
     await waitForRun(runId, awaiting);
     await api('POST', `/v1/runs/${runId}/approval`, {
       decision: 'modify',
       edits: [{ op: 'update_step', step_id: 'b', changes: { parameters: { id: 'b2' } } }],
     });
-    await waitForRun(runId);
-    const r = await api('POST', `/v1/runs/${runId}/rollback`, { version: 1 });
+    const r = await api('POST', `/v1/runs/${runId}/rollback`, { version: 1 }); // while a sleeps
     expect(r.status).toBe(200);
     expect(r.body.plan_version).toBe(3);
     const v1 = await api('GET', `/v1/runs/${runId}/plans/1`);
@@ -170,6 +173,24 @@ describe('plan versions', () => {
     expect(list.body.versions.map((v: Json) => v.version)).toEqual([1, 2, 3]);
     expect((await api('GET', `/v1/runs/${runId}/plans/9`)).status).toBe(404);
     expect((await api('POST', `/v1/runs/${runId}/rollback`, { version: 9 })).status).toBe(404);
+    expect((await waitForRun(runId)).step_results.b).toEqual({ id: 'b' }); // version 1's b ran
+  });
+
+  it('refuses to roll back a completed run: nothing follows RunTerminated', async () => {
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, awaiting);
+    await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [{ op: 'update_step', step_id: 'b', changes: { parameters: { id: 'b2' } } }],
+    });
+    expect((await waitForRun(runId)).status).toBe('completed');
+    const r = await api('POST', `/v1/runs/${runId}/rollback`, { version: 1 });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('conflict');
+    expect(r.body.error.message).toContain('is completed');
+    const log = await api('GET', `/v1/runs/${runId}/events`);
+    expect(log.body.events.at(-1).event_type).toBe('RunTerminated');
+    expect((await api('GET', `/v1/runs/${runId}/plans`)).body.versions).toHaveLength(2);
   });
 });
 
