@@ -5,6 +5,7 @@
  * re-validated: it was validated before it was stored.
  */
 import { z } from 'zod';
+import { SKIP_REASONS } from '../engine/events';
 import type { RunState, StepRuntime } from '../engine/state';
 import { RunStatus, StepStatus, type Plan } from '../plan/model';
 
@@ -25,16 +26,7 @@ const StepRuntimeSchema = z.object({
   finished_at: z.string().nullable(),
   error: ErrorInfoSchema.nullable(),
   latency_ms: z.number().nullable(),
-  skip_reason: z
-    .enum([
-      'when_false',
-      'dependency_failed',
-      'missing_input',
-      'failure_strategy',
-      'run_terminated',
-      'not_reached',
-    ])
-    .nullable(),
+  skip_reason: z.enum(SKIP_REASONS).nullable(),
   dispatch: z.enum(['queue', 'inline']).nullable(),
   // Rows written before idempotency keys carried the plan version have none: never replaced.
   key_version: z.number().int().min(0).default(0),

@@ -48,6 +48,11 @@ function decideTimeouts(state: RunState, ctx: DecideContext): EventDraft | null 
 function decideWhenStopped(state: RunState, ctx: DecideContext): EventDraft | null {
   for (const id of state.needs_decision) {
     const rt = state.steps.get(id)!;
+    // An attempt cut short by a cancellation did not fail: the run stopped it.
+    if (state.status === 'cancelled') {
+      const detail = rt.error?.message ?? 'the run was cancelled';
+      return draft('StepSkipped', { step_id: id, reason: 'cancelled', detail }, { step_id: id });
+    }
     return draft(
       'StepFailed',
       { step_id: id, error: rt.error ?? runStopped(state), handled: false },

@@ -21,14 +21,22 @@ export type RevisionTrigger =
   /** Iterative and ReAct runs: a turn's steps are done; the planner decides what comes next. */
   | 'next_turn';
 
-export type SkipReason =
-  | 'when_false'
-  | 'dependency_failed'
-  | 'missing_input'
-  | 'failure_strategy'
-  | 'run_terminated'
-  /** A TEA graph run ended without entering the node. */
-  | 'not_reached';
+/**
+ * Why a step was skipped: `when_false`, `dependency_failed`, `missing_input` (a path never written),
+ * `failure_strategy` (on_step_failure: skip), `run_terminated` (the run ended, failed or aborted,
+ * before the step could run), `cancelled` (the run was cancelled before or while the step ran),
+ * `not_reached` (a TEA graph run ended without entering the node).
+ */
+export const SKIP_REASONS = [
+  'when_false',
+  'dependency_failed',
+  'missing_input',
+  'failure_strategy',
+  'run_terminated',
+  'cancelled',
+  'not_reached',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** Payload per event type. */
 export type EventPayloads = {

@@ -7,7 +7,7 @@ import { buildGraph } from '../plan/graph';
 import { isRecord } from '../plan/model';
 import type { PathSegment } from '../plan/references';
 import { TEA_END, teaMetaOf } from '../plan/tea-meta';
-import type { RunEvent } from './events';
+import type { RunEvent, SkipReason } from './events';
 import { newStepRuntime, type ResultStore, type RunState, type StepRuntime } from './state';
 
 export function evolve(state: RunState, event: RunEvent, results: ResultStore): void {
@@ -204,6 +204,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       const rt = stepOf(state, p.step_id);
       const wasSettled = isSettled(rt);
       state.unhandled_failures.delete(p.step_id);
+      state.needs_decision.delete(p.step_id);
       state.running.delete(p.step_id);
       state.timers.delete(p.step_id);
       rt.status = 'skipped';
@@ -261,6 +262,18 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.termination_reason = p.reason;
       state.streaming = false;
       state.ready.clear();
+      // Steps that never started can no longer run: skipped, saying why (a retry reopens them).
+      // Running ones keep their status until their attempt's outcome is recorded.
+      const reason: SkipReason = p.status === 'cancelled' ? 'cancelled' : 'run_terminated';
+      for (const [id, rt] of state.steps) {
+        if (rt.status !== 'pending' && rt.status !== 'blocked' && rt.status !== 'revised') continue;
+        rt.status = 'skipped';
+        rt.skip_reason = reason;
+        rt.retry_at = null;
+        rt.finished_at = event.timestamp;
+        state.timers.delete(id);
+        touch(state, id);
+      }
       return;
     }
   }

@@ -244,7 +244,7 @@ function kindOf(v: unknown): string {
   return t === 'object' ? 'an object' : `a ${t}`;
 }
 
-const REOPENED_SKIPS = new Set(['dependency_failed', 'failure_strategy', 'run_terminated']);
+const REOPENED_SKIPS = new Set(['dependency_failed', 'failure_strategy', 'run_terminated', 'cancelled']);
 
 /** Failed steps, steps skipped because of a failure or a stop, and steps that never got to run. */
 function isReopenable(s: RunState, id: string): boolean {

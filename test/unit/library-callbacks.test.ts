@@ -96,7 +96,7 @@ describe('PlanningPattern callbacks', () => {
     const result = await pattern.execute({ tools, planner }, 'g');
 
     expect(result).toMatchObject({ success: false, status: 'cancelled', error: { code: 'plan_rejected' } });
-    expect(result.stepResults.a?.status).toBe('pending');
+    expect(result.stepResults.a?.status).toBe('skipped'); // never started: the rejection cancelled the run;
     expect(calls).toEqual(['generated v1']);
     expect(result.events.map((e) => e.event_type)).toEqual([
       'RunCreated',

@@ -1,4 +1,4 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import type { PlanRun } from '../../src/durable/plan-run';
 import { describe, expect, it } from 'vitest';
@@ -203,9 +203,38 @@ describe('run control', () => {
     expect(r.body.status).toBe('cancelled');
     const run = await waitForRun(runId, (x) => x.step_statuses.long !== 'running');
     expect(run.status).toBe('cancelled');
-    expect(run.step_statuses.after).not.toBe('completed');
+    // Neither step failed: the one cut short and the one that never started are skipped, saying why.
+    expect(run.step_statuses).toEqual({ long: 'skipped', after: 'skipped' });
+    expect(run.steps.long.skip_reason).toBe('cancelled');
+    expect(run.steps.after.skip_reason).toBe('cancelled');
+    expect(run.counts).toMatchObject({ failed: 0, skipped: 2, pending: 0 });
+    await abortAllDurableObjects(); // the step rows, read back from SQLite, say the same
+    expect((await api('GET', `/v1/runs/${runId}`)).body.steps.after.skip_reason).toBe('cancelled');
     const again = await api('POST', `/v1/runs/${runId}/cancel`);
     expect(again.status).toBe(409);
+  });
+
+  it('skips the steps a failure left unable to run, and a retry runs them', async () => {
+    const key = `unreachable-${Date.now()}`;
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'flaky', action: 'demo.flaky', parameters: { fail_times: 1, key, permanent: true } },
+          echo('next', { dependencies: ['flaky'] }),
+          echo('last', { dependencies: ['next'] }),
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const failed = await waitForRun(runId);
+    expect(failed.status).toBe('failed');
+    expect(failed.step_statuses).toEqual({ flaky: 'failed', next: 'skipped', last: 'skipped' });
+    expect(failed.steps.next.skip_reason).toBe('run_terminated');
+    expect(failed.counts.pending).toBe(0);
+    expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);
+    const done = await waitForRun(runId);
+    expect(done.status).toBe('completed');
+    expect(done.step_statuses).toEqual({ flaky: 'completed', next: 'completed', last: 'completed' });
   });
 
   it('a hung tool cannot wedge a run: the step times out and the run fails with the timeout', async () => {
