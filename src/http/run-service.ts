@@ -23,8 +23,20 @@ export type StartRun = {
   config: RunConfig;
   /** Whether the caller set `require_dependencies` (submitted plans may derive dependencies). */
   requireDependencies: boolean;
+  /** Whether the caller chose `on_step_failure` (or `on_subtask_failure`) rather than its default. */
+  failureStrategyGiven?: boolean;
   input: unknown;
 };
+
+/**
+ * The failure strategy a run gets when the caller chose none (SPEC §4): a goal the planner plans
+ * revises a failed step's plan while `allow_revision` is on (seed 000's default) and a planner is
+ * there to revise it; a submitted or imported plan is nobody's to rewrite unless asked, so it aborts.
+ */
+export function defaultFailureStrategy(req: StartRun, planned: boolean, canRevise: boolean): RunConfig {
+  if (req.failureStrategyGiven || !planned || !canRevise || !req.config.allow_revision) return req.config;
+  return { ...req.config, on_step_failure: 'replan' };
+}
 
 export type StartResult =
   | { kind: 'created'; run_id: string; status: string }
@@ -43,8 +55,9 @@ export async function startRun(
   // Seed-004 call lists and `{format, source}` become plan candidates here (src/import).
   const prepared = prepareRunPlan(req);
   if (!prepared.ok) return { kind: 'error', ...prepared.error };
-  const { config } = req;
   let candidate = prepared.plan;
+  const config = defaultFailureStrategy(req, candidate === undefined, plannerConfigured(deps.env));
+  req = { ...req, config };
   if (candidate === undefined) {
     if (req.goal === undefined) {
       return {

@@ -53,6 +53,51 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
   });
 });
 
+describe('planned goal runs revise by default (seed 000: allow_revision defaults to true)', () => {
+  const failing = (key: string) => ({
+    id: 'flaky',
+    description: 'fails for good',
+    action: 'demo.flaky',
+    parameters: { fail_times: 99, key, permanent: true },
+    dependencies: ['a'],
+  });
+
+  it('revises a goal run’s failed step with no on_step_failure given', async () => {
+    const key = `goal-default-${Date.now()}`;
+    const llm = scriptedLlm([
+      { stream: ndjson([echo('a'), failing(key)]) },
+      plan([echo('a'), echo('instead', ['a'])]), // the revision
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo, then something',
+      config: { retry_failed_steps: 0 },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.revision_count).toBe(1);
+    expect(run.step_results.instead).toEqual({ id: 'instead' });
+    expect(run.steps.a.attempts).toBe(1);
+  });
+
+  it('keeps what the caller chose, and a submitted plan still aborts on a failure', async () => {
+    const key = `goal-abort-${Date.now()}`;
+    setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a'), failing(key)]) }]).fetch);
+    const chosen = await api('POST', '/v1/runs', {
+      goal: 'echo, then something',
+      config: { retry_failed_steps: 0, on_step_failure: 'abort' },
+    });
+    const aborted = await waitForRun(chosen.body.run_id);
+    expect(aborted.status).toBe('failed');
+    expect(aborted.revision_count).toBe(0);
+    const submitted = await waitForRun(
+      await startRun({ steps: [echo('a'), failing(`${key}-plan`)] }, { retry_failed_steps: 0 }),
+    );
+    expect(submitted.status).toBe('failed');
+    expect(submitted.revision_count).toBe(0);
+  });
+});
+
 describe('revision through the planner', () => {
   it('replans the rest of the plan when a step fails, keeping completed work, as version 2', async () => {
     const key = `replan-${Date.now()}`;

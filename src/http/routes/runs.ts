@@ -116,7 +116,7 @@ const list = createRoute({
 export function registerRunRoutes(app: App): void {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    const rawConfig = (await c.req.json<{ config?: { require_dependencies?: unknown } }>()).config;
+    const rawConfig = (await c.req.json<{ config?: Record<string, unknown> }>()).config;
     const result = await startRun(
       {
         goal: body.goal,
@@ -125,6 +125,8 @@ export function registerRunRoutes(app: App): void {
         source: body.source,
         config: body.config ?? parseRunConfig({}),
         requireDependencies: rawConfig?.require_dependencies === true,
+        failureStrategyGiven:
+          rawConfig?.on_step_failure !== undefined || rawConfig?.on_subtask_failure !== undefined,
         input: body.input,
       },
       {
