@@ -110,6 +110,16 @@ export class ToolRegistry {
   describe(): ToolDescription[] {
     return this.list().map(describeTool);
   }
+
+  /**
+   * A tool's input fields in declared order (undefined: no such tool, or its input is not an object),
+   * so positional arguments can be named.
+   * @example registry.inputFields('demo.sleep') // ['ms', 'value']
+   */
+  inputFields(name: string): readonly string[] | undefined {
+    const input = this.#tools.get(name)?.input;
+    return input instanceof z.ZodObject ? Object.keys(input.shape) : undefined;
+  }
 }
 
 export function describeTool(tool: AnyTool): ToolDescription {

@@ -53,7 +53,7 @@ export async function startRun(
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {
   // Seed-004 call lists and `{format, source}` become plan candidates here (src/import).
-  const prepared = prepareRunPlan(req);
+  const prepared = prepareRunPlan(req, { inputFields: (tool) => deps.tools.inputFields(tool) });
   if (!prepared.ok) return { kind: 'error', ...prepared.error };
   let candidate = prepared.plan;
   const config = defaultFailureStrategy(req, candidate === undefined, plannerConfigured(deps.env));

@@ -10,8 +10,9 @@
  * ```
  *
  * Each call becomes a step with the call's number as its id and the tool name (dots allowed) as its
- * action. Keyword arguments are the parameters; positional ones go to `args` (`search("x")` →
- * `{ args: ["x"] }`). `$N` / `${N}` — bare or inside a string — become `{{ steps.N.output }}`, and
+ * action. Keyword arguments are the parameters; positional ones fill the tool's declared input
+ * fields in order, as LLMCompiler's tools take them (`search("x")` → `{ query: "x" }` when `search`
+ * declares `query` first), and go to `args` when the tool is not known or declares too few fields. `$N` / `${N}` — bare or inside a string — become `{{ steps.N.output }}`, and
  * those references are the only dependencies, so steps that refer to nothing run in parallel.
  * `Thought:` lines describe the next step; `join()` ends the plan. Blank lines, `#` comments and
  * code fences are skipped; anything else is an error naming its line.
@@ -33,7 +34,10 @@ const END = '<END_OF_PLAN>';
  * const r = convertLlmCompiler('1. search(query="x")\n2. fetch(url=$1)\n3. join()');
  * // r.plan.steps[1] → { id: '2', action: 'fetch', parameters: { url: '{{ steps.1.output }}' } }
  */
-export function convertLlmCompiler(source: string): ImportResult {
+export function convertLlmCompiler(
+  source: string,
+  opts: { inputFields?: (tool: string) => readonly string[] | undefined } = {},
+): ImportResult {
   const index = new LineIndex(source);
   const errors: ImportIssue[] = [];
   const steps: PlanStepInput[] = [];
@@ -96,7 +100,16 @@ export function convertLlmCompiler(source: string): ImportResult {
         errors.push(issueAt('bad_arguments', line, 'join() takes no arguments'));
       }
     } else {
-      const step = toStep(num, tool, parsed.args, parsed.kwargs, line, seen, errors);
+      const step = toStep(
+        num,
+        tool,
+        parsed.args,
+        parsed.kwargs,
+        line,
+        seen,
+        errors,
+        opts.inputFields?.(tool),
+      );
       if (num !== undefined) seen[String(Number(num))] ??= line;
       if (step) {
         if (thought !== null) step.description = thought;
@@ -125,6 +138,7 @@ function toStep(
   line: number,
   earlier: Record<string, number>,
   errors: ImportIssue[],
+  fields: readonly string[] | undefined,
 ): PlanStepInput | null {
   if (num === undefined) {
     errors.push(issueAt('bad_line', line, `number the step: "N. ${tool}(…)"`));
@@ -141,7 +155,9 @@ function toStep(
     );
     return null;
   }
-  const raw = args.length > 0 ? { args, ...kwargs } : kwargs;
+  const named = positionalFields(tool, args, kwargs, fields, line, errors);
+  if (named === null) return null;
+  const raw = named ?? (args.length > 0 ? { args, ...kwargs } : kwargs);
   const parameters = normalizeLegacyReferences(raw, { dollar: true }) as Record<string, unknown>;
   const before = errors.length;
   for (const ref of collectReferences(parameters).refs) {
@@ -151,6 +167,34 @@ function toStep(
   }
   // Declared empty: the `$N` references are the dependencies, which the graph adds.
   return errors.length > before ? null : { id, action: tool, parameters, dependencies: [] };
+}
+
+/**
+ * Positional arguments as the tool's declared fields, in order, with the keyword arguments beside
+ * them; undefined when they stay `args` (none given, tool unknown, more of them than fields); null
+ * (an error recorded) when a keyword argument names a field a positional one already filled.
+ */
+function positionalFields(
+  tool: string,
+  args: unknown[],
+  kwargs: Record<string, unknown>,
+  fields: readonly string[] | undefined,
+  line: number,
+  errors: ImportIssue[],
+): Record<string, unknown> | null | undefined {
+  if (args.length === 0 || fields === undefined || args.length > fields.length) return undefined;
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < args.length; i++) {
+    const field = fields[i]!;
+    if (Object.hasOwn(kwargs, field)) {
+      errors.push(
+        issueAt('bad_arguments', line, `${tool}(…): "${field}" is given by position ${i + 1} and by name`),
+      );
+      return null;
+    }
+    out[field] = args[i];
+  }
+  return { ...out, ...kwargs };
 }
 
 function lineEnd(s: string, from: number): number {

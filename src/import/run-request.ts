@@ -52,7 +52,14 @@ const LABELS: Record<ImportFormat | 'tool-calls', string> = {
  * out the check that a TEA workflow's initial state has every key it reads; `stateKeys` lists them.
  * @example prepareRunPlan({ format: 'llmcompiler', source: '1. demo.echo(x=1)\n2. join()' }).ok // true
  */
-export function prepareRunPlan(req: RunSource, opts: { requireState?: boolean } = {}): PreparedRun {
+export function prepareRunPlan(
+  req: RunSource,
+  opts: {
+    requireState?: boolean;
+    /** A tool's input fields in declared order: LLMCompiler's positional arguments fill them. */
+    inputFields?: (tool: string) => readonly string[] | undefined;
+  } = {},
+): PreparedRun {
   if (req.format === undefined) {
     if (req.source !== undefined) {
       return invalidRequest('"source" needs "format": "tea-yaml" or "llmcompiler"');
@@ -68,7 +75,7 @@ export function prepareRunPlan(req: RunSource, opts: { requireState?: boolean } 
     return invalidRequest(`"format": "${req.format}" needs the text to import in "source"`);
   }
   if (req.format === 'llmcompiler') {
-    const r = convertLlmCompiler(req.source);
+    const r = convertLlmCompiler(req.source, opts.inputFields ? { inputFields: opts.inputFields } : {});
     return r.ok
       ? { ok: true, plan: r.plan, format: req.format, lines: r.lines ?? {} }
       : invalidPlan(req.format, r.errors);

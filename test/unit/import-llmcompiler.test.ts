@@ -15,6 +15,36 @@ function errorsOf(source: string) {
   return r.errors;
 }
 
+describe('LLMCompiler positional arguments', () => {
+  const inputFields = (tool: string) => (tool === 'search' ? ['query', 'limit'] : undefined);
+
+  it('fill the tool’s declared input fields in order, keywords beside them', () => {
+    const r = convertLlmCompiler('1. search("Messi age", 3)\n2. search("x", lang="en")\n3. join()', {
+      inputFields,
+    });
+    expect(r.ok && r.plan.steps.map((s) => s.parameters)).toEqual([
+      { query: 'Messi age', limit: 3 },
+      { query: 'x', lang: 'en' },
+    ]);
+  });
+
+  it('stay in args for an unknown tool or more of them than fields', () => {
+    const r = convertLlmCompiler('1. lookup("a")\n2. search("a", 1, 2)\n3. join()', { inputFields });
+    expect(r.ok && r.plan.steps.map((s) => s.parameters)).toEqual([{ args: ['a'] }, { args: ['a', 1, 2] }]);
+  });
+
+  it('refuse a field given by position and by name, naming it and the line', () => {
+    const r = convertLlmCompiler('1. search("a", query="b")\n2. join()', { inputFields });
+    expect(r.ok ? [] : r.errors).toEqual([
+      expect.objectContaining({
+        code: 'bad_arguments',
+        line: 1,
+        message: expect.stringContaining('"query" is given by position 1 and by name'),
+      }),
+    ]);
+  });
+});
+
 describe('LLMCompiler plans', () => {
   it('imports the paper’s example: independent searches run in parallel, math waits for both', () => {
     const r = convert(

@@ -1,3 +1,4 @@
+import readme from '../../README.md?raw';
 import { describe, expect, it } from 'vitest';
 import { api, events, waitForRun } from './helpers';
 import type { Json } from './helpers';
@@ -90,6 +91,38 @@ describe('POST /v1/runs with a seed-004 _tool call list as the plan', () => {
   });
 });
 
+describe('the README’s LLMCompiler example', () => {
+  it('runs as written with the demo tools, positional arguments naming the tools’ fields', async () => {
+    const block = /```text\n(Thought: both lookups are independent[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const r = await api('POST', '/v1/runs', {
+      format: 'llmcompiler',
+      source: block,
+      config: { execution_mode: 'parallel' },
+    });
+    expect(r.status).toBe(201);
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.plan.steps[0].parameters).toEqual({ ms: 100, value: 'Ronaldo is 41' });
+    expect(run.step_results['3']).toEqual({
+      first: 'Ronaldo is 41',
+      second: { player: 'Messi', age: 39 },
+      note: 'compare Ronaldo is 41 with the other',
+    });
+  });
+
+  it('refuses a field given by position and by name, with its line', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'llmcompiler',
+      source: '1. demo.sleep(100, ms=5)\n2. join()',
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details.errors).toEqual([
+      expect.objectContaining({ code: 'bad_arguments', line: 1 }),
+    ]);
+  });
+});
+
 describe('POST /v1/runs with an LLMCompiler plan', () => {
   const source = [
     'Thought: both waits are independent',
@@ -102,7 +135,7 @@ describe('POST /v1/runs with an LLMCompiler plan', () => {
   it('runs independent steps in parallel and the joining step after both', async () => {
     const r = await api('POST', '/v1/runs', {
       format: 'llmcompiler',
-      source: source.replace('demo.sleep(150,', 'demo.sleep(ms=150,'),
+      source, // `demo.sleep(150, …)`: the positional 150 fills demo.sleep's first field, ms
       config: { execution_mode: 'parallel', max_parallel: 3 },
     });
     expect(r.status).toBe(201);
@@ -119,7 +152,9 @@ describe('POST /v1/runs with an LLMCompiler plan', () => {
   });
 
   it('answers validation findings with the source line of the step', async () => {
-    const r = await api('POST', '/v1/runs', { format: 'llmcompiler', source });
+    // Three positional arguments for a tool with two fields stay in `args`, which demo.sleep refuses.
+    const tooMany = source.replace('demo.sleep(150, value="right")', 'demo.sleep(150, "right", 3)');
+    const r = await api('POST', '/v1/runs', { format: 'llmcompiler', source: tooMany });
     expect(r.status).toBe(422);
     expect(r.body.error.details.errors).toEqual([
       expect.objectContaining({ code: 'invalid_parameters', step_id: '2', line: 3 }),

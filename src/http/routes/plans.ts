@@ -97,13 +97,17 @@ export function registerPlanRoutes(app: App): void {
     const { plan, format, source, input, config } = c.req.valid('json');
     // The same conversion as POST /v1/runs; without an `input`, a TEA workflow's initial state is
     // not checked (there is none to check) but listed.
-    const prepared = prepareRunPlan({ plan, format, source, input }, { requireState: input !== undefined });
+    const tools = c.var.tools();
+    const prepared = prepareRunPlan(
+      { plan, format, source, input },
+      { requireState: input !== undefined, inputFields: (tool) => tools.inputFields(tool) },
+    );
     if (!prepared.ok) {
       const { code, message, details } = prepared.error;
       return jsonError(c, code, message, details);
     }
     const result = validatePlan(prepared.plan, {
-      tools: c.var.tools(),
+      tools,
       config: config && validationLimits(config),
       clock: c.var.clock,
       ids: c.var.ids,
