@@ -3,6 +3,7 @@
  * time. Pure: it reads the state, the result store and `now`, and never changes anything; the machine
  * applies each decision with `evolve` before asking for the next one.
  */
+import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
 import { stagesOf } from '../plan/config';
@@ -188,6 +189,7 @@ function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null 
   if (state.config.strategy === 'staged' && state.stage >= 0) return decideNextStage(state, ctx);
   const strategy = state.plan?.strategy;
   if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
+  if (declaredFinalOutput(state.plan).found) return null; // the model answered: this was the last turn
   if (state.turns >= state.config.max_steps || state.unhandled_failures.size > 0) return null;
   return draft('RevisionRequested', {
     trigger: 'next_turn',
@@ -325,6 +327,8 @@ export function scopeFor(state: RunState, results: ResultStore, refs: readonly R
  * of every completed sink step (a step nothing depends on), by id.
  */
 function finalOutput(state: RunState, results: ResultStore): unknown {
+  const declared = declaredFinalOutput(state.plan);
+  if (declared.found) return declared.value;
   const graph = state.graph!;
   const sinks = graph.ids.filter((_, i) => (graph.dependents[i]?.length ?? 0) === 0);
   const done = sinks.filter((id) => state.steps.get(id)!.status === 'completed');

@@ -3,6 +3,7 @@
  * version, goal and strategy; on a re-plan completed steps are kept exactly as they ran; then
  * `validatePlan` with `require_dependencies` (SPEC §2: an LLM plan must list its dependencies).
  */
+import { declaredFinalOutput, FINAL_OUTPUT_KEY } from '../plan/final-output';
 import type { ToolRegistry } from '../executor/registry';
 import { isRecord } from '../plan/model';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
@@ -32,6 +33,9 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
     strategy: state.strategy ?? 'flat',
     steps: state.plan ? keepCompleted(candidate.steps, state) : candidate.steps,
   };
+  // The one piece of a candidate's metadata that is the model's: an answer to end with (seed 004).
+  const answer = declaredFinalOutput(candidate as Pick<Plan, 'metadata'>);
+  if (answer.found) input.metadata = { [FINAL_OUTPUT_KEY]: answer.value };
   const criteria = candidate.success_criteria ?? state.success_criteria;
   if (typeof criteria === 'string' && criteria !== '') input.success_criteria = criteria;
   if (state.plan) {
@@ -87,8 +91,10 @@ export function replanMetadata(previous: Plan, next: Plan, state: PlannerState):
   const kept = completedSteps(state).length;
   const replanCount =
     typeof previous.metadata?.replan_count === 'number' ? previous.metadata.replan_count : 0;
+  // A new version answers for itself: the previous one's final output does not carry over.
+  const { [FINAL_OUTPUT_KEY]: _answer, ...kept_meta } = previous.metadata ?? {};
   return {
-    ...previous.metadata,
+    ...kept_meta,
     replan_count: replanCount + 1,
     parent_version: previous.version,
     preserved_subtasks: kept,

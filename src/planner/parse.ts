@@ -6,6 +6,7 @@
  * `validatePlan`, or an error worded to be quoted back to the model.
  */
 import { convertToolCalls } from '../import/tool-calls';
+import { FINAL_OUTPUT_KEY } from '../plan/final-output';
 import { isRecord } from '../plan/model';
 import { fencedBlocks, jsonRegions, readJson } from './json-text';
 
@@ -136,8 +137,14 @@ export function toCandidate(value: unknown): ParseResult | null {
       : null;
   if (calls && calls.length > 0 && calls.every((c) => isRecord(c) && typeof c._tool === 'string')) {
     const converted = convertToolCalls(calls);
-    if (converted.ok)
-      return { ok: true, format: 'steps', plan: { ...converted.plan, steps: converted.plan.steps } };
+    // A non-null `output` is the model's answer: run these calls, then end with it (seed 004).
+    const output = isRecord(value) && !Array.isArray(value) ? value.output : undefined;
+    if (converted.ok) {
+      const plan = { ...converted.plan, steps: converted.plan.steps };
+      if (output !== undefined && output !== null)
+        plan.metadata = { ...plan.metadata, [FINAL_OUTPUT_KEY]: output };
+      return { ok: true, format: 'steps', plan };
+    }
   }
   if (Array.isArray(value)) {
     if (!value.every(isRecord)) return null;

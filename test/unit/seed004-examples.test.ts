@@ -131,6 +131,38 @@ describe('seed 004 worked examples through the plan-as-context loop', () => {
     expect(llm.sent[1]!.body.messages[1]!.content).toContain('card_declined');
   });
 
+  it('a solution’s non-null output ends the loop with that output once its calls ran', async () => {
+    const done: string[] = [];
+    const tools = [
+      tool('processPayment', () => {
+        throw new ToolError('card_declined', 'Your card was declined.', { retryable: false });
+      }),
+      tool('confirmOrder', () => (done.push('confirm'), { ok: true })),
+      tool('reportFailure', (i) => (done.push('report'), { reported: i.error })),
+    ];
+    const happy = [
+      { _tool: 'processPayment', amount: '†input.amount', _outputPath: '†state.receipt || †state.error' },
+      { _tool: 'confirmOrder', receipt: '†state.receipt' },
+    ];
+    // The seed's replanned solution: report the failure, and answer.
+    const replanned = JSON.stringify({
+      calls: [...happy, { _tool: 'reportFailure', error: '†state.error' }],
+      output: { status: 'Failed' },
+    });
+    const { snap, llm } = await runIterative(
+      tools,
+      [JSON.stringify({ calls: happy, output: null }), replanned],
+      {
+        goal: 'Take the payment and confirm the order',
+        input: { amount: 50 },
+      },
+    );
+    expect(snap.status).toBe('completed');
+    expect(done).toEqual(['report']);
+    expect(snap.final_output).toEqual({ status: 'Failed' });
+    expect(llm.sent).toHaveLength(2); // no third turn: the answer ended the loop
+  });
+
   it('schema-guided planning: detect → isEnglish → translate, wired through state', async () => {
     const tools = [
       tool('detectLanguage', () => 'fr'),
