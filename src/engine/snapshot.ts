@@ -2,6 +2,7 @@
  * What a run looks like from outside (SPEC §6 `GET /v1/runs/:id`), and replay: the same state rebuilt
  * by folding the event log with the same `evolve` the live run uses.
  */
+import { inferredDependencies } from '../plan/inferred-dependencies';
 import { parseRunConfig } from '../plan/config';
 import type { ErrorInfo } from '../errors';
 import type { Plan, RunStatus, StepStatus } from '../plan/model';
@@ -34,6 +35,8 @@ export type StepDetail = {
   latency_ms: number | null;
   error: ErrorInfo | null;
   skip_reason: string | null;
+  /** Dependencies the step's references add to the ones it lists (only when there are some). */
+  inferred_dependencies?: string[];
 };
 
 export type RunSnapshot = {
@@ -87,6 +90,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
   const step_statuses: Record<string, StepStatus> = {};
   const step_results: Record<string, unknown> = {};
   const steps: Record<string, StepDetail> = {};
+  const inferred = state.plan && state.graph ? inferredDependencies(state.plan.steps, state.graph) : {};
   for (const [id, rt] of state.steps) {
     step_statuses[id] = rt.status;
     if (rt.status === 'completed')
@@ -100,6 +104,8 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
       error: rt.error,
       skip_reason: rt.skip_reason,
     };
+    const added = inferred[id];
+    if (added) steps[id].inferred_dependencies = added;
   }
   const vars: Record<string, unknown> = {};
   // defineProperty, not assignment: a merged key named `__proto__` is data, not the prototype.

@@ -189,6 +189,25 @@ describe('output_path "state" (merge into state)', () => {
   });
 });
 
+describe('inferred dependencies', () => {
+  it('shows the dependencies references add, marked as inferred, in the run and its plan version', async () => {
+    const runId = await startRun({
+      steps: [
+        echo('a'),
+        echo('b'),
+        echo('c', { dependencies: ['a'], parameters: { from: '{{ steps.b.output.id }}' } }),
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.plan.steps[2].dependencies).toEqual(['a']); // the plan as written
+    expect(run.steps.c.inferred_dependencies).toEqual(['b']);
+    expect(run.steps.a.inferred_dependencies).toBeUndefined();
+    const v1 = await api('GET', `/v1/runs/${runId}/plans/1`);
+    expect(v1.body.inferred_dependencies).toEqual({ c: ['b'] });
+    expect(v1.body.steps[2].dependencies).toEqual(['a']);
+  });
+});
+
 describe('run control', () => {
   it('cancels a running run, stopping its in-flight step, and refuses a second cancel', async () => {
     const runId = await startRun({

@@ -2,6 +2,7 @@
  * How a run's plan changes while it runs (SPEC §6): approval, new information, user-requested
  * revisions, and the plan versions — list, read, diff, roll back.
  */
+import { inferredDependencies } from '../../plan/inferred-dependencies';
 import { createRoute, z } from '@hono/zod-openapi';
 import { INVALID_TOKEN_MESSAGE } from '../../approval/tokens';
 import type { RpcResult } from '../../durable/plan-run';
@@ -86,6 +87,9 @@ const getPlan = createRoute({
   path: '/v1/runs/{id}/plans/{version}',
   tags,
   summary: 'One plan version',
+  description:
+    'The plan as recorded, plus `inferred_dependencies`: step id → the dependencies its references add ' +
+    'to the ones it lists (steps with none left out).',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema.extend({ version }) },
   responses: { 200: { description: 'The plan', content: anyJson }, ...errorResponses(400, 401, 404) },
@@ -151,7 +155,8 @@ export function registerRunRevisionRoutes(app: App): void {
   app.openapi(getPlan, async (c) => {
     const { id, version: v } = c.req.valid('param');
     const plan = stubFor(c) ? await getPlanVersion(c.env, id, v) : null;
-    return plan ? c.json(plan, 200) : jsonError(c, 'not_found', `Run "${id}" has no plan version ${v}`);
+    if (!plan) return jsonError(c, 'not_found', `Run "${id}" has no plan version ${v}`);
+    return c.json({ ...plan, inferred_dependencies: inferredDependencies(plan.steps) }, 200);
   });
 
   app.openapi(diff, async (c) => {
