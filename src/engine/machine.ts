@@ -6,7 +6,7 @@
  * commands out; it never changes the state itself.
  */
 import type { Estimates } from '../plan/estimates';
-import { stagesOf } from '../plan/config';
+import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
@@ -338,8 +338,9 @@ export class RunMachine {
     emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
     const { require_plan_approval, approval } = this.state.config;
     if (require_plan_approval) {
-      const timeout = approval?.timeout_s;
-      const deadline_at = timeout ? this.deps.clock.now().getTime() + timeout * 1000 : null;
+      // Never open-ended: without an `approval` block the default deadline (and action, reject) apply.
+      const timeout = approval?.timeout_s ?? DEFAULT_APPROVAL_TIMEOUT_S;
+      const deadline_at = this.deps.clock.now().getTime() + timeout * 1000;
       emit({ type: 'ApprovalRequested', payload: { deadline_at, plan_version: plan.version } });
     } else {
       emit({ type: 'RunStarted', payload: {} });

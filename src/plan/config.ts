@@ -6,9 +6,12 @@ import { z } from 'zod';
 import { MAX_WAIT_S } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
 
+/** How long a plan waits for its approver when the run names no deadline: a day, then default_action. */
+export const DEFAULT_APPROVAL_TIMEOUT_S = 24 * 3600;
+
 export const ApprovalConfigSchema = z.object({
   webhook_url: z.url().optional(),
-  timeout_s: z.number().positive().max(MAX_WAIT_S).default(3600),
+  timeout_s: z.number().positive().max(MAX_WAIT_S).default(DEFAULT_APPROVAL_TIMEOUT_S),
   default_action: z.enum(['approve', 'reject']).default('reject'),
 });
 export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;

@@ -141,6 +141,16 @@ describe('plan approval', () => {
     expect((await waitForRun(rejected)).status).toBe('cancelled');
   });
 
+  it('never waits open-ended: without an approval block the deadline is a day away', async () => {
+    const before = Date.now();
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, awaiting);
+    const log = (await api('GET', `/v1/runs/${runId}/events`)).body.events as Json[];
+    const asked = log.find((e) => e.event_type === 'ApprovalRequested')!;
+    expect(asked.payload.deadline_at).toBeGreaterThanOrEqual(before + 86_400_000);
+    expect(asked.payload.deadline_at).toBeLessThan(Date.now() + 86_400_000 + 60_000);
+  });
+
   it('refuses a decision for a run that is not awaiting approval', async () => {
     const runId = await startRun(plan);
     await waitForRun(runId);
