@@ -4,6 +4,7 @@
  * `validatePlan` with `require_dependencies` (SPEC §2: an LLM plan must list its dependencies).
  */
 import { declaredFinalOutput, FINAL_OUTPUT_KEY } from '../plan/final-output';
+import { insertRecovery } from '../plan/insert-recovery';
 import type { ToolRegistry } from '../executor/registry';
 import { isRecord } from '../plan/model';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
@@ -31,7 +32,7 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
   const input: Record<string, unknown> = {
     goal: state.goal,
     strategy: state.strategy ?? 'flat',
-    steps: state.plan ? keepCompleted(candidate.steps, state) : candidate.steps,
+    steps: state.plan ? keepCompleted(revisedSteps(candidate.steps, state), state) : candidate.steps,
   };
   // The one piece of a candidate's metadata that is the model's: an answer to end with (seed 004).
   const answer = declaredFinalOutput(candidate as Pick<Plan, 'metadata'>);
@@ -66,6 +67,13 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
     result.valid = false;
   }
   return result;
+}
+
+/** The candidate's steps, or — `insert_recovery` — the plan with them in the failed step's place. */
+function revisedSteps(steps: readonly unknown[], state: PlannerState): readonly unknown[] {
+  return state.recovery_for !== undefined && state.plan
+    ? insertRecovery(state.plan, state.recovery_for, steps)
+    : steps;
 }
 
 /**

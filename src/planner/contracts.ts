@@ -47,6 +47,11 @@ export type PlannerState = {
   failure?: PlannerFailure;
   /** Re-planning: why (a user's `POST /replan` reason, "unexpected result", …). */
   reason?: string;
+  /**
+   * `insert_recovery`: the failed step the planner's new steps stand in for; they are inserted in its
+   * place and its dependents rewired to them (plan/insert-recovery.ts).
+   */
+  recovery_for?: string;
   /** Steps run so far (iterative planners). */
   step_count?: number;
 };

@@ -53,12 +53,17 @@ export function revisionState(r: ReviseRequest, tools: ToolDescription[]): Plann
     step_statuses: r.step_statuses,
     step_results: r.step_results,
     state: r.state,
-    reason:
-      r.revision_strategy === 'insert_recovery'
-        ? `${r.reason}. Insert recovery steps; keep the rest of the plan.`
-        : r.reason,
+    reason: r.reason,
   };
   if (r.failure) state.failure = r.failure;
+  if (r.revision_strategy === 'insert_recovery' && r.failure) {
+    const id = r.failure.step_id;
+    state.recovery_for = id;
+    state.reason =
+      `${r.reason}. Write recovery steps only: new steps (new ids) that achieve what step "${id}" was ` +
+      `meant to; they replace it, and its dependents will read the last one's output in its place. ` +
+      `The rest of the plan stays as it is.`;
+  }
   return state;
 }
 

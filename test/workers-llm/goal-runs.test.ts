@@ -99,6 +99,39 @@ describe('planned goal runs revise by default (seed 000: allow_revision defaults
 });
 
 describe('revision through the planner', () => {
+  it('insert_recovery puts the planner’s recovery steps in the failed step’s place, its dependents rewired', async () => {
+    const key = `recover-${Date.now()}`;
+    // The model answers with recovery steps only (new ids); the rest of the plan is not repeated.
+    const llm = scriptedLlm([plan([echo('retry_by_hand', [], { attempts: 7 })])]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun(
+      {
+        steps: [
+          echo('a'),
+          {
+            id: 'pay',
+            action: 'demo.flaky',
+            parameters: { fail_times: 99, key, permanent: true },
+            dependencies: ['a'],
+          },
+          echo('after', ['pay'], { paid: '{{ steps.pay.output.attempts }}' }),
+          echo('other', ['a']),
+        ],
+      },
+      { on_step_failure: 'replan', revision_strategy: 'insert_recovery', retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.plan.steps.map((s: { id: string }) => s.id)).toEqual(['a', 'retry_by_hand', 'after', 'other']);
+    const byId = Object.fromEntries(run.plan.steps.map((s: { id: string }) => [s.id, s]));
+    expect(byId.retry_by_hand.dependencies).toEqual(['a']); // what the failed step waited for
+    expect(byId.after.dependencies).toEqual(['retry_by_hand']);
+    expect(byId.after.parameters).toEqual({ paid: '{{ steps.retry_by_hand.output.attempts }}' });
+    expect(run.step_results.after).toEqual({ paid: 7 });
+    expect(run.steps.a.attempts).toBe(1);
+    expect(llm.sent[0]!.body.messages.at(-1)!.content).toContain('Write recovery steps only');
+  });
+
   it('replans the rest of the plan when a step fails, keeping completed work, as version 2', async () => {
     const key = `replan-${Date.now()}`;
     const revised = plan([echo('a'), echo('fixed', ['a'])]);
