@@ -6,6 +6,7 @@
  */
 import type { ErrorInfo } from '../errors';
 import type { RevisionTrigger, TokenCount } from './events';
+import type { PlanningOptions } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
 import type { Plan, StepStatus, Strategy } from '../plan/model';
 import type { PlannerFailure, PlannerLimits, PlanYield } from '../planner/contracts';
@@ -22,6 +23,8 @@ export type DraftRequest = {
   tools?: readonly string[];
   /** Aborted when the run no longer wants the answer (its deadline passed, the run ended). */
   signal?: AbortSignal;
+  /** The run's planning options (model, temperature, prompt template, n-best, …). */
+  planning?: PlanningOptions;
 };
 
 /** What a new version of a running plan is made from. */

@@ -164,6 +164,7 @@ function draftRequest(s: RunState, signal: AbortSignal | undefined): DraftReques
     limits: limitsOf(s, stage),
     ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
     ...(stage?.tools ? { tools: stage.tools } : {}),
+    ...(s.config.planning ? { planning: s.config.planning } : {}),
     ...(signal ? { signal } : {}),
   };
 }
@@ -186,6 +187,7 @@ function reviseRequest(c: Extract<SideCommand, { type: 'revise' }>, ctx: SideCon
     trigger: c.trigger,
     revision_strategy: c.strategy,
     ...(stage?.tools ? { tools: stage.tools } : {}),
+    ...(s.config.planning ? { planning: s.config.planning } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   };
   if (c.step_id !== undefined) {

@@ -53,15 +53,26 @@ export type PlanningPatternOptions = {
   revisionStrategy?: Revision;
   /** Tokens the plan and its `llm.call` steps may spend; none by default. */
   tokenBudget?: number | null;
+  /** Every step must list its dependencies, possibly empty (default false: references imply them). */
+  requireDependencies?: boolean;
+  /** Every step must name a `fallback_action` (default false). */
+  requireFallbacks?: boolean;
+  /** Failure rate (0–1) over which a revision is asked for (default 0.3). */
+  revisionThreshold?: number;
+  /** The model to plan with, before the agent's own (default: the agent's `llm.model`). */
+  planningModel?: string | null;
+  /** Ask the model for structured JSON output (default true); false for servers without JSON modes. */
+  structuredOutput?: boolean;
   /** Callbacks for every run of this pattern; an agent's own callbacks take precedence. */
   callbacks?: Partial<PlanningCallbacks>;
 };
 
 /** The options with every default filled in. */
 export type ResolvedPlanningOptions = Required<
-  Omit<PlanningPatternOptions, 'callbacks' | 'planningPrompt'>
+  Omit<PlanningPatternOptions, 'callbacks' | 'planningPrompt' | 'planningModel'>
 > & {
   planningPrompt: string | null;
+  planningModel: string | null;
   tokenBudget: number | null;
 };
 
@@ -81,6 +92,11 @@ const DEFAULTS = {
   stepTimeout: 60,
   revisionStrategy: 'replan_remaining',
   tokenBudget: null,
+  requireDependencies: false,
+  requireFallbacks: false,
+  revisionThreshold: 0.3,
+  planningModel: null,
+  structuredOutput: true,
 } as const;
 
 const KNOWN = new Set<string>([...Object.keys(DEFAULTS), 'onStepFailure', 'callbacks']);
@@ -112,6 +128,12 @@ export function resolvePlanningOptions(options: PlanningPatternOptions = {}): Re
   }
   const tokenBudget = o.tokenBudget;
   if (tokenBudget !== null) int('tokenBudget', tokenBudget, 1);
+  const planningModel = o.planningModel;
+  if (planningModel !== null && (typeof planningModel !== 'string' || planningModel.trim() === '')) {
+    invalid(`planningModel must be a model name or null (got ${describe(planningModel)})`);
+  }
+  const revisionThreshold = num('revisionThreshold', o.revisionThreshold, 0);
+  if (revisionThreshold > 1) invalid(`revisionThreshold must be <= 1 (got ${revisionThreshold})`);
   return {
     maxSteps: int('maxSteps', o.maxSteps, 1),
     executionMode: oneOf('executionMode', o.executionMode, ExecutionMode),
@@ -129,6 +151,11 @@ export function resolvePlanningOptions(options: PlanningPatternOptions = {}): Re
     onStepFailure,
     revisionStrategy: oneOf('revisionStrategy', o.revisionStrategy, RevisionStrategy),
     tokenBudget,
+    requireDependencies: bool('requireDependencies', o.requireDependencies),
+    requireFallbacks: bool('requireFallbacks', o.requireFallbacks),
+    revisionThreshold,
+    planningModel,
+    structuredOutput: bool('structuredOutput', o.structuredOutput),
   };
 }
 
@@ -152,8 +179,15 @@ export function runConfigFor(o: ResolvedPlanningOptions): RunConfig {
     token_budget: o.tokenBudget,
     max_steps: o.maxSteps,
     max_depth: o.maxDecompositionDepth,
-    // Plans given to executePlan, like plans submitted over HTTP, may leave dependencies to their references.
-    require_dependencies: false,
+    // By default plans given to executePlan, like plans submitted over HTTP, may leave dependencies
+    // to their references.
+    require_dependencies: o.requireDependencies,
+    require_fallbacks: o.requireFallbacks,
+    revision_threshold: o.revisionThreshold,
+    planning: {
+      ...(o.planningModel !== null ? { model: o.planningModel } : {}),
+      ...(o.structuredOutput ? {} : { structured_output: false }),
+    },
   });
 }
 

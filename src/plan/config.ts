@@ -24,6 +24,30 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
  */
 export const OUTPUT_LIMIT_CEILING = 16 * 1024 * 1024;
 
+/**
+ * How a goal run's planner is asked (the options of `POST /v1/plans`, SPEC §8): for the first plan and
+ * every revision the run asks for.
+ */
+export const PlanningOptionsSchema = z.object({
+  /** The first model to try (default PLANNER_MODEL); the fallbacks follow. */
+  model: z.string().min(1).max(200).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  /** Prompt text replacing the template (placeholders such as {{ goal }}, {{ tools }}). */
+  prompt_template: z.string().min(1).max(50_000).optional(),
+  /** A template stored in KV under prompt-template:<id>. */
+  prompt_template_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+    .optional(),
+  /** Candidates per attempt, the verifier choosing (default 1). */
+  n_best: z.number().int().min(1).max(5).optional(),
+  /** The plan's exit criteria (seed 002), told to the planner and kept on the plan. */
+  success_criteria: z.string().max(10_000).optional(),
+  /** false: ask the model for plain text (no response_format), for servers without JSON modes. */
+  structured_output: z.boolean().optional(),
+});
+export type PlanningOptions = z.infer<typeof PlanningOptionsSchema>;
+
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
   max_parallel: z.number().int().min(1).max(1000).default(3),
@@ -74,6 +98,8 @@ export const RunConfigSchema = z.object({
     .optional(),
   require_dependencies: z.boolean().default(true),
   require_fallbacks: z.boolean().default(false),
+  /** A goal run's planning options (also accepted beside `goal` in `POST /v1/runs`). */
+  planning: PlanningOptionsSchema.optional(),
   /**
    * The largest step output accepted, in bytes of JSON: a larger one fails its attempt with
    * `output_too_large` (retries, the fallback and the failure strategy apply).

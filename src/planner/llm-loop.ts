@@ -25,6 +25,8 @@ export type LlmPlanningInput = {
   fallbacks: readonly string[];
   maxRepairs: number;
   nBest: number;
+  /** The response format asked for first (a 400 steps down to the next; default json_schema). */
+  firstMode?: FormatMode;
   verifier: PlannerDeps['verifier'];
   /** Appended to as attempts are made. */
   trace: TraceEntry[];
@@ -60,7 +62,7 @@ export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanni
 /** One model: its first answer, then repairs quoting what was wrong, until valid or out of repairs. */
 async function planWithModel(input: LlmPlanningInput, model: string, first: ChatMessage[]) {
   let messages = first;
-  let mode: FormatMode = 'json_schema';
+  let mode: FormatMode = input.firstMode ?? 'json_schema';
   for (let retry = 0; retry <= input.maxRepairs && !overBudget(input); retry++) {
     const results: AttemptResult[] = await Promise.all(
       Array.from({ length: input.nBest }, (_, candidate) =>

@@ -41,6 +41,8 @@ export type PlanOptions = {
   temperature?: number | undefined;
   template?: TemplateChoice;
   n_best?: number | undefined;
+  /** false: ask for plain text from the start (no response_format), for servers without JSON modes. */
+  structured_output?: boolean | undefined;
 };
 
 /**
@@ -103,6 +105,7 @@ export async function planFromState(
       fallbacks: parseModelList(deps.env.PLANNER_FALLBACK_MODELS),
       maxRepairs: deps.maxRepairs ?? 1,
       nBest: Math.max(1, Math.floor(options.n_best ?? 1)),
+      firstMode: options.structured_output === false ? 'text' : 'json_schema',
       verifier: deps.verifier,
       trace,
       attempt: attemptContext({ planningId, llm, prompt, temperature: options.temperature, candidate, deps }),

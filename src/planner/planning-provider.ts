@@ -24,11 +24,37 @@ export function planningProvider(deps: PlannerDeps, options: PlanOptions = {}): 
     // Without a model the pipeline has only its rules, which plan goals from scratch.
     canRevise: readLlmConfig(deps.env) !== null,
     draft: async (r) =>
-      planAttemptOf(await planFromState(draftState(r, toolsFor(deps, r)), options, withSignal(r.signal))),
+      planAttemptOf(
+        await planFromState(draftState(r, toolsFor(deps, r)), optionsFor(options, r), withSignal(r.signal)),
+      ),
     revise: async (r) =>
-      planAttemptOf(await planFromState(revisionState(r, toolsFor(deps, r)), options, withSignal(r.signal))),
+      planAttemptOf(
+        await planFromState(
+          revisionState(r, toolsFor(deps, r)),
+          optionsFor(options, r),
+          withSignal(r.signal),
+        ),
+      ),
     stream: (r) =>
-      new LlmStreamingPlanner(withSignal(r.signal), options).plan(draftState(r, toolsFor(deps, r))),
+      new LlmStreamingPlanner(withSignal(r.signal), optionsFor(options, r)).plan(
+        draftState(r, toolsFor(deps, r)),
+      ),
+  };
+}
+
+/** The provider's options with the run's own planning options over them. */
+function optionsFor(base: PlanOptions, r: DraftRequest): PlanOptions {
+  const p = r.planning;
+  if (!p) return base;
+  const text = p.prompt_template ?? base.template?.text;
+  const id = p.prompt_template_id ?? base.template?.id;
+  return {
+    ...base,
+    ...(p.model !== undefined ? { model: p.model } : {}),
+    ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
+    ...(p.n_best !== undefined ? { n_best: p.n_best } : {}),
+    ...(p.structured_output !== undefined ? { structured_output: p.structured_output } : {}),
+    ...(text !== undefined || id !== undefined ? { template: { text, id } } : {}),
   };
 }
 
@@ -38,7 +64,15 @@ function toolsFor(deps: PlannerDeps, r: DraftRequest): ToolDescription[] {
 }
 
 function draftState(r: DraftRequest, tools: ToolDescription[]): PlannerState {
-  return { goal: r.goal, input: r.input, tools, limits: r.limits, strategy: r.strategy ?? 'flat' };
+  const state: PlannerState = {
+    goal: r.goal,
+    input: r.input,
+    tools,
+    limits: r.limits,
+    strategy: r.strategy ?? 'flat',
+  };
+  if (r.planning?.success_criteria !== undefined) state.success_criteria = r.planning.success_criteria;
+  return state;
 }
 
 /** The planner state of a revision: the plan, what its steps did, the run state, and why. */
@@ -55,6 +89,8 @@ export function revisionState(r: ReviseRequest, tools: ToolDescription[]): Plann
     state: r.state,
     reason: r.reason,
   };
+  const criteria = r.planning?.success_criteria ?? r.plan.success_criteria;
+  if (criteria !== undefined) state.success_criteria = criteria;
   if (r.failure) state.failure = r.failure;
   if (r.revision_strategy === 'insert_recovery' && r.failure) {
     const id = r.failure.step_id;

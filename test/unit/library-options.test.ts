@@ -21,6 +21,27 @@ describe('PlanningPattern options', () => {
       onStepFailure: 'replan',
       revisionStrategy: 'replan_remaining',
       tokenBudget: null,
+      requireDependencies: false,
+      requireFallbacks: false,
+      revisionThreshold: 0.3,
+      planningModel: null,
+      structuredOutput: true,
+    });
+  });
+
+  it('takes seed 000’s planning options and carries them into the run config', () => {
+    const o = resolvePlanningOptions({
+      requireDependencies: true,
+      requireFallbacks: true,
+      revisionThreshold: 0.5,
+      planningModel: 'gpt-4o',
+      structuredOutput: false,
+    });
+    expect(runConfigFor(o)).toMatchObject({
+      require_dependencies: true,
+      require_fallbacks: true,
+      revision_threshold: 0.5,
+      planning: { model: 'gpt-4o', structured_output: false },
     });
   });
 
@@ -34,6 +55,9 @@ describe('PlanningPattern options', () => {
     [{ planningPrompt: '  ' }, 'planningPrompt must be a non-empty string or null (got "  ")'],
     [{ tokenBudget: 0 }, 'tokenBudget must be >= 1 (got 0)'],
     [{ max_parallel: 5 }, 'Unknown option max_parallel; did you mean maxParallel?'],
+    [{ revisionThreshold: 2 }, 'revisionThreshold must be <= 1 (got 2)'],
+    [{ planningModel: '' }, 'planningModel must be a model name or null (got "")'],
+    [{ structuredOutput: 'no' }, 'structuredOutput must be true or false (got "no")'],
   ])('refuses %j when constructed: "%s"', (options, message) => {
     expect(() => new PlanningPattern(options as never)).toThrow(message);
     try {

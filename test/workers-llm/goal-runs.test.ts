@@ -53,6 +53,71 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
   });
 });
 
+describe('goal runs take the planning options of POST /v1/plans', () => {
+  it('asks the given model at the given temperature with the given prompt, for the plan and its revision', async () => {
+    const key = `options-${Date.now()}`;
+    const llm = scriptedLlm([
+      {
+        stream: ndjson([
+          echo('a'),
+          {
+            id: 'f',
+            action: 'demo.flaky',
+            parameters: { fail_times: 9, key, permanent: true },
+            dependencies: ['a'],
+          },
+        ]),
+      },
+      plan([echo('a'), echo('instead', ['a'])]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo, then something',
+      planning_model: 'chosen-model',
+      temperature: 0.1,
+      planning_prompt: 'PLAN THIS: {{ goal }} with {{ tools }}',
+      success_criteria: 'two echoes',
+      config: { retry_failed_steps: 0 },
+    });
+    expect(r.status).toBe(201);
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(llm.sent.map((x) => [x.body.model, x.body.temperature])).toEqual([
+      ['chosen-model', 0.1],
+      ['chosen-model', 0.1],
+    ]);
+    expect(llm.sent[0]!.body.messages.map((m) => m.content).join('\n')).toContain(
+      'PLAN THIS: echo, then something',
+    );
+    expect(run.plan.success_criteria).toBe('two echoes');
+  });
+
+  it('structured_output: false asks for plain text; n_best and require_fallbacks are taken', async () => {
+    const llm = scriptedLlm([
+      plan([{ ...echo('a'), fallback_action: 'demo.echo' }]),
+      plan([{ ...echo('a'), fallback_action: 'demo.echo' }]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo once',
+      structured_output: false,
+      n_best: 2,
+      require_fallbacks: true,
+      config: { require_plan_approval: true },
+    });
+    expect(r.status).toBe(201);
+    await waitForRun(r.body.run_id, (x) => x.status === 'awaiting_approval');
+    expect(llm.sent).toHaveLength(2); // two candidates
+    expect(llm.sent.every((x) => x.body.response_format === undefined)).toBe(true);
+  });
+
+  it('refuses a bad planning option with 400 naming it', async () => {
+    const r = await api('POST', '/v1/runs', { goal: 'echo once', temperature: 7 });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body.error)).toContain('temperature');
+  });
+});
+
 describe('planned goal runs revise by default (seed 000: allow_revision defaults to true)', () => {
   const failing = (key: string) => ({
     id: 'flaky',

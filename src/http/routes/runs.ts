@@ -2,6 +2,7 @@
  * `/v1/runs` (SPEC §6): start runs, read them (snapshot, plan.status, events, replayed state), follow
  * them live over WebSocket, cancel and retry them, and list them from the D1 index.
  */
+import { withGoalPlanning } from '../goal-planning';
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { jsonError } from '../errors';
@@ -123,7 +124,7 @@ export function registerRunRoutes(app: App): void {
         plan: body.plan,
         format: body.format,
         source: body.source,
-        config: body.config ?? parseRunConfig({}),
+        config: withGoalPlanning(body, body.config ?? parseRunConfig({})),
         requireDependencies: rawConfig?.require_dependencies === true,
         failureStrategyGiven:
           rawConfig?.on_step_failure !== undefined || rawConfig?.on_subtask_failure !== undefined,

@@ -8,6 +8,46 @@ export const RunIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
 });
 
+const promptText = z.string().min(1).max(50_000);
+
+/**
+ * The planning options of `POST /v1/plans`, accepted beside `goal` (SPEC §8); they become
+ * `config.planning` (and `config.require_fallbacks`), so the first plan and every revision use them.
+ */
+export const GOAL_PLANNING_FIELDS = {
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
+  planning_model: z.string().min(1).max(200).optional().openapi({ description: 'Seed-000 name for model' }),
+  temperature: z.number().min(0).max(2).optional(),
+  prompt_template: promptText.optional().openapi({ description: 'Prompt text replacing the template' }),
+  planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
+  prompt_template_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+    .optional()
+    .openapi({ description: 'A template stored in KV under prompt-template:<id>' }),
+  n_best: z
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .optional()
+    .openapi({ description: 'Candidates per attempt (default 1)' }),
+  success_criteria: z.string().max(10_000).optional(),
+  require_fallbacks: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Every step must name a fallback_action' }),
+  structured_output: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'false: ask the model for plain text, for servers without JSON modes' }),
+};
+
 export const CreateRunSchema = z
   .object({
     goal: z.string().min(1).optional().openapi({ description: 'Plan this goal with the configured planner' }),
@@ -15,6 +55,7 @@ export const CreateRunSchema = z
     ...IMPORT_FIELDS,
     config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
     input: z.unknown().optional().openapi({ description: 'The run input, read by `{{ input.… }}`' }),
+    ...GOAL_PLANNING_FIELDS,
   })
   .openapi('CreateRun');
 
