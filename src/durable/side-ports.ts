@@ -3,6 +3,7 @@
  * Worker's bindings (KV templates, D1 provenance, the LLM settings), and the LLM judge of outputs
  * against `expected_output`. Every model call is bounded by the run's `planning_timeout_s`.
  */
+import type { TokenCount } from '../engine/events';
 import type { SidePorts } from '../engine/side-work';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
@@ -43,7 +44,7 @@ async function judgeOutput(
   expected: string,
   output: unknown,
   signal: AbortSignal | undefined,
-): Promise<{ ok: boolean; reason: string }> {
+): Promise<{ ok: boolean; reason: string; tokens?: TokenCount }> {
   const client = createOpenAIClient(env, llmFetch(), { timeoutMs });
   const res = await client.chat.completions.create(
     {
@@ -71,5 +72,8 @@ async function judgeOutput(
   return {
     ok: parsed.ok !== false,
     reason: typeof parsed.reason === 'string' ? parsed.reason : 'no reason given',
+    ...(res.usage
+      ? { tokens: { prompt: res.usage.prompt_tokens, completion: res.usage.completion_tokens } }
+      : {}),
   };
 }

@@ -124,7 +124,8 @@ export type EventPayloads = {
    * it). `node` may be `__end__`: the run ends and the nodes never entered are skipped.
    */
   NodeEntered: { node: string; from: string | null; visit: number; rule?: string };
-  ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean };
+  /** `tokens`: what the LLM judge spent on this reflection (counted in the run's usage and budget). */
+  ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean; tokens?: TokenCount };
   /** An LLM judge is asked whether a step's output meets its `expected_output`; the run waits for it. */
   ReflectionRequested: { step_id: string; expected: string };
   StageStarted: { stage: string };

@@ -92,6 +92,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.judging = [...state.judging, event.payload.step_id];
       return;
     case 'ReflectionAdded': {
+      addTokens(state, event.payload.tokens);
       const id = event.payload.step_id;
       if (id !== undefined) state.judging = state.judging.filter((j) => j !== id);
       return;

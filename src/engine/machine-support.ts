@@ -10,7 +10,7 @@ import { renderValue } from '../plan/jinja';
 import { checkStateSchema } from '../plan/state-schema';
 import { teaMetaOf } from '../plan/tea-meta';
 import { revisionAllowed } from './decide';
-import type { EventDraft, EventPayloads, RunEvent } from './events';
+import type { EventDraft, EventPayloads, RunEvent, TokenCount } from './events';
 import { isSettled } from './evolve';
 import { unexpectedOutput } from './expected-output';
 import { boundedError, outputLimitError } from './value-limits';
@@ -140,10 +140,15 @@ export function reportUnexpected(
   stepId: string,
   why: string,
   emit: Emit,
+  tokens?: TokenCount,
 ): void {
   emit({
     type: 'ReflectionAdded',
-    payload: { step_id: stepId, reflection: `Unexpected result from "${stepId}": ${why}` },
+    payload: {
+      step_id: stepId,
+      reflection: `Unexpected result from "${stepId}": ${why}`,
+      ...(tokens ? { tokens } : {}),
+    },
     references: { step_id: stepId },
   });
   if (!s.revising && revisionAllowed(s, { canRevise })) {

@@ -53,7 +53,7 @@ export type MachineInput =
   /** New information or the answer the run waits for (`POST /input`). */
   | { type: 'input'; input: unknown }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
-  | { type: 'judged'; step_id: string; ok: boolean; reason: string }
+  | { type: 'judged'; step_id: string; ok: boolean; reason: string; tokens?: TokenCount }
   /** The approval webhook was tried once (recorded while the plan still awaits approval). */
   | {
       type: 'webhook_attempted';

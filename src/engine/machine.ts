@@ -203,11 +203,12 @@ export class RunMachine {
             payload: {
               step_id: input.step_id,
               reflection: `Output of "${input.step_id}" meets its expected_output: ${input.reason}`,
+              ...(input.tokens ? { tokens: input.tokens } : {}),
             },
             references: { step_id: input.step_id },
           });
         } else {
-          reportUnexpected(s, this.deps.canRevise ?? false, input.step_id, input.reason, emit);
+          reportUnexpected(s, this.deps.canRevise ?? false, input.step_id, input.reason, emit, input.tokens);
         }
         return;
       }

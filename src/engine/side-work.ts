@@ -5,6 +5,7 @@
  * every host: the Durable Object and the in-process runner differ only in their {@link SidePorts}
  * (where plans come from, who judges, how an approver hears of a plan). Pure: no I/O but the ports'.
  */
+import type { TokenCount } from './events';
 import { EdgeplanError, toErrorInfo } from '../errors';
 import { stagesOf, type StageConfig } from '../plan/config';
 import type { IdSource, Plan } from '../plan/model';
@@ -23,6 +24,7 @@ export type SidePorts = {
   judge?: (req: { step_id: string; expected: string; output: unknown; signal?: AbortSignal }) => Promise<{
     ok: boolean;
     reason: string;
+    tokens?: TokenCount;
   }>;
   /** Tells an approver a plan waits; the decision when it is made at once (a hook), else the input to record. */
   approval?: (plan: Plan, deadlineAt: number | null) => Promise<MachineInput | null>;
@@ -99,7 +101,13 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
           output,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
-        return { type: 'judged', step_id: c.step_id, ok: v.ok, reason: v.reason };
+        return {
+          type: 'judged',
+          step_id: c.step_id,
+          ok: v.ok,
+          reason: v.reason,
+          ...(v.tokens ? { tokens: v.tokens } : {}),
+        };
       } catch (err) {
         // A judge that cannot answer says nothing against the step.
         const reason = `the judge could not answer (${toErrorInfo(err).message}); the output stands`;

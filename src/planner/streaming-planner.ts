@@ -15,12 +15,11 @@ import type { LlmConfig } from '../executor/tools/openai-client';
 import type { ValidationResult } from '../plan/validate';
 import { validateCandidate } from './candidate';
 import type { ChatMessage, TokenCount } from './chat';
-import { toStepStream } from './contracts';
 import type { PlannerState, PlanYield, StreamingPlanner } from './contracts';
 import { LineSplitter } from './line-splitter';
 import { recordAttempt } from './llm-attempt';
 import { stampPlan } from './outcome';
-import { readNdjsonLine } from './parse';
+import { parsePlannerOutput, readNdjsonLine } from './parse';
 import { planFromState } from './pipeline';
 import type { PlanOptions } from './pipeline';
 import { attemptContext, candidateContext } from './planning-setup';
@@ -55,7 +54,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     const deps = this.#deps;
     const llm = readLlmConfig(deps.env);
     if (!llm) {
-      yield* this.#whole(state);
+      yield* this.#whole(state, { prompt: 0, completion: 0 });
       return;
     }
     const template = await resolveTemplate(deps.templates, this.#options.template ?? {});
@@ -113,6 +112,9 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       // After the finish line the rest is read only for the usage chunk, and only briefly: a model
       // that keeps talking is cut off rather than waited for.
       let afterFinish = -1;
+      // A line that looks like JSON but is not one before any step: the model is writing a whole
+      // plan (pretty-printed JSON, say). The rest is read as text and parsed whole at the end.
+      let wholeAnswer = false;
       reading: for await (const chunk of stream) {
         if (chunk.usage) {
           usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
@@ -124,8 +126,16 @@ export class LlmStreamingPlanner implements StreamingPlanner {
           continue;
         }
         raw += text;
+        if (wholeAnswer) continue;
         for (const line of lines.push(text)) {
-          const step = this.#take(line, accepted, header, candidate);
+          let step: ValidationResult | 'finish' | null;
+          try {
+            step = this.#take(line, accepted, header, candidate);
+          } catch (err) {
+            if (!(err instanceof StreamLineError) || accepted.length > 0) throw err;
+            wholeAnswer = true;
+            continue reading;
+          }
           if (step === 'finish') {
             afterFinish = 0;
             continue reading;
@@ -140,7 +150,13 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         }
       }
       if (afterFinish >= 0) lines.flush();
-      if (!end) {
+      if (wholeAnswer) {
+        end = {
+          outcome: 'parse_error',
+          message: 'The stream held a whole answer, not step lines',
+          validation: null,
+        };
+      } else if (!end) {
         for (const line of lines.flush()) {
           const step = this.#take(line, accepted, header, candidate);
           if (step === null || step === 'finish') continue;
@@ -161,10 +177,22 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       end = { outcome: 'parse_error', message: 'The stream held no step lines', validation: null };
     }
 
+    // A model that answered with a whole JSON plan (pretty-printed, fenced, …) instead of NDJSON lines:
+    // the plan is read from what streamed, not asked for again.
+    if (end && accepted.length === 0 && end.outcome === 'parse_error' && raw.trim() !== '') {
+      const whole = parsePlannerOutput(raw);
+      const validation = whole.ok ? validateCandidate(whole.plan, candidate) : null;
+      if (validation?.valid) {
+        end = null;
+        last = validation;
+        yield* validation.plan!.steps;
+      }
+    }
+
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state);
+        yield* this.#whole(state, usage);
         return;
       }
       throw new EdgeplanError(
@@ -212,8 +240,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     return result;
   }
 
-  /** The whole pipeline, yielded as a stream; its failure rejects with the outcome's code. */
-  async *#whole(state: PlannerState): AsyncIterable<PlanYield> {
+  /**
+   * The whole pipeline, yielded as a stream, its tokens (and those the failed stream spent) counted
+   * in the finish; its failure rejects with the outcome's code.
+   */
+  async *#whole(state: PlannerState, spent: TokenCount): AsyncIterable<PlanYield> {
     const out = await planFromState(state, this.#options, this.#deps);
     if (!out.ok) {
       throw new EdgeplanError(out.error.code, out.error.message, {
@@ -221,7 +252,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         retryable: out.error.retryable,
       });
     }
-    yield* toStepStream(out.plan);
+    yield* out.plan.steps;
+    const tokens = {
+      prompt: spent.prompt + out.tokens.prompt,
+      completion: spent.completion + out.tokens.completion,
+    };
+    yield { finish: { plan: out.plan, result: { tokens } } };
   }
 }
 

@@ -123,6 +123,39 @@ describe('streaming planner', () => {
     expect((llm.sent[1]!.body as Record<string, unknown>).stream).toBeUndefined();
   });
 
+  it('reads a whole JSON plan from the stream when the model answers with one, without asking again', async () => {
+    const whole = JSON.stringify(
+      {
+        steps: [
+          { id: 'a', description: 'a', action: 'demo.echo', parameters: { id: 'a' }, dependencies: [] },
+          { id: 'b', description: 'b', action: 'demo.echo', parameters: { id: 'b' }, dependencies: ['a'] },
+        ],
+      },
+      null,
+      2,
+    );
+    const text = `Here is the plan:\n\`\`\`json\n${whole}\n\`\`\`\n`;
+    const llm = scriptedLlm([{ stream: [text.slice(0, 40), text.slice(40)] }]);
+    const items = await collect(new LlmStreamingPlanner(deps({ fetch: llm.fetch })).plan(state()));
+    expect(llm.sent).toHaveLength(1);
+    expect(ids(items)).toEqual(['a', 'b']);
+    const last = items.at(-1);
+    expect(last && 'finish' in last ? last.finish.result : null).toEqual({
+      tokens: { prompt: 80, completion: 30 },
+    });
+  });
+
+  it('counts the failed stream’s tokens and the whole pipeline’s when it falls back', async () => {
+    const llm = scriptedLlm([{ stream: ['no plan here at all\n'] }, planJson()]);
+    const items = await collect(new LlmStreamingPlanner(deps({ fetch: llm.fetch })).plan(state()));
+    expect(llm.sent).toHaveLength(2);
+    const last = items.at(-1);
+    // 80 + 30 streamed, then the whole pipeline's 100 + 20.
+    expect(last && 'finish' in last ? last.finish.result : null).toEqual({
+      tokens: { prompt: 180, completion: 50 },
+    });
+  });
+
   it('plans with the rules when no LLM is configured', async () => {
     const items = await collect(
       new LlmStreamingPlanner(deps({ env: {} })).plan(state('echo hi then wait 3 ms')),

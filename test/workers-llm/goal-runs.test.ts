@@ -253,6 +253,23 @@ describe('revision through the planner', () => {
     expect(run.revision_count).toBe(1);
   });
 
+  it('counts the judge’s tokens in the run’s usage', async () => {
+    const llm = scriptedLlm([
+      {
+        content: JSON.stringify({ ok: true, reason: 'fine' }),
+        usage: { prompt_tokens: 40, completion_tokens: 5 },
+      },
+    ]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun({ steps: [{ ...echo('a'), expected_output: 'an id' }] });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(llm.sent).toHaveLength(1);
+    expect(run.token_usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 });
+    const reflection = (await events(runId)).find((e) => e.event_type === 'ReflectionAdded')!;
+    expect(reflection.payload.tokens).toEqual({ prompt: 40, completion: 5 });
+  });
+
   it('revises when a step’s output does not match its expected_output', async () => {
     const llm = scriptedLlm([
       JSON.stringify({ ok: false, reason: 'the output has no items' }), // the judge
