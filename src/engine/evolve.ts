@@ -25,13 +25,17 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     }
     case 'StepStreamed': {
       const { step, plan_id } = event.payload;
+      // The plan being streamed has the run's strategy and exit criteria already, so a `par` run
+      // reflects on a step that finishes before the stream does.
+      const criteria = state.config.planning?.success_criteria;
       const plan = state.plan ?? {
         id: plan_id,
         version: 1,
         goal: state.goal,
-        strategy: 'flat' as const,
+        strategy: state.config.strategy ?? 'flat',
         steps: [],
         created_at: event.timestamp,
+        ...(criteria !== undefined ? { success_criteria: criteria } : {}),
       };
       state.streaming = true;
       if (state.status === 'planning') {

@@ -291,6 +291,26 @@ describe('revision through the planner', () => {
 });
 
 describe('Plan → Act → Reflect (strategy par)', () => {
+  it('a goal run with strategy par is planned as par and reflects after every step', async () => {
+    const llm = scriptedLlm([
+      { stream: ndjson([echo('a'), echo('b', ['a'])]) },
+      JSON.stringify({ ok: true, reason: 'a on track' }),
+      JSON.stringify({ ok: true, reason: 'b met the criteria' }),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo twice',
+      success_criteria: 'two echoes',
+      config: { strategy: 'par', execution_mode: 'sequential' },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.plan.strategy).toBe('par');
+    const reflections = (await events(r.body.run_id)).filter((e) => e.event_type === 'ReflectionAdded');
+    expect(reflections.map((e) => e.payload.step_id)).toEqual(['a', 'b']);
+    expect(llm.sent[1]!.body.messages[1]!.content).toContain('two echoes');
+  });
+
   it('reflects on every step against the exit criteria, and a failing reflection yields a new plan version', async () => {
     const llm = scriptedLlm([
       JSON.stringify({ ok: true, reason: 'on track' }), // reflection on a
