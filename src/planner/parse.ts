@@ -8,6 +8,7 @@
 import { convertToolCalls } from '../import/tool-calls';
 import { FINAL_OUTPUT_KEY } from '../plan/final-output';
 import { isRecord } from '../plan/model';
+import { collectReferences } from '../plan/references';
 import { fencedBlocks, jsonRegions, readJson } from './json-text';
 
 /** Which of the accepted shapes the answer was in. */
@@ -175,8 +176,9 @@ export function toCandidate(value: unknown): ParseResult | null {
         ? 'seed003'
         : 'plan';
     const { subtasks: _subtasks, planId: _planId, ...rest } = value;
-    const steps = list.filter((s) => !(isRecord(s) && s.type === 'finish')).map(toStep);
-    return { ok: true, format, plan: { ...rest, steps } };
+    const steps = list.filter((s) => !isFinish(s)).map(toStep);
+    const plan: PlanCandidate = { ...rest, steps: format === 'seed003' ? inListedOrder(steps) : steps };
+    return { ok: true, format, plan: withFinishResult(plan, list.find(isFinish)) };
   }
   if (isRecord(value.nodes)) return fromGraph(value.nodes, value.edges);
   return null;
@@ -186,14 +188,51 @@ export function toCandidate(value: unknown): ParseResult | null {
 function fromGraph(nodes: Record<string, unknown>, edges: unknown): ParseResult {
   const deps = isRecord(edges) ? edges : {};
   const steps = Object.entries(nodes)
-    .filter(([, node]) => !(isRecord(node) && node.type === 'finish'))
+    .filter(([, node]) => !isFinish(node))
     .map(([id, node]) => {
       const step = toStep(isRecord(node) ? { id, ...node } : { id });
       const edge = deps[id];
       if (Array.isArray(edge) && step.dependencies === undefined) step.dependencies = edge.map(String);
       return step;
     });
-  return { ok: true, format: 'graph', plan: { steps } };
+  // `edges[id]` lists what node `id` waits for; without edges the nodes run in the order listed.
+  const plan = { steps: isRecord(edges) ? steps.map(declared) : inListedOrder(steps) };
+  return { ok: true, format: 'graph', plan: withFinishResult(plan, Object.values(nodes).find(isFinish)) };
+}
+
+/** A seed-003 `finish` step: the end of the plan, its `input` (or `result`) the run's answer. */
+function isFinish(s: unknown): s is Record<string, unknown> {
+  return isRecord(s) && s.type === 'finish';
+}
+
+function withFinishResult(plan: PlanCandidate, finish: Record<string, unknown> | undefined): PlanCandidate {
+  const result = finish?.input ?? finish?.result;
+  if (result === undefined || result === null) return plan;
+  return {
+    ...plan,
+    metadata: { ...(isRecord(plan.metadata) ? plan.metadata : {}), [FINAL_OUTPUT_KEY]: result },
+  };
+}
+
+/** A step with its dependencies declared as given (none: it waits for nothing but its references). */
+function declared(step: Record<string, unknown>): Record<string, unknown> {
+  return step.dependencies === undefined ? { ...step, dependencies: [] } : step;
+}
+
+/**
+ * Seed 003's steps carry no dependencies: each runs after the one listed before it, unless it names
+ * its own or refers to earlier steps' results (then those are what it waits for).
+ */
+function inListedOrder(steps: Record<string, unknown>[]): Record<string, unknown>[] {
+  return steps.map((step, i) => {
+    if (step.dependencies !== undefined) return step;
+    const refersToSteps = collectReferences(step.parameters ?? {}).refs.some((r) => r.source === 'steps');
+    const previous = steps[i - 1]?.id;
+    return {
+      ...step,
+      dependencies: refersToSteps || typeof previous !== 'string' ? [] : [previous],
+    };
+  });
 }
 
 function mergeHeader(outer: Record<string, unknown>, found: ParseResult): ParseResult {

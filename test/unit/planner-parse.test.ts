@@ -85,10 +85,32 @@ describe('parsing a plan out of a model answer', () => {
     expect(r.format).toBe('seed003');
     expect(r.plan).toEqual({
       steps: [
-        { id: 's1', action: 'http.request', parameters: { url: 'https://a.test' } },
+        { id: 's1', action: 'http.request', parameters: { url: 'https://a.test' }, dependencies: [] },
         { id: 's2', action: 'demo.echo', parameters: { input: 'hello' }, dependencies: ['s1'] },
       ],
     });
+  });
+
+  it('runs seed 003 steps in the order listed unless references say otherwise, and keeps the finish result', () => {
+    const r = ok(
+      JSON.stringify({
+        planId: 'p2',
+        steps: [
+          { id: 'a', type: 'tool', toolId: 'demo.echo', input: { x: 1 } },
+          { id: 'b', type: 'tool', toolId: 'demo.echo', input: { y: 2 } },
+          { id: 'c', type: 'tool', toolId: 'demo.echo', input: { from: '{{ steps.a.output.x }}' } },
+          { id: 'end', type: 'finish', input: { answer: 'done' } },
+        ],
+      }),
+    );
+    expect(
+      r.plan.steps.map((s) => [(s as { id: string }).id, (s as { dependencies: string[] }).dependencies]),
+    ).toEqual([
+      ['a', []],
+      ['b', ['a']],
+      ['c', []], // its reference to a is what it waits for
+    ]);
+    expect(r.plan.metadata).toEqual({ final_output: { answer: 'done' } });
   });
 
   it("converts seed 003's graph form {nodes, edges}", () => {
@@ -103,7 +125,7 @@ describe('parsing a plan out of a model answer', () => {
     );
     expect(r.format).toBe('graph');
     expect(r.plan.steps).toEqual([
-      { id: 'a', action: 'demo.echo', parameters: {} },
+      { id: 'a', action: 'demo.echo', parameters: {}, dependencies: [] },
       { id: 'b', action: 'demo.echo', dependencies: ['a'] },
     ]);
   });

@@ -53,6 +53,33 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
   });
 });
 
+describe('a model answering in seed 003’s shape', () => {
+  it('runs its steps in the order listed, with no dependencies given, and ends with the finish result', async () => {
+    const answer = JSON.stringify({
+      planId: 'p',
+      steps: [
+        { id: 's1', type: 'tool', toolId: 'demo.echo', input: { n: 1 } },
+        { id: 's2', type: 'tool', toolId: 'demo.echo', input: { n: 2 } },
+        { id: 'done', type: 'finish', input: { summary: 'two echoes' } },
+      ],
+    });
+    // Streamed as a whole JSON object, not NDJSON: read from the stream, no second request.
+    const llm = scriptedLlm([{ stream: [answer.slice(0, 50), answer.slice(50)] }]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo twice', config: { execution_mode: 'parallel' } });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(llm.sent).toHaveLength(1);
+    expect(run.plan.steps.map((s: { id: string; dependencies: string[] }) => [s.id, s.dependencies])).toEqual(
+      [
+        ['s1', []],
+        ['s2', ['s1']],
+      ],
+    );
+    expect(run.final_output).toEqual({ summary: 'two echoes' });
+  });
+});
+
 describe('goal runs take the planning options of POST /v1/plans', () => {
   it('asks the given model at the given temperature with the given prompt, for the plan and its revision', async () => {
     const key = `options-${Date.now()}`;
