@@ -16,6 +16,34 @@ const PLANNABLE = [
 const steps = z.number().int().min(1).max(1000);
 const promptText = z.string().min(1).max(50_000);
 
+/** The planning options `POST /v1/plans` takes, and `POST /v1/runs` beside `goal` (SPEC §8). */
+export const PLANNING_OPTION_FIELDS = {
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
+  temperature: z.number().min(0).max(2).optional(),
+  prompt_template: promptText.optional().openapi({
+    description: 'Prompt text replacing the template; placeholders such as {{ goal }}, {{ tools }}',
+  }),
+  planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
+  prompt_template_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+    .optional()
+    .openapi({ description: 'A template stored in KV under prompt-template:<id>' }),
+  n_best: z
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .optional()
+    .openapi({ description: 'Candidates per attempt (default 1)' }),
+  success_criteria: z.string().max(10_000).optional(),
+};
+
 export const PlanGoalRequestSchema = z
   .object({
     goal: z
@@ -35,22 +63,7 @@ export const PlanGoalRequestSchema = z
     max_steps: steps.optional().openapi({ description: 'Default 20' }),
     max_subtasks: steps.optional().openapi({ description: 'Seed-001 name for max_steps' }),
     token_budget: z.number().int().positive().optional(),
-    model: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
-    temperature: z.number().min(0).max(2).optional(),
-    prompt_template: promptText.optional().openapi({
-      description: 'Prompt text replacing the template; placeholders such as {{ goal }}, {{ tools }}',
-    }),
-    planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
-    prompt_template_id: z
-      .string()
-      .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
-      .optional()
-      .openapi({ description: 'A template stored in KV under prompt-template:<id>' }),
+    ...PLANNING_OPTION_FIELDS,
     tools: z
       .array(z.string().min(1))
       .max(500)
@@ -60,14 +73,6 @@ export const PlanGoalRequestSchema = z
       .unknown()
       .optional()
       .openapi({ description: 'The run input the plan may reference as {{ input.<path> }}' }),
-    n_best: z
-      .number()
-      .int()
-      .min(1)
-      .max(5)
-      .optional()
-      .openapi({ description: 'Candidates per attempt (default 1)' }),
-    success_criteria: z.string().max(10_000).optional(),
   })
   .openapi('PlanGoalRequest');
 

@@ -3,41 +3,19 @@ import { z } from '@hono/zod-openapi';
 import { RunConfigInputSchema } from '../../plan/config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
+import { PLANNING_OPTION_FIELDS } from './planning';
 
 export const RunIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
 });
-
-const promptText = z.string().min(1).max(50_000);
 
 /**
  * The planning options of `POST /v1/plans`, accepted beside `goal` (SPEC §8); they become
  * `config.planning` (and `config.require_fallbacks`), so the first plan and every revision use them.
  */
 export const GOAL_PLANNING_FIELDS = {
-  model: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({ description: 'First model to try; default PLANNER_MODEL' }),
+  ...PLANNING_OPTION_FIELDS,
   planning_model: z.string().min(1).max(200).optional().openapi({ description: 'Seed-000 name for model' }),
-  temperature: z.number().min(0).max(2).optional(),
-  prompt_template: promptText.optional().openapi({ description: 'Prompt text replacing the template' }),
-  planning_prompt: promptText.optional().openapi({ description: 'Seed-000 name for prompt_template' }),
-  prompt_template_id: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
-    .optional()
-    .openapi({ description: 'A template stored in KV under prompt-template:<id>' }),
-  n_best: z
-    .number()
-    .int()
-    .min(1)
-    .max(5)
-    .optional()
-    .openapi({ description: 'Candidates per attempt (default 1)' }),
-  success_criteria: z.string().max(10_000).optional(),
   require_fallbacks: z
     .boolean()
     .optional()
