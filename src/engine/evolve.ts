@@ -226,22 +226,17 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.nav_at = node;
       if (node === TEA_END) return;
       const rt = stepOf(state, node);
-      // Entering a node makes it ready; a second visit starts it over as a new attempt.
+      // Entering a node makes it ready; a second visit starts it over as a new attempt, keeping only
+      // what identifies its attempts (their count, key version) and what the last one measured.
       const again: StepRuntime = {
-        ...rt,
+        ...newStepRuntime(),
         status: 'pending',
         visit,
-        waiting: 0,
-        retries_used: 0,
-        fallback_used: false,
-        on_fallback: false,
-        handled: false,
-        invoked: false,
-        retry_at: null,
-        deadline_at: null,
-        error: null,
-        skip_reason: null,
-        finished_at: null,
+        attempt: rt.attempt,
+        key_version: rt.key_version,
+        dispatch: rt.dispatch,
+        started_at: rt.started_at,
+        latency_ms: rt.latency_ms,
       };
       state.steps.set(node, again);
       state.unhandled_failures.delete(node);

@@ -26,6 +26,23 @@ const tool = (name: string, run: (input: Record<string, unknown>) => unknown) =>
 /** A seed-004 solution: `_tool` calls with `†` references, as the LLM writes them. */
 const calls = (list: Record<string, unknown>[]) => JSON.stringify(list);
 
+/** Seed 004's payment example: the card is declined; confirming and reporting are recorded in `done`. */
+function paymentTools(done: string[]) {
+  return [
+    tool('processPayment', () => {
+      throw new ToolError('card_declined', 'Your card was declined.', { retryable: false });
+    }),
+    tool('confirmOrder', () => (done.push('confirm'), { ok: true })),
+    tool('reportFailure', (i) => (done.push('report'), { reported: i.error })),
+  ];
+}
+
+/** The payment example's first plan: pay (a failure lands in †state.error), then confirm. */
+const happy = [
+  { _tool: 'processPayment', amount: '†input.amount', _outputPath: '†state.receipt || †state.error' },
+  { _tool: 'confirmOrder', receipt: '†state.receipt' },
+];
+
 async function runIterative(
   tools: ReturnType<typeof tool>[],
   replies: string[],
@@ -104,17 +121,7 @@ describe('seed 004 worked examples through the plan-as-context loop', () => {
 
   it('handling failure: a declined payment lands in †state.error and the next turn reports it', async () => {
     const done: string[] = [];
-    const tools = [
-      tool('processPayment', () => {
-        throw new ToolError('card_declined', 'Your card was declined.', { retryable: false });
-      }),
-      tool('confirmOrder', () => (done.push('confirm'), { ok: true })),
-      tool('reportFailure', (i) => (done.push('report'), { reported: i.error })),
-    ];
-    const happy = [
-      { _tool: 'processPayment', amount: '†input.amount', _outputPath: '†state.receipt || †state.error' },
-      { _tool: 'confirmOrder', receipt: '†state.receipt' },
-    ];
+    const tools = paymentTools(done);
     const recovery = [...happy, { _tool: 'reportFailure', error: '†state.error' }];
     const { snap, llm } = await runIterative(tools, [calls(happy), calls(recovery), calls(recovery)], {
       goal: 'Take the payment and confirm the order',
@@ -133,17 +140,7 @@ describe('seed 004 worked examples through the plan-as-context loop', () => {
 
   it('a solution’s non-null output ends the loop with that output once its calls ran', async () => {
     const done: string[] = [];
-    const tools = [
-      tool('processPayment', () => {
-        throw new ToolError('card_declined', 'Your card was declined.', { retryable: false });
-      }),
-      tool('confirmOrder', () => (done.push('confirm'), { ok: true })),
-      tool('reportFailure', (i) => (done.push('report'), { reported: i.error })),
-    ];
-    const happy = [
-      { _tool: 'processPayment', amount: '†input.amount', _outputPath: '†state.receipt || †state.error' },
-      { _tool: 'confirmOrder', receipt: '†state.receipt' },
-    ];
+    const tools = paymentTools(done);
     // The seed's replanned solution: report the failure, and answer.
     const replanned = JSON.stringify({
       calls: [...happy, { _tool: 'reportFailure', error: '†state.error' }],
