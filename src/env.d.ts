@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     STEPS: Queue<import('./durable/messages').StepMessage>;
     DB: D1Database;
     KV: KVNamespace;
+    /** Static assets (wrangler.toml `[assets]`: the API reference and the dashboard); absent in a Worker deployed without them. */
+    ASSETS?: Fetcher;
     DEMO_TOOLS?: string;
     HTTP_ALLOWLIST?: string;
     API_TOKEN?: string;

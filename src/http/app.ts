@@ -19,6 +19,7 @@ import { whenRouted } from './middleware/when-routed';
 import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
+import { registerDocsRoutes } from './routes/docs';
 import { registerHealthRoutes } from './routes/health';
 import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
@@ -38,6 +39,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerRunRoutes,
   registerRunRevisionRoutes,
   registerDashboardRoutes,
+  registerDocsRoutes,
   registerMcpRoutes,
 ];
 

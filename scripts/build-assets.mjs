@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * Builds the Worker's static assets into `public/` (wrangler.toml `[assets]`; run by wrangler's
+ * `[build]` before `wrangler dev` and `wrangler deploy`, and by `npm test`): the API reference's
+ * Swagger UI files under `public/docs/`. Nothing here is fetched from a CDN at run time, so `/docs`
+ * works offline under `wrangler dev`.
+ *
+ * Usage: node scripts/build-assets.mjs [--out public]
+ */
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outArg = process.argv.indexOf('--out');
+const out = resolve(root, outArg > 0 ? process.argv[outArg + 1] : 'public');
+const require = createRequire(join(root, 'package.json'));
+
+/** The API reference: Swagger UI's own bundle and stylesheet, and the script that starts it on /openapi.json. */
+async function buildDocs() {
+  const dir = join(out, 'docs');
+  await mkdir(dir, { recursive: true });
+  const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
+  await copyFile(join(swagger, 'swagger-ui-bundle.js'), join(dir, 'swagger-ui-bundle.js'));
+  await copyFile(join(swagger, 'swagger-ui.css'), join(dir, 'swagger-ui.css'));
+  await writeFile(
+    join(dir, 'init.js'),
+    `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true, ` +
+      `persistAuthorization: true, tryItOutEnabled: false });\n`,
+  );
+}
+
+const started = Date.now();
+await buildDocs();
+console.log(`assets built in ${Date.now() - started} ms → ${out}`);
