@@ -5,7 +5,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules', '.wrangler', 'coverage', 'dist', 'public', 'scripts/**/*.mjs', 'examples/custom-worker'],
+    ignores: [
+      'node_modules',
+      '.wrangler',
+      'coverage',
+      'dist',
+      'public',
+      'scripts/**/*.mjs',
+      'examples/custom-worker',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
