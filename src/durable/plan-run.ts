@@ -23,7 +23,7 @@ import { Leases } from './leases';
 import { approvalInput, rollbackInput } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
-import type { Plan } from '../plan/model';
+import type { Plan, RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { indexRun } from './run-index';
 import { sendSteps } from './fan-out';
@@ -113,7 +113,7 @@ export class PlanRun extends DurableObject<Env> {
    */
   async create(
     req: CreateRunRequest,
-  ): Promise<RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>> {
+  ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
@@ -171,11 +171,11 @@ export class PlanRun extends DurableObject<Env> {
     return this.#store.attempts(stepId);
   }
 
-  async cancel(reason?: string): Promise<RpcResult<{ status: string }>> {
+  async cancel(reason?: string): Promise<RpcResult<{ status: RunStatus }>> {
     return this.#control({ type: 'cancel', reason });
   }
 
-  async retry(stepId?: string): Promise<RpcResult<{ status: string }>> {
+  async retry(stepId?: string): Promise<RpcResult<{ status: RunStatus }>> {
     return this.#control({ type: 'resume', step_id: stepId });
   }
 
@@ -184,7 +184,7 @@ export class PlanRun extends DurableObject<Env> {
    * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
    */
-  async approve(body: unknown, token?: string): Promise<RpcResult<{ status: string }>> {
+  async approve(body: unknown, token?: string): Promise<RpcResult<{ status: RunStatus }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const r = await approvalInput(m.state, this.#store, this.#registry(), body, token);
@@ -192,7 +192,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** A new version with the content of an earlier one; completed work is kept. */
-  async rollback(version: number): Promise<RpcResult<{ status: string; plan_version: number }>> {
+  async rollback(version: number): Promise<RpcResult<{ status: RunStatus; plan_version: number }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const r = rollbackInput(m.state, this.#store, this.#registry(), version);
@@ -204,7 +204,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** A user-requested revision; refused up front when no planner could produce it. */
-  async replan(reason: string): Promise<RpcResult<{ status: string }>> {
+  async replan(reason: string): Promise<RpcResult<{ status: RunStatus }>> {
     if (!plannerConfigured(this.env)) {
       return { ok: false, error: { code: 'planning_unavailable', message: PLANNER_NEEDED } };
     }
@@ -212,7 +212,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** New information, or the answer the run waits for. */
-  async input(input: unknown): Promise<RpcResult<{ status: string }>> {
+  async input(input: unknown): Promise<RpcResult<{ status: RunStatus }>> {
     return this.#control({ type: 'input', input });
   }
 
@@ -374,7 +374,7 @@ export class PlanRun extends DurableObject<Env> {
     return workerToolRegistry(this.env);
   }
 
-  async #control(input: MachineInput): Promise<RpcResult<{ status: string }>> {
+  async #control(input: MachineInput): Promise<RpcResult<{ status: RunStatus }>> {
     const m = this.#load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const refused = await this.#apply([input]);

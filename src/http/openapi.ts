@@ -63,16 +63,42 @@ export function registerOpenApiDoc(app: App): void {
     description:
       'Required on /v1 routes: the API_TOKEN secret (without it /v1 is closed unless ALLOW_ANONYMOUS=true)',
   });
-  app.get('/openapi.json', (c) =>
-    c.json(
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'edgeplan',
-          version,
-          description: 'Goal → validated plan (a DAG of tool calls) → durable execution on Cloudflare.',
-        },
-      }),
-    ),
-  );
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    tags: ['meta'],
+    security: [],
+    operationId: 'getOpenApiDocument',
+    summary: 'This document (OpenAPI 3.1)',
+    responses: {
+      200: {
+        description: 'The document, its server the origin it was asked from',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+    },
+  });
+  app.get('/openapi.json', (c) => c.json(openApiDocument(app, new URL(c.req.url).origin)));
+}
+
+/**
+ * The document for a deployment at `origin`. The committed copy (src/client/openapi.json, from which
+ * the client's types are generated) is this with `http://localhost:8787`, what `npm start` serves.
+ * @example openApiDocument(createApp(), 'https://edgeplan.example.workers.dev')
+ */
+export function openApiDocument(app: App, origin: string) {
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'edgeplan',
+      version,
+      description: 'Goal → validated plan (a DAG of tool calls) → durable execution on Cloudflare.',
+    },
+    servers: [{ url: origin, description: 'This deployment' }],
+    tags: [
+      { name: 'runs', description: 'Start, read, follow and steer runs' },
+      { name: 'plans', description: 'Plan a goal, validate a plan' },
+      { name: 'tools', description: 'The tools plans may call' },
+      { name: 'meta', description: 'Health, the dashboard, this reference' },
+    ],
+  });
 }

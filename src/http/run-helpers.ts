@@ -3,10 +3,12 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { PlanRun, RpcResult } from '../durable/plan-run';
 import type { ErrorCode as AnyErrorCode } from '../error-codes';
+import type { RunStatus } from '../plan/model';
 import { jsonError, type ErrorCode } from './errors';
 import { requireBody } from './middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
 import { RunIdParamSchema } from './schemas/run';
+import { ControlResultSchema } from './schemas/run-views';
 import type { AppEnv } from './types';
 
 const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
@@ -17,11 +19,18 @@ export const tags = ['runs'];
  * A POST on one run with a JSON body: optional, or required when `needs` says what to send (an empty
  * body is then `400 invalid_request` with that text; see {@link requireBody}).
  */
-export function controlRoute(path: string, summary: string, schema: z.ZodType, needs?: string) {
+export function controlRoute(
+  operationId: string,
+  path: string,
+  summary: string,
+  schema: z.ZodType,
+  needs?: string,
+) {
   return createRoute({
     method: 'post',
     path,
     tags,
+    operationId,
     summary,
     security: V1_SECURITY,
     ...(needs === undefined ? {} : { middleware: [requireBody(needs)] }),
@@ -30,8 +39,11 @@ export function controlRoute(path: string, summary: string, schema: z.ZodType, n
       body: { required: needs !== undefined, content: { 'application/json': { schema } } },
     },
     responses: {
-      200: { description: 'The run’s new status', content: anyJson },
-      ...errorResponses(...V1_BODY_ERRORS, 403, 404, 409, 410, 422, 426, 429, 500),
+      200: {
+        description: 'The run’s new status',
+        content: { 'application/json': { schema: ControlResultSchema } },
+      },
+      ...errorResponses(...V1_BODY_ERRORS, 403, 404, 409, 410, 422),
     },
   });
 }
@@ -46,8 +58,20 @@ export function notFound(c: Context<AppEnv>) {
   return jsonError(c, 'not_found', `No run "${c.req.param('id') ?? ''}"`);
 }
 
+/** The codes a control request answers with (and so the statuses its route documents). */
+type ControlRefusal = Extract<
+  ErrorCode,
+  | 'not_found'
+  | 'invalid_plan'
+  | 'invalid_request'
+  | 'planning_unavailable'
+  | 'forbidden'
+  | 'gone'
+  | 'conflict'
+>;
+
 /** How the run object's refusal codes map onto the API's. */
-const REFUSALS: Partial<Record<AnyErrorCode, ErrorCode>> = {
+const REFUSALS: Partial<Record<AnyErrorCode, ControlRefusal>> = {
   run_not_found: 'not_found',
   unknown_step: 'not_found',
   not_found: 'not_found',
@@ -58,9 +82,9 @@ const REFUSALS: Partial<Record<AnyErrorCode, ErrorCode>> = {
   gone: 'gone',
 };
 
-export function control<T extends { status: string }>(c: Context<AppEnv>, r: RpcResult<T>) {
-  if (r.ok) return c.json({ run_id: c.req.param('id'), ...r.value }, 200);
-  const code = REFUSALS[r.error.code] ?? 'conflict';
+export function control<T extends { status: RunStatus }>(c: Context<AppEnv>, r: RpcResult<T>) {
+  if (r.ok) return c.json({ run_id: c.req.param('id') ?? '', ...r.value }, 200);
+  const code: ControlRefusal = REFUSALS[r.error.code] ?? 'conflict';
   const details =
     r.error.details === undefined
       ? { reason: r.error.code }

@@ -2,17 +2,11 @@
  * `GET /v1/runs`: a page of the D1 run index, newest first, with an opaque cursor (the last row's
  * `created_at` and id) so pages never skip or repeat a run while new ones arrive.
  */
-type Row = {
-  run_id: string;
-  status: string;
-  goal: string;
-  plan_id: string | null;
-  plan_version: number | null;
-  step_count: number;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-};
+import type { z } from '@hono/zod-openapi';
+import { RunSummarySchema } from './schemas/run-views';
+
+type Row = z.infer<typeof RunSummarySchema>;
+const RowsSchema = RunSummarySchema.array();
 
 export type RunPage = { runs: Row[]; next_cursor: string | null };
 
@@ -41,8 +35,8 @@ export async function listRuns(
   const { results } = await db
     .prepare(sql)
     .bind(...args, q.limit + 1)
-    .all<Row>();
-  const runs = results.slice(0, q.limit);
+    .all();
+  const runs = RowsSchema.parse(results.slice(0, q.limit));
   const last = runs[runs.length - 1];
   const next_cursor = results.length > q.limit && last ? encodeCursor(last) : null;
   return { runs, next_cursor };

@@ -3,7 +3,7 @@
  * object. Errors come back as data with a stable code for the route to send.
  */
 import { validationLimits, type RunConfig } from '../plan/config';
-import type { Clock, IdSource, Plan } from '../plan/model';
+import type { Clock, IdSource, Plan, RunStatus } from '../plan/model';
 import { validatePlan, type ValidationResult } from '../plan/validate';
 import type { ToolRegistry } from '../executor/registry';
 import { plannerConfigured } from '../durable/planner-config';
@@ -39,7 +39,7 @@ export function defaultFailureStrategy(req: StartRun, planned: boolean, canRevis
 }
 
 export type StartResult =
-  | { kind: 'created'; run_id: string; status: string }
+  | { kind: 'created'; run_id: string; status: RunStatus }
   | { kind: 'dry_run'; validation: ValidationResult }
   | {
       kind: 'error';
@@ -126,7 +126,7 @@ async function createRun(
     ...(state ? { state } : {}),
     estimates,
     origin: deps.origin,
-  })) as RpcResult<{ run_id: string; status: string; outbox: StepMessage[] }>;
+  })) as RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>;
   if (!created.ok) return { kind: 'error', code: 'conflict', message: created.error.message };
   await sendSteps(deps.env.STEPS, created.value.outbox);
   return { kind: 'created', run_id, status: created.value.status };

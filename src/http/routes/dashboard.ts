@@ -7,7 +7,9 @@ import type { App } from '../types';
 const dashboard = createRoute({
   method: 'get',
   path: '/',
+  operationId: 'getDashboard',
   tags: ['meta'],
+  security: [],
   summary: 'The dashboard',
   description:
     'A self-contained HTML page (inline script and styles allowed by hash in its Content-Security-Policy) ' +

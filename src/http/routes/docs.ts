@@ -10,6 +10,7 @@ const docs = createRoute({
   method: 'get',
   path: '/docs',
   tags: ['meta'],
+  security: [],
   operationId: 'getApiReference',
   summary: 'The API reference (HTML)',
   description:

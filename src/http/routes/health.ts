@@ -5,7 +5,9 @@ import type { App } from '../types';
 const health = createRoute({
   method: 'get',
   path: '/health',
+  operationId: 'getHealth',
   tags: ['meta'],
+  security: [],
   summary: 'Liveness check',
   responses: {
     200: {

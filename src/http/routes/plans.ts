@@ -23,6 +23,7 @@ import type { App } from '../types';
 const validate = createRoute({
   method: 'post',
   path: '/v1/plans/validate',
+  operationId: 'validatePlan',
   tags: ['plans'],
   summary: 'Validate a plan',
   description:
@@ -54,6 +55,7 @@ const validate = createRoute({
 const plan = createRoute({
   method: 'post',
   path: '/v1/plans',
+  operationId: 'planGoal',
   tags: ['plans'],
   summary: 'Plan a goal (plan.decompose)',
   description:

@@ -6,13 +6,15 @@ import { inferredDependencies } from '../../plan/inferred-dependencies';
 import { createRoute, z } from '@hono/zod-openapi';
 import { INVALID_TOKEN_MESSAGE } from '../../approval/tokens';
 import type { RpcResult } from '../../durable/plan-run';
+import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
-import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
 import { RunIdParamSchema } from '../schemas/run';
+import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App } from '../types';
 
 const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unknown()).openapi('RunInput', {
@@ -41,6 +43,7 @@ export const ApprovalDocSchema = z
 const APPROVAL_NEEDS =
   '{"decision": "approve" | "reject" | "modify"}; "modify" takes a whole "plan" or a list of "edits", and "comment" is optional';
 const { middleware: _served, ...approval } = controlRoute(
+  'decideApproval',
   '/v1/runs/{id}/approval',
   'Approve, reject or modify the plan of a run awaiting approval (bearer token, or ?token= from the approval link)',
   ApprovalDocSchema,
@@ -52,18 +55,21 @@ const INVALID_LINK: RpcResult<never> = {
   error: { code: 'forbidden', message: INVALID_TOKEN_MESSAGE },
 };
 const input = controlRoute(
+  'sendRunInput',
   '/v1/runs/{id}/input',
   'New information, or the answer to ask_user / human.input',
   InputSchema,
   '{"input": …}: the answer or the new information (an object without "input" is taken as it whole)',
 );
 const replan = controlRoute(
+  'replanRun',
   '/v1/runs/{id}/replan',
   'Ask for a revision of the rest of the plan',
   ReplanSchema,
   '{"reason": "…"}: why the rest of the plan should be revised',
 );
 const rollback = controlRoute(
+  'rollbackRun',
   '/v1/runs/{id}/rollback',
   'A new version equal to an earlier one; completed work is kept',
   RollbackSchema,
@@ -74,11 +80,15 @@ const listPlans = createRoute({
   method: 'get',
   path: '/v1/runs/{id}/plans',
   tags,
+  operationId: 'listPlanVersions',
   summary: 'Every plan version the run has had',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema },
   responses: {
-    200: { description: 'Versions, oldest first', content: anyJson },
+    200: {
+      description: 'Versions, oldest first',
+      content: { 'application/json': { schema: PlanVersionListSchema } },
+    },
     ...errorResponses(401, 404),
   },
 });
@@ -86,22 +96,30 @@ const getPlan = createRoute({
   method: 'get',
   path: '/v1/runs/{id}/plans/{version}',
   tags,
+  operationId: 'getPlanVersion',
   summary: 'One plan version',
   description:
     'The plan as recorded, plus `inferred_dependencies`: step id → the dependencies its references add ' +
     'to the ones it lists (steps with none left out).',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema.extend({ version }) },
-  responses: { 200: { description: 'The plan', content: anyJson }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: 'The plan', content: { 'application/json': { schema: PlanVersionSchema } } },
+    ...errorResponses(400, 401, 404),
+  },
 });
 const diff = createRoute({
   method: 'get',
   path: '/v1/runs/{id}/plans/{a}/diff/{b}',
   tags,
+  operationId: 'diffPlanVersions',
   summary: 'Step-level diff between two versions: added, removed, changed fields, dependency changes',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema.extend({ a: version, b: version }) },
-  responses: { 200: { description: 'The diff', content: anyJson }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: 'The diff', content: { 'application/json': { schema: PlanDiffSchema } } },
+    ...errorResponses(400, 401, 404),
+  },
 });
 
 export function registerRunRevisionRoutes(app: App): void {
@@ -113,7 +131,7 @@ export function registerRunRevisionRoutes(app: App): void {
     const token = c.req.query('token');
     const run = stubFor(c);
     if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
-    const r = (await run.approve(await c.req.json(), token)) as RpcResult<{ status: string }>;
+    const r = (await run.approve(await c.req.json(), token)) as RpcResult<{ status: RunStatus }>;
     // No run behind the id: to a link, the same answer as a wrong token.
     return control(c, token !== undefined && !r.ok && r.error.code === 'run_not_found' ? INVALID_LINK : r);
   });

@@ -12,27 +12,35 @@ import {
   CancelSchema,
   CreatedRunSchema,
   CreateRunSchema,
-  EventsPageSchema,
   EventsQuerySchema,
   ListRunsQuerySchema,
   RetrySchema,
   RunIdParamSchema,
-  RunSnapshotSchema,
   StateQuerySchema,
   StatusQuerySchema,
   ValuesQuerySchema,
+  WsQuerySchema,
 } from '../schemas/run';
+import {
+  DryRunSchema,
+  EventsPageSchema,
+  PlanStatusSchema,
+  RunPageSchema,
+  RunSnapshotSchema,
+  ValueSchema,
+} from '../schemas/run-views';
 import { listRuns } from '../run-list';
 import type { App } from '../types';
 import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
-import { anyJson, control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
 
 const create = createRoute({
   method: 'post',
   path: '/v1/runs',
   tags,
+  operationId: 'createRun',
   summary: 'Start a run from a plan (or a goal, once a planner is configured)',
   security: V1_SECURITY,
   middleware: [
@@ -48,27 +56,27 @@ const create = createRoute({
     },
     200: {
       description: 'Dry run (`config.mode: "lazy"`): the validated plan and its estimates, nothing executed',
-      content: anyJson,
+      content: { 'application/json': { schema: DryRunSchema } },
     },
     ...errorResponses(...V1_BODY_ERRORS, 409, 422),
   },
 });
 
 const get = route(
-  'get',
+  'getRun',
   '/v1/runs/{id}',
   'A run: status, plan, step statuses and results, counts, tokens',
   RunSnapshotSchema,
 );
 const status = route(
-  'get',
+  'getRunStatus',
   '/v1/runs/{id}/status',
   'plan.status: counts, progress, optionally the subtasks',
-  z.unknown(),
+  PlanStatusSchema,
   StatusQuerySchema,
 );
 const events = route(
-  'get',
+  'listRunEvents',
   '/v1/runs/{id}/events',
   'Events in seq order after `after`: a page of at most `limit` events and about 8 MiB; while ' +
     '`has_more`, the next page is `?after=<next_after>`',
@@ -76,28 +84,43 @@ const events = route(
   EventsQuerySchema,
 );
 const values = route(
-  'get',
+  'getRunValue',
   '/v1/runs/{id}/values',
   'One value of the run by reference (`steps.<id>.output`, `state.<key>`, `input`, parts of them, ' +
     'or `final_output`): where a snapshot points for a value too large to include',
-  z.object({ ref: z.string(), value: z.unknown() }),
+  ValueSchema,
   ValuesQuerySchema,
+  [422],
 );
 const state = route(
-  'get',
+  'getRunState',
   '/v1/runs/{id}/state',
   'The run state replayed from its events, as of `at`',
   RunSnapshotSchema,
   StateQuerySchema,
 );
-const ws = route(
-  'get',
-  '/v1/runs/{id}/ws',
-  'WebSocket: the backlog after `?after=`, then live events (one JSON event per message)',
-  z.unknown(),
-);
-const cancel = controlRoute('/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
+/** A 101 upgrade, not a JSON answer: documented here, served by a plain handler. */
+const ws = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/ws',
+  tags,
+  operationId: 'watchRun',
+  summary: 'Follow a run live over WebSocket',
+  description:
+    'Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then ' +
+    'each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume ' +
+    'after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent ' +
+    'with its payload elided (read it from `/events`).',
+  security: V1_SECURITY,
+  request: { params: RunIdParamSchema, query: WsQuerySchema },
+  responses: {
+    101: { description: 'Switching protocols: a WebSocket carrying `RunEvent` messages' },
+    ...errorResponses(401, 404, 426),
+  },
+});
+const cancel = controlRoute('cancelRun', '/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
 const retry = controlRoute(
+  'retryRun',
   '/v1/runs/{id}/retry',
   'Re-run a failed, aborted or cancelled run from its failed step(s), keeping completed results',
   RetrySchema,
@@ -107,10 +130,14 @@ const list = createRoute({
   method: 'get',
   path: '/v1/runs',
   tags,
+  operationId: 'listRuns',
   summary: 'Runs, newest first, from the run index',
   security: V1_SECURITY,
   request: { query: ListRunsQuerySchema },
-  responses: { 200: { description: 'A page of runs', content: anyJson }, ...errorResponses(400, 401) },
+  responses: {
+    200: { description: 'A page of runs', content: { 'application/json': { schema: RunPageSchema } } },
+    ...errorResponses(400, 401),
+  },
 });
 
 /** Registers the `/v1/runs` routes. */
@@ -141,7 +168,7 @@ export function registerRunRoutes(app: App): void {
     if (result.kind === 'error') return jsonError(c, result.code, result.message, result.details);
     if (result.kind === 'dry_run') {
       const { valid, errors, plan, estimates } = result.validation;
-      return c.json({ mode: 'lazy', valid, errors, plan, estimates }, 200);
+      return c.json({ mode: 'lazy' as const, valid, errors, plan, estimates }, 200);
     }
     const self = `/v1/runs/${result.run_id}`;
     return c.json(
@@ -238,22 +265,24 @@ const VALUE_REFUSALS: Record<string, 'not_found' | 'invalid_request' | 'value_to
 };
 
 function route<Q extends z.ZodObject>(
-  method: 'get',
+  operationId: string,
   path: string,
   summary: string,
   schema: z.ZodType,
   query?: Q,
+  extraErrors: readonly 422[] = [],
 ) {
   return createRoute({
-    method,
+    method: 'get',
     path,
     tags,
+    operationId,
     summary,
     security: V1_SECURITY,
     request: { params: RunIdParamSchema, query: query ?? (z.object({}) as unknown as Q) },
     responses: {
       200: { description: summary, content: { 'application/json': { schema } } },
-      ...errorResponses(400, 401, 404, 422, 426),
+      ...errorResponses(400, 401, 404, ...extraErrors),
     },
   });
 }

@@ -8,6 +8,7 @@ import type { App } from '../types';
 const listTools = createRoute({
   method: 'get',
   path: '/v1/tools',
+  operationId: 'listTools',
   tags: ['tools'],
   summary: 'List registered tools',
   description:

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { RunConfigInputSchema } from '../../plan/config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
+import { RunStatusSchema } from './run-views';
 import { PLANNING_OPTION_FIELDS } from './planning';
 
 export const RunIdParamSchema = z.object({
@@ -40,36 +41,8 @@ export const CreateRunSchema = z
 export const RunLinksSchema = z.object({ self: z.string(), events: z.string(), ws: z.string() });
 
 export const CreatedRunSchema = z
-  .object({ run_id: z.string(), status: z.string(), links: RunLinksSchema })
+  .object({ run_id: z.string(), status: RunStatusSchema, links: RunLinksSchema })
   .openapi('CreatedRun');
-
-export const RunSnapshotSchema = z
-  .object({
-    run_id: z.string(),
-    status: z.string(),
-    goal: z.string(),
-    plan: z.unknown(),
-    plan_version: z.number().nullable(),
-    step_statuses: z.record(z.string(), z.string()),
-    step_results: z.record(z.string(), z.unknown()),
-    steps: z.record(z.string(), z.unknown()),
-    state: z.record(z.string(), z.unknown()),
-    counts: z.record(z.string(), z.number()),
-    progress: z.number(),
-    revision_count: z.number(),
-    token_usage: z.object({
-      prompt_tokens: z.number(),
-      completion_tokens: z.number(),
-      total_tokens: z.number(),
-    }),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    execution_time: z.number().nullable(),
-    final_output: z.unknown(),
-    error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).optional(),
-    last_seq: z.number(),
-  })
-  .openapi('Run');
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -85,13 +58,9 @@ export const EventsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 });
 
-export const EventsPageSchema = z
-  .object({
-    events: z.array(z.unknown()),
-    next_after: z.number().openapi({ description: 'The `after` of the next page' }),
-    has_more: z.boolean().openapi({ description: 'More events follow this page' }),
-  })
-  .openapi('EventsPage');
+export const WsQuerySchema = z.object({
+  after: seq.optional().openapi({ description: 'Send the events after this seq first (default 0: all)' }),
+});
 
 export const ValuesQuerySchema = z.object({
   ref: z.string().min(1).max(2000).openapi({
@@ -104,18 +73,7 @@ export const StateQuerySchema = z.object({
 });
 
 export const ListRunsQuerySchema = z.object({
-  status: z
-    .enum([
-      'planning',
-      'awaiting_approval',
-      'running',
-      'awaiting_input',
-      'completed',
-      'failed',
-      'aborted',
-      'cancelled',
-    ])
-    .optional(),
+  status: RunStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().optional(),
 });

@@ -63,6 +63,7 @@ export const FindingSchema = z
 export const EstimatesSchema = z
   .object({
     step_count: z.number().int(),
+    total_step_count: z.number().int().openapi({ description: 'Steps including every sub-plan’s' }),
     critical_path: z.object({ steps: z.array(z.string()), duration_ms: z.number() }),
     max_width: z.number().int(),
     estimated_tokens: z.number(),

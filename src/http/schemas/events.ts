@@ -1,0 +1,175 @@
+/**
+ * Run events as the OpenAPI document shows them (SPEC §5): the seed-002 envelope with one payload
+ * schema per `event_type`, a discriminated union (`RunEvent`). The engine's types
+ * (src/engine/events.ts) are the source; test/unit/api-schemas.test.ts fails when these drift from them.
+ */
+import { z } from '@hono/zod-openapi';
+import { SKIP_REASONS, type EventType } from '../../engine/events';
+import { RunConfigSchema } from '../../plan/config';
+import { RunStatus } from '../../plan/model';
+import { PlanSchema, PlanStepSchema } from './plan';
+import { EstimatesSchema } from './validation';
+
+export const ErrorInfoSchema = z
+  .object({
+    code: z.string().openapi({ example: 'timeout' }),
+    message: z.string(),
+    retryable: z.boolean(),
+  })
+  .openapi('ErrorInfo');
+
+const TokenCountSchema = z.object({ prompt: z.number(), completion: z.number() });
+const ms = z.number().openapi({ description: 'Epoch milliseconds' });
+const planRef = PlanSchema.openapi({ description: 'The plan' });
+
+/** One payload schema per event type; `satisfies` makes a new event type a compile error here. */
+const PAYLOADS = {
+  RunCreated: z.object({
+    run_id: z.string(),
+    goal: z.string(),
+    config: RunConfigSchema,
+    input: z.unknown(),
+    state: z.record(z.string(), z.unknown()).optional(),
+  }),
+  PlanAuthored: z.object({ plan: planRef, tokens: TokenCountSchema.optional() }),
+  PlanValidated: z.object({ valid: z.literal(true), estimates: EstimatesSchema.nullable() }),
+  RunStarted: z.object({}),
+  ApprovalRequested: z.object({ deadline_at: ms.nullable(), plan_version: z.number().int() }),
+  ApprovalGranted: z.object({ comment: z.string().optional(), by: z.enum(['approver', 'timeout']) }),
+  ApprovalRejected: z.object({ comment: z.string().optional(), by: z.enum(['approver', 'timeout']) }),
+  ApprovalWebhookAttempted: z.object({
+    attempt: z.number().int(),
+    ok: z.boolean(),
+    status: z.number().int().optional(),
+    error: z.string().optional(),
+    next_attempt_at: ms.nullable(),
+  }),
+  PlanUpdated: z.object({
+    plan: planRef,
+    reason: z.string(),
+    kind: z.enum(['revision', 'approval_edit', 'rollback', 'turn']),
+    changed_steps: z.array(z.string()),
+    tokens: TokenCountSchema.optional(),
+  }),
+  StepStreamed: z.object({ step: PlanStepSchema, plan_id: z.string() }),
+  RevisionRequested: z.object({
+    trigger: z.enum([
+      'step_failure',
+      'unexpected_result',
+      'new_information',
+      'user_request',
+      'token_budget',
+      'failure_rate',
+      'next_turn',
+    ]),
+    reason: z.string(),
+    step_id: z.string().optional(),
+    strategy: z.string(),
+  }),
+  InputRequested: z.object({
+    reason: z.string(),
+    step_id: z.string().optional(),
+    prompt: z.string().optional(),
+  }),
+  StepScheduled: z.object({
+    step_id: z.string(),
+    attempt: z.number().int(),
+    action: z.string(),
+    fallback: z.boolean(),
+    dispatch: z.enum(['queue', 'inline']),
+    deadline_at: ms,
+  }),
+  ToolInvoked: z.object({
+    step_id: z.string(),
+    attempt: z.number().int(),
+    tool: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+    idempotency_key: z.string(),
+    deadline_at: ms.optional(),
+  }),
+  ToolReturned: z.object({
+    step_id: z.string(),
+    attempt: z.number().int(),
+    success: z.boolean(),
+    output: z.unknown().optional(),
+    error: ErrorInfoSchema.optional(),
+    latency_ms: z.number(),
+    tokens: TokenCountSchema.optional(),
+    cached: z.boolean().optional(),
+    schema_findings: z.array(z.string()).optional(),
+  }),
+  StepRetried: z.object({
+    step_id: z.string(),
+    attempt: z.number().int(),
+    retry_at: ms,
+    delay_ms: z.number(),
+    error: ErrorInfoSchema,
+  }),
+  StepFailed: z.object({ step_id: z.string(), error: ErrorInfoSchema, handled: z.boolean() }),
+  StepSkipped: z.object({ step_id: z.string(), reason: z.enum(SKIP_REASONS), detail: z.string().optional() }),
+  RunResumed: z.object({ step_ids: z.array(z.string()) }),
+  NodeEntered: z.object({
+    node: z.string(),
+    from: z.string().nullable(),
+    visit: z.number().int(),
+    rule: z.string().optional(),
+  }),
+  ReflectionAdded: z.object({
+    step_id: z.string().optional(),
+    reflection: z.string(),
+    exit_criteria_met: z.boolean().optional(),
+    tokens: TokenCountSchema.optional(),
+  }),
+  ReflectionRequested: z.object({ step_id: z.string(), expected: z.string() }),
+  StageStarted: z.object({ stage: z.string() }),
+  StageCompleted: z.object({ stage: z.string(), output: z.unknown().optional() }),
+  InputReceived: z.object({ input: z.unknown(), step_id: z.string().optional() }),
+  RunTerminated: z.object({
+    status: z.enum([RunStatus.completed, RunStatus.failed, RunStatus.aborted, RunStatus.cancelled]),
+    reason: z.string(),
+    final_output: z.unknown().optional(),
+    error: ErrorInfoSchema.optional(),
+  }),
+} satisfies Record<EventType, z.ZodType>;
+
+/** The payload schema of each event type (tests check them against the engine's types). */
+export const EVENT_PAYLOAD_SCHEMAS = PAYLOADS;
+
+export const EventReferencesSchema = z
+  .object({
+    plan_id: z.string().nullable(),
+    plan_version: z.number().int().nullable(),
+    step_id: z.string().optional(),
+    prompt_version: z.string().optional(),
+    tool_version: z.string().optional(),
+  })
+  .openapi('EventReferences');
+
+/** An event whose payload was too large to send: the values are read with `/values?ref=`. */
+const ElidedPayloadSchema = z.object({ $elided: z.object({ bytes: z.number(), reason: z.string() }) });
+
+function eventSchema<K extends EventType>(type: K) {
+  return z
+    .object({
+      event_id: z.string(),
+      seq: z.number().int().openapi({ description: 'Gap-free per run, from 1' }),
+      event_type: z.literal(type),
+      timestamp: z.string().openapi({ description: 'ISO 8601' }),
+      actor: z.string(),
+      references: EventReferencesSchema,
+      payload: PAYLOADS[type],
+    })
+    .openapi(`${type}Event`);
+}
+
+const TYPES = Object.keys(PAYLOADS) as EventType[];
+const [first, ...rest] = TYPES.map(eventSchema);
+
+/** A run event: a discriminated union on `event_type`. */
+export const RunEventSchema = z.discriminatedUnion('event_type', [first!, ...rest]).openapi('RunEvent', {
+  description:
+    'One event of a run (SPEC §5), discriminated by `event_type`. An event too large to send has ' +
+    '`payload: {$elided: {bytes, reason}}` instead; its values are read with `/values?ref=`.',
+});
+
+export { ElidedPayloadSchema };

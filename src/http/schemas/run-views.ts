@@ -1,0 +1,209 @@
+/**
+ * Response schemas of the `/v1/runs` routes: the run snapshot, `plan.status`, the run list, the
+ * answer to a control request, plan versions and their diff. The engine's and the API's types are the
+ * source; test/unit/api-schemas.test.ts fails when these drift from them.
+ */
+import { z } from '@hono/zod-openapi';
+import { SKIP_REASONS } from '../../engine/events';
+import { RunStatus, StepStatus } from '../../plan/model';
+import { ErrorInfoSchema, RunEventSchema } from './events';
+import { PlanSchema, PlanStepSchema } from './plan';
+import { EstimatesSchema, FindingSchema } from './validation';
+
+export const RunStatusSchema = z.enum(RunStatus).openapi('RunStatus');
+export const StepStatusSchema = z.enum(StepStatus).openapi('StepStatus');
+
+/** Where a value too large for this answer is read: `GET /v1/runs/:id/values?ref=`. */
+export const ElidedValueSchema = z
+  .object({
+    $elided: z.object({
+      bytes: z.number().int(),
+      ref: z.string().openapi({ example: 'steps.fetch.output' }),
+      href: z.string().openapi({ example: '/v1/runs/run_x/values?ref=steps.fetch.output' }),
+    }),
+  })
+  .openapi('ElidedValue', {
+    description: 'A value left out of this answer for its size; `href` reads it',
+  });
+
+const CountsSchema = z.object({
+  total: z.number().int(),
+  pending: z.number().int(),
+  blocked: z.number().int(),
+  running: z.number().int(),
+  completed: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+});
+
+export const StepDetailSchema = z
+  .object({
+    status: StepStatusSchema,
+    attempts: z.number().int(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    latency_ms: z.number().nullable(),
+    error: ErrorInfoSchema.nullable(),
+    skip_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: `One of ${SKIP_REASONS.join(', ')}` }),
+    inferred_dependencies: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Dependencies the step’s references add to the ones it lists' }),
+  })
+  .openapi('StepDetail');
+
+export const RunSnapshotSchema = z
+  .object({
+    run_id: z.string(),
+    status: RunStatusSchema,
+    goal: z.string(),
+    plan: z.union([PlanSchema, ElidedValueSchema]).nullable(),
+    plan_version: z.number().int().nullable(),
+    step_statuses: z.record(z.string(), StepStatusSchema),
+    step_results: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'Output of every completed step (an ElidedValue when too large)' }),
+    steps: z.record(z.string(), StepDetailSchema),
+    state: z.record(z.string(), z.unknown()).openapi({ description: 'State variables (output_path)' }),
+    counts: CountsSchema,
+    progress: z.number().openapi({ description: 'Settled steps / all steps, 0–1' }),
+    revision_count: z.number().int(),
+    token_usage: z.object({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      total_tokens: z.number(),
+    }),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+    execution_time: z.number().nullable().openapi({ description: 'Seconds from start to end' }),
+    final_output: z.unknown(),
+    error: ErrorInfoSchema.optional(),
+    last_seq: z.number().int(),
+  })
+  .openapi('Run');
+
+export const SubtaskSchema = z
+  .object({
+    id: z.string(),
+    description: z.string(),
+    action: z.string(),
+    dependencies: z.array(z.string()),
+    status: z.union([StepStatusSchema, z.literal('in_progress')]),
+    result: z.unknown(),
+    error: z.string().optional(),
+  })
+  .openapi('Subtask');
+
+export const PlanStatusSchema = z
+  .object({
+    status: CountsSchema.extend({ in_progress: z.number().int() }),
+    progress: z.number(),
+    plan_id: z.string().nullable(),
+    plan_version: z.number().int().nullable(),
+    goal: z.string(),
+    run_status: RunStatusSchema,
+    subtasks: z.array(SubtaskSchema).optional().openapi({ description: 'With include_details' }),
+    success: z.boolean(),
+  })
+  .openapi('PlanStatus');
+
+export const EventsPageSchema = z
+  .object({
+    events: z.array(RunEventSchema),
+    next_after: z.number().int().openapi({ description: 'The `after` of the next page' }),
+    has_more: z.boolean().openapi({ description: 'More events follow this page' }),
+  })
+  .openapi('EventsPage');
+
+export const RunSummarySchema = z
+  .object({
+    run_id: z.string(),
+    status: RunStatusSchema,
+    goal: z.string(),
+    plan_id: z.string().nullable(),
+    plan_version: z.number().int().nullable(),
+    step_count: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    completed_at: z.string().nullable(),
+  })
+  .openapi('RunSummary');
+
+export const RunPageSchema = z
+  .object({
+    runs: z.array(RunSummarySchema),
+    next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page' }),
+  })
+  .openapi('RunPage');
+
+export const ControlResultSchema = z
+  .object({
+    run_id: z.string(),
+    status: RunStatusSchema,
+    plan_version: z.number().int().optional().openapi({ description: 'rollback: the new version' }),
+  })
+  .openapi('ControlResult', { description: 'The run’s status after the request' });
+
+export const DryRunSchema = z
+  .object({
+    mode: z.literal('lazy'),
+    valid: z.boolean(),
+    errors: z.array(FindingSchema),
+    plan: PlanSchema.optional(),
+    estimates: EstimatesSchema.nullable().optional(),
+  })
+  .openapi('DryRun');
+
+export const ValueSchema = z.object({ ref: z.string(), value: z.unknown() }).openapi('RunValue');
+
+export const PlanVersionRowSchema = z
+  .object({
+    version: z.number().int(),
+    plan_id: z.string(),
+    reason: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('PlanVersionSummary');
+
+export const PlanVersionListSchema = z
+  .object({ run_id: z.string(), versions: z.array(PlanVersionRowSchema) })
+  .openapi('PlanVersionList');
+
+export const PlanVersionSchema = z
+  .intersection(
+    PlanSchema,
+    z.object({
+      inferred_dependencies: z
+        .record(z.string(), z.array(z.string()))
+        .openapi({ description: 'Step id → dependencies its references add to the ones it lists' }),
+    }),
+  )
+  .openapi('PlanVersion');
+
+const FieldChangeSchema = z.object({ from: z.unknown(), to: z.unknown() });
+
+export const PlanDiffSchema = z
+  .object({
+    from_version: z.number().int(),
+    to_version: z.number().int(),
+    fields: z.object({
+      goal: FieldChangeSchema.optional(),
+      success_criteria: FieldChangeSchema.optional(),
+      strategy: FieldChangeSchema.optional(),
+    }),
+    added: z.array(PlanStepSchema).openapi({ description: 'Steps only in the new version' }),
+    removed: z.array(z.string()).openapi({ description: 'Ids of steps only in the old version' }),
+    changed: z.array(
+      z.object({
+        step_id: z.string(),
+        fields: z.record(z.string(), FieldChangeSchema),
+        dependencies_added: z.array(z.string()),
+        dependencies_removed: z.array(z.string()),
+      }),
+    ),
+    reordered: z.boolean(),
+  })
+  .openapi('PlanDiff');
