@@ -13,14 +13,15 @@ import type { Estimates } from '../../src/plan/estimates';
 import type { PlanVersionRow } from '../../src/durable/plan-versions';
 import type { EventsPage } from '../../src/durable/run-reads';
 import { EVENT_PAYLOAD_SCHEMAS, RunEventSchema } from '../../src/http/schemas/events';
-import {
+import type {
   EventsPageSchema,
   PlanDiffSchema,
   PlanStatusSchema,
-  PlanVersionRowSchema,
+  PlanVersionRowSchema} from '../../src/http/schemas/run-views';
+import {
   RunSnapshotSchema,
 } from '../../src/http/schemas/run-views';
-import { EstimatesSchema } from '../../src/http/schemas/validation';
+import type { EstimatesSchema } from '../../src/http/schemas/validation';
 
 type Out<S extends z.ZodType> = z.output<S>;
 /** An intersection as one object type. */
