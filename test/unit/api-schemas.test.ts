@@ -17,10 +17,9 @@ import type {
   EventsPageSchema,
   PlanDiffSchema,
   PlanStatusSchema,
-  PlanVersionRowSchema} from '../../src/http/schemas/run-views';
-import {
-  RunSnapshotSchema,
+  PlanVersionRowSchema,
 } from '../../src/http/schemas/run-views';
+import { RunSnapshotSchema } from '../../src/http/schemas/run-views';
 import type { EstimatesSchema } from '../../src/http/schemas/validation';
 
 type Out<S extends z.ZodType> = z.output<S>;
