@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi';
 import type { ErrorStatus } from './errors';
 import type { App } from './types';
 import { version } from '../../package.json';
+import { ToolCallSchema } from './schemas/plan';
 
 /** `{ error: { code, message, details? } }`, as the `Error` component. */
 export const ErrorSchema = z
@@ -57,6 +58,8 @@ export const V1_SECURITY = [{ bearerAuth: [] }];
 
 /** Serves the document at `GET /openapi.json`, generated from the routes registered on `app`. */
 export function registerOpenApiDoc(app: App): void {
+  // Referenced by `$ref` from the plan field of request bodies.
+  app.openAPIRegistry.register('ToolCall', ToolCallSchema);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',

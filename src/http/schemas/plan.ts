@@ -8,7 +8,6 @@
  */
 import { z } from '@hono/zod-openapi';
 import { PlanInputSchema, PlanStepInputSchema } from '../../plan/model';
-import { anyJson } from './json';
 
 /** A step as submitted (SPEC §2), the `PlanStep` component. */
 export const PlanStepSchema: z.ZodType = PlanStepInputSchema.extend({
@@ -25,11 +24,40 @@ export const PlanSchema: z.ZodType = PlanInputSchema.extend({
   },
 }).openapi('Plan');
 
+/** Seed 004's data-flow plan: `{ _tool, ...parameters, _outputPath? }` calls, or `{ calls: [...] }`. */
+export const ToolCallSchema = z
+  .object({
+    _tool: z.string().openapi({ description: 'The action', example: 'demo.echo' }),
+    _outputPath: z
+      .string()
+      .optional()
+      .openapi({ description: 'Where the output goes: `†state.a`, or `†state.ok || †state.err`' }),
+  })
+  .catchall(z.unknown())
+  .openapi('ToolCall', { description: 'One seed-004 call; every other key is a parameter' });
+
 /**
- * A request field carrying a plan: documented as `Plan` but accepting any JSON, because a malformed
- * plan is a validation finding (`schema`) for the caller to fix, not a rejected request.
+ * A request field carrying a plan: documented as a `Plan` or a seed-004 call list, but accepting any
+ * JSON, because a malformed plan is a validation finding (`schema`) for the caller to fix, not a
+ * rejected request.
  */
-export const PlanFieldSchema = anyJson({
-  description: 'A plan (see the Plan schema). Any JSON is accepted; problems come back as findings.',
-  $ref: '#/components/schemas/Plan',
-});
+export const PlanFieldSchema = z
+  .unknown()
+  // `: boolean` keeps the output type `unknown`: an inferred type predicate would narrow it.
+  .refine((v): boolean => v !== undefined, { message: 'Required' })
+  .openapi({
+    description:
+      'A plan (the Plan schema), or a seed-004 call list (`[{_tool, …}]` or `{calls: [...]}`). Any JSON is accepted; problems come back as findings.',
+    anyOf: [
+      { $ref: '#/components/schemas/Plan' },
+      { type: 'array', items: { $ref: '#/components/schemas/ToolCall' } },
+      {
+        type: 'object',
+        properties: {
+          calls: { type: 'array', items: { $ref: '#/components/schemas/ToolCall' } },
+          output: {},
+        },
+        required: ['calls'],
+      },
+    ],
+  });
