@@ -1,90 +1,159 @@
 /**
- * `edgeplan/client`: a small typed client of the HTTP API — start a run, read it, read its events.
- * Runs anywhere `fetch` does (Node ≥ 18, browsers, Workers).
- */
-import type { CreatedRun, CreateRunRequest, Run, RunEvent } from './types';
-
-export type { ApiErrorBody, CreatedRun, CreateRunRequest, Run, RunEvent } from './types';
-
-/** Where the API is and how to reach it. */
-export type ClientOptions = {
-  /** e.g. `http://localhost:8787` */
-  baseUrl: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
-  /** A fetch of your own (tests, a service binding's `fetch`). */
-  fetch?: typeof fetch;
-};
-
-/**
- * An answer that was not 2xx: its status and the API's error code and message.
- * @example
- * try { await client.getRun('run_x'); } catch (e) { if (e instanceof EdgeplanApiError) console.log(e.status, e.code); }
- */
-export class EdgeplanApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-    this.name = 'EdgeplanApiError';
-  }
-}
-
-export type EdgeplanClient = {
-  /** `POST /v1/runs`. */
-  createRun(body: CreateRunRequest): Promise<CreatedRun>;
-  /** `GET /v1/runs/:id`. */
-  getRun(runId: string): Promise<Run>;
-  /** `GET /v1/runs/:id/events?after=` — the trace after `after` (default 0). */
-  events(runId: string, options?: { after?: number; limit?: number }): Promise<RunEvent[]>;
-};
-
-/**
- * A client of one edgeplan API.
+ * `edgeplan/client`: a typed client of the edgeplan HTTP API. Request and response types come from
+ * the OpenAPI document the API serves (generated into api-types.ts); events are a discriminated union
+ * on `event_type`; `watch(runId)` follows a run live and resumes after a disconnect. Runs wherever
+ * `fetch` does: Node ≥ 20, browsers, Workers.
  * @example
  * const client = createClient({ baseUrl: 'http://localhost:8787' });
  * const { run_id } = await client.createRun({ plan: { goal: 'hi', steps: [{ id: 'a', action: 'demo.echo' }] } });
- * console.log((await client.getRun(run_id)).status);
+ * for await (const e of client.watch(run_id)) console.log(e.seq, e.event_type);
  */
+import { EdgeplanApiError, makeCall, type ClientOptions } from './http';
+import type {
+  ApprovalDecision,
+  ControlResult,
+  CreatedRun,
+  CreateRunRequest,
+  DryRun,
+  EventsPage,
+  ListRunsQuery,
+  PlanDiff,
+  PlanGoalRequest,
+  PlanGoalResult,
+  PlanVersion,
+  PlanVersionList,
+  Run,
+  RunEvent,
+  RunPage,
+  RunStatusView,
+  RunValue,
+  Tool,
+  ValidateRequest,
+  ValidationResult,
+} from './types';
+import { watchRun, type WatchOptions } from './watch';
+
+export { EdgeplanApiError, type ClientOptions } from './http';
+export type { WatchOptions } from './watch';
+export type * from './types';
+
+/** Run statuses after which nothing more happens unless the caller retries. */
+export const TERMINAL_STATUSES = ['completed', 'failed', 'aborted', 'cancelled'] as const;
+
+export type EdgeplanClient = {
+  /** `POST /v1/runs`: start a run (for `config.mode: "lazy"`, call `dryRun`). */
+  createRun(body: CreateRunRequest): Promise<CreatedRun>;
+  /** `POST /v1/runs` with `config.mode: "lazy"`: validate and estimate, run nothing. */
+  dryRun(body: CreateRunRequest): Promise<DryRun>;
+  /** `GET /v1/runs`: newest first; pass `next_cursor` as `cursor` for the next page. */
+  listRuns(query?: ListRunsQuery): Promise<RunPage>;
+  /** `GET /v1/runs/:id`. */
+  getRun(runId: string): Promise<Run>;
+  /** `GET /v1/runs/:id/status` (seed 001 `plan.status`). */
+  getStatus(
+    runId: string,
+    query?: { include_details?: boolean; include_completed?: boolean },
+  ): Promise<RunStatusView>;
+  /** `GET /v1/runs/:id/events`: one page after `after` (default 0). */
+  eventsPage(runId: string, options?: { after?: number; limit?: number }): Promise<EventsPage>;
+  /** Every event after `after`, all pages. */
+  events(runId: string, options?: { after?: number }): Promise<RunEvent[]>;
+  /** The run's events live, ending after `RunTerminated`; resumes from the last seq after a disconnect. */
+  watch(runId: string, options?: WatchOptions): AsyncGenerator<RunEvent, void, undefined>;
+  /** `GET /v1/runs/:id/values?ref=`: one value by reference (`steps.a.output`, `final_output`, …). */
+  getValue(runId: string, ref: string): Promise<RunValue>;
+  /** `GET /v1/runs/:id/state?at=`: the run replayed from its events up to `at`. */
+  getState(runId: string, at?: number): Promise<Run>;
+  cancel(runId: string, reason?: string): Promise<ControlResult>;
+  /** Re-run a failed, aborted or cancelled run from its failed step(s), or from `stepId`. */
+  retry(runId: string, stepId?: string): Promise<ControlResult>;
+  /** `POST /v1/runs/:id/approval` with any decision; `token` is the approval link's. */
+  decide(runId: string, decision: ApprovalDecision, options?: { token?: string }): Promise<ControlResult>;
+  approve(runId: string, options?: { comment?: string; token?: string }): Promise<ControlResult>;
+  reject(runId: string, options?: { comment?: string; token?: string }): Promise<ControlResult>;
+  /** Approve a changed plan: a whole `plan`, or `edits`. */
+  modify(
+    runId: string,
+    change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment'>,
+    options?: { token?: string },
+  ): Promise<ControlResult>;
+  /** `POST /v1/runs/:id/input`: the answer a run waits for, or new information. */
+  sendInput(runId: string, input: unknown): Promise<ControlResult>;
+  replan(runId: string, reason: string): Promise<ControlResult>;
+  rollback(runId: string, version: number): Promise<ControlResult>;
+  listPlanVersions(runId: string): Promise<PlanVersionList>;
+  getPlanVersion(runId: string, version: number): Promise<PlanVersion>;
+  diffPlanVersions(runId: string, from: number, to: number): Promise<PlanDiff>;
+  /** `GET /v1/tools` (`refresh`: list the MCP servers again). */
+  listTools(options?: { refresh?: boolean }): Promise<Tool[]>;
+  /** `POST /v1/plans/validate`: every finding, estimates, the normalised plan. */
+  validatePlan(body: ValidateRequest): Promise<ValidationResult>;
+  /** `POST /v1/plans`: plan a goal without running it. */
+  planGoal(body: PlanGoalRequest): Promise<PlanGoalResult>;
+};
+
+/** A client of one edgeplan API. */
 export function createClient(options: ClientOptions): EdgeplanClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const call = makeCall(options);
+  const run = (runId: string, rest = '') => `/v1/runs/${encodeURIComponent(runId)}${rest}`;
+  const get = async <T>(path: string, query?: Record<string, string | number | boolean | undefined>) =>
+    (await call<T>('GET', path, { query })).body;
+  const post = async <T>(path: string, body: unknown, query?: Record<string, string | undefined>) =>
+    (await call<T>('POST', path, { body, query })).body;
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const res = await doFetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    const json: unknown = text ? JSON.parse(text) : null;
-    if (!res.ok) {
-      const err = (json as { error?: { code?: string; message?: string; details?: unknown } } | null)?.error;
-      throw new EdgeplanApiError(
-        res.status,
-        err?.code ?? 'http_error',
-        err?.message ?? res.statusText,
-        err?.details,
-      );
-    }
-    return json as T;
-  }
-
-  const id = (runId: string) => encodeURIComponent(runId);
-  return {
-    createRun: (body) => call<CreatedRun>('POST', '/v1/runs', body),
-    getRun: (runId) => call<Run>('GET', `/v1/runs/${id(runId)}`),
-    events: async (runId, { after = 0, limit } = {}) => {
-      const q = new URLSearchParams({ after: String(after) });
-      if (limit !== undefined) q.set('limit', String(limit));
-      const r = await call<{ events: RunEvent[] }>('GET', `/v1/runs/${id(runId)}/events?${q.toString()}`);
-      return r.events;
+  const client: EdgeplanClient = {
+    createRun: async (body) => {
+      if (body.config?.mode === 'lazy')
+        throw new EdgeplanApiError(0, 'invalid_request', 'config.mode "lazy" runs nothing: call dryRun()');
+      return post<CreatedRun>('/v1/runs', body);
     },
+    dryRun: async (body) => {
+      const config = { ...(body.config ?? {}), mode: 'lazy' as const };
+      const answer = await call<DryRun>('POST', '/v1/runs', { body: { ...body, config } });
+      if (answer.status !== 200)
+        throw new EdgeplanApiError(answer.status, 'invalid_response', 'A dry run started a run');
+      return answer.body;
+    },
+    listRuns: (query = {}) => get<RunPage>('/v1/runs', query),
+    getRun: (runId) => get<Run>(run(runId)),
+    getStatus: (runId, query = {}) => get<RunStatusView>(run(runId, '/status'), query),
+    eventsPage: (runId, { after = 0, limit } = {}) =>
+      get<EventsPage>(run(runId, '/events'), { after, limit }),
+    events: async (runId, { after = 0 } = {}) => {
+      const all: RunEvent[] = [];
+      let cursor = after;
+      for (;;) {
+        const page = await client.eventsPage(runId, { after: cursor, limit: 1000 });
+        all.push(...page.events);
+        if (!page.has_more || page.events.length === 0) return all;
+        cursor = page.next_after;
+      }
+    },
+    watch: (runId, watchOptions) => watchRun(call, options, runId, watchOptions),
+    getValue: (runId, ref) => get<RunValue>(run(runId, '/values'), { ref }),
+    getState: (runId, at) => get<Run>(run(runId, '/state'), { at }),
+    cancel: (runId, reason) =>
+      post<ControlResult>(run(runId, '/cancel'), reason === undefined ? {} : { reason }),
+    retry: (runId, stepId) =>
+      post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
+    decide: (runId, decision, { token } = {}) =>
+      post<ControlResult>(run(runId, '/approval'), decision, { token }),
+    approve: (runId, { comment, token } = {}) =>
+      client.decide(runId, { decision: 'approve', ...(comment ? { comment } : {}) }, { token }),
+    reject: (runId, { comment, token } = {}) =>
+      client.decide(runId, { decision: 'reject', ...(comment ? { comment } : {}) }, { token }),
+    modify: (runId, change, { token } = {}) =>
+      client.decide(runId, { decision: 'modify', ...change }, { token }),
+    sendInput: (runId, input) => post<ControlResult>(run(runId, '/input'), { input }),
+    replan: (runId, reason) => post<ControlResult>(run(runId, '/replan'), { reason }),
+    rollback: (runId, version) => post<ControlResult>(run(runId, '/rollback'), { version }),
+    listPlanVersions: (runId) => get<PlanVersionList>(run(runId, '/plans')),
+    getPlanVersion: (runId, version) => get<PlanVersion>(run(runId, `/plans/${version}`)),
+    diffPlanVersions: (runId, from, to) => get<PlanDiff>(run(runId, `/plans/${from}/diff/${to}`)),
+    listTools: async ({ refresh } = {}) =>
+      (await get<{ tools: Tool[] }>('/v1/tools', refresh ? { refresh: true } : {})).tools,
+    validatePlan: (body) => post<ValidationResult>('/v1/plans/validate', body),
+    planGoal: (body) => post<PlanGoalResult>('/v1/plans', body),
   };
+  return client;
 }

@@ -1,38 +1,67 @@
-/** The shapes `edgeplan/client` sends and receives (SPEC §6); the API's full schema is /openapi.json. */
-import type { RunConfigInput } from '../plan/config';
-import type { RunStatus } from '../plan/model';
+/**
+ * The shapes `edgeplan/client` sends and receives, named from the generated OpenAPI types
+ * (api-types.ts, generated from the document the API serves): a change to the API changes these.
+ */
+import type { components, operations } from './api-types';
 
-export type { RunEvent } from '../engine/events';
+/** Every schema of the API by its component name, e.g. `Schemas['PlanStep']`. */
+export type Schemas = components['schemas'];
 
-/** The body of `POST /v1/runs`: a plan, a goal, or an imported source. */
-export type CreateRunRequest = {
-  plan?: unknown;
-  goal?: string;
-  format?: 'tool-calls' | 'llmcompiler' | 'tea-yaml';
-  source?: string;
-  config?: RunConfigInput;
-  input?: unknown;
-};
+/** The JSON answer of an operation with `status`. */
+type Answer<Op extends keyof operations, Status extends number> = operations[Op]['responses'] extends {
+  [S in Status]: { content: { 'application/json': infer T } };
+}
+  ? T
+  : never;
+/** The JSON body of an operation's request. */
+type Body<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer T } };
+}
+  ? T
+  : never;
+/** The query parameters of an operation. */
+type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
 
+export type Plan = Schemas['Plan'];
+export type PlanStep = Schemas['PlanStep'];
+export type ToolCall = Schemas['ToolCall'];
+export type RunStatus = Schemas['RunStatus'];
+export type StepStatus = Schemas['StepStatus'];
+export type Finding = Schemas['Finding'];
+export type Estimates = Schemas['Estimates'];
+export type ErrorInfo = Schemas['ErrorInfo'];
+
+/** The body of `POST /v1/runs`: a plan, a goal, or an imported source, with config and input. */
+export type CreateRunRequest = Body<'createRun'>;
 /** `201` from `POST /v1/runs`. */
-export type CreatedRun = {
-  run_id: string;
-  status: RunStatus;
-  links: { self: string; events: string; ws: string };
-};
+export type CreatedRun = Answer<'createRun', 201>;
+/** `200` from `POST /v1/runs` with `config.mode: "lazy"`: the validated plan, nothing run. */
+export type DryRun = Answer<'createRun', 200>;
+/** `GET /v1/runs/:id`. */
+export type Run = Answer<'getRun', 200>;
+export type RunStatusView = Answer<'getRunStatus', 200>;
+export type RunPage = Answer<'listRuns', 200>;
+export type ListRunsQuery = Query<'listRuns'>;
+export type RunSummary = RunPage['runs'][number];
+export type EventsPage = Answer<'listRunEvents', 200>;
+export type RunValue = Answer<'getRunValue', 200>;
+/** The run's status after a control request (cancel, retry, approval, input, replan, rollback). */
+export type ControlResult = Answer<'cancelRun', 200>;
+export type ApprovalDecision = Body<'decideApproval'>;
+export type PlanVersionList = Answer<'listPlanVersions', 200>;
+export type PlanVersion = Answer<'getPlanVersion', 200>;
+export type PlanDiff = Answer<'diffPlanVersions', 200>;
+export type ValidateRequest = Body<'validatePlan'>;
+export type ValidationResult = Answer<'validatePlan', 200>;
+export type PlanGoalRequest = Body<'planGoal'>;
+export type PlanGoalResult = Answer<'planGoal', 201>;
+export type Tool = Schemas['Tool'];
 
-/** `GET /v1/runs/:id` (the fields most callers read; the rest pass through). */
-export type Run = {
-  run_id: string;
-  status: RunStatus;
-  goal: string;
-  plan: unknown;
-  step_statuses: Record<string, string>;
-  step_results: Record<string, unknown>;
-  final_output?: unknown;
-  error?: { code: string; message: string } | null;
-  [field: string]: unknown;
-};
+/** A run event: a discriminated union on `event_type`. */
+export type RunEvent = Schemas['RunEvent'];
+export type EventType = RunEvent['event_type'];
+/** The event of one type, e.g. `EventOf<'ToolReturned'>['payload'].latency_ms`. */
+export type EventOf<T extends EventType> = Extract<RunEvent, { event_type: T }>;
 
 /** Every error the API answers: `{error: {code, message, details?}}`. */
-export type ApiErrorBody = { error: { code: string; message: string; details?: unknown } };
+export type ApiErrorBody = Schemas['Error'];

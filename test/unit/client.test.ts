@@ -1,27 +1,51 @@
+/**
+ * `edgeplan/client` against scripted answers: the token, queries, errors as EdgeplanApiError, paging,
+ * and `watch()` — polling and over a socket that drops mid-run, each event once and in order, ending
+ * at RunTerminated. (test/e2e/cli.test.ts drives the same client against `wrangler dev`.)
+ */
 import { describe, expect, it } from 'vitest';
-import { createClient, EdgeplanApiError } from '../../src/client';
+import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
 
-/** A fetch that records requests and answers from a table. */
-function scripted(answers: Record<string, { status: number; body: unknown }>) {
+type Answer = { status: number; body: unknown };
+
+/** A fetch that records requests and answers from a table (a function of the call count per key). */
+function scripted(answers: Record<string, Answer | ((n: number) => Answer)>) {
   const seen: { method: string; url: string; auth: string | null; body: unknown }[] = [];
+  const counts = new Map<string, number>();
   const fetch = (input: string, init?: RequestInit) => {
-    const url = input;
     const method = init?.method ?? 'GET';
     const headers = new Headers(init?.headers);
     seen.push({
       method,
-      url,
+      url: input,
       auth: headers.get('authorization'),
       body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
     });
-    const a = answers[`${method} ${url}`] ?? {
+    const key = `${method} ${input}`;
+    const n = counts.get(key) ?? 0;
+    counts.set(key, n + 1);
+    const entry = answers[key];
+    const a = (typeof entry === 'function' ? entry(n) : entry) ?? {
       status: 404,
-      body: { error: { code: 'not_found', message: 'no' } },
+      body: { error: { code: 'not_found', message: `no ${key}` } },
     };
     return Promise.resolve(new Response(JSON.stringify(a.body), { status: a.status }));
   };
   return { fetch: fetch as unknown as typeof globalThis.fetch, seen };
 }
+
+function event(seq: number, event_type: string, payload: unknown = {}): RunEvent {
+  return {
+    event_id: `e${seq}`,
+    seq,
+    event_type,
+    timestamp: '2026-11-24T00:00:00.000Z',
+    actor: 'run:run_1',
+    references: { plan_id: 'p', plan_version: 1 },
+    payload,
+  } as RunEvent;
+}
+const terminated = (seq: number) => event(seq, 'RunTerminated', { status: 'completed', reason: 'done' });
 
 describe('edgeplan/client', () => {
   it('creates a run, reads it and its events, with the bearer token', async () => {
@@ -31,9 +55,9 @@ describe('edgeplan/client', () => {
         body: { run_id: 'run_1', status: 'running', links: {} },
       },
       'GET http://api.test/v1/runs/run_1': { status: 200, body: { run_id: 'run_1', status: 'completed' } },
-      'GET http://api.test/v1/runs/run_1/events?after=2': {
+      'GET http://api.test/v1/runs/run_1/events?after=2&limit=1000': {
         status: 200,
-        body: { events: [{ seq: 3, event_type: 'RunCompleted' }] },
+        body: { events: [event(3, 'RunStarted')], next_after: 3, has_more: false },
       },
     });
     const client = createClient({ baseUrl: 'http://api.test/', token: 't0k', fetch });
@@ -49,11 +73,156 @@ describe('edgeplan/client', () => {
     });
   });
 
-  it('throws the API error with its status and code', async () => {
-    const { fetch } = scripted({});
+  it('reads every page of events', async () => {
+    const { fetch } = scripted({
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=1000': {
+        status: 200,
+        body: { events: [event(1, 'RunCreated'), event(2, 'RunStarted')], next_after: 2, has_more: true },
+      },
+      'GET http://api.test/v1/runs/run_1/events?after=2&limit=1000': {
+        status: 200,
+        body: { events: [terminated(3)], next_after: 3, has_more: false },
+      },
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    expect((await client.events('run_1')).map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('throws the API error with its status, code and details', async () => {
+    const { fetch } = scripted({
+      'POST http://api.test/v1/plans/validate': {
+        status: 422,
+        body: { error: { code: 'invalid_plan', message: 'bad', details: { errors: [{ code: 'cycle' }] } } },
+      },
+    });
     const client = createClient({ baseUrl: 'http://api.test', fetch });
     const err = await client.getRun('nope').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EdgeplanApiError);
-    expect(err).toMatchObject({ status: 404, code: 'not_found', message: 'no' });
+    expect(err).toMatchObject({ status: 404, code: 'not_found' });
+    const invalid = await client.validatePlan({ plan: { goal: 'g', steps: [] } }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({
+      status: 422,
+      code: 'invalid_plan',
+      details: { errors: [{ code: 'cycle' }] },
+    });
+  });
+
+  it('says so when the API cannot be reached, and refuses a lazy createRun', async () => {
+    const fetch = (() =>
+      Promise.reject(new TypeError('connect ECONNREFUSED'))) as unknown as typeof globalThis.fetch;
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    await expect(client.getRun('run_1')).rejects.toMatchObject({ code: 'unreachable' });
+    await expect(
+      client.createRun({ plan: { goal: 'g', steps: [] }, config: { mode: 'lazy' } }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('builds action requests: approval with the link token, modify, retry of a step, rollback', async () => {
+    const ok = { status: 200, body: { run_id: 'run_1', status: 'running' } };
+    const { fetch, seen } = scripted({
+      'POST http://api.test/v1/runs/run_1/approval?token=abc': ok,
+      'POST http://api.test/v1/runs/run_1/approval': ok,
+      'POST http://api.test/v1/runs/run_1/retry': ok,
+      'POST http://api.test/v1/runs/run_1/rollback': ok,
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    await client.approve('run_1', { token: 'abc', comment: 'ok' });
+    await client.modify('run_1', { edits: [{ op: 'remove_step', step_id: 'b' }] });
+    await client.retry('run_1', 'b');
+    await client.rollback('run_1', 1);
+    expect(seen.map((s) => s.body)).toEqual([
+      { decision: 'approve', comment: 'ok' },
+      { decision: 'modify', edits: [{ op: 'remove_step', step_id: 'b' }] },
+      { step_id: 'b' },
+      { version: 1 },
+    ]);
+  });
+});
+
+describe('watch()', () => {
+  it('polls /events: each event once, in order, and ends after RunTerminated', async () => {
+    const { fetch, seen } = scripted({
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+        status: 200,
+        body: { events: [event(1, 'RunCreated'), event(2, 'RunStarted')], next_after: 2, has_more: false },
+      },
+      'GET http://api.test/v1/runs/run_1/events?after=2&limit=500': (n) => ({
+        status: 200,
+        body:
+          n === 0
+            ? { events: [], next_after: 2, has_more: false }
+            : { events: [terminated(3)], next_after: 3, has_more: false },
+      }),
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    const got: number[] = [];
+    for await (const e of client.watch('run_1', { transport: 'poll', pollIntervalMs: 1 })) got.push(e.seq);
+    expect(got).toEqual([1, 2, 3]);
+    expect(seen.filter((s) => s.url.includes('after=2')).length).toBe(2);
+  });
+
+  it('reopens a dropped socket after the last seq and repeats nothing', async () => {
+    const opened: string[] = [];
+    /** A socket that sends its script, then closes (a dropped connection) unless it ends the run. */
+    class ScriptedSocket extends EventTarget {
+      static scripts: RunEvent[][] = [
+        [event(1, 'RunCreated'), event(2, 'RunStarted')],
+        // The server sends the backlog after ?after=2 again from 3; one duplicate to be safe.
+        [event(2, 'RunStarted'), event(3, 'StepScheduled'), terminated(4)],
+      ];
+      constructor(readonly url: string) {
+        super();
+        opened.push(url);
+        const script = ScriptedSocket.scripts.shift() ?? [];
+        setTimeout(() => {
+          this.dispatchEvent(new Event('open'));
+          for (const e of script)
+            this.dispatchEvent(new MessageEvent('message', { data: JSON.stringify(e) }));
+          this.dispatchEvent(new Event('close'));
+        }, 1);
+      }
+      close() {}
+    }
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      fetch: scripted({}).fetch,
+      WebSocket: ScriptedSocket as unknown as typeof WebSocket,
+    });
+    const reconnects: number[] = [];
+    const got: string[] = [];
+    for await (const e of client.watch('run_1', { onReconnect: (_n, after) => reconnects.push(after) }))
+      got.push(`${e.seq}:${e.event_type}`);
+    expect(got).toEqual(['1:RunCreated', '2:RunStarted', '3:StepScheduled', '4:RunTerminated']);
+    expect(opened).toEqual([
+      'ws://api.test/v1/runs/run_1/ws?after=0',
+      'ws://api.test/v1/runs/run_1/ws?after=2',
+    ]);
+    expect(reconnects).toEqual([2]);
+  });
+
+  it('falls back to polling when the socket never opens', async () => {
+    class RefusedSocket extends EventTarget {
+      constructor() {
+        super();
+        setTimeout(() => this.dispatchEvent(new Event('error')), 1);
+      }
+      close() {}
+    }
+    const { fetch } = scripted({
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+        status: 200,
+        body: { events: [event(1, 'RunCreated'), terminated(2)], next_after: 2, has_more: false },
+      },
+    });
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      fetch,
+      WebSocket: RefusedSocket as unknown as typeof WebSocket,
+    });
+    const got: number[] = [];
+    for await (const e of client.watch('run_1')) got.push(e.seq);
+    expect(got).toEqual([1, 2]);
   });
 });

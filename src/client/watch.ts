@@ -1,0 +1,185 @@
+/**
+ * `watch(runId)`: a run's events as an async iterator, in seq order, each once, ending after
+ * `RunTerminated`. Over the run's WebSocket (`/v1/runs/:id/ws?after=`) where the runtime can open one
+ * with the token — Node ≥ 22 and Workers send it as a header; a browser cannot, so with a token it
+ * polls — and by polling `GET /events` otherwise. A dropped socket is reopened after the last seq
+ * seen, so nothing is lost or repeated; a socket that cannot be opened at all falls back to polling.
+ */
+import { baseOf, EdgeplanApiError, type Call, type ClientOptions } from './http';
+import type { EventsPage, RunEvent } from './types';
+
+export type WatchOptions = {
+  /** Start after this seq (default 0: the whole trace first). */
+  after?: number;
+  /** Stops the iteration (the iterator returns). */
+  signal?: AbortSignal;
+  /** `auto` (default): WebSocket when it can carry the token, else polling. */
+  transport?: 'auto' | 'websocket' | 'poll';
+  /** Between polls when there is nothing new (default 250 ms). */
+  pollIntervalMs?: number;
+  /** Called before a dropped socket is reopened (attempt counts from 1). */
+  onReconnect?: (attempt: number, after: number) => void;
+};
+
+type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed'; opened: boolean };
+
+/** A socket as a queue of frames. */
+type Socket = { next(): Promise<Frame>; close(): void };
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+function queue(): { push(f: Frame): void; next(): Promise<Frame> } {
+  const frames: Frame[] = [];
+  let waiting: ((f: Frame) => void) | null = null;
+  return {
+    push(f) {
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        w(f);
+      } else frames.push(f);
+    },
+    next: () => (frames.length > 0 ? Promise.resolve(frames.shift()!) : new Promise((r) => (waiting = r))),
+  };
+}
+
+function wire(ws: WebSocket, q: ReturnType<typeof queue>, openAlready: boolean): Socket {
+  let opened = openAlready;
+  ws.addEventListener('open', () => ((opened = true), q.push({ kind: 'open' })));
+  ws.addEventListener('message', (m: MessageEvent) => {
+    if (typeof m.data === 'string') q.push({ kind: 'message', text: m.data });
+  });
+  ws.addEventListener('close', () => q.push({ kind: 'closed', opened }));
+  ws.addEventListener('error', () => q.push({ kind: 'closed', opened }));
+  return {
+    next: q.next,
+    close: () => {
+      try {
+        ws.close(1000, 'done');
+      } catch {
+        // already closed
+      }
+    },
+  };
+}
+
+const isWorkers = () => typeof (globalThis as { WebSocketPair?: unknown }).WebSocketPair === 'function';
+const isBrowser = () => typeof (globalThis as { document?: unknown }).document !== 'undefined';
+
+/** Opens the run's socket, or null when this runtime cannot open one that carries the token. */
+async function openSocket(options: ClientOptions, path: string): Promise<Socket | null> {
+  const base = baseOf(options);
+  const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
+  const q = queue();
+  if (isWorkers()) {
+    // Workers: a WebSocket is opened with fetch and an Upgrade header (service bindings too).
+    const doFetch = options.fetch ?? fetch;
+    const res = await doFetch(`${base}${path}`, { headers: { ...headers, Upgrade: 'websocket' } });
+    const ws = (res as Response & { webSocket?: WebSocket & { accept(): void } }).webSocket;
+    if (!ws) return null;
+    ws.accept();
+    q.push({ kind: 'open' });
+    return wire(ws, q, true);
+  }
+  const WS = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+  if (!WS || (options.token && isBrowser())) return null;
+  const url = `${base.replace(/^http/, 'ws')}${path}`;
+  // Node's WebSocket (undici) takes headers in its second argument; a browser never gets here with a token.
+  const ws = options.token ? new WS(url, { headers } as unknown as string[]) : new WS(url);
+  return wire(ws, q, false);
+}
+
+/** Reads one run's events; see the module comment. */
+export async function* watchRun(
+  call: Call,
+  options: ClientOptions,
+  runId: string,
+  { after = 0, signal, transport = 'auto', pollIntervalMs = 250, onReconnect }: WatchOptions = {},
+): AsyncGenerator<RunEvent, void, undefined> {
+  const id = encodeURIComponent(runId);
+  let last = after;
+  let done = false;
+
+  /** Events after `last` up to `until` (inclusive, or all), read from `/events`. */
+  async function* fill(until = Infinity): AsyncGenerator<RunEvent> {
+    for (;;) {
+      const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
+        query: { after: last, limit: 500 },
+      });
+      for (const e of body.events) {
+        if (e.seq > until) return;
+        if (e.seq <= last) continue;
+        last = e.seq;
+        yield e;
+        if (e.event_type === 'RunTerminated') return void (done = true);
+      }
+      if (!body.has_more || body.events.length === 0) return;
+    }
+  }
+
+  let useSocket = transport !== 'poll';
+  let reconnects = 0;
+  while (!done && !signal?.aborted) {
+    if (useSocket) {
+      const socket = await openSocket(options, `/v1/runs/${id}/ws?after=${last}`).catch(() => null);
+      if (!socket) {
+        if (transport === 'websocket')
+          throw new EdgeplanApiError(
+            0,
+            'websocket_unavailable',
+            'This runtime cannot open the run’s WebSocket',
+          );
+        useSocket = false;
+        continue;
+      }
+      const onAbort = () => socket.close();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        for (;;) {
+          const f = await socket.next();
+          if (f.kind === 'open') {
+            reconnects = 0;
+            continue;
+          }
+          if (f.kind === 'closed') {
+            // Never opened: the server or a proxy does not speak WebSocket here (or refused the token).
+            if (!f.opened && transport !== 'websocket') useSocket = false;
+            else if (!f.opened)
+              throw new EdgeplanApiError(0, 'websocket_refused', 'The run’s WebSocket was refused');
+            break;
+          }
+          const e = JSON.parse(f.text) as RunEvent;
+          if (e.seq <= last) continue;
+          // A gap (never expected: the socket sends the backlog first) or an event too large for a
+          // message (its payload elided) is read from /events instead.
+          const elided = typeof e.payload === 'object' && e.payload !== null && '$elided' in e.payload;
+          if (e.seq > last + 1 || elided) {
+            yield* fill(e.seq);
+            if (done) return;
+            continue;
+          }
+          last = e.seq;
+          yield e;
+          if (e.event_type === 'RunTerminated') return;
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+        socket.close();
+      }
+      if (signal?.aborted) return;
+      if (useSocket) {
+        reconnects += 1;
+        onReconnect?.(reconnects, last);
+        await sleep(Math.min(100 * 2 ** (reconnects - 1), 5000), signal);
+      }
+      continue;
+    }
+    const before = last;
+    yield* fill();
+    if (!done && last === before) await sleep(pollIntervalMs, signal);
+  }
+}
