@@ -74,7 +74,7 @@ export function makeCall(options: ClientOptions): Call {
       throw new EdgeplanApiError(0, 'unreachable', `Cannot reach ${base}: ${why}`);
     }
     const text = await res.text();
-    let json: unknown = null;
+    let json: unknown;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {

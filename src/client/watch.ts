@@ -24,7 +24,7 @@ export type WatchOptions = {
 type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed'; opened: boolean };
 
 /** A socket as a queue of frames. */
-type Socket = { next(): Promise<Frame>; close(): void };
+type Socket = { next: () => Promise<Frame>; close: () => void };
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -32,7 +32,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
-function queue(): { push(f: Frame): void; next(): Promise<Frame> } {
+function queue(): { push: (f: Frame) => void; next: () => Promise<Frame> } {
   const frames: Frame[] = [];
   let waiting: ((f: Frame) => void) | null = null;
   return {
