@@ -702,7 +702,7 @@ export interface components {
             valid: boolean;
             errors: components["schemas"]["Finding"][];
             plan?: components["schemas"]["Plan"];
-            estimates?: components["schemas"]["Estimates"] & (Record<string, never> | null);
+            estimates?: components["schemas"]["Estimates"] | null;
         };
         CreatedRun: {
             run_id: string;
@@ -912,7 +912,7 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             latency_ms: number | null;
-            error: components["schemas"]["ErrorInfo"];
+            error: components["schemas"]["ErrorInfo"] | null;
             /** @description One of when_false, dependency_failed, missing_input, failure_strategy, run_terminated, cancelled, not_reached */
             skip_reason: string | null;
             /** @description Dependencies the step’s references add to the ones it lists */
@@ -923,7 +923,7 @@ export interface components {
             code: string;
             message: string;
             retryable: boolean;
-        } | null;
+        };
         PlanStatus: {
             status: {
                 total: number;
@@ -1109,7 +1109,7 @@ export interface components {
             payload: {
                 /** @enum {boolean} */
                 valid: true;
-                estimates: components["schemas"]["Estimates"] & (Record<string, never> | null);
+                estimates: components["schemas"]["Estimates"] | null;
             };
         };
         RunStartedEvent: {

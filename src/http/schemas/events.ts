@@ -32,7 +32,7 @@ const PAYLOADS = {
     state: z.record(z.string(), z.unknown()).optional(),
   }),
   PlanAuthored: z.object({ plan: planRef, tokens: TokenCountSchema.optional() }),
-  PlanValidated: z.object({ valid: z.literal(true), estimates: EstimatesSchema.nullable() }),
+  PlanValidated: z.object({ valid: z.literal(true), estimates: z.union([EstimatesSchema, z.null()]) }),
   RunStarted: z.object({}),
   ApprovalRequested: z.object({ deadline_at: ms.nullable(), plan_version: z.number().int() }),
   ApprovalGranted: z.object({ comment: z.string().optional(), by: z.enum(['approver', 'timeout']) }),

@@ -43,7 +43,8 @@ export const StepDetailSchema = z
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
     latency_ms: z.number().nullable(),
-    error: ErrorInfoSchema.nullable(),
+    // A union, not .nullable(): that would make the ErrorInfo component itself nullable.
+    error: z.union([ErrorInfoSchema, z.null()]),
     skip_reason: z
       .string()
       .nullable()
@@ -153,7 +154,7 @@ export const DryRunSchema = z
     valid: z.boolean(),
     errors: z.array(FindingSchema),
     plan: PlanSchema.optional(),
-    estimates: EstimatesSchema.nullable().optional(),
+    estimates: z.union([EstimatesSchema, z.null()]).optional(),
   })
   .openapi('DryRun');
 

@@ -1,0 +1,208 @@
+/**
+ * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `approve`,
+ * `reject`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
+ */
+import type { Command } from 'commander';
+import type { ControlResult, RunEvent } from '../../client';
+import { table, type Context } from '../context';
+import { EXIT, exitForStatus, UsageError } from '../exit-codes';
+import { follow } from '../follow';
+import { readJson } from '../inputs';
+import { duration, eventLine } from '../render';
+
+type Done = (code: number) => void;
+
+export function registerManage(program: Command, context: () => Context, done: Done): void {
+  const control = (ctx: Context, r: ControlResult) => {
+    if (ctx.json) ctx.printJson(r);
+    else
+      ctx.print(`${r.run_id}  ${r.status}${r.plan_version === undefined ? '' : `  plan v${r.plan_version}`}`);
+    done(EXIT.ok);
+  };
+
+  const runs = program.command('runs').description('List runs (newest first), or show one');
+  runs
+    .command('ls', { isDefault: true })
+    .description('List runs')
+    .option('-s, --status <status>', 'only runs with this status')
+    .option('-n, --limit <n>', 'how many (1–200)', '20')
+    .action(async (o: { status?: string; limit: string }) => {
+      const ctx = context();
+      const page = await ctx.client.listRuns({
+        ...(o.status ? { status: o.status as never } : {}),
+        limit: Number(o.limit),
+      });
+      if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
+      const rows = page.runs.map((r) => [
+        r.run_id,
+        r.status,
+        String(r.step_count),
+        r.created_at.slice(0, 19),
+        r.goal.slice(0, 60),
+      ]);
+      ctx.print(
+        rows.length ? table([['RUN', 'STATUS', 'STEPS', 'CREATED', 'GOAL'], ...rows]) : 'No runs yet.',
+      );
+      done(EXIT.ok);
+    });
+  runs
+    .command('show')
+    .description('A run: status, each step, the output')
+    .argument('<id>', 'run id')
+    .action(async (id: string) => {
+      const ctx = context();
+      const run = await ctx.client.getRun(id);
+      if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
+      const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
+      ctx.print(`${run.run_id}  ${run.status}${time}  plan v${run.plan_version ?? '-'}\ngoal: ${run.goal}`);
+      const rows = Object.entries(run.steps).map(([step, d]) => [
+        step,
+        d.status,
+        d.attempts ? `×${d.attempts}` : '',
+        d.latency_ms === null ? '' : duration(d.latency_ms),
+        d.error?.message ?? d.skip_reason ?? '',
+      ]);
+      if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
+      if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
+      if (run.final_output !== undefined && run.final_output !== null)
+        ctx.print(`output: ${JSON.stringify(run.final_output)}`);
+      done(exitForStatus(run.status));
+    });
+
+  program
+    .command('events')
+    .description('A run’s events, one line each; --follow to keep reading until it ends')
+    .argument('<id>', 'run id')
+    .option('-a, --after <seq>', 'only events after this seq', '0')
+    .option('-F, --follow', 'follow live until the run ends')
+    .action(async (id: string, o: { after: string; follow?: boolean }) => {
+      const ctx = context();
+      const after = Number(o.after);
+      if (!Number.isInteger(after) || after < 0) throw new UsageError('--after takes a seq (0 or more)');
+      if (o.follow) {
+        const view = await follow(ctx.client, id, {
+          tty: false,
+          interactive: false,
+          json: ctx.json,
+          style: ctx.style,
+          signal: ctx.signal,
+          after,
+        });
+        return done(exitForStatus(view.status));
+      }
+      const events: RunEvent[] = await ctx.client.events(id, { after });
+      for (const e of events) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
+      done(EXIT.ok);
+    });
+
+  program
+    .command('approve')
+    .description('Approve the plan of a run awaiting approval (--edit: approve a changed plan)')
+    .argument('<id>', 'run id')
+    .option('-e, --edit <plan.json>', 'the plan to run instead (a whole plan, or {"edits": [...]})')
+    .option('-m, --comment <text>', 'why')
+    .action(async (id: string, o: { edit?: string; comment?: string }) => {
+      const ctx = context();
+      if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment }));
+      const file = readJson(o.edit) as Record<string, unknown>;
+      const change = Array.isArray(file.edits)
+        ? { edits: file.edits as Record<string, unknown>[] }
+        : { plan: file };
+      control(ctx, await ctx.client.modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}) }));
+    });
+  program
+    .command('reject')
+    .description('Reject the plan of a run awaiting approval (the run ends)')
+    .argument('<id>', 'run id')
+    .option('-m, --comment <text>', 'why')
+    .action(async (id: string, o: { comment?: string }) =>
+      control(context(), await context().client.reject(id, o)),
+    );
+  program
+    .command('retry')
+    .description(
+      'Re-run a failed, aborted or cancelled run from its failed step(s), keeping completed results',
+    )
+    .argument('<id>', 'run id')
+    .option('-s, --step <step>', 'retry from this step')
+    .action(async (id: string, o: { step?: string }) =>
+      control(context(), await context().client.retry(id, o.step)),
+    );
+  program
+    .command('cancel')
+    .description('Cancel a run')
+    .argument('<id>', 'run id')
+    .option('-r, --reason <text>', 'why')
+    .action(async (id: string, o: { reason?: string }) =>
+      control(context(), await context().client.cancel(id, o.reason)),
+    );
+  program
+    .command('replan')
+    .description('Ask the planner to revise the rest of a run’s plan')
+    .argument('<id>', 'run id')
+    .requiredOption('-r, --reason <text>', 'why the plan should change')
+    .action(async (id: string, o: { reason: string }) =>
+      control(context(), await context().client.replan(id, o.reason)),
+    );
+
+  program
+    .command('plans')
+    .description('A run’s plan versions; --diff a b compares two, --show v prints one')
+    .argument('<id>', 'run id')
+    .option('-d, --diff <versions...>', 'two versions to compare')
+    .option('--show <version>', 'print one version')
+    .action(async (id: string, o: { diff?: string[]; show?: string }) => {
+      const ctx = context();
+      if (o.diff) {
+        const [a, b] = o.diff.map(Number);
+        if (o.diff.length !== 2 || !Number.isInteger(a) || !Number.isInteger(b))
+          throw new UsageError('--diff takes two versions, e.g. --diff 1 2');
+        const d = await ctx.client.diffPlanVersions(id, a!, b!);
+        if (ctx.json) return (ctx.printJson(d), done(EXIT.ok));
+        ctx.print(`plan v${d.from_version} → v${d.to_version}${d.reordered ? ' (reordered)' : ''}`);
+        for (const [f, c] of Object.entries(d.fields))
+          ctx.print(`  ~ ${f}: ${JSON.stringify(c?.from)} → ${JSON.stringify(c?.to)}`);
+        for (const s of d.added) ctx.print(ctx.style.green(`  + ${s.id}  ${s.action}`));
+        for (const s of d.removed) ctx.print(ctx.style.red(`  - ${s}`));
+        for (const c of d.changed) {
+          const deps = [
+            ...c.dependencies_added.map((x) => `+${x}`),
+            ...c.dependencies_removed.map((x) => `-${x}`),
+          ];
+          ctx.print(
+            ctx.style.yellow(
+              `  ~ ${c.step_id}: ${Object.keys(c.fields).join(', ')}${deps.length ? ` deps ${deps.join(' ')}` : ''}`,
+            ),
+          );
+        }
+        return done(EXIT.ok);
+      }
+      if (o.show) return (ctx.printJson(await ctx.client.getPlanVersion(id, Number(o.show))), done(EXIT.ok));
+      const list = await ctx.client.listPlanVersions(id);
+      if (ctx.json) return (ctx.printJson(list), done(EXIT.ok));
+      ctx.print(
+        table([
+          ['VERSION', 'CREATED', 'REASON'],
+          ...list.versions.map((v) => [`v${v.version}`, v.created_at.slice(0, 19), v.reason ?? '']),
+        ]),
+      );
+      done(EXIT.ok);
+    });
+
+  program
+    .command('tools')
+    .description('The tools plans may call')
+    .option('--refresh', 'list the MCP servers again')
+    .action(async (o: { refresh?: boolean }) => {
+      const ctx = context();
+      const tools = await ctx.client.listTools({ refresh: o.refresh });
+      if (ctx.json) return (ctx.printJson(tools), done(EXIT.ok));
+      ctx.print(
+        table([
+          ['TOOL', 'DESCRIPTION'],
+          ...tools.map((t) => [t.name, t.description.split('\n')[0]!.slice(0, 90)]),
+        ]),
+      );
+      done(EXIT.ok);
+    });
+}

@@ -1,0 +1,49 @@
+/**
+ * What every command shares: the client from `--url` / `EDGEPLAN_URL` and `--token` /
+ * `EDGEPLAN_TOKEN`, `--json`, colours (off without a TTY or with NO_COLOR), and output helpers.
+ */
+import { createClient, type EdgeplanClient } from '../client';
+import { COLOR, PLAIN, type Style } from './render';
+
+export type GlobalOptions = { url?: string; token?: string; json?: boolean; color?: boolean };
+
+export type Context = {
+  client: EdgeplanClient;
+  url: string;
+  json: boolean;
+  tty: boolean;
+  interactive: boolean;
+  style: Style;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  print(text: string): void;
+  printJson(value: unknown): void;
+};
+
+export const DEFAULT_URL = 'http://localhost:8787';
+
+export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
+  const url = g.url ?? process.env.EDGEPLAN_URL ?? DEFAULT_URL;
+  const token = g.token ?? process.env.EDGEPLAN_TOKEN;
+  const tty = process.stdout.isTTY === true;
+  const colour = tty && g.color !== false && !process.env.NO_COLOR;
+  return {
+    client: createClient({ baseUrl: url, ...(token ? { token } : {}) }),
+    url,
+    json: g.json === true,
+    tty,
+    interactive: tty && process.stdin.isTTY === true,
+    style: colour ? COLOR : PLAIN,
+    signal,
+    print: (text) => void process.stdout.write(`${text}\n`),
+    printJson: (value) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+  };
+}
+
+/** Rows as aligned columns. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n');
+}

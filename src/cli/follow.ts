@@ -1,0 +1,105 @@
+/**
+ * Following a run in the terminal. On a TTY: the live view redrawn in place (log-update), and when
+ * the run waits for approval or for a person's input, the question asked inline (@clack/prompts).
+ * Otherwise: one plain line per event (or one JSON event per line with `--json`).
+ */
+import type { EdgeplanClient } from '../client';
+import { eventLine, renderLive, type Style } from './render';
+import { applyEvent, emptyView, type RunView } from './run-view-state';
+
+export type FollowOptions = {
+  /** Redraw the live view (stdout is a terminal). */
+  tty: boolean;
+  /** Ask for approval and input inline (stdin is a terminal too). */
+  interactive: boolean;
+  json: boolean;
+  style: Style;
+  signal: AbortSignal;
+  after?: number;
+};
+
+const write = (s: string) => process.stdout.write(s);
+
+/** Follows `runId` until it ends (or `signal` aborts); returns what was seen. */
+export async function follow(client: EdgeplanClient, runId: string, o: FollowOptions): Promise<RunView> {
+  const view = emptyView(runId);
+  if (!o.tty) {
+    for await (const e of client.watch(runId, { signal: o.signal, after: o.after })) {
+      applyEvent(view, e);
+      write(o.json ? `${JSON.stringify(e)}\n` : `${eventLine(e)}\n`);
+    }
+    return view;
+  }
+
+  const { createLogUpdate } = await import('log-update');
+  const log = createLogUpdate(process.stdout);
+  let frame = 0;
+  const draw = () => log(renderLive(view, Date.now(), frame, o.style, process.stdout.columns ?? 100));
+  const tick = () => {
+    frame += 1;
+    draw();
+  };
+  let timer = setInterval(tick, 80);
+  let after = o.after ?? 0;
+  try {
+    watching: for (;;) {
+      for await (const e of client.watch(runId, { signal: o.signal, after })) {
+        applyEvent(view, e);
+        draw();
+        const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
+        // The backlog may hold a request already answered: ask only while the run still waits.
+        if (!o.interactive || !request || !view.waiting) continue;
+        const now = await client.getRun(runId);
+        if (now.status !== 'awaiting_approval' && now.status !== 'awaiting_input') continue;
+        clearInterval(timer);
+        log.done();
+        await ask(client, view);
+        after = view.last_seq;
+        timer = setInterval(tick, 80);
+        continue watching;
+      }
+      break;
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  draw();
+  log.done();
+  return view;
+}
+
+/** Asks the person at the terminal for the decision or input the run waits for, and sends it. */
+async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
+  const prompts = await import('@clack/prompts');
+  if (view.waiting?.kind === 'approval') {
+    const choice = await prompts.select({
+      message: `Approve the plan of ${view.run_id} (${view.steps.length} steps)?`,
+      options: [
+        { value: 'approve', label: 'Approve', hint: 'run it' },
+        { value: 'reject', label: 'Reject', hint: 'the run ends' },
+        { value: 'detach', label: 'Decide later', hint: `edgeplan approve ${view.run_id}` },
+      ],
+    });
+    if (prompts.isCancel(choice) || choice === 'detach') return detach(view);
+    const comment = 'from the edgeplan CLI';
+    if (choice === 'approve') await client.approve(view.run_id, { comment });
+    else await client.reject(view.run_id, { comment });
+    return;
+  }
+  const answer = await prompts.text({ message: view.waiting?.prompt ?? 'The run waits for input:' });
+  if (prompts.isCancel(answer)) return detach(view);
+  let input: unknown = answer;
+  try {
+    input = JSON.parse(answer);
+  } catch {
+    // plain text is the answer as typed
+  }
+  await client.sendInput(view.run_id, input);
+}
+
+function detach(view: RunView): never {
+  write(
+    `Left ${view.run_id} waiting. Decide with: edgeplan approve ${view.run_id} | edgeplan reject ${view.run_id}\n`,
+  );
+  process.exit(3);
+}

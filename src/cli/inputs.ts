@@ -1,0 +1,108 @@
+/**
+ * What the command line turns into request bodies: a plan file by extension or `--format` (plan JSON,
+ * a seed-004 `_tool` array, TEA YAML, LLMCompiler text), and `--input` / `--config` pairs.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { CreateRunRequest, ValidateRequest } from '../client';
+import { UsageError } from './exit-codes';
+
+export const FORMATS = ['plan', 'tool-calls', 'tea-yaml', 'llmcompiler'] as const;
+export type Format = (typeof FORMATS)[number];
+
+const BY_EXTENSION: Record<string, Format> = {
+  '.json': 'plan',
+  '.yaml': 'tea-yaml',
+  '.yml': 'tea-yaml',
+  '.txt': 'llmcompiler',
+  '.llmc': 'llmcompiler',
+  '.compiler': 'llmcompiler',
+};
+
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+export function readJson(path: string): unknown {
+  const text = readText(path);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${path} is not JSON: ${(err as Error).message}`);
+  }
+}
+
+export function formatOf(path: string, given?: string): Format {
+  if (given !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(given))
+      throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${given}")`);
+    return given as Format;
+  }
+  const f = BY_EXTENSION[extname(path).toLowerCase()];
+  if (!f)
+    throw new UsageError(
+      `Cannot tell the format of ${path} from its extension: use .json, .yaml/.yml or .txt, or --format ${FORMATS.join('|')}`,
+    );
+  return f;
+}
+
+/** The plan part of a request from a file: `{plan}` or `{format, source}` (a JSON run request is taken whole). */
+export function planRequest(path: string, format?: string): CreateRunRequest & ValidateRequest {
+  const f = formatOf(path, format);
+  if (f === 'tea-yaml' || f === 'llmcompiler') return { format: f, source: readText(path) };
+  const json = readJson(path);
+  // A whole request ({plan, config, input} or {goal, …}) rather than a plan.
+  if (
+    f === 'plan' &&
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    !('steps' in json)
+  ) {
+    if ('plan' in json || 'goal' in json || 'source' in json) return json as CreateRunRequest;
+  }
+  return { plan: json as CreateRunRequest['plan'] };
+}
+
+/** A value from the command line: JSON when it parses (`3`, `true`, `{"a":1}`), else the text. */
+function value(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `k=v` pairs into an object (`a.b=1` → `{a: {b: 1}}`); `@file.json` merges that file's object.
+ * @example pairs(['n=3', 'name=Ada']) // { n: 3, name: 'Ada' }
+ */
+export function pairs(items: readonly string[], option: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of items) {
+    if (item.startsWith('@')) {
+      const file = readJson(item.slice(1));
+      if (file === null || typeof file !== 'object' || Array.isArray(file))
+        throw new UsageError(`${option} ${item}: the file must hold a JSON object`);
+      Object.assign(out, file);
+      continue;
+    }
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError(`${option} takes key=value or @file.json (got "${item}")`);
+    const keys = item.slice(0, eq).split('.');
+    let at = out;
+    for (const k of keys.slice(0, -1)) {
+      const next = at[k];
+      at = (at[k] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+    }
+    at[keys.at(-1)!] = value(item.slice(eq + 1));
+  }
+  return out;
+}
+
+/** Collects a repeatable option's values. */
+export const collect = (v: string, all: string[] = []) => [...all, v];

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * `edgeplan`: start, watch, approve and inspect runs from a terminal (SPEC §8). Exit codes: 0
+ * completed (or done), 1 failed or invalid, 2 usage, 3 waiting for approval or input (not watching).
+ */
+import { Command, CommanderError } from 'commander';
+import { EdgeplanApiError } from '../client';
+import { registerManage } from './commands/manage';
+import { registerRun } from './commands/run';
+import { makeContext, type Context, type GlobalOptions } from './context';
+import { EXIT, UsageError } from './exit-codes';
+
+const program = new Command('edgeplan')
+  .description('Plan, run and watch agents on edgeplan')
+  .version(process.env.EDGEPLAN_CLI_VERSION ?? '0.1.0')
+  .option('-u, --url <url>', 'the API (env EDGEPLAN_URL; default http://localhost:8787)')
+  .option('-t, --token <token>', 'the API token (env EDGEPLAN_TOKEN)')
+  .option('--json', 'machine-readable output')
+  .option('--no-color', 'no colours')
+  .showHelpAfterError('(edgeplan --help lists the commands)')
+  .exitOverride();
+
+const interrupt = new AbortController();
+let current: Context | undefined;
+const context = () => (current ??= makeContext(program.opts<GlobalOptions>(), interrupt.signal));
+let code: number = EXIT.ok;
+const done = (c: number) => void (code = c);
+
+registerRun(program, context, done);
+registerManage(program, context, done);
+
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+  interrupt.abort();
+  const id = /run_[A-Za-z0-9]+/.exec(process.argv.join(' '))?.[0] ?? '<run id>';
+  process.stderr.write(`\nDetached: the run goes on. Cancel it with: edgeplan cancel ${id}\n`);
+  process.exit(EXIT.interrupted);
+});
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = code;
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // --help and --version end here too, with code 0.
+    process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if (err instanceof UsageError) {
+    process.stderr.write(`edgeplan: ${err.message}\n`);
+    process.exitCode = EXIT.usage;
+  } else if (err instanceof EdgeplanApiError) {
+    if (current?.json)
+      process.stdout.write(
+        `${JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } }, null, 2)}\n`,
+      );
+    else process.stderr.write(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}`);
+    process.exitCode = err.status === 0 && err.code === 'unreachable' ? EXIT.failed : EXIT.failed;
+  } else {
+    process.stderr.write(`edgeplan: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = EXIT.failed;
+  }
+}
+
+function detailLines(details: unknown): string {
+  const errors = (
+    details as { errors?: { code: string; message: string; step_id?: string; line?: number }[] } | undefined
+  )?.errors;
+  if (!Array.isArray(errors)) return '';
+  return errors
+    .map(
+      (f) =>
+        `  ${f.line ? `line ${f.line}: ` : ''}${f.code}${f.step_id ? ` [${f.step_id}]` : ''}: ${f.message}\n`,
+    )
+    .join('');
+}

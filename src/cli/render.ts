@@ -1,0 +1,146 @@
+/**
+ * Text of the run views. `renderLive` is the TTY view, redrawn in place: every step with a status
+ * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
+ * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
+ */
+import type { RunEvent } from '../client';
+import type { RunView, StepView } from './run-view-state';
+
+type Paint = (s: string) => string;
+export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
+
+const paint = (code: number) => (s: string) => `\u001b[${code}m${s}\u001b[0m`;
+export const COLOR: Style = {
+  green: paint(32),
+  red: paint(31),
+  yellow: paint(33),
+  cyan: paint(36),
+  dim: paint(2),
+  bold: paint(1),
+};
+const id = (s: string) => s;
+export const PLAIN: Style = { green: id, red: id, yellow: id, cyan: id, dim: id, bold: id };
+
+export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** `1.2s`, `950ms`, `2m03s`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+}
+
+function symbol(s: StepView, frame: number, c: Style): string {
+  switch (s.status) {
+    case 'completed':
+      return c.green('✔');
+    case 'failed':
+      return c.red('✖');
+    case 'skipped':
+      return c.dim('⊘');
+    case 'running':
+      return c.cyan(SPINNER[frame % SPINNER.length]!);
+    case 'retrying':
+      return c.yellow('↻');
+    default:
+      return c.dim('○');
+  }
+}
+
+const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
+
+function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Style, width: number): string {
+  const onPath = view.critical_path.includes(s.id);
+  const idWidth = Math.min(24, Math.max(4, ...view.steps.map((x) => x.id.length)));
+  const actionWidth = Math.min(28, Math.max(6, ...view.steps.map((x) => x.action.length)));
+  const parts = [
+    ` ${symbol(s, frame, c)} `,
+    (onPath ? c.bold : id)(clip(s.id, idWidth).padEnd(idWidth)),
+    ' ',
+    c.dim(clip(s.action, actionWidth).padEnd(actionWidth)),
+    ' ',
+  ];
+  const time =
+    s.status === 'running' && s.started_at !== null
+      ? duration(Math.max(0, now - s.started_at))
+      : s.latency_ms !== null && s.status !== 'pending'
+        ? duration(s.latency_ms)
+        : '';
+  parts.push(time.padStart(7));
+  if (s.attempts > 1) parts.push(c.yellow(` attempt ${s.attempts}`));
+  if (s.fallback) parts.push(c.yellow(' fallback'));
+  if (onPath) parts.push(c.dim(' ◆'));
+  let tail = '';
+  if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
+  if (s.status === 'skipped') tail = s.skip_reason ?? '';
+  const line = parts.join('');
+  return tail
+    ? `${line}  ${(s.status === 'skipped' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
+    : line;
+}
+
+/** The whole live view for this moment. */
+export function renderLive(view: RunView, now: number, frame: number, c: Style, width = 100): string {
+  const started = view.started_at;
+  const elapsed = started === null ? '' : duration((view.ended_at ?? now) - started);
+  const statusText =
+    view.status === 'completed'
+      ? c.green(view.status)
+      : ['failed', 'aborted', 'cancelled'].includes(view.status)
+        ? c.red(view.status)
+        : view.status.startsWith('awaiting')
+          ? c.yellow(view.status)
+          : c.cyan(view.status);
+  const lines = [
+    `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
+    view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
+    ...view.steps.map((s) => stepLine(s, view, now, frame, c, width)),
+  ].filter((l) => l !== '');
+  if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
+  const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
+  lines.push(c.dim(` ${done}/${view.steps.length} steps`));
+  if (view.critical_path.length > 0) {
+    const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
+    lines.push(c.dim(` critical path ◆ ${view.critical_path.join(' → ')}${est}`));
+  }
+  if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
+  if (view.waiting?.kind === 'input')
+    lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
+  if (view.error) lines.push(c.red(` error: ${clip(view.error, width - 9)}`));
+  if (view.status === 'completed' && view.final_output !== undefined)
+    lines.push(`${c.bold(' output:')} ${clip(JSON.stringify(view.final_output), width * 4)}`);
+  return lines.join('\n');
+}
+
+/** One plain line for an event: `seq time type step details`. */
+export function eventLine(e: RunEvent): string {
+  const time = e.timestamp.slice(11, 23);
+  const p = e.payload as Record<string, unknown>;
+  const stepId = typeof p.step_id === 'string' ? p.step_id : (e.references.step_id ?? '');
+  const detail = (() => {
+    switch (e.event_type) {
+      case 'ToolInvoked':
+        return `${e.payload.tool} attempt ${e.payload.attempt}`;
+      case 'ToolReturned':
+        return `${e.payload.success ? 'ok' : `error ${e.payload.error?.code ?? ''}`} ${Math.round(e.payload.latency_ms)}ms`;
+      case 'StepFailed':
+      case 'StepRetried':
+        return `${e.payload.error.code}: ${e.payload.error.message}`;
+      case 'StepSkipped':
+        return e.payload.reason;
+      case 'PlanAuthored':
+      case 'PlanUpdated':
+        return `${e.payload.plan.steps.length} steps (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
+      case 'RunTerminated':
+        return `${e.payload.status}: ${e.payload.reason}`;
+      case 'InputRequested':
+        return e.payload.prompt ?? e.payload.reason;
+      default:
+        return '';
+    }
+  })();
+  return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, detail]
+    .filter(Boolean)
+    .join('  ');
+}

@@ -1,0 +1,182 @@
+/**
+ * What the live view shows of a run, folded from its events: the steps in plan order with status,
+ * attempts and timings, the critical path, and how the run ended. Pure, so it is tested without a
+ * terminal and the same fold serves the TTY view and the plain one.
+ */
+import type { EventOf, PlanStep, RunEvent } from '../client';
+
+export type StepView = {
+  id: string;
+  action: string;
+  dependencies: string[];
+  status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped';
+  attempts: number;
+  /** Epoch ms of the running attempt's start (ToolInvoked). */
+  started_at: number | null;
+  /** Of the last attempt that returned. */
+  latency_ms: number | null;
+  error: string | null;
+  skip_reason: string | null;
+  fallback: boolean;
+};
+
+export type RunView = {
+  run_id: string;
+  goal: string;
+  status: string;
+  plan_version: number | null;
+  steps: StepView[];
+  critical_path: string[];
+  critical_path_ms: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  final_output: unknown;
+  error: string | null;
+  waiting: { kind: 'approval' | 'input'; prompt?: string; step_id?: string } | null;
+  last_seq: number;
+};
+
+export function emptyView(runId: string): RunView {
+  return {
+    run_id: runId,
+    goal: '',
+    status: 'planning',
+    plan_version: null,
+    steps: [],
+    critical_path: [],
+    critical_path_ms: null,
+    started_at: null,
+    ended_at: null,
+    final_output: undefined,
+    error: null,
+    waiting: null,
+    last_seq: 0,
+  };
+}
+
+function setPlan(view: RunView, steps: readonly PlanStep[], version: number | null): void {
+  const before = new Map(view.steps.map((s) => [s.id, s]));
+  view.steps = steps.map(
+    (s) =>
+      before.get(s.id) ?? {
+        id: s.id,
+        action: s.action ?? (s.subplan ? 'subplan' : ''),
+        dependencies: s.dependencies ?? [],
+        status: 'pending',
+        attempts: 0,
+        started_at: null,
+        latency_ms: null,
+        error: null,
+        skip_reason: null,
+        fallback: false,
+      },
+  );
+  view.plan_version = version;
+}
+
+const step = (view: RunView, id: string) => view.steps.find((s) => s.id === id);
+
+/** The view after one more event (mutated in place and returned). */
+export function applyEvent(view: RunView, e: RunEvent): RunView {
+  view.last_seq = e.seq;
+  const at = Date.parse(e.timestamp);
+  switch (e.event_type) {
+    case 'RunCreated':
+      view.goal = e.payload.goal;
+      break;
+    case 'PlanAuthored':
+      setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+      break;
+    case 'PlanUpdated':
+      setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+      break;
+    case 'StepStreamed':
+      if (!step(view, e.payload.step.id))
+        setPlan(view, [...stepsAsPlan(view), e.payload.step], view.plan_version);
+      break;
+    case 'PlanValidated':
+      view.critical_path = e.payload.estimates?.critical_path.steps ?? [];
+      view.critical_path_ms = e.payload.estimates?.critical_path.duration_ms ?? null;
+      break;
+    case 'RunStarted':
+      view.status = 'running';
+      view.started_at ??= at;
+      view.waiting = null;
+      break;
+    case 'ApprovalRequested':
+      view.status = 'awaiting_approval';
+      view.waiting = { kind: 'approval' };
+      break;
+    case 'ApprovalGranted':
+    case 'ApprovalRejected':
+      view.waiting = null;
+      break;
+    case 'InputRequested':
+      view.status = 'awaiting_input';
+      view.waiting = {
+        kind: 'input',
+        prompt: e.payload.prompt ?? e.payload.reason,
+        step_id: e.payload.step_id,
+      };
+      break;
+    case 'InputReceived':
+      view.waiting = null;
+      if (view.status === 'awaiting_input') view.status = 'running';
+      break;
+    case 'StepScheduled': {
+      // A run approved before it starts may show its first step before anything else says so.
+      view.started_at ??= at;
+      if (view.status === 'awaiting_approval' || view.status === 'planning') view.status = 'running';
+      const s = step(view, e.payload.step_id);
+      if (s) s.fallback = e.payload.fallback;
+      break;
+    }
+    case 'ToolInvoked': {
+      const s = step(view, e.payload.step_id);
+      if (s) Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
+      break;
+    }
+    case 'ToolReturned':
+      returned(view, e);
+      break;
+    case 'StepRetried': {
+      const s = step(view, e.payload.step_id);
+      if (s) Object.assign(s, { status: 'retrying', error: e.payload.error.message });
+      break;
+    }
+    case 'StepFailed': {
+      const s = step(view, e.payload.step_id);
+      if (s) Object.assign(s, { status: 'failed', error: e.payload.error.message, started_at: null });
+      break;
+    }
+    case 'StepSkipped': {
+      const s = step(view, e.payload.step_id);
+      if (s) Object.assign(s, { status: 'skipped', skip_reason: e.payload.reason, started_at: null });
+      break;
+    }
+    case 'RunTerminated':
+      view.status = e.payload.status;
+      view.ended_at = at;
+      view.final_output = e.payload.final_output;
+      view.error = e.payload.error?.message ?? (e.payload.status === 'completed' ? null : e.payload.reason);
+      view.waiting = null;
+      for (const s of view.steps) if (s.status === 'running') s.started_at = null;
+      break;
+    default:
+      break;
+  }
+  return view;
+}
+
+function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
+  const s = step(view, e.payload.step_id);
+  if (!s) return;
+  s.latency_ms = e.payload.latency_ms;
+  s.started_at = null;
+  if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
+  else s.error = e.payload.error?.message ?? 'failed';
+}
+
+function stepsAsPlan(view: RunView): PlanStep[] {
+  return view.steps.map((s) => ({ id: s.id, action: s.action, dependencies: s.dependencies }));
+}
