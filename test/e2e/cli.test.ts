@@ -1,0 +1,198 @@
+/**
+ * The `edgeplan` command end to end (#12), against `wrangler dev` started here: a parallel plan run and
+ * watched to completion, a broken TEA file validated with its line numbers, approval with an edit,
+ * `--json` parsed, usage errors, and the live TTY view rendered in a real pseudo-terminal (tmux).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+type Server = { base: string; stop(): Promise<void> };
+
+const root = process.cwd();
+const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-'));
+const cli = join(dir, 'edgeplan.mjs');
+let server: Server;
+
+/** Runs the command; never throws, so exit codes are asserted. */
+function edgeplan(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const file = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return name;
+};
+
+const parallelPlan = {
+  goal: 'fan out and join',
+  steps: [
+    { id: 'a', action: 'demo.sleep', parameters: { ms: 200 } },
+    { id: 'b', action: 'demo.sleep', parameters: { ms: 300 } },
+    { id: 'c', action: 'demo.echo', parameters: { value: 'joined' }, dependencies: ['a', 'b'] },
+  ],
+};
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
+  server = (await startDevServer({ name: 'cli-e2e' })) as Server;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('edgeplan (CLI)', () => {
+  it('runs a parallel plan and watches it to completion, one line per event', () => {
+    const r = edgeplan([
+      'run',
+      file('par.json', JSON.stringify(parallelPlan)),
+      '--watch',
+      '--config',
+      'execution_mode=parallel',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).toMatch(/^run run_[A-Za-z0-9]+$/);
+    expect(lines.filter((l) => /ToolInvoked\s+[ab]\s/.test(l))).toHaveLength(2);
+    expect(lines.at(-1)).toMatch(/RunTerminated\s+completed/);
+    // seq strictly increasing: every event once, in order
+    const seqs = lines.slice(1).map((l) => Number(l.trim().split(/\s+/)[0]));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it('validates a broken TEA workflow: its findings with file:line, exit 1', () => {
+    const yaml = [
+      'name: broken',
+      'nodes:',
+      '  - name: fetch',
+      '    uses: demo.echo',
+      '  - name: summarize',
+      '    uses: demo.echo',
+      'edges:',
+      '  - from: __start__',
+      '    to: fetch',
+      '  - from: fetch',
+      '    to: nowhere',
+    ].join('\n');
+    const r = edgeplan(['validate', file('broken.yaml', yaml)]);
+    expect(r.code).toBe(1);
+    // Line 10 is the edge that goes nowhere.
+    expect(r.out).toMatch(/^broken\.yaml:10: error unknown_node/m);
+    const ok = edgeplan(['validate', file('ok.json', JSON.stringify(parallelPlan))]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/ok\.json is valid: 3 steps/);
+  });
+
+  it('points a JSON plan’s findings at the step’s line', () => {
+    const bad = JSON.stringify(
+      { goal: 'g', steps: [{ id: 'a', action: 'demo.echo', dependencies: ['zzz'] }] },
+      null,
+      2,
+    );
+    const r = edgeplan(['validate', file('bad.json', bad)]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^bad\.json:5: error \w+ \[a\]: .*zzz/m);
+  });
+
+  it('approves with an edit: waits (exit 3), then runs the edited plan', () => {
+    const started = edgeplan([
+      'run',
+      'par.json',
+      '--no-watch',
+      '--json',
+      '--config',
+      'require_plan_approval=true',
+    ]);
+    expect(started.code).toBe(3);
+    const created = JSON.parse(started.out) as { run_id: string; status: string };
+    expect(created.status).toBe('awaiting_approval');
+    const edits = file('edits.json', JSON.stringify({ edits: [{ op: 'remove_step', step_id: 'c' }] }));
+    const approved = edgeplan(['approve', created.run_id, '--edit', edits, '--json']);
+    expect(approved.code).toBe(0);
+    expect((JSON.parse(approved.out) as { run_id: string }).run_id).toBe(created.run_id);
+    const followed = edgeplan(['events', created.run_id, '--follow']);
+    expect(followed.code).toBe(0);
+    const shown = JSON.parse(edgeplan(['runs', 'show', created.run_id, '--json']).out) as {
+      status: string;
+      steps: Record<string, unknown>;
+    };
+    expect(shown.status).toBe('completed');
+    expect(Object.keys(shown.steps).sort()).toEqual(['a', 'b']);
+    const diff = JSON.parse(edgeplan(['plans', created.run_id, '--diff', '1', '2', '--json']).out) as {
+      removed: string[];
+    };
+    expect(diff.removed).toEqual(['c']);
+  });
+
+  it('prints JSON that parses, and exits 1 on a failed run with --json', () => {
+    const list = JSON.parse(edgeplan(['runs', '--json']).out) as { runs: { run_id: string }[] };
+    expect(list.runs.length).toBeGreaterThanOrEqual(2);
+    const tools = JSON.parse(edgeplan(['tools', '--json']).out) as { name: string }[];
+    expect(tools.map((t) => t.name)).toContain('demo.echo');
+    const failing = file(
+      'fail.json',
+      JSON.stringify({
+        goal: 'f',
+        steps: [{ id: 'x', action: 'demo.flaky', parameters: { fail_times: 9 } }],
+      }),
+    );
+    const r = edgeplan(['run', failing, '--watch', '--json', '--config', 'retry_failed_steps=0']);
+    expect(r.code).toBe(1);
+    const lines = r.out.trim().split('\n');
+    const firstEvent = JSON.parse(lines[0]!) as { event_type: string };
+    expect(firstEvent.event_type).toBe('RunCreated');
+  });
+
+  it('exits 2 on usage errors and 1 with the API’s code on a refusal', () => {
+    expect(edgeplan(['frobnicate']).code).toBe(2);
+    expect(edgeplan(['run']).code).toBe(2);
+    expect(edgeplan(['run', 'missing.json']).err).toMatch(/Cannot read missing\.json/);
+    const missing = edgeplan(['cancel', 'run_doesnotexist']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/not_found/);
+    expect(edgeplan(['runs'], { EDGEPLAN_URL: 'http://127.0.0.1:9' }).err).toMatch(
+      /unreachable: Cannot reach/,
+    );
+  });
+
+  it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {
+    const session = `edgeplan-cli-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${join(dir, 'par.json')} --config execution_mode=parallel; echo EXIT=$?; sleep 20`;
+    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '20', command);
+    try {
+      let screen = '';
+      const frames = new Set<string>();
+      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p', '-t', session);
+        frames.add(screen);
+      }
+      expect(screen).toMatch(/EXIT=0/);
+      expect(screen).toMatch(/edgeplan run_\w+ {2}completed/);
+      expect(screen).toMatch(/✔ a\s+demo\.sleep/);
+      expect(screen).toMatch(/✔ c\s+demo\.echo/);
+      expect(screen).toMatch(/critical path ◆/);
+      expect(screen).toMatch(/output: "joined"|output: \{"value":"joined"\}/);
+      // Drawn in place: the final screen holds one view, not one per redraw.
+      expect(screen.match(/edgeplan run_/g)).toHaveLength(1);
+      // It was live: some frame showed a step running (a spinner) before the end.
+      expect([...frames].some((f) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [ab]\s/.test(f))).toBe(true);
+    } finally {
+      tmux('kill-session', '-t', session);
+    }
+  }, 30_000);
+});
