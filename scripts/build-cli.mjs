@@ -28,7 +28,9 @@ await build({
   legalComments: 'none',
   define: { 'process.env.EDGEPLAN_CLI_VERSION': JSON.stringify(version) },
   // Some bundled CommonJS calls require(); give the ESM file one.
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
   logLevel: 'error',
 });
 await chmod(outfile, 0o755);

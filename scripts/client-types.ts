@@ -16,6 +16,9 @@ const HEADER = `/**
 
 /** The source of src/client/api-types.ts for `doc`. */
 export async function apiTypesSource(doc: object): Promise<string> {
-  const ast = await openapiTS(doc as Parameters<typeof openapiTS>[0], { defaultNonNullable: false, alphabetize: false });
+  const ast = await openapiTS(doc as Parameters<typeof openapiTS>[0], {
+    defaultNonNullable: false,
+    alphabetize: false,
+  });
   return HEADER + astToString(ast);
 }
