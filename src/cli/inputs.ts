@@ -94,6 +94,8 @@ export function pairs(items: readonly string[], option: string): Record<string, 
     const eq = item.indexOf('=');
     if (eq <= 0) throw new UsageError(`${option} takes key=value or @file.json (got "${item}")`);
     const keys = item.slice(0, eq).split('.');
+    if (keys.some((k) => k === '' || k === '__proto__' || k === 'constructor' || k === 'prototype'))
+      throw new UsageError(`${option} ${item}: "${item.slice(0, eq)}" is not a key path`);
     let at = out;
     for (const k of keys.slice(0, -1)) {
       const next = at[k];

@@ -29,6 +29,12 @@ const done = (c: number) => void (code = c);
 registerRun(program, context, done);
 registerManage(program, context, done);
 
+// `edgeplan events … | head`: a closed pipe ends the command quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.ok);
+  throw err;
+});
+
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
   interrupt.abort();
@@ -53,7 +59,7 @@ try {
         `${JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } }, null, 2)}\n`,
       );
     else process.stderr.write(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}`);
-    process.exitCode = err.status === 0 && err.code === 'unreachable' ? EXIT.failed : EXIT.failed;
+    process.exitCode = EXIT.failed;
   } else {
     process.stderr.write(`edgeplan: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = EXIT.failed;

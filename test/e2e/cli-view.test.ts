@@ -1,0 +1,182 @@
+/**
+ * The CLI's pure parts (#12): the fold of events into the live view, its text, the plain event line,
+ * and the `k=v` / `@file` pairs of `--input` and `--config`.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/client';
+import { pairs, formatOf } from '../../src/cli/inputs';
+import { eventLine, PLAIN, renderLive } from '../../src/cli/render';
+import { applyEvent, emptyView } from '../../src/cli/run-view-state';
+
+let seq = 0;
+const at = (ms: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, 0, ms)).toISOString();
+function ev(event_type: string, payload: unknown, ms = 0): RunEvent {
+  seq += 1;
+  return {
+    event_id: `e${seq}`,
+    seq,
+    event_type,
+    timestamp: at(ms),
+    actor: 'run:run_1',
+    references: { plan_id: 'p', plan_version: 1 },
+    payload,
+  } as RunEvent;
+}
+
+const plan = {
+  id: 'p',
+  version: 1,
+  goal: 'g',
+  steps: [
+    { id: 'a', action: 'demo.sleep', dependencies: [] },
+    { id: 'b', action: 'demo.flaky', dependencies: [] },
+    { id: 'c', action: 'demo.echo', dependencies: ['a', 'b'] },
+  ],
+};
+
+describe('the live view', () => {
+  it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    const events = [
+      ev('RunCreated', { run_id: 'run_1', goal: 'fan out', config: {}, input: null }),
+      ev('PlanAuthored', { plan }),
+      ev('PlanValidated', {
+        valid: true,
+        estimates: {
+          step_count: 3,
+          total_step_count: 3,
+          critical_path: { steps: ['a', 'c'], duration_ms: 1500 },
+          max_width: 2,
+          estimated_tokens: 0,
+        },
+      }),
+      ev('RunStarted', {}, 0),
+      ev(
+        'ToolInvoked',
+        { step_id: 'a', attempt: 1, tool: 'demo.sleep', parameters: {}, idempotency_key: 'k' },
+        0,
+      ),
+      ev(
+        'ToolInvoked',
+        { step_id: 'b', attempt: 1, tool: 'demo.flaky', parameters: {}, idempotency_key: 'k' },
+        0,
+      ),
+      ev(
+        'StepRetried',
+        {
+          step_id: 'b',
+          attempt: 1,
+          retry_at: 0,
+          delay_ms: 10,
+          error: { code: 'tool_error', message: 'flaked', retryable: true },
+        },
+        5,
+      ),
+      ev(
+        'ToolInvoked',
+        { step_id: 'b', attempt: 2, tool: 'demo.flaky', parameters: {}, idempotency_key: 'k' },
+        20,
+      ),
+    ];
+    for (const e of events) applyEvent(view, e);
+    const running = renderLive(view, Date.parse(at(700)), 0, PLAIN);
+    expect(running).toMatch(/^edgeplan run_1 {2}running {2}700ms$/m);
+    expect(running).toMatch(/⠋ a\s+demo\.sleep\s+700ms ◆/);
+    expect(running).toMatch(/⠋ b\s+demo\.flaky\s+680ms attempt 2/);
+    expect(running).toMatch(/○ c\s+demo\.echo\s+◆/);
+    expect(running).toMatch(/critical path ◆ a → c \(est\. 1\.5s\)/);
+    applyEvent(
+      view,
+      ev('ToolReturned', { step_id: 'a', attempt: 1, success: true, output: 1, latency_ms: 1500 }, 1500),
+    );
+    applyEvent(
+      view,
+      ev(
+        'StepFailed',
+        {
+          step_id: 'b',
+          error: { code: 'tool_error', message: 'flaked again', retryable: true },
+          handled: false,
+        },
+        1600,
+      ),
+    );
+    applyEvent(view, ev('StepSkipped', { step_id: 'c', reason: 'dependency_failed' }, 1600));
+    applyEvent(
+      view,
+      ev(
+        'RunTerminated',
+        {
+          status: 'failed',
+          reason: 'step b failed',
+          error: { code: 'step_failed', message: 'b failed', retryable: false },
+        },
+        1600,
+      ),
+    );
+    const ended = renderLive(view, Date.parse(at(9000)), 3, PLAIN);
+    expect(ended).toMatch(/^edgeplan run_1 {2}failed {2}1\.6s$/m);
+    expect(ended).toMatch(/✔ a\s+demo\.sleep\s+1\.5s ◆/);
+    expect(ended).toMatch(/✖ b\s+demo\.flaky.*attempt 2 {2}flaked again/);
+    expect(ended).toMatch(/⊘ c\s+demo\.echo.*dependency_failed/);
+    expect(ended).toMatch(/3\/3 steps/);
+    expect(ended).toMatch(/error: b failed/);
+    expect(view.status).toBe('failed');
+  });
+
+  it('shows what a run waits for', () => {
+    seq = 0;
+    const view = emptyView('run_2');
+    applyEvent(view, ev('PlanAuthored', { plan }));
+    applyEvent(view, ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }));
+    expect(renderLive(view, 0, 0, PLAIN)).toMatch(/awaiting_approval[\s\S]*waiting for approval/);
+    applyEvent(view, ev('ApprovalGranted', { by: 'approver' }));
+    applyEvent(view, ev('InputRequested', { reason: 'human.input', step_id: 'a', prompt: 'Which city?' }));
+    expect(renderLive(view, 0, 0, PLAIN)).toMatch(/waiting for input: Which city\?/);
+  });
+
+  it('prints one plain line per event', () => {
+    seq = 9;
+    const line = eventLine(
+      ev(
+        'ToolReturned',
+        {
+          step_id: 'a',
+          attempt: 1,
+          success: false,
+          error: { code: 'timeout', message: 'slow', retryable: true },
+          latency_ms: 12.4,
+        },
+        42,
+      ),
+    );
+    expect(line).toBe('  10  10:00:00.042  ToolReturned        a  error timeout 12ms');
+  });
+});
+
+describe('--input and --config pairs', () => {
+  it('parses JSON values, dotted keys and @file.json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pairs-'));
+    const path = join(dir, 'in.json');
+    writeFileSync(path, JSON.stringify({ city: 'Oslo', n: 1 }));
+    expect(pairs(['n=3', 'name=Ada', 'approval.timeout_s=60', 'flag=true', `@${path}`], '--input')).toEqual({
+      n: 1,
+      name: 'Ada',
+      approval: { timeout_s: 60 },
+      flag: true,
+      city: 'Oslo',
+    });
+  });
+
+  it('refuses what is not a pair, a prototype key, and an unknown extension', () => {
+    expect(() => pairs(['oops'], '--config')).toThrow(/key=value or @file\.json/);
+    expect(() => pairs(['__proto__.x=1'], '--config')).toThrow(/not a key path/);
+    expect(() => formatOf('plan.toml')).toThrow(/Cannot tell the format/);
+    expect(formatOf('flow.YML')).toBe('tea-yaml');
+    expect(formatOf('x.anything', 'llmcompiler')).toBe('llmcompiler');
+  });
+});
