@@ -469,7 +469,8 @@ describe('GET /openapi.json', () => {
                   // `plan`, or an import (`format` with `source`) instead of it.
                   schema: {
                     properties: {
-                      plan: { allOf: [planRef] },
+                      // A Plan, or a seed-004 call list.
+                      plan: { anyOf: expect.arrayContaining([planRef]) as unknown },
                       format: { enum: ['tea-yaml', 'llmcompiler'] },
                       source: { type: 'string' },
                     },
