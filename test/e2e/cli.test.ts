@@ -152,8 +152,11 @@ describe('edgeplan (CLI)', () => {
     const r = edgeplan(['run', failing, '--watch', '--json', '--config', 'retry_failed_steps=0']);
     expect(r.code).toBe(1);
     const lines = r.out.trim().split('\n');
-    const firstEvent = JSON.parse(lines[0]!) as { event_type: string };
-    expect(firstEvent.event_type).toBe('RunCreated');
+    // NDJSON: every line parses; the events, then the run as it ended.
+    const parsed = lines.map((l) => JSON.parse(l) as { event_type?: string; status?: string });
+    expect(parsed[0]!.event_type).toBe('RunCreated');
+    expect(parsed.at(-2)!.event_type).toBe('RunTerminated');
+    expect(parsed.at(-1)!.status).toBe('failed');
   });
 
   it('exits 2 on usage errors and 1 with the API’s code on a refusal', () => {

@@ -55,7 +55,8 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         signal: ctx.signal,
       });
       if (ctx.signal.aborted) return;
-      if (ctx.json) ctx.printJson(await ctx.client.getRun(created.run_id));
+      // One more JSON line after the events: the run as it ended.
+      if (ctx.json) ctx.print(JSON.stringify(await ctx.client.getRun(created.run_id)));
       done(exitForStatus(view.status));
     });
 
