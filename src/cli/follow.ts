@@ -5,7 +5,7 @@
  */
 import type { EdgeplanClient } from '../client';
 import { eventLine, renderLive, type Style } from './render';
-import { applyEvent, emptyView, type RunView } from './run-view-state';
+import { applyEvent, emptyView, type RunView } from '../client/run-view';
 
 export type FollowOptions = {
   /** Redraw the live view (stdout is a terminal). */

@@ -4,7 +4,7 @@
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
 import type { RunEvent } from '../client';
-import type { RunView, StepView } from './run-view-state';
+import type { RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };

@@ -35,6 +35,7 @@ import { watchRun, type WatchOptions } from './watch';
 
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
+export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
 export type * from './types';
 
 /** Run statuses after which nothing more happens unless the caller retries. */

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/client';
 import { pairs, formatOf } from '../../src/cli/inputs';
 import { eventLine, PLAIN, renderLive } from '../../src/cli/render';
-import { applyEvent, emptyView } from '../../src/cli/run-view-state';
+import { applyEvent, emptyView } from '../../src/client/run-view';
 
 let seq = 0;
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, 0, ms)).toISOString();

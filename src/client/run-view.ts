@@ -1,9 +1,29 @@
 /**
- * What the live view shows of a run, folded from its events: the steps in plan order with status,
- * attempts and timings, the critical path, and how the run ended. Pure, so it is tested without a
- * terminal and the same fold serves the TTY view and the plain one.
+ * A run as a person follows it, folded from its events: the steps in plan order with status, every
+ * attempt (tool, resolved parameters, idempotency key, start, end, latency, outcome), the critical
+ * path, what the run waits for, and how it ended. Pure: the CLI's live view and the dashboard draw
+ * from the same fold, and it is tested without either.
+ * @example
+ * const view = emptyView(runId);
+ * for await (const e of client.watch(runId)) applyEvent(view, e);
  */
-import type { EventOf, PlanStep, RunEvent } from '../client';
+import type { EventOf, PlanStep, RunEvent } from './types';
+
+/** One attempt of a step, as its events tell it. */
+export type AttemptView = {
+  attempt: number;
+  tool: string;
+  parameters: Record<string, unknown>;
+  idempotency_key: string;
+  /** Epoch ms. */
+  started_at: number;
+  ended_at: number | null;
+  latency_ms: number | null;
+  success: boolean | null;
+  output?: unknown;
+  error: { code: string; message: string } | null;
+  cached: boolean;
+};
 
 export type StepView = {
   id: string;
@@ -18,6 +38,10 @@ export type StepView = {
   error: string | null;
   skip_reason: string | null;
   fallback: boolean;
+  /** Every attempt, first first (a fallback's attempts included). */
+  history: AttemptView[];
+  /** The step as planned (description, parameters as written, fallback_action, …). */
+  planned: PlanStep;
 };
 
 export type RunView = {
@@ -34,6 +58,14 @@ export type RunView = {
   error: string | null;
   waiting: { kind: 'approval' | 'input'; prompt?: string; step_id?: string } | null;
   last_seq: number;
+  /** Plan changes: who authored each version and why, with the tokens planning spent. */
+  versions: {
+    version: number | null;
+    kind: string;
+    reason: string;
+    at: number;
+    tokens?: { prompt: number; completion: number };
+  }[];
 };
 
 export function emptyView(runId: string): RunView {
@@ -51,26 +83,30 @@ export function emptyView(runId: string): RunView {
     error: null,
     waiting: null,
     last_seq: 0,
+    versions: [],
   };
 }
 
 function setPlan(view: RunView, steps: readonly PlanStep[], version: number | null): void {
   const before = new Map(view.steps.map((s) => [s.id, s]));
-  view.steps = steps.map(
-    (s) =>
-      before.get(s.id) ?? {
-        id: s.id,
-        action: s.action ?? (s.subplan ? 'subplan' : ''),
-        dependencies: s.dependencies ?? [],
-        status: 'pending',
-        attempts: 0,
-        started_at: null,
-        latency_ms: null,
-        error: null,
-        skip_reason: null,
-        fallback: false,
-      },
-  );
+  view.steps = steps.map((s) => {
+    const kept = before.get(s.id);
+    if (kept) return { ...kept, planned: s, dependencies: s.dependencies ?? [] };
+    return {
+      id: s.id,
+      action: s.action ?? (s.subplan ? 'subplan' : ''),
+      dependencies: s.dependencies ?? [],
+      status: 'pending',
+      attempts: 0,
+      started_at: null,
+      latency_ms: null,
+      error: null,
+      skip_reason: null,
+      fallback: false,
+      history: [],
+      planned: s,
+    };
+  });
   view.plan_version = version;
 }
 
@@ -86,9 +122,23 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       break;
     case 'PlanAuthored':
       setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+      view.versions.push({
+        version: view.plan_version,
+        kind: 'authored',
+        reason: 'first plan',
+        at,
+        tokens: e.payload.tokens,
+      });
       break;
     case 'PlanUpdated':
       setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+      view.versions.push({
+        version: view.plan_version,
+        kind: e.payload.kind,
+        reason: e.payload.reason,
+        at,
+        tokens: e.payload.tokens,
+      });
       break;
     case 'StepStreamed':
       if (!step(view, e.payload.step.id))
@@ -133,7 +183,20 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     }
     case 'ToolInvoked': {
       const s = step(view, e.payload.step_id);
-      if (s) Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
+      if (!s) break;
+      Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
+      s.history.push({
+        attempt: e.payload.attempt,
+        tool: e.payload.tool,
+        parameters: e.payload.parameters,
+        idempotency_key: e.payload.idempotency_key,
+        started_at: at,
+        ended_at: null,
+        latency_ms: null,
+        success: null,
+        error: null,
+        cached: false,
+      });
       break;
     }
     case 'ToolReturned':
@@ -160,7 +223,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.final_output = e.payload.final_output;
       view.error = e.payload.error?.message ?? (e.payload.status === 'completed' ? null : e.payload.reason);
       view.waiting = null;
-      for (const s of view.steps) if (s.status === 'running') s.started_at = null;
+      for (const s of view.steps) {
+        if (s.status === 'running') s.started_at = null;
+        for (const a of s.history) a.ended_at ??= at;
+      }
       break;
     default:
       break;
@@ -173,6 +239,15 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
   if (!s) return;
   s.latency_ms = e.payload.latency_ms;
   s.started_at = null;
+  const attempt = s.history.findLast((a) => a.attempt === e.payload.attempt && a.ended_at === null);
+  if (attempt) {
+    attempt.ended_at = Date.parse(e.timestamp);
+    attempt.latency_ms = e.payload.latency_ms;
+    attempt.success = e.payload.success;
+    attempt.output = e.payload.output;
+    attempt.error = e.payload.error ? { code: e.payload.error.code, message: e.payload.error.message } : null;
+    attempt.cached = e.payload.cached === true;
+  }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';
 }
