@@ -231,6 +231,34 @@ export async function approvalInput(
   return { ok: true, input: { type: 'approval', decision: verdict, plan, comment: comment ?? undefined } };
 }
 
+/** What the approval link's page shows: the plan to decide on, while the link is good. */
+export type ApprovalView = {
+  run_id: string;
+  goal: string;
+  status: RunState['status'];
+  plan: Plan;
+  /** Epoch ms when the link stops working. */
+  expires_at: number;
+};
+
+/**
+ * The plan behind a link, for its page: checked like a decision (a wrong token learns nothing, a used
+ * or expired one is `gone`), and spending nothing — the page only shows it.
+ */
+export async function approvalView(
+  state: RunState,
+  store: SqlStore,
+  token: string,
+): Promise<{ ok: true; view: ApprovalView } | { ok: false; refusal: ApprovalRefusal }> {
+  const link = await checkApprovalLink(store, token);
+  if (!link.ok) return link;
+  if (state.status !== 'awaiting_approval' || !state.plan)
+    return { ok: false, refusal: { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` } };
+  const raw = store.getMeta(TOKEN_KEY);
+  const expires_at = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : 0;
+  return { ok: true, view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at } };
+}
+
 /** The machine input that rolls the plan back to `version` (as a new version with its content). */
 export function rollbackInput(
   state: RunState,

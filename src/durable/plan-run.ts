@@ -20,7 +20,7 @@ import { DurableSideWork, type RowAfter } from './side-work';
 import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { decide } from '../engine/run-loop';
 import { Leases } from './leases';
-import { approvalInput, rollbackInput } from './approval';
+import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
 import { recordPlanVersion } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { Plan, RunStatus } from '../plan/model';
@@ -189,6 +189,14 @@ export class PlanRun extends DurableObject<Env> {
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const r = await approvalInput(m.state, this.#store, this.#registry(), body, token);
     return r.ok ? this.#control(r.input) : { ok: false, error: r.refusal };
+  }
+
+  /** The approval link's page: the plan, if `token` is this run's live link (nothing is spent). */
+  async approvalPage(token: string): Promise<RpcResult<ApprovalView>> {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    const r = await approvalView(m.state, this.#store, token);
+    return r.ok ? { ok: true, value: r.view } : { ok: false, error: r.refusal };
   }
 
   /** A new version with the content of an earlier one; completed work is kept. */

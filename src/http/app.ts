@@ -20,6 +20,7 @@ import { handleError, notFound } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerDocsRoutes } from './routes/docs';
+import { registerApprovalPageRoutes } from './routes/approval-page';
 import { registerHealthRoutes } from './routes/health';
 import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
@@ -38,6 +39,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerPlanRoutes,
   registerRunRoutes,
   registerRunRevisionRoutes,
+  registerApprovalPageRoutes,
   registerDashboardRoutes,
   registerDocsRoutes,
   registerMcpRoutes,
@@ -45,10 +47,13 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
 
 const APPROVAL_PATH = /^\/v1\/runs\/[^/]+\/approval$/;
 
-/** A request to a run's approval endpoint that presents the link's token and no bearer token. */
+/**
+ * A request to a run's approval endpoint that presents the link's token and no bearer token: the
+ * decision (POST) or the link's page (GET).
+ */
 function isApprovalLink(c: Context<AppEnv>): boolean {
   return (
-    c.req.method === 'POST' &&
+    (c.req.method === 'POST' || c.req.method === 'GET') &&
     APPROVAL_PATH.test(c.req.path) &&
     !!c.req.query('token') &&
     !c.req.header('Authorization')

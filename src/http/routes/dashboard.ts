@@ -1,7 +1,10 @@
-/** `GET /` — the dashboard (SPEC §6): a static HTML page over the `/v1` API, public like `/health`. */
+/**
+ * `GET /` — the dashboard (SPEC §6): the app shell; the app itself (src/ui, built into the Worker's
+ * static assets under /app/) calls the /v1 API from the browser with the token the user enters.
+ * Public like `/health`.
+ */
 import { createRoute, z } from '@hono/zod-openapi';
-import { dashboardHeaders } from '../dashboard/headers';
-import { DASHBOARD_HTML } from '../dashboard/page';
+import { APP_HEADERS, appShell, messagePage } from '../app-shell';
 import type { App } from '../types';
 
 const dashboard = createRoute({
@@ -12,9 +15,8 @@ const dashboard = createRoute({
   security: [],
   summary: 'The dashboard',
   description:
-    'A self-contained HTML page (inline script and styles allowed by hash in its Content-Security-Policy) ' +
-    'that lists runs, follows one live, starts plans and shows the tools. It calls the /v1 API from the ' +
-    'browser, with the bearer token the user enters.',
+    'Runs, a live graph and timeline of each, approval, versions and new runs. The page loads the ' +
+    'app from this Worker’s static assets (no CDN) and calls the /v1 API with the token the user enters.',
   responses: {
     200: { description: 'The dashboard page', content: { 'text/html': { schema: z.string() } } },
   },
@@ -24,5 +26,16 @@ const dashboard = createRoute({
 export function registerDashboardRoutes(app: App): void {
   // HTML, not a JSON response: documented here, served by a plain handler.
   app.openAPIRegistry.registerPath(dashboard);
-  app.get('/', async (c) => c.html(DASHBOARD_HTML, 200, await dashboardHeaders()));
+  app.get('/', (c) =>
+    c.env.ASSETS
+      ? c.html(appShell('edgeplan'), 200, APP_HEADERS)
+      : c.html(
+          messagePage(
+            'edgeplan',
+            'This Worker was deployed without its static assets ([assets] in wrangler.toml), so the dashboard is not here. The API reference is at /docs.',
+          ),
+          200,
+          APP_HEADERS,
+        ),
+  );
 }

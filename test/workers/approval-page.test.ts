@@ -1,0 +1,96 @@
+/**
+ * The approval link opened in a browser (#13): `GET /v1/runs/:id/approval?token=` answers a page with
+ * the plan and its estimates, with no API token; a wrong token is 403, the page spends nothing, and
+ * once the link decided, it is 410.
+ */
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../src/http/app';
+import { startRun, waitForRun, type Json } from './helpers';
+
+const plan = {
+  goal: 'approve me',
+  steps: [
+    { id: 'a', action: 'demo.echo', parameters: { id: 'a' }, dependencies: [] },
+    { id: 'b', action: 'demo.echo', parameters: { id: 'b' }, dependencies: ['a'] },
+  ],
+};
+const config = {
+  require_plan_approval: true,
+  approval: { webhook_url: 'https://approver.example.com/hook' },
+};
+
+/** The app with an API token set: only the link's token lets a request in. */
+const app = createApp();
+const withToken = { ...env, API_TOKEN: 'secret-token' };
+const open = (runId: string, token: string) =>
+  app.fetch(
+    new Request(`http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`),
+    withToken,
+  );
+
+async function runAwaitingApproval(): Promise<{ runId: string; token: string }> {
+  const sent: string[] = [];
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith('https://approver.example.com/')) return real(input, init);
+    sent.push(await req.text());
+    return new Response('ok');
+  });
+  const runId = await startRun(plan, config);
+  await waitForRun(runId, (r: Json) => r.status === 'awaiting_approval');
+  await vi.waitFor(() => expect(sent).toHaveLength(1));
+  const url = new URL((JSON.parse(sent[0]!) as Json).approval_url as string);
+  return { runId, token: url.searchParams.get('token')! };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => {
+  it('shows the plan and its estimates with no API token, and spends nothing', async () => {
+    const { runId, token } = await runAwaitingApproval();
+    const res = await open(runId, token);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<script type="module" src="/app/app.js"></script>');
+    const data = JSON.parse(
+      /<script type="application\/json" id="edgeplan-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
+    ) as {
+      approval: {
+        run_id: string;
+        token: string;
+        plan: { steps: { id: string }[] };
+        estimates: { step_count: number };
+      };
+    };
+    expect(data.approval.run_id).toBe(runId);
+    expect(data.approval.token).toBe(token);
+    expect(data.approval.plan.steps.map((s) => s.id)).toEqual(['a', 'b']);
+    expect(data.approval.estimates.step_count).toBe(2);
+    // Opening it again still works: the page spent nothing.
+    expect((await open(runId, token)).status).toBe(200);
+    // The decision with the same token is accepted, once; then the page says the link is used.
+    const decided = await app.fetch(
+      new Request(`http://edgeplan.test/v1/runs/${runId}/approval?token=${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ decision: 'approve' }),
+      }),
+      withToken,
+    );
+    expect(decided.status).toBe(200);
+    const used = await open(runId, token);
+    expect(used.status).toBe(410);
+    expect(await used.text()).toMatch(/already been used|nothing to approve/);
+  });
+
+  it('answers a wrong token, and an unknown run, with the same 403 page', async () => {
+    const { runId } = await runAwaitingApproval();
+    const wrong = await open(runId, 'apv_wrong');
+    const unknown = await open('run_doesnotexist', 'apv_wrong');
+    expect(wrong.status).toBe(403);
+    expect(unknown.status).toBe(403);
+    expect(await wrong.text()).toBe(await unknown.text());
+  });
+});
