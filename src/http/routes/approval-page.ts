@@ -30,12 +30,24 @@ const page = createRoute({
   },
   responses: {
     200: { description: 'The page', content: { 'text/html': { schema: z.string() } } },
-    403: { description: 'Not this run’s link (`forbidden`)', content: { 'text/html': { schema: z.string() } } },
-    410: { description: 'The link was used or has expired (`gone`)', content: { 'text/html': { schema: z.string() } } },
+    403: {
+      description: 'Not this run’s link (`forbidden`)',
+      content: { 'text/html': { schema: z.string() } },
+    },
+    410: {
+      description: 'The link was used or has expired (`gone`)',
+      content: { 'text/html': { schema: z.string() } },
+    },
   },
 });
 
 const WRONG_LINK = 'This approval link is not valid. Ask for a new one, or decide from the dashboard.';
+
+/** What the run says of the link (an RPC answer, re-typed from the stub's serialised form). */
+async function viewOf(run: ReturnType<typeof stubFor>, token: string): Promise<RpcResult<ApprovalView>> {
+  if (!run) return { ok: false, error: { code: 'forbidden', message: WRONG_LINK } };
+  return (await run.approvalPage(token)) as RpcResult<ApprovalView>;
+}
 
 /** Registers the page. */
 export function registerApprovalPageRoutes(app: App): void {
@@ -43,9 +55,7 @@ export function registerApprovalPageRoutes(app: App): void {
   app.get('/v1/runs/:id/approval', async (c) => {
     const token = c.req.query('token') ?? '';
     const run = stubFor(c);
-    const r: RpcResult<ApprovalView> = run
-      ? ((await run.approvalPage(token)) as RpcResult<ApprovalView>)
-      : { ok: false, error: { code: 'forbidden', message: WRONG_LINK } };
+    const r = await viewOf(run, token);
     if (!r.ok) {
       // No run behind the id answers like a wrong token: the link's holder is the only one told more.
       const code = r.error.code === 'run_not_found' ? 'forbidden' : r.error.code;
@@ -55,6 +65,10 @@ export function registerApprovalPageRoutes(app: App): void {
     }
     const { plan } = r.value;
     const estimates = estimatePlan(plan, buildGraph(plan.steps), c.var.tools());
-    return c.html(appShell(`Approve: ${r.value.goal || r.value.run_id}`, { approval: { ...r.value, estimates, token } }), 200, APP_HEADERS);
+    return c.html(
+      appShell(`Approve: ${r.value.goal || r.value.run_id}`, { approval: { ...r.value, estimates, token } }),
+      200,
+      APP_HEADERS,
+    );
   });
 }
