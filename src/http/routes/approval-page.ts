@@ -46,7 +46,7 @@ const WRONG_LINK = 'This approval link is not valid. Ask for a new one, or decid
 /** What the run says of the link (an RPC answer, re-typed from the stub's serialised form). */
 async function viewOf(run: ReturnType<typeof stubFor>, token: string): Promise<RpcResult<ApprovalView>> {
   if (!run) return { ok: false, error: { code: 'forbidden', message: WRONG_LINK } };
-  return (await run.approvalPage(token)) as RpcResult<ApprovalView>;
+  return run.approvalPage(token);
 }
 
 /** Registers the page. */
