@@ -44,8 +44,8 @@ const page = createRoute({
 const WRONG_LINK = 'This approval link is not valid. Ask for a new one, or decide from the dashboard.';
 
 /** What the run says of the link (an RPC answer, re-typed from the stub's serialised form). */
-async function viewOf(run: ReturnType<typeof stubFor>, token: string): Promise<RpcResult<ApprovalView>> {
-  if (!run) return { ok: false, error: { code: 'forbidden', message: WRONG_LINK } };
+function viewOf(run: ReturnType<typeof stubFor>, token: string): Promise<RpcResult<ApprovalView>> {
+  if (!run) return Promise.resolve({ ok: false, error: { code: 'forbidden', message: WRONG_LINK } });
   return run.approvalPage(token);
 }
 
