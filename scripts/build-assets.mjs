@@ -11,6 +11,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildDashboard, DASHBOARD_GZIP_BUDGET } from './build-dashboard.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outArg = process.argv.indexOf('--out');
@@ -33,4 +34,12 @@ async function buildDocs() {
 
 const started = Date.now();
 await buildDocs();
-console.log(`assets built in ${Date.now() - started} ms → ${out}`);
+const app = await buildDashboard(root, out);
+const kib = (n) => (n / 1024).toFixed(1);
+console.log(
+  `assets built in ${Date.now() - started} ms → ${out} (dashboard ${kib(app.bytes)} KiB, ${kib(app.gzip)} KiB gzip of ${kib(DASHBOARD_GZIP_BUDGET)})`,
+);
+if (app.gzip > DASHBOARD_GZIP_BUDGET) {
+  console.error('the dashboard is over its gzip budget');
+  process.exit(1);
+}

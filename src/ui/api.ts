@@ -1,0 +1,42 @@
+/** The dashboard's way to the API: `edgeplan/client` on this origin, with the token the user entered. */
+import { createClient, EdgeplanApiError, type EdgeplanClient } from '../client';
+
+const TOKEN_KEY = 'edgeplan.token';
+
+export function getToken(): string {
+  try {
+    return localStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function setToken(token: string): void {
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // storage refused (private mode): the token lasts this page only
+  }
+}
+
+/** A client with the current token (or a link's, for the approval page: no API token). */
+export function api(options: { anonymous?: boolean } = {}): EdgeplanClient {
+  const token = options.anonymous ? '' : getToken();
+  return createClient({ baseUrl: location.origin, ...(token ? { token } : {}) });
+}
+
+/** What to tell a person about a failure. */
+export function errorText(err: unknown): string {
+  if (err instanceof EdgeplanApiError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The findings an `invalid_plan` refusal carries. */
+export function findingsOf(
+  err: unknown,
+): { code: string; message: string; step_id?: string; line?: number }[] {
+  if (!(err instanceof EdgeplanApiError)) return [];
+  const errors = (err.details as { errors?: unknown } | undefined)?.errors;
+  return Array.isArray(errors) ? (errors as { code: string; message: string }[]) : [];
+}

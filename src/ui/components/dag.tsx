@@ -1,0 +1,98 @@
+/**
+ * The plan as a graph: a node per step coloured by status (updated live), explicit dependencies
+ * drawn solid and reference-inferred ones dashed, the critical path highlighted. Every node carries
+ * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
+ */
+import { useMemo } from 'preact/hooks';
+import type { StepView } from '../../client';
+import { layoutGraph, NODE_H, NODE_W } from '../layout';
+
+export type DagProps = {
+  steps: StepView[];
+  inferred: Record<string, string[]>;
+  critical: string[];
+  selected: string | null;
+  onSelect: (id: string) => void;
+};
+
+const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+
+export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps) {
+  // The layout depends on the plan's shape only, not on statuses: recomputed when the plan changes.
+  const shape = steps
+    .map((s) => `${s.id}<${s.dependencies.join(',')}|${(inferred[s.id] ?? []).join(',')}`)
+    .join(';');
+  const laid = useMemo(
+    () =>
+      layoutGraph(
+        steps.map((s) => ({ id: s.id, dependencies: s.dependencies, inferred: inferred[s.id] ?? [] })),
+      ),
+    [shape],
+  );
+  const onPath = new Set(critical);
+  const criticalEdge = (from: string, to: string) => {
+    const i = critical.indexOf(from);
+    return i >= 0 && critical[i + 1] === to;
+  };
+  if (steps.length === 0) return <p class="muted">No plan yet.</p>;
+  return (
+    <div class="dag-scroll">
+      <svg
+        class="dag"
+        width={laid.width}
+        height={laid.height}
+        role="img"
+        aria-label={`Plan graph of ${steps.length} steps`}
+      >
+        <defs>
+          <marker
+            id="arrow"
+            viewBox="0 0 10 10"
+            refX="9"
+            refY="5"
+            markerWidth="7"
+            markerHeight="7"
+            orient="auto-start-reverse"
+          >
+            <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
+          </marker>
+        </defs>
+        {laid.edges.map((e) => (
+          <polyline
+            key={`${e.from}>${e.to}`}
+            class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
+            points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
+            marker-end="url(#arrow)"
+          />
+        ))}
+        {steps.map((s) => {
+          const n = laid.nodes.get(s.id);
+          if (!n) return null;
+          return (
+            <g
+              key={s.id}
+              class={`node status-${s.status}${onPath.has(s.id) ? ' critical' : ''}${selected === s.id ? ' selected' : ''}`}
+              data-step-id={s.id}
+              data-status={s.status}
+              transform={`translate(${n.x},${n.y})`}
+              role="button"
+              tabIndex={0}
+              aria-label={`Step ${s.id}: ${s.status}`}
+              onClick={() => onSelect(s.id)}
+              onKeyDown={(ev) => (ev.key === 'Enter' ? onSelect(s.id) : undefined)}
+            >
+              <rect width={NODE_W} height={NODE_H} rx="6" />
+              <text x="10" y="16" class="node-id">
+                {clip(s.id, 20)}
+                {s.attempts > 1 ? ` ×${s.attempts}` : ''}
+              </text>
+              <text x="10" y="31" class="node-action">
+                {clip(s.action, 24)}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+    </div>
+  );
+}

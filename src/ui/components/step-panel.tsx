@@ -1,0 +1,112 @@
+/**
+ * One step in full: as planned, its resolved inputs (what the last attempt was called with), its
+ * output, and every attempt with its tool, outcome, error, latency and idempotency key.
+ */
+import type { Run, StepView } from '../../client';
+
+const json = (v: unknown) => JSON.stringify(v, null, 2) ?? 'undefined';
+
+export function StepPanel({
+  step,
+  run,
+  onRetry,
+}: {
+  step: StepView;
+  run: Run | null;
+  onRetry?: (id: string) => void;
+}) {
+  const last = step.history.at(-1);
+  const output = run?.step_results[step.id] ?? step.history.findLast((a) => a.success)?.output;
+  const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
+  return (
+    <aside class="step-panel" aria-label={`Step ${step.id}`}>
+      <header>
+        <h3>
+          {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
+        </h3>
+        {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
+          <button type="button" onClick={() => onRetry(step.id)}>
+            Retry
+          </button>
+        ) : null}
+      </header>
+      <dl>
+        <dt>Action</dt>
+        <dd>
+          <code>{step.action}</code>
+        </dd>
+        {step.planned.description ? (
+          <>
+            <dt>Description</dt>
+            <dd>{step.planned.description}</dd>
+          </>
+        ) : null}
+        <dt>Depends on</dt>
+        <dd>{step.dependencies.length ? step.dependencies.join(', ') : '—'}</dd>
+        {fallback ? (
+          <>
+            <dt>Fallback</dt>
+            <dd>
+              <code>{typeof fallback === 'string' ? fallback : json(fallback)}</code>
+            </dd>
+          </>
+        ) : null}
+        {step.skip_reason ? (
+          <>
+            <dt>Skipped</dt>
+            <dd>{step.skip_reason}</dd>
+          </>
+        ) : null}
+      </dl>
+      <h4>Resolved inputs</h4>
+      <pre>{last ? json(last.parameters) : json(step.planned.parameters ?? {})}</pre>
+      {output !== undefined ? (
+        <>
+          <h4>Output</h4>
+          <pre>{json(output)}</pre>
+        </>
+      ) : null}
+      <h4>Attempts</h4>
+      {step.history.length === 0 ? (
+        <p class="muted">Not run yet.</p>
+      ) : (
+        <table class="attempts">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Outcome</th>
+              <th scope="col" class="num">
+                Latency
+              </th>
+              <th scope="col">Idempotency key</th>
+            </tr>
+          </thead>
+          <tbody>
+            {step.history.map((a) => (
+              <tr key={`${a.attempt}-${a.started_at}`}>
+                <td>{a.attempt}</td>
+                <td>
+                  <code>{a.tool}</code>
+                </td>
+                <td>
+                  {a.success === null
+                    ? 'running'
+                    : a.success
+                      ? a.cached
+                        ? 'ok (cached)'
+                        : 'ok'
+                      : `${a.error?.code ?? 'failed'}: ${a.error?.message ?? ''}`}
+                </td>
+                <td class="num">{a.latency_ms === null ? '' : `${Math.round(a.latency_ms)} ms`}</td>
+                <td>
+                  <code class="key">{a.idempotency_key}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </aside>
+  );
+}

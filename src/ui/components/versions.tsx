@@ -1,0 +1,188 @@
+/**
+ * The run's plan versions: the list, a side-by-side diff of any two (steps added, removed, changed,
+ * dependency changes), and rollback to an earlier one.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { PlanDiff, PlanVersion, PlanVersionList } from '../../client';
+import { api, errorText } from '../api';
+
+type Pair = { a: PlanVersion; b: PlanVersion; diff: PlanDiff };
+
+export function Versions({
+  runId,
+  current,
+  onChanged,
+}: {
+  runId: string;
+  current: number | null;
+  onChanged: () => void;
+}) {
+  const [list, setList] = useState<PlanVersionList | null>(null);
+  const [from, setFrom] = useState(1);
+  const [to, setTo] = useState(1);
+  const [pair, setPair] = useState<Pair | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    api()
+      .listPlanVersions(runId)
+      .then((l) => {
+        setList(l);
+        const last = l.versions.at(-1)?.version ?? 1;
+        setTo(last);
+        setFrom(Math.max(1, last - 1));
+      })
+      .catch((e: unknown) => setError(errorText(e)));
+  }, [runId, current]);
+
+  useEffect(() => {
+    if (!list || from === to) return setPair(null);
+    const c = api();
+    Promise.all([
+      c.getPlanVersion(runId, from),
+      c.getPlanVersion(runId, to),
+      c.diffPlanVersions(runId, from, to),
+    ])
+      .then(([a, b, diff]) => setPair({ a, b, diff }))
+      .catch((e: unknown) => setError(errorText(e)));
+  }, [runId, list, from, to]);
+
+  const rollback = async (version: number) => {
+    setError(null);
+    try {
+      await api().rollback(runId, version);
+      onChanged();
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+
+  if (!list) return <p class="muted">{error ?? 'Loading versions…'}</p>;
+  const options = list.versions.map((v) => (
+    <option key={v.version} value={v.version}>
+      v{v.version}
+    </option>
+  ));
+  return (
+    <section class="versions">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Created</th>
+            <th scope="col">Reason</th>
+            <th scope="col" />
+          </tr>
+        </thead>
+        <tbody>
+          {list.versions.map((v) => (
+            <tr key={v.version} class={v.version === current ? 'current' : ''}>
+              <td>v{v.version}</td>
+              <td>{v.created_at.replace('T', ' ').slice(0, 19)}</td>
+              <td>{v.reason ?? ''}</td>
+              <td>
+                {v.version !== current ? (
+                  <button
+                    type="button"
+                    onClick={() => void rollback(v.version)}
+                    aria-label={`Roll back to v${v.version}`}
+                  >
+                    Roll back
+                  </button>
+                ) : (
+                  <span class="muted">current</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {list.versions.length > 1 ? (
+        <div class="diff-pick">
+          Compare{' '}
+          <select
+            aria-label="From version"
+            value={from}
+            onChange={(e) => setFrom(Number((e.target as HTMLSelectElement).value))}
+          >
+            {options}
+          </select>{' '}
+          with{' '}
+          <select
+            aria-label="To version"
+            value={to}
+            onChange={(e) => setTo(Number((e.target as HTMLSelectElement).value))}
+          >
+            {options}
+          </select>
+        </div>
+      ) : (
+        <p class="muted">One version so far.</p>
+      )}
+      {pair ? <DiffView pair={pair} /> : null}
+    </section>
+  );
+}
+
+function DiffView({ pair }: { pair: Pair }) {
+  const { a, b, diff } = pair;
+  const removed = new Set(diff.removed);
+  const added = new Set(diff.added.map((s) => s.id));
+  const changed = new Map(diff.changed.map((c) => [c.step_id, c]));
+  const line = (
+    id: string,
+    action: string | undefined,
+    deps: string[] | null | undefined,
+    side: 'a' | 'b',
+  ) => {
+    const cls =
+      side === 'a'
+        ? removed.has(id)
+          ? 'removed'
+          : changed.has(id)
+            ? 'changed'
+            : ''
+        : added.has(id)
+          ? 'added'
+          : changed.has(id)
+            ? 'changed'
+            : '';
+    const c = changed.get(id);
+    return (
+      <li key={id} class={cls} data-step-id={id} data-diff={cls || 'same'}>
+        <code>{id}</code> <span class="muted">{action}</span>
+        {deps?.length ? <span class="deps"> ← {deps.join(', ')}</span> : null}
+        {c && side === 'b' ? (
+          <span class="fields">
+            {' '}
+            ~ {Object.keys(c.fields).join(', ')}
+            {c.dependencies_added.length ? ` +deps ${c.dependencies_added.join(',')}` : ''}
+            {c.dependencies_removed.length ? ` −deps ${c.dependencies_removed.join(',')}` : ''}
+          </span>
+        ) : null}
+      </li>
+    );
+  };
+  return (
+    <div class="diff" aria-label={`Diff of v${diff.from_version} and v${diff.to_version}`}>
+      <div>
+        <h4>v{diff.from_version}</h4>
+        <ul>{a.steps.map((s) => line(s.id, s.action, s.dependencies, 'a'))}</ul>
+      </div>
+      <div>
+        <h4>v{diff.to_version}</h4>
+        <ul>{b.steps.map((s) => line(s.id, s.action, s.dependencies, 'b'))}</ul>
+      </div>
+      <p class="muted summary">
+        {diff.added.length} added, {diff.removed.length} removed, {diff.changed.length} changed
+        {diff.reordered ? ', reordered' : ''}
+        {Object.keys(diff.fields).length ? `; plan fields: ${Object.keys(diff.fields).join(', ')}` : ''}
+      </p>
+    </div>
+  );
+}

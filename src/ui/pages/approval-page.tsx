@@ -1,0 +1,132 @@
+/**
+ * The approval link's page (no API token): the plan, its estimates and graph, and Approve / Reject /
+ * Modify, each sent once with the link's token.
+ */
+import { useState } from 'preact/hooks';
+import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
+import { api, errorText, findingsOf } from '../api';
+import { Dag } from '../components/dag';
+import { PlanEditor } from '../components/plan-editor';
+
+export type ApprovalData = {
+  run_id: string;
+  goal: string;
+  plan: Plan;
+  estimates: Estimates;
+  expires_at: number;
+  token: string;
+};
+
+export function ApprovalPage({ data }: { data: ApprovalData }) {
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [modifying, setModifying] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(data.plan, null, 2));
+  const [selected, setSelected] = useState<string | null>(null);
+  // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
+  const view = applyEvent(emptyView(data.run_id), {
+    seq: 1,
+    event_type: 'PlanAuthored',
+    timestamp: new Date().toISOString(),
+    payload: { plan: data.plan },
+    references: { plan_id: data.plan.id ?? null, plan_version: data.plan.version ?? null },
+  } as RunEvent);
+
+  const decide = async (decision: 'approve' | 'reject' | 'modify') => {
+    setError(null);
+    try {
+      const client = api({ anonymous: true });
+      const body =
+        decision === 'modify'
+          ? { decision, plan: JSON.parse(text) as Plan, comment: 'modified from the approval link' }
+          : { decision, comment: 'from the approval link' };
+      const r = await client.decide(data.run_id, body, { token: data.token });
+      setOutcome(
+        decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
+      );
+    } catch (e) {
+      const f = findingsOf(e);
+      setError(
+        f.length
+          ? f.map((x) => `${x.step_id ? `[${x.step_id}] ` : ''}${x.message}`).join('; ')
+          : errorText(e),
+      );
+    }
+  };
+
+  const e = data.estimates;
+  return (
+    <main class="approval">
+      <h2>Approve this plan?</h2>
+      <p class="goal">{data.goal}</p>
+      <p class="muted">
+        Run <code>{data.run_id}</code> · {e.step_count} steps · critical path{' '}
+        {e.critical_path.steps.join(' → ')} (~
+        {(e.critical_path.duration_ms / 1000).toFixed(2)} s) · up to {e.max_width} at once
+        {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''} · link valid until{' '}
+        {new Date(data.expires_at).toLocaleString()}
+      </p>
+      {outcome ? (
+        <p class="ok" role="status">
+          {outcome} This link cannot be used again.
+        </p>
+      ) : (
+        <div class="toolbar">
+          <button type="button" class="primary" onClick={() => void decide('approve')}>
+            Approve
+          </button>
+          <button type="button" onClick={() => void decide('reject')}>
+            Reject
+          </button>
+          <button type="button" aria-expanded={modifying} onClick={() => setModifying((m) => !m)}>
+            Modify
+          </button>
+        </div>
+      )}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {modifying && !outcome ? (
+        <section class="modify">
+          <PlanEditor text={text} onText={setText} label="The plan to approve instead" anonymous />
+          <button type="button" class="primary" onClick={() => void decide('modify')}>
+            Approve modified plan
+          </button>
+        </section>
+      ) : null}
+      <Dag
+        steps={view.steps}
+        inferred={{}}
+        critical={e.critical_path.steps}
+        selected={selected}
+        onSelect={setSelected}
+      />
+      <table class="plan-steps">
+        <thead>
+          <tr>
+            <th scope="col">Step</th>
+            <th scope="col">Action</th>
+            <th scope="col">Depends on</th>
+            <th scope="col">Parameters</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.plan.steps.map((s) => (
+            <tr key={s.id} class={selected === s.id ? 'selected' : ''}>
+              <td>
+                <code>{s.id}</code>
+              </td>
+              <td>{s.action}</td>
+              <td>{s.dependencies?.join(', ') || '—'}</td>
+              <td>
+                <code>{JSON.stringify(s.parameters ?? {})}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

@@ -1,0 +1,98 @@
+/** A new run: a goal for the planner, or a plan (JSON, a `_tool` array, TEA YAML, LLMCompiler) checked as you type. */
+import { useState } from 'preact/hooks';
+import type { CreateRunRequest } from '../../client';
+import { api, errorText, findingsOf } from '../api';
+import { PlanEditor, sourceOf } from '../components/plan-editor';
+import { DEMO_CONFIG, DEMO_PLAN } from '../demo-plan';
+import { href, navigate } from '../router';
+
+export function NewRunPage() {
+  const [mode, setMode] = useState<'plan' | 'goal'>('plan');
+  const [text, setText] = useState(() => JSON.stringify(DEMO_PLAN, null, 2));
+  const [goal, setGoal] = useState('');
+  const [config, setConfig] = useState(() => JSON.stringify(DEMO_CONFIG, null, 2));
+  const [input, setInput] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  const start = async () => {
+    setError(null);
+    let body: CreateRunRequest;
+    try {
+      const cfg = config.trim() ? (JSON.parse(config) as CreateRunRequest['config']) : undefined;
+      const inp = input.trim() ? (JSON.parse(input) as unknown) : undefined;
+      if (mode === 'goal') body = { goal };
+      else {
+        const source = sourceOf(text);
+        if ('error' in source) return setError(source.error);
+        body = { ...source.body };
+      }
+      if (cfg) body.config = cfg;
+      if (inp !== undefined) body.input = inp;
+    } catch (e) {
+      return setError(`Config and input must be JSON: ${(e as Error).message}`);
+    }
+    try {
+      const created = await api().createRun(body);
+      navigate(href.run(created.run_id));
+    } catch (e) {
+      const f = findingsOf(e);
+      setError(f.length ? `${errorText(e)} — ${f.map((x) => x.message).join('; ')}` : errorText(e));
+    }
+  };
+
+  return (
+    <main class="new-run">
+      <div class="toolbar">
+        <h2>New run</h2>
+        <div class="segmented" role="radiogroup" aria-label="Start from">
+          <button type="button" role="radio" aria-checked={mode === 'plan'} onClick={() => setMode('plan')}>
+            Plan
+          </button>
+          <button type="button" role="radio" aria-checked={mode === 'goal'} onClick={() => setMode('goal')}>
+            Goal
+          </button>
+        </div>
+      </div>
+      {mode === 'goal' ? (
+        <label class="block">
+          Goal (planned by the configured LLM)
+          <textarea rows={3} value={goal} onInput={(e) => setGoal((e.target as HTMLTextAreaElement).value)} />
+        </label>
+      ) : (
+        <PlanEditor
+          text={text}
+          onText={setText}
+          label="Plan — JSON, a _tool array, TEA YAML or LLMCompiler text"
+        />
+      )}
+      <div class="two">
+        <label class="block">
+          Config (JSON)
+          <textarea
+            rows={5}
+            spellcheck={false}
+            value={config}
+            onInput={(e) => setConfig((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <label class="block">
+          Input (JSON, optional)
+          <textarea
+            rows={5}
+            spellcheck={false}
+            value={input}
+            onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+      </div>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="button" class="primary" onClick={() => void start()}>
+        Start run
+      </button>
+    </main>
+  );
+}

@@ -1,0 +1,285 @@
+/**
+ * One run, live: status and the actions it allows (Approve / Reject / Modify while it waits for
+ * approval, a form while it waits for input, Retry, Cancel), then the graph with the selected step's
+ * details, the timeline of attempts, the event log, the plan versions and the planning trace.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, findingsOf } from '../api';
+import { Dag } from '../components/dag';
+import { EventLog } from '../components/event-log';
+import { PlanEditor } from '../components/plan-editor';
+import { StepPanel } from '../components/step-panel';
+import { Timeline } from '../components/timeline';
+import { Versions } from '../components/versions';
+import { href } from '../router';
+import { useRun } from '../use-run';
+
+const TABS = [
+  ['graph', 'Graph'],
+  ['timeline', 'Timeline'],
+  ['events', 'Events'],
+  ['versions', 'Versions'],
+  ['planning', 'Planning'],
+] as const;
+
+const ENDED = new Set(['completed', 'failed', 'aborted', 'cancelled']);
+
+export function RunPage({ runId, tab }: { runId: string; tab: string }) {
+  const live = useRun(runId);
+  const { view, run } = live;
+  const [selected, setSelected] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [modifying, setModifying] = useState(false);
+  const [now, setNow] = useState(Date.now());
+  const status =
+    run && ENDED.has(run.status) ? run.status : view.status === 'planning' && run ? run.status : view.status;
+
+  useEffect(() => {
+    if (ENDED.has(status)) return;
+    const t = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(t);
+  }, [status]);
+
+  const act = async (name: string, action: () => Promise<unknown>, follow = false) => {
+    setBusy(name);
+    setMessage(null);
+    try {
+      await action();
+      if (follow) live.restart();
+      else await live.refresh();
+    } catch (e) {
+      setMessage(errorText(e));
+    }
+    setBusy(null);
+  };
+
+  const inferred = Object.fromEntries(
+    Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
+  );
+  const step = view.steps.find((s) => s.id === selected) ?? null;
+  const waitingApproval = status === 'awaiting_approval';
+  const waitingInput = status === 'awaiting_input';
+  const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
+
+  return (
+    <main class="run-page">
+      <div class="toolbar">
+        <h2 title={runId}>{view.goal || run?.goal || runId}</h2>
+        <span class={`badge status-${status}`} data-run-status={status}>
+          {status}
+        </span>
+        <span class="muted">
+          {done}/{view.steps.length} steps · v{view.plan_version ?? '–'}
+          {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
+        </span>
+        <span class="spacer" />
+        {waitingApproval ? (
+          <>
+            <button
+              type="button"
+              class="primary"
+              disabled={!!busy}
+              onClick={() => void act('approve', () => api().approve(runId), true)}
+            >
+              Approve
+            </button>
+            <button
+              type="button"
+              disabled={!!busy}
+              onClick={() => void act('reject', () => api().reject(runId), true)}
+            >
+              Reject
+            </button>
+            <button
+              type="button"
+              disabled={!!busy}
+              aria-expanded={modifying}
+              onClick={() => setModifying((m) => !m)}
+            >
+              Modify
+            </button>
+          </>
+        ) : null}
+        {ENDED.has(status) && status !== 'completed' ? (
+          <button
+            type="button"
+            disabled={!!busy}
+            onClick={() => void act('retry', () => api().retry(runId), true)}
+          >
+            Retry
+          </button>
+        ) : null}
+        {!ENDED.has(status) ? (
+          <button
+            type="button"
+            class="danger"
+            disabled={!!busy}
+            onClick={() => void act('cancel', () => api().cancel(runId, 'from the dashboard'))}
+          >
+            Cancel
+          </button>
+        ) : null}
+      </div>
+      <p class="run-id muted">
+        <code>{runId}</code> · <a href={href.runs()}>all runs</a>
+      </p>
+      {live.error ? (
+        <p class="error" role="alert">
+          {live.error}
+        </p>
+      ) : null}
+      {message ? (
+        <p class="error" role="alert">
+          {message}
+        </p>
+      ) : null}
+      {waitingApproval && modifying && run?.plan && !('$elided' in run.plan) ? (
+        <ModifyPlan
+          plan={run.plan}
+          onSend={(plan) =>
+            act(
+              'modify',
+              () => api().modify(runId, { plan, comment: 'modified in the dashboard' }),
+              true,
+            ).then(() => setModifying(false))
+          }
+        />
+      ) : null}
+      {waitingInput ? (
+        <InputForm
+          prompt={view.waiting?.prompt}
+          onSend={(input) => act('input', () => api().sendInput(runId, input), true)}
+        />
+      ) : null}
+      {ENDED.has(status) && view.final_output !== undefined ? (
+        <details class="final" open>
+          <summary>Final output</summary>
+          <pre>{JSON.stringify(run?.final_output ?? view.final_output, null, 2)}</pre>
+        </details>
+      ) : null}
+      {view.error ? <p class="error">{view.error}</p> : null}
+      <nav class="tabs" role="tablist">
+        {TABS.map(([id, label]) => (
+          <a
+            key={id}
+            role="tab"
+            aria-selected={tab === id}
+            class={tab === id ? 'active' : ''}
+            href={href.run(runId, id)}
+          >
+            {label}
+          </a>
+        ))}
+      </nav>
+      {tab === 'graph' ? (
+        <div class="graph-view">
+          <Dag
+            steps={view.steps}
+            inferred={inferred}
+            critical={view.critical_path}
+            selected={selected}
+            onSelect={setSelected}
+          />
+          {step ? (
+            <StepPanel
+              step={step}
+              run={run}
+              onRetry={(id) => void act('retry', () => api().retry(runId, id), true)}
+            />
+          ) : (
+            <aside class="step-panel muted">Click a step for its inputs, output and attempts.</aside>
+          )}
+        </div>
+      ) : null}
+      {tab === 'timeline' ? <Timeline view={view} now={now} /> : null}
+      {tab === 'events' ? <EventLog events={live.events} /> : null}
+      {tab === 'versions' ? (
+        <Versions runId={runId} current={view.plan_version} onChanged={() => live.restart()} />
+      ) : null}
+      {tab === 'planning' ? (
+        <section class="planning">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Why</th>
+                <th scope="col" class="num">
+                  Tokens (prompt / completion)
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.versions.map((v, i) => (
+                <tr key={i}>
+                  <td>v{v.version ?? '?'}</td>
+                  <td>{v.kind}</td>
+                  <td>{v.reason}</td>
+                  <td class="num">{v.tokens ? `${v.tokens.prompt} / ${v.tokens.completion}` : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p class="muted">
+            Run total: {run?.token_usage.prompt_tokens ?? 0} prompt +{' '}
+            {run?.token_usage.completion_tokens ?? 0} completion tokens · {run?.revision_count ?? 0} revisions
+          </p>
+        </section>
+      ) : null}
+    </main>
+  );
+}
+
+function ModifyPlan({ plan, onSend }: { plan: unknown; onSend: (plan: never) => Promise<void> }) {
+  const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
+  const [valid, setValid] = useState(false);
+  const [sending, setSending] = useState<string | null>(null);
+  const send = async () => {
+    try {
+      await onSend(JSON.parse(text) as never);
+    } catch (e) {
+      const f = findingsOf(e);
+      setSending(f.length ? f.map((x) => x.message).join('; ') : errorText(e));
+    }
+  };
+  return (
+    <section class="modify" aria-label="Modify the plan">
+      <PlanEditor
+        text={text}
+        onText={setText}
+        label="The plan to approve instead"
+        onChecked={(c) => setValid(!!c.result?.valid)}
+      />
+      {sending ? <p class="error">{sending}</p> : null}
+      <button type="button" class="primary" disabled={!valid} onClick={() => void send()}>
+        Approve modified plan
+      </button>
+    </section>
+  );
+}
+
+function InputForm({ prompt, onSend }: { prompt?: string; onSend: (input: unknown) => Promise<void> }) {
+  const [text, setText] = useState('');
+  const submit = (e: Event) => {
+    e.preventDefault();
+    let input: unknown = text;
+    try {
+      input = JSON.parse(text);
+    } catch {
+      // plain text is the answer as typed
+    }
+    void onSend(input);
+  };
+  return (
+    <form class="input-form" onSubmit={submit} aria-label="Answer the run">
+      <label>
+        {prompt ?? 'The run waits for input'}
+        <textarea rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+      </label>
+      <button type="submit" class="primary">
+        Send
+      </button>
+    </form>
+  );
+}

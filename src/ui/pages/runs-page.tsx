@@ -1,0 +1,111 @@
+/** The runs, newest first, filterable by status, a page at a time. */
+import { useEffect, useState } from 'preact/hooks';
+import type { RunStatus, RunSummary } from '../../client';
+import { api, errorText } from '../api';
+import { href } from '../router';
+
+const STATUSES: RunStatus[] = [
+  'planning',
+  'awaiting_approval',
+  'running',
+  'awaiting_input',
+  'completed',
+  'failed',
+  'aborted',
+  'cancelled',
+];
+
+export function RunsPage() {
+  const [status, setStatus] = useState<RunStatus | ''>('');
+  const [runs, setRuns] = useState<RunSummary[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(false);
+
+  const load = async (more: boolean) => {
+    try {
+      const page = await api().listRuns({
+        limit: 50,
+        ...(status ? { status } : {}),
+        ...(more && cursor ? { cursor } : {}),
+      });
+      setRuns((r) => (more ? [...r, ...page.runs] : page.runs));
+      setCursor(page.next_cursor);
+      setError(null);
+    } catch (e) {
+      setError(errorText(e));
+    }
+    setLoaded(true);
+  };
+  useEffect(() => {
+    void load(false);
+    const t = setInterval(() => void load(false), 5000);
+    return () => clearInterval(t);
+  }, [status]);
+
+  return (
+    <main>
+      <div class="toolbar">
+        <h2>Runs</h2>
+        <label>
+          Status{' '}
+          <select
+            value={status}
+            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as RunStatus | '')}
+          >
+            <option value="">all</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <a class="button primary" href={href.newRun()}>
+          New run
+        </a>
+      </div>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {loaded && runs.length === 0 && !error ? (
+        <p class="muted">No runs yet. Start one with “New run”.</p>
+      ) : null}
+      {runs.length ? (
+        <table class="runs">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Status</th>
+              <th scope="col" class="num">
+                Steps
+              </th>
+              <th scope="col">Created</th>
+              <th scope="col">Goal</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.run_id} data-run-id={r.run_id}>
+                <td>
+                  <a href={href.run(r.run_id)}>{r.run_id}</a>
+                </td>
+                <td>
+                  <span class={`badge status-${r.status}`}>{r.status}</span>
+                </td>
+                <td class="num">{r.step_count}</td>
+                <td>{r.created_at.replace('T', ' ').slice(0, 19)}</td>
+                <td class="goal">{r.goal}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {cursor ? (
+        <button type="button" onClick={() => void load(true)}>
+          More
+        </button>
+      ) : null}
+    </main>
+  );
+}

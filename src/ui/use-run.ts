@@ -1,0 +1,80 @@
+/**
+ * A run followed live: the snapshot (`GET /v1/runs/:id`) and the fold of its events (watch() over the
+ * WebSocket, or polling with a token), redrawn at most once a frame however fast events come.
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { applyEvent, emptyView, type Run, type RunEvent, type RunView } from '../client';
+import { api, errorText } from './api';
+
+export type LiveRun = {
+  view: RunView;
+  events: RunEvent[];
+  run: Run | null;
+  error: string | null;
+  /** Follow again from the start (after an action that makes an ended run go on). */
+  restart: () => void;
+  refresh: () => Promise<void>;
+};
+
+/** Events after which the snapshot (plan, inferred dependencies, results) is read again. */
+const REREAD = new Set([
+  'PlanAuthored',
+  'PlanUpdated',
+  'RunTerminated',
+  'ApprovalRequested',
+  'InputRequested',
+  'RunResumed',
+]);
+
+export function useRun(runId: string): LiveRun {
+  const [, setTick] = useState(0);
+  const [run, setRun] = useState<Run | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [nonce, setNonce] = useState(0);
+  const state = useRef({ view: emptyView(runId), events: [] as RunEvent[] });
+  const frame = useRef(0);
+
+  const refresh = useCallback(async () => {
+    try {
+      setRun(await api().getRun(runId));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }, [runId]);
+
+  useEffect(() => {
+    const ac = new AbortController();
+    state.current = { view: emptyView(runId), events: [] };
+    setError(null);
+    const redraw = () => {
+      if (frame.current) return;
+      frame.current = requestAnimationFrame(() => {
+        frame.current = 0;
+        setTick((t) => t + 1);
+      });
+    };
+    void refresh();
+    void (async () => {
+      try {
+        for await (const e of api().watch(runId, { signal: ac.signal })) {
+          applyEvent(state.current.view, e);
+          state.current.events.push(e);
+          if (REREAD.has(e.event_type)) void refresh();
+          redraw();
+        }
+      } catch (err) {
+        if (!ac.signal.aborted) setError(errorText(err));
+      }
+    })();
+    return () => ac.abort();
+  }, [runId, nonce, refresh]);
+
+  return {
+    view: state.current.view,
+    events: state.current.events,
+    run,
+    error,
+    restart: () => setNonce((n) => n + 1),
+    refresh,
+  };
+}
