@@ -47,6 +47,11 @@ export type ToolDefinition<I = unknown, O = unknown> = {
   timeout_ms?: number;
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
+  /**
+   * The latency a call with these parameters (as planned: references unresolved) is expected to take,
+   * when the parameters say (a sleep's `ms`); undefined falls back to history and the typical latency.
+   */
+  estimate_latency_ms?: (parameters: Record<string, unknown>) => number | undefined;
   /** Typical token cost for estimates. */
   estimated_tokens?: number;
   run(input: I, ctx: ToolContext): Promise<O>;

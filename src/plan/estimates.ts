@@ -5,7 +5,7 @@
 import { buildGraph, orderOf } from './graph';
 import type { PlanGraph } from './graph';
 import type { Plan, PlanStep } from './model';
-import type { ToolRegistry } from '../executor/registry';
+import type { AnyTool, ToolRegistry } from '../executor/registry';
 
 /** Expected duration of a step whose tool has neither latency history nor `estimated_latency_ms`. */
 export const DEFAULT_STEP_LATENCY_MS = 1000;
@@ -52,7 +52,7 @@ export function estimatePlan(
       tokens += sub.estimated_tokens;
       total += sub.total_step_count;
     } else {
-      duration[i] = stepLatency(step, tool?.estimated_latency_ms, latencyHistory);
+      duration[i] = stepLatency(step, tool, latencyHistory);
     }
     tokens += step.estimated_tokens ?? tool?.estimated_tokens ?? 0;
   }
@@ -107,11 +107,15 @@ export function estimatePlan(
   };
 }
 
+/** The parameters' own estimate (a sleep's `ms`), else history, else the tool's typical latency. */
 function stepLatency(
   step: PlanStep,
-  toolLatency: number | undefined,
+  tool: Pick<AnyTool, 'estimated_latency_ms' | 'estimate_latency_ms'> | undefined,
   history: Record<string, number>,
 ): number {
+  const fromParameters = tool?.estimate_latency_ms?.(step.parameters ?? {});
+  if (typeof fromParameters === 'number' && Number.isFinite(fromParameters) && fromParameters >= 0)
+    return fromParameters;
   const seen = Object.hasOwn(history, step.action) ? history[step.action] : undefined;
-  return seen ?? toolLatency ?? DEFAULT_STEP_LATENCY_MS;
+  return seen ?? tool?.estimated_latency_ms ?? DEFAULT_STEP_LATENCY_MS;
 }

@@ -4,6 +4,7 @@ import { ToolRegistry, defineTool } from '../../src/executor/registry';
 import { DEFAULT_STEP_LATENCY_MS, estimatePlan } from '../../src/plan/estimates';
 import { buildGraph } from '../../src/plan/graph';
 import type { Plan, PlanStep } from '../../src/plan/model';
+import { demoTools } from '../../src/executor/tools/demo';
 
 const tool = (name: string, latency?: number, tokens?: number) =>
   defineTool({
@@ -111,5 +112,29 @@ describe('estimates', () => {
   it('still estimates the acyclic part of a cyclic graph', () => {
     const p = plan([step('a', 'fast'), step('b', 'fast', ['a', 'c']), step('c', 'fast', ['b'])]);
     expect(estimate(p).step_count).toBe(3);
+  });
+});
+
+describe('a tool whose parameters say how long it takes', () => {
+  it('estimates demo.sleep by its ms: the 1.5 s branch is the critical path (#13)', () => {
+    const tools = new ToolRegistry(demoTools);
+    const steps = [
+      { id: 'a', action: 'demo.echo', parameters: {}, dependencies: [] },
+      { id: 'b', action: 'demo.sleep', parameters: { ms: 1500 }, dependencies: ['a'] },
+      { id: 'c', action: 'demo.sleep', parameters: { ms: 200 }, dependencies: ['a'] },
+      { id: 'd', action: 'demo.echo', parameters: {}, dependencies: ['b', 'c'] },
+      { id: 'e', action: 'demo.sleep', parameters: { ms: '{{ input.ms }}' }, dependencies: [] },
+    ];
+    const plan = {
+      id: 'p',
+      version: 1,
+      goal: 'g',
+      strategy: 'manual',
+      steps,
+      created_at: '',
+    } as unknown as Plan;
+    const est = estimatePlan(plan, buildGraph(plan.steps), tools);
+    expect(est.critical_path.steps).toEqual(['a', 'b', 'd']);
+    expect(est.critical_path.duration_ms).toBe(1 + 1500 + 1);
   });
 });

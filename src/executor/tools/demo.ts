@@ -33,7 +33,8 @@ export const demoSleep = defineTool({
   idempotent: true,
   // Not cacheable: serving it from the step-result cache would hide the wait it demonstrates.
   deterministic: false,
-  // No static estimate: the latency is the `ms` parameter, so the estimator's default/history applies.
+  // The latency is the `ms` parameter (when it is a number, not a reference).
+  estimate_latency_ms: (p) => (typeof p.ms === 'number' ? p.ms : undefined),
   estimated_tokens: 0,
   run: async ({ ms, value }, ctx) => {
     await sleep(ms, ctx.signal);
