@@ -1,7 +1,7 @@
 /**
- * `watch(runId)`: a run's events as an async iterator, in seq order, each once, ending after
- * `RunTerminated`. Over the run's WebSocket (`/v1/runs/:id/ws?after=`) where the runtime can open one
- * with the token — Node ≥ 22 and Workers send it as a header; a browser cannot, so with a token it
+ * `watch(runId)`: a run's events as an async iterator, in seq order, each once, ending after the
+ * `RunTerminated` that leaves the run ended (a retried run goes on past an earlier one). Over the
+ * run's WebSocket (`/v1/runs/:id/ws?after=`) where the runtime can open one with the token — Node ≥ 22 and Workers send it as a header; a browser cannot, so with a token it
  * polls — and by polling `GET /events` otherwise. A dropped socket is reopened after the last seq
  * seen, so nothing is lost or repeated; a socket that cannot be opened at all falls back to polling.
  */
@@ -104,6 +104,17 @@ export async function* watchRun(
   let last = after;
   let done = false;
 
+  /**
+   * Whether the run is over at the `RunTerminated` with this seq: nothing follows it. A retried run
+   * goes on past an earlier one (`RunResumed` follows), and so does the iteration.
+   */
+  async function over(seq: number): Promise<boolean> {
+    const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
+      query: { after: seq, limit: 1 },
+    });
+    return body.events.length === 0;
+  }
+
   /** Events after `last` up to `until` (inclusive, or all), read from `/events`. */
   async function* fill(until = Infinity): AsyncGenerator<RunEvent> {
     for (;;) {
@@ -115,7 +126,7 @@ export async function* watchRun(
         if (e.seq <= last) continue;
         last = e.seq;
         yield e;
-        if (e.event_type === 'RunTerminated') return void (done = true);
+        if (e.event_type === 'RunTerminated' && (await over(e.seq))) return void (done = true);
       }
       if (!body.has_more || body.events.length === 0) return;
     }
@@ -164,7 +175,7 @@ export async function* watchRun(
           }
           last = e.seq;
           yield e;
-          if (e.event_type === 'RunTerminated') return;
+          if (e.event_type === 'RunTerminated' && (await over(e.seq))) return;
         }
       } finally {
         signal?.removeEventListener('abort', onAbort);

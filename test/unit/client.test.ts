@@ -46,6 +46,11 @@ function event(seq: number, event_type: string, payload: unknown = {}): RunEvent
   } as RunEvent;
 }
 const terminated = (seq: number) => event(seq, 'RunTerminated', { status: 'completed', reason: 'done' });
+/** Nothing after the last event (seq 2 to 5 in these scripts): the run has ended. */
+const none = { status: 200, body: { events: [], next_after: 0, has_more: false } };
+const ENDED = Object.fromEntries(
+  [2, 3, 4, 5].map((seq) => [`GET http://api.test/v1/runs/run_1/events?after=${seq}&limit=1`, none]),
+);
 
 describe('edgeplan/client', () => {
   it('creates a run, reads it and its events, with the bearer token', async () => {
@@ -144,6 +149,7 @@ describe('edgeplan/client', () => {
 describe('watch()', () => {
   it('polls /events: each event once, in order, and ends after RunTerminated', async () => {
     const { fetch, seen } = scripted({
+      ...ENDED,
       'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
         status: 200,
         body: { events: [event(1, 'RunCreated'), event(2, 'RunStarted')], next_after: 2, has_more: false },
@@ -187,7 +193,7 @@ describe('watch()', () => {
     }
     const client = createClient({
       baseUrl: 'http://api.test',
-      fetch: scripted({}).fetch,
+      fetch: scripted(ENDED).fetch,
       WebSocket: ScriptedSocket as unknown as typeof WebSocket,
     });
     const reconnects: number[] = [];
@@ -211,6 +217,7 @@ describe('watch()', () => {
       close() {}
     }
     const { fetch } = scripted({
+      ...ENDED,
       'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
         status: 200,
         body: { events: [event(1, 'RunCreated'), terminated(2)], next_after: 2, has_more: false },
@@ -224,5 +231,35 @@ describe('watch()', () => {
     const got: number[] = [];
     for await (const e of client.watch('run_1')) got.push(e.seq);
     expect(got).toEqual([1, 2]);
+  });
+
+  it('goes on past a RunTerminated when the run was retried, and ends at the one that leaves it ended', async () => {
+    const failed = event(3, 'RunTerminated', { status: 'failed', reason: 'step f failed' });
+    const { fetch } = scripted({
+      // The failure at seq 3 is followed by more (the run was retried); nothing follows seq 5.
+      'GET http://api.test/v1/runs/run_1/events?after=3&limit=1': {
+        status: 200,
+        body: { events: [event(4, 'RunResumed')], next_after: 4, has_more: true },
+      },
+      'GET http://api.test/v1/runs/run_1/events?after=5&limit=1': none,
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+        status: 200,
+        body: {
+          events: [
+            event(1, 'RunCreated'),
+            event(2, 'RunStarted'),
+            failed,
+            event(4, 'RunResumed'),
+            terminated(5),
+          ],
+          next_after: 5,
+          has_more: false,
+        },
+      },
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    const got: string[] = [];
+    for await (const e of client.watch('run_1', { transport: 'poll' })) got.push(e.event_type);
+    expect(got).toEqual(['RunCreated', 'RunStarted', 'RunTerminated', 'RunResumed', 'RunTerminated']);
   });
 });

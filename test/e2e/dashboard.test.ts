@@ -1,0 +1,256 @@
+/**
+ * The dashboard in a real browser (#13): Debian's chromium with playwright-core against `wrangler dev`
+ * started here. A parallel run's graph reaching completed, approve with a modification (findings shown
+ * inline first), the diff of the two versions, the approval link's page (no API token), and retry of a
+ * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+const SHOTS = 'test-results/screenshots';
+let server: { base: string; stop(): Promise<void> };
+let browser: Browser;
+let hooks: HttpServer;
+const delivered: { approval_url: string; run_id: string }[] = [];
+let hookUrl = '';
+
+type Json = Record<string, unknown>;
+async function api(method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await res.json()) as Json;
+}
+async function waitForStatus(runId: string, status: string): Promise<Json> {
+  for (let i = 0; i < 200; i++) {
+    const run = await api('GET', `/v1/runs/${runId}`);
+    if (run.status === status) return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${runId} never reached ${status}`);
+}
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.base}${path}`);
+  return { page, errors };
+}
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
+
+const parallel = {
+  goal: 'Fan out and join',
+  steps: [
+    { id: 'fetch', action: 'demo.echo', parameters: { value: 'data' } },
+    { id: 'slow', action: 'demo.sleep', parameters: { ms: 400 }, dependencies: ['fetch'] },
+    { id: 'fast', action: 'demo.sleep', parameters: { ms: 100 }, dependencies: ['fetch'] },
+    {
+      id: 'join',
+      action: 'demo.echo',
+      parameters: { got: '{{ steps.fetch.output }}' },
+      dependencies: ['slow', 'fast'],
+    },
+  ],
+};
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  hooks = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      delivered.push(JSON.parse(body) as { approval_url: string; run_id: string });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+  server = (await startDevServer({
+    name: 'dashboard-e2e',
+    extraArgs: [
+      '--var',
+      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+      '--var',
+      'HTTP_ALLOWLIST:127.0.0.1',
+    ],
+  })) as typeof server;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  hooks?.close();
+});
+
+describe('the dashboard', () => {
+  it('draws a parallel run’s graph live until every node is completed, with attempts and a timeline', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { execution_mode: 'parallel' },
+    })) as { run_id: string };
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.waitForSelector('[data-step-id="join"][data-status="completed"]', { timeout: 15_000 });
+    const statuses = await page
+      .locator('svg.dag [data-step-id]')
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-status')));
+    expect(statuses).toEqual(['completed', 'completed', 'completed', 'completed']);
+    // The critical path goes through the slow branch, and is highlighted.
+    expect(
+      await page
+        .locator('svg.dag .node.critical')
+        .evaluateAll((n) => n.map((x) => x.getAttribute('data-step-id'))),
+    ).toEqual(['fetch', 'slow', 'join']);
+    await page.click('svg.dag [data-step-id="slow"]');
+    await expect(page.locator('.step-panel').innerText()).resolves.toMatch(
+      /demo\.sleep[\s\S]*"ms": 400[\s\S]*attempts[\s\S]*ok/i,
+    );
+    await shot(page, 'run-graph');
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await page.waitForSelector('.tl-bar.ok');
+    // fast and slow overlap in time: parallelism is visible.
+    const bars = await page
+      .locator('.tl-row[data-step-id="slow"] .tl-bar, .tl-row[data-step-id="fast"] .tl-bar')
+      .evaluateAll((b) => b.map((x) => (x as HTMLElement).style.left));
+    expect(bars).toHaveLength(2);
+    await shot(page, 'run-timeline');
+    await page.getByRole('tab', { name: 'Events' }).click();
+    await page.selectOption('.event-log select >> nth=0', 'ToolReturned');
+    expect(await page.locator('ol.events li').count()).toBe(4);
+    await shot(page, 'run-events');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('approves with a modification: findings inline first, then the edited plan runs; the versions diff shows it', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const editor = page.locator('.modify textarea');
+    const broken = {
+      ...parallel,
+      steps: [...parallel.steps.slice(0, 3), { ...parallel.steps[3]!, dependencies: ['slow', 'nowhere'] }],
+    };
+    await editor.fill(JSON.stringify(broken, null, 2));
+    await page.waitForSelector('.modify .findings li');
+    await expect(page.locator('.modify .findings').innerText()).resolves.toMatch(/nowhere/);
+    await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
+      true,
+    );
+    await shot(page, 'approve-modify-findings');
+    const edited = {
+      ...parallel,
+      steps: [parallel.steps[0]!, parallel.steps[1]!, { ...parallel.steps[3]!, dependencies: ['slow'] }],
+    };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    await page.waitForSelector('.modify .ok');
+    await page.getByRole('button', { name: 'Approve modified plan' }).click();
+    await page.waitForSelector('[data-step-id="join"][data-status="completed"]', { timeout: 15_000 });
+    expect(await page.locator('svg.dag [data-step-id]').count()).toBe(3);
+    const run = await waitForStatus(run_id, 'completed');
+    expect(Object.keys(run.steps as Json).sort()).toEqual(['fetch', 'join', 'slow']);
+
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.waitForSelector('.diff');
+    await expect(
+      page.locator('.diff li[data-step-id="fast"]').first().getAttribute('data-diff'),
+    ).resolves.toBe('removed');
+    await expect(
+      page.locator('.diff li[data-step-id="join"]').last().getAttribute('data-diff'),
+    ).resolves.toBe('changed');
+    await shot(page, 'versions-diff');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('opens the approval link with no API token and approves from it, once', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    await page.waitForSelector('svg.dag [data-step-id="join"]');
+    await expect(page.locator('main.approval').innerText()).resolves.toMatch(
+      /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
+    );
+    await shot(page, 'approval-link');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForSelector('[role="status"]');
+    await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Approved/);
+    await waitForStatus(run_id, 'completed');
+    // Single use: the page now says the link is spent.
+    const again = await fetch(link.href);
+    expect(again.status).toBe(410);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('retries a failed step from the run page', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'flaky once',
+        steps: [
+          { id: 'flaky', action: 'demo.flaky', parameters: { fail_times: 1 } },
+          { id: 'after', action: 'demo.echo', dependencies: ['flaky'] },
+        ],
+      },
+      config: { retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.waitForSelector('[data-step-id="flaky"][data-status="failed"]');
+    await shot(page, 'run-failed');
+    await page.getByRole('button', { name: 'Retry' }).first().click();
+    await page.waitForSelector('[data-step-id="after"][data-status="completed"]', { timeout: 15_000 });
+    await waitForStatus(run_id, 'completed');
+    await page.click('svg.dag [data-step-id="flaky"]');
+    await expect(page.locator('.step-panel table.attempts tbody tr').count()).resolves.toBe(2);
+    await shot(page, 'run-retried');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('lists runs, and shows the plan a pasted TEA workflow becomes', async () => {
+    const { page, errors } = await open('/#/');
+    await page.waitForSelector('table.runs tbody tr');
+    expect(await page.locator('table.runs tbody tr').count()).toBeGreaterThanOrEqual(4);
+    await shot(page, 'runs');
+    await page.getByRole('link', { name: 'New run', exact: true }).first().click();
+    const yaml = [
+      'name: greet',
+      'nodes:',
+      '  - name: hello',
+      '    uses: demo.echo',
+      '    with:',
+      '      value: hi',
+      'edges:',
+      '  - from: __start__',
+      '    to: hello',
+    ].join('\n');
+    await page.locator('.plan-editor textarea').fill(yaml);
+    await page.waitForSelector('.plan-editor .ok');
+    await expect(page.locator('.plan-editor .check').innerText()).resolves.toMatch(/TEA YAML[\s\S]*hello/);
+    await shot(page, 'new-run-tea');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
