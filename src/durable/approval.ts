@@ -253,10 +253,16 @@ export async function approvalView(
   const link = await checkApprovalLink(store, token);
   if (!link.ok) return link;
   if (state.status !== 'awaiting_approval' || !state.plan)
-    return { ok: false, refusal: { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` } };
+    return {
+      ok: false,
+      refusal: { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` },
+    };
   const raw = store.getMeta(TOKEN_KEY);
   const expires_at = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : 0;
-  return { ok: true, view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at } };
+  return {
+    ok: true,
+    view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at },
+  };
 }
 
 /** The machine input that rolls the plan back to `version` (as a new version with its content). */
