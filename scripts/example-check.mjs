@@ -93,6 +93,16 @@ try {
   if (typeof greeting !== 'string' || !greeting.includes('Ada'))
     throw new Error(`example.greet answered ${JSON.stringify(run.step_results.hi)}`);
   step(`run ${run_id} completed: ${JSON.stringify(run.step_results.again.greeting)}`);
+
+  // The dashboard and the API reference come with the package's built assets.
+  const page = await (await fetch(`${server.base}/`)).text();
+  const appJs = await fetch(`${server.base}/app/app.js`);
+  const docs = await fetch(`${server.base}/docs/swagger-ui-bundle.js`);
+  if (!page.includes('/app/app.js') || appJs.status !== 200 || docs.status !== 200)
+    throw new Error(
+      `dashboard assets: / ${page.slice(0, 80)}, app.js ${appJs.status}, swagger ${docs.status}`,
+    );
+  step('the dashboard and /docs are served from the package’s assets');
 } finally {
   server?.stop();
   rmSync(work, { recursive: true, force: true });

@@ -32,6 +32,7 @@ describe('the packed package in examples/custom-worker', () => {
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
+      expect(r.stdout).toMatch(/the dashboard and \/docs are served from the package’s assets/);
       expect(r.stdout).toMatch(/example-check: ok/);
       expect(r.status).toBe(0);
     },

@@ -153,10 +153,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         />
       ) : null}
       {ENDED.has(status) && view.final_output !== undefined ? (
-        <details class="final" open>
-          <summary>Final output</summary>
-          <pre>{JSON.stringify(run?.final_output ?? view.final_output, null, 2)}</pre>
-        </details>
+        <FinalOutput value={run?.final_output ?? view.final_output} />
       ) : null}
       {view.error ? <p class="error">{view.error}</p> : null}
       <nav class="tabs" role="tablist">
@@ -228,6 +225,17 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         </section>
       ) : null}
     </main>
+  );
+}
+
+/** The run's final output, open when it is short. */
+function FinalOutput({ value }: { value: unknown }) {
+  const text = JSON.stringify(value, null, 2) ?? 'undefined';
+  return (
+    <details class="final" open={text.length < 600}>
+      <summary>Final output ({text.length.toLocaleString()} characters)</summary>
+      <pre>{text}</pre>
+    </details>
   );
 }
 
