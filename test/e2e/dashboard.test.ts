@@ -253,4 +253,58 @@ describe('the dashboard', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('answers a human.input step from its form, and the answer flows on', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'ask a person',
+        steps: [
+          { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
+          {
+            id: 'use',
+            action: 'demo.echo',
+            parameters: { city: '{{ steps.ask.output }}' },
+            dependencies: ['ask'],
+          },
+        ],
+      },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_input');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const form = page.getByRole('form', { name: 'Answer the run' });
+    await expect(form.innerText()).resolves.toMatch(/Which city\?/);
+    await form.locator('textarea').fill('Oslo');
+    await shot(page, 'human-input');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.waitForSelector('[data-step-id="use"][data-status="completed"]', { timeout: 15_000 });
+    const run = await waitForStatus(run_id, 'completed');
+    expect((run.step_results as Json).use).toEqual({ city: 'Oslo' });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('rolls a run back to an earlier version from the versions tab', async () => {
+    const gate = { id: 'gate', action: 'human.input', parameters: { prompt: 'Go?' } };
+    const extra = { id: 'extra', action: 'demo.echo', parameters: { v: 1 }, dependencies: ['gate'] };
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'versions', steps: [gate, extra] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${run_id}/approval`, {
+      decision: 'modify',
+      edits: [{ op: 'remove_step', step_id: 'extra' }],
+    });
+    await waitForStatus(run_id, 'awaiting_input');
+    const { page, errors } = await open(`/#/runs/${run_id}/versions`);
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await page.waitForSelector('.versions tr.current >> text=v3');
+    await expect(page.locator('.versions tr.current').innerText()).resolves.toMatch(/rollback to version 1/);
+    const run = await api('GET', `/v1/runs/${run_id}`);
+    expect(run.plan_version).toBe(3);
+    expect(Object.keys(run.steps as Json).sort()).toEqual(['extra', 'gate']);
+    await shot(page, 'versions-rollback');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
