@@ -165,6 +165,11 @@ export const ERROR_CODES = {
   },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
+  turn_budget_exhausted: {
+    status: null,
+    about:
+      'A ReAct run took `max_turns` tool calls and its model still wanted to act: the exit criteria were not met.',
+  },
   run_terminated: { status: null, about: 'The step was skipped because the run ended.' },
   address_refused: {
     status: null,

@@ -261,7 +261,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The approval link’s page (HTML): the plan, its estimates, Approve / Reject / Modify
+         * @description Opened from the link the approval webhook carries. Needs no API token: the link’s single-use token is checked (not spent) by the run. A wrong token is 403, a used or expired link 410.
+         */
+        get: operations["getApprovalPage"];
         put?: never;
         /** Approve, reject or modify the plan of a run awaiting approval (bearer token, or ?token= from the approval link) */
         post: operations["decideApproval"];
@@ -385,7 +389,7 @@ export interface paths {
         };
         /**
          * The dashboard
-         * @description A self-contained HTML page (inline script and styles allowed by hash in its Content-Security-Policy) that lists runs, follows one live, starts plans and shows the tools. It calls the /v1 API from the browser, with the bearer token the user enters.
+         * @description Runs, a live graph and timeline of each, approval, versions and new runs. The page loads the app from this Worker’s static assets (no CDN) and calls the /v1 API with the token the user enters.
          */
         get: operations["getDashboard"];
         put?: never;
@@ -674,6 +678,7 @@ export interface components {
             max_depth?: number;
             /** @enum {string} */
             strategy?: "flat" | "hierarchical" | "iterative" | "react" | "par" | "staged";
+            max_turns?: number;
             stages?: {
                 name: string;
                 prompt?: string;
@@ -790,6 +795,7 @@ export interface components {
                 max_depth?: number;
                 /** @enum {string} */
                 strategy?: "flat" | "hierarchical" | "iterative" | "react" | "par" | "staged";
+                max_turns?: number;
                 stages?: {
                     name: string;
                     prompt?: string;
@@ -961,7 +967,7 @@ export interface components {
             has_more: boolean;
         };
         /** @description One event of a run (SPEC §5), discriminated by `event_type`. An event too large to send has `payload: {$elided: {bytes, reason}}` instead; its values are read with `/values?ref=`. */
-        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["PlanAuthoredEvent"] | components["schemas"]["PlanValidatedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalWebhookAttemptedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepStreamedEvent"] | components["schemas"]["RevisionRequestedEvent"] | components["schemas"]["InputRequestedEvent"] | components["schemas"]["StepScheduledEvent"] | components["schemas"]["ToolInvokedEvent"] | components["schemas"]["ToolReturnedEvent"] | components["schemas"]["StepRetriedEvent"] | components["schemas"]["StepFailedEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["RunResumedEvent"] | components["schemas"]["NodeEnteredEvent"] | components["schemas"]["ReflectionAddedEvent"] | components["schemas"]["ReflectionRequestedEvent"] | components["schemas"]["StageStartedEvent"] | components["schemas"]["StageCompletedEvent"] | components["schemas"]["InputReceivedEvent"] | components["schemas"]["RunTerminatedEvent"];
+        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["PlanAuthoredEvent"] | components["schemas"]["PlanValidatedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalWebhookAttemptedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepStreamedEvent"] | components["schemas"]["RevisionRequestedEvent"] | components["schemas"]["InputRequestedEvent"] | components["schemas"]["StepScheduledEvent"] | components["schemas"]["ToolInvokedEvent"] | components["schemas"]["ToolReturnedEvent"] | components["schemas"]["StepRetriedEvent"] | components["schemas"]["StepFailedEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["RunResumedEvent"] | components["schemas"]["NodeEnteredEvent"] | components["schemas"]["ReflectionAddedEvent"] | components["schemas"]["ReflectionRequestedEvent"] | components["schemas"]["ThoughtAddedEvent"] | components["schemas"]["StageStartedEvent"] | components["schemas"]["StageCompletedEvent"] | components["schemas"]["InputReceivedEvent"] | components["schemas"]["RunTerminatedEvent"];
         RunCreatedEvent: {
             event_id: string;
             /** @description Gap-free per run, from 1 */
@@ -1037,6 +1043,7 @@ export interface components {
                     max_depth?: number;
                     /** @enum {string} */
                     strategy?: "flat" | "hierarchical" | "iterative" | "react" | "par" | "staged";
+                    max_turns?: number;
                     stages?: {
                         name: string;
                         prompt?: string;
@@ -1503,6 +1510,27 @@ export interface components {
             payload: {
                 step_id: string;
                 expected: string;
+            };
+        };
+        ThoughtAddedEvent: {
+            event_id: string;
+            /** @description Gap-free per run, from 1 */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "ThoughtAdded";
+            /** @description ISO 8601 */
+            timestamp: string;
+            actor: string;
+            references: components["schemas"]["EventReferences"];
+            payload: {
+                turn: number;
+                thought: string;
+                step_id?: string;
+                action?: string;
+                dropped?: string[];
             };
         };
         StageStartedEvent: {
@@ -2565,6 +2593,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApprovalPage: {
+        parameters: {
+            query: {
+                /** @description The link’s token */
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not this run’s link (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link was used or has expired (`gone`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

@@ -3,6 +3,7 @@
  * time. Pure: it reads the state, the result store and `now`, and never changes anything; the machine
  * applies each decision with `evolve` before asking for the next one.
  */
+import { DEFAULT_MAX_TURNS } from './react-turn';
 import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
@@ -190,12 +191,25 @@ function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null 
   const strategy = state.plan?.strategy;
   if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
   if (declaredFinalOutput(state.plan).found) return null; // the model answered: this was the last turn
-  if (state.turns >= state.config.max_steps || state.unhandled_failures.size > 0) return null;
-  return draft('RevisionRequested', {
-    trigger: 'next_turn',
-    reason: `turn ${state.turns + 1}: given the plan and the state so far, follow, extend or replace the plan; return it unchanged when the goal is met`,
-    strategy: 'replan_remaining',
-  });
+  if (state.unhandled_failures.size > 0) return null;
+  if (strategy === 'react') {
+    // One tool call a turn, the first plan's included: the budget is spent after max_turns of them.
+    const budget = state.config.max_turns ?? DEFAULT_MAX_TURNS;
+    if (state.turns + 1 >= budget) {
+      const message = `The model still wanted to act after ${budget} turn(s) (max_turns); the exit criteria were not met`;
+      return draft('RunTerminated', {
+        status: 'failed',
+        reason: 'turn_budget_exhausted',
+        final_output: finalOutput(state, ctx.results),
+        error: { code: 'turn_budget_exhausted', message, retryable: false },
+      });
+    }
+  } else if (state.turns >= state.config.max_steps) return null;
+  const reason =
+    strategy === 'react'
+      ? `ReAct turn ${state.turns + 1} of ${state.config.max_turns ?? DEFAULT_MAX_TURNS}: from the observations so far (the results of the steps taken), think, then add exactly ONE new step — the next tool call — with your reasoning as its description ("Thought: …"); keep the steps already taken as they are. Return the plan unchanged when the exit criteria are met`
+      : `turn ${state.turns + 1}: given the plan and the state so far, follow, extend or replace the plan; return it unchanged when the goal is met`;
+  return draft('RevisionRequested', { trigger: 'next_turn', reason, strategy: 'replan_remaining' });
 }
 
 /**

@@ -128,6 +128,12 @@ export type EventPayloads = {
   ReflectionAdded: { step_id?: string; reflection: string; exit_criteria_met?: boolean; tokens?: TokenCount };
   /** An LLM judge is asked whether a step's output meets its `expected_output`; the run waits for it. */
   ReflectionRequested: { step_id: string; expected: string };
+  /**
+   * ReAct: the thought of a turn and the action it chose (`step_id`, the one step the turn added), or
+   * no action (the model holds the goal met). The observation is that step's `ToolReturned`.
+   * `dropped`: further steps the model proposed, left out (one tool call per turn).
+   */
+  ThoughtAdded: { turn: number; thought: string; step_id?: string; action?: string; dropped?: string[] };
   StageStarted: { stage: string };
   StageCompleted: { stage: string; output?: unknown };
   /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */

@@ -99,6 +99,9 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       addTokens(state, event.payload.tokens);
       const id = event.payload.step_id;
       if (id !== undefined) state.judging = state.judging.filter((j) => j !== id);
+      // A ReAct run whose exit criteria are met takes no further turn.
+      if (event.payload.exit_criteria_met === true && state.plan?.strategy === 'react')
+        state.turn_settled = true;
       return;
     }
     case 'StageStarted':

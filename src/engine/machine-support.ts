@@ -90,6 +90,9 @@ export function answerFailure(s: RunState, stepId: string, answer: unknown, emit
   }
 }
 
+/** How a ReAct run's exit-criteria check is worded to the judge (and recognised in its verdict). */
+export const EXIT_CRITERIA = 'the goal’s exit criteria are met by this observation and those before it: ';
+
 /**
  * The `expected_output` check after a success: an LLM judge when one is configured (the owner runs
  * the `judge` command and answers with `judged`), else the structural check. A mismatch is recorded
@@ -103,6 +106,17 @@ export function checkExpected(
   emit: Emit,
 ): void {
   const step = s.plan?.steps[s.graph!.index.get(stepId)!];
+  // ReAct (seed 002): after each observation, the exit criteria are checked by the judge (without
+  // one, the model decides at its next turn).
+  if (s.plan?.strategy === 'react' && s.plan.success_criteria && step?.expected_output === undefined) {
+    if (opts.judge)
+      emit({
+        type: 'ReflectionRequested',
+        payload: { step_id: stepId, expected: `${EXIT_CRITERIA}${s.plan.success_criteria}` },
+        references: { step_id: stepId },
+      });
+    return;
+  }
   // Plan → Act → Reflect (seed 002): every step is reflected on against the plan's exit criteria.
   const par = s.plan?.strategy === 'par';
   const criteria = s.plan?.success_criteria ?? `progress toward the goal: ${s.goal}`;

@@ -6,6 +6,7 @@
  * commands out; it never changes the state itself.
  */
 import type { Estimates } from '../plan/estimates';
+import { reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
@@ -107,6 +108,13 @@ export class RunMachine {
           return;
         }
         if (s.status !== 'planning' || s.plan) return notNow(s, 'receive a plan', 'planning');
+        if (input.plan.strategy === 'react') {
+          // ReAct's first turn is one tool call too: the first step of the plan, with its thought.
+          const turn = reactTurn({ ...input.plan, steps: [] }, input.plan);
+          emit(thoughtEvent(0, turn));
+          this.#author(turn.plan, input.estimates, emit, input.tokens);
+          return;
+        }
         this.#author(input.plan, input.estimates, emit, input.tokens);
         return;
       case 'planning_failed':
@@ -153,7 +161,14 @@ export class RunMachine {
             input.kind === 'rollback' ? 'it runs, waits, or failed and can be retried' : 'running',
           );
         }
-        const { plan, reason, kind, tokens } = input;
+        const { reason, kind, tokens } = input;
+        let plan = input.plan;
+        if (kind === 'turn' && s.plan.strategy === 'react') {
+          // One tool call per turn: the thought and its action, then the plan with that step alone added.
+          const turn = reactTurn(s.plan, plan);
+          plan = turn.plan;
+          emit(thoughtEvent(s.turns, turn));
+        }
         const changed_steps = changedSteps(s.plan, plan);
         emit({
           type: 'PlanUpdated',
@@ -197,6 +212,23 @@ export class RunMachine {
       }
       case 'judged': {
         if (!s.judging.includes(input.step_id)) return;
+        if (
+          s.plan?.strategy === 'react' &&
+          !s.plan.steps[s.graph!.index.get(input.step_id)!]?.expected_output
+        ) {
+          // ReAct's exit criteria: met ends the loop; not met, the next turn follows as it would.
+          emit({
+            type: 'ReflectionAdded',
+            payload: {
+              step_id: input.step_id,
+              reflection: `Exit criteria ${input.ok ? 'met' : 'not met yet'} after "${input.step_id}": ${input.reason}`,
+              exit_criteria_met: input.ok,
+              ...(input.tokens ? { tokens: input.tokens } : {}),
+            },
+            references: { step_id: input.step_id },
+          });
+          return;
+        }
         if (input.ok) {
           emit({
             type: 'ReflectionAdded',

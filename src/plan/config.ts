@@ -81,6 +81,11 @@ export const RunConfigSchema = z.object({
    */
   strategy: z.enum(['flat', 'hierarchical', 'iterative', 'react', 'par', 'staged']).optional(),
   /**
+   * `react`: the most turns (tool calls) a run takes, its first plan's included (default 10). A run
+   * whose model still wants to act past it fails with `turn_budget_exhausted`.
+   */
+  max_turns: z.number().int().min(1).max(100).optional(),
+  /**
    * `staged` (seed 002 multi-stage policies): ordered stages, each planned with its own instructions,
    * restricted to its tool namespaces and token limit, its steps run before the next stage is planned.
    */

@@ -47,7 +47,7 @@ const GUIDANCE: Record<Strategy, string> = {
   iterative:
     'iterative — plan the whole route as you see it now; the plan will be revised as results come in.',
   react:
-    'react — plan the steps needed to reach the exit criteria; state them in "success_criteria". The plan will be followed and revised as observations arrive.',
+    'react — one tool call per turn: return a plan with only the FIRST step, its reasoning as the step\'s description ("Thought: …"), and the exit criteria in "success_criteria". You will see its observation and choose the next step then.',
   par: 'plan-act-reflect — give clear "success_criteria" and an "expected_output" for each step; each result will be checked against them.',
   staged:
     'staged — order the steps as stages (goal framing, decomposition, tool routing, synthesis) and make each depend on the one before.',

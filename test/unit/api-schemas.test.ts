@@ -55,6 +55,7 @@ describe('API schemas match the code’s types', () => {
     expectTypeOf<SchemaPayload<'NodeEntered'>>().toEqualTypeOf<Payload<'NodeEntered'>>();
     expectTypeOf<SchemaPayload<'ReflectionAdded'>>().toEqualTypeOf<Payload<'ReflectionAdded'>>();
     expectTypeOf<SchemaPayload<'ReflectionRequested'>>().toEqualTypeOf<Payload<'ReflectionRequested'>>();
+    expectTypeOf<SchemaPayload<'ThoughtAdded'>>().toEqualTypeOf<Payload<'ThoughtAdded'>>();
     expectTypeOf<SchemaPayload<'StageStarted'>>().toEqualTypeOf<Payload<'StageStarted'>>();
     expectTypeOf<SchemaPayload<'StageCompleted'>>().toEqualTypeOf<Payload<'StageCompleted'>>();
     expectTypeOf<SchemaPayload<'InputReceived'>>().toEqualTypeOf<Payload<'InputReceived'>>();

@@ -425,15 +425,6 @@ describe('staged runs (seed 002 multi-stage policies)', () => {
     expect(llm.sent[1]!.body.messages[1]!.content).toContain('stage answer: Answer from the facts.');
     expect(run.goal).toBe('answer a question');
   });
-
-  it('runs a react goal turn by turn like an iterative one', async () => {
-    setLlmFetch(scriptedLlm([plan([echo('think')]), plan([echo('think')])]).fetch);
-    const r = await api('POST', '/v1/runs', { goal: 'think once', config: { strategy: 'react' } });
-    const run = await waitForRun(r.body.run_id);
-    expect(run.status).toBe('completed');
-    expect(run.plan.strategy).toBe('react');
-    expect((await events(r.body.run_id)).filter((e) => e.event_type === 'RevisionRequested')).toHaveLength(1);
-  });
 });
 
 describe('hierarchical goals', () => {

@@ -121,6 +121,13 @@ const PAYLOADS = {
     tokens: TokenCountSchema.optional(),
   }),
   ReflectionRequested: z.object({ step_id: z.string(), expected: z.string() }),
+  ThoughtAdded: z.object({
+    turn: z.number().int(),
+    thought: z.string(),
+    step_id: z.string().optional(),
+    action: z.string().optional(),
+    dropped: z.array(z.string()).optional(),
+  }),
   StageStarted: z.object({ stage: z.string() }),
   StageCompleted: z.object({ stage: z.string(), output: z.unknown().optional() }),
   InputReceived: z.object({ input: z.unknown(), step_id: z.string().optional() }),
