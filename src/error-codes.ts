@@ -165,6 +165,18 @@ export const ERROR_CODES = {
   },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
+  stage_input_invalid: {
+    status: null,
+    about: "A staged run's stage input (the previous stage's output) does not fit the stage's input_schema.",
+  },
+  stage_output_invalid: {
+    status: null,
+    about: "A staged run's stage output (its last step's output) does not fit the stage's output_schema.",
+  },
+  stage_rewinds_exhausted: {
+    status: null,
+    about: 'A staged run would rewind to an earlier stage more than max_stage_rewinds times.',
+  },
   turn_budget_exhausted: {
     status: null,
     about:

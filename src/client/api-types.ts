@@ -684,7 +684,18 @@ export interface components {
                 prompt?: string;
                 tools?: string[];
                 max_tokens?: number;
+                input_schema?: {
+                    [key: string]: unknown;
+                };
+                output_schema?: {
+                    [key: string]: unknown;
+                };
+                transitions?: {
+                    when?: string;
+                    to: string;
+                }[];
             }[];
+            max_stage_rewinds?: number;
             /** @description Every step must list its dependencies (off unless set) */
             require_dependencies?: boolean;
             /** @default false */
@@ -801,7 +812,18 @@ export interface components {
                     prompt?: string;
                     tools?: string[];
                     max_tokens?: number;
+                    input_schema?: {
+                        [key: string]: unknown;
+                    };
+                    output_schema?: {
+                        [key: string]: unknown;
+                    };
+                    transitions?: {
+                        when?: string;
+                        to: string;
+                    }[];
                 }[];
+                max_stage_rewinds?: number;
                 /** @default true */
                 require_dependencies?: boolean;
                 /** @default false */
@@ -1049,7 +1071,18 @@ export interface components {
                         prompt?: string;
                         tools?: string[];
                         max_tokens?: number;
+                        input_schema?: {
+                            [key: string]: unknown;
+                        };
+                        output_schema?: {
+                            [key: string]: unknown;
+                        };
+                        transitions?: {
+                            when?: string;
+                            to: string;
+                        }[];
                     }[];
+                    max_stage_rewinds?: number;
                     /** @default true */
                     require_dependencies?: boolean;
                     /** @default false */
@@ -1548,6 +1581,9 @@ export interface components {
             references: components["schemas"]["EventReferences"];
             payload: {
                 stage: string;
+                from?: string;
+                rule?: string;
+                rewind?: boolean;
             };
         };
         StageCompletedEvent: {

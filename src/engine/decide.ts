@@ -4,10 +4,10 @@
  * applies each decision with `evolve` before asking for the next one.
  */
 import { DEFAULT_MAX_TURNS } from './react-turn';
+import { decideNextStage } from './decide-stage';
 import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
-import { stagesOf } from '../plan/config';
 import { MAX_WAIT_S } from '../plan/limits';
 import type { PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
@@ -187,7 +187,8 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
  * step failed, or `max_steps` turns were taken.
  */
 function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null {
-  if (state.config.strategy === 'staged' && state.stage >= 0) return decideNextStage(state, ctx);
+  if (state.config.strategy === 'staged' && state.stage >= 0)
+    return decideNextStage(state, ctx, (refs) => scopeFor(state, ctx.results, refs));
   const strategy = state.plan?.strategy;
   if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
   if (declaredFinalOutput(state.plan).found) return null; // the model answered: this was the last turn
@@ -210,27 +211,6 @@ function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null 
       ? `ReAct turn ${state.turns + 1} of ${state.config.max_turns ?? DEFAULT_MAX_TURNS}: from the observations so far (the results of the steps taken), think, then add exactly ONE new step — the next tool call — with your reasoning as its description ("Thought: …"); keep the steps already taken as they are. Return the plan unchanged when the exit criteria are met`
       : `turn ${state.turns + 1}: given the plan and the state so far, follow, extend or replace the plan; return it unchanged when the goal is met`;
   return draft('RevisionRequested', { trigger: 'next_turn', reason, strategy: 'replan_remaining' });
-}
-
-/**
- * `staged` runs: when a stage's steps are done it is completed, the next stage starts, and the planner
- * is asked for that stage's steps (with the stage's instructions, tools and token limit).
- */
-function decideNextStage(state: RunState, ctx: DecideContext): EventDraft | null {
-  const stages = stagesOf(state.config);
-  const current = stages[state.stage];
-  if (state.unhandled_failures.size > 0 || !current) return null;
-  if (state.stage_open && state.turns >= state.stage) return draft('StageCompleted', { stage: current.name });
-  const next = stages[state.stage + 1];
-  if (!state.stage_open && next && ctx.canRevise) return draft('StageStarted', { stage: next.name });
-  if (state.stage_open && state.turns < state.stage) {
-    return draft('RevisionRequested', {
-      trigger: 'next_turn',
-      reason: `stage ${current.name}: ${current.prompt ?? 'plan the steps of this stage'}`,
-      strategy: 'replan_remaining',
-    });
-  }
-  return null;
 }
 
 /** How many more steps may start now. */

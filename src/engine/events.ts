@@ -134,7 +134,12 @@ export type EventPayloads = {
    * `dropped`: further steps the model proposed, left out (one tool call per turn).
    */
   ThoughtAdded: { turn: number; thought: string; step_id?: string; action?: string; dropped?: string[] };
-  StageStarted: { stage: string };
+  /**
+   * A `staged` run enters a stage: `from` the stage before it, by `rule` (the transition's `when`,
+   * absent for the next in order); `rewind` when it is an earlier stage again.
+   */
+  StageStarted: { stage: string; from?: string; rule?: string; rewind?: boolean };
+  /** `output`: the stage's output — the output of the last of its steps — checked against its `output_schema`. */
   StageCompleted: { stage: string; output?: unknown };
   /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */
   InputReceived: { input: unknown; step_id?: string };

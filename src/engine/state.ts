@@ -73,6 +73,12 @@ export type RunState = {
   /** `staged` runs: the current stage's index (-1 before the first), and whether it is open. */
   stage: number;
   stage_open: boolean;
+  /** The open stage has its steps (the first plan, or its turn's revision). */
+  stage_planned: boolean;
+  /** The steps the current stage planned (its output is the last of them to complete). */
+  stage_steps: string[];
+  /** How often a transition went back to an earlier stage. */
+  stage_rewinds: number;
   /** Steps whose output an LLM judge is checking; the run does not end before the verdicts. */
   judging: string[];
   /** Steps are streaming in from the planner: the plan is not complete, so the run cannot be. */
@@ -182,6 +188,9 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     turn_settled: false,
     stage: -1,
     stage_open: false,
+    stage_planned: false,
+    stage_steps: [],
+    stage_rewinds: 0,
     failures_since_revision: 0,
     budget_warned: false,
     token_usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },

@@ -3,6 +3,8 @@
  * Every field has its default here and nowhere else.
  */
 import { z } from 'zod';
+import { parseCondition } from './conditions';
+import { readableSchema } from './stage-schema';
 import { MAX_WAIT_S } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
 
@@ -47,6 +49,42 @@ export const PlanningOptionsSchema = z.object({
   structured_output: z.boolean().optional(),
 });
 export type PlanningOptions = z.infer<typeof PlanningOptionsSchema>;
+
+/** A JSON Schema object zod can read (stage schemas are checked with it). */
+const JsonSchemaField = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  const r = readableSchema(schema);
+  if (!r.ok)
+    ctx.addIssue({ code: 'custom', message: `not a JSON Schema this runtime can check: ${r.message}` });
+});
+
+/** Stage names are unique; transitions name a stage or `__end__`, and their conditions parse. */
+function checkStages(
+  stages: { name: string; transitions?: { when?: string; to: string }[] }[],
+  ctx: z.RefinementCtx,
+) {
+  const names = new Set<string>();
+  stages.forEach((s, i) => {
+    if (names.has(s.name))
+      ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `Duplicate stage "${s.name}"` });
+    names.add(s.name);
+  });
+  stages.forEach((s, i) =>
+    (s.transitions ?? []).forEach((t, j) => {
+      if (t.to !== STAGE_END && !names.has(t.to))
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'transitions', j, 'to'],
+          message: `No stage "${t.to}" (stages: ${[...names].join(', ')}, or ${STAGE_END})`,
+        });
+      const parsed = t.when === undefined ? null : parseCondition(t.when);
+      if (parsed && !parsed.ok)
+        ctx.addIssue({ code: 'custom', path: [i, 'transitions', j, 'when'], message: parsed.message });
+    }),
+  );
+}
+
+/** A transition's `to` that ends a staged run. */
+export const STAGE_END = '__end__';
 
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
@@ -96,11 +134,27 @@ export const RunConfigSchema = z.object({
         prompt: z.string().max(4000).optional(),
         tools: z.array(z.string().min(1)).optional(),
         max_tokens: z.number().int().positive().optional(),
+        /** JSON Schema the stage's input (the previous stage's output; the run input first) must fit. */
+        input_schema: JsonSchemaField.optional(),
+        /** JSON Schema the stage's output (its last step's output) must fit before the next stage. */
+        output_schema: JsonSchemaField.optional(),
+        /**
+         * Which stage comes next, first match wins: `when` is a condition over the run (as a step's
+         * `when`: `steps.check.output.ok == false`), `to` a stage name — an earlier one rewinds — or
+         * `__end__`. Without a match, the next stage in order.
+         */
+        transitions: z
+          .array(z.object({ when: z.string().min(1).max(2000).optional(), to: z.string().min(1).max(64) }))
+          .max(20)
+          .optional(),
       }),
     )
     .min(1)
     .max(10)
+    .superRefine(checkStages)
     .optional(),
+  /** `staged`: how many times stages may rewind to an earlier one in a run (default 3). */
+  max_stage_rewinds: z.number().int().min(0).max(100).optional(),
   require_dependencies: z.boolean().default(true),
   require_fallbacks: z.boolean().default(false),
   /** A goal run's planning options (also accepted beside `goal` in `POST /v1/runs`). */

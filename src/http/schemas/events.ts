@@ -128,7 +128,12 @@ const PAYLOADS = {
     action: z.string().optional(),
     dropped: z.array(z.string()).optional(),
   }),
-  StageStarted: z.object({ stage: z.string() }),
+  StageStarted: z.object({
+    stage: z.string(),
+    from: z.string().optional(),
+    rule: z.string().optional(),
+    rewind: z.boolean().optional(),
+  }),
   StageCompleted: z.object({ stage: z.string(), output: z.unknown().optional() }),
   InputReceived: z.object({ input: z.unknown(), step_id: z.string().optional() }),
   RunTerminated: z.object({
