@@ -274,10 +274,15 @@ function toStep(raw: unknown): Record<string, unknown> {
   if (Array.isArray(step.dependencies)) {
     step.dependencies = (step.dependencies as unknown[]).map((d) => (typeof d === 'number' ? String(d) : d));
   }
-  // Seed 003 `message` steps say something to the user: the default executor does that.
+  // Seed 003 `message` steps say something to the user: `agent.message`, whose output is the message.
   if (step.type === 'message' && step.action === undefined) {
-    step.action = 'llm.call';
-    if (typeof step.parameters === 'string') step.parameters = { prompt: step.parameters };
+    step.action = 'agent.message';
+    const p = step.parameters;
+    if (typeof p === 'string') step.parameters = { message: p };
+    else if (isRecord(p) && typeof p.message !== 'string') {
+      const text = p.text ?? p.content ?? p.prompt;
+      step.parameters = { message: typeof text === 'string' ? text : JSON.stringify(p) };
+    }
   }
   // A non-object input (seed 003 allows any) becomes the tool's single `input` parameter.
   if (step.parameters !== undefined && step.parameters !== null && !isRecord(step.parameters)) {

@@ -91,6 +91,27 @@ describe('parsing a plan out of a model answer', () => {
     });
   });
 
+  it("makes seed 003's message steps agent.message, whose output is the message", () => {
+    const r = ok(
+      JSON.stringify({
+        planId: 'p3',
+        steps: [
+          { id: 'hi', type: 'message', input: 'Looking that up for you' },
+          { id: 'note', type: 'message', input: { text: 'Found it' } },
+        ],
+      }),
+    );
+    expect(r.plan.steps).toEqual([
+      {
+        id: 'hi',
+        action: 'agent.message',
+        parameters: { message: 'Looking that up for you' },
+        dependencies: [],
+      },
+      { id: 'note', action: 'agent.message', parameters: { message: 'Found it' }, dependencies: ['hi'] },
+    ]);
+  });
+
   it('runs seed 003 steps in the order listed unless references say otherwise, and keeps the finish result', () => {
     const r = ok(
       JSON.stringify({

@@ -4,8 +4,9 @@ import { createToolRegistry } from '../../src/executor/tools/index';
 
 describe('tool registry in plain Node', () => {
   it('loads without the Workers runtime and lists the demo pack only when DEMO_TOOLS is "true"', () => {
-    expect(createToolRegistry({}).names()).toEqual(['http.request', 'llm.call']);
+    expect(createToolRegistry({}).names()).toEqual(['agent.message', 'http.request', 'llm.call']);
     expect(createToolRegistry({ DEMO_TOOLS: 'true' }).names()).toEqual([
+      'agent.message',
       'demo.counter',
       'demo.echo',
       'demo.flaky',

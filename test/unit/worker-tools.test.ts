@@ -19,6 +19,7 @@ describe('the Worker registry (edgeplan/worker composition)', () => {
     const tools = toolSource([tool('team.greet')]);
     expect(tools({}).names()).toEqual([
       'agent.dispatch',
+      'agent.message',
       'http.request',
       'human.input',
       'llm.call',

@@ -3,6 +3,7 @@
  * Loads in plain Node too — nothing here imports `cloudflare:*` at runtime.
  */
 import { ToolRegistry, type AnyTool } from '../registry';
+import { agentMessage } from './agent-message';
 import { demoTools } from './demo';
 import { httpRequest } from './http-request';
 import { llmCall } from './llm-call';
@@ -14,7 +15,7 @@ import { llmCall } from './llm-call';
 export type ToolEnv = { readonly DEMO_TOOLS?: unknown; readonly HTTP_ALLOWLIST?: unknown };
 
 /** Tools every deployment has. plan.*, agent.dispatch and human.input join this list as they land. */
-export const builtinTools: readonly AnyTool[] = [httpRequest, llmCall];
+export const builtinTools: readonly AnyTool[] = [httpRequest, llmCall, agentMessage];
 
 /**
  * Builds the registry for `env`. Tools read their configuration (HTTP_ALLOWLIST, OPENAI_*) from
