@@ -136,6 +136,12 @@ export function eventLine(e: RunEvent): string {
         return `${e.payload.status}: ${e.payload.reason}`;
       case 'InputRequested':
         return e.payload.prompt ?? e.payload.reason;
+      case 'ThoughtAdded':
+        return `turn ${e.payload.turn}: ${e.payload.thought}${e.payload.step_id ? ` → ${e.payload.step_id}` : ' → done'}`;
+      case 'StageStarted':
+        return `${e.payload.stage}${e.payload.rewind ? ' (rewind)' : ''}${e.payload.rule ? ` when ${e.payload.rule}` : ''}`;
+      case 'StageCompleted':
+        return e.payload.stage;
       default:
         return '';
     }
