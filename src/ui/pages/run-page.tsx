@@ -4,6 +4,7 @@
  * details, the timeline of attempts, the event log, the plan versions and the planning trace.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
@@ -218,6 +219,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               ))}
             </tbody>
           </table>
+          <Reasoning events={live.events} />
           <p class="muted">
             Run total: {run?.token_usage.prompt_tokens ?? 0} prompt +{' '}
             {run?.token_usage.completion_tokens ?? 0} completion tokens · {run?.revision_count ?? 0} revisions
@@ -225,6 +227,41 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         </section>
       ) : null}
     </main>
+  );
+}
+
+/** A ReAct run's thoughts (each with its action) and a staged run's stages, in order. */
+function Reasoning({ events }: { events: RunEvent[] }) {
+  const lines = events.flatMap((e) => {
+    if (e.event_type === 'ThoughtAdded')
+      return [
+        {
+          seq: e.seq,
+          kind: `thought ${e.payload.turn}`,
+          text: e.payload.thought,
+          act: e.payload.step_id ?? 'done',
+        },
+      ];
+    if (e.event_type === 'StageStarted')
+      return [
+        {
+          seq: e.seq,
+          kind: e.payload.rewind ? 'stage (rewind)' : 'stage',
+          text: e.payload.stage,
+          act: e.payload.rule ?? '',
+        },
+      ];
+    return [];
+  });
+  if (lines.length === 0) return null;
+  return (
+    <ol class="reasoning" aria-label="Reasoning">
+      {lines.map((l) => (
+        <li key={l.seq}>
+          <span class="muted">{l.kind}</span> {l.text} {l.act ? <code>→ {l.act}</code> : null}
+        </li>
+      ))}
+    </ol>
   );
 }
 
