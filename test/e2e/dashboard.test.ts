@@ -272,7 +272,8 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'awaiting_input');
     const { page, errors } = await open(`/#/runs/${run_id}`);
     const form = page.getByRole('form', { name: 'Answer the run' });
-    await expect(form.innerText()).resolves.toMatch(/Which city\?/);
+    // The prompt arrives with the InputRequested event, which may follow the snapshot's status.
+    await form.getByText('Which city?').waitFor({ timeout: 10_000 });
     await form.locator('textarea').fill('Oslo');
     await shot(page, 'human-input');
     await form.getByRole('button', { name: 'Send' }).click();

@@ -63,7 +63,7 @@ describe('tool registry', () => {
       ]),
     );
     const plain = createToolRegistry({ ...env, DEMO_TOOLS: 'false' });
-    expect(plain.names()).toEqual(['http.request', 'llm.call']);
+    expect(plain.names()).toEqual(['agent.message', 'http.request', 'llm.call']);
   });
 
   it('describes every tool with a JSON schema for its input', () => {

@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+/**
+ * edgeplan against its peers on the same machine, in one run, client-observed (POST → the client sees
+ * `completed`, polling every 20 ms; 100 ms per run during the burst): Cloudflare Workflows under the
+ * same `wrangler dev` (bench/workflows), and LangGraph.js in this process (not durable; installed into
+ * .bench/peers on first use). Workloads: layers of parallel sleeps (4 × 10 × 300 ms, 10 × 20 × 100 ms:
+ * makespan / critical path), a chain of 200 instant steps (ms a step), and a burst of 200 runs started
+ * at once, each 5 parallel 50 ms steps (runs/s). edgeplan's server-side started → completed is printed
+ * beside its client figure. Ratios are edgeplan / peer.
+ *
+ * Usage: node scripts/bench-peers.mjs [--rounds=3]   (or npm run bench -- --only=peers)
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startDevServer } from './dev-server.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 3);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const post = async (url, body) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+};
+
+const WORKLOADS = [
+  { name: 'layers 4 × 10 × 300 ms', layers: 4, width: 10, ms: 300, unit: 'ratio', target: '≤ 1.05×' },
+  { name: 'wide 10 × 20 × 100 ms', layers: 10, width: 20, ms: 100, unit: 'ratio', target: '≤ 1.10×' },
+  { name: 'chain of 200 instant', chain: 200, unit: 'ms/step', target: '≤ 0.5 ms' },
+];
+
+function edgeplanPlan({ layers = 0, width = 0, ms = 0, chain = 0 }) {
+  const steps = [];
+  for (let i = 0; i < chain; i++)
+    steps.push({ id: `c${i}`, action: 'demo.echo', parameters: { i }, dependencies: i ? [`c${i - 1}`] : [] });
+  for (let l = 0; l < layers; l++)
+    for (let w = 0; w < width; w++)
+      steps.push({
+        id: `s${l}_${w}`,
+        action: 'demo.sleep',
+        parameters: { ms },
+        dependencies: l === 0 ? [] : Array.from({ length: width }, (_, i) => `s${l - 1}_${i}`),
+      });
+  return { goal: 'bench', steps };
+}
+
+/** Each system as: start(params) → handle; done(handle) → boolean; server-side figure (optional). */
+function edgeplanSystem(base) {
+  return {
+    name: 'edgeplan',
+    start: async (w) =>
+      (
+        await post(`${base}/v1/runs`, {
+          plan: edgeplanPlan(w),
+          config: { execution_mode: 'parallel', max_parallel: Math.max(1, w.width ?? 1), max_steps: 10_000 },
+        })
+      ).run_id,
+    done: async (id) => {
+      const r = await (await fetch(`${base}/v1/runs/${id}/status`)).json();
+      if (['failed', 'aborted', 'cancelled'].includes(r.run_status))
+        throw new Error(`edgeplan run ${id} ${r.run_status}`);
+      return r.run_status === 'completed';
+    },
+    server: async (id) => {
+      const run = await (await fetch(`${base}/v1/runs/${id}`)).json();
+      return Date.parse(run.completed_at) - Date.parse(run.started_at);
+    },
+  };
+}
+
+function workflowsSystem(base) {
+  return {
+    name: 'Cloudflare Workflows',
+    start: async (w) => (await post(`${base}/runs`, w)).id,
+    done: async (id) => {
+      const s = await (await fetch(`${base}/runs/${id}`)).json();
+      if (s.status === 'errored' || s.status === 'terminated')
+        throw new Error(`workflow ${id} ${s.status}: ${JSON.stringify(s.error)}`);
+      return s.status === 'complete';
+    },
+  };
+}
+
+/** LangGraph.js in process: a StateGraph per workload, nodes in supersteps as the DAG's layers. */
+async function langgraphSystem() {
+  const dir = join(root, '.bench/peers');
+  if (!existsSync(join(dir, 'node_modules/@langchain/langgraph'))) {
+    mkdirSync(dir, { recursive: true });
+    console.log('installing @langchain/langgraph into .bench/peers (once)…');
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        dir,
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '@langchain/langgraph',
+        '@langchain/core',
+      ],
+      { stdio: 'inherit' },
+    );
+  }
+  const lg = await import(pathToFileURL(join(dir, 'node_modules/@langchain/langgraph/dist/index.js')).href);
+  const { StateGraph, Annotation, START, END } = lg;
+  const State = Annotation.Root({ n: Annotation({ reducer: (a, b) => a + b, default: () => 0 }) });
+  const graphs = new Map();
+  const graphFor = (w) => {
+    const key = JSON.stringify(w);
+    if (graphs.has(key)) return graphs.get(key);
+    const g = new StateGraph(State);
+    const { layers = 0, width = 0, ms = 0, chain = 0 } = w;
+    if (chain) {
+      for (let i = 0; i < chain; i++) g.addNode(`c${i}`, async () => ({ n: 1 }));
+      g.addEdge(START, 'c0');
+      for (let i = 1; i < chain; i++) g.addEdge(`c${i - 1}`, `c${i}`);
+      g.addEdge(`c${chain - 1}`, END);
+    } else {
+      for (let l = 0; l < layers; l++)
+        for (let i = 0; i < width; i++)
+          g.addNode(`s${l}_${i}`, async () => {
+            await sleep(ms);
+            return { n: 1 };
+          });
+      for (let i = 0; i < width; i++) g.addEdge(START, `s0_${i}`);
+      // Every step of a layer after the whole previous one: a join node per layer boundary.
+      for (let l = 1; l < layers; l++) {
+        const prev = Array.from({ length: width }, (_, i) => `s${l - 1}_${i}`);
+        for (let i = 0; i < width; i++) g.addEdge(prev, `s${l}_${i}`);
+      }
+      for (let i = 0; i < width; i++) g.addEdge(`s${layers - 1}_${i}`, END);
+    }
+    const compiled = g.compile();
+    graphs.set(key, compiled);
+    return compiled;
+  };
+  const runs = new Map();
+  let next = 0;
+  return {
+    name: 'LangGraph.js',
+    start: async (w) => {
+      const id = String(next++);
+      const p = graphFor(w).invoke({ n: 0 }, { recursionLimit: 1000 });
+      runs.set(id, { done: false });
+      p.then(() => (runs.get(id).done = true));
+      return id;
+    },
+    done: async (id) => runs.get(id).done,
+  };
+}
+
+/** POST → completed as the client sees it, polling every `pollMs`. */
+async function observe(system, w, pollMs = 20) {
+  const t0 = performance.now();
+  const id = await system.start(w);
+  while (!(await system.done(id))) await sleep(pollMs);
+  const client = performance.now() - t0;
+  return { client, server: system.server ? await system.server(id) : null };
+}
+
+async function burst(system, n = 200) {
+  const w = { layers: 1, width: 5, ms: 50 };
+  const t0 = performance.now();
+  const ids = await Promise.all(Array.from({ length: n }, () => system.start(w)));
+  await Promise.all(
+    ids.map(async (id) => {
+      while (!(await system.done(id))) await sleep(100);
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+const edgeplanDev = await startDevServer({
+  name: 'bench-peers-edgeplan',
+  extraArgs: ['--log-level', 'error'],
+});
+const wfState = mkdtempSync(join(tmpdir(), 'bench-peers-workflows-'));
+const workflowsDev = await startDevServer({
+  name: 'bench-peers-workflows',
+  cwd: join(root, 'bench/workflows'),
+  persist: wfState,
+  demoTools: false,
+  extraArgs: ['--log-level', 'error'],
+});
+try {
+  const systems = [
+    edgeplanSystem(edgeplanDev.base),
+    workflowsSystem(workflowsDev.base),
+    await langgraphSystem(),
+  ];
+  // Warm every system once.
+  for (const s of systems) await observe(s, { layers: 2, width: 5, ms: 10 });
+  const table = {};
+  for (const w of WORKLOADS) {
+    for (const s of systems) {
+      const samples = [];
+      const server = [];
+      for (let i = 0; i < rounds; i++) {
+        const o = await observe(s, w);
+        const scale = w.unit === 'ratio' ? w.layers * w.ms : w.chain;
+        samples.push(o.client / scale);
+        if (o.server !== null) server.push(o.server / scale);
+      }
+      (table[w.name] ??= {})[s.name] = {
+        client: median(samples),
+        min: Math.min(...samples),
+        max: Math.max(...samples),
+        server: server.length ? median(server) : null,
+      };
+    }
+  }
+  for (const s of systems) (table['burst 200 × (5 × 50 ms)'] ??= {})[s.name] = { client: await burst(s) };
+
+  const fmt = (v, unit) =>
+    unit === 'ratio'
+      ? `${v.toFixed(3)}×`
+      : unit === 'runs/s'
+        ? `${v.toFixed(1)} runs/s`
+        : `${v.toFixed(2)} ms`;
+  console.log(
+    `\npeers (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${cpus()[0]?.model ?? 'cpu'}; median of ${rounds}, client-observed)`,
+  );
+  for (const [name, row] of Object.entries(table)) {
+    const unit = WORKLOADS.find((w) => w.name === name)?.unit ?? 'runs/s';
+    const e = row.edgeplan;
+    const parts = Object.entries(row).map(([sys, v]) => `${sys} ${fmt(v.client, unit)}`);
+    const ratios = Object.entries(row)
+      .filter(([sys]) => sys !== 'edgeplan')
+      .map(
+        ([sys, v]) =>
+          `/${sys.split(' ').at(-1)} ${(unit === 'runs/s' ? e.client / v.client : e.client / v.client).toFixed(2)}`,
+      );
+    const server =
+      e.server !== null && e.server !== undefined ? ` (edgeplan server-side ${fmt(e.server, unit)})` : '';
+    console.log(`  ${name.padEnd(26)} ${parts.join(' · ')}  edgeplan${ratios.join(' ')}${server}`);
+  }
+} finally {
+  edgeplanDev.stop();
+  workflowsDev.stop();
+}
+process.exit(0);
