@@ -61,7 +61,10 @@ function edgeplanSystem(base) {
       (
         await post(`${base}/v1/runs`, {
           plan: edgeplanPlan(w),
-          config: { execution_mode: 'parallel', max_parallel: Math.max(1, w.width ?? 1), max_steps: 10_000 },
+          // A chain runs sequentially (each step inline in the run's object); layers fan out on the queue.
+          config: w.chain
+            ? { execution_mode: 'sequential', max_steps: 10_000 }
+            : { execution_mode: 'parallel', max_parallel: w.width, max_steps: 10_000 },
         })
       ).run_id,
     done: async (id) => {
