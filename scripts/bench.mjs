@@ -3,7 +3,7 @@
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
 // of a chain of instant steps — then run creation (scripts/bench-create.mjs) and an MCP tool's cost
 // against a native one (scripts/bench-mcp.mjs).
-// Usage: npm run bench [-- --only=validate|exec|create|mcp|cli|dashboard|peers]
+// Usage: npm run bench [-- --only=validate|exec|create|mcp|cli|dashboard|peers|stream]
 import { spawnSync } from 'node:child_process';
 import { freePort, startDevServer } from './dev-server.mjs';
 
@@ -28,6 +28,7 @@ for (const [name, script] of [
   ['cli', 'scripts/bench-cli.mjs'],
   ['dashboard', 'scripts/bench-dashboard.mjs'],
   ['peers', 'scripts/bench-peers.mjs'],
+  ['stream', 'scripts/bench-stream.mjs'],
 ]) {
   if (only && only !== name) continue;
   const r = spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' });

@@ -45,20 +45,30 @@ export function messagePage(title: string, message: string): string {
 `;
 }
 
-/** Headers of every dashboard page: scripts and styles from this origin only, no framing. */
-export const APP_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-cache',
-};
+/**
+ * Headers of a page served from this Worker: scripts from this origin only, no framing, no referrer;
+ * `extra` adds CSP directives (the API reference's fonts).
+ */
+export function pageHeaders(extra: string[] = []): Record<string, string> {
+  return {
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      "script-src 'self'",
+      // Styles the app and Swagger UI set at run time.
+      "style-src 'self' 'unsafe-inline'",
+      "connect-src 'self'",
+      "img-src 'self' data:",
+      ...extra,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-cache',
+  };
+}
+
+/** Headers of every dashboard page. */
+export const APP_HEADERS = pageHeaders();

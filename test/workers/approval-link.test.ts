@@ -7,6 +7,7 @@ import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INVALID_TOKEN_MESSAGE } from '../../src/approval/tokens';
 import { createApp } from '../../src/http/app';
+import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 import { startRun, waitForRun, type Json } from './helpers';
 
 const echo = (id: string, deps: string[] = []) => ({
@@ -18,7 +19,7 @@ const echo = (id: string, deps: string[] = []) => ({
 const plan = { goal: 'approve me', steps: [echo('a'), echo('b', ['a'])] };
 const config = {
   require_plan_approval: true,
-  approval: { webhook_url: 'https://approver.example.com/hook' },
+  approval: { webhook_url: APPROVER_URL },
 };
 const awaiting = (r: Json) => r.status === 'awaiting_approval';
 
@@ -36,22 +37,7 @@ async function viaLink(runId: string, token: string, body: unknown) {
   return { status: res.status, body: await res.json<Json>() };
 }
 
-/** A run awaiting approval and the token of its link (taken from the webhook it sends). */
-async function runAwaitingApproval(): Promise<{ runId: string; token: string }> {
-  const sent: string[] = [];
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith('https://approver.example.com/')) return real(input, init);
-    sent.push(await req.text());
-    return new Response('ok');
-  });
-  const runId = await startRun(plan, config);
-  await waitForRun(runId, awaiting);
-  await vi.waitFor(() => expect(sent).toHaveLength(1));
-  const url = new URL((JSON.parse(sent[0]!) as Json).approval_url as string);
-  return { runId, token: url.searchParams.get('token')! };
-}
+const awaitingApproval = () => runAwaitingApproval(plan, config);
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -71,7 +57,7 @@ const BODIES: unknown[] = [
 
 describe('the approval link with a wrong token', () => {
   it('is 403 with the same message whatever the body, and the run still waits', async () => {
-    const { runId, token } = await runAwaitingApproval();
+    const { runId, token } = await awaitingApproval();
     const wrong = token.slice(0, -4) + 'AAAA';
     for (const body of BODIES) {
       expect(await viaLink(runId, wrong, body)).toMatchObject(REFUSED);
@@ -92,7 +78,7 @@ describe('the approval link with a wrong token', () => {
 
 describe('the approval link with the right token', () => {
   it('is not spent by a body that is refused, only by the decision that is accepted', async () => {
-    const { runId, token } = await runAwaitingApproval();
+    const { runId, token } = await awaitingApproval();
     const invalid = await viaLink(runId, token, { decision: 'maybe' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe('invalid_request');

@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/http/app';
-import { startRun, waitForRun, type Json } from './helpers';
+import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 
 const plan = {
   goal: 'approve me',
@@ -17,7 +17,7 @@ const plan = {
 };
 const config = {
   require_plan_approval: true,
-  approval: { webhook_url: 'https://approver.example.com/hook' },
+  approval: { webhook_url: APPROVER_URL },
 };
 
 /** The app with an API token set: only the link's token lets a request in. */
@@ -29,27 +29,13 @@ const open = (runId: string, token: string) =>
     withToken,
   );
 
-async function runAwaitingApproval(): Promise<{ runId: string; token: string }> {
-  const sent: string[] = [];
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const req = new Request(input, init);
-    if (!req.url.startsWith('https://approver.example.com/')) return real(input, init);
-    sent.push(await req.text());
-    return new Response('ok');
-  });
-  const runId = await startRun(plan, config);
-  await waitForRun(runId, (r: Json) => r.status === 'awaiting_approval');
-  await vi.waitFor(() => expect(sent).toHaveLength(1));
-  const url = new URL((JSON.parse(sent[0]!) as Json).approval_url as string);
-  return { runId, token: url.searchParams.get('token')! };
-}
+const awaitingApproval = () => runAwaitingApproval(plan, config);
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => {
   it('shows the plan and its estimates with no API token, and spends nothing', async () => {
-    const { runId, token } = await runAwaitingApproval();
+    const { runId, token } = await awaitingApproval();
     const res = await open(runId, token);
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -86,7 +72,7 @@ describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => 
   });
 
   it('answers a wrong token, and an unknown run, with the same 403 page', async () => {
-    const { runId } = await runAwaitingApproval();
+    const { runId } = await awaitingApproval();
     const wrong = await open(runId, 'apv_wrong');
     const unknown = await open('run_doesnotexist', 'apv_wrong');
     expect(wrong.status).toBe(403);

@@ -4,6 +4,7 @@
  * offline under `wrangler dev`. Public like `/openapi.json`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { pageHeaders } from '../app-shell';
 import type { App } from '../types';
 
 const docs = createRoute({
@@ -45,23 +46,7 @@ const NO_ASSETS_HTML = `<!doctype html>
 interactive reference is not here. The OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</p></body></html>
 `;
 
-const HEADERS = {
-  // Swagger UI injects styles at run time; its scripts and the document come from this origin only.
-  'Content-Security-Policy': [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-cache',
-};
+const HEADERS = pageHeaders(["font-src 'self' data:"]);
 
 /** Registers `GET /docs`. */
 export function registerDocsRoutes(app: App): void {
