@@ -3,7 +3,7 @@
  * and in replay alike, so replay cannot drift from what happened. Deterministic: it reads nothing but
  * the state, the event and the result store — no clock, no ids, no I/O.
  */
-import { stagesOf } from '../plan/config';
+import { stagePlanned, stageStarted } from './evolve-stage';
 import { buildGraph } from '../plan/graph';
 import { isRecord } from '../plan/model';
 import type { PathSegment } from '../plan/references';
@@ -51,10 +51,10 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       installPlan(state, event.payload.plan, false);
       addTokens(state, event.payload.tokens);
       // A staged run's first plan is its first stage's.
-      if (state.stage_open) {
-        state.stage_planned = true;
-        state.stage_steps = event.payload.plan.steps.map((s) => s.id);
-      }
+      stagePlanned(
+        state,
+        event.payload.plan.steps.map((s) => s.id),
+      );
       return;
     case 'PlanUpdated': {
       const { plan, kind } = event.payload;
@@ -62,10 +62,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       installPlan(state, plan, kind !== 'approval_edit');
       if (kind === 'revision') state.revision_count += 1;
       if (kind === 'turn') state.turn_settled = event.payload.changed_steps.length === 0;
-      if (kind === 'turn' && state.stage_open) {
-        state.stage_planned = true;
-        state.stage_steps = event.payload.changed_steps;
-      }
+      if (kind === 'turn') stagePlanned(state, event.payload.changed_steps);
       state.revising = null;
       state.failures_since_revision = 0;
       return;
@@ -114,15 +111,9 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
         state.turn_settled = true;
       return;
     }
-    case 'StageStarted': {
-      const at = stagesOf(state.config).findIndex((st) => st.name === event.payload.stage);
-      state.stage = at >= 0 ? at : state.stage + 1;
-      state.stage_open = true;
-      state.stage_planned = false;
-      state.stage_steps = [];
-      if (event.payload.rewind) state.stage_rewinds += 1;
+    case 'StageStarted':
+      stageStarted(state, event);
       return;
-    }
     case 'StageCompleted':
       state.stage_open = false;
       return;

@@ -6,7 +6,7 @@
  * commands out; it never changes the state itself.
  */
 import type { Estimates } from '../plan/estimates';
-import { reactTurn, thoughtEvent } from './react-turn';
+import { exitVerdict, reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
@@ -212,23 +212,9 @@ export class RunMachine {
       }
       case 'judged': {
         if (!s.judging.includes(input.step_id)) return;
-        if (
-          s.plan?.strategy === 'react' &&
-          !s.plan.steps[s.graph!.index.get(input.step_id)!]?.expected_output
-        ) {
-          // ReAct's exit criteria: met ends the loop; not met, the next turn follows as it would.
-          emit({
-            type: 'ReflectionAdded',
-            payload: {
-              step_id: input.step_id,
-              reflection: `Exit criteria ${input.ok ? 'met' : 'not met yet'} after "${input.step_id}": ${input.reason}`,
-              exit_criteria_met: input.ok,
-              ...(input.tokens ? { tokens: input.tokens } : {}),
-            },
-            references: { step_id: input.step_id },
-          });
-          return;
-        }
+        // ReAct's exit criteria: met ends the loop; not met, the next turn follows as it would.
+        const exit = exitVerdict(s, input);
+        if (exit) return void emit(exit);
         if (input.ok) {
           emit({
             type: 'ReflectionAdded',

@@ -5,7 +5,8 @@
  * turn that adds nothing is the model saying the goal is met. Pure.
  */
 import type { Plan, PlanStep } from '../plan/model';
-import type { EventDraft } from './events';
+import type { EventDraft, TokenCount } from './events';
+import type { RunState } from './state';
 
 /** What one ReAct turn contributes: the plan to run next, the thought, and the action (if any). */
 export type ReactTurn = { plan: Plan; thought: string; step: PlanStep | null; dropped: string[] };
@@ -52,5 +53,27 @@ export function thoughtEvent(n: number, turn: ReactTurn): EventDraft<'ThoughtAdd
       ...(turn.dropped.length ? { dropped: turn.dropped } : {}),
     },
     ...(turn.step ? { references: { step_id: turn.step.id } } : {}),
+  };
+}
+
+/**
+ * The judge's verdict on a ReAct run's exit criteria after an observation, as the reflection that
+ * records it (`exit_criteria_met`), or null when the verdict is an ordinary `expected_output` check.
+ */
+export function exitVerdict(
+  s: RunState,
+  v: { step_id: string; ok: boolean; reason: string; tokens?: TokenCount },
+): EventDraft<'ReflectionAdded'> | null {
+  if (s.plan?.strategy !== 'react' || s.plan.steps[s.graph!.index.get(v.step_id)!]?.expected_output)
+    return null;
+  return {
+    type: 'ReflectionAdded',
+    payload: {
+      step_id: v.step_id,
+      reflection: `Exit criteria ${v.ok ? 'met' : 'not met yet'} after "${v.step_id}": ${v.reason}`,
+      exit_criteria_met: v.ok,
+      ...(v.tokens ? { tokens: v.tokens } : {}),
+    },
+    references: { step_id: v.step_id },
   };
 }
