@@ -1664,12 +1664,38 @@ export interface components {
             /** @enum {string} */
             decision: "approve" | "reject" | "modify";
             comment?: string;
-            /** @description modify: the whole new plan */
-            plan?: unknown;
-            /** @description modify: edit operations — update_step {step_id, changes}, remove_step {step_id}, add_step {step, after?}, move_step {step_id, to_index}, set_dependencies {step_id, dependencies} */
-            edits?: {
+            plan?: components["schemas"]["Plan"] & unknown;
+            /** @description modify: edit operations on the current plan, applied in order */
+            edits?: components["schemas"]["PlanEdit"][];
+        };
+        PlanEdit: {
+            /** @enum {string} */
+            op: "update_step";
+            step_id: string;
+            /** @description Step fields to change (not `id`) */
+            changes: {
                 [key: string]: unknown;
-            }[];
+            };
+        } | {
+            /** @enum {string} */
+            op: "remove_step";
+            step_id: string;
+        } | {
+            /** @enum {string} */
+            op: "add_step";
+            step: components["schemas"]["PlanStep"];
+            /** @description Insert after this step (default: at the end) */
+            after?: string;
+        } | {
+            /** @enum {string} */
+            op: "move_step";
+            step_id: string;
+            to_index: number;
+        } | {
+            /** @enum {string} */
+            op: "set_dependencies";
+            step_id: string;
+            dependencies: string[];
         };
         /** @description New information, or the answer the run waits for. `{input: …}` or any object. */
         RunInput: {

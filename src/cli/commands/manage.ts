@@ -3,7 +3,7 @@
  * `reject`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
  */
 import type { Command } from 'commander';
-import type { ControlResult, RunEvent } from '../../client';
+import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { follow } from '../follow';
@@ -105,9 +105,10 @@ export function registerManage(program: Command, context: () => Context, done: D
       const ctx = context();
       if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment }));
       const file = readJson(o.edit) as Record<string, unknown>;
-      const change = Array.isArray(file.edits)
-        ? { edits: file.edits as Record<string, unknown>[] }
-        : { plan: file };
+      // The file is read as given; the API validates the plan or the edits and answers with findings.
+      const change: Pick<ApprovalDecision, 'plan' | 'edits'> = Array.isArray(file.edits)
+        ? { edits: file.edits as NonNullable<ApprovalDecision['edits']> }
+        : { plan: file as NonNullable<ApprovalDecision['plan']> };
       control(ctx, await ctx.client.modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}) }));
     });
   program

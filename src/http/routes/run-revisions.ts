@@ -13,6 +13,7 @@ import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { PlanSchema, PlanStepSchema } from '../schemas/plan';
 import { RunIdParamSchema } from '../schemas/run';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App } from '../types';
@@ -23,6 +24,25 @@ const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unkno
 const ReplanSchema = z.object({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
 const RollbackSchema = z.object({ version: z.number().int().positive() }).openapi('RollbackRequest');
 const version = z.coerce.number().int().positive();
+/** The edit operations as documented (the run parses them with PlanEditSchema, src/approval/edits.ts). */
+const PlanEditDocSchema = z
+  .discriminatedUnion('op', [
+    z.object({
+      op: z.literal('update_step'),
+      step_id: z.string(),
+      changes: z.record(z.string(), z.unknown()).openapi({ description: 'Step fields to change (not `id`)' }),
+    }),
+    z.object({ op: z.literal('remove_step'), step_id: z.string() }),
+    z.object({
+      op: z.literal('add_step'),
+      step: PlanStepSchema,
+      after: z.string().optional().openapi({ description: 'Insert after this step (default: at the end)' }),
+    }),
+    z.object({ op: z.literal('move_step'), step_id: z.string(), to_index: z.number().int().min(0) }),
+    z.object({ op: z.literal('set_dependencies'), step_id: z.string(), dependencies: z.array(z.string()) }),
+  ])
+  .openapi('PlanEdit');
+
 /**
  * The approval body as documented. The run parses requests with ApprovalDecisionSchema (after the
  * link's token); its edit operations embed the recursive step schema, which the OpenAPI generator
@@ -32,10 +52,9 @@ export const ApprovalDocSchema = z
   .object({
     decision: z.enum(['approve', 'reject', 'modify']),
     comment: z.string().optional(),
-    plan: z.unknown().optional().openapi({ description: 'modify: the whole new plan' }),
-    edits: z.array(z.record(z.string(), z.unknown())).optional().openapi({
-      description:
-        'modify: edit operations — update_step {step_id, changes}, remove_step {step_id}, add_step {step, after?}, move_step {step_id, to_index}, set_dependencies {step_id, dependencies}',
+    plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),
+    edits: z.array(PlanEditDocSchema).optional().openapi({
+      description: 'modify: edit operations on the current plan, applied in order',
     }),
   })
   .openapi('ApprovalDecision');
