@@ -1,12 +1,14 @@
 /**
  * `watch(runId)`: a run's events as an async iterator, in seq order, each once, ending after the
  * `RunTerminated` that leaves the run ended (a retried run goes on past an earlier one). Over the
- * run's WebSocket (`/v1/runs/:id/ws?after=`) where the runtime can open one with the token — Node ≥ 22 and Workers send it as a header; a browser cannot, so with a token it
- * polls — and by polling `GET /events` otherwise. A dropped socket is reopened after the last seq
- * seen, so nothing is lost or repeated; a socket that cannot be opened at all falls back to polling.
+ * run's WebSocket (`/v1/runs/:id/ws?after=`) — the token a header in Node ≥ 22 and Workers, a
+ * subprotocol in browsers — and by polling `GET /events` where no WebSocket opens. A dropped socket
+ * is reopened after the last seq seen, so nothing is lost or repeated; a socket that cannot be opened
+ * at all falls back to polling.
  */
 import { baseOf, EdgeplanApiError, type Call, type ClientOptions } from './http';
 import type { EventsPage, RunEvent } from './types';
+import { wsProtocols } from './ws-protocol';
 
 export type WatchOptions = {
   /** Start after this seq (default 0: the whole trace first). */
@@ -86,10 +88,15 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     return wire(ws, q, true);
   }
   const WS = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
-  if (!WS || (options.token && isBrowser())) return null;
+  if (!WS) return null;
   const url = `${base.replace(/^http/, 'ws')}${path}`;
-  // Node's WebSocket (undici) takes headers in its second argument; a browser never gets here with a token.
-  const ws = options.token ? new WS(url, { headers } as unknown as string[]) : new WS(url);
+  // Node's WebSocket (undici) takes headers in its second argument; a browser cannot send headers, so
+  // it offers the token as a subprotocol (ws-protocol.ts).
+  const ws = !options.token
+    ? new WS(url)
+    : isBrowser()
+      ? new WS(url, wsProtocols(options.token))
+      : new WS(url, { headers } as unknown as string[]);
   return wire(ws, q, false);
 }
 

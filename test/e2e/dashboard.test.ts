@@ -308,4 +308,34 @@ describe('the dashboard', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('follows a run over the WebSocket with an API token set, the token offered as a subprotocol', async () => {
+    const token = 'dash-token-1';
+    const secured = (await startDevServer({
+      name: 'dashboard-token',
+      extraArgs: ['--var', `API_TOKEN:${token}`],
+    })) as typeof server;
+    try {
+      const created = await fetch(`${secured.base}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ plan: parallel, config: { execution_mode: 'parallel' } }),
+      });
+      const { run_id } = (await created.json()) as { run_id: string };
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.addInitScript((t) => localStorage.setItem('edgeplan.token', t), token);
+      const sockets: string[] = [];
+      const polls: string[] = [];
+      page.on('websocket', (ws) => sockets.push(ws.url()));
+      page.on('request', (r) => (r.url().includes('/events?') ? polls.push(r.url()) : undefined));
+      await page.goto(`${secured.base}/#/runs/${run_id}`);
+      await page.waitForSelector('[data-step-id="join"][data-status="completed"]', { timeout: 15_000 });
+      expect(sockets).toEqual([`${secured.base.replace('http', 'ws')}/v1/runs/${run_id}/ws?after=0`]);
+      // Only the check that nothing follows the end reads /events; the stream itself was the socket.
+      expect(polls.every((u) => u.includes('limit=1'))).toBe(true);
+      await page.close();
+    } finally {
+      await secured.stop();
+    }
+  }, 90_000);
 });

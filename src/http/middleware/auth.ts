@@ -10,6 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { jsonError } from '../errors';
 import type { AppEnv } from '../types';
+import { tokenFromProtocols } from '../../client/ws-protocol';
 
 export type BearerAuthOptions = {
   /** The expected token for this request; undefined or "" means none is configured. */
@@ -51,7 +52,17 @@ export function bearerAuth({
       return jsonError(c, 'unauthorized', NO_TOKEN_MESSAGE);
     }
 
+    // A browser's WebSocket cannot send the header: it offers the token as a subprotocol instead.
+    const fromProtocol =
+      c.req.header('Upgrade')?.toLowerCase() === 'websocket'
+        ? tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))
+        : undefined;
     const header = c.req.header('Authorization');
+    if (!header && fromProtocol !== undefined) {
+      if (await tokensEqual(fromProtocol, expected)) return next();
+      c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
+      return jsonError(c, 'unauthorized', 'Invalid bearer token (in the WebSocket subprotocol)');
+    }
     if (!header) {
       c.header('WWW-Authenticate', challenge);
       return jsonError(

@@ -31,6 +31,7 @@ import {
 } from '../schemas/run-views';
 import { listRuns } from '../run-list';
 import type { App } from '../types';
+import { tokenFromProtocols, WS_PROTOCOL } from '../../client/ws-protocol';
 import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
@@ -226,7 +227,7 @@ export function registerRunRoutes(app: App): void {
 
   // A 101 upgrade is not a JSON response, so the route is documented and served separately.
   app.openAPIRegistry.registerPath(ws);
-  app.get('/v1/runs/:id/ws', (c) => {
+  app.get('/v1/runs/:id/ws', async (c) => {
     const run = stubFor(c);
     if (!run) return notFound(c);
     if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
@@ -236,7 +237,14 @@ export function registerRunRoutes(app: App): void {
         'This endpoint speaks WebSocket: connect with an Upgrade: websocket request',
       );
     }
-    return run.fetch(c.req.raw);
+    const res = await run.fetch(c.req.raw);
+    // A browser that offered the token as a subprotocol needs one of its protocols accepted.
+    if (res.status !== 101 || !tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))) return res;
+    return new Response(null, {
+      status: 101,
+      webSocket: res.webSocket,
+      headers: { 'Sec-WebSocket-Protocol': WS_PROTOCOL },
+    });
   });
 
   app.openapi(cancel, async (c) => {
