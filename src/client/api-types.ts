@@ -380,6 +380,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{id}/planning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The planning trace of a goal run: every LLM attempt, its model, outcome, findings and tokens */
+        get: operations["getPlanningTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -1758,6 +1775,30 @@ export interface components {
                 dependencies_removed: string[];
             }[];
             reordered: boolean;
+        };
+        PlanningTrace: {
+            run_id: string;
+            plan_id: string | null;
+            attempts: components["schemas"]["PlanningAttempt"][];
+        };
+        PlanningAttempt: {
+            /** @description One planning request (a first plan, a revision) */
+            planning_id: string;
+            seq: number;
+            model: string;
+            /** @description 0 for a first answer, 1… for repair prompts */
+            retry: number;
+            /** @description N-best: which candidate (0 when off) */
+            candidate: number;
+            /** @enum {string} */
+            outcome: "ok" | "parse_error" | "invalid" | "call_error";
+            error: string | null;
+            findings: components["schemas"]["Finding"][];
+            prompt_tokens: number;
+            completion_tokens: number;
+            latency_ms: number;
+            strategy: string;
+            created_at: string;
         };
     };
     responses: never;
@@ -3249,6 +3290,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource or route (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlanningTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts oldest first (empty for a submitted plan) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanningTrace"];
                 };
             };
             /** @description Missing or wrong bearer token (`unauthorized`) */

@@ -22,6 +22,7 @@ import type {
   PlanGoalResult,
   PlanVersion,
   PlanVersionList,
+  PlanningTrace,
   Run,
   RunEvent,
   RunPage,
@@ -85,6 +86,8 @@ export type EdgeplanClient = {
   listPlanVersions(runId: string): Promise<PlanVersionList>;
   getPlanVersion(runId: string, version: number): Promise<PlanVersion>;
   diffPlanVersions(runId: string, from: number, to: number): Promise<PlanDiff>;
+  /** `GET /v1/runs/:id/planning`: the planning trace of a goal run (attempts, models, tokens, repairs). */
+  getPlanningTrace(runId: string): Promise<PlanningTrace>;
   /** `GET /v1/tools` (`refresh`: list the MCP servers again). */
   listTools(options?: { refresh?: boolean }): Promise<Tool[]>;
   /** `POST /v1/plans/validate`: every finding, estimates, the normalised plan. */
@@ -151,6 +154,7 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     listPlanVersions: (runId) => get<PlanVersionList>(run(runId, '/plans')),
     getPlanVersion: (runId, version) => get<PlanVersion>(run(runId, `/plans/${version}`)),
     diffPlanVersions: (runId, from, to) => get<PlanDiff>(run(runId, `/plans/${from}/diff/${to}`)),
+    getPlanningTrace: (runId) => get<PlanningTrace>(run(runId, '/planning')),
     listTools: async ({ refresh } = {}) =>
       (await get<{ tools: Tool[] }>('/v1/tools', refresh ? { refresh: true } : {})).tools,
     validatePlan: (body) => post<ValidationResult>('/v1/plans/validate', body),

@@ -51,6 +51,8 @@ export type ApprovalDecision = Body<'decideApproval'>;
 export type PlanVersionList = Answer<'listPlanVersions', 200>;
 export type PlanVersion = Answer<'getPlanVersion', 200>;
 export type PlanDiff = Answer<'diffPlanVersions', 200>;
+/** `GET /v1/runs/:id/planning`: every LLM attempt that planned or revised the run. */
+export type PlanningTrace = Answer<'getPlanningTrace', 200>;
 export type ValidateRequest = Body<'validatePlan'>;
 export type ValidationResult = Answer<'validatePlan', 200>;
 export type PlanGoalRequest = Body<'planGoal'>;

@@ -21,6 +21,7 @@ import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerDocsRoutes } from './routes/docs';
 import { registerApprovalPageRoutes } from './routes/approval-page';
+import { registerRunPlanningRoutes } from './routes/run-planning';
 import { registerHealthRoutes } from './routes/health';
 import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
@@ -40,6 +41,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerRunRoutes,
   registerRunRevisionRoutes,
   registerApprovalPageRoutes,
+  registerRunPlanningRoutes,
   registerDashboardRoutes,
   registerDocsRoutes,
   registerMcpRoutes,

@@ -125,6 +125,22 @@ export class D1ProvenanceStore implements ProvenanceStore {
     return results.map((r) => fromRow(AttemptRow.parse(r)));
   }
 
+  /**
+   * Every attempt of the planning requests that produced plan `planId` (a run's first plan and its
+   * revisions keep the plan's id), oldest first: failed attempts and repairs included.
+   */
+  async attemptsForPlan(planId: string, limit = 200): Promise<PlanningAttempt[]> {
+    const { results } = await this.#db
+      .prepare(
+        `SELECT * FROM planning_attempts WHERE planning_id IN
+           (SELECT planning_id FROM planning_attempts WHERE plan_id = ?1)
+         ORDER BY created_at, planning_id, seq LIMIT ?2`,
+      )
+      .bind(planId, limit)
+      .all();
+    return results.map((r) => fromRow(AttemptRow.parse(r)));
+  }
+
   async reliability(models?: readonly string[]): Promise<Map<string, ModelReliability>> {
     const stmt =
       models === undefined

@@ -4,7 +4,7 @@
  * details, the timeline of attempts, the event log, the plan versions and the planning trace.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { RunEvent } from '../../client';
+import type { PlanningTrace, RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
@@ -220,6 +220,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             </tbody>
           </table>
           <Reasoning events={live.events} />
+          <PlanningAttempts runId={runId} version={view.plan_version} />
           <p class="muted">
             Run total: {run?.token_usage.prompt_tokens ?? 0} prompt +{' '}
             {run?.token_usage.completion_tokens ?? 0} completion tokens · {run?.revision_count ?? 0} revisions
@@ -227,6 +228,62 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         </section>
       ) : null}
     </main>
+  );
+}
+
+/** The LLM attempts behind the run's plan versions: model, repairs, outcome, findings, tokens. */
+function PlanningAttempts({ runId, version }: { runId: string; version: number | null }) {
+  const [trace, setTrace] = useState<PlanningTrace | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api()
+      .getPlanningTrace(runId)
+      .then(setTrace)
+      .catch((e: unknown) => setError(errorText(e)));
+  }, [runId, version]);
+  if (error) return <p class="error">{error}</p>;
+  if (!trace) return null;
+  if (trace.attempts.length === 0) return <p class="muted">No LLM planned this run (a submitted plan).</p>;
+  return (
+    <table class="attempts-trace" aria-label="Planning attempts">
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Model</th>
+          <th scope="col">Attempt</th>
+          <th scope="col">Outcome</th>
+          <th scope="col" class="num">
+            Tokens
+          </th>
+          <th scope="col" class="num">
+            Latency
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {trace.attempts.map((a) => (
+          <tr key={`${a.planning_id}-${a.seq}`} data-outcome={a.outcome}>
+            <td>{a.seq}</td>
+            <td>
+              <code>{a.model}</code>
+            </td>
+            <td>
+              {a.retry ? `repair ${a.retry}` : 'first'}
+              {a.candidate ? ` · candidate ${a.candidate}` : ''}
+            </td>
+            <td>
+              {a.outcome}
+              {a.error ? `: ${a.error}` : ''}
+              {a.findings.length ? ` (${a.findings.map((f) => f.code).join(', ')})` : ''}
+            </td>
+            <td class="num">
+              {a.prompt_tokens} / {a.completion_tokens}
+            </td>
+            <td class="num">{Math.round(a.latency_ms)} ms</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

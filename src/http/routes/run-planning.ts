@@ -1,0 +1,86 @@
+/**
+ * `GET /v1/runs/{id}/planning` — the planning trace of a goal run (SPEC §3 provenance): every LLM
+ * attempt that planned or revised its plan, oldest first — model, retry (repairs), candidate,
+ * outcome, error, findings, tokens, latency. Prompts and answers stay in D1 (redacted).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { D1ProvenanceStore } from '../../planner/provenance-d1';
+import { errorResponses, V1_SECURITY } from '../openapi';
+import { notFound, stubFor, tags } from '../run-helpers';
+import { RunIdParamSchema } from '../schemas/run';
+import { FindingSchema } from '../schemas/validation';
+import type { PlanStatusView } from '../../engine/status-view';
+import type { App } from '../types';
+
+const AttemptSchema = z
+  .object({
+    planning_id: z.string().openapi({ description: 'One planning request (a first plan, a revision)' }),
+    seq: z.number().int(),
+    model: z.string(),
+    retry: z.number().int().openapi({ description: '0 for a first answer, 1… for repair prompts' }),
+    candidate: z.number().int().openapi({ description: 'N-best: which candidate (0 when off)' }),
+    outcome: z.enum(['ok', 'parse_error', 'invalid', 'call_error']),
+    error: z.string().nullable(),
+    findings: z.array(FindingSchema),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    latency_ms: z.number(),
+    strategy: z.string(),
+    created_at: z.string(),
+  })
+  .openapi('PlanningAttempt');
+
+export const PlanningTraceSchema = z
+  .object({ run_id: z.string(), plan_id: z.string().nullable(), attempts: z.array(AttemptSchema) })
+  .openapi('PlanningTrace');
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/planning',
+  tags,
+  operationId: 'getPlanningTrace',
+  summary: 'The planning trace of a goal run: every LLM attempt, its model, outcome, findings and tokens',
+  security: V1_SECURITY,
+  request: { params: RunIdParamSchema },
+  responses: {
+    200: {
+      description: 'Attempts oldest first (empty for a submitted plan)',
+      content: { 'application/json': { schema: PlanningTraceSchema } },
+    },
+    ...errorResponses(401, 404),
+  },
+});
+
+/** The run's plan id (null while planning), or undefined when there is no such run. */
+async function planIdOf(run: ReturnType<typeof stubFor>): Promise<string | null | undefined> {
+  if (!run) return undefined;
+  const view = (await run.getStatus({})) as PlanStatusView | null;
+  if (view === null) return undefined;
+  return view.plan_id;
+}
+
+/** Registers `GET /v1/runs/{id}/planning`. */
+export function registerRunPlanningRoutes(app: App): void {
+  app.openapi(route, async (c) => {
+    const known = await planIdOf(stubFor(c));
+    if (known === undefined) return notFound(c);
+    const plan_id = known;
+    const found = plan_id ? await new D1ProvenanceStore(c.env.DB).attemptsForPlan(plan_id) : [];
+    const attempts = found.map((a) => ({
+      planning_id: a.planning_id,
+      seq: a.seq,
+      model: a.model,
+      retry: a.retry,
+      candidate: a.candidate,
+      outcome: a.outcome,
+      error: a.error,
+      findings: a.findings,
+      prompt_tokens: a.prompt_tokens,
+      completion_tokens: a.completion_tokens,
+      latency_ms: a.latency_ms,
+      strategy: a.strategy,
+      created_at: a.created_at,
+    }));
+    return c.json({ run_id: c.req.valid('param').id, plan_id, attempts }, 200);
+  });
+}

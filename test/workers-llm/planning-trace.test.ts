@@ -1,0 +1,48 @@
+/**
+ * The planning trace of a goal run (#13: "attempts, models, tokens, repairs"): `GET /v1/runs/:id/planning`
+ * lists every LLM attempt behind the run's plan, a repaired answer included, from the D1 provenance.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { setLlmFetch } from '../../src/planner/llm-transport';
+import { scriptedLlm } from '../unit/planner-helpers';
+import { api, startRun, waitForRun, type Json } from '../workers/helpers';
+
+afterEach(() => setLlmFetch(null));
+
+describe('GET /v1/runs/:id/planning', () => {
+  it('lists the attempts that planned a goal run: the invalid first answer and its repair', async () => {
+    setLlmFetch(
+      scriptedLlm([
+        JSON.stringify({ steps: [{ id: 'a', action: 'no.such_tool', parameters: {}, dependencies: [] }] }),
+        JSON.stringify({
+          steps: [{ id: 'a', action: 'demo.echo', parameters: { ok: true }, dependencies: [] }],
+        }),
+      ]).fetch,
+    );
+    // Planned whole (a run awaiting approval does not stream), then approved.
+    const r = await api('POST', '/v1/runs', { goal: 'echo ok', config: { require_plan_approval: true } });
+    await waitForRun(r.body.run_id, (x) => x.status === 'awaiting_approval');
+    await api('POST', `/v1/runs/${r.body.run_id}/approval`, { decision: 'approve' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    const trace = await api('GET', `/v1/runs/${r.body.run_id}/planning`);
+    expect(trace.status).toBe(200);
+    expect(trace.body.plan_id).toBe(run.plan.id);
+    const attempts = trace.body.attempts as Json[];
+    expect(attempts.map((a) => [a.seq, a.retry, a.outcome, a.model])).toEqual([
+      [1, 0, 'invalid', 'scripted-1'],
+      [2, 1, 'ok', 'scripted-1'],
+    ]);
+    expect((attempts[0]!.findings as Json[]).map((f) => f.code)).toContain('unknown_tool');
+    expect(attempts.every((a) => (a.prompt_tokens as number) > 0)).toBe(true);
+  });
+
+  it('is empty for a submitted plan, and 404 for no run', async () => {
+    const id = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
+    await waitForRun(id);
+    const trace = await api('GET', `/v1/runs/${id}/planning`);
+    expect(trace.status).toBe(200);
+    expect(trace.body.attempts).toEqual([]);
+    expect((await api('GET', '/v1/runs/run_nope/planning')).status).toBe(404);
+  });
+});
