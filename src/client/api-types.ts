@@ -644,6 +644,11 @@ export interface components {
             execution_mode?: "sequential" | "parallel" | "adaptive";
             /** @default 3 */
             max_parallel?: number;
+            /**
+             * @default auto
+             * @enum {string}
+             */
+            placement?: "auto" | "queue" | "object";
             /** @default 60 */
             step_timeout?: number;
             /** @default 60 */
@@ -772,6 +777,11 @@ export interface components {
                 execution_mode?: "sequential" | "parallel" | "adaptive";
                 /** @default 3 */
                 max_parallel?: number;
+                /**
+                 * @default auto
+                 * @enum {string}
+                 */
+                placement?: "auto" | "queue" | "object";
                 /** @default 60 */
                 step_timeout?: number;
                 /** @default 60 */
@@ -1031,6 +1041,11 @@ export interface components {
                     execution_mode?: "sequential" | "parallel" | "adaptive";
                     /** @default 3 */
                     max_parallel?: number;
+                    /**
+                     * @default auto
+                     * @enum {string}
+                     */
+                    placement?: "auto" | "queue" | "object";
                     /** @default 60 */
                     step_timeout?: number;
                     /** @default 60 */

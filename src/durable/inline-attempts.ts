@@ -1,7 +1,8 @@
 /**
- * Attempts a run's object carries out itself (sequential plans): started in the background, their
- * outcome reported back to the object; lost ones (an eviction or crash took the instance) found and
- * re-run with the same idempotency key.
+ * Attempts a run's object carries out itself (sequential plans, and tools placed in the object):
+ * started in the background, their outcomes reported back to the object — those finishing together in
+ * one report, so a layer of parallel steps costs one transaction; lost ones (an eviction or crash took
+ * the instance) found and re-run with the same idempotency key.
  */
 import { actionFor, stepDef } from '../engine/decide';
 import type { StepOutcome } from '../engine/machine';
@@ -13,18 +14,39 @@ import { executeApproved } from './execute';
 
 type Begun = Extract<BeginStep, { proceed: true }>;
 
+/** One finished attempt, as reported to the object. */
+export type InlineReport = { step_id: string; attempt: number; outcome: StepOutcome };
+
+/** How long a finished attempt's report waits for others of this object still running. */
+const COALESCE_MS = 1;
+/**
+ * Instant steps report in microtasks, and each report starts the next step: one report in this many
+ * waits for a timer first, so the object's other work — a status read, a cancel — gets in between
+ * (without it, a 100,000-step plan of instant steps ran to its end before a status read was served).
+ * Counted, not timed: `Date.now()` does not advance between those calls.
+ */
+const YIELD_EVERY = 16;
+
 export type InlineHost = {
   ctx: DurableObjectState;
   env: Env;
   tools(): ToolRegistry;
   begin(stepId: string, attempt: number): BeginStep;
-  complete(stepId: string, attempt: number, outcome: StepOutcome): Promise<void>;
+  complete(reports: InlineReport[]): Promise<void>;
   awaitInput(stepId: string, attempt: number, prompt: string): Promise<void>;
 };
 
 export class InlineAttempts {
   /** Running in this instance, by `step#attempt`. */
   readonly #running = new Map<string, AbortController>();
+  /** Finished, not yet reported. */
+  #finished: { report: InlineReport; done: () => void }[] = [];
+  /** The pending coalescing timer: at most one, whoever flushes first (a burst of instant steps would
+   * otherwise leave one behind per flush, and an object may hold 10,000). */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Started and not finished (those reporting are not counted). */
+  #executing = 0;
+  #flushes = 0;
 
   constructor(private readonly host: InlineHost) {}
 
@@ -34,6 +56,7 @@ export class InlineAttempts {
     const controller = new AbortController();
     this.#running.set(key, controller);
     const h = this.host;
+    this.#executing += 1;
     const work = executeApproved(
       { run_id: runId, step_id: stepId, attempt, ...begin },
       h.tools(),
@@ -41,13 +64,48 @@ export class InlineAttempts {
       controller.signal,
     )
       .then(async (outcome) => {
+        this.#executing -= 1;
         const deferred = deferredOf(outcome);
         if (deferred?.$deferred === 'input') await h.awaitInput(stepId, attempt, deferred.prompt);
-        else if (!deferred) await h.complete(stepId, attempt, outcome);
+        else if (!deferred) await this.#report({ step_id: stepId, attempt, outcome });
       })
       .catch((err: unknown) => console.error(`inline step ${stepId}#${attempt} failed to report`, err))
       .finally(() => this.#running.delete(key));
     h.ctx.waitUntil(work);
+  }
+
+  /**
+   * Reports an outcome: at once when no other attempt of this object is still running (a chain's next
+   * step waits for nothing), else after {@link COALESCE_MS}, with every outcome finished meanwhile.
+   */
+  #report(report: InlineReport): Promise<void> {
+    return new Promise((resolve) => {
+      this.#finished.push({ report, done: resolve });
+      const alone = this.#executing === 0;
+      if (alone && ++this.#flushes % YIELD_EVERY !== 0) queueMicrotask(() => void this.#flush());
+      else
+        this.#timer ??= setTimeout(
+          () => {
+            this.#timer = undefined;
+            void this.#flush();
+          },
+          alone ? 0 : COALESCE_MS,
+        );
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const items = this.#finished;
+    if (items.length === 0) return;
+    this.#finished = [];
+    try {
+      await this.host.complete(items.map((i) => i.report));
+    } catch (err) {
+      // Not recorded: the recovery check re-runs these attempts (same key).
+      console.error(`inline attempts ${items.map((i) => i.report.step_id).join(', ')} failed to report`, err);
+    } finally {
+      for (const i of items) i.done();
+    }
   }
 
   abortAll(reason: string): void {

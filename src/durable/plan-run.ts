@@ -8,7 +8,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
-import { emptyRunState } from '../engine/state';
+import { emptyRunState, type RunState } from '../engine/state';
+import { placeAttempt } from '../engine/placement';
 import type { RunEvent } from '../engine/events';
 import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
@@ -98,8 +99,7 @@ export class PlanRun extends DurableObject<Env> {
       env,
       tools: () => this.#registry(),
       begin: (stepId, attempt) => this.#begin(this.#machine!, stepId, attempt, []),
-      complete: async (stepId, attempt, outcome) =>
-        void (await this.completeSteps([{ step_id: stepId, attempt, outcome }])),
+      complete: async (reports) => void (await this.completeSteps(reports)),
       awaitInput: (stepId, attempt, prompt) => this.awaitInput(stepId, attempt, prompt),
     });
   }
@@ -361,6 +361,8 @@ export class PlanRun extends DurableObject<Env> {
       results: this.#store,
       canRevise: plannerConfigured(this.env),
       judge: plannerConfigured(this.env),
+      dispatch: (state: RunState, _step: unknown, action: string) =>
+        placeAttempt(state, action, (a) => this.#registry().get(a)?.placement),
     };
   }
 

@@ -186,7 +186,8 @@ class RunConsumer {
  */
 class Reporter {
   #buffer: Pending[] = [];
-  #scheduled = false;
+  /** The pending coalescing timer: at most one, whoever flushes first. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #flushes = 0;
 
   constructor(
@@ -201,9 +202,11 @@ class Reporter {
       // Nothing else is still running: there is nothing to wait for.
       if (this.running() === 0) {
         queueMicrotask(() => void this.#flush());
-      } else if (!this.#scheduled) {
-        this.#scheduled = true;
-        setTimeout(() => void this.#flush(), COALESCE_MS);
+      } else {
+        this.#timer ??= setTimeout(() => {
+          this.#timer = undefined;
+          void this.#flush();
+        }, COALESCE_MS);
       }
     });
   }
@@ -217,7 +220,6 @@ class Reporter {
     const items = this.#buffer;
     if (items.length === 0) return;
     this.#buffer = [];
-    this.#scheduled = false;
     for (const group of groupsOf(items, (i) => i.length)) await this.#send(group);
   }
 

@@ -241,7 +241,7 @@ function schedule(
       attempt: rt.attempt + 1,
       action,
       fallback,
-      dispatch: ctx.dispatch(state, step),
+      dispatch: ctx.dispatch(state, step, action),
       deadline_at: ctx.now + timeout,
     },
     { step_id: step.id },

@@ -317,7 +317,3 @@ export function changedSteps(before: Plan | null, after: Plan): string[] {
 export function notNow(s: RunState, what: string, needed: string): Refusal {
   return { code: 'conflict', message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}` };
 }
-
-export function defaultDispatch(state: RunState): 'queue' | 'inline' {
-  return state.config.execution_mode === 'sequential' ? 'inline' : 'queue';
-}

@@ -89,7 +89,8 @@ export type MachineDeps = {
   clock: Clock;
   ids: IdSource;
   results: ResultStore;
-  dispatch?: (state: RunState, step: PlanStep) => 'queue' | 'inline';
+  /** Where an attempt is carried out: the queue, or inline in the run's object (default: placement.ts). */
+  dispatch?: (state: RunState, step: PlanStep, action: string) => 'queue' | 'inline';
   /** A planner can revise plans (automatic revision triggers need one). */
   canRevise?: boolean;
   /** An LLM judges outputs against `expected_output` (else the structural check does). */

@@ -12,13 +12,13 @@ import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { decideNext, revisionAllowed } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
+import { placeAttempt } from './placement';
 import {
   answerFailure,
   changedSteps,
   checkExpected,
   reportUnexpected,
   commandFor,
-  defaultDispatch,
   notNow,
   resumableSteps,
   returnedPayload,
@@ -55,7 +55,7 @@ export class RunMachine {
     const ctx = {
       now,
       results: this.deps.results,
-      dispatch: this.deps.dispatch ?? defaultDispatch,
+      dispatch: this.deps.dispatch ?? ((state, _step, action) => placeAttempt(state, action)),
       canRevise: this.deps.canRevise ?? false,
     };
     for (let d = decideNext(this.state, ctx); d; d = decideNext(this.state, ctx)) emit(d);

@@ -45,6 +45,14 @@ export type ToolDefinition<I = unknown, O = unknown> = {
    * `step_timeout` by nature (a child run, a person's answer).
    */
   timeout_ms?: number;
+  /**
+   * Where a parallel run carries out this tool's steps (config `placement: "auto"`): `queue` (the
+   * default) — on a queue consumer, an invocation of its own with its own CPU, memory and connections;
+   * `object` — in the run's Durable Object itself, with no queue hop either way: for tools that only
+   * wait (a timer, a person) or do microseconds of work. A tool that computes or opens connections
+   * belongs on the queue (an object has one thread, and an invocation at most six open connections).
+   */
+  placement?: 'object' | 'queue';
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
   /**

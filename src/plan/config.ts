@@ -89,6 +89,13 @@ export const STAGE_END = '__end__';
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
   max_parallel: z.number().int().min(1).max(1000).default(3),
+  /**
+   * Where a parallel run's steps are carried out: `auto` — where each step's tool asks (a tool that
+   * only waits or does microseconds of work, `placement: "object"`, runs in the run's own object with no
+   * queue hop; every other tool on a queue consumer); `queue` — every step on a queue consumer;
+   * `object` — every step in the run's object. A sequential run carries out every step in its object.
+   */
+  placement: z.enum(['auto', 'queue', 'object']).default('auto'),
   /** Seconds per attempt (at most MAX_WAIT_S, a year, as every wait). */
   step_timeout: z.number().positive().max(MAX_WAIT_S).default(60),
   /**

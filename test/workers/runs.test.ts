@@ -48,13 +48,65 @@ describe('POST /v1/runs with a plan', () => {
           },
         ],
       },
-      { execution_mode: 'parallel', max_parallel: 4 },
+      { execution_mode: 'parallel', max_parallel: 4, placement: 'queue' },
     );
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
     expect(run.step_results.join).toEqual({ all: ['a', 'd'] });
     const scheduled = (await events(runId)).filter((e) => e.event_type === 'StepScheduled');
-    expect(scheduled.slice(0, 4).every((e) => e.payload.dispatch === 'queue')).toBe(true);
+    expect(scheduled.map((e) => e.payload.dispatch)).toEqual(['queue', 'queue', 'queue', 'queue', 'queue']);
+  });
+
+  it('carries out steps of tools placed in the object there, in parallel, and the rest on the queue', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          ...['a', 'b', 'c'].map((id) => ({ id, action: 'demo.sleep', parameters: { ms: 200, value: id } })),
+          // demo.flaky keeps the default placement: the queue.
+          { id: 'q', action: 'demo.flaky', parameters: { fail_times: 0 } },
+          {
+            id: 'join',
+            action: 'demo.echo',
+            parameters: { all: ['{{ steps.a.output }}', '{{ steps.c.output }}', '{{ steps.q.output }}'] },
+            dependencies: ['a', 'b', 'c', 'q'],
+          },
+        ],
+      },
+      { execution_mode: 'parallel', max_parallel: 4 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.join).toEqual({ all: ['a', 'c', { attempts: 1 }] });
+    const log = await events(runId);
+    const dispatch = Object.fromEntries(
+      log.filter((e) => e.event_type === 'StepScheduled').map((e) => [e.payload.step_id, e.payload.dispatch]),
+    );
+    expect(dispatch).toEqual({ a: 'inline', b: 'inline', c: 'inline', q: 'queue', join: 'inline' });
+    // The three sleeps ran at once: all three had begun before the first returned.
+    const firstReturn = log.findIndex((e) => e.event_type === 'ToolReturned');
+    const invokedBefore = log
+      .slice(0, firstReturn)
+      .filter((e) => e.event_type === 'ToolInvoked' && ['a', 'b', 'c'].includes(e.payload.step_id));
+    expect(invokedBefore).toHaveLength(3);
+  });
+
+  it('sends every step through the queue with placement "queue", and none with placement "object"', async () => {
+    const plan = {
+      steps: [
+        { id: 'a', action: 'demo.sleep', parameters: { ms: 1 } },
+        { id: 'b', action: 'demo.flaky', parameters: { fail_times: 0 } },
+      ],
+    };
+    const modes = async (placement: string) => {
+      const runId = await startRun(plan, { execution_mode: 'parallel', max_parallel: 2, placement });
+      expect((await waitForRun(runId)).status).toBe('completed');
+      return (await events(runId))
+        .filter((e) => e.event_type === 'StepScheduled')
+        .map((e) => e.payload.dispatch)
+        .sort();
+    };
+    expect(await modes('queue')).toEqual(['queue', 'queue']);
+    expect(await modes('object')).toEqual(['inline', 'inline']);
   });
 
   it('refuses an invalid plan with 422 and every finding', async () => {

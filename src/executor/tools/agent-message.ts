@@ -16,5 +16,7 @@ export const agentMessage = defineTool({
   deterministic: true,
   estimated_latency_ms: 0,
   estimated_tokens: 0,
+  // Nothing is called: carried out in the run's object, no queue hop.
+  placement: 'object',
   run: ({ message }) => Promise.resolve({ message }),
 });

@@ -18,6 +18,8 @@ export const demoEcho = defineTool({
   deterministic: true,
   estimated_latency_ms: 1,
   estimated_tokens: 0,
+  // Microseconds of work: carried out in the run's object, no queue hop.
+  placement: 'object',
   run: (input) => Promise.resolve(input),
 });
 
@@ -36,6 +38,8 @@ export const demoSleep = defineTool({
   // The latency is the `ms` parameter (when it is a number, not a reference).
   estimate_latency_ms: (p) => (typeof p.ms === 'number' ? p.ms : undefined),
   estimated_tokens: 0,
+  // A timer: waiting takes no CPU, so the run's object waits itself, with no queue hop.
+  placement: 'object',
   run: async ({ ms, value }, ctx) => {
     await sleep(ms, ctx.signal);
     return value ?? null;
