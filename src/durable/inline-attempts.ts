@@ -83,8 +83,8 @@ export class InlineAttempts {
       this.#finished.push({ report, done: resolve });
       const alone = this.#executing === 0;
       if (alone && ++this.#flushes % YIELD_EVERY !== 0) queueMicrotask(() => void this.#flush());
-      else
-        this.#timer ??= setTimeout(
+      else if (this.#timer === undefined)
+        this.#timer = setTimeout(
           () => {
             this.#timer = undefined;
             void this.#flush();

@@ -203,10 +203,11 @@ class Reporter {
       if (this.running() === 0) {
         queueMicrotask(() => void this.#flush());
       } else {
-        this.#timer ??= setTimeout(() => {
-          this.#timer = undefined;
-          void this.#flush();
-        }, COALESCE_MS);
+        if (this.#timer === undefined)
+          this.#timer = setTimeout(() => {
+            this.#timer = undefined;
+            void this.#flush();
+          }, COALESCE_MS);
       }
     });
   }
