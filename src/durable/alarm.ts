@@ -22,4 +22,9 @@ export class Alarm {
   fired(): void {
     this.#at = null;
   }
+
+  /** A new run's object: no alarm was ever set, so there is nothing to read. */
+  fresh(): void {
+    this.#at = null;
+  }
 }

@@ -22,11 +22,11 @@ import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { decide } from '../engine/run-loop';
 import { Leases } from './leases';
 import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
-import { recordPlanVersion } from './plan-versions';
+import { planVersionStatement } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { Plan, RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
-import { indexRun } from './run-index';
+import { indexRunStatement } from './run-index';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
@@ -117,6 +117,7 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
+    this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
     const outbox: StepMessage[] = [];
@@ -501,15 +502,27 @@ export class PlanRun extends DurableObject<Env> {
     else await bookkeeping;
   }
 
+  /**
+   * The run's index row when its status changed, and its new plan versions: one D1 batch (a new run
+   * writes both). A write that fails is logged, not fatal — the object stays the source of truth.
+   */
   async #bookkeeping(events: RunEvent[], statusBefore: string): Promise<void> {
     const m = this.#machine!;
+    const db = this.env.DB;
+    const writes: D1PreparedStatement[] = [];
     if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
-      await indexRun(this.env.DB, m.state);
+      writes.push(indexRunStatement(db, m.state));
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
-        await recordPlanVersion(this.env, m.state.run_id, e.payload.plan, reason, e.timestamp);
+        writes.push(planVersionStatement(db, m.state.run_id, e.payload.plan, reason, e.timestamp));
       }
+    }
+    if (writes.length === 0) return;
+    try {
+      await db.batch(writes);
+    } catch (err) {
+      console.error(`run ${m.state.run_id}: index or plan versions not recorded (${m.state.status})`, err);
     }
   }
 

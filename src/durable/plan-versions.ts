@@ -17,24 +17,21 @@ export type PlanVersionRow = { version: number; plan_id: string; reason: string 
 
 const cacheKey = (runId: string, version: number) => `plan:${runId}:v${version}`;
 
-export async function recordPlanVersion(
-  env: Env,
+/** The statement that records a plan version (the object batches it with the run's index row). */
+export function planVersionStatement(
+  db: D1Database,
   runId: string,
   plan: Plan,
   reason: string | null,
   at: string,
-): Promise<void> {
+): D1PreparedStatement {
   const text = JSON.stringify(plan);
   const body = text.length > D1_PLAN_CHARS ? IN_OBJECT : text;
-  try {
-    await env.DB.prepare(
+  return db
+    .prepare(
       `INSERT OR IGNORE INTO plan_versions (run_id, version, plan_id, plan_json, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
     )
-      .bind(runId, plan.version, plan.id, body, reason, at)
-      .run();
-  } catch (err) {
-    console.error(`plan versions: could not record ${runId} v${plan.version}`, err);
-  }
+    .bind(runId, plan.version, plan.id, body, reason, at);
 }
 
 export async function listPlanVersions(env: Env, runId: string): Promise<PlanVersionRow[]> {

@@ -86,7 +86,8 @@ export class SqlStore implements ResultStore {
   readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
 
   constructor(private readonly sql: SqlStorage) {
-    for (const stmt of SCHEMA.split(';')) if (stmt.trim()) sql.exec(stmt);
+    // One call for the whole schema: a new run's object pays for each call.
+    sql.exec(SCHEMA);
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
   }
 
