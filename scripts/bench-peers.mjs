@@ -8,7 +8,9 @@
  * at once, each 5 parallel 50 ms steps (runs/s). edgeplan's server-side started → completed is printed
  * beside its client figure. Ratios are edgeplan / peer.
  *
- * Usage: node scripts/bench-peers.mjs [--rounds=3]   (or npm run bench -- --only=peers)
+ * Each workload runs once untimed on each system (warming its code paths), then `rounds` times.
+ *
+ * Usage: node scripts/bench-peers.mjs [--rounds=5]   (or npm run bench -- --only=peers)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 3);
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const post = async (url, body) => {
@@ -208,6 +210,8 @@ try {
     for (const s of systems) {
       const samples = [];
       const server = [];
+      // One untimed run of the workload first, for every system alike: its code paths warm (JIT).
+      await observe(s, w);
       for (let i = 0; i < rounds; i++) {
         const o = await observe(s, w);
         const scale = w.unit === 'ratio' ? w.layers * w.ms : w.chain;

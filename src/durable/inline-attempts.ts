@@ -25,7 +25,7 @@ const COALESCE_MS = 1;
  * (without it, a 100,000-step plan of instant steps ran to its end before a status read was served).
  * Counted, not timed: `Date.now()` does not advance between those calls.
  */
-const YIELD_EVERY = 16;
+const YIELD_EVERY = 64;
 
 export type InlineHost = {
   ctx: DurableObjectState;

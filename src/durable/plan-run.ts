@@ -473,6 +473,7 @@ export class PlanRun extends DurableObject<Env> {
       // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.
       this.#machine = null;
       this.#store.forgetCached();
+      this.#journal.forgetCached();
       this.leases.forget();
       throw err;
     }

@@ -70,6 +70,12 @@ export function sideWorkId(task: SideTask): string {
 }
 
 export class SideWorkJournal {
+  /**
+   * {@link summary}'s answer, kept until a row changes: the object asks after every decision (a chain
+   * of instant steps, once a step), and rows change only with side work.
+   */
+  #summary: { nextDue: number | null; started: boolean } | null = null;
+
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS side_work (
       id TEXT PRIMARY KEY, task TEXT NOT NULL, token TEXT NOT NULL,
@@ -88,6 +94,7 @@ export class SideWorkJournal {
       due_at: dueAt,
       parked: false,
     };
+    this.#summary = null;
     this.sql.exec(
       'INSERT OR REPLACE INTO side_work (id, task, token, issued, due_at, parked) VALUES (?, ?, ?, ?, ?, 0)',
       row.id,
@@ -120,6 +127,7 @@ export class SideWorkJournal {
 
   /** Parks the row until `dueAt` (its work tried again then); `task` replaces what it records. */
   park(id: string, token: string, dueAt: number, task: SideTask): void {
+    this.#summary = null;
     this.sql.exec(
       'UPDATE side_work SET due_at = ?, task = ?, parked = 1 WHERE id = ? AND token = ?',
       dueAt,
@@ -131,21 +139,30 @@ export class SideWorkJournal {
 
   /** The work answered: the row goes. */
   done(id: string, token: string): void {
+    this.#summary = null;
     this.sql.exec('DELETE FROM side_work WHERE id = ? AND token = ?', id, token);
   }
 
   /** Drops rows whatever their issue (the run ended: nobody wants their answers). */
   drop(ids: readonly string[]): void {
+    this.#summary = null;
     for (const id of ids) this.sql.exec('DELETE FROM side_work WHERE id = ?', id);
   }
 
   /** The earliest due time, and whether any row's work was started (not parked) — one query. */
   summary(): { nextDue: number | null; started: boolean } {
+    if (this.#summary) return this.#summary;
     const r = this.sql
       .exec<{ at: number | null; started: number | null }>(
         'SELECT MIN(due_at) AS at, SUM(parked = 0) AS started FROM side_work',
       )
       .one();
-    return { nextDue: r.at ?? null, started: (r.started ?? 0) > 0 };
+    this.#summary = { nextDue: r.at ?? null, started: (r.started ?? 0) > 0 };
+    return this.#summary;
+  }
+
+  /** After a rolled-back transaction: the rows may no longer be what was remembered. */
+  forgetCached(): void {
+    this.#summary = null;
   }
 }
