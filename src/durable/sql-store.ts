@@ -31,6 +31,16 @@ function blobIdOf(stored: string): string | null {
 /** Tables of one value per key, and their key column. */
 type KeyedTable = 'outputs' | 'vars' | 'meta';
 const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key', meta: 'key' };
+/** Each keyed table's upsert, built once. */
+const UPSERT: Record<KeyedTable, string> = {
+  outputs: upsertOf('outputs'),
+  vars: upsertOf('vars'),
+  meta: upsertOf('meta'),
+};
+function upsertOf(table: KeyedTable): string {
+  const col = KEY_OF[table];
+  return `INSERT INTO ${table} (${col}, value) VALUES (?, ?) ON CONFLICT(${col}) DO UPDATE SET value = excluded.value`;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -177,12 +187,7 @@ export class SqlStore implements ResultStore {
     const packed = this.#pack(value);
     const id = blobIdOf(packed);
     if (id !== null) this.#spilled(table).set(key, id);
-    const col = KEY_OF[table];
-    this.sql.exec(
-      `INSERT INTO ${table} (${col}, value) VALUES (?, ?) ON CONFLICT(${col}) DO UPDATE SET value = excluded.value`,
-      key,
-      packed,
-    );
+    this.sql.exec(UPSERT[table], key, packed);
   }
 
   /** After a rolled-back transaction: what this instance remembers may no longer match the rows. */

@@ -39,6 +39,7 @@ function corsFor(origins: string[]): MiddlewareHandler {
  */
 export function corsFromEnv(): MiddlewareHandler<AppEnv> {
   return async function corsFromEnv(c, next) {
+    if (!c.env.CORS_ORIGINS) return next();
     const origins = parseOrigins(c.env.CORS_ORIGINS);
     if (origins.length === 0) return next();
     return corsFor(origins)(c, next);

@@ -13,11 +13,16 @@ export function hasRoute(c: Context): boolean {
   return matchedRoutes(c).some((r) => r.method !== 'ALL');
 }
 
+/** Methods whose requests carry no body: the body checks have nothing to look at. */
+const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
+ * For body checks: a GET (every poll of a run's status) skips both the middleware and the route
+ * lookup it would cost.
  * @example app.use('*', whenRouted(jsonBody()))
  */
 export function whenRouted<M extends MiddlewareHandler>(middleware: M): MiddlewareHandler {
   return async function whenRouted(c, next) {
-    return hasRoute(c) ? middleware(c, next) : next();
+    return !BODYLESS.has(c.req.method) && hasRoute(c) ? middleware(c, next) : next();
   };
 }
