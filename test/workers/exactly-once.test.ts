@@ -68,6 +68,40 @@ describe('exactly once', () => {
     expect(attempts.map((a) => a.attempt)).toEqual([1]);
   });
 
+  it('re-runs the parallel steps an object carried out itself, lost to a crash, once each', async () => {
+    const [k1, k2] = [key('fan-before'), key('fan-after')];
+    const runId = await startRun(
+      {
+        steps: [
+          counter('c1', k1),
+          // demo.sleep is placed in the object: three sleeps run there at once.
+          ...['s1', 's2', 's3'].map((id) => ({
+            id,
+            action: 'demo.sleep',
+            parameters: { ms: 300, value: id },
+            dependencies: ['c1'],
+          })),
+          counter('c2', k2, { dependencies: ['s1', 's2', 's3'] }),
+        ],
+      },
+      { execution_mode: 'parallel', max_parallel: 3 },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    await waitForRun(runId, (r) => ['s1', 's2', 's3'].every((id) => r.step_statuses[id] === 'running'));
+    await abortAllDurableObjects();
+    // Gone with the instance: the alarm finds the three attempts and runs each again, same attempt.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect([run.step_results.s1, run.step_results.s2, run.step_results.s3]).toEqual(['s1', 's2', 's3']);
+    expect(await readDemoCounter(env, k1)).toBe(1);
+    expect(await readDemoCounter(env, k2)).toBe(1);
+    for (const id of ['s1', 's2', 's3']) {
+      const attempts = await stub.attempts(id);
+      expect(attempts.map((a) => [a.attempt, a.dispatch, a.status])).toEqual([[1, 'inline', 'succeeded']]);
+    }
+  });
+
   it('survives evictions between queued steps without losing or repeating any', async () => {
     const keys = [key('q1'), key('q2'), key('q3'), key('q4')];
     const runId = await startRun(
