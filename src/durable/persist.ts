@@ -67,9 +67,12 @@ export function persist(store: SqlStore, state: RunState, events: readonly RunEv
   }
   store.putSteps(rows);
   state.dirty.clear();
-  // The run's fields in one value; its input and final output — either may be large — each in one of
-  // their own, written only when they change, in chunks when they are large.
-  store.setMetaValue('run', metaOf(state));
+  // The run's fields in one value, rewritten only when they change — not its `seq`, which the event
+  // log holds (load takes it from there), so a chain's steps do not rewrite the row each; its input and
+  // final output — either may be large — each in one of their own, written only when they change, in
+  // chunks when they are large.
+  const { seq: _seq, ...fields } = metaOf(state);
+  store.setMetaValueIfChanged('run', fields);
   for (const e of events) {
     if (e.event_type === 'RunCreated') store.setMetaValue(INPUT_KEY, state.input);
     if (e.event_type === 'RunTerminated' || e.event_type === 'RunResumed')
@@ -165,7 +168,8 @@ export function load(store: SqlStore): RunState | null {
   // Parsed with the defaults of fields added since it was stored.
   const config = parseRunConfig(meta.config);
   const state = emptyRunState(meta.run_id, config);
-  Object.assign(state, meta, { config });
+  // The last event's seq: the meta row no longer carries it (older rows do, never ahead of the log).
+  Object.assign(state, meta, { config, seq: store.lastSeq() });
   const input = store.getMetaValue(INPUT_KEY);
   if (input.found) state.input = input.value;
   const final = store.getMetaValue(FINAL_OUTPUT_KEY);

@@ -38,7 +38,8 @@ const MetaSchema = z.looseObject({
   status: z.enum(RunStatus),
   goal: z.string(),
   config: z.unknown(),
-  seq: z.number().int().min(0),
+  // Written by older versions only: the seq is the event log's last.
+  seq: z.number().int().min(0).optional(),
   revision_count: z.number().int().min(0),
   token_usage: z.object({
     prompt_tokens: z.number(),

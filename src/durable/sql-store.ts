@@ -94,6 +94,8 @@ const text = (v: SqlStorageValue | undefined): string =>
 export class SqlStore implements ResultStore {
   #blobSeq = 0;
   readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
+  /** Meta values' JSON as this instance last wrote them (setMetaValueIfChanged). */
+  readonly #metaText = new Map<string, string>();
 
   constructor(private readonly sql: SqlStorage) {
     // One call for the whole schema: a new run's object pays for each call.
@@ -124,6 +126,21 @@ export class SqlStore implements ResultStore {
 
   setMetaValue(key: string, value: unknown): void {
     this.#putKeyed('meta', key, value);
+  }
+
+  /**
+   * {@link setMetaValue}, skipped when the value's JSON is what this instance last wrote for `key`: the
+   * run's fields change far less often than once a step, and every rewrite of the row costs a page.
+   */
+  setMetaValueIfChanged(key: string, value: unknown): void {
+    const text = JSON.stringify(value ?? null);
+    if (this.#metaText.get(key) === text) return;
+    this.#dropSpilled('meta', key);
+    const packed = this.#packText(text);
+    const id = blobIdOf(packed);
+    if (id !== null) this.#spilled('meta').set(key, id);
+    this.sql.exec(UPSERT.meta, key, packed);
+    this.#metaText.set(key, text);
   }
 
   // ---- values with spill-over ---------------------------------------------------------------------
@@ -193,6 +210,7 @@ export class SqlStore implements ResultStore {
   /** After a rolled-back transaction: what this instance remembers may no longer match the rows. */
   forgetCached(): void {
     this.#spilledBy.clear();
+    this.#metaText.clear();
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
   }
 
