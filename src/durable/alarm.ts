@@ -1,7 +1,9 @@
 /**
  * The object's one alarm, kept at or before the earliest due time. An alarm that fires early is
  * harmless (the tick finds nothing due and the alarm is re-armed), so it is only ever moved earlier:
- * no storage call for the steps that do not change the earliest time.
+ * no storage call for the steps that do not change the earliest time. Once nothing is due (the run
+ * ended, or waits on a person) it is deleted, in the same turn as the decision: an alarm left behind
+ * would wake the object later for nothing, and under load those wake-ups cost the runs still going.
  */
 export class Alarm {
   /** The alarm as this instance last set or read it (undefined: not read yet). */
@@ -11,11 +13,19 @@ export class Alarm {
 
   /** Makes sure the alarm fires no later than `at`. */
   async by(at: number | null): Promise<void> {
-    if (at === null) return;
+    if (at === null) return this.#clear();
     this.#at ??= await this.storage.getAlarm();
     if (this.#at !== null && this.#at <= at) return;
     await this.storage.setAlarm(at);
     this.#at = at;
+  }
+
+  async #clear(): Promise<void> {
+    if (this.#at === null) return;
+    this.#at ??= await this.storage.getAlarm();
+    if (this.#at === null) return;
+    this.#at = null;
+    await this.storage.deleteAlarm();
   }
 
   /** The alarm fired: none is set now. */

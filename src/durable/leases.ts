@@ -28,16 +28,18 @@ const LeaseRow = z.object({
   begun: z.number().transform((b) => b === 1),
 });
 
+/** The leases' table. */
+export const LEASES_SCHEMA = `CREATE TABLE IF NOT EXISTS leases (
+  step_id TEXT PRIMARY KEY, attempt INTEGER NOT NULL, until INTEGER NOT NULL, begun INTEGER NOT NULL);`;
+
 export class Leases {
   /** Overridable per instance (tests shorten it). */
   ttlMs = LEASE_MS;
   queuedMs = QUEUED_MS;
   #held: Map<string, Lease> | null = null;
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS leases (
-      step_id TEXT PRIMARY KEY, attempt INTEGER NOT NULL, until INTEGER NOT NULL, begun INTEGER NOT NULL)`);
-  }
+  /** Its table is created with the run's (src/durable/run-schema.ts). */
+  constructor(private readonly sql: SqlStorage) {}
 
   /** Attempts sent to the queue: their first consumer has `queuedMs` to begin each. */
   queued(attempts: readonly { step_id: string; attempt: number }[], now: number): void {

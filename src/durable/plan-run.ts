@@ -26,6 +26,7 @@ import { planVersionStatement } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { Plan, RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
+import { createRunTables } from './run-schema';
 import { indexRunStatement } from './run-index';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
@@ -81,7 +82,7 @@ export class PlanRun extends DurableObject<Env> {
     super(ctx, env);
     // MCP_SERVERS tools join the registry before the object handles anything (listings are KV-cached).
     void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
-    this.#store = new SqlStore(ctx.storage.sql);
+    this.#store = new SqlStore(ctx.storage.sql, { createTables: false });
     this.#alarm = new Alarm(ctx.storage);
     this.#journal = new SideWorkJournal(ctx.storage.sql);
     this.leases = new Leases(ctx.storage.sql);
@@ -116,6 +117,8 @@ export class PlanRun extends DurableObject<Env> {
   ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
+    // In this turn, with the run's first transaction: one commit for the new object.
+    createRunTables(this.ctx.storage.sql, this.#store);
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
@@ -169,7 +172,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
-    return this.#store.attempts(stepId);
+    return this.#store.exists ? this.#store.attempts(stepId) : [];
   }
 
   async cancel(reason?: string): Promise<RpcResult<{ status: RunStatus }>> {
@@ -263,7 +266,7 @@ export class PlanRun extends DurableObject<Env> {
 
   /** Consumers still running these attempts keep their leases (every third of {@link LEASE_MS}). */
   renewLeases(attempts: { step_id: string; attempt: number }[]): void {
-    this.leases.renew(attempts, Date.now());
+    if (this.#load()) this.leases.renew(attempts, Date.now());
   }
 
   /**
@@ -369,6 +372,7 @@ export class PlanRun extends DurableObject<Env> {
 
   #load(): RunMachine | null {
     if (this.#machine) return this.#machine;
+    if (!this.#store.exists) return null;
     const state = load(this.#store);
     if (!state) return null;
     this.#machine = new RunMachine(state, this.#deps());
@@ -492,7 +496,14 @@ export class PlanRun extends DurableObject<Env> {
     else if (queued.length > 0) this.ctx.waitUntil(sendSteps(this.env.STEPS, queued));
     if (decided.abort !== null) this.#inline.abortAll(decided.abort);
     if (events.some((e) => e.event_type === 'RunTerminated')) this.#side.abortAll('the run ended');
-    for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
+    const startInline = () => {
+      for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
+    };
+    // A new run answers its creator before its first inline steps start: instant steps run back to
+    // back in microtasks, and their writes kept the answer behind the output gate until a 200-step
+    // chain had ended (~80 ms). Once this decision is on disk the answer is free to go.
+    if (outbox && inline.length > 0) void this.ctx.storage.sync().then(startInline, startInline);
+    else startInline();
     for (const row of rows) this.#side.start(row);
     broadcast(this.ctx, events);
     await this.#arm(m);

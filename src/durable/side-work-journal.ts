@@ -69,6 +69,11 @@ export function sideWorkId(task: SideTask): string {
   return task.type === 'judge' ? `judge:${task.step_id}` : task.type;
 }
 
+/** The journal's table. */
+export const SIDE_WORK_SCHEMA = `CREATE TABLE IF NOT EXISTS side_work (
+  id TEXT PRIMARY KEY, task TEXT NOT NULL, token TEXT NOT NULL,
+  issued INTEGER NOT NULL, due_at INTEGER NOT NULL, parked INTEGER NOT NULL DEFAULT 0);`;
+
 export class SideWorkJournal {
   /**
    * {@link summary}'s answer, kept until a row changes: the object asks after every decision (a chain
@@ -76,11 +81,8 @@ export class SideWorkJournal {
    */
   #summary: { nextDue: number | null; started: boolean } | null = null;
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS side_work (
-      id TEXT PRIMARY KEY, task TEXT NOT NULL, token TEXT NOT NULL,
-      issued INTEGER NOT NULL, due_at INTEGER NOT NULL, parked INTEGER NOT NULL DEFAULT 0)`);
-  }
+  /** Its table is created with the run's (src/durable/run-schema.ts). */
+  constructor(private readonly sql: SqlStorage) {}
 
   /** Writes (or re-issues) a row: a new token, one more issue, due at `dueAt`. */
   issue(task: SideTask, dueAt: number): SideRow {

@@ -42,7 +42,8 @@ function upsertOf(table: KeyedTable): string {
   return `INSERT INTO ${table} (${col}, value) VALUES (?, ?) ON CONFLICT(${col}) DO UPDATE SET value = excluded.value`;
 }
 
-const SCHEMA = `
+/** The store's tables (every statement idempotent). */
+export const STORE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS plans (version INTEGER PRIMARY KEY, plan_id TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS steps (step_id TEXT PRIMARY KEY, runtime TEXT NOT NULL);
@@ -59,6 +60,11 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 `;
 
 type Row = Record<string, SqlStorageValue>;
+
+/** Whether the database has table `name` (a read: nothing is created). */
+export function hasTable(sql: SqlStorage, name: string): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+}
 
 /** A page of the event log, with each event's stored size in bytes. */
 export type EventPage = { events: RunEvent[]; sizes: number[]; has_more: boolean };
@@ -93,14 +99,33 @@ const text = (v: SqlStorageValue | undefined): string =>
 
 export class SqlStore implements ResultStore {
   #blobSeq = 0;
+  #exists = false;
   readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
   /** Meta values' JSON as this instance last wrote them (setMetaValueIfChanged). */
   readonly #metaText = new Map<string, string>();
 
-  constructor(private readonly sql: SqlStorage) {
-    // One call for the whole schema: a new run's object pays for each call.
-    sql.exec(SCHEMA);
+  /**
+   * With `createTables: false` (the run's object) the tables are not created here: a new run creates
+   * them in its first transaction (src/durable/run-schema.ts), so its object commits once, and a read
+   * of an id no run has leaves no database behind. Call {@link tablesCreated} once they exist.
+   */
+  constructor(
+    private readonly sql: SqlStorage,
+    opts: { createTables?: boolean } = {},
+  ) {
+    if (opts.createTables ?? true) sql.exec(STORE_SCHEMA);
+    if (hasTable(sql, 'meta')) this.tablesCreated();
+  }
+
+  /** The tables exist (created here, in an earlier life, or by the run's first transaction). */
+  tablesCreated(): void {
+    this.#exists = true;
     this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+  }
+
+  /** Whether this object's database holds a run's tables. */
+  get exists(): boolean {
+    return this.#exists;
   }
 
   // ---- meta -------------------------------------------------------------------------------------
