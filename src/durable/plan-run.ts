@@ -10,7 +10,6 @@ import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
 import { placeAttempt } from '../engine/placement';
-import type { RunEvent } from '../engine/events';
 import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
@@ -22,12 +21,11 @@ import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { decide } from '../engine/run-loop';
 import { Leases } from './leases';
 import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
-import { planVersionStatement } from './plan-versions';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import type { Plan, RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
-import { indexRunStatement } from './run-index';
+import { IndexWriter } from './index-writer';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
@@ -75,6 +73,7 @@ export class PlanRun extends DurableObject<Env> {
   readonly #alarm: Alarm;
   readonly #journal: SideWorkJournal;
   readonly #side: DurableSideWork;
+  readonly #index: IndexWriter;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
 
@@ -86,6 +85,12 @@ export class PlanRun extends DurableObject<Env> {
     this.#alarm = new Alarm(ctx.storage);
     this.#journal = new SideWorkJournal(ctx.storage.sql);
     this.leases = new Leases(ctx.storage.sql);
+    this.#index = new IndexWriter({
+      db: () => env.DB,
+      waitUntil: (p) => ctx.waitUntil(p),
+      state: () => this.#load()!.state,
+      plan: (version) => this.#store.getPlan(version) as Plan | null,
+    });
     this.#side = new DurableSideWork({
       ctx,
       env,
@@ -376,6 +381,8 @@ export class PlanRun extends DurableObject<Env> {
     const state = load(this.#store);
     if (!state) return null;
     this.#machine = new RunMachine(state, this.#deps());
+    // A new instance: what the last one owed D1 may never have been written.
+    this.ctx.waitUntil(this.#index.resync());
     return this.#machine;
   }
 
@@ -496,46 +503,14 @@ export class PlanRun extends DurableObject<Env> {
     else if (queued.length > 0) this.ctx.waitUntil(sendSteps(this.env.STEPS, queued));
     if (decided.abort !== null) this.#inline.abortAll(decided.abort);
     if (events.some((e) => e.event_type === 'RunTerminated')) this.#side.abortAll('the run ended');
-    const startInline = () => {
-      for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
-    };
-    // A new run answers its creator before its first inline steps start: instant steps run back to
-    // back in microtasks, and their writes kept the answer behind the output gate until a 200-step
-    // chain had ended (~80 ms). Once this decision is on disk the answer is free to go.
-    if (outbox && inline.length > 0) void this.ctx.storage.sync().then(startInline, startInline);
-    else startInline();
+    for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
     for (const row of rows) this.#side.start(row);
     broadcast(this.ctx, events);
     await this.#arm(m);
     // The D1 index and plan versions: awaited, so a read right after sees them — except for a new run,
-    // whose first steps (in `outbox`) must not wait on D1 to be sent.
-    const bookkeeping = this.#bookkeeping(events, statusBefore);
-    if (outbox) this.ctx.waitUntil(bookkeeping);
-    else await bookkeeping;
-  }
-
-  /**
-   * The run's index row when its status changed, and its new plan versions: one D1 batch (a new run
-   * writes both). A write that fails is logged, not fatal — the object stays the source of truth.
-   */
-  async #bookkeeping(events: RunEvent[], statusBefore: string): Promise<void> {
-    const m = this.#machine!;
-    const db = this.env.DB;
-    const writes: D1PreparedStatement[] = [];
-    if (m.state.status !== statusBefore || events[0]?.event_type === 'RunCreated')
-      writes.push(indexRunStatement(db, m.state));
-    for (const e of events) {
-      if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
-        const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
-        writes.push(planVersionStatement(db, m.state.run_id, e.payload.plan, reason, e.timestamp));
-      }
-    }
-    if (writes.length === 0) return;
-    try {
-      await db.batch(writes);
-    } catch (err) {
-      console.error(`run ${m.state.run_id}: index or plan versions not recorded (${m.state.status})`, err);
-    }
+    // whose first steps (in `outbox`) must not wait on D1, and whose first write waits for its next.
+    const created = outbox !== undefined;
+    await this.#index.record(events, created || m.state.status !== statusBefore, created);
   }
 
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {

@@ -7,6 +7,7 @@
  * its own SQLite (in chunks) — and copying megabytes into D1 would only slow the run's creation down.
  */
 import type { Plan } from '../plan/model';
+import { jsonOf } from './plan-text';
 
 /** The largest plan JSON copied into D1 (characters; at most 3 bytes each, within a 2 MB value). */
 export const D1_PLAN_CHARS = 512 * 1024;
@@ -25,7 +26,7 @@ export function planVersionStatement(
   reason: string | null,
   at: string,
 ): D1PreparedStatement {
-  const text = JSON.stringify(plan);
+  const text = jsonOf(plan);
   const body = text.length > D1_PLAN_CHARS ? IN_OBJECT : text;
   return db
     .prepare(

@@ -1,0 +1,112 @@
+/**
+ * The run's rows in D1 — its index row (`GET /v1/runs`) and its plan versions — written by its object
+ * after the decisions that change them. The object stays the source of truth: a write that fails is
+ * logged, and the rows are made whole again when an instance next loads the run ({@link resync}).
+ *
+ * A new run's first write waits up to {@link FIRST_WRITE_DELAY_MS} for the next one: a short run
+ * then ends with one D1 batch instead of two. Under `wrangler dev` D1 work was the largest single cost
+ * of a run (a third of the isolate's time for a chain of 200 instant steps, a sixth in a burst of
+ * small runs); D1's single writer is also what bounds runs per second in production (docs/scaling.md).
+ */
+import type { RunEvent } from '../engine/events';
+import type { RunState } from '../engine/state';
+import type { Plan } from '../plan/model';
+import { planVersionStatement } from './plan-versions';
+import { indexRunStatement } from './run-index';
+
+/** How long a new run's index row and first plan version may wait to be written with the next change. */
+export const FIRST_WRITE_DELAY_MS = 250;
+
+type PendingVersion = { plan: Plan; reason: string | null; at: string };
+
+export type IndexHost = {
+  db: () => D1Database;
+  waitUntil: (p: Promise<unknown>) => void;
+  state: () => RunState;
+  /** A plan version as the object stored it (for {@link IndexWriter.resync}). */
+  plan: (version: number) => Plan | null;
+};
+
+export class IndexWriter {
+  #rowChanged = false;
+  #versions: PendingVersion[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A {@link resync} under way: later writes go after it, so an older row never lands last. */
+  #resyncing: Promise<void> | null = null;
+
+  constructor(private readonly host: IndexHost) {}
+
+  /**
+   * After a decision: the index row when the status changed (`statusChanged`), the plan versions its
+   * events authored. `defer` (a new run's first decision) lets them wait for the next write.
+   */
+  async record(events: readonly RunEvent[], statusChanged: boolean, defer = false): Promise<void> {
+    if (statusChanged) this.#rowChanged = true;
+    for (const e of events) {
+      if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
+        const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
+        this.#versions.push({ plan: e.payload.plan, reason, at: e.timestamp });
+      }
+    }
+    if (!this.#rowChanged && this.#versions.length === 0) return;
+    if (!defer) return this.flush();
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.host.waitUntil(this.flush());
+    }, FIRST_WRITE_DELAY_MS);
+  }
+
+  /** Writes what is waiting, in one batch. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#resyncing) await this.#resyncing;
+    const db = this.host.db();
+    const state = this.host.state();
+    const writes: D1PreparedStatement[] = [];
+    if (this.#rowChanged) writes.push(indexRunStatement(db, state));
+    for (const v of this.#versions)
+      writes.push(planVersionStatement(db, state.run_id, v.plan, v.reason, v.at));
+    this.#rowChanged = false;
+    this.#versions = [];
+    if (writes.length === 0) return;
+    try {
+      await db.batch(writes);
+    } catch (err) {
+      console.error(`run ${state.run_id}: index or plan versions not recorded (${state.status})`, err);
+    }
+  }
+
+  /**
+   * A new instance took the run over: its predecessor may have died before a write it owed (or a write
+   * failed). The index row is written again, and every plan version D1 lacks.
+   */
+  resync(): Promise<void> {
+    this.#resyncing = this.#resync().finally(() => (this.#resyncing = null));
+    return this.#resyncing;
+  }
+
+  async #resync(): Promise<void> {
+    const db = this.host.db();
+    const state = this.host.state();
+    try {
+      const { results } = await db
+        .prepare('SELECT version FROM plan_versions WHERE run_id = ?')
+        .bind(state.run_id)
+        .all<{ version: number }>();
+      const have = new Set(results.map((r) => r.version));
+      const writes = [indexRunStatement(db, state)];
+      for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
+        if (have.has(v)) continue;
+        const plan = this.host.plan(v);
+        if (plan)
+          writes.push(
+            planVersionStatement(db, state.run_id, plan, v === 1 ? 'authored' : null, plan.created_at),
+          );
+      }
+      await db.batch(writes);
+    } catch (err) {
+      console.error(`run ${state.run_id}: index not resynchronised`, err);
+    }
+  }
+}

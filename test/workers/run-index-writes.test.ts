@@ -1,0 +1,70 @@
+/**
+ * The run's rows in D1 (its index row and plan versions): written by its object, the first write of a
+ * new run held back briefly to go with the next, and made whole again by the next instance when a
+ * write was lost.
+ */
+import { abortAllDurableObjects } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
+import { api, startRun, waitForRun } from './helpers';
+
+const indexRow = (runId: string) =>
+  env.DB.prepare('SELECT status, plan_version FROM runs WHERE run_id = ?')
+    .bind(runId)
+    .first<{ status: string; plan_version: number }>();
+const versions = async (runId: string) =>
+  (
+    await env.DB.prepare('SELECT version, reason FROM plan_versions WHERE run_id = ? ORDER BY version')
+      .bind(runId)
+      .all<{ version: number; reason: string | null }>()
+  ).results;
+
+describe('a run’s rows in D1', () => {
+  it('hold a short run’s end and its plan as soon as the run has ended', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(await indexRow(runId)).toEqual({ status: 'completed', plan_version: 1 });
+    expect(await versions(runId)).toEqual([{ version: 1, reason: 'authored' }]);
+  });
+
+  it('list a run that is still going once the first write’s short wait is over', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 3_000 } }] },
+      { execution_mode: 'parallel' },
+    );
+    await vi.waitFor(
+      async () => expect(await indexRow(runId)).toEqual({ status: 'running', plan_version: 1 }),
+      {
+        timeout: 2_000,
+        interval: 20,
+      },
+    );
+    const listed = await api('GET', '/v1/runs?status=running&limit=100');
+    expect((listed.body.runs as { run_id: string }[]).map((r) => r.run_id)).toContain(runId);
+    expect(await versions(runId)).toHaveLength(1);
+    await api('POST', `/v1/runs/${runId}/cancel`, {});
+  });
+
+  it('are written again by the next instance when the last one’s writes were lost', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    await waitForRun(runId);
+    await vi.waitFor(async () => expect(await indexRow(runId)).not.toBeNull());
+    // As if the instance died before its writes reached D1.
+    await env.DB.batch([
+      env.DB.prepare('DELETE FROM runs WHERE run_id = ?').bind(runId),
+      env.DB.prepare('DELETE FROM plan_versions WHERE run_id = ?').bind(runId),
+    ]);
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}/status`)).status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        expect(await indexRow(runId)).toEqual({ status: 'completed', plan_version: 1 });
+        expect(await versions(runId)).toEqual([{ version: 1, reason: 'authored' }]);
+      },
+      { timeout: 2_000, interval: 20 },
+    );
+    const plans = await api('GET', `/v1/runs/${runId}/plans`);
+    expect(plans.status).toBe(200);
+  });
+});
