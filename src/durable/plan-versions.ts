@@ -35,13 +35,18 @@ export function planVersionStatement(
     .bind(runId, plan.version, plan.id, body, reason, at);
 }
 
+/**
+ * A run's versions from D1 — or, when D1 has none yet (a new run's first write waits up to 250 ms,
+ * src/durable/index-writer.ts) or a write was lost, from the run's object.
+ */
 export async function listPlanVersions(env: Env, runId: string): Promise<PlanVersionRow[]> {
   const { results } = await env.DB.prepare(
     'SELECT version, plan_id, reason, created_at FROM plan_versions WHERE run_id = ? ORDER BY version',
   )
     .bind(runId)
     .all<PlanVersionRow>();
-  return results;
+  if (results.length > 0) return results;
+  return (await env.PLAN_RUN.getByName(runId).planVersions()) ?? [];
 }
 
 export async function getPlanVersion(env: Env, runId: string, version: number): Promise<Plan | null> {
@@ -50,8 +55,7 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
   const row = await env.DB.prepare('SELECT plan_json FROM plan_versions WHERE run_id = ? AND version = ?')
     .bind(runId, version)
     .first<{ plan_json: string }>();
-  if (!row) return null;
-  let text = row.plan_json;
+  let text = row?.plan_json ?? IN_OBJECT;
   if (text === IN_OBJECT) {
     const plan = await env.PLAN_RUN.getByName(runId).planVersion(version);
     if (!plan) return null;

@@ -46,6 +46,25 @@ describe('a run’s rows in D1', () => {
     await api('POST', `/v1/runs/${runId}/cancel`, {});
   });
 
+  it('are not needed to read a new run’s plan versions: the object answers until D1 has them', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 3_000 } }] },
+      { execution_mode: 'parallel' },
+    );
+    // Straight away: the run's first D1 write is still waiting for its next.
+    const [list, v1, missing] = await Promise.all([
+      api('GET', `/v1/runs/${runId}/plans`),
+      api('GET', `/v1/runs/${runId}/plans/1`),
+      api('GET', `/v1/runs/${runId}/plans/2`),
+    ]);
+    expect(list.status).toBe(200);
+    expect(list.body.versions).toMatchObject([{ version: 1, reason: 'authored' }]);
+    expect(v1.status).toBe(200);
+    expect((v1.body.steps as { id: string }[]).map((s) => s.id)).toEqual(['s']);
+    expect(missing.status).toBe(404);
+    await api('POST', `/v1/runs/${runId}/cancel`, {});
+  });
+
   it('are written again by the next instance when the last one’s writes were lost', async () => {
     const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
     await waitForRun(runId);
