@@ -8,7 +8,8 @@
  * at once, each 5 parallel 50 ms steps (runs/s). edgeplan's server-side started → completed is printed
  * beside its client figure. Ratios are edgeplan / peer.
  *
- * Each workload runs once untimed on each system (warming its code paths), then `rounds` times.
+ * Each workload runs once untimed on each system (warming its code paths), then `rounds` times, the
+ * systems taking turns each round; the burst runs three times for each, likewise.
  *
  * Usage: node scripts/bench-peers.mjs [--rounds=5]   (or npm run bench -- --only=peers)
  */
@@ -207,26 +208,31 @@ try {
   for (const s of systems) await observe(s, { layers: 2, width: 5, ms: 10 });
   const table = {};
   for (const w of WORKLOADS) {
-    for (const s of systems) {
-      const samples = [];
-      const server = [];
-      // One untimed run of the workload first, for every system alike: its code paths warm (JIT).
-      await observe(s, w);
-      for (let i = 0; i < rounds; i++) {
+    // One untimed run of the workload first, for every system alike: its code paths warm (JIT).
+    for (const s of systems) await observe(s, w);
+    const samples = new Map(systems.map((s) => [s.name, { client: [], server: [] }]));
+    // Round by round, every system once a round: a slow spell of the machine falls on all of them.
+    for (let i = 0; i < rounds; i++) {
+      for (const s of systems) {
         const o = await observe(s, w);
         const scale = w.unit === 'ratio' ? w.layers * w.ms : w.chain;
-        samples.push(o.client / scale);
-        if (o.server !== null) server.push(o.server / scale);
+        samples.get(s.name).client.push(o.client / scale);
+        if (o.server !== null) samples.get(s.name).server.push(o.server / scale);
       }
-      (table[w.name] ??= {})[s.name] = {
-        client: median(samples),
-        min: Math.min(...samples),
-        max: Math.max(...samples),
+    }
+    for (const [name, { client, server }] of samples) {
+      (table[w.name] ??= {})[name] = {
+        client: median(client),
+        min: Math.min(...client),
+        max: Math.max(...client),
         server: server.length ? median(server) : null,
       };
     }
   }
-  for (const s of systems) (table['burst 200 × (5 × 50 ms)'] ??= {})[s.name] = { client: await burst(s) };
+  // The burst: median of three, interleaved likewise (one burst is a single sample of a noisy figure).
+  const bursts = new Map(systems.map((s) => [s.name, []]));
+  for (let i = 0; i < 3; i++) for (const s of systems) bursts.get(s.name).push(await burst(s));
+  for (const [name, xs] of bursts) (table['burst 200 × (5 × 50 ms)'] ??= {})[name] = { client: median(xs) };
 
   const fmt = (v, unit) =>
     unit === 'ratio'
