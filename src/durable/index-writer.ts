@@ -79,7 +79,7 @@ export class IndexWriter {
 
   /**
    * A new instance took the run over: its predecessor may have died before a write it owed (or a write
-   * failed). The index row is written again, and every plan version D1 lacks.
+   * failed). The index row is written again if D1's differs, and every plan version D1 lacks.
    */
   resync(): Promise<void> {
     this.#resyncing = this.#resync().finally(() => (this.#resyncing = null));
@@ -90,12 +90,16 @@ export class IndexWriter {
     const db = this.host.db();
     const state = this.host.state();
     try {
-      const { results } = await db
-        .prepare('SELECT version FROM plan_versions WHERE run_id = ?')
-        .bind(state.run_id)
-        .all<{ version: number }>();
-      const have = new Set(results.map((r) => r.version));
-      const writes = [indexRunStatement(db, state)];
+      const [row, versions] = await db.batch<{ status?: string; plan_version?: number; version?: number }>([
+        db.prepare('SELECT status, plan_version FROM runs WHERE run_id = ?').bind(state.run_id),
+        db.prepare('SELECT version FROM plan_versions WHERE run_id = ?').bind(state.run_id),
+      ]);
+      const indexed = row?.results[0];
+      const have = new Set(versions?.results.map((r) => r.version));
+      // Only what differs is written: a read of an idle run wakes its object, and should not cost D1 a write.
+      const writes: D1PreparedStatement[] = [];
+      if (indexed?.status !== state.status || indexed.plan_version !== (state.plan?.version ?? null))
+        writes.push(indexRunStatement(db, state));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
         if (have.has(v)) continue;
         const plan = this.host.plan(v);
@@ -104,7 +108,7 @@ export class IndexWriter {
             planVersionStatement(db, state.run_id, plan, v === 1 ? 'authored' : null, plan.created_at),
           );
       }
-      await db.batch(writes);
+      if (writes.length > 0) await db.batch(writes);
     } catch (err) {
       console.error(`run ${state.run_id}: index not resynchronised`, err);
     }

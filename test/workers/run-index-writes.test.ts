@@ -86,4 +86,26 @@ describe('a run’s rows in D1', () => {
     const plans = await api('GET', `/v1/runs/${runId}/plans`);
     expect(plans.status).toBe(200);
   });
+
+  it('are corrected by the next instance when D1 holds a stale status, and left alone when current', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    await waitForRun(runId);
+    await vi.waitFor(async () => expect((await indexRow(runId))?.status).toBe('completed'));
+    const updatedAt = () =>
+      env.DB.prepare('SELECT updated_at FROM runs WHERE run_id = ?').bind(runId).first<string>('updated_at');
+    // Current: a read that wakes a new instance writes nothing.
+    const before = await updatedAt();
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await updatedAt()).toBe(before);
+    // Stale (a status write that never landed): corrected.
+    await env.DB.prepare("UPDATE runs SET status = 'running' WHERE run_id = ?").bind(runId).run();
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(200);
+    await vi.waitFor(async () => expect((await indexRow(runId))?.status).toBe('completed'), {
+      timeout: 2_000,
+      interval: 20,
+    });
+  });
 });
