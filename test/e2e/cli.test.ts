@@ -174,7 +174,17 @@ describe('edgeplan (CLI)', () => {
   it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {
     const session = `edgeplan-cli-${process.pid}`;
     const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-    const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${join(dir, 'par.json')} --config execution_mode=parallel; echo EXIT=$?; sleep 20`;
+    // Sleeps long enough that frames captured every 100 ms see them running, however quickly the run
+    // is created (with 200 and 300 ms, a fast start could leave no frame of a running step).
+    const slow = {
+      ...parallelPlan,
+      steps: parallelPlan.steps.map((s) =>
+        s.action === 'demo.sleep' ? { ...s, parameters: { ms: 1_000 } } : s,
+      ),
+    };
+    file('par-slow.json', JSON.stringify(slow));
+    const plan = join(dir, 'par-slow.json');
+    const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${plan} --config execution_mode=parallel; echo EXIT=$?; sleep 20`;
     tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '20', command);
     try {
       let screen = '';
