@@ -11,7 +11,7 @@
 import type { RunEvent } from '../engine/events';
 import type { RunState } from '../engine/state';
 import type { Plan } from '../plan/model';
-import { planVersionStatement } from './plan-versions';
+import { knownReason, planVersionStatement } from './plan-versions';
 import { indexRunStatement } from './run-index';
 
 /** How long a new run's index row and first plan version may wait to be written with the next change. */
@@ -38,17 +38,20 @@ export class IndexWriter {
 
   /**
    * After a decision: the index row when the status changed (`statusChanged`), the plan versions its
-   * events authored. `defer` (a new run's first decision) lets them wait for the next write.
+   * events authored. `defer` (a new run's first decision) lets them wait for the next decision that
+   * writes something; decisions that change neither (a chain's step results) do not flush them.
    */
   async record(events: readonly RunEvent[], statusChanged: boolean, defer = false): Promise<void> {
+    let changed = statusChanged;
     if (statusChanged) this.#rowChanged = true;
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
         this.#versions.push({ plan: e.payload.plan, reason, at: e.timestamp });
+        changed = true;
       }
     }
-    if (!this.#rowChanged && this.#versions.length === 0) return;
+    if (!changed) return;
     if (!defer) return this.flush();
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
@@ -103,10 +106,7 @@ export class IndexWriter {
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
         if (have.has(v)) continue;
         const plan = this.host.plan(v);
-        if (plan)
-          writes.push(
-            planVersionStatement(db, state.run_id, plan, v === 1 ? 'authored' : null, plan.created_at),
-          );
+        if (plan) writes.push(planVersionStatement(db, state.run_id, plan, knownReason(v), plan.created_at));
       }
       if (writes.length > 0) await db.batch(writes);
     } catch (err) {

@@ -26,7 +26,7 @@ import type { Plan, RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
 import { IndexWriter } from './index-writer';
-import type { PlanVersionRow } from './plan-versions';
+import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
@@ -180,7 +180,7 @@ export class PlanRun extends DurableObject<Env> {
   /** The versions the run has had, as its object keeps them (a version's reason is D1's to know). */
   planVersions(): PlanVersionRow[] | null {
     if (!this.#load()) return null;
-    return this.#store.listPlans().map((p) => ({ ...p, reason: p.version === 1 ? 'authored' : null }));
+    return this.#store.listPlans().map((p) => ({ ...p, reason: knownReason(p.version) }));
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {

@@ -36,6 +36,14 @@ export function planVersionStatement(
 }
 
 /**
+ * A version's reason as far as the run's object knows it: the first was authored; a revision's reason
+ * is kept only in D1 (and in its `PlanUpdated` event).
+ */
+export function knownReason(version: number): string | null {
+  return version === 1 ? 'authored' : null;
+}
+
+/**
  * A run's versions from D1 — or, when D1 has none yet (a new run's first write waits up to 250 ms,
  * src/durable/index-writer.ts) or a write was lost, from the run's object.
  */

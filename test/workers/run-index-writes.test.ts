@@ -6,6 +6,9 @@
 import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
+import type { RunEvent } from '../../src/engine/events';
+import type { RunState } from '../../src/engine/state';
+import { IndexWriter } from '../../src/durable/index-writer';
 import { api, startRun, waitForRun } from './helpers';
 
 const indexRow = (runId: string) =>
@@ -107,5 +110,47 @@ describe('a run’s rows in D1', () => {
       timeout: 2_000,
       interval: 20,
     });
+  });
+
+  it('cost a short run one D1 batch, whatever decisions without a change come between', async () => {
+    let batches = 0;
+    const db = new Proxy(env.DB, {
+      get(target, key) {
+        if (key === 'batch')
+          return (statements: D1PreparedStatement[]) => {
+            batches += 1;
+            return target.batch(statements);
+          };
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const plan = { id: 'plan_iw', version: 1, goal: 'g', steps: [], created_at: new Date().toISOString() };
+    const state = {
+      run_id: 'run_indexwriterone',
+      status: 'running',
+      goal: 'g',
+      plan,
+      steps: new Map(),
+      created_at: plan.created_at,
+      completed_at: null as string | null,
+    };
+    const writer = new IndexWriter({
+      db: () => db,
+      waitUntil: () => undefined,
+      state: () => state as unknown as RunState,
+      plan: () => null,
+    });
+    const authored = { event_type: 'PlanAuthored', timestamp: plan.created_at, payload: { plan } };
+    await writer.record([authored] as unknown as RunEvent[], true, true); // the new run: waits
+    await writer.record([], false); // a step's result: nothing to write
+    await writer.record([], false);
+    expect(batches).toBe(0);
+    state.status = 'completed';
+    state.completed_at = new Date().toISOString();
+    await writer.record([], true); // the end: one batch with everything
+    expect(batches).toBe(1);
+    expect(await indexRow(state.run_id)).toEqual({ status: 'completed', plan_version: 1 });
+    expect(await versions(state.run_id)).toEqual([{ version: 1, reason: 'authored' }]);
   });
 });
