@@ -51,12 +51,6 @@ export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
 
   /** The run object, reading the registry composed above. */
   class PlanRun extends BasePlanRun {
-    constructor(ctx: DurableObjectState, env: Env) {
-      super(ctx, env);
-      // MCP_SERVERS tools join the registry before the object handles anything (listings are cached).
-      void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
-    }
-
     /** One registry per bindings, rebuilt when a new MCP listing arrives (see toolSource). */
     protected override createToolRegistry(): ToolRegistry {
       return tools(this.env);

@@ -12,6 +12,7 @@
  * statement a decision, a begin batch or a renewal.
  */
 import { z } from 'zod';
+import { LazyTable } from './lazy-table';
 import { insertMany } from './sql-batch';
 
 /** How long a lease lasts unrenewed. Consumers renew every third of it. */
@@ -29,17 +30,25 @@ const LeaseRow = z.object({
 });
 
 /** The leases' table. */
-export const LEASES_SCHEMA = `CREATE TABLE IF NOT EXISTS leases (
-  step_id TEXT PRIMARY KEY, attempt INTEGER NOT NULL, until INTEGER NOT NULL, begun INTEGER NOT NULL);`;
+const LEASES_SCHEMA = `CREATE TABLE IF NOT EXISTS leases (
+  step_id TEXT PRIMARY KEY, attempt INTEGER NOT NULL, until INTEGER NOT NULL, begun INTEGER NOT NULL) WITHOUT ROWID;`;
 
 export class Leases {
   /** Overridable per instance (tests shorten it). */
   ttlMs = LEASE_MS;
   queuedMs = QUEUED_MS;
   #held: Map<string, Lease> | null = null;
+  /** Created with the first lease (lazy-table.ts): a run whose steps all run in its object has none. */
+  readonly #table: LazyTable;
 
-  /** Its table is created with the run's (src/durable/run-schema.ts). */
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: SqlStorage) {
+    this.#table = new LazyTable(sql, 'leases', LEASES_SCHEMA);
+  }
+
+  /** A new run's object: the table does not exist yet. */
+  fresh(): void {
+    this.#table.absent();
+  }
 
   /** Attempts sent to the queue: their first consumer has `queuedMs` to begin each. */
   queued(attempts: readonly { step_id: string; attempt: number }[], now: number): void {
@@ -108,13 +117,14 @@ export class Leases {
 
   /** The run ended: no lease is wanted. */
   clear(): void {
-    this.sql.exec('DELETE FROM leases');
+    if (this.#table.exists) this.sql.exec('DELETE FROM leases');
     this.#held = new Map();
   }
 
   /** A transaction rolled back: what is cached may be ahead of storage. */
   forget(): void {
     this.#held = null;
+    this.#table.forget();
   }
 
   /** When the next lease runs out, or null. */
@@ -127,6 +137,7 @@ export class Leases {
   #all(): Map<string, Lease> {
     if (!this.#held) {
       this.#held = new Map();
+      if (!this.#table.exists) return this.#held;
       for (const raw of this.sql.exec('SELECT step_id, attempt, until, begun FROM leases')) {
         const r = LeaseRow.parse(raw);
         this.#held.set(r.step_id, { attempt: r.attempt, until: r.until, begun: r.begun });
@@ -139,6 +150,7 @@ export class Leases {
     if (rows.length === 0) return;
     const held = this.#all();
     for (const [id, l] of rows) held.set(id, l);
+    this.#table.ensure();
     insertMany(
       this.sql,
       'INSERT OR REPLACE INTO leases (step_id, attempt, until, begun) VALUES',

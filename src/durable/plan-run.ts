@@ -81,7 +81,8 @@ export class PlanRun extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // MCP_SERVERS tools join the registry before the object handles anything (listings are KV-cached).
-    void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
+    // Without servers there is nothing to wait for, and a new run's object starts a turn sooner.
+    if (env.MCP_SERVERS) void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
     this.#store = new SqlStore(ctx.storage.sql, { createTables: false });
     this.#alarm = new Alarm(ctx.storage);
     this.#journal = new SideWorkJournal(ctx.storage.sql);
@@ -124,7 +125,7 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     // In this turn, with the run's first transaction: one commit for the new object.
-    createRunTables(this.ctx.storage.sql, this.#store);
+    createRunTables(this.ctx.storage.sql, { store: this.#store, journal: this.#journal, leases: this.leases });
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);

@@ -3,15 +3,25 @@
  * costs a commit for every turn that writes to it; creating the tables in the constructor cost a
  * commit of its own before `create` could begin (~4–10 ms on a disk, blocking the thread). And an
  * object that is only read — `GET /v1/runs/<an id no run has>` — now leaves no tables behind.
+ *
+ * The tables most runs never write — leases, side work, state variables — are created with their
+ * first row instead (lazy-table.ts).
  */
-import { LEASES_SCHEMA } from './leases';
-import { SIDE_WORK_SCHEMA } from './side-work-journal';
+import type { Leases } from './leases';
+import type { SideWorkJournal } from './side-work-journal';
 import { STORE_SCHEMA, type SqlStore } from './sql-store';
 
-const RUN_SCHEMA = STORE_SCHEMA + SIDE_WORK_SCHEMA + LEASES_SCHEMA;
-
-/** Creates every table of a run (idempotent; one call), then tells the store they exist. */
-export function createRunTables(sql: SqlStorage, store: SqlStore): void {
-  sql.exec(RUN_SCHEMA);
-  store.tablesCreated();
+/** Creates the run's tables (idempotent; one call), then tells their keepers they exist. */
+export function createRunTables(
+  sql: SqlStorage,
+  keepers: { store: SqlStore; journal: SideWorkJournal; leases: Leases },
+): void {
+  // No run's tables yet: a new database, where no table created on first use exists either.
+  const fresh = !keepers.store.exists;
+  sql.exec(STORE_SCHEMA);
+  keepers.store.tablesCreated(fresh);
+  if (fresh) {
+    keepers.journal.fresh();
+    keepers.leases.fresh();
+  }
 }

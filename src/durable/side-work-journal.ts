@@ -7,6 +7,7 @@
  * with its instance.
  */
 import { z } from 'zod';
+import { LazyTable } from './lazy-table';
 
 /** The work a row stands for: a machine command, or a child run's report to its parent. */
 export type SideTask =
@@ -70,9 +71,9 @@ export function sideWorkId(task: SideTask): string {
 }
 
 /** The journal's table. */
-export const SIDE_WORK_SCHEMA = `CREATE TABLE IF NOT EXISTS side_work (
+const SIDE_WORK_SCHEMA = `CREATE TABLE IF NOT EXISTS side_work (
   id TEXT PRIMARY KEY, task TEXT NOT NULL, token TEXT NOT NULL,
-  issued INTEGER NOT NULL, due_at INTEGER NOT NULL, parked INTEGER NOT NULL DEFAULT 0);`;
+  issued INTEGER NOT NULL, due_at INTEGER NOT NULL, parked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;`;
 
 export class SideWorkJournal {
   /**
@@ -81,8 +82,17 @@ export class SideWorkJournal {
    */
   #summary: { nextDue: number | null; started: boolean } | null = null;
 
-  /** Its table is created with the run's (src/durable/run-schema.ts). */
-  constructor(private readonly sql: SqlStorage) {}
+  /** Its table is created with the first row (lazy-table.ts). */
+  readonly #table: LazyTable;
+
+  constructor(private readonly sql: SqlStorage) {
+    this.#table = new LazyTable(sql, 'side_work', SIDE_WORK_SCHEMA);
+  }
+
+  /** A new run's object: the table does not exist yet. */
+  fresh(): void {
+    this.#table.absent();
+  }
 
   /** Writes (or re-issues) a row: a new token, one more issue, due at `dueAt`. */
   issue(task: SideTask, dueAt: number): SideRow {
@@ -97,6 +107,7 @@ export class SideWorkJournal {
       parked: false,
     };
     this.#summary = null;
+    this.#table.ensure();
     this.sql.exec(
       'INSERT OR REPLACE INTO side_work (id, task, token, issued, due_at, parked) VALUES (?, ?, ?, ?, ?, 0)',
       row.id,
@@ -109,6 +120,7 @@ export class SideWorkJournal {
   }
 
   get(id: string): SideRow | null {
+    if (!this.#table.exists) return null;
     const raw = this.sql
       .exec('SELECT id, task, token, issued, due_at, parked FROM side_work WHERE id = ?', id)
       .toArray();
@@ -116,6 +128,7 @@ export class SideWorkJournal {
   }
 
   all(): SideRow[] {
+    if (!this.#table.exists) return [];
     return this.sql
       .exec('SELECT id, task, token, issued, due_at, parked FROM side_work ORDER BY due_at')
       .toArray()
@@ -130,6 +143,7 @@ export class SideWorkJournal {
   /** Parks the row until `dueAt` (its work tried again then); `task` replaces what it records. */
   park(id: string, token: string, dueAt: number, task: SideTask): void {
     this.#summary = null;
+    if (!this.#table.exists) return;
     this.sql.exec(
       'UPDATE side_work SET due_at = ?, task = ?, parked = 1 WHERE id = ? AND token = ?',
       dueAt,
@@ -142,18 +156,23 @@ export class SideWorkJournal {
   /** The work answered: the row goes. */
   done(id: string, token: string): void {
     this.#summary = null;
-    this.sql.exec('DELETE FROM side_work WHERE id = ? AND token = ?', id, token);
+    if (this.#table.exists) this.sql.exec('DELETE FROM side_work WHERE id = ? AND token = ?', id, token);
   }
 
   /** Drops rows whatever their issue (the run ended: nobody wants their answers). */
   drop(ids: readonly string[]): void {
     this.#summary = null;
+    if (ids.length === 0 || !this.#table.exists) return;
     for (const id of ids) this.sql.exec('DELETE FROM side_work WHERE id = ?', id);
   }
 
   /** The earliest due time, and whether any row's work was started (not parked) — one query. */
   summary(): { nextDue: number | null; started: boolean } {
     if (this.#summary) return this.#summary;
+    if (!this.#table.exists) {
+      this.#summary = { nextDue: null, started: false };
+      return this.#summary;
+    }
     const r = this.sql
       .exec<{ at: number | null; started: number | null }>(
         'SELECT MIN(due_at) AS at, SUM(parked = 0) AS started FROM side_work',
@@ -166,5 +185,6 @@ export class SideWorkJournal {
   /** After a rolled-back transaction: the rows may no longer be what was remembered. */
   forgetCached(): void {
     this.#summary = null;
+    this.#table.forget();
   }
 }

@@ -27,8 +27,16 @@ async function largestStoredValue(runId: string): Promise<number> {
     attempts: ['error_code', 'action'],
   };
   return runInDurableObject(env.PLAN_RUN.getByName(runId), (_i, state) => {
+    // Tables a run never wrote (state variables here) are never created.
+    const present = new Set(
+      state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .toArray()
+        .map((r) => r.name),
+    );
     let max = 0;
     for (const [table, cols] of Object.entries(columns)) {
+      if (!present.has(table)) continue;
       for (const col of cols) {
         const row = state.storage.sql
           .exec<{ n: number | null }>(`SELECT max(octet_length(${col})) AS n FROM ${table}`)

@@ -28,23 +28,24 @@ describe('a run object’s storage', () => {
     expect(await tablesOf(id)).toEqual([]);
   });
 
-  it('holds every table a run needs once the run is created', async () => {
+  it('holds the tables every run writes, and none that it never wrote', async () => {
     const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
     await waitForRun(runId);
+    // Leases, side work and state variables are created with their first row (lazy-table.ts).
     expect(await tablesOf(runId)).toEqual(
-      [
-        'attempts',
-        'blobs',
-        'events',
-        'leases',
-        'meta',
-        'outputs',
-        'plans',
-        'side_work',
-        'steps',
-        'vars',
-      ].sort(),
+      ['attempts', 'blobs', 'events', 'meta', 'outputs', 'plans', 'steps'].sort(),
     );
+  });
+
+  it('creates the leases table with the first step sent to the queue', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] },
+      { execution_mode: 'parallel', placement: 'queue' },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(await tablesOf(runId)).toContain('leases');
+    expect(await tablesOf(runId)).not.toContain('side_work');
   });
 
   it('keeps no alarm once the run has ended', async () => {
