@@ -125,7 +125,11 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     // In this turn, with the run's first transaction: one commit for the new object.
-    createRunTables(this.ctx.storage.sql, { store: this.#store, journal: this.#journal, leases: this.leases });
+    createRunTables(this.ctx.storage.sql, {
+      store: this.#store,
+      journal: this.#journal,
+      leases: this.leases,
+    });
     this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);

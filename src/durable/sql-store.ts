@@ -67,7 +67,6 @@ const VARS_SCHEMA = 'CREATE TABLE IF NOT EXISTS vars (key TEXT PRIMARY KEY, valu
 
 type Row = Record<string, SqlStorageValue>;
 
-
 /** A page of the event log, with each event's stored size in bytes. */
 export type EventPage = { events: RunEvent[]; sizes: number[]; has_more: boolean };
 
