@@ -9,12 +9,14 @@
  * beside its client figure. Ratios are edgeplan / peer.
  *
  * Each workload runs once untimed on each system (warming its code paths), then `rounds` times, the
- * systems taking turns each round; the burst runs three times for each, likewise.
+ * systems taking turns each round; the burst runs five times for each, likewise. Every timed sample
+ * starts on a quiet machine: the disk has taken the writes before it and both servers are idle.
+ * State lives under the OS temp directory (`TMPDIR=/dev/shm` measures without a disk's fsyncs).
  *
- * Usage: node scripts/bench-peers.mjs [--rounds=5]   (or npm run bench -- --only=peers)
+ * Usage: node scripts/bench-peers.mjs [--rounds=5] [--burst-only]   (or npm run bench -- --only=peers)
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +24,7 @@ import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5);
+const burstOnly = process.argv.includes('--burst-only');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const post = async (url, body) => {
@@ -174,6 +177,45 @@ async function observe(system, w, pollMs = 20) {
   return { client, server: system.server ? await system.server(id) : null };
 }
 
+/** CPU time (ms) used so far by the processes of group `pgid` (Linux /proc; null elsewhere). */
+function groupCpuMs(pgid) {
+  if (!existsSync('/proc/self/stat')) return null;
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/**
+ * Waits until the disk has taken the last burst's writes and the dev servers are idle (under 5% of a
+ * core over 250 ms, at most 10 s): a burst measured while the machine still finishes the last burst's
+ * work (its own or the other system's) measures both badly. Returns how long it waited.
+ */
+async function settle(pgids) {
+  const t0 = performance.now();
+  // The last burst's writes flushed first: one system's dirty pages would slow the next one's fsyncs.
+  spawnSync('sync');
+  while (performance.now() - t0 < 10_000) {
+    const a = pgids.map(groupCpuMs);
+    if (a.includes(null)) {
+      await sleep(500);
+      break;
+    }
+    await sleep(250);
+    const b = pgids.map(groupCpuMs);
+    if (b.every((v, i) => v - a[i] <= 12.5)) break;
+  }
+  return performance.now() - t0;
+}
+
 async function burst(system, n = 200) {
   const w = { layers: 1, width: 5, ms: 50 };
   const t0 = performance.now();
@@ -204,16 +246,18 @@ try {
     workflowsSystem(workflowsDev.base),
     await langgraphSystem(),
   ];
+  const quiet = [edgeplanDev.pid, workflowsDev.pid];
   // Warm every system once.
   for (const s of systems) await observe(s, { layers: 2, width: 5, ms: 10 });
   const table = {};
-  for (const w of WORKLOADS) {
+  for (const w of burstOnly ? [] : WORKLOADS) {
     // One untimed run of the workload first, for every system alike: its code paths warm (JIT).
     for (const s of systems) await observe(s, w);
     const samples = new Map(systems.map((s) => [s.name, { client: [], server: [] }]));
     // Round by round, every system once a round: a slow spell of the machine falls on all of them.
     for (let i = 0; i < rounds; i++) {
       for (const s of systems) {
+        await settle(quiet);
         const o = await observe(s, w);
         const scale = w.unit === 'ratio' ? w.layers * w.ms : w.chain;
         samples.get(s.name).client.push(o.client / scale);
@@ -229,9 +273,16 @@ try {
       };
     }
   }
-  // The burst: median of three, interleaved likewise (one burst is a single sample of a noisy figure).
+  // The burst: median of five, interleaved likewise (one burst is a single sample of a noisy figure),
+  // each begun once both servers are idle.
   const bursts = new Map(systems.map((s) => [s.name, []]));
-  for (let i = 0; i < 3; i++) for (const s of systems) bursts.get(s.name).push(await burst(s));
+  for (let i = 0; i < 5; i++)
+    for (const s of systems) {
+      await settle(quiet);
+      bursts.get(s.name).push(await burst(s));
+    }
+  const samples = [...bursts].map(([k, v]) => `${k} ${v.map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(`burst samples (runs/s): ${samples.join(' · ')}`);
   for (const [name, xs] of bursts) (table['burst 200 × (5 × 50 ms)'] ??= {})[name] = { client: median(xs) };
 
   const fmt = (v, unit) =>
