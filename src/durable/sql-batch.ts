@@ -14,6 +14,22 @@ export function tuples(rows: number, width: number): string {
   return new Array<string>(rows).fill(one).join(', ');
 }
 
+/** Statement texts by their parts and row count (see {@link statementFor}). */
+const STATEMENTS = new Map<string, Map<string, string[]>>();
+
+/**
+ * `head`, `rows` placeholder tuples of `width`, then `tail`: built once per shape, so a statement run
+ * again (a chain's every step) costs no string building, and workerd finds its compiled statement
+ * (cached per object, keyed by the text) by the same string.
+ */
+export function statementFor(head: string, rows: number, width: number, tail = ''): string {
+  let byTail = STATEMENTS.get(head);
+  if (!byTail) STATEMENTS.set(head, (byTail = new Map<string, string[]>()));
+  let byRows = byTail.get(tail);
+  if (!byRows) byTail.set(tail, (byRows = []));
+  return (byRows[rows] ??= `${head} ${tuples(rows, width)}${tail}`);
+}
+
 /** One `INSERT … VALUES (…), (…)` per chunk of rows (see {@link chunked}); `head` ends at `VALUES`. */
 export function insertMany(
   sql: SqlStorage,
@@ -22,7 +38,7 @@ export function insertMany(
   rows: readonly SqlStorageValue[][],
 ): void {
   const width = rows[0]?.length ?? 1;
-  chunked(rows, width, (chunk) => sql.exec(`${head} ${tuples(chunk.length, width)}${tail}`, ...chunk.flat()));
+  chunked(rows, width, (chunk) => sql.exec(statementFor(head, chunk.length, width, tail), ...chunk.flat()));
 }
 
 /**

@@ -119,6 +119,26 @@ describe('SqlStore', () => {
             : { status: 'invoked', invoked_at: 't1', finished_at: null, error_code: null },
         );
       }
+      // One attempt moving on alone (a chain's every step) keeps what it does not set, like many do.
+      store.markAttempts([
+        {
+          step_id: 's0',
+          attempt: 1,
+          status: 'succeeded',
+          invoked_at: null,
+          finished_at: 't3',
+          error_code: null,
+        },
+      ]);
+      expect(store.attempts('s0')).toEqual([
+        expect.objectContaining({
+          status: 'succeeded',
+          invoked_at: 't1',
+          finished_at: 't3',
+          scheduled_at: 't0',
+        }),
+      ]);
+      expect(store.attempts('s2')[0]).toMatchObject({ status: 'invoked', finished_at: null });
       store.putSteps(Array.from({ length: 120 }, (_, i) => [`s${i}`, { i }] as const));
       expect([...store.steps()]).toHaveLength(120);
     });
