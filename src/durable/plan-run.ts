@@ -75,6 +75,8 @@ export class PlanRun extends DurableObject<Env> {
   readonly #journal: SideWorkJournal;
   readonly #side: DurableSideWork;
   readonly #index: IndexWriter;
+  /** Whether the run is a child run with a parent step to report to (set at create, else read once). */
+  #hasParent: boolean | undefined;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
 
@@ -134,6 +136,7 @@ export class PlanRun extends DurableObject<Env> {
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
+    this.#hasParent = req.parent !== undefined;
     const outbox: StepMessage[] = [];
     const { plan_json, ...rest } = req;
     const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
@@ -482,8 +485,8 @@ export class PlanRun extends DurableObject<Env> {
         if (d.events.some((e) => e.event_type === 'RunTerminated')) {
           // Nobody wants plans or verdicts for an ended run; a child run's parent wants its result.
           this.#journal.drop(this.#journal.all().map((r) => r.id));
-          if (this.#store.getMeta('parent'))
-            rows.push(this.#journal.issue({ type: 'report_parent' }, now + 30_000));
+          this.#hasParent ??= this.#store.getMeta('parent') !== null;
+          if (this.#hasParent) rows.push(this.#journal.issue({ type: 'report_parent' }, now + 30_000));
         }
         if (answer) {
           const { row, after } = answer;
@@ -491,6 +494,8 @@ export class PlanRun extends DurableObject<Env> {
           else if (after !== 'keep') this.#journal.park(row.id, row.token, after.park_until, after.task);
         }
         if (d.events.length > 0) persist(this.#store, m.state, d.events);
+        // The decision's step outputs, many a statement (read back from memory until now).
+        this.#store.flushOutputs();
       });
     } catch (err) {
       // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.

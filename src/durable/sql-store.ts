@@ -47,9 +47,17 @@ const UPSERT: Record<KeyedTable, string> = {
   vars: upsertOf('vars'),
   meta: upsertOf('meta'),
 };
+/** Each keyed table's upsert clause, after its `VALUES`. */
+const UPSERT_TAIL: Record<KeyedTable, string> = {
+  outputs: upsertTailOf('outputs'),
+  vars: upsertTailOf('vars'),
+  meta: upsertTailOf('meta'),
+};
+function upsertTailOf(table: KeyedTable): string {
+  return ` ON CONFLICT(${KEY_OF[table]}) DO UPDATE SET value = excluded.value`;
+}
 function upsertOf(table: KeyedTable): string {
-  const col = KEY_OF[table];
-  return `INSERT INTO ${table} (${col}, value) VALUES (?, ?) ON CONFLICT(${col}) DO UPDATE SET value = excluded.value`;
+  return `INSERT INTO ${table} (${KEY_OF[table]}, value) VALUES (?, ?)${upsertTailOf(table)}`;
 }
 
 /**
@@ -111,6 +119,8 @@ export class SqlStore implements ResultStore {
   #blobSeq = 0;
   #exists = false;
   readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
+  /** Outputs set and not yet written, as stored text, by step (see {@link setOutput}). */
+  readonly #pendingOutputs = new Map<string, string>();
   /** Meta values' JSON as this instance last wrote them (setMetaValueIfChanged). */
   readonly #metaText = new Map<string, string>();
   readonly #vars: LazyTable;
@@ -134,9 +144,15 @@ export class SqlStore implements ResultStore {
    * just now, in a database that had none, so no table created on first use exists yet either.
    */
   tablesCreated(fresh = false): void {
-    if (fresh) this.#vars.absent();
     this.#exists = true;
-    this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+    if (!fresh) {
+      this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+      return;
+    }
+    // A new database: no value has spilled into chunks yet, and none is counted — nothing to read.
+    this.#vars.absent();
+    this.#blobSeq = 0;
+    for (const table of ['outputs', 'vars', 'meta'] as const) this.#spilledBy.set(table, new Map());
   }
 
   /** Whether this object's database holds a run's tables. */
@@ -250,6 +266,7 @@ export class SqlStore implements ResultStore {
 
   /** After a rolled-back transaction: what this instance remembers may no longer match the rows. */
   forgetCached(): void {
+    this.#pendingOutputs.clear();
     this.#spilledBy.clear();
     this.#metaText.clear();
     this.#vars.forget();
@@ -259,17 +276,37 @@ export class SqlStore implements ResultStore {
   // ---- ResultStore ----------------------------------------------------------------------------------
 
   getOutput(stepId: string): { found: boolean; value?: unknown } {
+    const pending = this.#pendingOutputs.get(stepId);
+    if (pending !== undefined) return { found: true, value: this.#unpack(pending) };
     const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
     return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
   }
 
+  /**
+   * Sets a step's output; written with the decision's others by {@link flushOutputs} (one statement
+   * for a layer of results instead of one each), read back meanwhile from memory.
+   */
   setOutput(stepId: string, value: unknown): void {
-    this.#putKeyed('outputs', stepId, value);
+    this.#dropSpilled('outputs', stepId);
+    const packed = this.#pack(value);
+    const id = blobIdOf(packed);
+    if (id !== null) this.#spilled('outputs').set(stepId, id);
+    this.#pendingOutputs.set(stepId, packed);
   }
 
   deleteOutput(stepId: string): void {
+    this.#pendingOutputs.delete(stepId);
     this.#dropSpilled('outputs', stepId);
     this.sql.exec('DELETE FROM outputs WHERE step_id = ?', stepId);
+  }
+
+  /** Writes the outputs set since the last flush, many a statement (the run's object: every decision). */
+  flushOutputs(): void {
+    if (this.#pendingOutputs.size === 0) return;
+    insertMany(this.sql, 'INSERT INTO outputs (step_id, value) VALUES', UPSERT_TAIL.outputs, [
+      ...this.#pendingOutputs,
+    ]);
+    this.#pendingOutputs.clear();
   }
 
   getVar(key: string): { found: boolean; value?: unknown } {

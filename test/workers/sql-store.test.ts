@@ -25,6 +25,7 @@ describe('SqlStore', () => {
       store.setOutput('a', big('x'));
       expect(count(sql, 'blobs')).toBeGreaterThan(0);
       expect(store.getOutput('a')).toEqual({ found: true, value: big('x') });
+      store.flushOutputs(); // the decision ends
       // A second instance (the object woken after an eviction) knows which rows are spilled.
       const again = new SqlStore(sql);
       again.setOutput('a', 'small');
@@ -52,6 +53,7 @@ describe('SqlStore', () => {
   it('forgets what a rolled-back transaction did, so no chunks are left behind', async () => {
     await withStore((store, sql, storage) => {
       store.setOutput('a', big('x'));
+      store.flushOutputs();
       expect(() =>
         storage.transactionSync(() => {
           store.setOutput('a', 'replaced'); // drops the chunks, then rolls back with them
@@ -62,6 +64,32 @@ describe('SqlStore', () => {
       expect(store.getOutput('a')).toEqual({ found: true, value: big('x') });
       store.setOutput('a', 'small');
       expect(count(sql, 'blobs')).toBe(0);
+    });
+  });
+
+  it("writes a decision's outputs together when it ends, reading them back from memory before", async () => {
+    await withStore((store, sql) => {
+      for (let i = 0; i < 60; i++) store.setOutput(`s${i}`, { i });
+      store.setOutput('large', big('x'));
+      // Not written yet: read back from memory, and a row would be a second instance's to see.
+      expect(count(sql, 'outputs')).toBe(0);
+      expect(store.getOutput('s7')).toEqual({ found: true, value: { i: 7 } });
+      expect(store.getOutput('large')).toEqual({ found: true, value: big('x') });
+      store.flushOutputs();
+      expect(count(sql, 'outputs')).toBe(61);
+      const again = new SqlStore(sql);
+      expect(again.getOutput('s59')).toEqual({ found: true, value: { i: 59 } });
+      expect(again.getOutput('large')).toEqual({ found: true, value: big('x') });
+      // Replacing and deleting work on written outputs and on outputs still waiting alike.
+      store.setOutput('s1', 'one');
+      store.setOutput('s2', 'two');
+      store.deleteOutput('s2');
+      store.deleteOutput('s3');
+      store.flushOutputs();
+      expect(new SqlStore(sql).getOutput('s1')).toEqual({ found: true, value: 'one' });
+      expect(new SqlStore(sql).getOutput('s2')).toEqual({ found: false });
+      expect(new SqlStore(sql).getOutput('s3')).toEqual({ found: false });
+      expect(count(sql, 'outputs')).toBe(59);
     });
   });
 
@@ -179,6 +207,7 @@ describe('SqlStore', () => {
       expect(store.getMetaValue('nothing')).toEqual({ found: false });
       store.setOutput('small', { a: 'é' });
       store.setOutput('large', big('x'));
+      store.flushOutputs();
       expect(store.outputSizes()).toEqual(
         new Map([
           ['small', utf8(JSON.stringify({ a: 'é' }))],
