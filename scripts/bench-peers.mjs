@@ -283,6 +283,11 @@ try {
     }
   const samples = [...bursts].map(([k, v]) => `${k} ${v.map((x) => x.toFixed(1)).join(' ')}`);
   console.log(`burst samples (runs/s): ${samples.join(' · ')}`);
+  // A round's two bursts ran seconds apart: their ratio is the least moved by a slow spell of the machine.
+  const paired = bursts.get('edgeplan').map((e, i) => e / bursts.get('Cloudflare Workflows')[i]);
+  console.log(
+    `burst edgeplan / Workflows by round: ${paired.map((r) => r.toFixed(2)).join(' ')} (median ${median(paired).toFixed(2)})`,
+  );
   for (const [name, xs] of bursts) (table['burst 200 × (5 × 50 ms)'] ??= {})[name] = { client: median(xs) };
 
   const fmt = (v, unit) =>
