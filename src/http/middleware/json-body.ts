@@ -4,7 +4,7 @@
  * received, `400 invalid_request` for a body nested deeper than {@link MAX_NESTING_DEPTH} (before
  * anything recursive can overflow on it), or `400 invalid_json` saying where parsing failed —
  * instead of the validator's generic one.
- * The parsed text stays in Hono's body cache, so `c.req.json()` later does not read the stream again.
+ * `c.req.json()` then returns that parse (see below), so the body is neither read nor parsed again.
  */
 import type { MiddlewareHandler } from 'hono';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../nesting';
@@ -58,12 +58,17 @@ export function jsonBody(): MiddlewareHandler {
         { depth, max_depth: MAX_NESTING_DEPTH },
       );
     }
+    let parsed: unknown;
     try {
-      JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       return jsonError(c, 'invalid_json', `Request body is not valid JSON: ${reason}`, parseLocation(reason));
     }
+    // The route's validator and the route read the body with `c.req.json()`, which parses the text
+    // again each call (Hono caches the text only): they get this parse instead — a large plan's body
+    // parsed once, not three times. Readers must not change it.
+    Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed), configurable: true });
     return next();
   };
 }
