@@ -18,6 +18,7 @@ const sqlite = (process as unknown as NodeProcess).getBuiltinModule('node:sqlite
 
 /** A cursor over rows already read (every statement the store runs is read to its end). */
 function cursor(rows: Row[], written: number) {
+  const it = rows[Symbol.iterator]();
   return {
     toArray: () => rows,
     one: () => {
@@ -25,8 +26,8 @@ function cursor(rows: Row[], written: number) {
       return rows[0]!;
     },
     raw: () => rows.map((r) => Object.values(r))[Symbol.iterator](),
-    next: () => ({ done: true, value: undefined }),
-    [Symbol.iterator]: () => rows[Symbol.iterator](),
+    next: () => it.next(),
+    [Symbol.iterator]: () => it,
     columnNames: rows[0] ? Object.keys(rows[0]) : [],
     rowsRead: rows.length,
     rowsWritten: written,

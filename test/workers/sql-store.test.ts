@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
-import { SqlStore, type AttemptRow } from '../../src/durable/sql-store';
+import { SqlStore, STORE_SCHEMA, type AttemptRow } from '../../src/durable/sql-store';
 
 let n = 0;
 /** A fresh object's SQLite, with the run schema, for each test. */
@@ -64,6 +64,39 @@ describe('SqlStore', () => {
       expect(store.getOutput('a')).toEqual({ found: true, value: big('x') });
       store.setOutput('a', 'small');
       expect(count(sql, 'blobs')).toBe(0);
+    });
+  });
+
+  it("a new run's store reads nothing before it writes: no value can have spilled, nothing is counted", async () => {
+    const stub = env.PLAN_RUN.getByName(`sql-store-fresh-${Date.now()}-${++n}`);
+    await runInDurableObject(stub, (_instance, state) => {
+      const real = state.storage.sql;
+      const queries: string[] = [];
+      const sql = new Proxy(real, {
+        get(target, prop) {
+          if (prop === 'exec')
+            return (query: string, ...bindings: SqlStorageValue[]) => {
+              queries.push(query.trim());
+              return target.exec(query, ...bindings);
+            };
+          const value: unknown = Reflect.get(target, prop);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      // As a new run's object does (run-schema.ts): no tables, then the run's, then its first writes.
+      const store = new SqlStore(sql, { createTables: false });
+      real.exec(STORE_SCHEMA);
+      store.tablesCreated(true);
+      queries.length = 0;
+      store.setOutput('a', { x: 1 });
+      store.setOutput('b', { text: 'y'.repeat(600 * 1024) }); // spills into chunks
+      store.setMetaValue('run_input', { q: 1 });
+      store.flushOutputs();
+      expect(queries.filter((q) => /^SELECT/i.test(q))).toEqual([]);
+      expect(new SqlStore(real).getOutput('b')).toEqual({
+        found: true,
+        value: { text: 'y'.repeat(600 * 1024) },
+      });
     });
   });
 
