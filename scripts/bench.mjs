@@ -3,7 +3,7 @@
 // execution under `wrangler dev` — parallel DAGs against their critical path, and per-step overhead
 // of a chain of instant steps — then run creation (scripts/bench-create.mjs) and an MCP tool's cost
 // against a native one (scripts/bench-mcp.mjs).
-// Usage: npm run bench [-- --only=validate|exec|create|mcp|cli|dashboard|peers|stream|object]
+// Usage: npm run bench [-- --only=validate|exec|create|mcp|cli|dashboard|peers|stream|first|object]
 import { spawnSync } from 'node:child_process';
 import { freePort, startDevServer } from './dev-server.mjs';
 
@@ -29,6 +29,7 @@ for (const [name, script] of [
   ['dashboard', 'scripts/bench-dashboard.mjs'],
   ['peers', 'scripts/bench-peers.mjs'],
   ['stream', 'scripts/bench-stream.mjs'],
+  ['first', 'scripts/bench-first.mjs'],
   ['object', 'scripts/bench-object.mjs'],
 ]) {
   if (only && only !== name) continue;
