@@ -6,7 +6,8 @@
  * .bench/peers on first use). Workloads: layers of parallel sleeps (4 × 10 × 300 ms, 10 × 20 × 100 ms:
  * makespan / critical path), a chain of 200 instant steps (ms a step), and a burst of 200 runs started
  * at once, each 5 parallel 50 ms steps (runs/s). edgeplan's server-side started → completed is printed
- * beside its client figure. Ratios are edgeplan / peer.
+ * beside its client figure. Ratios are edgeplan / peer; edgeplan's in-process runner (the library,
+ * nothing durable) runs the same workloads as LangGraph.js's like for like.
  *
  * Each workload runs once untimed on each system (warming its code paths), then `rounds` times, the
  * systems taking turns each round; the burst runs five times for each, likewise. Every timed sample
@@ -20,6 +21,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'n
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -59,6 +61,13 @@ function edgeplanPlan({ layers = 0, width = 0, ms = 0, chain = 0 }) {
   return { goal: 'bench', steps };
 }
 
+/** A chain runs sequentially (each step inline in the run's object); layers run `width` at once. */
+function edgeplanConfig(w) {
+  return w.chain
+    ? { execution_mode: 'sequential', max_steps: 10_000 }
+    : { execution_mode: 'parallel', max_parallel: w.width, max_steps: 10_000 };
+}
+
 /** Each system as: start(params) → handle; done(handle) → boolean; server-side figure (optional). */
 function edgeplanSystem(base) {
   return {
@@ -67,10 +76,7 @@ function edgeplanSystem(base) {
       (
         await post(`${base}/v1/runs`, {
           plan: edgeplanPlan(w),
-          // A chain runs sequentially (each step inline in the run's object); layers fan out on the queue.
-          config: w.chain
-            ? { execution_mode: 'sequential', max_steps: 10_000 }
-            : { execution_mode: 'parallel', max_parallel: w.width, max_steps: 10_000 },
+          config: edgeplanConfig(w),
         })
       ).run_id,
     done: async (id) => {
@@ -168,6 +174,53 @@ async function langgraphSystem() {
   };
 }
 
+/**
+ * edgeplan in process: the library's LocalRunner (scripts/peers/edgeplan-local.ts, bundled into
+ * .bench/) — the run object's engine with events and outputs in memory, nothing durable, no HTTP:
+ * LangGraph.js's like for like. Each run validates its plan (LangGraph.js compiles a graph once).
+ */
+async function edgeplanLocalSystem() {
+  const outfile = join(root, '.bench/edgeplan-local.mjs');
+  await build({
+    entryPoints: [join(root, 'scripts/peers/edgeplan-local.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    // Some dependencies (yaml) require Node built-ins at run time.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  const { LocalRunner, demoEcho, demoSleep } = await import(pathToFileURL(outfile).href);
+  const runs = new Map();
+  let next = 0;
+  return {
+    name: 'edgeplan in process',
+    start: async (w) => {
+      const id = String(next++);
+      const run = { done: false, error: null };
+      runs.set(id, run);
+      const runner = new LocalRunner({ tools: [demoEcho, demoSleep] });
+      runner.start({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
+      runner.done().then(
+        (snap) => {
+          if (snap.status === 'completed') run.done = true;
+          else run.error = new Error(`in-process run ${id} ${snap.status}`);
+        },
+        (err) => (run.error = err),
+      );
+      return id;
+    },
+    done: async (id) => {
+      const run = runs.get(id);
+      if (run.error) throw run.error;
+      return run.done;
+    },
+  };
+}
+
 /** POST → completed as the client sees it, polling every `pollMs`. */
 async function observe(system, w, pollMs = 20) {
   const t0 = performance.now();
@@ -245,6 +298,7 @@ try {
     edgeplanSystem(edgeplanDev.base),
     workflowsSystem(workflowsDev.base),
     await langgraphSystem(),
+    await edgeplanLocalSystem(),
   ];
   const quiet = [edgeplanDev.pid, workflowsDev.pid];
   // Warm every system once.
@@ -303,15 +357,17 @@ try {
     const unit = WORKLOADS.find((w) => w.name === name)?.unit ?? 'runs/s';
     const e = row.edgeplan;
     const parts = Object.entries(row).map(([sys, v]) => `${sys} ${fmt(v.client, unit)}`);
-    const ratios = Object.entries(row)
-      .filter(([sys]) => sys !== 'edgeplan')
-      .map(
-        ([sys, v]) =>
-          `/${sys.split(' ').at(-1)} ${(unit === 'runs/s' ? e.client / v.client : e.client / v.client).toFixed(2)}`,
-      );
+    // The service against the service (Workflows) and the in-process peer; in process against it too.
+    const ratios = [
+      ['edgeplan', 'Cloudflare Workflows', 'edgeplan/Workflows'],
+      ['edgeplan', 'LangGraph.js', 'edgeplan/LangGraph.js'],
+      ['edgeplan in process', 'LangGraph.js', 'in process/LangGraph.js'],
+    ].map(([a, b, label]) => `${label} ${(row[a].client / row[b].client).toFixed(2)}`);
     const server =
       e.server !== null && e.server !== undefined ? ` (edgeplan server-side ${fmt(e.server, unit)})` : '';
-    console.log(`  ${name.padEnd(26)} ${parts.join(' · ')}  edgeplan${ratios.join(' ')}${server}`);
+    console.log(
+      `  ${name.padEnd(26)} ${parts.join(' · ')}\n  ${''.padEnd(26)} ${ratios.join(' · ')}${server}`,
+    );
   }
 } finally {
   edgeplanDev.stop();
