@@ -6,8 +6,9 @@
  * .bench/peers on first use). Workloads: layers of parallel sleeps (4 × 10 × 300 ms, 10 × 20 × 100 ms:
  * makespan / critical path), a chain of 200 instant steps (ms a step), and a burst of 200 runs started
  * at once, each 5 parallel 50 ms steps (runs/s). edgeplan's server-side started → completed is printed
- * beside its client figure. Ratios are edgeplan / peer; edgeplan's in-process runner (the library,
- * nothing durable) runs the same workloads as LangGraph.js's like for like.
+ * beside its client figure. Ratios are edgeplan / peer. Two more views of edgeplan: its in-process
+ * runner (the library, nothing durable) — LangGraph.js's like for like — and the service followed as a
+ * user's client follows it, `watch()` over the run's WebSocket instead of polling.
  *
  * Each workload runs once untimed on each system (warming its code paths), then `rounds` times, the
  * systems taking turns each round; the burst runs five times for each, likewise. Every timed sample
@@ -174,15 +175,11 @@ async function langgraphSystem() {
   };
 }
 
-/**
- * edgeplan in process: the library's LocalRunner (scripts/peers/edgeplan-local.ts, bundled into
- * .bench/) — the run object's engine with events and outputs in memory, nothing durable, no HTTP:
- * LangGraph.js's like for like. Each run validates its plan (LangGraph.js compiles a graph once).
- */
-async function edgeplanLocalSystem() {
-  const outfile = join(root, '.bench/edgeplan-local.mjs');
+/** edgeplan's code this process runs (scripts/peers/edgeplan-in-node.ts), bundled into .bench/. */
+async function edgeplanInNode() {
+  const outfile = join(root, '.bench/edgeplan-in-node.mjs');
   await build({
-    entryPoints: [join(root, 'scripts/peers/edgeplan-local.ts')],
+    entryPoints: [join(root, 'scripts/peers/edgeplan-in-node.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -193,7 +190,45 @@ async function edgeplanLocalSystem() {
     },
     logLevel: 'warning',
   });
-  const { LocalRunner, demoEcho, demoSleep } = await import(pathToFileURL(outfile).href);
+  return import(pathToFileURL(outfile).href);
+}
+
+/**
+ * The service as a client following the run sees it: POST, then `watch()` over the run's WebSocket
+ * until `RunTerminated` — pushed, not polled (the `done` flag is read every 20 ms, as LangGraph.js's).
+ */
+function edgeplanWatchedSystem(base, { createClient }) {
+  const client = createClient({ baseUrl: base });
+  const runs = new Map();
+  return {
+    name: 'edgeplan watched',
+    start: async (w) => {
+      const { run_id: id } = await client.createRun({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
+      const run = { done: false, error: null };
+      runs.set(id, run);
+      (async () => {
+        for await (const e of client.watch(id)) {
+          if (e.event_type !== 'RunTerminated') continue;
+          if (e.payload.status === 'completed') run.done = true;
+          else run.error = new Error(`edgeplan run ${id} ${e.payload.status}`);
+        }
+      })().catch((err) => (run.error = err));
+      return id;
+    },
+    done: async (id) => {
+      const run = runs.get(id);
+      if (run.error) throw run.error;
+      return run.done;
+    },
+  };
+}
+
+/**
+ * edgeplan in process: the library's LocalRunner — the run object's engine with events and outputs in
+ * memory, nothing durable, no HTTP: LangGraph.js's like for like. Each run validates its plan
+ * (LangGraph.js compiles a graph once).
+ */
+function edgeplanLocalSystem({ LocalRunner, demoEcho, demoSleep }) {
   const runs = new Map();
   let next = 0;
   return {
@@ -294,11 +329,13 @@ const workflowsDev = await startDevServer({
   extraArgs: ['--log-level', 'error'],
 });
 try {
+  const inNode = await edgeplanInNode();
   const systems = [
     edgeplanSystem(edgeplanDev.base),
     workflowsSystem(workflowsDev.base),
     await langgraphSystem(),
-    await edgeplanLocalSystem(),
+    edgeplanLocalSystem(inNode),
+    edgeplanWatchedSystem(edgeplanDev.base, inNode),
   ];
   const quiet = [edgeplanDev.pid, workflowsDev.pid];
   // Warm every system once.
@@ -362,6 +399,7 @@ try {
       ['edgeplan', 'Cloudflare Workflows', 'edgeplan/Workflows'],
       ['edgeplan', 'LangGraph.js', 'edgeplan/LangGraph.js'],
       ['edgeplan in process', 'LangGraph.js', 'in process/LangGraph.js'],
+      ['edgeplan watched', 'LangGraph.js', 'watched/LangGraph.js'],
     ].map(([a, b, label]) => `${label} ${(row[a].client / row[b].client).toFixed(2)}`);
     const server =
       e.server !== null && e.server !== undefined ? ` (edgeplan server-side ${fmt(e.server, unit)})` : '';
