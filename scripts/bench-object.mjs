@@ -6,22 +6,12 @@
 // Usage: node scripts/bench-object.mjs [--reps=100] [--only=run|chain|wide]   (or npm run bench -- --only=object)
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleForNode } from './bundle-for-node.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const outfile = join(root, '.bench/object-bench.mjs');
-await build({
-  entryPoints: [join(root, 'scripts/object-bench/main.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  outfile,
-  alias: { 'cloudflare:workers': join(root, 'scripts/object-bench/cloudflare-workers.ts') },
-  // Some dependencies (yaml) require Node built-ins at run time.
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
+await bundleForNode(join(root, 'scripts/object-bench/main.ts'), outfile, {
+  'cloudflare:workers': join(root, 'scripts/object-bench/cloudflare-workers.ts'),
 });
 const r = spawnSync(process.execPath, ['--no-warnings', outfile, ...process.argv.slice(2)], {
   stdio: 'inherit',

@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'n
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { bundleForNode } from './bundle-for-node.mjs';
 import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -160,90 +160,27 @@ async function langgraphSystem() {
     graphs.set(key, compiled);
     return compiled;
   };
-  const runs = new Map();
   let next = 0;
-  return {
-    name: 'LangGraph.js',
-    start: async (w) => {
-      const id = String(next++);
-      const p = graphFor(w).invoke({ n: 0 }, { recursionLimit: 1000 });
-      runs.set(id, { done: false });
-      p.then(() => (runs.get(id).done = true));
-      return id;
-    },
-    done: async (id) => runs.get(id).done,
-  };
-}
-
-/** edgeplan's code this process runs (scripts/peers/edgeplan-in-node.ts), bundled into .bench/. */
-async function edgeplanInNode() {
-  const outfile = join(root, '.bench/edgeplan-in-node.mjs');
-  await build({
-    entryPoints: [join(root, 'scripts/peers/edgeplan-in-node.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile,
-    // Some dependencies (yaml) require Node built-ins at run time.
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
-  return import(pathToFileURL(outfile).href);
+  return endsInThisProcess('LangGraph.js', (w) => ({
+    id: String(next++),
+    ended: graphFor(w).invoke({ n: 0 }, { recursionLimit: 1000 }),
+  }));
 }
 
 /**
- * The service as a client following the run sees it: POST, then `watch()` over the run's WebSocket
- * until `RunTerminated` — pushed, not polled (the `done` flag is read every 20 ms, as LangGraph.js's).
+ * A system whose runs are seen ending in this process: `begin(w)` gives `{ id, ended }`, `ended` a
+ * promise that settles when the run does (rejected: it failed); `done` reads what it left.
  */
-function edgeplanWatchedSystem(base, { createClient }) {
-  const client = createClient({ baseUrl: base });
+function endsInThisProcess(name, begin) {
   const runs = new Map();
   return {
-    name: 'edgeplan watched',
+    name,
     start: async (w) => {
-      const { run_id: id } = await client.createRun({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
+      const { id, ended } = await begin(w);
       const run = { done: false, error: null };
       runs.set(id, run);
-      (async () => {
-        for await (const e of client.watch(id)) {
-          if (e.event_type !== 'RunTerminated') continue;
-          if (e.payload.status === 'completed') run.done = true;
-          else run.error = new Error(`edgeplan run ${id} ${e.payload.status}`);
-        }
-      })().catch((err) => (run.error = err));
-      return id;
-    },
-    done: async (id) => {
-      const run = runs.get(id);
-      if (run.error) throw run.error;
-      return run.done;
-    },
-  };
-}
-
-/**
- * edgeplan in process: the library's LocalRunner — the run object's engine with events and outputs in
- * memory, nothing durable, no HTTP: LangGraph.js's like for like. Each run validates its plan
- * (LangGraph.js compiles a graph once).
- */
-function edgeplanLocalSystem({ LocalRunner, demoEcho, demoSleep }) {
-  const runs = new Map();
-  let next = 0;
-  return {
-    name: 'edgeplan in process',
-    start: async (w) => {
-      const id = String(next++);
-      const run = { done: false, error: null };
-      runs.set(id, run);
-      const runner = new LocalRunner({ tools: [demoEcho, demoSleep] });
-      runner.start({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
-      runner.done().then(
-        (snap) => {
-          if (snap.status === 'completed') run.done = true;
-          else run.error = new Error(`in-process run ${id} ${snap.status}`);
-        },
+      ended.then(
+        () => (run.done = true),
         (err) => (run.error = err),
       );
       return id;
@@ -254,6 +191,51 @@ function edgeplanLocalSystem({ LocalRunner, demoEcho, demoSleep }) {
       return run.done;
     },
   };
+}
+
+/** edgeplan's code this process runs (scripts/peers/edgeplan-in-node.ts), bundled into .bench/. */
+async function edgeplanInNode() {
+  const outfile = join(root, '.bench/edgeplan-in-node.mjs');
+  await bundleForNode(join(root, 'scripts/peers/edgeplan-in-node.ts'), outfile);
+  return import(pathToFileURL(outfile).href);
+}
+
+/**
+ * The service as a client following the run sees it: POST, then `watch()` over the run's WebSocket
+ * until `RunTerminated` — pushed, not polled (the `done` flag is read every 20 ms, as LangGraph.js's).
+ */
+function edgeplanWatchedSystem(base, { createClient }) {
+  const client = createClient({ baseUrl: base });
+  return endsInThisProcess('edgeplan watched', async (w) => {
+    const { run_id: id } = await client.createRun({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
+    const ended = (async () => {
+      for await (const e of client.watch(id)) {
+        if (e.event_type !== 'RunTerminated') continue;
+        if (e.payload.status !== 'completed') throw new Error(`edgeplan run ${id} ${e.payload.status}`);
+        return;
+      }
+      throw new Error(`edgeplan run ${id}: the watch ended before the run`);
+    })();
+    return { id, ended };
+  });
+}
+
+/**
+ * edgeplan in process: the library's LocalRunner — the run object's engine with events and outputs in
+ * memory, nothing durable, no HTTP: LangGraph.js's like for like. Each run validates its plan
+ * (LangGraph.js compiles a graph once).
+ */
+function edgeplanLocalSystem({ LocalRunner, demoEcho, demoSleep }) {
+  let next = 0;
+  return endsInThisProcess('edgeplan in process', (w) => {
+    const id = String(next++);
+    const runner = new LocalRunner({ tools: [demoEcho, demoSleep] });
+    runner.start({ plan: edgeplanPlan(w), config: edgeplanConfig(w) });
+    const ended = runner.done().then((snap) => {
+      if (snap.status !== 'completed') throw new Error(`in-process run ${id} ${snap.status}`);
+    });
+    return { id, ended };
+  });
 }
 
 /** POST → completed as the client sees it, polling every `pollMs`. */
