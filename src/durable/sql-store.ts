@@ -8,30 +8,8 @@ import type { ResultStore } from '../engine/state';
 import { chunked, insertMany, statementFor } from './sql-batch';
 import { eventJson, jsonOf } from './plan-text';
 import { hasTable, LazyTable } from './lazy-table';
+import { KEY_OF, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
 
-/** Values above this go to `blobs` (a DO SQLite row holds at most 2 MB). */
-const INLINE_LIMIT = 512 * 1024;
-const CHUNK = 512 * 1024;
-/** How a stored value that lives in `blobs` begins: `{"$blob":"<id>"}`. */
-const BLOB_REF = '{"$blob":"';
-
-/**
- * SQL for the size in bytes of the value a column holds — its text, or the chunks it refers to — read
- * without loading either (`octet_length` takes a value's size from the row header).
- */
-const STORED_BYTES = (col: string) =>
-  `CASE WHEN substr(${col}, 1, ${BLOB_REF.length}) = '${BLOB_REF}'
-     THEN (SELECT sum(octet_length(data)) FROM blobs WHERE id = substr(${col}, ${BLOB_REF.length + 1}, octet_length(${col}) - ${BLOB_REF.length + 2}))
-     ELSE octet_length(${col}) END`;
-
-/** The blob id a stored value refers to, or null for a value stored inline. */
-function blobIdOf(stored: string): string | null {
-  return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
-}
-
-/** Tables of one value per key, and their key column. */
-type KeyedTable = 'outputs' | 'vars' | 'meta';
-const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'key', meta: 'key' };
 /** An attempt's new status and times: one by its key, or many joined with a list of `(key…, values…)`. */
 const MARK_ONE = `UPDATE attempts SET status = ?3, invoked_at = coalesce(?4, invoked_at),
   finished_at = coalesce(?5, finished_at), error_code = coalesce(?6, error_code)
@@ -116,9 +94,8 @@ const text = (v: SqlStorageValue | undefined): string =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 
 export class SqlStore implements ResultStore {
-  #blobSeq = 0;
   #exists = false;
-  readonly #spilledBy = new Map<KeyedTable, Map<string, string>>();
+  readonly #spill: SpilledValues;
   /** Outputs set and not yet written, as stored text, by step (see {@link setOutput}). */
   readonly #pendingOutputs = new Map<string, string>();
   /** Meta values' JSON as this instance last wrote them (setMetaValueIfChanged). */
@@ -135,6 +112,7 @@ export class SqlStore implements ResultStore {
     opts: { createTables?: boolean } = {},
   ) {
     this.#vars = new LazyTable(sql, 'vars', VARS_SCHEMA);
+    this.#spill = new SpilledValues(sql);
     if (opts.createTables ?? true) sql.exec(STORE_SCHEMA);
     if (hasTable(sql, 'meta')) this.tablesCreated();
   }
@@ -145,14 +123,10 @@ export class SqlStore implements ResultStore {
    */
   tablesCreated(fresh = false): void {
     this.#exists = true;
-    if (!fresh) {
-      this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
-      return;
-    }
-    // A new database: no value has spilled into chunks yet, and none is counted — nothing to read.
+    if (!fresh) return this.#spill.reload();
+    // A new database: nothing spilled, no state variable — nothing to read.
     this.#vars.absent();
-    this.#blobSeq = 0;
-    for (const table of ['outputs', 'vars', 'meta'] as const) this.#spilledBy.set(table, new Map());
+    this.#spill.fresh();
   }
 
   /** Whether this object's database holds a run's tables. */
@@ -178,7 +152,7 @@ export class SqlStore implements ResultStore {
   /** A JSON value kept in `meta`, in chunks when large (the run's input, its final output). */
   getMetaValue(key: string): { found: boolean; value?: unknown } {
     const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
-    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
   }
 
   setMetaValue(key: string, value: unknown): void {
@@ -192,94 +166,30 @@ export class SqlStore implements ResultStore {
   setMetaValueIfChanged(key: string, value: unknown): void {
     const text = JSON.stringify(value ?? null);
     if (this.#metaText.get(key) === text) return;
-    this.#dropSpilled('meta', key);
-    const packed = this.#packText(text);
-    const id = blobIdOf(packed);
-    if (id !== null) this.#spilled('meta').set(key, id);
-    this.sql.exec(UPSERT.meta, key, packed);
+    this.sql.exec(UPSERT.meta, key, this.#spill.replace('meta', key, text));
     this.#metaText.set(key, text);
-  }
-
-  // ---- values with spill-over ---------------------------------------------------------------------
-
-  /**
-   * Serialises a value; large ones are stored in chunks and replaced by a reference. A value whose
-   * text would read as a reference is stored in chunks too, so it comes back as itself.
-   */
-  #pack(value: unknown): string {
-    return this.#packText(JSON.stringify(value ?? null));
-  }
-
-  /** {@link #pack} for a value already serialised. */
-  #packText(text: string): string {
-    if (text.length <= INLINE_LIMIT && !text.startsWith(BLOB_REF)) return text;
-    const id = `b${++this.#blobSeq}`;
-    this.setMeta('blob_seq', String(this.#blobSeq));
-    for (let i = 0, c = 0; i < text.length; i += CHUNK, c++) {
-      this.sql.exec('INSERT INTO blobs (id, chunk, data) VALUES (?, ?, ?)', id, c, text.slice(i, i + CHUNK));
-    }
-    return JSON.stringify({ $blob: id });
-  }
-
-  #unpack(stored: string): unknown {
-    const id = blobIdOf(stored);
-    if (id === null) return JSON.parse(stored);
-    const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', id).toArray();
-    return JSON.parse(parts.map((p) => text(p.data)).join(''));
-  }
-
-  /**
-   * Per keyed table, the keys whose value lives in `blobs`, with the blob's id: read once, then kept
-   * up to date, so replacing a value (whose chunks must go) needs no read first.
-   */
-  #spilled(table: KeyedTable): Map<string, string> {
-    let known = this.#spilledBy.get(table);
-    if (!known) {
-      known = new Map();
-      const rows = this.sql.exec<Row>(
-        `SELECT ${KEY_OF[table]} AS k, value FROM ${table} WHERE substr(value, 1, ?) = ?`,
-        BLOB_REF.length,
-        BLOB_REF,
-      );
-      for (const r of rows) known.set(text(r.k), blobIdOf(text(r.value))!);
-      this.#spilledBy.set(table, known);
-    }
-    return known;
-  }
-
-  #dropSpilled(table: KeyedTable, key: string): void {
-    const spilled = this.#spilled(table);
-    const id = spilled.get(key);
-    if (id === undefined) return;
-    this.sql.exec('DELETE FROM blobs WHERE id = ?', id);
-    spilled.delete(key);
   }
 
   /** Writes `key`'s value in a keyed table: one statement unless the old or new value is spilled. */
   #putKeyed(table: KeyedTable, key: string, value: unknown): void {
-    this.#dropSpilled(table, key);
-    const packed = this.#pack(value);
-    const id = blobIdOf(packed);
-    if (id !== null) this.#spilled(table).set(key, id);
-    this.sql.exec(UPSERT[table], key, packed);
+    this.sql.exec(UPSERT[table], key, this.#spill.replace(table, key, JSON.stringify(value ?? null)));
   }
 
   /** After a rolled-back transaction: what this instance remembers may no longer match the rows. */
   forgetCached(): void {
     this.#pendingOutputs.clear();
-    this.#spilledBy.clear();
     this.#metaText.clear();
     this.#vars.forget();
-    this.#blobSeq = Number(this.getMeta('blob_seq') ?? 0);
+    this.#spill.reload();
   }
 
   // ---- ResultStore ----------------------------------------------------------------------------------
 
   getOutput(stepId: string): { found: boolean; value?: unknown } {
     const pending = this.#pendingOutputs.get(stepId);
-    if (pending !== undefined) return { found: true, value: this.#unpack(pending) };
+    if (pending !== undefined) return { found: true, value: this.#spill.unpack(pending) };
     const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
-    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
   }
 
   /**
@@ -287,16 +197,12 @@ export class SqlStore implements ResultStore {
    * for a layer of results instead of one each), read back meanwhile from memory.
    */
   setOutput(stepId: string, value: unknown): void {
-    this.#dropSpilled('outputs', stepId);
-    const packed = this.#pack(value);
-    const id = blobIdOf(packed);
-    if (id !== null) this.#spilled('outputs').set(stepId, id);
-    this.#pendingOutputs.set(stepId, packed);
+    this.#pendingOutputs.set(stepId, this.#spill.replace('outputs', stepId, JSON.stringify(value ?? null)));
   }
 
   deleteOutput(stepId: string): void {
     this.#pendingOutputs.delete(stepId);
-    this.#dropSpilled('outputs', stepId);
+    this.#spill.drop('outputs', stepId);
     this.sql.exec('DELETE FROM outputs WHERE step_id = ?', stepId);
   }
 
@@ -312,7 +218,7 @@ export class SqlStore implements ResultStore {
   getVar(key: string): { found: boolean; value?: unknown } {
     if (!this.#vars.exists) return { found: false };
     const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
-    return row ? { found: true, value: this.#unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
   }
 
   setVar(key: string, value: unknown): void {
@@ -354,7 +260,7 @@ export class SqlStore implements ResultStore {
       'INSERT OR REPLACE INTO plans (version, plan_id, body, created_at) VALUES (?, ?, ?, ?)',
       version,
       planId,
-      this.#packText(jsonOf(plan)),
+      this.#spill.pack(jsonOf(plan)),
       createdAt,
     );
   }
@@ -364,7 +270,7 @@ export class SqlStore implements ResultStore {
       version === undefined
         ? this.sql.exec<Row>('SELECT body FROM plans ORDER BY version DESC LIMIT 1').toArray()[0]
         : this.sql.exec<Row>('SELECT body FROM plans WHERE version = ?', version).toArray()[0];
-    return row ? this.#unpack(text(row.body)) : null;
+    return row ? this.#spill.unpack(text(row.body)) : null;
   }
 
   /** The stored size (bytes of JSON) of a plan version, read without loading it. */
@@ -451,7 +357,7 @@ export class SqlStore implements ResultStore {
       this.sql,
       'INSERT INTO events (seq, event_type, step_id, body) VALUES',
       '',
-      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#packText(eventJson(e))]),
+      events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#spill.pack(eventJson(e))]),
     );
   }
 
@@ -466,7 +372,7 @@ export class SqlStore implements ResultStore {
             upTo,
             limit,
           );
-    return rows.toArray().map((r) => this.#unpack(text(r.body)) as RunEvent);
+    return rows.toArray().map((r) => this.#spill.unpack(text(r.body)) as RunEvent);
   }
 
   /**
