@@ -5,6 +5,8 @@
  * and then kept up to date, so replacing a value (whose chunks must go) needs no read first.
  */
 
+import { sqlText } from './sql-batch';
+
 /** Values above this go to `blobs`. */
 const INLINE_LIMIT = 512 * 1024;
 const CHUNK = 512 * 1024;
@@ -31,9 +33,6 @@ function blobIdOf(stored: string): string | null {
   return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
 }
 
-const text = (v: SqlStorageValue | undefined): string =>
-  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-
 export class SpilledValues {
   /** The last blob id given out, counted in `meta` (`blob_seq`). */
   #seq = 0;
@@ -51,7 +50,7 @@ export class SpilledValues {
   reload(): void {
     this.#known.clear();
     const row = this.sql.exec<Row>("SELECT value FROM meta WHERE key = 'blob_seq'").toArray()[0];
-    this.#seq = Number(row ? text(row.value) : 0);
+    this.#seq = Number(row ? sqlText(row.value) : 0);
   }
 
   /**
@@ -76,7 +75,7 @@ export class SpilledValues {
     const id = blobIdOf(stored);
     if (id === null) return JSON.parse(stored);
     const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', id).toArray();
-    return JSON.parse(parts.map((p) => text(p.data)).join(''));
+    return JSON.parse(parts.map((p) => sqlText(p.data)).join(''));
   }
 
   /** `key`'s new value in `table`, packed: the old value's chunks dropped, the new one's remembered. */
@@ -107,7 +106,7 @@ export class SpilledValues {
         BLOB_REF.length,
         BLOB_REF,
       );
-      for (const r of rows) known.set(text(r.k), blobIdOf(text(r.value))!);
+      for (const r of rows) known.set(sqlText(r.k), blobIdOf(sqlText(r.value))!);
       this.#known.set(table, known);
     }
     return known;

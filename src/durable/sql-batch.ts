@@ -14,6 +14,10 @@ export function tuples(rows: number, width: number): string {
   return new Array<string>(rows).fill(one).join(', ');
 }
 
+/** A SQL value read back as text (every column the run's store reads as a string is TEXT). */
+export const sqlText = (v: SqlStorageValue | undefined): string =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+
 /** Statement texts by their parts and row count (see {@link statementFor}). */
 const STATEMENTS = new Map<string, Map<string, string[]>>();
 

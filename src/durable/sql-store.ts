@@ -5,7 +5,7 @@
  */
 import type { RunEvent } from '../engine/events';
 import type { ResultStore } from '../engine/state';
-import { chunked, insertMany, statementFor } from './sql-batch';
+import { chunked, insertMany, sqlText, statementFor } from './sql-batch';
 import { eventJson, jsonOf } from './plan-text';
 import { hasTable, LazyTable } from './lazy-table';
 import { KEY_OF, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
@@ -89,10 +89,6 @@ export type AttemptRow = {
   error_code: string | null;
 };
 
-/** A SQL value read back as text (every column this store reads as a string is TEXT). */
-const text = (v: SqlStorageValue | undefined): string =>
-  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-
 export class SqlStore implements ResultStore {
   #exists = false;
   readonly #spill: SpilledValues;
@@ -138,7 +134,7 @@ export class SqlStore implements ResultStore {
 
   getMeta(key: string): string | null {
     const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
-    return row ? text(row.value) : null;
+    return row ? sqlText(row.value) : null;
   }
 
   setMeta(key: string, value: string): void {
@@ -152,7 +148,7 @@ export class SqlStore implements ResultStore {
   /** A JSON value kept in `meta`, in chunks when large (the run's input, its final output). */
   getMetaValue(key: string): { found: boolean; value?: unknown } {
     const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
-    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(sqlText(row.value)) } : { found: false };
   }
 
   setMetaValue(key: string, value: unknown): void {
@@ -189,7 +185,7 @@ export class SqlStore implements ResultStore {
     const pending = this.#pendingOutputs.get(stepId);
     if (pending !== undefined) return { found: true, value: this.#spill.unpack(pending) };
     const row = this.sql.exec<Row>('SELECT value FROM outputs WHERE step_id = ?', stepId).toArray()[0];
-    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(sqlText(row.value)) } : { found: false };
   }
 
   /**
@@ -218,7 +214,7 @@ export class SqlStore implements ResultStore {
   getVar(key: string): { found: boolean; value?: unknown } {
     if (!this.#vars.exists) return { found: false };
     const row = this.sql.exec<Row>('SELECT value FROM vars WHERE key = ?', key).toArray()[0];
-    return row ? { found: true, value: this.#spill.unpack(text(row.value)) } : { found: false };
+    return row ? { found: true, value: this.#spill.unpack(sqlText(row.value)) } : { found: false };
   }
 
   setVar(key: string, value: unknown): void {
@@ -241,7 +237,7 @@ export class SqlStore implements ResultStore {
     const out = new Map<string, number>();
     const col = KEY_OF[table];
     for (const r of this.sql.exec<Row>(`SELECT ${col} AS k, ${STORED_BYTES('value')} AS n FROM ${table}`))
-      out.set(text(r.k), Number(r.n));
+      out.set(sqlText(r.k), Number(r.n));
     return out;
   }
 
@@ -250,7 +246,7 @@ export class SqlStore implements ResultStore {
     return this.sql
       .exec<Row>('SELECT key FROM vars ORDER BY key')
       .toArray()
-      .map((r) => text(r.key));
+      .map((r) => sqlText(r.key));
   }
 
   // ---- plans, steps, attempts -----------------------------------------------------------------------
@@ -270,7 +266,7 @@ export class SqlStore implements ResultStore {
       version === undefined
         ? this.sql.exec<Row>('SELECT body FROM plans ORDER BY version DESC LIMIT 1').toArray()[0]
         : this.sql.exec<Row>('SELECT body FROM plans WHERE version = ?', version).toArray()[0];
-    return row ? this.#spill.unpack(text(row.body)) : null;
+    return row ? this.#spill.unpack(sqlText(row.body)) : null;
   }
 
   /** The stored size (bytes of JSON) of a plan version, read without loading it. */
@@ -285,7 +281,11 @@ export class SqlStore implements ResultStore {
     return this.sql
       .exec<Row>('SELECT version, plan_id, created_at FROM plans ORDER BY version')
       .toArray()
-      .map((r) => ({ version: Number(r.version), plan_id: text(r.plan_id), created_at: text(r.created_at) }));
+      .map((r) => ({
+        version: Number(r.version),
+        plan_id: sqlText(r.plan_id),
+        created_at: sqlText(r.created_at),
+      }));
   }
 
   putSteps(rows: readonly (readonly [stepId: string, runtime: unknown])[]): void {
@@ -303,7 +303,7 @@ export class SqlStore implements ResultStore {
 
   *steps(): Generator<[string, unknown]> {
     for (const r of this.sql.exec<Row>('SELECT step_id, runtime FROM steps')) {
-      yield [text(r.step_id), JSON.parse(text(r.runtime))];
+      yield [sqlText(r.step_id), JSON.parse(sqlText(r.runtime))];
     }
   }
 
@@ -372,7 +372,7 @@ export class SqlStore implements ResultStore {
             upTo,
             limit,
           );
-    return rows.toArray().map((r) => this.#spill.unpack(text(r.body)) as RunEvent);
+    return rows.toArray().map((r) => this.#spill.unpack(sqlText(r.body)) as RunEvent);
   }
 
   /**
