@@ -343,6 +343,16 @@ export class RunMachine {
             message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
           };
         }
+        // A plan nobody approved is not run by a retry: rejected, or cut off while it awaited approval.
+        if (s.approval && s.approval.decision !== 'granted') {
+          return {
+            code: 'run_not_retryable',
+            message:
+              s.approval.decision === 'rejected'
+                ? `Run ${s.run_id}'s plan was rejected, and a rejected plan is not run: start a new run`
+                : `Run ${s.run_id} was ${s.status} while its plan awaited approval; a retry would run a plan nobody approved: start a new run`,
+          };
+        }
         const ids = resumableSteps(s, input.step_id);
         if (typeof ids === 'object' && 'code' in ids) return ids;
         emit({ type: 'RunResumed', payload: { step_ids: ids } });

@@ -72,10 +72,17 @@ export type RevisionStrategy = (typeof RevisionStrategy)[keyof typeof RevisionSt
 /** The tool a step runs when it names none (SPEC §4: `llm.call` is the default executor). */
 export const DEFAULT_ACTION = 'llm.call';
 
-export const STEP_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+/**
+ * 1-64 letters, digits, `_`, `.` or `-` — and not `__proto__`: step ids are keys of the objects a run
+ * is read through (`step_results`, `steps.<id>` in references), where that one would set the prototype.
+ */
+export const STEP_ID_PATTERN = /^(?!__proto__$)[A-Za-z0-9_.-]{1,64}$/;
 export const StepIdSchema = z
   .string()
-  .regex(STEP_ID_PATTERN, 'step ids are 1-64 characters of letters, digits, "_", "." or "-"');
+  .regex(
+    STEP_ID_PATTERN,
+    'step ids are 1-64 characters of letters, digits, "_", "." or "-" (and not "__proto__")',
+  );
 
 export const FallbackActionSchema = z.union([
   z.string().min(1),

@@ -398,6 +398,89 @@ describe('run control', () => {
     const h = harness({ steps: [echo('a')] });
     expect(h.machine.handle({ type: 'resume' }).refused?.code).toBe('run_not_retryable');
   });
+
+  it('never runs a plan nobody approved: a rejected one, or one cancelled while it awaited approval', () => {
+    for (const stop of ['reject', 'cancel'] as const) {
+      const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+      const r =
+        stop === 'reject'
+          ? h.machine.handle({ type: 'approval', decision: 'reject' })
+          : h.machine.handle({ type: 'cancel' });
+      expect(r.refused).toBeUndefined();
+      expect(h.state.status).toBe('cancelled');
+      const retry = h.machine.handle({ type: 'resume' });
+      expect(retry.refused?.code).toBe('run_not_retryable');
+      expect(retry.refused?.message).toMatch(stop === 'reject' ? /was rejected/ : /awaited approval/);
+      expect(retry.events).toEqual([]);
+      expect(h.machine.handle({ type: 'resume', step_id: 'a' }).refused?.code).toBe('run_not_retryable');
+    }
+    // Approved, then cancelled while running: the approved plan may be retried.
+    const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    h.machine.handle({ type: 'approval', decision: 'approve' });
+    h.machine.handle({ type: 'cancel' });
+    expect(h.machine.handle({ type: 'resume' }).refused).toBeUndefined();
+    expect(h.state.status).toBe('running');
+  });
+
+  it('retrying one step of a cancelled run runs the dependencies the cancel cut off first, and every other cut-off step', () => {
+    const h = harness(
+      { steps: [echo('s'), echo('t', { dependencies: ['s'] }), echo('u')] },
+      { retry_failed_steps: 0 },
+    );
+    h.machine.handle({ type: 'cancel' });
+    h.fail('s', 'aborted: the run was cancelled'); // the running attempt's answer, after the cancel
+    expect([h.status('s'), h.status('t'), h.status('u')]).toEqual(['skipped', 'skipped', 'skipped']);
+    const r = h.machine.handle({ type: 'resume', step_id: 't' });
+    h.events.push(...r.events);
+    h.commands.push(...r.commands);
+    expect(r.events[0]).toMatchObject({ event_type: 'RunResumed', payload: { step_ids: ['s', 't', 'u'] } });
+    // t waits for s: it is not dispatched before s completed.
+    expect(dispatched(h).filter((d) => d.startsWith('t#'))).toEqual([]);
+    h.ok('s', 'S');
+    expect(dispatched(h).at(-1)).toBe('t#1');
+    h.ok('t', 'T');
+    h.ok('u', 'U');
+    expect(h.state.status).toBe('completed');
+    expect(h.snapshot().step_results).toEqual({ s: 'S', t: 'T', u: 'U' });
+  });
+
+  it('refuses to retry a step whose dependency failed, naming the dependency to retry', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] },
+      { retry_failed_steps: 0 },
+    );
+    h.fail('a', 'boom', false);
+    expect(h.state.status).toBe('failed');
+    const r = h.machine.handle({ type: 'resume', step_id: 'c' });
+    expect(r.refused).toMatchObject({ code: 'step_not_retryable' });
+    expect(r.refused?.message).toContain('depends on "a", which failed: retry "a"');
+    expect(h.machine.handle({ type: 'resume', step_id: 'a' }).refused).toBeUndefined();
+  });
+
+  it('retrying a failed step also runs the branches the failure cut off, so "completed" means all ran', () => {
+    const h = harness(
+      {
+        steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('x'), echo('y', { dependencies: ['x'] })],
+      },
+      { retry_failed_steps: 0 },
+    );
+    h.fail('a', 'boom', false);
+    expect(h.state.status).toBe('failed');
+    const cutOff = ['x', 'y'].filter((id) => h.status(id) !== 'completed');
+    const r = h.machine.handle({ type: 'resume', step_id: 'a' });
+    h.events.push(...r.events);
+    h.commands.push(...r.commands);
+    expect(r.events[0]).toMatchObject({ event_type: 'RunResumed' });
+    const reopened = (r.events[0]?.payload as { step_ids: string[] }).step_ids;
+    expect(reopened).toEqual(['a', 'b', ...cutOff]);
+    // Sequential: each in plan order, one at a time.
+    for (const id of ['a', 'b', 'x', 'y']) {
+      expect(h.status(id)).toBe('running');
+      h.ok(id, id.toUpperCase());
+    }
+    expect(h.state.status).toBe('completed');
+    expect(Object.keys(h.snapshot().step_results).sort()).toEqual(['a', 'b', 'x', 'y']);
+  });
 });
 
 describe('replay', () => {

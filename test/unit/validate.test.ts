@@ -104,6 +104,23 @@ describe('validatePlan', () => {
     expect(validate('not a plan').errors[0]).toMatchObject({ code: 'schema' });
   });
 
+  it('refuses the step id __proto__ (a key of every view of the run), and takes other built-in names', () => {
+    // As a key of step_results it set the prototype: the run was stored and then unreadable (a 500).
+    const r = validate({ steps: [{ id: '__proto__', action: 'llm.call', parameters: { prompt: 'p' } }] });
+    expect(r.valid).toBe(false);
+    expect(r.errors[0]).toMatchObject({ code: 'schema', step_id: '__proto__', path: ['steps', 0, 'id'] });
+    expect(r.errors[0]?.message).toContain('not "__proto__"');
+    const ok = validate({
+      steps: ['constructor', 'prototype', 'toString', '__proto'].map((id) => ({
+        id,
+        action: 'llm.call',
+        parameters: { prompt: 'p' },
+        dependencies: [],
+      })),
+    });
+    expect(ok.errors).toEqual([]);
+  });
+
   it('reports a duplicated step id', () => {
     const r = validate({ steps: [search, { ...search }] });
     expect(r.errors).toEqual([

@@ -141,6 +141,35 @@ describe('plan approval', () => {
     expect((await waitForRun(rejected)).status).toBe('cancelled');
   });
 
+  it('a retry never runs a plan nobody approved: 409 after a rejection, or a cancel while it awaited approval', async () => {
+    for (const stop of ['reject', 'cancel'] as const) {
+      const runId = await startRun(plan, { require_plan_approval: true });
+      await waitForRun(runId, awaiting);
+      const stopped =
+        stop === 'reject'
+          ? await api('POST', `/v1/runs/${runId}/approval`, { decision: 'reject' })
+          : await api('POST', `/v1/runs/${runId}/cancel`);
+      expect(stopped).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+      for (const body of [undefined, { step_id: 'a' }]) {
+        const retried = await api('POST', `/v1/runs/${runId}/retry`, body);
+        expect(retried.status).toBe(409);
+        expect(retried.body.error).toMatchObject({
+          code: 'conflict',
+          details: { reason: 'run_not_retryable' },
+        });
+        expect(retried.body.error.message).toContain('start a new run');
+      }
+      const run = (await api('GET', `/v1/runs/${runId}`)).body;
+      expect(run.status).toBe('cancelled');
+      expect(run.step_results).toEqual({});
+      const types = ((await api('GET', `/v1/runs/${runId}/events`)).body.events as Json[]).map(
+        (e) => e.event_type,
+      );
+      expect(types).not.toContain('RunResumed');
+      expect(types).not.toContain('ToolInvoked');
+    }
+  });
+
   it('never waits open-ended: without an approval block the deadline is a day away', async () => {
     const before = Date.now();
     const runId = await startRun(plan, { require_plan_approval: true });

@@ -54,8 +54,11 @@ describe('routes that need a body', () => {
 describe('routes whose body is optional', () => {
   for (const [what, body, headers] of NOTHING) {
     it(`cancel and retry accept ${what}`, async () => {
-      const runId = await startRun(plan, { require_plan_approval: true });
-      await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+      const runId = await startRun({
+        goal: 'wait',
+        steps: [{ id: 'a', action: 'demo.sleep', parameters: { ms: 300 } }],
+      });
+      await waitForRun(runId, (r) => r.status === 'running');
       const cancelled = await post(`/v1/runs/${runId}/cancel`, body, headers);
       expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
       const retried = await post(`/v1/runs/${runId}/retry`, body, headers);
@@ -138,4 +141,41 @@ describe('deeply nested import sources', () => {
       });
     }
   }
+});
+
+describe('bodies the API cannot read', () => {
+  for (const [what, body, headers] of NOTHING) {
+    it(`POST /mcp with ${what} is a 400 JSON-RPC parse error, not a 500`, async () => {
+      const r = await post('/mcp', body, { ...headers, Accept: 'application/json, text/event-stream' });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      expect(r.body.error.message).toContain('send a JSON-RPC message');
+    });
+  }
+
+  it('a compressed body is 415 naming its Content-Encoding, not a parse error echoing binary', async () => {
+    const gz = new Response(
+      new Blob([JSON.stringify({ plan })]).stream().pipeThrough(new CompressionStream('gzip')),
+    );
+    const res = await exports.default.fetch(
+      new Request('http://edgeplan.test/v1/plans/validate', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+        body: await gz.arrayBuffer(),
+      }),
+    );
+    expect(res.status).toBe(415);
+    const body = await res.json<Json>();
+    expect(body.error).toMatchObject({
+      code: 'unsupported_media_type',
+      details: { content_encoding: 'gzip' },
+    });
+    expect(body.error.message).toContain('send this one uncompressed');
+    // identity is no encoding at all
+    const plain = await post('/v1/plans/validate', JSON.stringify({ plan }), {
+      ...JSON_TYPE,
+      'Content-Encoding': 'identity',
+    });
+    expect(plain.status).toBe(200);
+  });
 });

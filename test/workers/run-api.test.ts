@@ -266,6 +266,28 @@ describe('run control', () => {
     expect(run.steps.hang.error.code).toBe('timeout');
   });
 
+  it('retrying one step of a cancelled run runs the dependency the cancel cut off first; never out of order', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 's', action: 'demo.sleep', parameters: { ms: 400, value: 'S' } },
+        echo('t', { dependencies: ['s'], parameters: { got: '{{ steps.s.output }}' } }),
+      ],
+    });
+    await waitForRun(runId, (r) => r.step_statuses.s === 'running');
+    expect((await api('POST', `/v1/runs/${runId}/cancel`)).status).toBe(200);
+    const cancelled = await waitForRun(runId, (r) => r.step_statuses.s !== 'running');
+    expect(cancelled.step_statuses).toEqual({ s: 'skipped', t: 'skipped' });
+    const r = await api('POST', `/v1/runs/${runId}/retry`, { step_id: 't' });
+    expect(r).toMatchObject({ status: 200, body: { status: 'running' } });
+    const done = await waitForRun(runId);
+    expect(done.status).toBe('completed');
+    expect(done.step_statuses).toEqual({ s: 'completed', t: 'completed' });
+    expect(done.step_results.t).toEqual({ got: 'S' });
+    const log = (await api('GET', `/v1/runs/${runId}/events`)).body.events as Json[];
+    const invoked = log.filter((e) => e.event_type === 'ToolInvoked').map((e) => e.payload.step_id);
+    expect(invoked.slice(-2)).toEqual(['s', 't']);
+  });
+
   it('refuses to retry a completed run', async () => {
     const runId = await startRun({ steps: [echo('a')] });
     await waitForRun(runId);

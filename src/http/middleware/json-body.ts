@@ -40,6 +40,16 @@ export function jsonBody(): MiddlewareHandler {
       return next();
     }
 
+    // Bodies are read as they arrive: a compressed one would reach the parser as binary.
+    const encoding = c.req.header('Content-Encoding')?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      return jsonError(
+        c,
+        'unsupported_media_type',
+        `Request bodies are not decoded: send this one uncompressed, without "Content-Encoding: ${encoding}"`,
+        { content_encoding: encoding },
+      );
+    }
     const contentType = c.req.header('Content-Type');
     if (!contentType || !isJsonContentType(contentType)) {
       const got = contentType ? `got "${contentType}"` : 'no Content-Type was sent';

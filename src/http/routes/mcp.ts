@@ -27,6 +27,16 @@ const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
  */
 export function registerMcpRoutes(app: App): void {
   app.post('/mcp', async (c) => {
+    // jsonBody() turned a blank body into none; the transport would be handed nothing to parse.
+    if (c.req.raw.body === null)
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          error: { code: -32700, message: 'Parse error: the request has no body; send a JSON-RPC message' },
+          id: null,
+        },
+        400,
+      );
     const server = mcpServer((call) => callApi(app, c, call));
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
