@@ -86,6 +86,11 @@ function checkStages(
 /** A transition's `to` that ends a staged run. */
 export const STAGE_END = '__end__';
 
+/** The largest `max_steps` a run may set. */
+export const MAX_PLAN_STEPS = 100_000;
+/** The deepest sub-plan nesting (`max_depth`) a run may set — as `POST /v1/plans` allows. */
+export const MAX_PLAN_DEPTH = 10;
+
 export const RunConfigSchema = z.object({
   execution_mode: z.enum(ExecutionMode).default('sequential'),
   max_parallel: z.number().int().min(1).max(1000).default(3),
@@ -117,8 +122,9 @@ export const RunConfigSchema = z.object({
   approval: ApprovalConfigSchema.optional(),
   token_budget: z.number().int().positive().nullish(),
   mode: z.enum(['eager', 'lazy']).default('eager'),
-  max_steps: z.number().int().min(1).default(20),
-  max_depth: z.number().int().min(0).default(3),
+  /** At most MAX_PLAN_STEPS: past it a plan no longer fits a request body, nor a run object's memory. */
+  max_steps: z.number().int().min(1).max(MAX_PLAN_STEPS).default(20),
+  max_depth: z.number().int().min(0).max(MAX_PLAN_DEPTH).default(3),
   /**
    * How a goal is planned and run: `iterative` / `react` plan a turn at a time — when the steps of a
    * turn are done, the planner sees the plan and the state and follows, extends or replaces the plan,
@@ -252,6 +258,3 @@ export function stagesOf(config: RunConfig): StageConfig[] {
 export function parseRunConfig(raw: unknown): RunConfig {
   return RunConfigSchema.parse(applyConfigAliases(raw ?? {}));
 }
-
-/** The schema callers validate against: aliases first, then the canonical schema. */
-export const RunConfigInputSchema = z.preprocess((v) => applyConfigAliases(v ?? {}), RunConfigSchema);

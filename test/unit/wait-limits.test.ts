@@ -1,6 +1,6 @@
 /** Every wait a run can be told to make is at most MAX_WAIT_S, so its deadline is a date an alarm takes. */
 import { describe, expect, it } from 'vitest';
-import { RunConfigInputSchema } from '../../src/plan/config';
+import { RunConfigInputSchema } from '../../src/http/schemas/config';
 import { MAX_WAIT_S } from '../../src/plan/limits';
 import { PlanStepInputSchema } from '../../src/plan/model';
 import { harness } from './engine-helpers';

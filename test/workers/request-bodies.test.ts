@@ -179,3 +179,85 @@ describe('bodies the API cannot read', () => {
     expect(plain.status).toBe(200);
   });
 });
+
+describe('keys the API does not know', () => {
+  const cases: [string, string, unknown, string][] = [
+    [
+      'a misspelt config key (which would have run the plan unapproved)',
+      '/v1/runs',
+      { plan, config: { require_plan_aproval: true } },
+      'config: Unknown key "require_plan_aproval" (did you mean "require_plan_approval"?)',
+    ],
+    [
+      'a misspelt top-level key',
+      '/v1/runs',
+      { plan, confg: {} },
+      '(root): Unknown key "confg" (did you mean "config"?)',
+    ],
+    [
+      'an unknown key with no near match',
+      '/v1/runs',
+      { plan, colour: 'red' },
+      '(root): Unknown key "colour"',
+    ],
+    [
+      'a misspelt validation config key',
+      '/v1/plans/validate',
+      { plan, config: { require_dependences: true } },
+      'config: Unknown key "require_dependences" (did you mean "require_dependencies"?)',
+    ],
+    [
+      'a misspelt planning key',
+      '/v1/plans',
+      { goal: 'g', stratgy: 'flat' },
+      'Unknown key "stratgy" (did you mean "strategy"?)',
+    ],
+    [
+      'a misspelt cancel key',
+      '/v1/runs/run_abc/cancel',
+      { reasn: 'x' },
+      'Unknown key "reasn" (did you mean "reason"?)',
+    ],
+    [
+      'a misspelt retry key',
+      '/v1/runs/run_abc/retry',
+      { stepid: 'a' },
+      'Unknown key "stepid" (did you mean "step_id"?)',
+    ],
+  ];
+  for (const [what, path, body, message] of cases) {
+    it(`${path}: ${what} is 400 invalid_request naming the key`, async () => {
+      const r = await post(path, JSON.stringify(body), JSON_TYPE);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+      expect(r.body.error.message).toContain(message);
+      expect(r.body.error.details.issues[0].code).toBe('unrecognized_keys');
+    });
+  }
+
+  it('still takes the seed aliases of config keys (max_subtasks, parallel)', async () => {
+    const r = await post(
+      '/v1/runs',
+      JSON.stringify({ plan, config: { max_subtasks: 5, parallel: true } }),
+      JSON_TYPE,
+    );
+    expect(r.status).toBe(201);
+    const run = await waitForRun(r.body.run_id as string);
+    expect(run.status).toBe('completed');
+  });
+
+  it('caps max_steps, max_depth and a goal as POST /v1/plans does', async () => {
+    const over: [unknown, string][] = [
+      [{ plan, config: { max_steps: 100_001 } }, 'config.max_steps'],
+      [{ plan, config: { max_steps: 1e12 } }, 'config.max_steps'],
+      [{ plan, config: { max_depth: 11 } }, 'config.max_depth'],
+      [{ goal: 'g'.repeat(10_001) }, 'goal'],
+      [{ goal: '   ' }, 'goal'],
+    ];
+    for (const [body, path] of over) {
+      const r = await post('/v1/runs', JSON.stringify(body), JSON_TYPE);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toContain(`${path}: `);
+    }
+  });
+});

@@ -17,7 +17,7 @@ import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { PlanGoalRequestSchema, PlanGoalResponseSchema } from '../schemas/planning';
 import { ValidateRequestSchema, ValidationResponseSchema } from '../schemas/validation';
-import type { ValidationConfigSchema } from '../schemas/validation';
+import type { ValidationConfigSchema } from '../schemas/config';
 import type { App } from '../types';
 
 const validate = createRoute({

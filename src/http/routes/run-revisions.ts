@@ -15,14 +15,15 @@ import { errorResponses, V1_SECURITY } from '../openapi';
 import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
 import { PlanSchema, PlanStepSchema } from '../schemas/plan';
 import { RunIdParamSchema } from '../schemas/run';
+import { strictObject } from '../schemas/strict-object';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App } from '../types';
 
 const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unknown()).openapi('RunInput', {
   description: 'New information, or the answer the run waits for. `{input: …}` or any object.',
 });
-const ReplanSchema = z.object({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
-const RollbackSchema = z.object({ version: z.number().int().positive() }).openapi('RollbackRequest');
+const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
+const RollbackSchema = strictObject({ version: z.number().int().positive() }).openapi('RollbackRequest');
 const version = z.coerce.number().int().positive();
 /** The edit operations as documented (the run parses them with PlanEditSchema, src/approval/edits.ts). */
 const PlanEditDocSchema = z

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import type { Strategy } from '../../plan/model';
 import { PlanSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
+import { strictObject } from './strict-object';
 
 const PLANNABLE = [
   'flat',
@@ -44,37 +45,30 @@ export const PLANNING_OPTION_FIELDS = {
   success_criteria: z.string().max(10_000).optional(),
 };
 
-export const PlanGoalRequestSchema = z
-  .object({
-    goal: z
-      .string()
-      .trim()
-      .min(1)
-      .max(10_000)
-      .openapi({ example: 'Fetch https://example.com then echo done' }),
-    strategy: z.enum(PLANNABLE).optional().openapi({ description: 'Default "flat"' }),
-    max_depth: z
-      .number()
-      .int()
-      .min(0)
-      .max(10)
-      .optional()
-      .openapi({ description: 'Sub-plan nesting (hierarchical); default 3' }),
-    max_steps: steps.optional().openapi({ description: 'Default 20' }),
-    max_subtasks: steps.optional().openapi({ description: 'Seed-001 name for max_steps' }),
-    token_budget: z.number().int().positive().optional(),
-    ...PLANNING_OPTION_FIELDS,
-    tools: z
-      .array(z.string().min(1))
-      .max(500)
-      .optional()
-      .openapi({ description: 'Restrict the plan to these tools' }),
-    input: z
-      .unknown()
-      .optional()
-      .openapi({ description: 'The run input the plan may reference as {{ input.<path> }}' }),
-  })
-  .openapi('PlanGoalRequest');
+export const PlanGoalRequestSchema = strictObject({
+  goal: z.string().trim().min(1).max(10_000).openapi({ example: 'Fetch https://example.com then echo done' }),
+  strategy: z.enum(PLANNABLE).optional().openapi({ description: 'Default "flat"' }),
+  max_depth: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .openapi({ description: 'Sub-plan nesting (hierarchical); default 3' }),
+  max_steps: steps.optional().openapi({ description: 'Default 20' }),
+  max_subtasks: steps.optional().openapi({ description: 'Seed-001 name for max_steps' }),
+  token_budget: z.number().int().positive().optional(),
+  ...PLANNING_OPTION_FIELDS,
+  tools: z
+    .array(z.string().min(1))
+    .max(500)
+    .optional()
+    .openapi({ description: 'Restrict the plan to these tools' }),
+  input: z
+    .unknown()
+    .optional()
+    .openapi({ description: 'The run input the plan may reference as {{ input.<path> }}' }),
+}).openapi('PlanGoalRequest');
 
 export const TraceEntrySchema = z
   .object({

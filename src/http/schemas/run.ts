@@ -1,10 +1,11 @@
 /** Request and response schemas of the `/v1/runs` routes. */
 import { z } from '@hono/zod-openapi';
-import { RunConfigInputSchema } from '../../plan/config';
+import { RunConfigInputSchema } from './config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
 import { RunStatusSchema } from './run-views';
 import { PLANNING_OPTION_FIELDS } from './planning';
+import { strictObject } from './strict-object';
 
 export const RunIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
@@ -27,16 +28,20 @@ export const GOAL_PLANNING_FIELDS = {
     .openapi({ description: 'false: ask the model for plain text, for servers without JSON modes' }),
 };
 
-export const CreateRunSchema = z
-  .object({
-    goal: z.string().min(1).optional().openapi({ description: 'Plan this goal with the configured planner' }),
-    plan: PlanFieldSchema.optional(),
-    ...IMPORT_FIELDS,
-    config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
-    input: z.unknown().optional().openapi({ description: 'The run input, read by `{{ input.… }}`' }),
-    ...GOAL_PLANNING_FIELDS,
-  })
-  .openapi('CreateRun');
+export const CreateRunSchema = strictObject({
+  goal: z
+    .string()
+    .trim()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .openapi({ description: 'Plan this goal with the configured planner' }),
+  plan: PlanFieldSchema.optional(),
+  ...IMPORT_FIELDS,
+  config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
+  input: z.unknown().optional().openapi({ description: 'The run input, read by `{{ input.… }}`' }),
+  ...GOAL_PLANNING_FIELDS,
+}).openapi('CreateRun');
 
 export const RunLinksSchema = z.object({ self: z.string(), events: z.string(), ws: z.string() });
 
@@ -78,5 +83,5 @@ export const ListRunsQuerySchema = z.object({
   cursor: z.string().optional(),
 });
 
-export const CancelSchema = z.object({ reason: z.string().max(1000).optional() }).openapi('CancelRun');
-export const RetrySchema = z.object({ step_id: z.string().optional() }).openapi('RetryRun');
+export const CancelSchema = strictObject({ reason: z.string().max(1000).optional() }).openapi('CancelRun');
+export const RetrySchema = strictObject({ step_id: z.string().optional() }).openapi('RetryRun');

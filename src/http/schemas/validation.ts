@@ -1,47 +1,27 @@
 /** Request and response schemas of `POST /v1/plans/validate`. */
 import { z } from '@hono/zod-openapi';
-import { RunConfigSchema, applyConfigAliases } from '../../plan/config';
 import { FindingCode } from '../../plan/validate';
+import { ValidationConfigSchema } from './config';
 import { IMPORT_FIELDS, ImportedPlanSchema } from './import';
 import { PlanFieldSchema, PlanSchema } from './plan';
-
-/**
- * The run configuration as validation reads it: the canonical schema with its aliases
- * (`max_subtasks`, …) accepted, except that `require_dependencies` has no default — submitted plans
- * may leave dependencies to their references, so the check is on only when the caller asks for it.
- */
-export const ValidationConfigSchema = z
-  .preprocess(
-    (v) => applyConfigAliases(v ?? {}),
-    RunConfigSchema.extend({
-      require_dependencies: z
-        .boolean()
-        .optional()
-        .openapi({ description: 'Every step must list its dependencies (off unless set)' }),
-    }),
-  )
-  .openapi('ValidationConfig', {
-    description: 'Run configuration (SPEC §4); seed aliases such as max_subtasks are accepted',
-  });
+import { strictObject } from './strict-object';
 
 /**
  * A plan to validate: `plan` (a §2 plan or a seed-004 `_tool` array), or `format` with `source`.
  * Neither is `plan: Required`; how `format` and `source` go together is the import's to say.
  */
-export const ValidateRequestSchema = z
-  .object({
-    plan: PlanFieldSchema.optional(),
-    ...IMPORT_FIELDS,
-    input: z.unknown().optional().openapi({
-      description:
-        'A TEA workflow’s initial state. When given, every key the workflow reads must be in it, as `POST /v1/runs` checks; when left out, the keys are listed in `imported.state_keys`.',
-    }),
-    config: ValidationConfigSchema.optional(),
-  })
-  .refine((v) => v.plan !== undefined || v.format !== undefined || v.source !== undefined, {
-    message: 'Required',
-    path: ['plan'],
-  });
+export const ValidateRequestSchema = strictObject({
+  plan: PlanFieldSchema.optional(),
+  ...IMPORT_FIELDS,
+  input: z.unknown().optional().openapi({
+    description:
+      'A TEA workflow’s initial state. When given, every key the workflow reads must be in it, as `POST /v1/runs` checks; when left out, the keys are listed in `imported.state_keys`.',
+  }),
+  config: ValidationConfigSchema.optional(),
+}).refine((v) => v.plan !== undefined || v.format !== undefined || v.source !== undefined, {
+  message: 'Required',
+  path: ['plan'],
+});
 
 export const FindingSchema = z
   .object({
