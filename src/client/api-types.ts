@@ -2289,7 +2289,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events with a greater seq */
-                after?: number | null;
+                after?: number;
                 limit?: number;
             };
             header?: never;
@@ -2402,8 +2402,8 @@ export interface operations {
     getRunState: {
         parameters: {
             query?: {
-                /** @description Replay up to this seq */
-                at?: number | null;
+                /** @description Replay up to this seq (events are numbered from 1) */
+                at?: number;
             };
             header?: never;
             path: {
@@ -2455,7 +2455,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Send the events after this seq first (default 0: all) */
-                after?: number | null;
+                after?: number;
             };
             header?: never;
             path: {

@@ -237,7 +237,11 @@ export class PlanRun extends DurableObject<Env> {
 
   /** A user-requested revision; refused up front when no planner could produce it. */
   async replan(reason: string): Promise<RpcResult<{ status: RunStatus }>> {
-    if (!plannerConfigured(this.env)) {
+    const m = this.#load();
+    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+    // A run that could not be revised anyway is told why (404, 409) before what a revision would need.
+    const revisable = m.state.status === 'running' || m.state.status === 'awaiting_input';
+    if (revisable && !plannerConfigured(this.env)) {
       return { ok: false, error: { code: 'planning_unavailable', message: PLANNER_NEEDED } };
     }
     return this.#control({ type: 'request_revision', trigger: 'user_request', reason });

@@ -254,4 +254,17 @@ describe('input', () => {
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('planning_unavailable');
   });
+
+  it('answers a replan of an unknown run 404 and of a finished one 409, whatever the planner', async () => {
+    const unknown = await api('POST', '/v1/runs/run_0123456789abcdef0123456789abcdef/replan', {
+      reason: 'x',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const finished = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'x' });
+    expect(finished.status).toBe(409);
+    expect(finished.body.error.code).toBe('conflict');
+  });
 });

@@ -50,6 +50,20 @@ describe('the rate limit', () => {
     expect(keys.join()).not.toContain('rl-token');
   });
 
+  it('keys a wrong token by the address: guessing tokens does not earn a fresh allowance per guess', async () => {
+    const { limiter, keys } = fakeLimiter(2);
+    const bindings = { ...env, API_TOKEN: 'rl-token', RATE_LIMITER: limiter };
+    const guess = (token: string) =>
+      call(bindings, { Authorization: `Bearer ${token}`, 'CF-Connecting-IP': '203.0.113.9' });
+    expect((await guess('guess-1')).status).toBe(401);
+    expect((await guess('guess-2')).status).toBe(401);
+    const third = await guess('guess-3');
+    expect(third.status).toBe(429);
+    expect(keys).toEqual(['ip:203.0.113.9', 'ip:203.0.113.9', 'ip:203.0.113.9']);
+    // The right token from the same address has its own allowance.
+    expect((await guess('rl-token')).status).toBe(200);
+  });
+
   it('limits /v1 only, and nothing without the binding', async () => {
     const { limiter } = fakeLimiter(0);
     expect((await call({ ...env, RATE_LIMITER: limiter }, {}, '/health')).status).toBe(200);
@@ -60,5 +74,8 @@ describe('the rate limit', () => {
   it('keys a request with neither token nor address as ip:unknown', async () => {
     expect(await rateLimitKey(undefined, undefined)).toBe('ip:unknown');
     expect(await rateLimitKey('Basic abc', ' 2001:db8::1 ')).toBe('ip:2001:db8::1');
+    expect(await rateLimitKey('Bearer abc', '192.0.2.1')).toBe('ip:192.0.2.1');
+    expect(await rateLimitKey('Bearer abc', '192.0.2.1', 'abd')).toBe('ip:192.0.2.1');
+    expect(await rateLimitKey('Bearer abc', '192.0.2.1', 'abc')).toMatch(/^token:/);
   });
 });

@@ -95,6 +95,14 @@ describe('events', () => {
     const at4 = await api('GET', `/v1/runs/${first}/state?at=4`);
     expect(at4.body.status).toBe('running');
     expect(at4.body.step_results).toEqual({});
+    const at1 = await api('GET', `/v1/runs/${first}/state?at=1`);
+    expect(at1.body.run_id).toBe(first);
+    // Events are numbered from 1: there is no state "as of event 0" (it had no run id).
+    for (const at of ['0', '', ' 1', '0x1']) {
+      const bad = await api('GET', `/v1/runs/${first}/state?at=${at}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toContain('at: ');
+    }
   });
 });
 
@@ -152,6 +160,41 @@ describe('live progress over WebSocket', () => {
     const r = await api('GET', `/v1/runs/${runId}/ws`);
     expect(r.status).toBe(426);
     expect(r.body.error.code).toBe('upgrade_required');
+  });
+
+  it('checks ?after= on the ws endpoint as /events does: 400 before any upgrade', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    for (const after of ['abc', '-5', 'NaN', '1e400', '1.5', '0x2', '', 'after=1&after=2']) {
+      const query = after.includes('=') ? after : `after=${after}`;
+      const res = await exports.default.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/ws?${query}`, {
+          headers: { Upgrade: 'websocket' },
+        }),
+      );
+      expect(res.status).toBe(400);
+      const body = await res.json<Json>();
+      expect(body.error.code).toBe('invalid_request');
+      expect(body.error.message).toMatch(/^Invalid query parameters: after: /);
+      const events = await api('GET', `/v1/runs/${runId}/events?${query}`);
+      expect(events.status).toBe(400);
+    }
+    const { received, ws } = await openSocket(runId, 2);
+    await until(() => received.length > 0);
+    expect(received[0]!.seq).toBe(3);
+    ws.close();
+  });
+
+  it('answers the ws endpoint of an unknown run 404 not_found, upgrade or not', async () => {
+    const id = 'run_0123456789abcdef0123456789abcdef';
+    const plain = await api('GET', `/v1/runs/${id}/ws`);
+    expect(plain.status).toBe(404);
+    expect(plain.body.error).toEqual({ code: 'not_found', message: `No run "${id}"` });
+    const res = await exports.default.fetch(
+      new Request(`http://edgeplan.test/v1/runs/${id}/ws`, { headers: { Upgrade: 'websocket' } }),
+    );
+    expect(res.status).toBe(404);
+    expect((await res.json<Json>()).error).toEqual({ code: 'not_found', message: `No run "${id}"` });
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * Requests per client through a Workers rate-limit binding (SPEC §8; wrangler.toml `[[ratelimits]]`,
- * bound as `RATE_LIMITER`). The key is the bearer token when one is sent (hashed: the limiter never
- * sees it), else the client address (`CF-Connecting-IP`). Over the limit: `429 rate_limited` with
+ * bound as `RATE_LIMITER`). The key is the bearer token when it is the deployment's (hashed: the
+ * limiter never sees it), else the client address (`CF-Connecting-IP`) — a wrong token too, so each
+ * guess does not get a fresh allowance. Over the limit: `429 rate_limited` with
  * `Retry-After`. Without the binding nothing is limited.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { jsonError } from '../errors';
+import { tokensEqual } from './auth';
 import type { AppEnv } from '../types';
 
 export type RateLimitOptions = {
@@ -15,10 +17,17 @@ export type RateLimitOptions = {
   retryAfterSeconds?: number;
 };
 
-/** The limiter's key: `token:<sha-256 of the token>`, else `ip:<CF-Connecting-IP>`, else `ip:unknown`. */
-export async function rateLimitKey(authorization: string | undefined, address: string | undefined) {
+/**
+ * The limiter's key: `token:<sha-256 of the token>` for the deployment's own token (`expected`), else
+ * `ip:<CF-Connecting-IP>`, else `ip:unknown`.
+ */
+export async function rateLimitKey(
+  authorization: string | undefined,
+  address: string | undefined,
+  expected?: string,
+) {
   const token = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
-  if (token) {
+  if (token && expected && (await tokensEqual(token, expected))) {
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
     const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
     return `token:${hex.slice(0, 32)}`;
@@ -36,7 +45,11 @@ export function rateLimit({
   return async function rateLimit(c, next) {
     const binding = limiter(c);
     if (!binding) return next();
-    const key = await rateLimitKey(c.req.header('Authorization'), c.req.header('CF-Connecting-IP'));
+    const key = await rateLimitKey(
+      c.req.header('Authorization'),
+      c.req.header('CF-Connecting-IP'),
+      c.env.API_TOKEN,
+    );
     const { success } = await binding.limit({ key });
     if (success) return next();
     c.header('Retry-After', String(retryAfterSeconds));

@@ -16,6 +16,7 @@ import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '..
 import { PlanSchema, PlanStepSchema } from '../schemas/plan';
 import { RunIdParamSchema } from '../schemas/run';
 import { strictObject } from '../schemas/strict-object';
+import { wholeNumber } from '../schemas/whole-number';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App } from '../types';
 
@@ -24,7 +25,7 @@ const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unkno
 });
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
 const RollbackSchema = strictObject({ version: z.number().int().positive() }).openapi('RollbackRequest');
-const version = z.coerce.number().int().positive();
+const version = wholeNumber(z.number().int().positive());
 /** The edit operations as documented (the run parses them with PlanEditSchema, src/approval/edits.ts). */
 const PlanEditDocSchema = z
   .discriminatedUnion('op', [

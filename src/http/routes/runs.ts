@@ -6,6 +6,7 @@ import { withGoalPlanning } from '../goal-planning';
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from '../openapi';
 import { jsonError } from '../errors';
+import { validationHook } from '../validation';
 import { requireBody } from '../middleware/require-body';
 import { startRun } from '../run-service';
 import {
@@ -230,7 +231,15 @@ export function registerRunRoutes(app: App): void {
   app.get('/v1/runs/:id/ws', async (c) => {
     const run = stubFor(c);
     if (!run) return notFound(c);
+    // As the validator of a documented route reads a query: a parameter given twice is an array.
+    const raw = Object.fromEntries(
+      Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]),
+    );
+    const query = WsQuerySchema.safeParse(raw);
+    if (!query.success) return validationHook({ success: false, target: 'query', error: query.error }, c)!;
     if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
+      // A plain GET of a run that does not exist is told so, not how to upgrade.
+      if (!(await run.getStatus({}))) return notFound(c);
       return jsonError(
         c,
         'upgrade_required',
@@ -238,6 +247,7 @@ export function registerRunRoutes(app: App): void {
       );
     }
     const res = await run.fetch(c.req.raw);
+    if (res.status === 404) return notFound(c);
     // A browser that offered the token as a subprotocol needs one of its protocols accepted.
     if (res.status !== 101 || !tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))) return res;
     return new Response(null, {

@@ -6,6 +6,7 @@ import { PlanFieldSchema } from './plan';
 import { RunStatusSchema } from './run-views';
 import { PLANNING_OPTION_FIELDS } from './planning';
 import { strictObject } from './strict-object';
+import { wholeNumber } from './whole-number';
 
 export const RunIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
@@ -56,11 +57,11 @@ const flag = z
 
 export const StatusQuerySchema = z.object({ include_details: flag, include_completed: flag });
 
-const seq = z.coerce.number().int().min(0);
+const seq = wholeNumber(z.number().int().min(0));
 
 export const EventsQuerySchema = z.object({
   after: seq.default(0).openapi({ description: 'Only events with a greater seq' }),
-  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  limit: wholeNumber(z.number().int().min(1).max(1000)).default(500),
 });
 
 export const WsQuerySchema = z.object({
@@ -74,12 +75,14 @@ export const ValuesQuerySchema = z.object({
 });
 
 export const StateQuerySchema = z.object({
-  at: seq.optional().openapi({ description: 'Replay up to this seq' }),
+  at: wholeNumber(z.number().int().min(1))
+    .optional()
+    .openapi({ description: 'Replay up to this seq (events are numbered from 1)' }),
 });
 
 export const ListRunsQuerySchema = z.object({
   status: RunStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: wholeNumber(z.number().int().min(1).max(200)).default(50),
   cursor: z.string().optional(),
 });
 
