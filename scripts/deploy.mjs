@@ -6,7 +6,9 @@
  * untouched), applies the D1 migrations remotely, and deploys. Running it again creates nothing.
  *
  * It calls `wrangler` from PATH (`npm run` puts the project's first). Arguments go to
- * `wrangler deploy`, e.g. `npm run deploy -- --dry-run --outdir /tmp/x`.
+ * `wrangler deploy`. With `--dry-run` (`npm run deploy -- --dry-run --outdir /tmp/x`) nothing is
+ * created, migrated or uploaded, and no account is needed: only the bundle is built, from
+ * wrangler.toml.
  * @example
  * npx wrangler login && npm run deploy
  */
@@ -41,6 +43,11 @@ function ensure(what, list, read, create) {
 }
 
 function main(deployArgs) {
+  if (deployArgs.includes('--dry-run')) {
+    console.error('deploy: --dry-run: nothing is created, migrated or uploaded; building the bundle only');
+    wrangler(['deploy', ...deployArgs]);
+    return;
+  }
   const toml = readFileSync('wrangler.toml', 'utf8');
   const want = wantedResources(toml);
   const databaseId = ensure(

@@ -12,6 +12,7 @@ type Fs = {
   writeFileSync(path: string, data: string): void;
   copyFileSync(from: string, to: string): void;
   rmSync(path: string, opts: { recursive: true; force: true }): void;
+  readdirSync(path: string): string[];
 };
 type ChildProcess = {
   spawnSync(
@@ -78,7 +79,7 @@ const creates = (commands: string[]) => commands.filter((c) => / create /.test(c
 describe('npm run deploy', { timeout: 60_000 }, () => {
   it('creates everything on an empty account, then migrates and deploys with the real ids', () => {
     const { deploy, config, account, dir } = setup(empty);
-    const run = deploy(['--dry-run', '--outdir', `${dir}/out`]);
+    const run = deploy(['--outdir', `${dir}/out`]);
     expect(run.status).toBe(0);
     expect(run.commands).toEqual([
       'd1 list --json',
@@ -91,7 +92,7 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
       'queues create steps',
       'queues create steps-dlq',
       'd1 migrations apply DB --remote --config wrangler.deploy.toml',
-      `deploy --config wrangler.deploy.toml --dry-run --outdir ${dir}/out`,
+      `deploy --config wrangler.deploy.toml --outdir ${dir}/out`,
     ]);
     const { d1, kv } = account();
     expect(config()).toContain(`database_id = "${d1[0]!.uuid}"`);
@@ -102,6 +103,16 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(fs.readFileSync(`${dir}/wrangler.toml`, 'utf8')).toBe(
       fs.readFileSync(`${root}wrangler.toml`, 'utf8'),
     );
+  });
+
+  it('--dry-run touches no account: no listing, creating or migrating, only the bundle built', () => {
+    const { deploy, account, dir } = setup(empty);
+    const run = deploy(['--dry-run', '--outdir', `${dir}/out`]);
+    expect(run.status).toBe(0);
+    expect(run.commands).toEqual([`deploy --dry-run --outdir ${dir}/out`]);
+    expect(run.stderr).toContain('nothing is created, migrated or uploaded');
+    expect(account()).toEqual(empty);
+    expect(fs.readdirSync(dir)).not.toContain('wrangler.deploy.toml');
   });
 
   it('creates nothing when run again, and writes the same config', () => {
