@@ -19,6 +19,8 @@ export default defineConfig(async () => {
       url: `http://127.0.0.1:${mcpPort}/mcp/e2e-auth`,
       headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' },
     },
+    // Malformed (a dot in the name): left out and logged; the two above must still be listed.
+    { name: 'bad.name', url: `http://127.0.0.1:${mcpPort}/mcp/e2e` },
   ];
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (

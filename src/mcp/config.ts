@@ -1,7 +1,8 @@
 /**
  * MCP servers a deployment takes tools from (SPEC §8): the `MCP_SERVERS` variable, a JSON array of
  * `{"name", "url", "headers"?}`, where `${NAME}` in a header value reads the secret `NAME` from the
- * Worker's env. A malformed entry is an `mcp_config_invalid` error naming it.
+ * Worker's env. A malformed entry is an `mcp_config_invalid` error naming it; a deployment leaves it
+ * out and keeps the others ({@link readMcpServers}).
  */
 import { EdgeplanError } from '../errors';
 
@@ -23,47 +24,91 @@ function invalid(message: string): EdgeplanError {
 }
 
 /**
- * Checks a list of server configurations (parsed JSON or the programmatic option).
+ * Checks a list of server configurations (parsed JSON or the programmatic option); throws at the
+ * first bad entry.
  * @example parseMcpServers([{ name: 'files', url: 'https://mcp.example/mcp' }]);
  */
 export function parseMcpServers(value: unknown): McpServerConfig[] {
-  if (!Array.isArray(value)) throw invalid('MCP_SERVERS must be a JSON array of {name, url, headers?}');
+  if (!Array.isArray(value)) throw notAnArray();
   const seen = new Set<string>();
-  return value.map((entry: unknown, i) => {
-    const label = `MCP_SERVERS[${i}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-      throw invalid(`${label} must be an object {name, url, headers?}`);
-    const { name, url, headers, ...rest } = entry as Record<string, unknown>;
-    const extra = Object.keys(rest);
-    if (extra.length) throw invalid(`${label} has unknown field(s): ${extra.join(', ')}`);
-    if (typeof name !== 'string' || !NAME.test(name))
-      throw invalid(`${label}.name must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(name)})`);
-    const where = `${label} ("${name}")`;
-    if (seen.has(name)) throw invalid(`${where}: another server is already named "${name}"`);
-    seen.add(name);
-    if (typeof url !== 'string' || !isHttpUrl(url))
-      throw invalid(`${where}.url must be an http(s) URL (got ${JSON.stringify(url)})`);
-    const server: McpServerConfig = { name, url };
-    if (headers !== undefined) server.headers = checkHeaders(headers, where);
-    return server;
-  });
+  return value.map((entry: unknown, i) => checkEntry(entry, i, seen));
 }
 
 /**
- * Reads `env.MCP_SERVERS` (a JSON string, or already an array); no variable is no servers.
+ * Reads `env.MCP_SERVERS` (a JSON string, or already an array); no variable is no servers. Throws
+ * `mcp_config_invalid` at the first bad entry.
  * @example mcpServersFromEnv({ MCP_SERVERS: '[{"name":"a","url":"http://127.0.0.1:9/mcp"}]' });
  */
 export function mcpServersFromEnv(env: { readonly MCP_SERVERS?: unknown }): McpServerConfig[] {
-  const raw = env.MCP_SERVERS;
-  if (raw === undefined || raw === null || raw === '') return [];
-  if (typeof raw !== 'string') return parseMcpServers(raw);
-  let parsed: unknown;
+  const raw = rawServers(env);
+  return raw === null ? [] : parseMcpServers(raw);
+}
+
+/**
+ * A deployment's servers as far as they are well-formed: a bad entry is left out (and reported), the
+ * others kept — one typo does not take every server's tools away. A variable that is not a JSON array
+ * gives no servers and one problem.
+ * @example const { servers, problems } = readMcpServers(env);
+ */
+export function readMcpServers(env: { readonly MCP_SERVERS?: unknown }): {
+  servers: McpServerConfig[];
+  problems: EdgeplanError[];
+} {
+  let raw: unknown;
   try {
-    parsed = JSON.parse(raw);
+    raw = rawServers(env);
+  } catch (err) {
+    return { servers: [], problems: [err as EdgeplanError] };
+  }
+  if (raw === null) return { servers: [], problems: [] };
+  if (!Array.isArray(raw)) return { servers: [], problems: [notAnArray()] };
+  const seen = new Set<string>();
+  const servers: McpServerConfig[] = [];
+  const problems: EdgeplanError[] = [];
+  raw.forEach((entry: unknown, i) => {
+    try {
+      servers.push(checkEntry(entry, i, seen));
+    } catch (err) {
+      problems.push(err as EdgeplanError);
+    }
+  });
+  return { servers, problems };
+}
+
+/** The variable as parsed JSON; null when it is not set. */
+function rawServers(env: { readonly MCP_SERVERS?: unknown }): unknown {
+  const raw = env.MCP_SERVERS;
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw) as unknown;
   } catch (err) {
     throw invalid(`MCP_SERVERS is not JSON: ${(err as Error).message}`);
   }
-  return parseMcpServers(parsed);
+}
+
+function notAnArray(): EdgeplanError {
+  return invalid('MCP_SERVERS must be a JSON array of {name, url, headers?}');
+}
+
+/** Entry `i`, checked; `seen` holds the names taken by the entries before it. */
+function checkEntry(entry: unknown, i: number, seen: Set<string>): McpServerConfig {
+  const label = `MCP_SERVERS[${i}]`;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    throw invalid(`${label} must be an object {name, url, headers?}`);
+  const { name, url, headers, ...rest } = entry as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length) throw invalid(`${label} has unknown field(s): ${extra.join(', ')}`);
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw invalid(`${label}.name must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(name)})`);
+  const where = `${label} ("${name}")`;
+  if (seen.has(name)) throw invalid(`${where}: another server is already named "${name}"`);
+  seen.add(name);
+  if (typeof url !== 'string' || !isHttpUrl(url))
+    throw invalid(`${where}.url must be an http(s) URL (got ${JSON.stringify(url)})`);
+  const server: McpServerConfig = { name, url };
+  if (headers !== undefined) server.headers = checkHeaders(headers, where);
+  return server;
 }
 
 /**

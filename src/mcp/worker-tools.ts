@@ -6,7 +6,7 @@
  * listed, is logged with its reason and leaves those tools out; the rest of the Worker keeps working.
  */
 import type { AnyTool } from '../executor/registry';
-import { mcpServersFromEnv } from './config';
+import { readMcpServers } from './config';
 import { MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
 
@@ -41,8 +41,10 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const hit = loaded.get(key);
   if (hit && !opts.refresh && Date.now() - hit.at < MCP_LISTING_TTL_S * 1000) return hit.tools;
   let tools: AnyTool[] = hit?.tools ?? [];
+  const { servers, problems } = readMcpServers(env);
+  for (const p of problems) console.error(`${p.code}: ${p.message} (left out; the other servers are kept)`);
   try {
-    tools = await mcpTools(mcpServersFromEnv(env), {
+    tools = await mcpTools(servers, {
       env: env,
       ...(env.KV ? { kv: env.KV } : {}),
       ...(opts.refresh ? { refresh: true } : {}),

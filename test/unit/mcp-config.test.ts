@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcpServersFromEnv, parseMcpServers, resolveHeaders } from '../../src/mcp/config';
+import { mcpServersFromEnv, parseMcpServers, readMcpServers, resolveHeaders } from '../../src/mcp/config';
 
 /** The error `fn` throws, as {code, message}. */
 function thrown(fn: () => unknown): { code?: string; message?: string } {
@@ -44,6 +44,23 @@ describe('MCP_SERVERS', () => {
     const err = thrown(() => mcpServersFromEnv({ MCP_SERVERS: raw }));
     expect(err.code).toBe('mcp_config_invalid');
     expect(err.message).toMatch(message);
+  });
+
+  it('a deployment keeps the well-formed servers and reports each malformed entry', () => {
+    const r = readMcpServers({
+      MCP_SERVERS:
+        '[{"name":"a","url":"https://a.example"},{"name":"b.c","url":"https://b.example"},{"name":"a","url":"https://c.example"},{"name":"d","url":"https://d.example"}]',
+    });
+    expect(r.servers.map((s) => s.name)).toEqual(['a', 'd']);
+    expect(r.problems.map((p) => p.code)).toEqual(['mcp_config_invalid', 'mcp_config_invalid']);
+    expect(r.problems[0]!.message).toMatch(/^MCP_SERVERS\[1\]\.name must be/);
+    expect(r.problems[1]!.message).toMatch(/^MCP_SERVERS\[2\] \("a"\): another server is already named/);
+    for (const raw of ['[{', '{"name":"a"}']) {
+      const bad = readMcpServers({ MCP_SERVERS: raw });
+      expect(bad.servers).toEqual([]);
+      expect(bad.problems).toHaveLength(1);
+    }
+    expect(readMcpServers({})).toEqual({ servers: [], problems: [] });
   });
 
   it('takes the programmatic option through the same checks', () => {
