@@ -3,6 +3,7 @@
  * `EDGEPLAN_TOKEN`, `--json`, colours (off without a TTY or with NO_COLOR), and output helpers.
  */
 import { createClient, type EdgeplanClient } from '../client';
+import { UsageError } from './exit-codes';
 import { COLOR, PLAIN, type Style } from './render';
 
 export type GlobalOptions = { url?: string; token?: string; json?: boolean; color?: boolean };
@@ -23,7 +24,7 @@ export type Context = {
 export const DEFAULT_URL = 'http://localhost:8787';
 
 export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
-  const url = g.url ?? process.env.EDGEPLAN_URL ?? DEFAULT_URL;
+  const url = serviceUrl(g.url ?? process.env.EDGEPLAN_URL ?? DEFAULT_URL, g.url ? '--url' : 'EDGEPLAN_URL');
   const token = g.token ?? process.env.EDGEPLAN_TOKEN;
   const tty = process.stdout.isTTY === true;
   const colour = tty && g.color !== false && !process.env.NO_COLOR;
@@ -38,6 +39,19 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
     print: (text) => void process.stdout.write(`${text}\n`),
     printJson: (value) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
   };
+}
+
+/** The service's base URL, checked: a malformed one is a usage error (exit 2), not "unreachable". */
+function serviceUrl(url: string, from: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw new UsageError(`${from} must be an http(s) URL, e.g. ${DEFAULT_URL} (got "${url}")`);
+  return url;
 }
 
 /** Rows as aligned columns. */

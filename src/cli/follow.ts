@@ -20,8 +20,13 @@ export type FollowOptions = {
 
 const write = (s: string) => process.stdout.write(s);
 
+/** The run this process follows (or last followed): what Ctrl-C says how to cancel. */
+let followed: string | null = null;
+export const followedRun = (): string | null => followed;
+
 /** Follows `runId` until it ends (or `signal` aborts); returns what was seen. */
 export async function follow(client: EdgeplanClient, runId: string, o: FollowOptions): Promise<RunView> {
+  followed = runId;
   const view = emptyView(runId);
   if (!o.tty) {
     for await (const e of client.watch(runId, { signal: o.signal, after: o.after })) {

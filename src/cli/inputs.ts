@@ -108,3 +108,21 @@ export function pairs(items: readonly string[], option: string): Record<string, 
 
 /** Collects a repeatable option's values. */
 export const collect = (v: string, all: string[] = []) => [...all, v];
+
+/**
+ * A flag's whole-number value, within `min`–`max`; anything else is a usage error naming the flag.
+ * @example wholeNumber('20', '--limit', 1, 200) // 20; 'abc' or '0' → UsageError (exit 2)
+ */
+export function wholeNumber(
+  value: string,
+  option: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const n = /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `${min}–${max}`;
+    throw new UsageError(`${option} takes a whole number, ${range} (got "${value}")`);
+  }
+  return n;
+}

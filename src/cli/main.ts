@@ -9,6 +9,7 @@ import { registerManage } from './commands/manage';
 import { registerRun } from './commands/run';
 import { makeContext, type Context, type GlobalOptions } from './context';
 import { EXIT, UsageError } from './exit-codes';
+import { followedRun } from './follow';
 
 const program = new Command('edgeplan')
   .description('Plan, run and watch agents on edgeplan')
@@ -38,7 +39,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
   interrupt.abort();
-  const id = /run_[A-Za-z0-9]+/.exec(process.argv.join(' '))?.[0] ?? '<run id>';
+  const id = followedRun() ?? /run_[A-Za-z0-9]+/.exec(process.argv.join(' '))?.[0] ?? '<run id>';
   process.stderr.write(`\nDetached: the run goes on. Cancel it with: edgeplan cancel ${id}\n`);
   process.exit(EXIT.interrupted);
 });

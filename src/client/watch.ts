@@ -28,10 +28,18 @@ type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'clo
 /** A socket as a queue of frames. */
 type Socket = { next: () => Promise<Frame>; close: () => void };
 
+/** Waits `ms`, or until `signal` aborts; the abort listener goes with the timer (one per poll piled up). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 function queue(): { push: (f: Frame) => void; next: () => Promise<Frame> } {

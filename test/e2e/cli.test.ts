@@ -3,7 +3,7 @@
  * watched to completion, a broken TEA file validated with its line numbers, approval with an edit,
  * `--json` parsed, usage errors, and the live TTY view rendered in a real pseudo-terminal (tmux).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,6 +169,45 @@ describe('edgeplan (CLI)', () => {
     expect(edgeplan(['runs'], { EDGEPLAN_URL: 'http://127.0.0.1:9' }).err).toMatch(
       /unreachable: Cannot reach/,
     );
+    // A malformed flag value is the command line's mistake (2), whichever command it is given to.
+    const bad: [string[], Record<string, string>, RegExp][] = [
+      [['--url', 'notaurl', 'runs'], {}, /--url must be an http\(s\) URL/],
+      [['runs'], { EDGEPLAN_URL: 'ftp://x' }, /EDGEPLAN_URL must be an http\(s\) URL/],
+      [['runs', '--limit', 'abc'], {}, /--limit takes a whole number, 1–200 \(got "abc"\)/],
+      [['runs', '--limit', '0'], {}, /--limit takes a whole number/],
+      [['events', 'run_x', '--after', '-1'], {}, /--after takes a whole number, 0 or more/],
+      [['plans', 'run_x', '--diff', '1', 'b'], {}, /--diff takes a whole number/],
+      [['plans', 'run_x', '--show', '1.5'], {}, /--show takes a whole number/],
+    ];
+    for (const [args, env, message] of bad) {
+      const r = edgeplan(args, env);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+  });
+
+  it('Ctrl-C detaches (130) naming the run it was following, also one started from a file', async () => {
+    const plan = file(
+      'long.json',
+      JSON.stringify({ steps: [{ id: 'w', action: 'demo.sleep', parameters: { ms: 20_000 } }] }),
+    );
+    const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
+      cwd: dir,
+      env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += String(d)));
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    for (let i = 0; i < 200 && !/ToolInvoked/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    const id = /run (run_\w+)/.exec(out)?.[1];
+    expect(id).toMatch(/^run_/);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toContain(`Cancel it with: edgeplan cancel ${id}`);
+    expect(err).not.toContain('<run id>');
+    expect(edgeplan(['cancel', id!]).code).toBe(0);
   });
 
   it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
+import { getEventListeners } from 'node:events';
 
 type Answer = { status: number; body: unknown };
 
@@ -167,6 +168,40 @@ describe('watch()', () => {
     for await (const e of client.watch('run_1', { transport: 'poll', pollIntervalMs: 1 })) got.push(e.seq);
     expect(got).toEqual([1, 2, 3]);
     expect(seen.filter((s) => s.url.includes('after=2')).length).toBe(2);
+  });
+
+  it('polls with a signal without piling an abort listener onto it per poll', async () => {
+    const { fetch } = scripted({
+      ...ENDED,
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+        status: 200,
+        body: { events: [event(1, 'RunCreated')], next_after: 1, has_more: false },
+      },
+      // 30 empty polls (each one a sleep on the signal), then the end.
+      'GET http://api.test/v1/runs/run_1/events?after=1&limit=500': (n) => ({
+        status: 200,
+        body:
+          n < 30
+            ? { events: [], next_after: 1, has_more: false }
+            : { events: [terminated(2)], next_after: 2, has_more: false },
+      }),
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    const controller = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const got: number[] = [];
+      const opts = { transport: 'poll' as const, pollIntervalMs: 1, signal: controller.signal };
+      for await (const e of client.watch('run_1', opts)) got.push(e.seq);
+      expect(got).toEqual([1, 2]);
+      expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('reopens a dropped socket after the last seq and repeats nothing', async () => {

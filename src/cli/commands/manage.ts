@@ -7,7 +7,7 @@ import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { follow } from '../follow';
-import { readJson } from '../inputs';
+import { readJson, wholeNumber } from '../inputs';
 import { duration, eventLine } from '../render';
 
 type Done = (code: number) => void;
@@ -30,7 +30,7 @@ export function registerManage(program: Command, context: () => Context, done: D
       const ctx = context();
       const page = await ctx.client.listRuns({
         ...(o.status ? { status: o.status as never } : {}),
-        limit: Number(o.limit),
+        limit: wholeNumber(o.limit, '--limit', 1, 200),
       });
       if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
       const rows = page.runs.map((r) => [
@@ -77,8 +77,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     .option('-F, --follow', 'follow live until the run ends')
     .action(async (id: string, o: { after: string; follow?: boolean }) => {
       const ctx = context();
-      const after = Number(o.after);
-      if (!Number.isInteger(after) || after < 0) throw new UsageError('--after takes a seq (0 or more)');
+      const after = wholeNumber(o.after, '--after', 0);
       if (o.follow) {
         const view = await follow(ctx.client, id, {
           tty: false,
@@ -155,9 +154,8 @@ export function registerManage(program: Command, context: () => Context, done: D
     .action(async (id: string, o: { diff?: string[]; show?: string }) => {
       const ctx = context();
       if (o.diff) {
-        const [a, b] = o.diff.map(Number);
-        if (o.diff.length !== 2 || !Number.isInteger(a) || !Number.isInteger(b))
-          throw new UsageError('--diff takes two versions, e.g. --diff 1 2');
+        if (o.diff.length !== 2) throw new UsageError('--diff takes two versions, e.g. --diff 1 2');
+        const [a, b] = o.diff.map((v) => wholeNumber(v, '--diff', 1));
         const d = await ctx.client.diffPlanVersions(id, a!, b!);
         if (ctx.json) return (ctx.printJson(d), done(EXIT.ok));
         ctx.print(`plan v${d.from_version} → v${d.to_version}${d.reordered ? ' (reordered)' : ''}`);
@@ -178,7 +176,10 @@ export function registerManage(program: Command, context: () => Context, done: D
         }
         return done(EXIT.ok);
       }
-      if (o.show) return (ctx.printJson(await ctx.client.getPlanVersion(id, Number(o.show))), done(EXIT.ok));
+      if (o.show) {
+        const version = wholeNumber(o.show, '--show', 1);
+        return (ctx.printJson(await ctx.client.getPlanVersion(id, version)), done(EXIT.ok));
+      }
       const list = await ctx.client.listPlanVersions(id);
       if (ctx.json) return (ctx.printJson(list), done(EXIT.ok));
       ctx.print(
