@@ -8,6 +8,7 @@ import { applyEdits, parseApprovalDecision, type ApprovalDecision } from '../app
 import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
+import { notNow } from '../engine/machine-support';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
@@ -212,10 +213,7 @@ export async function approvalInput(
     return { ok: false, refusal: { code: 'invalid_request', message, details: { issues } } };
   }
   if (state.status !== 'awaiting_approval') {
-    return {
-      ok: false,
-      refusal: { code: 'conflict', message: `Run ${state.run_id} is ${state.status}, not awaiting approval` },
-    };
+    return { ok: false, refusal: notNow(state, 'take an approval decision', 'awaiting_approval') };
   }
   let plan: Plan | undefined;
   if (decision.value.decision === 'modify') {

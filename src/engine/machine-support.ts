@@ -354,5 +354,10 @@ export function changedSteps(before: Plan | null, after: Plan): string[] {
 }
 
 export function notNow(s: RunState, what: string, needed: string): Refusal {
-  return { code: 'conflict', message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}` };
+  return {
+    code: 'conflict',
+    message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}`,
+    // `reason` says which rule refused; the statuses say what to wait for.
+    details: { reason: 'run_status', status: s.status, needed },
+  };
 }

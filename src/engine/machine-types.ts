@@ -98,7 +98,8 @@ export type MachineDeps = {
 };
 
 /** Why an input was refused, as data the HTTP layer maps to a 4xx. */
-export type Refusal = { code: ErrorCode; message: string };
+/** Why an input was refused; `details` as data for the API's error envelope. */
+export type Refusal = { code: ErrorCode; message: string; details?: Record<string, unknown> };
 
 export type HandleResult = { events: RunEvent[]; commands: Command[]; refused?: Refusal };
 

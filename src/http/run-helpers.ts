@@ -84,7 +84,10 @@ const REFUSALS: Partial<Record<AnyErrorCode, ControlRefusal>> = {
 
 export function control<T extends { status: RunStatus }>(c: Context<AppEnv>, r: RpcResult<T>) {
   if (r.ok) return c.json({ run_id: c.req.param('id') ?? '', ...r.value }, 200);
+  // Worded as every route words an unknown run.
+  if (r.error.code === 'run_not_found') return notFound(c);
   const code: ControlRefusal = REFUSALS[r.error.code] ?? 'conflict';
+  // The refusal's own code is the reason, unless its details name a more precise one.
   const details =
     r.error.details === undefined
       ? { reason: r.error.code }

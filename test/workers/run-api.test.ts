@@ -402,3 +402,39 @@ describe('GET /v1/runs', () => {
     expect((await api('GET', '/v1/runs?status=nope')).status).toBe(400);
   });
 });
+
+describe('one answer for an unknown run, and 409s that say which status is needed', () => {
+  const id = 'run_0123456789abcdef0123456789abcdef';
+  const routes: [string, string, unknown][] = [
+    ['GET', `/v1/runs/${id}`, undefined],
+    ['GET', `/v1/runs/${id}/values?ref=final_output`, undefined],
+    ['POST', `/v1/runs/${id}/cancel`, undefined],
+    ['POST', `/v1/runs/${id}/retry`, undefined],
+    ['POST', `/v1/runs/${id}/input`, { input: { a: 1 } }],
+    ['POST', `/v1/runs/${id}/rollback`, { version: 1 }],
+    ['POST', `/v1/runs/${id}/approval`, { decision: 'approve' }],
+    ['POST', `/v1/runs/${id}/replan`, { reason: 'x' }],
+  ];
+  for (const [method, path, body] of routes) {
+    it(`${method} ${path.replace(id, ':id')} of an unknown run: 404 No run "<id>"`, async () => {
+      const r = await api(method, path, body);
+      expect(r.status).toBe(404);
+      expect(r.body.error).toEqual({ code: 'not_found', message: `No run "${id}"` });
+    });
+  }
+
+  it('a decision or input for a run in the wrong status is 409 naming the status it has and needs', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const approval = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
+    expect(approval.status).toBe(409);
+    expect(approval.body.error.details).toEqual({
+      reason: 'run_status',
+      status: 'completed',
+      needed: 'awaiting_approval',
+    });
+    const input = await api('POST', `/v1/runs/${runId}/input`, { input: { a: 1 } });
+    expect(input.status).toBe(409);
+    expect(input.body.error.details).toMatchObject({ reason: 'run_status', status: 'completed' });
+  });
+});

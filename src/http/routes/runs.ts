@@ -217,6 +217,7 @@ export function registerRunRoutes(app: App): void {
     if (!run) return notFound(c);
     const r = (await run.readValue(c.req.valid('query').ref)) as RpcResult<{ ref: string; value: unknown }>;
     if (r.ok) return c.json(r.value, 200);
+    if (r.error.code === 'run_not_found') return notFound(c);
     return jsonError(c, VALUE_REFUSALS[r.error.code] ?? 'not_found', r.error.message);
   });
 
