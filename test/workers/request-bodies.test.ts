@@ -153,6 +153,29 @@ describe('bodies the API cannot read', () => {
     });
   }
 
+  const MCP = { ...JSON_TYPE, Accept: 'application/json, text/event-stream' };
+  const badParams: [unknown, string][] = [
+    [{ name: 'get_run', arguments: [1] }, 'params.arguments must be an object (got an array)'],
+    [{ name: 'get_run', arguments: 'x' }, 'params.arguments must be an object (got a string)'],
+    [{ name: 5 }, 'params.name must be a tool name (got a number)'],
+    [undefined, 'params must be an object {name, arguments?} (got none)'],
+  ];
+  for (const [params, message] of badParams) {
+    it(`MCP tools/call with params ${JSON.stringify(params)} is -32602 Invalid params in one line`, async () => {
+      const r = await post(
+        '/mcp',
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+        MCP,
+      );
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32602, message: `Invalid params: ${message}` },
+      });
+    });
+  }
+
   it('a compressed body is 415 naming its Content-Encoding, not a parse error echoing binary', async () => {
     const gz = new Response(
       new Blob([JSON.stringify({ plan })]).stream().pipeThrough(new CompressionStream('gzip')),

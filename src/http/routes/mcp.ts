@@ -37,11 +37,14 @@ export function registerMcpRoutes(app: App): void {
         },
         400,
       );
+    const body: unknown = await c.req.json();
+    const badCall = toolCallParamsProblem(body);
+    if (badCall) return c.json({ jsonrpc: '2.0', id: badCall.id, error: badCall.error }, 200);
     const server = mcpServer((call) => callApi(app, c, call));
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: await c.req.json() });
+      return await transport.handleRequest(c.req.raw, { parsedBody: body });
     } finally {
       await server.close();
     }
@@ -57,6 +60,33 @@ export function registerMcpRoutes(app: App): void {
       { Allow: 'POST' },
     ),
   );
+}
+
+/**
+ * A `tools/call` request whose params are not `{name: string, arguments?: object}`: its JSON-RPC
+ * `-32602 Invalid params` answer, in one line. (The SDK would answer `-32603 Internal error` with its
+ * schema's issues as the message.) Null for anything else, which the transport answers.
+ */
+function toolCallParamsProblem(
+  body: unknown,
+): { id: string | number; error: { code: number; message: string } } | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { method, id, params } = body as Record<string, unknown>;
+  if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return null;
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  let problem: string | null = null;
+  if (!isObject(params))
+    problem = `params must be an object {name, arguments?} (got ${params === undefined ? 'none' : kind(params)})`;
+  else {
+    const { name, arguments: args } = params as Record<string, unknown>;
+    if (typeof name !== 'string') problem = `params.name must be a tool name (got ${kind(name)})`;
+    else if (args !== undefined && !isObject(args))
+      problem = `params.arguments must be an object (got ${kind(args)})`;
+  }
+  return problem
+    ? { id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } }
+    : null;
 }
 
 /** The MCP server for one request; `api` answers a tool call's API request. */
