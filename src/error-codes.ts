@@ -6,7 +6,7 @@
  * refuses a code nobody mapped (which would otherwise surface as a 500).
  */
 /** The statuses the API sends errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 426 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 426 | 429 | 500;
 
 type Row = { status: ErrorStatus | null; about: string };
 
@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },
+  method_not_allowed: {
+    status: 405,
+    about: 'The path exists, but not for this method; the Allow header lists the ones it takes.',
+  },
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
   gone: { status: 410, about: 'A link that worked once and no longer does (used or expired).' },
   payload_too_large: { status: 413, about: 'The body is over the size limit.' },

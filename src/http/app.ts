@@ -16,7 +16,7 @@ import { jsonBody } from './middleware/json-body';
 import { rateLimit } from './middleware/rate-limit';
 import { mcpToolsLoaded } from './middleware/mcp-tools';
 import { whenRouted } from './middleware/when-routed';
-import { handleError, notFound } from './on-error';
+import { handleError, notFoundFor } from './on-error';
 import { registerOpenApiDoc } from './openapi';
 import { registerDashboardRoutes } from './routes/dashboard';
 import { registerDocsRoutes } from './routes/docs';
@@ -111,7 +111,7 @@ export function createApp({
   registerOpenApiDoc(app);
   for (const register of ROUTE_MODULES) register(app);
 
-  app.notFound(notFound);
+  app.notFound(notFoundFor(app.routes));
   app.onError(handleError);
   return app;
 }

@@ -34,9 +34,37 @@ export function handleError(err: Error, c: Context): Response {
   return jsonError(c, 'internal', 'Internal error: the request could not be completed. It has been logged.');
 }
 
-/** `app.notFound`: `404 not_found` naming the method and path. */
-export function notFound(c: Context): Response {
-  return jsonError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}`);
+/**
+ * `app.notFound`: `405 method_not_allowed` with `Allow` when the path is a route for other methods,
+ * else `404 not_found` naming the method and path. `routes` are the app's (`app.routes`).
+ */
+export function notFoundFor(routes: readonly { method: string; path: string }[]) {
+  const patterns = routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({ method: r.method, pattern: routePattern(r.path) }));
+  return function notFound(c: Context): Response {
+    const allowed = new Set(patterns.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method));
+    if (allowed.has('GET')) allowed.add('HEAD');
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      c.header('Allow', allow);
+      return jsonError(c, 'method_not_allowed', `${c.req.path} takes ${allow}, not ${c.req.method}`, {
+        allow: [...allowed].sort(),
+      });
+    }
+    return jsonError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}`);
+  };
+}
+
+/** A Hono route path (`/v1/runs/:id/ws`, `/app/*`) as a regular expression over request paths. */
+function routePattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((seg) =>
+      seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return new RegExp(`^${source}/?$`);
 }
 
 function fromHttpException(err: HTTPException, c: Context): Response {

@@ -25,6 +25,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   401: 'Missing or wrong bearer token (`unauthorized`)',
   403: 'Not allowed (`forbidden`)',
   404: 'No such resource or route (`not_found`)',
+  405: 'The path exists, but not for this method (`method_not_allowed`; the `Allow` header lists its methods)',
   409: 'Not allowed in the current state (`conflict`)',
   410: 'The link was used or has expired (`gone`)',
   413: 'Body larger than the limit (`payload_too_large`)',

@@ -54,6 +54,30 @@ describe('error envelope', () => {
     expect((await json(res)).error.message).toBe('No route for POST /v1/nope');
   });
 
+  it('answers a route with the wrong method 405 method_not_allowed, with Allow', async () => {
+    const cases: [string, string, string][] = [
+      ['PUT', '/v1/runs', 'GET, HEAD, POST'],
+      ['DELETE', '/v1/runs/run_0123456789abcdef0123456789abcdef', 'GET, HEAD'],
+      ['PATCH', '/v1/plans', 'POST'],
+      ['GET', '/v1/runs/run_abc/cancel', 'POST'],
+      ['PUT', '/health', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await send(path, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('Allow')).toBe(allow);
+      const body = await json<{ error: { code: string; message: string; details: { allow: string[] } } }>(
+        res,
+      );
+      expect(body.error.code).toBe('method_not_allowed');
+      expect(body.error.message).toBe(`${path} takes ${allow}, not ${method}`);
+      expect(body.error.details.allow).toEqual(allow.split(', '));
+    }
+    // No route at all stays a 404.
+    expect((await send('/v1/nope', { method: 'PUT' })).status).toBe(404);
+    expect((await send('/v1/runs/x/y/z', { method: 'GET' })).status).toBe(404);
+  });
+
   it('answers malformed JSON with 400 invalid_json saying where parsing failed', async () => {
     const res = await send('/v1/plans/validate', {
       method: 'POST',
