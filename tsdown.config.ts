@@ -3,7 +3,13 @@ import { defineConfig } from 'tsdown';
 // The package (SPEC §8): ESM + declarations for `edgeplan`, `edgeplan/worker` and `edgeplan/client`.
 // Dependencies stay imports; `cloudflare:*` is the Workers runtime's own and is never bundled.
 export default defineConfig({
-  entry: { index: 'src/index.ts', worker: 'src/worker-factory.ts', client: 'src/client/index.ts' },
+  // `ajv-stub`: what a team's Worker aliases `ajv` to (examples/custom-worker/wrangler.toml [alias]).
+  entry: {
+    index: 'src/index.ts',
+    worker: 'src/worker-factory.ts',
+    client: 'src/client/index.ts',
+    'ajv-stub': 'src/mcp/ajv-stub.ts',
+  },
   format: 'esm',
   platform: 'neutral',
   target: 'es2023',

@@ -39,7 +39,8 @@ try {
   const app = join(work, 'custom-worker');
   cpSync(join(root, 'examples/custom-worker'), app, {
     recursive: true,
-    filter: (src) => !/\/(node_modules|\.wrangler)(\/|$)/.test(src),
+    // Not a local .dev.vars either: the check runs the example as committed.
+    filter: (src) => !/\/(node_modules|\.wrangler|\.dev\.vars)(\/|$)/.test(src),
   });
   // edgeplan comes from the tarball; wrangler and the workers types from this repository.
   const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
@@ -103,6 +104,18 @@ try {
       `dashboard assets: / ${page.slice(0, 80)}, app.js ${appJs.status}, swagger ${docs.status}`,
     );
   step('the dashboard and /docs are served from the package’s assets');
+
+  // Bundled as the example's wrangler.toml says: minified, ajv aliased to the package's stub.
+  const out = join(work, 'bundle');
+  execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], {
+    cwd: app,
+    env: npmEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const bundle = readFileSync(join(out, 'index.js'), 'utf8');
+  if (!bundle.includes('ajv is not bundled in the Worker') || bundle.includes('strictSchema'))
+    throw new Error('the bundle carries ajv: wrangler.toml [alias] did not take edgeplan/ajv-stub');
+  step(`wrangler deploy --dry-run: ${(bundle.length / 1024).toFixed(0)} KiB, ajv aliased to the stub`);
 } finally {
   server?.stop();
   rmSync(work, { recursive: true, force: true });
