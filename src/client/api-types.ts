@@ -1899,6 +1899,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     planGoal: {
@@ -1961,6 +1970,15 @@ export interface operations {
             };
             /** @description The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`: no LLM configured; `planning_failed`: no valid plan, the trace in `details.planning_trace`) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2053,6 +2071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRuns: {
@@ -2088,6 +2115,15 @@ export interface operations {
             };
             /** @description Missing or wrong bearer token (`unauthorized`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2182,6 +2218,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRun: {
@@ -2224,6 +2269,15 @@ export interface operations {
             };
             /** @description No such resource or route (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2283,6 +2337,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRunEvents: {
@@ -2329,6 +2392,15 @@ export interface operations {
             };
             /** @description No such resource or route (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2397,6 +2469,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRunState: {
@@ -2449,6 +2530,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     watchRun: {
@@ -2492,6 +2582,15 @@ export interface operations {
             };
             /** @description This endpoint needs a WebSocket upgrade (`upgrade_required`) */
             426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2606,6 +2705,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retryRun: {
@@ -2713,6 +2821,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApprovalPage: {
@@ -2754,6 +2871,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2856,6 +2982,15 @@ export interface operations {
             };
             /** @description The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`: no LLM configured; `planning_failed`: no valid plan, the trace in `details.planning_trace`) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2970,6 +3105,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     replanRun: {
@@ -3070,6 +3214,15 @@ export interface operations {
             };
             /** @description The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`: no LLM configured; `planning_failed`: no valid plan, the trace in `details.planning_trace`) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3184,6 +3337,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPlanVersions: {
@@ -3217,6 +3379,15 @@ export interface operations {
             };
             /** @description No such resource or route (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3267,6 +3438,15 @@ export interface operations {
             };
             /** @description No such resource or route (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3325,6 +3505,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPlanningTrace: {
@@ -3358,6 +3547,15 @@ export interface operations {
             };
             /** @description No such resource or route (`not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -90,19 +90,40 @@ export function registerOpenApiDoc(app: App): void {
  * @example openApiDocument(createApp(), 'https://edgeplan.example.workers.dev')
  */
 export function openApiDocument(app: App, origin: string) {
-  return app.getOpenAPI31Document({
-    openapi: '3.1.0',
-    info: {
-      title: 'edgeplan',
-      version,
-      description: 'Goal → validated plan (a DAG of tool calls) → durable execution on Cloudflare.',
-    },
-    servers: [{ url: origin, description: 'This deployment' }],
-    tags: [
-      { name: 'runs', description: 'Start, read, follow and steer runs' },
-      { name: 'plans', description: 'Plan a goal, validate a plan' },
-      { name: 'tools', description: 'The tools plans may call' },
-      { name: 'meta', description: 'Health, the dashboard, this reference' },
-    ],
-  });
+  return withRateLimitResponses(
+    app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: {
+        title: 'edgeplan',
+        version,
+        description: 'Goal → validated plan (a DAG of tool calls) → durable execution on Cloudflare.',
+      },
+      servers: [{ url: origin, description: 'This deployment' }],
+      tags: [
+        { name: 'runs', description: 'Start, read, follow and steer runs' },
+        { name: 'plans', description: 'Plan a goal, validate a plan' },
+        { name: 'tools', description: 'The tools plans may call' },
+        { name: 'meta', description: 'Health, the dashboard, this reference' },
+      ],
+    }),
+  );
+}
+
+/**
+ * Every `/v1` operation may answer 429 when the deployment binds `RATE_LIMITER` (the middleware runs
+ * before any route): documented on each, once, here.
+ */
+function withRateLimitResponses<D extends { paths?: object }>(doc: D): D {
+  const tooMany = {
+    description: `${ERROR_DESCRIPTIONS[429]}, when the deployment binds RATE_LIMITER; see Retry-After`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, object][]) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const op of Object.values(item) as unknown[]) {
+      const responses = (op as { responses?: Record<string, unknown> }).responses;
+      if (responses) responses['429'] ??= tooMany;
+    }
+  }
+  return doc;
 }

@@ -49,6 +49,18 @@ describe('the OpenAPI document', () => {
     expect(ids.size).toBeGreaterThanOrEqual(24);
   });
 
+  it('documents 429 rate_limited on every /v1 operation, and on nothing else', () => {
+    const with429: string[] = [];
+    const without: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths ?? {}))
+      for (const [method, op] of Object.entries(item as Record<string, { responses?: object }>)) {
+        const has = Object.keys(op.responses ?? {}).includes('429');
+        (has === path.startsWith('/v1/') ? with429 : without).push(`${method} ${path}`);
+      }
+    expect(without).toEqual([]);
+    expect(with429.length).toBeGreaterThanOrEqual(20);
+  });
+
   it('describes /ws as an upgrade with its after parameter, and events as a union on event_type', () => {
     const ws = doc.paths?.['/v1/runs/{id}/ws']?.get;
     expect(Object.keys(ws?.responses ?? {})).toContain('101');
