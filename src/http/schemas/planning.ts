@@ -1,5 +1,6 @@
 /** Request and response schemas of `POST /v1/plans` (seed 001 `plan.decompose`, SPEC §6). */
 import { z } from '@hono/zod-openapi';
+import { MAX_PLAN_DEPTH } from '../../plan/config';
 import type { Strategy } from '../../plan/model';
 import { PlanSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
@@ -15,6 +16,9 @@ const PLANNABLE = [
 ] as const satisfies readonly Strategy[];
 
 const steps = z.number().int().min(1).max(1000);
+
+/** A goal to plan, as `POST /v1/plans` and `POST /v1/runs` take it: some text, at most 10,000 characters. */
+export const GoalSchema = z.string().trim().min(1).max(10_000);
 const promptText = z.string().min(1).max(50_000);
 
 /** The planning options `POST /v1/plans` takes, and `POST /v1/runs` beside `goal` (SPEC §8). */
@@ -46,13 +50,13 @@ export const PLANNING_OPTION_FIELDS = {
 };
 
 export const PlanGoalRequestSchema = strictObject({
-  goal: z.string().trim().min(1).max(10_000).openapi({ example: 'Fetch https://example.com then echo done' }),
+  goal: GoalSchema.openapi({ example: 'Fetch https://example.com then echo done' }),
   strategy: z.enum(PLANNABLE).optional().openapi({ description: 'Default "flat"' }),
   max_depth: z
     .number()
     .int()
     .min(0)
-    .max(10)
+    .max(MAX_PLAN_DEPTH)
     .optional()
     .openapi({ description: 'Sub-plan nesting (hierarchical); default 3' }),
   max_steps: steps.optional().openapi({ description: 'Default 20' }),

@@ -4,7 +4,7 @@ import { RunConfigInputSchema } from './config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
 import { RunStatusSchema } from './run-views';
-import { PLANNING_OPTION_FIELDS } from './planning';
+import { GoalSchema, PLANNING_OPTION_FIELDS } from './planning';
 import { strictObject } from './strict-object';
 import { wholeNumber } from './whole-number';
 
@@ -30,13 +30,7 @@ export const GOAL_PLANNING_FIELDS = {
 };
 
 export const CreateRunSchema = strictObject({
-  goal: z
-    .string()
-    .trim()
-    .min(1)
-    .max(10_000)
-    .optional()
-    .openapi({ description: 'Plan this goal with the configured planner' }),
+  goal: GoalSchema.optional().openapi({ description: 'Plan this goal with the configured planner' }),
   plan: PlanFieldSchema.optional(),
   ...IMPORT_FIELDS,
   config: RunConfigInputSchema.optional().openapi({ description: 'Run configuration (SPEC §4)' }),
