@@ -20,6 +20,29 @@ import type { RunState } from './state';
 type Emit = (d: EventDraft) => void;
 
 /**
+ * Why a run cannot be retried at all, or null: only a failed, aborted or cancelled run can be, and never
+ * one whose plan nobody approved (rejected, or cut off while it awaited approval).
+ */
+export function notRetryable(s: RunState): Refusal | null {
+  if (s.status !== 'failed' && s.status !== 'aborted' && s.status !== 'cancelled') {
+    return {
+      code: 'run_not_retryable',
+      message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
+    };
+  }
+  if (s.approval && s.approval.decision !== 'granted') {
+    return {
+      code: 'run_not_retryable',
+      message:
+        s.approval.decision === 'rejected'
+          ? `Run ${s.run_id}'s plan was rejected, and a rejected plan is not run: start a new run`
+          : `Run ${s.run_id} was ${s.status} while its plan awaited approval; a retry would run a plan nobody approved: start a new run`,
+    };
+  }
+  return null;
+}
+
+/**
  * The steps a retry re-opens. The whole run: failed steps, and steps skipped because of a failure or a
  * stop. One step: that step and what it blocked — and every step the run's stop cut off, the step's
  * own dependencies included, so no step is left unrun behind a run that then says `completed`. A

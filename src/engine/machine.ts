@@ -20,6 +20,7 @@ import {
   reportUnexpected,
   commandFor,
   notNow,
+  notRetryable,
   resumableSteps,
   returnedPayload,
 } from './machine-support';
@@ -337,22 +338,8 @@ export class RunMachine {
         return;
       }
       case 'resume': {
-        if (s.status !== 'failed' && s.status !== 'aborted' && s.status !== 'cancelled') {
-          return {
-            code: 'run_not_retryable',
-            message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
-          };
-        }
-        // A plan nobody approved is not run by a retry: rejected, or cut off while it awaited approval.
-        if (s.approval && s.approval.decision !== 'granted') {
-          return {
-            code: 'run_not_retryable',
-            message:
-              s.approval.decision === 'rejected'
-                ? `Run ${s.run_id}'s plan was rejected, and a rejected plan is not run: start a new run`
-                : `Run ${s.run_id} was ${s.status} while its plan awaited approval; a retry would run a plan nobody approved: start a new run`,
-          };
-        }
+        const refused = notRetryable(s);
+        if (refused) return refused;
         const ids = resumableSteps(s, input.step_id);
         if (typeof ids === 'object' && 'code' in ids) return ids;
         emit({ type: 'RunResumed', payload: { step_ids: ids } });
