@@ -57,6 +57,8 @@ export type RunView = {
   final_output: unknown;
   error: string | null;
   waiting: { kind: 'approval' | 'input'; prompt?: string; step_id?: string } | null;
+  /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
+  unapproved: boolean;
   last_seq: number;
   /** Plan changes: who authored each version and why, with the tokens planning spent. */
   versions: {
@@ -82,6 +84,7 @@ export function emptyView(runId: string): RunView {
     final_output: undefined,
     error: null,
     waiting: null,
+    unapproved: false,
     last_seq: 0,
     versions: [],
   };
@@ -156,10 +159,12 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'ApprovalRequested':
       view.status = 'awaiting_approval';
       view.waiting = { kind: 'approval' };
+      view.unapproved = true;
       break;
     case 'ApprovalGranted':
     case 'ApprovalRejected':
       view.waiting = null;
+      view.unapproved = e.event_type === 'ApprovalRejected';
       break;
     case 'InputRequested':
       view.status = 'awaiting_input';

@@ -229,6 +229,23 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('offers no Retry for a run whose plan was rejected (the API would refuse it)', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'reject me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.waitForSelector('[data-run-status="cancelled"]');
+    await page.click('svg.dag [data-step-id="a"]');
+    await page.waitForSelector('.step-panel');
+    await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    await shot(page, 'run-rejected');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('lists runs, and shows the plan a pasted TEA workflow becomes', async () => {
     const { page, errors } = await open('/#/');
     await page.waitForSelector('table.runs tbody tr');

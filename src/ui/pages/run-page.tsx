@@ -102,7 +102,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             </button>
           </>
         ) : null}
-        {ENDED.has(status) && status !== 'completed' ? (
+        {ENDED.has(status) && status !== 'completed' && !view.unapproved ? (
           <button
             type="button"
             disabled={!!busy}
@@ -183,7 +183,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             <StepPanel
               step={step}
               run={run}
-              onRetry={(id) => void act('retry', () => api().retry(runId, id), true)}
+              onRetry={
+                ENDED.has(status) && !view.unapproved
+                  ? (id) => void act('retry', () => api().retry(runId, id), true)
+                  : undefined
+              }
             />
           ) : (
             <aside class="step-panel muted">Click a step for its inputs, output and attempts.</aside>
