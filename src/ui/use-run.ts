@@ -3,7 +3,7 @@
  * WebSocket, or polling with a token), redrawn at most once a frame however fast events come.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { applyEvent, emptyView, type Run, type RunEvent, type RunView } from '../client';
+import { applyEvent, EdgeplanApiError, emptyView, type Run, type RunEvent, type RunView } from '../client';
 import { api, errorText } from './api';
 
 export type LiveRun = {
@@ -11,6 +11,8 @@ export type LiveRun = {
   events: RunEvent[];
   run: Run | null;
   error: string | null;
+  /** The API has no such run (a mistyped or foreign id): nothing to follow. */
+  missing: boolean;
   /** Follow again from the start (after an action that makes an ended run go on). */
   restart: () => void;
   refresh: () => Promise<void>;
@@ -30,6 +32,7 @@ export function useRun(runId: string): LiveRun {
   const [, setTick] = useState(0);
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
   const [nonce, setNonce] = useState(0);
   const state = useRef({ view: emptyView(runId), events: [] as RunEvent[] });
   const frame = useRef(0);
@@ -38,6 +41,7 @@ export function useRun(runId: string): LiveRun {
     try {
       setRun(await api().getRun(runId));
     } catch (err) {
+      if (err instanceof EdgeplanApiError && err.status === 404) setMissing(true);
       setError(errorText(err));
     }
   }, [runId]);
@@ -46,6 +50,7 @@ export function useRun(runId: string): LiveRun {
     const ac = new AbortController();
     state.current = { view: emptyView(runId), events: [] };
     setError(null);
+    setMissing(false);
     const redraw = () => {
       if (frame.current) return;
       frame.current = requestAnimationFrame(() => {
@@ -74,6 +79,7 @@ export function useRun(runId: string): LiveRun {
     events: state.current.events,
     run,
     error,
+    missing,
     restart: () => setNonce((n) => n + 1),
     refresh,
   };

@@ -246,6 +246,42 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('says so for a run id the API does not know, instead of a run forever "planning"', async () => {
+    const id = 'run_0123456789abcdef0123456789abcdef';
+    const { page, errors } = await open(`/#/runs/${id}`);
+    await page.getByRole('heading', { name: 'No such run' }).waitFor();
+    await expect(page.locator('code.missing-id').textContent()).resolves.toBe(id);
+    await expect(page.getByRole('button', { name: 'Cancel' }).count()).resolves.toBe(0);
+    await expect(page.locator('[data-run-status]').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('fits a phone’s width: one column, the graph drawn, nothing wider than the screen', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { execution_mode: 'parallel' },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    for (const path of [`/#/runs/${run_id}`, '/#/']) {
+      await page.goto(`${server.base}${path}`);
+      await page.waitForSelector(path === '/#/' ? 'table.runs' : '[data-step-id][data-status="completed"]');
+      await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(
+        390,
+      );
+    }
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    const graph = await page.locator('.dag-scroll').boundingBox();
+    expect(graph!.width).toBeGreaterThan(300);
+    expect(graph!.height).toBeGreaterThan(100);
+    await shot(page, 'run-phone');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('lists runs, and shows the plan a pasted TEA workflow becomes', async () => {
     const { page, errors } = await open('/#/');
     await page.waitForSelector('table.runs tbody tr');

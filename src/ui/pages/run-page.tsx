@@ -63,6 +63,20 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const waitingInput = status === 'awaiting_input';
   const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
 
+  if (live.missing)
+    return (
+      <main class="run-page">
+        <h2>No such run</h2>
+        <p>
+          <code class="missing-id">{runId}</code>
+        </p>
+        <p class="muted" role="alert">
+          This deployment has no run with that id: it may be mistyped, or belong to another deployment.{' '}
+          <a href={href.runs()}>All runs</a>
+        </p>
+      </main>
+    );
+
   return (
     <main class="run-page">
       <div class="toolbar">
