@@ -222,6 +222,16 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       if (s) Object.assign(s, { status: 'skipped', skip_reason: e.payload.reason, started_at: null });
       break;
     }
+    case 'RunResumed':
+      // A retry: the run goes on, and the steps it reopens wait again.
+      view.status = 'running';
+      view.ended_at = null;
+      view.error = null;
+      for (const id of e.payload.step_ids) {
+        const s = step(view, id);
+        if (s) Object.assign(s, { status: 'pending', error: null, skip_reason: null, started_at: null });
+      }
+      break;
     case 'RunTerminated':
       view.status = e.payload.status;
       view.ended_at = at;
@@ -230,6 +240,8 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.waiting = null;
       for (const s of view.steps) {
         if (s.status === 'running') s.started_at = null;
+        // As the run records it: steps that never started can no longer run (a retry reopens them).
+        if (s.status === 'pending' || s.status === 'retrying') s.status = 'skipped';
         for (const a of s.history) a.ended_at ??= at;
       }
       break;

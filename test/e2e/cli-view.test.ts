@@ -38,6 +38,24 @@ const plan = {
 };
 
 describe('the live view', () => {
+  it('shows the steps a stop cut off as skipped, as the run records them, and pending again after a retry', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    const events = [
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
+      ev('PlanAuthored', { plan }),
+      ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }),
+      ev('ApprovalRejected', { by: 'approver' }),
+      ev('RunTerminated', { status: 'cancelled', reason: 'plan_rejected' }),
+    ];
+    for (const e of events) applyEvent(view, e);
+    expect(view.steps.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(view.unapproved).toBe(true);
+    applyEvent(view, ev('RunResumed', { step_ids: ['b', 'c'] }));
+    expect(view.status).toBe('running');
+    expect(view.steps.map((s) => s.status)).toEqual(['skipped', 'pending', 'pending']);
+  });
+
   it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
     seq = 0;
     const view = emptyView('run_1');

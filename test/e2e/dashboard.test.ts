@@ -246,6 +246,48 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('opens a step from the keyboard: graph nodes are in the tab order', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { execution_mode: 'parallel' },
+    })) as {
+      run_id: string;
+    };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const node = page.locator('svg.dag [data-step-id="slow"]');
+    await node.waitFor();
+    await expect(node.getAttribute('tabindex')).resolves.toBe('0');
+    await node.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.step-panel header', { hasText: 'slow' }).waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('checks a modified plan against the run’s own max_steps, not the default 20', async () => {
+    const steps = Array.from({ length: 25 }, (_, i) => ({
+      id: `s${i}`,
+      action: 'demo.echo',
+      parameters: { i },
+      dependencies: [],
+    }));
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: '25 steps', steps },
+      config: { require_plan_approval: true, max_steps: 100 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const approve = page.getByRole('button', { name: 'Approve modified plan' });
+    // Enabled once the editor's validation (with the run's limits) says the plan is valid.
+    await page.locator('section.modify button.primary:not([disabled])').waitFor({ timeout: 10_000 });
+    await approve.click();
+    await waitForStatus(run_id, 'completed');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says so for a run id the API does not know, instead of a run forever "planning"', async () => {
     const id = 'run_0123456789abcdef0123456789abcdef';
     const { page, errors } = await open(`/#/runs/${id}`);

@@ -76,7 +76,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
               data-status={s.status}
               transform={`translate(${n.x},${n.y})`}
               role="button"
-              tabIndex={0}
+              // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
+              tabindex={0}
               aria-label={`Step ${s.id}: ${s.status}`}
               onClick={() => onSelect(s.id)}
               onKeyDown={(ev) => (ev.key === 'Enter' ? onSelect(s.id) : undefined)}

@@ -31,6 +31,14 @@ export function sourceOf(text: string): Source {
   return { body: { format: 'llmcompiler', source: text }, kind: 'LLMCompiler' };
 }
 
+/** The limits of a run's configuration that validation applies. */
+export type ValidationLimits = {
+  max_steps?: number;
+  max_depth?: number;
+  token_budget?: number | null;
+  require_fallbacks?: boolean;
+};
+
 export type Checked = { source: Source; result: ValidationResult | null; problem: string | null };
 
 export function PlanEditor({
@@ -39,12 +47,15 @@ export function PlanEditor({
   onChecked,
   label = 'Plan',
   anonymous = false,
+  limits,
 }: {
   text: string;
   onText: (t: string) => void;
   onChecked?: (c: Checked) => void;
   label?: string;
   anonymous?: boolean;
+  /** The run's own limits (max_steps, …) to validate against, instead of the defaults. */
+  limits?: ValidationLimits;
 }) {
   const [checked, setChecked] = useState<Checked | null>(null);
   useEffect(() => {
@@ -57,7 +68,7 @@ export function PlanEditor({
         return;
       }
       void api({ anonymous })
-        .validatePlan(source.body)
+        .validatePlan(limits ? { ...source.body, config: limits } : source.body)
         .then((result) => ({ source, result, problem: null }))
         .catch((e: unknown) => {
           const errors = findingsOf(e);
@@ -71,7 +82,8 @@ export function PlanEditor({
         });
     }, 300);
     return () => clearTimeout(timer);
-  }, [text, anonymous]);
+    // By value: a caller's limits are a new object each render (a run page re-renders every 250 ms).
+  }, [text, anonymous, JSON.stringify(limits ?? null)]);
 
   const result = checked?.result;
   const plan = result ? (result.imported?.plan ?? result.plan) : undefined;

@@ -8,7 +8,7 @@ import type { PlanningTrace, RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
-import { PlanEditor } from '../components/plan-editor';
+import { PlanEditor, type ValidationLimits } from '../components/plan-editor';
 import { StepPanel } from '../components/step-panel';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
@@ -152,6 +152,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {waitingApproval && modifying && run?.plan && !('$elided' in run.plan) ? (
         <ModifyPlan
           plan={run.plan}
+          limits={limitsOf(live.events)}
           onSend={(plan) =>
             act(
               'modify',
@@ -351,7 +352,23 @@ function FinalOutput({ value }: { value: unknown }) {
   );
 }
 
-function ModifyPlan({ plan, onSend }: { plan: unknown; onSend: (plan: never) => Promise<void> }) {
+/** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
+function limitsOf(events: readonly RunEvent[]): ValidationLimits | undefined {
+  const created = events.find((e) => e.event_type === 'RunCreated');
+  if (created?.event_type !== 'RunCreated') return undefined;
+  const { max_steps, max_depth, token_budget, require_fallbacks } = created.payload.config;
+  return { max_steps, max_depth, token_budget, require_fallbacks };
+}
+
+function ModifyPlan({
+  plan,
+  limits,
+  onSend,
+}: {
+  plan: unknown;
+  limits: ValidationLimits | undefined;
+  onSend: (plan: never) => Promise<void>;
+}) {
   const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
   const [valid, setValid] = useState(false);
   const [sending, setSending] = useState<string | null>(null);
@@ -369,6 +386,7 @@ function ModifyPlan({ plan, onSend }: { plan: unknown; onSend: (plan: never) => 
         text={text}
         onText={setText}
         label="The plan to approve instead"
+        limits={limits}
         onChecked={(c) => setValid(!!c.result?.valid)}
       />
       {sending ? <p class="error">{sending}</p> : null}
