@@ -28,6 +28,9 @@ const REREAD = new Set([
   'RunResumed',
 ]);
 
+/** How long after losing the service the page tries to follow the run again. */
+const RECONNECT_MS = 2000;
+
 export function useRun(runId: string): LiveRun {
   const [, setTick] = useState(0);
   const [run, setRun] = useState<Run | null>(null);
@@ -48,6 +51,7 @@ export function useRun(runId: string): LiveRun {
 
   useEffect(() => {
     const ac = new AbortController();
+    let retry: ReturnType<typeof setTimeout> | undefined;
     state.current = { view: emptyView(runId), events: [] };
     setError(null);
     setMissing(false);
@@ -68,10 +72,18 @@ export function useRun(runId: string): LiveRun {
           redraw();
         }
       } catch (err) {
-        if (!ac.signal.aborted) setError(errorText(err));
+        if (ac.signal.aborted) return;
+        setError(errorText(err));
+        // The service went away (a restart, a network blip): follow again from the start once it may
+        // be back, rather than showing a run frozen as it was. Other errors (404) stay shown.
+        if (err instanceof EdgeplanApiError && err.code === 'unreachable')
+          retry = setTimeout(() => setNonce((n) => n + 1), RECONNECT_MS);
       }
     })();
-    return () => ac.abort();
+    return () => {
+      ac.abort();
+      clearTimeout(retry);
+    };
   }, [runId, nonce, refresh]);
 
   return {

@@ -1,0 +1,70 @@
+/**
+ * The dashboard when the service goes away and comes back: a run page open while `wrangler dev` is
+ * killed says it cannot reach the service, then follows the run again once a new server runs on the
+ * same state and port — it does not stay frozen on what it last saw.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+type Dev = { base: string; port: number; persist: string; stop(): Promise<void>; kill(): Promise<void> };
+let server: Dev;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = (await startDevServer({
+    name: 'dashboard-reconnect',
+    extraArgs: ['--log-level', 'error'],
+  })) as Dev;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('the dashboard across a restart of the service', () => {
+  it('shows the outage, then follows the run again once the service is back', async () => {
+    const res = await fetch(`${server.base}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        plan: { goal: 'wait for me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+        config: { require_plan_approval: true },
+      }),
+    });
+    const { run_id } = (await res.json()) as { run_id: string };
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await page.waitForSelector('[data-run-status="awaiting_approval"]');
+
+    const { persist, port } = server;
+    await server.kill();
+    await page.getByRole('alert').filter({ hasText: 'Cannot reach' }).waitFor({ timeout: 20_000 });
+    server = (await startDevServer({
+      name: 'dashboard-reconnect',
+      persist,
+      port,
+      extraArgs: ['--log-level', 'error'],
+    })) as Dev;
+    // Decided elsewhere while the page was cut off: the page must catch up on its own.
+    const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(approved.status).toBe(200);
+    await page.waitForSelector('[data-run-status="completed"]', { timeout: 30_000 });
+    await expect(page.getByRole('alert').filter({ hasText: 'Cannot reach' }).count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 180_000);
+});
