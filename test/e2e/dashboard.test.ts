@@ -288,6 +288,22 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps the rows "More" loaded when the list refreshes itself', async () => {
+    const plan = { goal: 'many', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+    await Promise.all(Array.from({ length: 55 }, () => api('POST', '/v1/runs', { plan })));
+    const { page, errors } = await open('/#/');
+    const rows = page.locator('table.runs tbody tr');
+    await page.waitForFunction(() => document.querySelectorAll('table.runs tbody tr').length === 50);
+    await page.getByRole('button', { name: 'More' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('table.runs tbody tr').length > 50);
+    const more = await rows.count();
+    // The list refreshes every 5 s; after one, the rows are all still there.
+    await page.waitForTimeout(6_000);
+    await expect(rows.count()).resolves.toBeGreaterThanOrEqual(more);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says so for a run id the API does not know, instead of a run forever "planning"', async () => {
     const id = 'run_0123456789abcdef0123456789abcdef';
     const { page, errors } = await open(`/#/runs/${id}`);

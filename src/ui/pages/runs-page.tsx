@@ -1,8 +1,12 @@
 /** The runs, newest first, filterable by status, a page at a time. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunStatus, RunSummary } from '../../client';
 import { api, errorText } from '../api';
 import { href } from '../router';
+
+/** Rows a page; the API gives at most MAX_PAGE a request. */
+const PAGE = 50;
+const MAX_PAGE = 200;
 
 const STATUSES: RunStatus[] = [
   'planning',
@@ -22,15 +26,26 @@ export function RunsPage() {
   const [error, setError] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
 
+  // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
+  const shown = useRef(0);
+  shown.current = runs.length;
+
   const load = async (more: boolean) => {
     try {
+      // A refresh re-reads as many rows as are shown (up to the API's 200), so "More" is not undone.
+      const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
       const page = await api().listRuns({
-        limit: 50,
+        limit,
         ...(status ? { status } : {}),
         ...(more && cursor ? { cursor } : {}),
       });
-      setRuns((r) => (more ? [...r, ...page.runs] : page.runs));
-      setCursor(page.next_cursor);
+      setRuns((r) => {
+        if (more) return [...r, ...page.runs];
+        // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
+        const seen = new Set(page.runs.map((x) => x.run_id));
+        return [...page.runs, ...r.slice(limit).filter((x) => !seen.has(x.run_id))];
+      });
+      if (more || shown.current <= MAX_PAGE) setCursor(page.next_cursor);
       setError(null);
     } catch (e) {
       setError(errorText(e));
