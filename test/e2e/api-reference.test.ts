@@ -6,11 +6,11 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-results/screenshots';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
@@ -18,7 +18,7 @@ let browser: Browser;
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
   server = (await startDevServer({ name: 'api-reference' })) as typeof server;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -4,7 +4,8 @@
  * same state and port — it does not stay frozen on what it last saw.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -17,11 +18,7 @@ beforeAll(async () => {
     name: 'dashboard-reconnect',
     extraArgs: ['--log-level', 'error'],
   })) as Dev;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -81,11 +82,7 @@ beforeAll(async () => {
       'HTTP_ALLOWLIST:127.0.0.1',
     ],
   })) as typeof server;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
