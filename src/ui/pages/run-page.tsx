@@ -8,6 +8,7 @@ import type { PlanningTrace, RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
+import { InputForm } from '../components/input-form';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { StepPanel } from '../components/step-panel';
 import { Timeline } from '../components/timeline';
@@ -42,17 +43,21 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     return () => clearInterval(t);
   }, [status]);
 
+  /** Resolves true when the API took the action. */
   const act = async (name: string, action: () => Promise<unknown>, follow = false) => {
     setBusy(name);
     setMessage(null);
+    let ok = false;
     try {
       await action();
+      ok = true;
       if (follow) live.restart();
       else await live.refresh();
     } catch (e) {
       setMessage(errorText(e));
     }
     setBusy(null);
+    return ok;
   };
 
   const inferred = Object.fromEntries(
@@ -61,6 +66,10 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const step = view.steps.find((s) => s.id === selected) ?? null;
   const waitingApproval = status === 'awaiting_approval';
   const waitingInput = status === 'awaiting_input';
+  // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
+  const request = live.events.findLast((e) => e.event_type === 'InputRequested');
+  const asked =
+    view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
   const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
 
   if (live.missing)
@@ -162,10 +171,14 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           }
         />
       ) : null}
-      {waitingInput ? (
+      {waitingInput && view.waiting?.kind === 'input' ? (
         <InputForm
-          prompt={view.waiting?.prompt}
-          onSend={(input) => act('input', () => api().sendInput(runId, input), true)}
+          key={request?.seq}
+          prompt={view.waiting.prompt}
+          {...(asked?.status === 'failed' ? { failedStep: asked.id } : {})}
+          disabled={!!busy && busy !== 'input'}
+          // The run is not over: the events go on arriving, so nothing is followed again.
+          onSend={(input) => act('input', () => api().sendInput(runId, input))}
         />
       ) : null}
       {ENDED.has(status) && view.final_output !== undefined ? (
@@ -349,30 +362,5 @@ function FinalOutput({ value }: { value: unknown }) {
       <summary>Final output ({text.length.toLocaleString()} characters)</summary>
       <pre>{text}</pre>
     </details>
-  );
-}
-
-function InputForm({ prompt, onSend }: { prompt?: string; onSend: (input: unknown) => Promise<void> }) {
-  const [text, setText] = useState('');
-  const submit = (e: Event) => {
-    e.preventDefault();
-    let input: unknown = text;
-    try {
-      input = JSON.parse(text);
-    } catch {
-      // plain text is the answer as typed
-    }
-    void onSend(input);
-  };
-  return (
-    <form class="input-form" onSubmit={submit} aria-label="Answer the run">
-      <label>
-        {prompt ?? 'The run waits for input'}
-        <textarea rows={3} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
-      </label>
-      <button type="submit" class="primary">
-        Send
-      </button>
-    </form>
   );
 }

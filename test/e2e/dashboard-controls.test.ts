@@ -1,0 +1,125 @@
+/**
+ * The dashboard's controls, in chromium against `wrangler dev`: the input form sends once however
+ * often Send is clicked; `ask_user` about a failed step is answered with the actions the run
+ * understands (Skip sends `{"action": "skip"}`). Screenshots go to test-results/screenshots/.
+ */
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+const SHOTS = 'test-results/screenshots';
+let server: { base: string; stop(): Promise<void> };
+let browser: Browser;
+
+type Json = Record<string, unknown>;
+async function api(method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await res.json()) as Json;
+}
+async function startRun(plan: unknown, config: Json = {}): Promise<string> {
+  return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
+}
+async function waitForStatus(runId: string, status: string): Promise<Json> {
+  for (let i = 0; i < 300; i++) {
+    const run = await api('GET', `/v1/runs/${runId}`);
+    if (run.status === status) return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${runId} never reached ${status}`);
+}
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.base}${path}`);
+  return { page, errors };
+}
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = (await startDevServer({ name: 'dashboard-controls' })) as typeof server;
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('the dashboard’s controls', () => {
+  it('sends a double-clicked answer once, and shows no error for it', async () => {
+    const runId = await startRun({
+      goal: 'ask once',
+      steps: [
+        { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
+        {
+          id: 'use',
+          action: 'demo.echo',
+          parameters: { city: '{{ steps.ask.output }}' },
+          dependencies: ['ask'],
+        },
+      ],
+    });
+    await waitForStatus(runId, 'awaiting_input');
+    const { page, errors } = await open(`/#/runs/${runId}`);
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/input')) sent.push(r.postData() ?? '');
+    });
+    const form = page.getByRole('form', { name: 'Answer the run' });
+    await form.getByText('Which city?').waitFor({ timeout: 10_000 });
+    await form.locator('textarea').fill('Oslo');
+    await form.getByRole('button', { name: 'Send' }).dblclick();
+    await page.waitForSelector('[data-step-id="use"][data-status="completed"]', { timeout: 15_000 });
+    const run = await waitForStatus(runId, 'completed');
+    expect((run.step_results as Json).use).toEqual({ city: 'Oslo' });
+    // A moment for a second request, had there been one, to come back with its error.
+    await page.waitForTimeout(500);
+    expect(sent).toEqual([JSON.stringify({ input: 'Oslo' })]);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    await expect(page.locator('.error').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('answers ask_user about a failed step with Skip, which sends {"action": "skip"}', async () => {
+    const runId = await startRun(
+      {
+        goal: 'ask what to do',
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 5 } },
+          { id: 'g', action: 'demo.echo', parameters: { v: 1 } },
+        ],
+      },
+      { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
+    );
+    await waitForStatus(runId, 'awaiting_input');
+    const { page, errors } = await open(`/#/runs/${runId}`);
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/input')) sent.push(r.postData() ?? '');
+    });
+    const form = page.getByRole('form', { name: 'Answer the run' });
+    await form.getByText('how should the run continue?').waitFor({ timeout: 10_000 });
+    // The form says what each answer does: plain text would not skip.
+    await expect(form.innerText()).resolves.toMatch(/skip/i);
+    await shot(page, 'ask-user-form');
+    await form.getByRole('button', { name: 'Skip step' }).click({ timeout: 5_000 });
+    await page.waitForSelector('[data-step-id="f"][data-status="skipped"]', { timeout: 15_000 });
+    await waitForStatus(runId, 'completed');
+    expect(sent.map((s) => JSON.parse(s) as unknown)).toEqual([{ input: { action: 'skip' } }]);
+    const steps = (await api('GET', `/v1/runs/${runId}`)).steps as Record<string, Json>;
+    // Skipped, not retried: one attempt.
+    expect(steps.f).toMatchObject({ status: 'skipped', attempts: 1 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
