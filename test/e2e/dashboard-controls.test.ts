@@ -1,11 +1,12 @@
 /**
- * The dashboard's controls, in chromium against `wrangler dev`: the input form sends once however
- * often Send is clicked; `ask_user` about a failed step is answered with the actions the run
- * understands (Skip sends `{"action": "skip"}`). Screenshots go to test-results/screenshots/.
+ * The dashboard's controls and what it says about a run, in chromium against `wrangler dev`: the input
+ * form sends once however often Send is clicked; `ask_user` about a failed step is answered with the
+ * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
+ * cancellation's reason in neutral colours. Screenshots go to test-results/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -42,6 +43,10 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
+/** The text colour of an element, as the browser computes it. */
+const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
+/** The colour failures are drawn in (style.css --fail). */
+const FAIL = 'rgb(214, 69, 69)';
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -119,6 +124,49 @@ describe('the dashboard’s controls', () => {
     const steps = (await api('GET', `/v1/runs/${runId}`)).steps as Record<string, Json>;
     // Skipped, not retried: one attempt.
     expect(steps.f).toMatchObject({ status: 'skipped', attempts: 1 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows a rejection’s comment and says rejected; a cancellation’s reason is not drawn as a failure', async () => {
+    const rejected = await startRun(
+      { goal: 'reject me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      { require_plan_approval: true },
+    );
+    await waitForStatus(rejected, 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected}/approval`, {
+      decision: 'reject',
+      comment: 'Too risky: it writes to production',
+    });
+    await waitForStatus(rejected, 'cancelled');
+    const { page, errors } = await open(`/#/runs/${rejected}`);
+    const outcome = page.locator('[data-outcome]');
+    await outcome.waitFor({ timeout: 10_000 });
+    await expect(outcome.getAttribute('data-outcome')).resolves.toBe('rejected');
+    await expect(outcome.innerText()).resolves.toMatch(/rejected[\s\S]*Too risky: it writes to production/);
+    await expect(page.locator('.toolbar .badge').innerText()).resolves.toBe('rejected');
+    // The API's status is still cancelled: the page tells a rejection apart by its events.
+    await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
+      'cancelled',
+    );
+    expect(await colourOf(outcome)).not.toBe(FAIL);
+    await shot(page, 'run-rejected-comment');
+
+    const cancelled = await startRun({
+      goal: 'cancel me',
+      steps: [{ id: 'wait', action: 'human.input', parameters: { prompt: 'Anyone?' } }],
+    });
+    await waitForStatus(cancelled, 'awaiting_input');
+    await api('POST', `/v1/runs/${cancelled}/cancel`, { reason: 'no longer needed' });
+    await waitForStatus(cancelled, 'cancelled');
+    await page.goto(`${server.base}/#/runs/${cancelled}`);
+    const reason = page.locator('[data-outcome="cancelled"]');
+    await reason.waitFor({ timeout: 10_000 });
+    await expect(reason.innerText()).resolves.toMatch(/no longer needed/);
+    expect(await colourOf(reason)).not.toBe(FAIL);
+    await expect(page.locator('.error', { hasText: 'no longer needed' }).count()).resolves.toBe(0);
+    await expect(page.locator('.toolbar .badge').innerText()).resolves.toBe('cancelled');
+    await shot(page, 'run-cancelled-reason');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -10,6 +10,7 @@ import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
+import { endingOf, RunOutcome, shownStatus } from '../components/run-outcome';
 import { StepPanel } from '../components/step-panel';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
@@ -70,6 +71,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const request = live.events.findLast((e) => e.event_type === 'InputRequested');
   const asked =
     view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
+  const ending = ENDED.has(status) ? endingOf(live.events) : null;
   const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
 
   if (live.missing)
@@ -90,8 +92,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     <main class="run-page">
       <div class="toolbar">
         <h2 title={runId}>{view.goal || run?.goal || runId}</h2>
-        <span class={`badge status-${status}`} data-run-status={status}>
-          {status}
+        <span
+          class={`badge status-${shownStatus(status, ending)}`}
+          data-run-status={status}
+          title={ending?.kind === 'rejected' ? 'cancelled: its plan was rejected' : undefined}
+        >
+          {shownStatus(status, ending)}
         </span>
         <span class="muted">
           {done}/{view.steps.length} steps · v{view.plan_version ?? '–'}
@@ -184,7 +190,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {ENDED.has(status) && view.final_output !== undefined ? (
         <FinalOutput value={run?.final_output ?? view.final_output} />
       ) : null}
-      {view.error ? <p class="error">{view.error}</p> : null}
+      <RunOutcome status={status} error={view.error} ending={ending} />
       <nav class="tabs" role="tablist">
         {TABS.map(([id, label]) => (
           <a

@@ -1,0 +1,67 @@
+/**
+ * How an ended run ended, in words. A failure's error is red; a cancellation's reason and a rejected
+ * plan's comment are not failures, and are drawn in neutral colours. The API reports a rejected run as
+ * `cancelled` (its `RunTerminated` says `plan_rejected`), and its summary in the runs list says no
+ * more: only the run's events tell a rejection apart, with the approver's comment (`ApprovalRejected`).
+ */
+import type { EventOf, RunEvent } from '../../client';
+
+export type Ending =
+  { kind: 'rejected'; by: 'approver' | 'timeout'; comment?: string } | { kind: 'cancelled'; reason: string };
+
+const is =
+  <T extends RunEvent['event_type']>(type: T) =>
+  (e: RunEvent): e is EventOf<T> =>
+    e.event_type === type;
+
+/** A cancellation or a rejection, from the run's events; null for any other ending (or none yet). */
+export function endingOf(events: readonly RunEvent[]): Ending | null {
+  const end = events.findLast(is('RunTerminated'));
+  if (!end || end.payload.status !== 'cancelled') return null;
+  // A retry after it: that ending is over.
+  if (events.some((e) => e.event_type === 'RunResumed' && e.seq > end.seq)) return null;
+  if (end.payload.reason !== 'plan_rejected') return { kind: 'cancelled', reason: end.payload.reason };
+  const rejected = events.findLast(is('ApprovalRejected'));
+  const by = rejected?.payload.by ?? 'approver';
+  const comment = rejected?.payload.comment;
+  return comment ? { kind: 'rejected', by, comment } : { kind: 'rejected', by };
+}
+
+/** The status a person reads: a cancelled run whose plan was rejected says `rejected`. */
+export function shownStatus(status: string, ending: Ending | null): string {
+  return status === 'cancelled' && ending?.kind === 'rejected' ? 'rejected' : status;
+}
+
+export function RunOutcome({
+  status,
+  error,
+  ending,
+}: {
+  status: string;
+  error: string | null;
+  ending: Ending | null;
+}) {
+  if (ending?.kind === 'rejected')
+    return (
+      <p class="outcome" data-outcome="rejected">
+        <strong>Plan rejected</strong>{' '}
+        {ending.by === 'timeout' ? 'when the approval deadline passed' : 'by the approver'}
+        {ending.comment ? (
+          <>
+            : <q class="comment">{ending.comment}</q>
+          </>
+        ) : (
+          ' (no comment)'
+        )}
+      </p>
+    );
+  if (ending?.kind === 'cancelled')
+    return (
+      <p class="outcome" data-outcome="cancelled">
+        <strong>Cancelled</strong>: {ending.reason}
+      </p>
+    );
+  // A cancelled run whose events are not read yet: its reason is no error either.
+  if (!error || status === 'cancelled') return null;
+  return <p class="error">{error}</p>;
+}
