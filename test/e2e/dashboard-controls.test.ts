@@ -2,7 +2,8 @@
  * The dashboard's controls and what it says about a run, in chromium against `wrangler dev`: the input
  * form sends once however often Send is clicked; `ask_user` about a failed step is answered with the
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
- * cancellation's reason in neutral colours. Screenshots go to test-results/screenshots/.
+ * cancellation's reason in neutral colours; the event log shows earlier events and any event in full.
+ * Screenshots go to test-results/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,4 +171,47 @@ describe('the dashboard’s controls', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('shows earlier events than the last 500, and any event’s payload in full', async () => {
+    const long = 'x'.repeat(300) + '-the-end';
+    const steps = Array.from({ length: 200 }, (_, i) => ({
+      id: `s${i}`,
+      action: 'demo.echo',
+      parameters: i === 0 ? { value: long } : { i },
+    }));
+    const runId = await startRun(
+      { goal: 'many events', steps },
+      { max_steps: 200, execution_mode: 'parallel' },
+    );
+    await waitForStatus(runId, 'completed');
+    const total = ((await api('GET', `/v1/runs/${runId}/events?limit=1000`)).events as Json[]).length;
+    expect(total).toBeGreaterThan(500);
+    const { page, errors } = await open(`/#/runs/${runId}/events`);
+    const rows = page.locator('ol.events > li');
+    await page.waitForFunction(
+      (n) => document.querySelector('.event-log .filters')?.textContent?.includes(`of ${n} events`),
+      total,
+      { timeout: 15_000 },
+    );
+    await expect(rows.count()).resolves.toBe(500);
+    await page.getByRole('button', { name: /earlier events/ }).click({ timeout: 5_000 });
+    await expect(rows.count()).resolves.toBe(Math.min(total, 1000));
+    await expect(rows.first().locator('.type').innerText()).resolves.toBe('RunCreated');
+
+    // The step with the long parameter: its ToolInvoked is cut in the row, whole once expanded.
+    await page.selectOption('.event-log select >> nth=0', 'ToolInvoked');
+    await page.selectOption('.event-log select >> nth=1', 's0');
+    const row = rows.first();
+    await expect(row.locator('.payload').innerText()).resolves.not.toContain('-the-end');
+    await row.getByRole('button', { name: /in full/ }).click({ timeout: 5_000 });
+    const full = row.locator('pre');
+    await expect(full.innerText()).resolves.toContain(`${long}"`);
+    expect(JSON.parse(await full.innerText())).toMatchObject({
+      event_type: 'ToolInvoked',
+      payload: { step_id: 's0', parameters: { value: long } },
+    });
+    await shot(page, 'events-expanded');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -1,16 +1,32 @@
-/** The run's events, filterable by type and step; the newest last, the last 500 shown. */
+/**
+ * The run's events, filterable by type and step; the newest last. The last 500 are drawn, earlier ones
+ * 500 more at a time (or all) on request; each row shows the start of its payload, and opens to the
+ * whole event as JSON.
+ */
 import { useState } from 'preact/hooks';
 import type { RunEvent } from '../../client';
 
-const SHOWN = 500;
+/** Rows drawn at first, and added by "earlier". */
+const PAGE = 500;
+/** The characters of a payload a closed row shows. */
+const CUT = 240;
 
 export function EventLog({ events }: { events: RunEvent[] }) {
   const [type, setType] = useState('');
   const [step, setStep] = useState('');
+  const [limit, setLimit] = useState(PAGE);
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const types = [...new Set(events.map((e) => e.event_type))].sort();
   const stepOf = (e: RunEvent) => (e.payload as { step_id?: string }).step_id ?? e.references.step_id ?? '';
   const steps = [...new Set(events.map(stepOf).filter(Boolean))].sort();
   const shown = events.filter((e) => (!type || e.event_type === type) && (!step || stepOf(e) === step));
+  const hidden = Math.max(0, shown.length - limit);
+  const toggle = (seq: number) =>
+    setOpen((o) => {
+      const next = new Set(o);
+      if (!next.delete(seq)) next.add(seq);
+      return next;
+    });
   return (
     <section class="event-log">
       <div class="filters">
@@ -34,19 +50,63 @@ export function EventLog({ events }: { events: RunEvent[] }) {
         </label>
         <span class="muted">
           {shown.length} of {events.length} events
+          {hidden ? ` · the last ${shown.length - hidden} shown` : ''}
         </span>
       </div>
+      {hidden ? (
+        <p class="earlier">
+          <button type="button" onClick={() => setLimit((l) => l + PAGE)}>
+            Show {Math.min(PAGE, hidden)} earlier events
+          </button>{' '}
+          {hidden > PAGE ? (
+            <button type="button" onClick={() => setLimit(Number.POSITIVE_INFINITY)}>
+              Show all {shown.length}
+            </button>
+          ) : null}
+        </p>
+      ) : null}
       <ol class="events">
-        {shown.slice(-SHOWN).map((e) => (
-          <li key={e.seq} data-event-type={e.event_type}>
-            <span class="seq">{e.seq}</span>
-            <span class="time">{e.timestamp.slice(11, 23)}</span>
-            <span class="type">{e.event_type}</span>
-            <span class="step">{stepOf(e)}</span>
-            <code class="payload">{JSON.stringify(e.payload).slice(0, 240)}</code>
-          </li>
+        {shown.slice(hidden).map((e) => (
+          <EventRow key={e.seq} event={e} step={stepOf(e)} open={open.has(e.seq)} onToggle={toggle} />
         ))}
       </ol>
     </section>
+  );
+}
+
+function EventRow({
+  event: e,
+  step,
+  open,
+  onToggle,
+}: {
+  event: RunEvent;
+  step: string;
+  open: boolean;
+  onToggle: (seq: number) => void;
+}) {
+  const payload = JSON.stringify(e.payload) ?? '';
+  return (
+    <li data-event-type={e.event_type} class={open ? 'open' : undefined}>
+      <button
+        type="button"
+        class="seq"
+        aria-expanded={open}
+        aria-label={`Event ${e.seq} in full`}
+        title={open ? 'Close' : 'The whole event'}
+        onClick={() => onToggle(e.seq)}
+      >
+        <span aria-hidden="true">{open ? '▾' : '▸'}</span> {e.seq}
+      </button>
+      <span class="time">{e.timestamp.slice(11, 23)}</span>
+      <span class="type">{e.event_type}</span>
+      <span class="step">{step}</span>
+      <code class="payload">
+        {payload.length > CUT
+          ? `${payload.slice(0, CUT)}… (${payload.length.toLocaleString()} chars)`
+          : payload}
+      </code>
+      {open ? <pre class="full">{JSON.stringify(e, null, 2)}</pre> : null}
+    </li>
   );
 }
