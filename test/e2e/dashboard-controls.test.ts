@@ -2,8 +2,8 @@
  * The dashboard's controls and what it says about a run, in chromium against `wrangler dev`: the input
  * form sends once however often Send is clicked; `ask_user` about a failed step is answered with the
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
- * cancellation's reason in neutral colours; the event log shows earlier events and any event in full.
- * Screenshots go to test-results/screenshots/.
+ * cancellation's reason in neutral colours; the event log shows earlier events and any event in full;
+ * an empty status filter says so and clears. Screenshots go to test-results/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,4 +214,21 @@ describe('the dashboard’s controls', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('says no run matches an empty status filter, and clears it', async () => {
+    await startRun({ goal: 'one run', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] });
+    const { page, errors } = await open('/#/');
+    await page.waitForSelector('table.runs tbody tr');
+    await page.selectOption('.toolbar select', 'aborted');
+    const empty = page.getByText(/No runs with status .aborted./);
+    await empty.waitFor({ timeout: 10_000 });
+    await expect(page.getByText('No runs yet').count()).resolves.toBe(0);
+    await expect(page.locator('table.runs').count()).resolves.toBe(0);
+    await shot(page, 'runs-empty-filter');
+    await page.getByRole('button', { name: 'Show all runs' }).click({ timeout: 5_000 });
+    await page.waitForSelector('table.runs tbody tr');
+    await expect(page.locator('.toolbar select').inputValue()).resolves.toBe('');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

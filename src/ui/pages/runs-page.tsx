@@ -29,8 +29,12 @@ export function RunsPage() {
   // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
   const shown = useRef(0);
   shown.current = runs.length;
+  // The filter now: a page asked for under an earlier one is dropped when it arrives.
+  const filter = useRef(status);
+  filter.current = status;
 
   const load = async (more: boolean) => {
+    const asked = status;
     try {
       // A refresh re-reads as many rows as are shown (up to the API's 200), so "More" is not undone.
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
@@ -39,6 +43,7 @@ export function RunsPage() {
         ...(status ? { status } : {}),
         ...(more && cursor ? { cursor } : {}),
       });
+      if (filter.current !== asked) return;
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
         // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
@@ -48,11 +53,17 @@ export function RunsPage() {
       if (more || shown.current <= MAX_PAGE) setCursor(page.next_cursor);
       setError(null);
     } catch (e) {
+      if (filter.current !== asked) return;
       setError(errorText(e));
     }
     setLoaded(true);
   };
   useEffect(() => {
+    // Another filter: none of the rows shown are known to pass it.
+    shown.current = 0;
+    setRuns([]);
+    setCursor(null);
+    setLoaded(false);
     void load(false);
     const t = setInterval(() => void load(false), 5000);
     return () => clearInterval(t);
@@ -84,7 +95,16 @@ export function RunsPage() {
         </p>
       ) : null}
       {loaded && runs.length === 0 && !error ? (
-        <p class="muted">No runs yet. Start one with “New run”.</p>
+        status ? (
+          <p class="muted empty">
+            No runs with status “{status}”.{' '}
+            <button type="button" onClick={() => setStatus('')}>
+              Show all runs
+            </button>
+          </p>
+        ) : (
+          <p class="muted empty">No runs yet. Start one with “New run”.</p>
+        )
       ) : null}
       {runs.length ? (
         <table class="runs">
