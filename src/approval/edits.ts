@@ -5,11 +5,17 @@
  * findings (a cycle, an unknown dependency) rather than as a second set of rules.
  */
 import { z } from 'zod';
+import { unknownKeysError } from '../plan/key-suggestions';
 import { PlanStepInputSchema, normalizePlan, normalizeStep } from '../plan/model';
 import type { NormalizeOptions, Plan, PlanStep } from '../plan/model';
 
+/** A step's fields, refusing a misspelt one by name (a dropped `dependecies` would not wait). */
+function strictStep<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject(shape, { error: unknownKeysError(Object.keys(shape)) });
+}
+
 /** Fields an `update_step` may set; each replaces the old value whole. `null` clears a field. */
-export const StepChangesSchema = PlanStepInputSchema.omit({ id: true }).strict();
+export const StepChangesSchema = strictStep(PlanStepInputSchema.omit({ id: true }).shape);
 export type StepChanges = z.infer<typeof StepChangesSchema>;
 
 export const PlanEditSchema = z.discriminatedUnion('op', [
@@ -18,7 +24,7 @@ export const PlanEditSchema = z.discriminatedUnion('op', [
   /** Inserted after `after`, or at the end when `after` is omitted. */
   z.strictObject({
     op: z.literal('add_step'),
-    step: PlanStepInputSchema,
+    step: strictStep(PlanStepInputSchema.shape),
     after: z.string().min(1).optional(),
   }),
   /** `to_index` is the step's position in the resulting list; the others keep their order. */

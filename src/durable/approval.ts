@@ -169,6 +169,7 @@ export function validatedVersion(
     config: validationLimits(state.config, false),
     clock: { now: () => new Date() },
     ids: { id: () => current.id, uuid: () => crypto.randomUUID() },
+    refuseUnknownKeys: true,
   });
   if (!result.valid || !result.plan) {
     const errors: Finding[] = result.errors;

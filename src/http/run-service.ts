@@ -56,6 +56,8 @@ export async function startRun(
   const prepared = prepareRunPlan(req, { inputFields: (tool) => deps.tools.inputFields(tool) });
   if (!prepared.ok) return { kind: 'error', ...prepared.error };
   let candidate = prepared.plan;
+  // A plan the caller wrote refuses keys it does not know; one the planner made has none to refuse.
+  const submitted = candidate !== undefined;
   const config = defaultFailureStrategy(req, candidate === undefined, plannerConfigured(deps.env));
   req = { ...req, config };
   if (candidate === undefined) {
@@ -90,6 +92,7 @@ export async function startRun(
     clock: deps.clock,
     ids: deps.ids,
     config: validationLimits(config, req.requireDependencies),
+    refuseUnknownKeys: submitted,
   });
   if (!validation.valid || !validation.plan) {
     const n = validation.errors.length;

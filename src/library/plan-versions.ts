@@ -16,7 +16,8 @@ import type { PlanAttempt } from '../engine/plan-provider';
 export type CheckContext = { tools: ToolRegistry; clock: Clock; ids: IdSource; limits: PlannerLimits };
 
 /**
- * Validates a plan a run is started with against the run's limits; throws `invalid_plan` with every
+ * Validates a plan a run is started with against the run's limits (a caller's plan: unknown keys are
+ * refused); throws `invalid_plan` with every
  * finding in `details.errors`.
  * @example const { plan, estimates } = validateRunPlan(raw, parseRunConfig({}), { tools, clock, ids });
  */
@@ -30,6 +31,7 @@ export function validateRunPlan(
     clock: ctx.clock,
     ids: ctx.ids,
     config: validationLimits(config, config.require_dependencies),
+    refuseUnknownKeys: true,
   });
   if (!v.valid || !v.plan) {
     throw new EdgeplanError(

@@ -9,7 +9,8 @@ import type { RunConfig } from './config';
 import { estimatePlan } from './estimates';
 import type { Estimates } from './estimates';
 import type { Finding, Limits } from './findings';
-import { PlanInputSchema, applyPlanAliases, isRecord, normalizePlan } from './model';
+import { unknownKeysMessage } from './key-suggestions';
+import { PlanInputSchema, PlanStepInputSchema, applyPlanAliases, isRecord, normalizePlan } from './model';
 import type { Clock, IdSource, Plan, PlanInput } from './model';
 import { PlanChecker } from './plan-checks';
 import { isPlainPlanInput } from './plan-shape';
@@ -35,6 +36,12 @@ export type ValidateOptions = {
   ids: IdSource;
   /** Observed mean latency per tool name (ms), for estimates. */
   latencyHistory?: Record<string, number>;
+  /**
+   * Refuse keys a plan, step or fallback does not know (a `schema` finding naming the likely key).
+   * For plans a caller wrote, where a misspelt `dependecies` would otherwise run the step without
+   * waiting; a model's plan keeps extra keys dropped rather than failing whole.
+   */
+  refuseUnknownKeys?: boolean;
 };
 
 export type ValidationResult = {
@@ -84,7 +91,8 @@ function validate(raw: unknown, opts: ValidateOptions): ValidationResult {
     require_fallbacks: c.require_fallbacks === true,
   };
   const findings: Finding[] = [];
-  const prepared = preparePlan(raw, 0, '', limits, findings);
+  const ctx: Preparation = { limits, findings, refuseUnknownKeys: opts.refuseUnknownKeys === true };
+  const prepared = preparePlan(raw, 0, '', [], ctx);
 
   let input: PlanInput;
   if (isPlainPlanInput(prepared)) {
@@ -116,20 +124,15 @@ function validate(raw: unknown, opts: ValidateOptions): ValidationResult {
  * ordinary plan is not copied). Sub-plans deeper than `max_depth` are reported here; below the
  * first too-deep level they are dropped so a hostile nesting cannot run the parser out of stack.
  */
-function preparePlan(
-  raw: unknown,
-  depth: number,
-  prefix: string,
-  limits: Limits,
-  findings: Finding[],
-): unknown {
+function preparePlan(raw: unknown, depth: number, prefix: string, path: Path, ctx: Preparation): unknown {
   const plan = applyPlanAliases(raw);
+  if (ctx.refuseUnknownKeys) checkKeys(plan, PLAN_KEYS, path, prefix ? prefix.slice(0, -1) : undefined, ctx);
   if (!isRecord(plan) || !Array.isArray(plan.steps)) return plan;
   const steps = plan.steps as unknown[];
   let out: unknown[] | null = null;
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
-    const next = prepareStep(step, depth, prefix, limits, findings);
+    const next = prepareStep(step, depth, prefix, [...path, 'steps', i], ctx);
     if (next !== step) {
       out ??= steps.slice();
       out[i] = next;
@@ -138,14 +141,16 @@ function preparePlan(
   return out === null ? plan : { ...plan, steps: out };
 }
 
-function prepareStep(
-  step: unknown,
-  depth: number,
-  prefix: string,
-  limits: Limits,
-  findings: Finding[],
-): unknown {
+function prepareStep(step: unknown, depth: number, prefix: string, path: Path, ctx: Preparation): unknown {
   if (!isRecord(step)) return step;
+  const { limits, findings } = ctx;
+  if (ctx.refuseUnknownKeys) {
+    const stepId = prefix + (typeof step.id === 'string' ? step.id : `#${String(path.at(-1))}`);
+    checkKeys(step, STEP_KEYS, path, stepId, ctx);
+    if (isRecord(step.fallback_action)) {
+      checkKeys(step.fallback_action, FALLBACK_KEYS, [...path, 'fallback_action'], stepId, ctx);
+    }
+  }
   let out: Record<string, unknown> | null = null;
   if (step.parameters !== undefined) {
     const params = normalizeLegacyReferences(step.parameters);
@@ -177,11 +182,45 @@ function prepareStep(
           path: ['subplan'],
         });
       }
-      const sub = preparePlan(step.subplan, depth + 1, `${prefix}${id}/`, limits, findings);
+      const sub = preparePlan(step.subplan, depth + 1, `${prefix}${id}/`, [...path, 'subplan'], ctx);
       if (sub !== step.subplan) (out ??= { ...step }).subplan = sub;
     }
   }
   return out ?? step;
+}
+
+type Path = (string | number)[];
+type Preparation = { limits: Limits; findings: Finding[]; refuseUnknownKeys: boolean };
+
+// `inferred_dependencies` is what GET /v1/runs/{id}/plans/{version} adds to a plan: a plan read back
+// from the API is accepted as it is (the field is derived, so it is ignored).
+const PLAN_KEYS: ReadonlySet<string> = new Set([
+  ...Object.keys(PlanInputSchema.shape),
+  'inferred_dependencies',
+]);
+const STEP_KEYS: ReadonlySet<string> = new Set(Object.keys(PlanStepInputSchema.shape));
+const FALLBACK_KEYS: ReadonlySet<string> = new Set(['action', 'parameters']);
+
+/** One `schema` finding listing the keys of `obj` that `known` lacks, each with its likely meaning. */
+function checkKeys(
+  obj: unknown,
+  known: ReadonlySet<string>,
+  path: Path,
+  stepId: string | undefined,
+  ctx: Preparation,
+): void {
+  if (!isRecord(obj)) return;
+  let unknown: string[] | null = null;
+  for (const k of Object.keys(obj)) if (!known.has(k)) (unknown ??= []).push(k);
+  if (unknown === null) return;
+  const where = path.length === 0 ? 'plan' : formatPath(path);
+  const finding: Finding = {
+    code: 'schema',
+    message: `${where}: ${unknownKeysMessage(unknown, [...known])}`,
+    path,
+  };
+  if (stepId !== undefined) finding.step_id = stepId;
+  ctx.findings.push(finding);
 }
 
 function schemaFinding(issue: z.core.$ZodIssue, plan: unknown): Finding {

@@ -255,3 +255,31 @@ describe('ApprovalDecisionSchema', () => {
     }
   });
 });
+
+describe('misspelt step fields in edits', () => {
+  const messages = (edit: unknown): string[] => {
+    const r = ApprovalDecisionSchema.safeParse({ decision: 'modify', edits: [edit] });
+    return r.success ? [] : r.error.issues.map((i) => i.message);
+  };
+
+  it('an added step with "dependecies" is refused naming "dependencies" (it would not have waited)', () => {
+    expect(messages({ op: 'add_step', step: { id: 'x', action: 'demo.echo', dependecies: ['a'] } })).toEqual([
+      'Unknown key "dependecies" (did you mean "dependencies"?)',
+    ]);
+  });
+
+  it('a change to "retires" is refused naming "retries"', () => {
+    expect(messages({ op: 'update_step', step_id: 'a', changes: { retires: 2 } })).toEqual([
+      'Unknown key "retires" (did you mean "retries"?)',
+    ]);
+  });
+
+  it('an added step may still carry a sub-plan', () => {
+    const edit = {
+      op: 'add_step',
+      step: { id: 'x', subplan: { steps: [{ id: 'in', action: 'demo.echo' }] } },
+    };
+    expect(messages(edit)).toEqual([]);
+    expect(edited(abcd(), [edit as PlanEdit]).steps.at(-1)?.subplan?.steps[0]?.id).toBe('in');
+  });
+});

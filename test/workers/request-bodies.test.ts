@@ -284,3 +284,83 @@ describe('keys the API does not know', () => {
     }
   });
 });
+
+describe('keys a submitted plan does not know', () => {
+  // Without a stated dependency on "a" (the misspelt key dropped), "b" would run at once.
+  const misspelt = {
+    goal: 'g',
+    steps: [
+      { id: 'a', action: 'demo.sleep', parameters: { ms: 50 } },
+      { id: 'b', action: 'demo.echo', parameters: {}, dependecies: ['a'] },
+    ],
+  };
+  const finding = {
+    code: 'schema',
+    message: 'steps[1]: Unknown key "dependecies" (did you mean "dependencies"?)',
+    step_id: 'b',
+    path: ['steps', 1],
+  };
+
+  it('POST /v1/runs is 422 invalid_plan naming the step and the key it meant', async () => {
+    const r = await post('/v1/runs', JSON.stringify({ plan: misspelt }), JSON_TYPE);
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('invalid_plan');
+    expect(r.body.error.message).toContain(finding.message);
+    expect(r.body.error.details.errors).toEqual([finding]);
+  });
+
+  it('POST /v1/plans/validate reports it as a finding', async () => {
+    const r = await post('/v1/plans/validate', JSON.stringify({ plan: misspelt }), JSON_TYPE);
+    expect(r.status).toBe(200);
+    expect(r.body.valid).toBe(false);
+    expect(r.body.errors).toEqual([finding]);
+  });
+
+  it('a modified plan and an added step are refused the same way; the run still waits', async () => {
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, (r: Json) => r.status === 'awaiting_approval');
+    const approval = `/v1/runs/${runId}/approval`;
+    const modified = await post(approval, JSON.stringify({ decision: 'modify', plan: misspelt }), JSON_TYPE);
+    expect(modified.status).toBe(422);
+    expect(modified.body.error.details.errors).toEqual([finding]);
+    const added = await post(
+      approval,
+      JSON.stringify({
+        decision: 'modify',
+        edits: [{ op: 'add_step', step: { id: 'b', action: 'demo.echo', dependecies: ['a'] } }],
+      }),
+      JSON_TYPE,
+    );
+    expect(added.status).toBe(400);
+    expect(added.body.error.message).toContain('Unknown key "dependecies" (did you mean "dependencies"?)');
+    const run = await waitForRun(runId, (r: Json) => r.status === 'awaiting_approval');
+    expect(run.plan_version).toBe(1);
+  });
+
+  it('a plan read back from the API (with its inferred_dependencies) runs again as it is', async () => {
+    const first = await startRun({
+      goal: 'g',
+      steps: [
+        { id: 'a', action: 'demo.echo', parameters: { x: 1 } },
+        {
+          id: 'b',
+          action: 'demo.echo',
+          parameters: { x: 2 },
+          dependencies: ['a'],
+          retries: 1,
+          timeout_ms: 1000,
+        },
+        { id: 'c', action: 'demo.echo', parameters: { x: '{{ steps.a.output }}' } },
+      ],
+    });
+    await waitForRun(first);
+    const readBack = await exports.default.fetch(
+      new Request(`http://edgeplan.test/v1/runs/${first}/plans/1`),
+    );
+    const read = await readBack.json<Json>();
+    expect(read.inferred_dependencies).toEqual({ c: ['a'] });
+    const again = await post('/v1/runs', JSON.stringify({ plan: read }), JSON_TYPE);
+    expect(again.status).toBe(201);
+    expect((await waitForRun(again.body.run_id as string)).status).toBe('completed');
+  });
+});

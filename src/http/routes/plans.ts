@@ -113,6 +113,7 @@ export function registerPlanRoutes(app: App): void {
       config: config && validationLimits(config),
       clock: c.var.clock,
       ids: c.var.ids,
+      refuseUnknownKeys: true,
     });
     return c.json(toResponse(result, prepared), 200);
   });
