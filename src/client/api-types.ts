@@ -903,6 +903,8 @@ export interface components {
             created_at: string;
             updated_at: string;
             completed_at: string | null;
+            /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
+            termination_reason: string | null;
         };
         Run: {
             run_id: string;
@@ -947,6 +949,8 @@ export interface components {
             execution_time: number | null;
             final_output?: unknown;
             error?: components["schemas"]["ErrorInfo"];
+            /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
+            termination_reason: string | null;
             last_seq: number;
         };
         /** @description A value left out of this answer for its size; `href` reads it */

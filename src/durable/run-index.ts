@@ -9,10 +9,11 @@ export function indexRunStatement(db: D1Database, s: RunState): D1PreparedStatem
   const now = new Date().toISOString();
   return db
     .prepare(
-      `INSERT INTO runs (run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at, completed_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+      `INSERT INTO runs (run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at,
+         completed_at, termination_reason)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
        ON CONFLICT(run_id) DO UPDATE SET status = ?2, plan_id = ?4, plan_version = ?5, step_count = ?6,
-         updated_at = ?8, completed_at = ?9`,
+         updated_at = ?8, completed_at = ?9, termination_reason = ?10`,
     )
     .bind(
       s.run_id,
@@ -24,5 +25,6 @@ export function indexRunStatement(db: D1Database, s: RunState): D1PreparedStatem
       s.created_at ?? now,
       now,
       s.completed_at,
+      s.termination_reason ?? null,
     );
 }

@@ -61,6 +61,8 @@ export type RunSnapshot = {
   execution_time: number | null;
   final_output: unknown;
   error?: ErrorInfo;
+  /** Why an ended run ended (`success`, `steps_failed`, `plan_rejected`, a cancel's reason, …); null before. */
+  termination_reason: string | null;
   last_seq: number;
 };
 
@@ -138,6 +140,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
         ? (Date.parse(state.completed_at) - Date.parse(state.started_at)) / 1000
         : null,
     final_output,
+    termination_reason: state.termination_reason,
     last_seq: state.seq,
   };
   if (state.error) snap.error = state.error;

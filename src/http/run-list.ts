@@ -30,8 +30,8 @@ export async function listRuns(
     where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
     args.push(after.created_at, after.created_at, after.run_id);
   }
-  const sql = `SELECT run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at, completed_at
-    FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
+  const sql = `SELECT run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at, completed_at,
+    termination_reason FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
   const { results } = await db
     .prepare(sql)
     .bind(...args, q.limit + 1)

@@ -168,6 +168,17 @@ describe('the dashboard’s controls', () => {
     await expect(page.locator('.error', { hasText: 'no longer needed' }).count()).resolves.toBe(0);
     await expect(page.locator('.toolbar .badge').innerText()).resolves.toBe('cancelled');
     await shot(page, 'run-cancelled-reason');
+
+    // The API and the runs list tell them apart too (termination_reason, in the D1 index).
+    expect((await api('GET', `/v1/runs/${rejected}`)).termination_reason).toBe('plan_rejected');
+    expect((await api('GET', `/v1/runs/${cancelled}`)).termination_reason).toBe('no longer needed');
+    await page.goto(`${server.base}/#/`);
+    const badge = (id: string) => page.locator(`tr[data-run-id="${id}"] .badge`);
+    await badge(cancelled).waitFor({ timeout: 10_000 });
+    await expect(badge(rejected).innerText()).resolves.toBe('rejected');
+    await expect(badge(cancelled).innerText()).resolves.toBe('cancelled');
+    await expect(badge(cancelled).getAttribute('title')).resolves.toBe('no longer needed');
+    await shot(page, 'runs-rejected-and-cancelled');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
 import type { RunState } from '../../src/engine/state';
 import { IndexWriter } from '../../src/durable/index-writer';
-import { api, startRun, waitForRun } from './helpers';
+import { api, startRun, waitForRun, type Json } from './helpers';
 
 const indexRow = (runId: string) =>
   env.DB.prepare('SELECT status, plan_version FROM runs WHERE run_id = ?')
@@ -29,6 +29,36 @@ describe('a run’s rows in D1', () => {
     expect(run.status).toBe('completed');
     expect(await indexRow(runId)).toEqual({ status: 'completed', plan_version: 1 });
     expect(await versions(runId)).toEqual([{ version: 1, reason: 'authored' }]);
+  });
+
+  it('say why a run ended, in the run and in the list: a rejection apart from a cancellation', async () => {
+    const listed = async (runId: string) =>
+      ((await api('GET', '/v1/runs?limit=100')).body.runs as Json[]).find((r) => r.run_id === runId);
+    const done = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    const rejected = await startRun(
+      { steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] },
+      { require_plan_approval: true },
+    );
+    const cancelled = await startRun(
+      { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 3_000 } }] },
+      { execution_mode: 'parallel' },
+    );
+    await waitForRun(rejected, (r) => r.status === 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected}/approval`, { decision: 'reject', comment: 'no' });
+    await api('POST', `/v1/runs/${cancelled}/cancel`, { reason: 'changed my mind' });
+    const expected: [string, string, string][] = [
+      [done, 'completed', 'success'],
+      [rejected, 'cancelled', 'plan_rejected'],
+      [cancelled, 'cancelled', 'changed my mind'],
+    ];
+    for (const [runId, status, reason] of expected) {
+      const run = await waitForRun(runId);
+      expect([run.status, run.termination_reason]).toEqual([status, reason]);
+      await vi.waitFor(async () =>
+        expect(await listed(runId)).toMatchObject({ status, termination_reason: reason }),
+      );
+    }
+    expect((await listed(done))?.termination_reason).toBe('success');
   });
 
   it('list a run that is still going once the first write’s short wait is over', async () => {

@@ -26,6 +26,16 @@ export const ElidedValueSchema = z
     description: 'A value left out of this answer for its size; `href` reads it',
   });
 
+const TerminationReasonSchema = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      'Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver ' +
+      'rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; ' +
+      'null until it ends (and again after a retry resumes it)',
+  });
+
 const CountsSchema = z.object({
   total: z.number().int(),
   pending: z.number().int(),
@@ -82,6 +92,7 @@ export const RunSnapshotSchema = z
     execution_time: z.number().nullable().openapi({ description: 'Seconds from start to end' }),
     final_output: z.unknown(),
     error: ErrorInfoSchema.optional(),
+    termination_reason: TerminationReasonSchema,
     last_seq: z.number().int(),
   })
   .openapi('Run');
@@ -130,6 +141,7 @@ export const RunSummarySchema = z
     created_at: z.string(),
     updated_at: z.string(),
     completed_at: z.string().nullable(),
+    termination_reason: TerminationReasonSchema,
   })
   .openapi('RunSummary');
 

@@ -1,8 +1,8 @@
 /**
  * How an ended run ended, in words. A failure's error is red; a cancellation's reason and a rejected
  * plan's comment are not failures, and are drawn in neutral colours. The API reports a rejected run as
- * `cancelled` (its `RunTerminated` says `plan_rejected`), and its summary in the runs list says no
- * more: only the run's events tell a rejection apart, with the approver's comment (`ApprovalRejected`).
+ * `cancelled` with `termination_reason: "plan_rejected"` (the runs list too); the approver's comment is
+ * in the run's events (`ApprovalRejected`).
  */
 import type { EventOf, RunEvent } from '../../client';
 
@@ -28,8 +28,8 @@ export function endingOf(events: readonly RunEvent[]): Ending | null {
 }
 
 /** The status a person reads: a cancelled run whose plan was rejected says `rejected`. */
-export function shownStatus(status: string, ending: Ending | null): string {
-  return status === 'cancelled' && ending?.kind === 'rejected' ? 'rejected' : status;
+export function shownStatus(status: string, terminationReason: string | null | undefined): string {
+  return status === 'cancelled' && terminationReason === 'plan_rejected' ? 'rejected' : status;
 }
 
 export function RunOutcome({

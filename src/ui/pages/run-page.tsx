@@ -93,11 +93,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       <div class="toolbar">
         <h2 title={runId}>{view.goal || run?.goal || runId}</h2>
         <span
-          class={`badge status-${shownStatus(status, ending)}`}
+          class={`badge status-${shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}`}
           data-run-status={status}
           title={ending?.kind === 'rejected' ? 'cancelled: its plan was rejected' : undefined}
         >
-          {shownStatus(status, ending)}
+          {shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}
         </span>
         <span class="muted">
           {done}/{view.steps.length} steps · v{view.plan_version ?? '–'}

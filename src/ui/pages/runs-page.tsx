@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunStatus, RunSummary } from '../../client';
 import { api, errorText } from '../api';
+import { shownStatus } from '../components/run-outcome';
 import { href } from '../router';
 
 /** Rows a page; the API gives at most MAX_PAGE a request. */
@@ -126,7 +127,13 @@ export function RunsPage() {
                   <a href={href.run(r.run_id)}>{r.run_id}</a>
                 </td>
                 <td>
-                  <span class={`badge status-${r.status}`}>{r.status}</span>
+                  <span
+                    class={`badge status-${shownStatus(r.status, r.termination_reason)}`}
+                    data-status={r.status}
+                    title={r.termination_reason ?? undefined}
+                  >
+                    {shownStatus(r.status, r.termination_reason)}
+                  </span>
                 </td>
                 <td class="num">{r.step_count}</td>
                 <td>{r.created_at.replace('T', ' ').slice(0, 19)}</td>
