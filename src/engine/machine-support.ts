@@ -102,12 +102,17 @@ function failedAncestor(s: RunState, id: string): string | null {
   return null;
 }
 
+/** What an answer about a failed step asks for: its `action`, `retry` when it names none. */
+export function failureAction(answer: unknown): string {
+  return isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
+}
+
 /**
  * The answer to `ask_user` about a failed step: `{"action": "skip" | "abort" | "replan" | "retry"}`
  * (retry when absent) — the rest of the answer is new information in the run state.
  */
 export function answerFailure(s: RunState, stepId: string, answer: unknown, emit: Emit): void {
-  const action = isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
+  const action = failureAction(answer);
   if (action === 'skip') {
     emit({
       type: 'StepSkipped',

@@ -15,6 +15,7 @@ import { evolve } from './evolve';
 import { placeAttempt } from './placement';
 import {
   answerFailure,
+  failureAction,
   changedSteps,
   checkExpected,
   reportUnexpected,
@@ -264,8 +265,19 @@ export class RunMachine {
           });
           return;
         }
+        const aboutFailure = waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed';
+        // Refused before it is recorded: accepted, a replan nothing can make would end the run failed.
+        if (aboutFailure && failureAction(input.input) === 'replan' && !(this.deps.canRevise ?? false)) {
+          return {
+            code: 'planning_unavailable',
+            message:
+              'Answering {"action": "replan"} needs an LLM planner, and none is configured: answer ' +
+              '{"action": "retry"}, {"action": "skip"} or {"action": "abort"}',
+            details: { reason: 'no_planner' },
+          };
+        }
         emit({ type: 'InputReceived', payload: { input: input.input } });
-        if (waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed') {
+        if (aboutFailure) {
           answerFailure(s, waitingOn, input.input, emit);
         } else if (
           s.status === 'running' &&

@@ -205,6 +205,30 @@ describe('revision', () => {
     expect(stop.state.status).toBe('aborted');
   });
 
+  it('ask_user refuses a "replan" answer when nothing can replan, and the run keeps waiting', () => {
+    const config = {
+      on_step_failure: 'replan',
+      revision_strategy: 'ask_user',
+      retry_failed_steps: 0,
+    } as const;
+    const without = harness({ steps: [echo('a'), echo('b')] }, config);
+    without.fail('a');
+    const before = without.events.length;
+    const r = send(without, { type: 'input', input: { action: 'replan' } });
+    expect(r.refused).toMatchObject({ code: 'planning_unavailable', details: { reason: 'no_planner' } });
+    expect(r.refused?.message).toContain('{"action": "skip"}');
+    expect(without.events.length).toBe(before);
+    expect(without.state.status).toBe('awaiting_input');
+    // The same run then takes an answer it can carry out.
+    send(without, { type: 'input', input: { action: 'skip' } });
+    expect(without.status('a')).toBe('skipped');
+
+    const withPlanner = harness({ steps: [echo('a'), echo('b')] }, config, {}, { canRevise: true });
+    withPlanner.fail('a');
+    expect(send(withPlanner, { type: 'input', input: { action: 'replan' } }).refused).toBeUndefined();
+    expect(withPlanner.commands.at(-1)).toMatchObject({ type: 'revise' });
+  });
+
   it('a user-requested revision pauses the run until the new version arrives', () => {
     const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });
     send(h, { type: 'request_revision', trigger: 'user_request', reason: 'add a step' });

@@ -248,6 +248,28 @@ describe('input', () => {
     expect(run.state).toEqual({ note: 'try once more' });
   });
 
+  it('refuses an ask_user answer of "replan" when no planner is configured; the run keeps waiting', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 5, key: `replan-${Date.now()}` } },
+        ],
+      },
+      { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const r = await api('POST', `/v1/runs/${runId}/input`, { input: { action: 'replan' } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('planning_unavailable');
+    expect(r.body.error.message).toContain('{"action": "skip"}');
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_input');
+    expect(await api('POST', `/v1/runs/${runId}/input`, { input: { action: 'skip' } })).toMatchObject({
+      status: 200,
+    });
+    const run = await waitForRun(runId);
+    expect([run.status, run.step_statuses.f]).toEqual(['completed', 'skipped']);
+  });
+
   it('refuses a replan when no planner is configured', async () => {
     const runId = await startRun({ steps: [{ id: 'w', action: 'demo.sleep', parameters: { ms: 200 } }] });
     const r = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'why not' });
