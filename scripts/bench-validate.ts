@@ -106,6 +106,8 @@ let counter = 0;
 const opts = {
   tools,
   config: { max_steps: 1_000_000 },
+  // As a caller's plan is validated (a model's is not this size): unknown keys refused.
+  refuseUnknownKeys: true,
   clock: { now: () => new Date(0) },
   ids: { id: (prefix: string) => `${prefix}_${++counter}`, uuid: () => `u${++counter}` },
 };
