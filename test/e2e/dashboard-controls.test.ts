@@ -7,43 +7,19 @@
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { SHOTS, dashboardHelpers, type Json } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-const SHOTS = 'test-results/screenshots';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
+const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
 
-type Json = Record<string, unknown>;
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return (await res.json()) as Json;
-}
 async function startRun(plan: unknown, config: Json = {}): Promise<string> {
   return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
 }
-async function waitForStatus(runId: string, status: string): Promise<Json> {
-  for (let i = 0; i < 300; i++) {
-    const run = await api('GET', `/v1/runs/${runId}`);
-    if (run.status === status) return run;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${runId} never reached ${status}`);
-}
-async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.base}${path}`);
-  return { page, errors };
-}
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
 /** The text colour of an element, as the browser computes it. */
 const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
 /** The colour failures are drawn in (style.css --fail). */

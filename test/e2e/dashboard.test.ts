@@ -8,43 +8,18 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { SHOTS, dashboardHelpers, type Json } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-const SHOTS = 'test-results/screenshots';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
+const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
 let hooks: HttpServer;
 const delivered: { approval_url: string; run_id: string }[] = [];
 let hookUrl = '';
-
-type Json = Record<string, unknown>;
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return (await res.json()) as Json;
-}
-async function waitForStatus(runId: string, status: string): Promise<Json> {
-  for (let i = 0; i < 200; i++) {
-    const run = await api('GET', `/v1/runs/${runId}`);
-    if (run.status === status) return run;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${runId} never reached ${status}`);
-}
-async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.base}${path}`);
-  return { page, errors };
-}
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
 
 const parallel = {
   goal: 'Fan out and join',

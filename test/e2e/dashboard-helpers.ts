@@ -1,0 +1,38 @@
+/**
+ * What the dashboard's browser tests share: the API of the `wrangler dev` they started, a page opened
+ * in their chromium (its script errors collected), and screenshots in test-results/screenshots/ for a
+ * person to review. The server and browser are read when called: the tests start them in `beforeAll`.
+ */
+import type { Browser, Page } from 'playwright-core';
+
+export type Json = Record<string, unknown>;
+export const SHOTS = 'test-results/screenshots';
+
+export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) {
+  async function api(method: string, path: string, body?: unknown): Promise<Json> {
+    const res = await fetch(`${ctx().base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return (await res.json()) as Json;
+  }
+  /** Polls the run every 50 ms until it has `status` (15 s at most). */
+  async function waitForStatus(runId: string, status: string): Promise<Json> {
+    for (let i = 0; i < 300; i++) {
+      const run = await api('GET', `/v1/runs/${runId}`);
+      if (run.status === status) return run;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${runId} never reached ${status}`);
+  }
+  async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await ctx().browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ctx().base}${path}`);
+    return { page, errors };
+  }
+  const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
+  return { api, waitForStatus, open, shot };
+}
