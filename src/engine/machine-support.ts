@@ -107,6 +107,15 @@ export function failureAction(answer: unknown): string {
   return isRecord(answer) && typeof answer.action === 'string' ? answer.action : 'retry';
 }
 
+/** The refusal of an answer `{"action": "replan"}` where no planner could make the new version. */
+export const NO_PLANNER_TO_REPLAN: Refusal = {
+  code: 'planning_unavailable',
+  message:
+    'Answering {"action": "replan"} needs an LLM planner, and none is configured: answer ' +
+    '{"action": "retry"}, {"action": "skip"} or {"action": "abort"}',
+  details: { reason: 'no_planner' },
+};
+
 /**
  * The answer to `ask_user` about a failed step: `{"action": "skip" | "abort" | "replan" | "retry"}`
  * (retry when absent) — the rest of the answer is new information in the run state.

@@ -16,6 +16,7 @@ import { placeAttempt } from './placement';
 import {
   answerFailure,
   failureAction,
+  NO_PLANNER_TO_REPLAN,
   changedSteps,
   checkExpected,
   reportUnexpected,
@@ -267,15 +268,8 @@ export class RunMachine {
         }
         const aboutFailure = waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed';
         // Refused before it is recorded: accepted, a replan nothing can make would end the run failed.
-        if (aboutFailure && failureAction(input.input) === 'replan' && !(this.deps.canRevise ?? false)) {
-          return {
-            code: 'planning_unavailable',
-            message:
-              'Answering {"action": "replan"} needs an LLM planner, and none is configured: answer ' +
-              '{"action": "retry"}, {"action": "skip"} or {"action": "abort"}',
-            details: { reason: 'no_planner' },
-          };
-        }
+        if (aboutFailure && failureAction(input.input) === 'replan' && !(this.deps.canRevise ?? false))
+          return NO_PLANNER_TO_REPLAN;
         emit({ type: 'InputReceived', payload: { input: input.input } });
         if (aboutFailure) {
           answerFailure(s, waitingOn, input.input, emit);
