@@ -108,6 +108,12 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
   if (view.error) lines.push(c.red(` error: ${clip(view.error, width - 9)}`));
+  if (view.cancel_reason !== null)
+    lines.push(
+      view.cancel_reason === 'plan_rejected'
+        ? c.yellow(' plan rejected')
+        : c.yellow(` cancelled: ${clip(view.cancel_reason, width - 13)}`),
+    );
   if (view.status === 'completed' && view.final_output !== undefined)
     lines.push(`${c.bold(' output:')} ${clip(JSON.stringify(view.final_output), width * 4)}`);
   return lines.join('\n');

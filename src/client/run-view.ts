@@ -55,7 +55,10 @@ export type RunView = {
   started_at: number | null;
   ended_at: number | null;
   final_output: unknown;
+  /** Why the run failed or was aborted; null for a cancellation, which is no error. */
   error: string | null;
+  /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
+  cancel_reason: string | null;
   waiting: { kind: 'approval' | 'input'; prompt?: string; step_id?: string } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
@@ -83,6 +86,7 @@ export function emptyView(runId: string): RunView {
     ended_at: null,
     final_output: undefined,
     error: null,
+    cancel_reason: null,
     waiting: null,
     unapproved: false,
     last_seq: 0,
@@ -227,6 +231,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.status = 'running';
       view.ended_at = null;
       view.error = null;
+      view.cancel_reason = null;
       for (const id of e.payload.step_ids) {
         const s = step(view, id);
         if (s) Object.assign(s, { status: 'pending', error: null, skip_reason: null, started_at: null });
@@ -236,7 +241,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.status = e.payload.status;
       view.ended_at = at;
       view.final_output = e.payload.final_output;
-      view.error = e.payload.error?.message ?? (e.payload.status === 'completed' ? null : e.payload.reason);
+      view.cancel_reason = e.payload.status === 'cancelled' ? e.payload.reason : null;
+      view.error =
+        e.payload.error?.message ??
+        (e.payload.status === 'completed' || e.payload.status === 'cancelled' ? null : e.payload.reason);
       view.waiting = null;
       for (const s of view.steps) {
         if (s.status === 'running') s.started_at = null;

@@ -51,9 +51,27 @@ describe('the live view', () => {
     for (const e of events) applyEvent(view, e);
     expect(view.steps.map((s) => s.status)).toEqual(['skipped', 'skipped', 'skipped']);
     expect(view.unapproved).toBe(true);
+    // A rejection is no error: the view says why the run ended, not `error: plan_rejected` in red.
+    expect([view.error, view.cancel_reason]).toEqual([null, 'plan_rejected']);
+    const rejected = renderLive(view, Date.parse(at(0)), 0, PLAIN);
+    expect(rejected).toContain(' plan rejected');
+    expect(rejected).not.toContain('error:');
     applyEvent(view, ev('RunResumed', { step_ids: ['b', 'c'] }));
     expect(view.status).toBe('running');
+    expect(view.cancel_reason).toBeNull();
     expect(view.steps.map((s) => s.status)).toEqual(['skipped', 'pending', 'pending']);
+  });
+
+  it('shows a cancel’s reason as the reason it ended, not as an error', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    applyEvent(view, ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }));
+    applyEvent(view, ev('PlanAuthored', { plan }));
+    applyEvent(view, ev('RunTerminated', { status: 'cancelled', reason: 'no longer needed' }));
+    expect([view.error, view.cancel_reason]).toEqual([null, 'no longer needed']);
+    const text = renderLive(view, Date.parse(at(0)), 0, PLAIN);
+    expect(text).toContain(' cancelled: no longer needed');
+    expect(text).not.toContain('error:');
   });
 
   it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
