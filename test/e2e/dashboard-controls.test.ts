@@ -20,6 +20,16 @@ const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: serve
 async function startRun(plan: unknown, config: Json = {}): Promise<string> {
   return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
 }
+/** The page of a run waiting for input, its answer form, and the bodies of the answers it POSTs. */
+async function openAnswerForm(runId: string) {
+  await waitForStatus(runId, 'awaiting_input');
+  const { page, errors } = await open(`/#/runs/${runId}`);
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/input')) sent.push(r.postData() ?? '');
+  });
+  return { page, errors, sent, form: page.getByRole('form', { name: 'Answer the run' }) };
+}
 /** The text colour of an element, as the browser computes it. */
 const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
 /** The colour failures are drawn in (style.css --fail). */
@@ -50,13 +60,7 @@ describe('the dashboard’s controls', () => {
         },
       ],
     });
-    await waitForStatus(runId, 'awaiting_input');
-    const { page, errors } = await open(`/#/runs/${runId}`);
-    const sent: string[] = [];
-    page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith('/input')) sent.push(r.postData() ?? '');
-    });
-    const form = page.getByRole('form', { name: 'Answer the run' });
+    const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('Which city?').waitFor({ timeout: 10_000 });
     await form.locator('textarea').fill('Oslo');
     await form.getByRole('button', { name: 'Send' }).dblclick();
@@ -83,13 +87,7 @@ describe('the dashboard’s controls', () => {
       },
       { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
     );
-    await waitForStatus(runId, 'awaiting_input');
-    const { page, errors } = await open(`/#/runs/${runId}`);
-    const sent: string[] = [];
-    page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith('/input')) sent.push(r.postData() ?? '');
-    });
-    const form = page.getByRole('form', { name: 'Answer the run' });
+    const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('how should the run continue?').waitFor({ timeout: 10_000 });
     // The form says what each answer does: plain text would not skip.
     await expect(form.innerText()).resolves.toMatch(/skip/i);
