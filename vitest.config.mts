@@ -1,7 +1,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { nodeProcess } from './scripts/eval/node-api';
-import { freePort } from './test/workers-http/free-port';
+import { nodeProcess } from './scripts/eval/node-api.ts';
+import { freePort } from './test/workers-http/free-port.ts';
 
 // Two layers (STYLE §11): pure modules in plain Node, everything that touches a binding in the
 // Workers runtime with real Durable Objects, alarms, Queues, D1 and KV (Miniflare).

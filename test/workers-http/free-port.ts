@@ -1,4 +1,4 @@
-import { http } from '../../scripts/eval/node-api';
+import { http } from '../../scripts/eval/node-api.ts';
 
 /**
  * A TCP port on 127.0.0.1 that was free a moment ago: vitest.config.mts picks the MCP test server's
