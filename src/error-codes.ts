@@ -16,7 +16,7 @@ export const ERROR_CODES = {
     status: 400,
     about: 'The body or a parameter fails its schema; details name the fields.',
   },
-  invalid_json: { status: 400, about: 'The body is not parseable JSON.' },
+  invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
   unauthorized: {
     status: 401,
     about: 'No or a wrong bearer token, or no API_TOKEN set and ALLOW_ANONYMOUS not true.',
@@ -30,7 +30,10 @@ export const ERROR_CODES = {
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
   gone: { status: 410, about: 'A link that worked once and no longer does (used or expired).' },
   payload_too_large: { status: 413, about: 'The body is over the size limit.' },
-  unsupported_media_type: { status: 415, about: 'A body that is not JSON.' },
+  unsupported_media_type: {
+    status: 415,
+    about: 'A body that is not JSON, or is compressed or in a charset other than UTF-8.',
+  },
   invalid_plan: { status: 422, about: 'A plan with validation findings where a valid one is needed.' },
   planning_unavailable: { status: 422, about: 'A goal was sent but no planner can plan it (no LLM).' },
   planning_failed: {

@@ -203,6 +203,62 @@ describe('bodies the API cannot read', () => {
   });
 });
 
+describe('bodies that are not UTF-8', () => {
+  const validate = (body: BodyInit, contentType: string) =>
+    exports.default.fetch(
+      new Request('http://edgeplan.test/v1/plans/validate', {
+        method: 'POST',
+        headers: { 'Content-Type': contentType },
+        body,
+      }),
+    );
+  /** The plan with a non-ASCII goal, as ISO-8859-1 bytes: "é" is the single byte 0xE9. */
+  const latin1 = () => {
+    const text = JSON.stringify({ plan: { ...plan, goal: 'café' } });
+    return Uint8Array.from(text, (ch) => ch.charCodeAt(0));
+  };
+
+  it('a charset other than UTF-8 is 415 naming it, instead of its characters read as UTF-8', async () => {
+    for (const type of ['application/json; charset=latin1', 'application/json;charset="ISO-8859-1"']) {
+      const res = await validate(latin1(), type);
+      expect(res.status).toBe(415);
+      const body = await res.json<Json>();
+      expect(body.error.code).toBe('unsupported_media_type');
+      expect(body.error.message).toContain('send this one as UTF-8');
+      expect(['latin1', 'iso-8859-1']).toContain(body.error.details.charset);
+    }
+  });
+
+  it('bytes that are not UTF-8 are 400 naming the first, instead of being replaced with U+FFFD', async () => {
+    const bytes = latin1();
+    const res = await validate(bytes, 'application/json');
+    expect(res.status).toBe(400);
+    const body = await res.json<Json>();
+    expect(body.error.code).toBe('invalid_json');
+    expect(body.error.message).toContain('not valid UTF-8');
+    expect(body.error.details.position).toBe(bytes.indexOf(0xe9));
+    // A truncated character at the very end is named too.
+    const cut = new TextEncoder().encode('{"plan": "€"}').subarray(0, 12);
+    const truncated = await validate(cut, 'application/json');
+    expect(truncated.status).toBe(400);
+    expect((await truncated.json<Json>()).error.details.position).toBe(10);
+  });
+
+  it('UTF-8 — with or without a charset or a byte-order mark — keeps its characters', async () => {
+    const text = JSON.stringify({ plan: { ...plan, goal: 'café ✓ 🚀' } });
+    for (const [body, type] of [
+      [text, 'application/json'],
+      [text, 'application/json; charset=UTF-8'],
+      [text, 'application/json; charset="utf8"'],
+      [new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)]), 'application/json'],
+    ] as [BodyInit, string][]) {
+      const res = await validate(body, type);
+      expect(res.status).toBe(200);
+      expect((await res.json<Json>()).plan.goal).toBe('café ✓ 🚀');
+    }
+  });
+});
+
 describe('keys the API does not know', () => {
   const cases: [string, string, unknown, string][] = [
     [

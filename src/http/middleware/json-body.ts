@@ -29,8 +29,10 @@ export function isJsonContentType(contentType: string): boolean {
 export function jsonBody(): MiddlewareHandler {
   return async function jsonBody(c, next) {
     if (!METHODS_WITH_BODY.has(c.req.method)) return next();
-    const text = c.req.raw.body === null ? '' : await c.req.text();
-    if (text.trim() === '') {
+    const bytes = c.req.raw.body === null ? new Uint8Array() : new Uint8Array(await c.req.arrayBuffer());
+    const decoded = decodeUtf8(bytes);
+    const text = decoded.ok ? decoded.text : '';
+    if (decoded.ok && text.trim() === '') {
       // An empty (or blank) body is no body, whatever Content-Type the client habitually sends: a
       // body-less route (cancel) then just works, and a route that needs one says what to send.
       const headers = new Headers(c.req.raw.headers);
@@ -59,6 +61,25 @@ export function jsonBody(): MiddlewareHandler {
         `Request body must be JSON: send "Content-Type: application/json" (${got})`,
       );
     }
+    // JSON between systems is UTF-8 (RFC 8259 §8.1). A body in another encoding would be read as UTF-8
+    // and its non-ASCII characters silently replaced: refused, as is a body that is not valid UTF-8.
+    const charset = charsetOf(contentType);
+    if (charset !== null && !UTF8_NAMES.has(charset)) {
+      return jsonError(
+        c,
+        'unsupported_media_type',
+        `Request bodies are read as UTF-8, JSON's encoding: send this one as UTF-8, with "charset=utf-8" or no charset (got "charset=${charset}")`,
+        { charset },
+      );
+    }
+    if (!decoded.ok) {
+      return jsonError(
+        c,
+        'invalid_json',
+        `Request body is not valid UTF-8 (byte ${decoded.position} cannot start or continue a character): send it encoded as UTF-8`,
+        { position: decoded.position },
+      );
+    }
     const depth = jsonNestingDepth(text);
     if (depth > MAX_NESTING_DEPTH) {
       return jsonError(
@@ -81,6 +102,69 @@ export function jsonBody(): MiddlewareHandler {
     Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed), configurable: true });
     return next();
   };
+}
+
+/** The charset names UTF-8 goes by (the WHATWG Encoding Standard's labels for it). */
+const UTF8_NAMES = new Set([
+  'utf-8',
+  'utf8',
+  'unicode-1-1-utf-8',
+  'unicode11utf8',
+  'unicode20utf8',
+  'x-unicode20utf8',
+]);
+
+/** The `charset` parameter of a Content-Type value, lower-cased and unquoted; null when there is none. */
+export function charsetOf(contentType: string): string | null {
+  for (const param of contentType.split(';').slice(1)) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+  }
+  return null;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * The body as text, or where it stops being UTF-8: a byte-order mark is dropped (as `Response.text()`
+ * does); an invalid sequence is refused rather than replaced with U+FFFD.
+ */
+function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; position: number } {
+  try {
+    return { ok: true, text: strictUtf8.decode(bytes) };
+  } catch {
+    return { ok: false, position: firstInvalidUtf8(bytes) };
+  }
+}
+
+/** The offset of the first byte that is not part of a well-formed UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let lo = 0;
+  let hi = bytes.length;
+  // The longest valid prefix, by halving: a prefix may end inside a character, so try up to 3 bytes more.
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (validPrefix(bytes, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function validPrefix(bytes: Uint8Array, end: number): boolean {
+  for (let extra = 0; extra <= 3 && end + extra <= bytes.length; extra++) {
+    try {
+      strictUtf8.decode(bytes.subarray(0, end + extra));
+      return true;
+    } catch {
+      // try a longer prefix: `end` may fall inside a character
+    }
+  }
+  return false;
 }
 
 /** V8 says `… at position 12 (line 2 column 5)`; surfaced as data when present. */
