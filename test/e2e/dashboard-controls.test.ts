@@ -2,10 +2,11 @@
  * The dashboard's controls and what it says about a run, in chromium against `wrangler dev`: the input
  * form sends once however often Send is clicked; `ask_user` about a failed step is answered with the
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
- * cancellation's reason in neutral colours; the event log shows earlier events and any event in full;
+ * cancellation's reason in neutral colours; the event log shows earlier events and any event in full
+ * (a huge one's start, and the whole as a download);
  * an empty status filter says so and clears. Screenshots go to test-results/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator } from 'playwright-core';
 import { launchChromium } from './chromium';
@@ -196,6 +197,48 @@ describe('the dashboard’s controls', () => {
       payload: { step_id: 's0', parameters: { value: long } },
     });
     await shot(page, 'events-expanded');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('draws the start of a huge event, output or final output, and offers the whole as a download', async () => {
+    // A step's output may take up to 16 MiB (config.max_output_bytes): drawn whole, one froze the page.
+    const huge = 'h'.repeat(2_500_000) + '-huge-end';
+    const runId = await startRun(
+      { goal: 'a large output', steps: [{ id: 'huge', action: 'demo.echo', parameters: { value: huge } }] },
+      { max_output_bytes: 4_000_000 },
+    );
+    await waitForStatus(runId, 'completed');
+    const { page, errors } = await open(`/#/runs/${runId}/events`);
+    await page.selectOption('.event-log select >> nth=0', 'ToolReturned', { timeout: 10_000 });
+    const row = page.locator('ol.events > li').first();
+    await row.getByRole('button', { name: /in full/ }).click({ timeout: 5_000 });
+    const download = row.getByRole('link', { name: 'Download the whole' });
+    await download.waitFor({ timeout: 10_000 });
+    await expect(row.innerText()).resolves.toMatch(/The first 2,000,000 of [\d,]+ characters/);
+    const drawn = await row.locator('pre.full').innerText();
+    expect(drawn.length).toBeLessThan(2_100_000);
+    expect(drawn).not.toContain('-huge-end');
+    const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
+    expect(file.suggestedFilename()).toMatch(/^event-\d+\.json$/);
+    const whole = readFileSync(await file.path(), 'utf8');
+    expect(JSON.parse(whole)).toMatchObject({
+      event_type: 'ToolReturned',
+      payload: { step_id: 'huge', output: { value: huge } },
+    });
+    await shot(page, 'events-huge');
+    // The step's output and the run's final output: the same start and download.
+    await page.goto(`${server.base}/#/runs/${runId}`);
+    await page.locator('[data-step-id="huge"]').first().click({ timeout: 10_000 });
+    const panel = page.getByRole('complementary', { name: 'Step huge' });
+    const downloads = panel.getByRole('link', { name: 'Download the whole' });
+    await downloads.first().waitFor({ timeout: 5_000 });
+    const names = await downloads.evaluateAll((as) => as.map((a) => a.getAttribute('download')));
+    expect(names).toEqual(['huge-inputs.json', 'huge-output.json']);
+    const final = page.locator('details.final');
+    await final.locator('summary').click();
+    await expect(final.getByRole('link', { name: 'Download the whole' }).count()).resolves.toBe(1);
+    await expect(final.locator('pre').innerText()).resolves.not.toContain('-huge-end');
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);

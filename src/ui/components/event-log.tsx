@@ -1,9 +1,10 @@
 /**
  * The run's events, filterable by type and step; the newest last. The last 500 are drawn, earlier ones
  * 500 more at a time (or all) on request; each row shows the start of its payload, and opens to the
- * whole event as JSON.
+ * whole event as JSON (the start of a huge one, and the whole as a download: json-block.tsx).
  */
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { JsonBlock } from './json-block';
 import type { RunEvent } from '../../client';
 
 /** Rows drawn at first, and added by "earlier". */
@@ -85,7 +86,8 @@ function EventRow({
   open: boolean;
   onToggle: (seq: number) => void;
 }) {
-  const payload = JSON.stringify(e.payload) ?? '';
+  // Once per event, not per redraw: a step's output may take megabytes.
+  const payload = useMemo(() => JSON.stringify(e.payload) ?? '', [e]);
   return (
     <li data-event-type={e.event_type} class={open ? 'open' : undefined}>
       <button
@@ -106,7 +108,7 @@ function EventRow({
           ? `${payload.slice(0, CUT)}… (${payload.length.toLocaleString()} chars)`
           : payload}
       </code>
-      {open ? <pre class="full">{JSON.stringify(e, null, 2)}</pre> : null}
+      {open ? <JsonBlock value={e} file={`event-${e.seq}.json`} /> : null}
     </li>
   );
 }

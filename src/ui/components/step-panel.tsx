@@ -3,8 +3,7 @@
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
 import type { Run, StepView } from '../../client';
-
-const json = (v: unknown) => JSON.stringify(v, null, 2) ?? 'undefined';
+import { JsonBlock, jsonText } from './json-block';
 
 export function StepPanel({
   step,
@@ -47,7 +46,7 @@ export function StepPanel({
           <>
             <dt>Fallback</dt>
             <dd>
-              <code>{typeof fallback === 'string' ? fallback : json(fallback)}</code>
+              <code>{typeof fallback === 'string' ? fallback : jsonText(fallback)}</code>
             </dd>
           </>
         ) : null}
@@ -59,11 +58,14 @@ export function StepPanel({
         ) : null}
       </dl>
       <h4>Resolved inputs</h4>
-      <pre>{last ? json(last.parameters) : json(step.planned.parameters ?? {})}</pre>
+      <JsonBlock
+        value={last ? last.parameters : (step.planned.parameters ?? {})}
+        file={`${step.id}-inputs.json`}
+      />
       {output !== undefined ? (
         <>
           <h4>Output</h4>
-          <pre>{json(output)}</pre>
+          <JsonBlock value={output} file={`${step.id}-output.json`} />
         </>
       ) : null}
       <h4>Attempts</h4>

@@ -3,12 +3,13 @@
  * approval, a form while it waits for input, Retry, Cancel), then the graph with the selected step's
  * details, the timeline of attempts, the event log, the plan versions and the planning trace.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PlanningTrace, RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
+import { JsonBlock, jsonText } from '../components/json-block';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { endingOf, RunOutcome, shownStatus } from '../components/run-outcome';
 import { StepPanel } from '../components/step-panel';
@@ -362,11 +363,11 @@ function Reasoning({ events }: { events: RunEvent[] }) {
 
 /** The run's final output, open when it is short. */
 function FinalOutput({ value }: { value: unknown }) {
-  const text = JSON.stringify(value, null, 2) ?? 'undefined';
+  const text = useMemo(() => jsonText(value), [value]);
   return (
     <details class="final" open={text.length < 600}>
       <summary>Final output ({text.length.toLocaleString()} characters)</summary>
-      <pre>{text}</pre>
+      <JsonBlock text={text} file="final-output.json" />
     </details>
   );
 }
