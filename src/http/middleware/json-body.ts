@@ -115,7 +115,7 @@ const UTF8_NAMES = new Set([
 ]);
 
 /** The `charset` parameter of a Content-Type value, lower-cased and unquoted; null when there is none. */
-export function charsetOf(contentType: string): string | null {
+function charsetOf(contentType: string): string | null {
   for (const param of contentType.split(';').slice(1)) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
@@ -142,29 +142,39 @@ function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false
   }
 }
 
-/** The offset of the first byte that is not part of a well-formed UTF-8 sequence. */
+/**
+ * Where the first ill-formed sequence starts (Unicode's well-formed UTF-8 table: no overlong forms, no
+ * surrogates, nothing past U+10FFFF), in one pass; called only once the decoder has refused the body.
+ */
 function firstInvalidUtf8(bytes: Uint8Array): number {
-  let lo = 0;
-  let hi = bytes.length;
-  // The longest valid prefix, by halving: a prefix may end inside a character, so try up to 3 bytes more.
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (validPrefix(bytes, mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-function validPrefix(bytes: Uint8Array, end: number): boolean {
-  for (let extra = 0; extra <= 3 && end + extra <= bytes.length; extra++) {
-    try {
-      strictUtf8.decode(bytes.subarray(0, end + extra));
-      return true;
-    } catch {
-      // try a longer prefix: `end` may fall inside a character
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i += 1;
+      continue;
     }
+    const more =
+      lead >= 0xc2 && lead <= 0xdf
+        ? 1
+        : lead >= 0xe0 && lead <= 0xef
+          ? 2
+          : lead >= 0xf0 && lead <= 0xf4
+            ? 3
+            : 0;
+    if (more === 0) return i;
+    // The second byte's range is narrower after E0, ED, F0 and F4; the others are 80..BF.
+    const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+    const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+    const second = bytes[i + 1];
+    if (second === undefined || second < lo || second > hi) return i;
+    for (let k = 2; k <= more; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+    }
+    i += more + 1;
   }
-  return false;
+  return bytes.length;
 }
 
 /** V8 says `… at position 12 (line 2 column 5)`; surfaced as data when present. */
