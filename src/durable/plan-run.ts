@@ -15,10 +15,10 @@ import { beginAttempt, type BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
-import { load, persist } from './persist';
+import { load } from './persist';
+import { commitDecision, type CommitOptions, type CommitParts, type Committed } from './decision-commit';
 import { DurableSideWork, type RowAfter } from './side-work';
 import { SideWorkJournal, type SideRow } from './side-work-journal';
-import { decide } from '../engine/run-loop';
 import { Leases } from './leases';
 import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
@@ -77,6 +77,7 @@ export class PlanRun extends DurableObject<Env> {
   readonly #index: IndexWriter;
   /** Whether the run is a child run with a parent step to report to (set at create, else read once). */
   #hasParent: boolean | undefined;
+  readonly #commitParts: CommitParts;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
 
@@ -104,6 +105,14 @@ export class PlanRun extends DurableObject<Env> {
       state: () => this.#load()?.state ?? null,
       answer: (row, inputs, after) => this.#answer(row, inputs, after),
     });
+    this.#commitParts = {
+      storage: ctx.storage,
+      store: this.#store,
+      journal: this.#journal,
+      leases: this.leases,
+      begin: (stepId, attempt, pending) => this.#begin(this.#machine!, stepId, attempt, pending),
+      hasParent: () => (this.#hasParent ??= this.#store.getMeta('parent') !== null),
+    };
     this.#inline = new InlineAttempts({
       ctx,
       env,
@@ -424,83 +433,20 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /**
-   * Decide, persist, broadcast, re-arm, then act — in that order, so nothing acts on unsaved state.
-   * Inline attempts are begun in the same transaction as the decision that scheduled them, so a
-   * sequential step costs one transaction; so is the side work the decision asks for written (a row
-   * each) and, for a side-work answer, its row settled. `extra` adds inputs computed against the live
-   * machine.
+   * Decide and persist (decision-commit.ts), then broadcast, re-arm and act — in that order, so nothing
+   * acts on unsaved state. `extra` adds inputs computed against the live machine; `outbox` (a new run)
+   * takes the steps to queue for the caller to send.
    */
   async #apply(
     inputs: MachineInput[],
-    opts: {
-      extra?: (inputs: MachineInput[]) => void;
-      handoff?: Handoff;
-      outbox?: StepMessage[];
-      answer?: { row: SideRow; after: RowAfter };
-    } = {},
+    opts: CommitOptions & { outbox?: StepMessage[] } = {},
   ): Promise<Refusal | undefined> {
     const m = this.#machine!;
     const statusBefore = m.state.status;
-    const { handoff, outbox, answer } = opts;
-    const queued: StepMessage[] = [];
-    const inline: { stepId: string; attempt: number; begin: Extract<BeginStep, { proceed: true }> }[] = [];
-    const rows: SideRow[] = [];
-    const now = Date.now();
-    let d: ReturnType<typeof decide> | null = null;
-    // Deciding writes outputs and state variables as it folds results in: one transaction with the
-    // events, so they land together (and a write costs a fraction of an implicit transaction's).
+    const { outbox, answer } = opts;
+    let committed: Committed | null;
     try {
-      this.ctx.storage.transactionSync(() => {
-        // A late answer from a superseded issue of the work (or work the run no longer wants): dropped.
-        if (answer && !this.#journal.current(answer.row.id, answer.row.token)) return;
-        const pre: MachineInput[] = [];
-        opts.extra?.(pre);
-        d = decide(m, [...inputs, ...pre], (c, pending) => {
-          if (c.mode === 'queue' && handoff?.wants()) {
-            const begin = this.#begin(m, c.step_id, c.attempt, pending);
-            if (begin.proceed) {
-              this.leases.take(c.step_id, c.attempt, now, true);
-              handoff.take({ step_id: c.step_id, attempt: c.attempt, ...begin });
-            }
-          } else if (c.mode === 'queue') {
-            const version = m.state.plan?.version ?? 1;
-            queued.push({
-              run_id: m.state.run_id,
-              step_id: c.step_id,
-              attempt: c.attempt,
-              plan_version: version,
-            });
-          } else {
-            const begin = this.#begin(m, c.step_id, c.attempt, pending);
-            if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
-          }
-        });
-        this.leases.queued(queued, now);
-        // An attempt with a result needs no lease any more (nor does any, once the run ended).
-        if (d.events.some((e) => e.event_type === 'RunTerminated')) this.leases.clear();
-        else
-          this.leases.release(
-            d.events.flatMap((e) => (e.event_type === 'ToolReturned' ? [e.payload.step_id] : [])),
-          );
-        for (const c of d.side) {
-          const task = DurableSideWork.taskOf(c);
-          if (task) rows.push(this.#journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
-        }
-        if (d.events.some((e) => e.event_type === 'RunTerminated')) {
-          // Nobody wants plans or verdicts for an ended run; a child run's parent wants its result.
-          this.#journal.drop(this.#journal.all().map((r) => r.id));
-          this.#hasParent ??= this.#store.getMeta('parent') !== null;
-          if (this.#hasParent) rows.push(this.#journal.issue({ type: 'report_parent' }, now + 30_000));
-        }
-        if (answer) {
-          const { row, after } = answer;
-          if (after === 'done') this.#journal.done(row.id, row.token);
-          else if (after !== 'keep') this.#journal.park(row.id, row.token, after.park_until, after.task);
-        }
-        if (d.events.length > 0) persist(this.#store, m.state, d.events);
-        // The decision's step outputs, many a statement (read back from memory until now).
-        this.#store.flushOutputs();
-      });
+      committed = commitDecision(this.#commitParts, m, inputs, opts, Date.now());
     } catch (err) {
       // Rolled back: what is in memory may be ahead of storage, so reload it from storage next time.
       this.#machine = null;
@@ -509,8 +455,8 @@ export class PlanRun extends DurableObject<Env> {
       this.leases.forget();
       throw err;
     }
-    const decided = d as ReturnType<typeof decide> | null;
-    if (!decided) return;
+    if (!committed) return;
+    const { decided, queued, inline, rows } = committed;
     if (decided.refused) return decided.refused;
     const events = decided.events;
     if (events.length === 0 && rows.length === 0) {
