@@ -158,6 +158,7 @@ describe('bodies the API cannot read', () => {
     [{ name: 'get_run', arguments: [1] }, 'params.arguments must be an object (got an array)'],
     [{ name: 'get_run', arguments: 'x' }, 'params.arguments must be an object (got a string)'],
     [{ name: 5 }, 'params.name must be a tool name (got a number)'],
+    [{}, 'params.name must be a tool name (got none)'],
     [undefined, 'params must be an object {name, arguments?} (got none)'],
   ];
   for (const [params, message] of badParams) {

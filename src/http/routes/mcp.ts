@@ -80,7 +80,8 @@ function toolCallParamsProblem(
     problem = `params must be an object {name, arguments?} (got ${params === undefined ? 'none' : kind(params)})`;
   else {
     const { name, arguments: args } = params as Record<string, unknown>;
-    if (typeof name !== 'string') problem = `params.name must be a tool name (got ${kind(name)})`;
+    if (typeof name !== 'string')
+      problem = `params.name must be a tool name (got ${name === undefined ? 'none' : kind(name)})`;
     else if (args !== undefined && !isObject(args))
       problem = `params.arguments must be an object (got ${kind(args)})`;
   }
