@@ -142,6 +142,23 @@ describe('edgeplan as an MCP server at /mcp', () => {
     await client.close();
   });
 
+  it('names the tool a misspelt call meant, and every tool', async () => {
+    const client = await connect();
+    const misspelt = await client.callTool({ name: 'strat_run', arguments: {} }).catch((e: unknown) => e);
+    expect(misspelt).toMatchObject({ code: -32602 });
+    const message = (misspelt as Error).message;
+    expect(message).toContain('Unknown tool "strat_run" (did you mean "start_run"?)');
+    expect(message).toContain(
+      'the tools are plan_goal, validate_plan, start_run, get_run, approve_run, cancel_run',
+    );
+    const unrelated = await client
+      .callTool({ name: 'edgeplan_deploy', arguments: {} })
+      .catch((e: unknown) => e);
+    expect((unrelated as Error).message).not.toContain('did you mean');
+    expect((unrelated as Error).message).toContain('Unknown tool "edgeplan_deploy"; the tools are');
+    await client.close();
+  });
+
   it('takes the same bearer token as /v1 when API_TOKEN is set', async () => {
     const bindings = { ...env, API_TOKEN: 'mcp-token' };
     const refused = await connect({ bindings }).catch((e: unknown) => e);

@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
+import { nearestKey } from '../../plan/key-suggestions';
 import { MCP_API_TOOLS, mcpInputSchema, type ApiCall } from '../mcp-tools';
 import type { App, AppEnv } from '../types';
 
@@ -90,6 +91,13 @@ function toolCallParamsProblem(
     : null;
 }
 
+/** What a call to a tool this server does not have is told: the nearest name, and every name. */
+function unknownToolMessage(name: string): string {
+  const names = MCP_API_TOOLS.map((t) => t.name);
+  const near = nearestKey(name, names);
+  return `Unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
+}
+
 /** The MCP server for one request; `api` answers a tool call's API request. */
 function mcpServer(api: (call: ApiCall) => Promise<Response>): Server {
   const server = new Server(SERVER_INFO, {
@@ -105,7 +113,7 @@ function mcpServer(api: (call: ApiCall) => Promise<Response>): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const tool = MCP_API_TOOLS.find((t) => t.name === req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(req.params.name));
     const call = tool.call(req.params.arguments ?? {});
     if ('error' in call) {
       const envelope = { error: { code: 'invalid_request', message: call.error } };
