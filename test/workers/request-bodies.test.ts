@@ -154,6 +154,16 @@ describe('bodies the API cannot read', () => {
   }
 
   const MCP = { ...JSON_TYPE, Accept: 'application/json, text/event-stream' };
+  it('an empty JSON-RPC batch to /mcp is one Invalid Request, not an empty 202', async () => {
+    const r = await post('/mcp', '[]', MCP);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: an empty batch' },
+      id: null,
+    });
+  });
+
   const badParams: [unknown, string][] = [
     [{ name: 'get_run', arguments: [1] }, 'params.arguments must be an object (got an array)'],
     [{ name: 'get_run', arguments: 'x' }, 'params.arguments must be an object (got a string)'],

@@ -39,6 +39,12 @@ export function registerMcpRoutes(app: App): void {
         400,
       );
     const body: unknown = await c.req.json();
+    // JSON-RPC 2.0: an empty batch is one Invalid Request (the transport would answer 202, nothing).
+    if (Array.isArray(body) && body.length === 0)
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null },
+        400,
+      );
     const badCall = toolCallParamsProblem(body);
     if (badCall) return c.json({ jsonrpc: '2.0', id: badCall.id, error: badCall.error }, 200);
     const server = mcpServer((call) => callApi(app, c, call));
