@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { CreateRunRequest, ValidateRequest } from '../client';
+import { decodeUtf8 } from '../utf8';
 import { UsageError } from './exit-codes';
 
 export const FORMATS = ['plan', 'tool-calls', 'tea-yaml', 'llmcompiler'] as const;
@@ -19,12 +20,20 @@ const BY_EXTENSION: Record<string, Format> = {
   '.compiler': 'llmcompiler',
 };
 
+/** A file's text; one that is not UTF-8 is refused (read as UTF-8 its other characters would change). */
 export function readText(path: string): string {
+  let bytes: Uint8Array;
   try {
-    return readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw new UsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok)
+    throw new UsageError(
+      `${path} is not UTF-8 (byte ${decoded.position} cannot start or continue a character): save it as UTF-8`,
+    );
+  return decoded.text;
 }
 
 export function readJson(path: string): unknown {

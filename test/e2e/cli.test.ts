@@ -163,6 +163,11 @@ describe('edgeplan (CLI)', () => {
     expect(edgeplan(['frobnicate']).code).toBe(2);
     expect(edgeplan(['run']).code).toBe(2);
     expect(edgeplan(['run', 'missing.json']).err).toMatch(/Cannot read missing\.json/);
+    // A file saved in another encoding: refused, not sent with its "é" turned into U+FFFD.
+    writeFileSync(join(dir, 'latin1.json'), Buffer.from('{"goal":"caf\xe9","steps":[]}', 'latin1'));
+    const latin1 = edgeplan(['validate', 'latin1.json']);
+    expect(latin1.code).toBe(2);
+    expect(latin1.err).toMatch(/latin1\.json is not UTF-8 \(byte 12 cannot start or continue a character\)/);
     const missing = edgeplan(['cancel', 'run_doesnotexist']);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/not_found/);
