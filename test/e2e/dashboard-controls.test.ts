@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { SHOTS, dashboardHelpers, type Json } from './dashboard-helpers';
+import { SHOTS, askThenUse, dashboardHelpers, type Json } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -49,18 +49,7 @@ afterAll(async () => {
 
 describe('the dashboard’s controls', () => {
   it('sends a double-clicked answer once, and shows no error for it', async () => {
-    const runId = await startRun({
-      goal: 'ask once',
-      steps: [
-        { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
-        {
-          id: 'use',
-          action: 'demo.echo',
-          parameters: { city: '{{ steps.ask.output }}' },
-          dependencies: ['ask'],
-        },
-      ],
-    });
+    const runId = await startRun(askThenUse('ask once'));
     const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('Which city?').waitFor({ timeout: 10_000 });
     await form.locator('textarea').fill('Oslo');

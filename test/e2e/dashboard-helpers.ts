@@ -6,6 +6,22 @@
 import type { Browser, Page } from 'playwright-core';
 
 export type Json = Record<string, unknown>;
+
+/** A plan that asks a person "Which city?" (step `ask`), then echoes the answer as `{city}` (step `use`). */
+export function askThenUse(goal: string) {
+  return {
+    goal,
+    steps: [
+      { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
+      {
+        id: 'use',
+        action: 'demo.echo',
+        parameters: { city: '{{ steps.ask.output }}' },
+        dependencies: ['ask'],
+      },
+    ],
+  };
+}
 export const SHOTS = 'test-results/screenshots';
 
 export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) {

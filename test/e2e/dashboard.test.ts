@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { SHOTS, dashboardHelpers, type Json } from './dashboard-helpers';
+import { SHOTS, askThenUse, dashboardHelpers, type Json } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -338,20 +338,9 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('answers a human.input step from its form, and the answer flows on', async () => {
-    const { run_id } = (await api('POST', '/v1/runs', {
-      plan: {
-        goal: 'ask a person',
-        steps: [
-          { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
-          {
-            id: 'use',
-            action: 'demo.echo',
-            parameters: { city: '{{ steps.ask.output }}' },
-            dependencies: ['ask'],
-          },
-        ],
-      },
-    })) as { run_id: string };
+    const { run_id } = (await api('POST', '/v1/runs', { plan: askThenUse('ask a person') })) as {
+      run_id: string;
+    };
     await waitForStatus(run_id, 'awaiting_input');
     const { page, errors } = await open(`/#/runs/${run_id}`);
     const form = page.getByRole('form', { name: 'Answer the run' });
