@@ -22,6 +22,8 @@ export type Context = {
 };
 
 export const DEFAULT_URL = 'http://localhost:8787';
+/** A request with no answer in this long is given up (a server that accepts but never answers). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
   const url = serviceUrl(g.url ?? process.env.EDGEPLAN_URL ?? DEFAULT_URL, g.url ? '--url' : 'EDGEPLAN_URL');
@@ -29,7 +31,7 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
   const tty = process.stdout.isTTY === true;
   const colour = tty && g.color !== false && !process.env.NO_COLOR;
   return {
-    client: createClient({ baseUrl: url, ...(token ? { token } : {}) }),
+    client: createClient({ baseUrl: url, token, timeoutMs: REQUEST_TIMEOUT_MS }),
     url,
     json: g.json === true,
     tty,
@@ -51,7 +53,8 @@ function serviceUrl(url: string, from: string): string {
   }
   if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
     throw new UsageError(`${from} must be an http(s) URL, e.g. ${DEFAULT_URL} (got "${url}")`);
-  return url;
+  // The service's URL, not its API's: `…/v1` would be asked for `…/v1/v1/runs`.
+  return url.replace(/\/v1\/?$/, '');
 }
 
 /** Rows as aligned columns. */

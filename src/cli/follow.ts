@@ -4,7 +4,8 @@
  * Otherwise: one plain line per event (or one JSON event per line with `--json`).
  */
 import type { EdgeplanClient } from '../client';
-import { eventLine, renderLive, type Style } from './render';
+import { EXIT } from './exit-codes';
+import { eventLine, plural, renderLive, type Style } from './render';
 import { applyEvent, emptyView, type RunView } from '../client/run-view';
 
 export type FollowOptions = {
@@ -23,15 +24,21 @@ const write = (s: string) => process.stdout.write(s);
 /** The run this process follows (or last followed): what Ctrl-C says how to cancel. */
 let followed: string | null = null;
 export const followedRun = (): string | null => followed;
+/** Marks `runId` as the run this process follows, from the moment it exists. */
+export const following = (runId: string) => void (followed = runId);
 
 /** Follows `runId` until it ends (or `signal` aborts); returns what was seen. */
 export async function follow(client: EdgeplanClient, runId: string, o: FollowOptions): Promise<RunView> {
   followed = runId;
   const view = emptyView(runId);
+  const watchOptions = { signal: o.signal, onReconnect: reconnecting(runId) };
   if (!o.tty) {
-    for await (const e of client.watch(runId, { signal: o.signal, after: o.after })) {
+    for await (const e of client.watch(runId, { ...watchOptions, after: o.after })) {
       applyEvent(view, e);
       write(o.json ? `${JSON.stringify(e)}\n` : `${eventLine(e)}\n`);
+      // Nobody at this terminal to ask: say (on stderr, stdout stays the events) how to answer.
+      const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
+      if (request && view.waiting) process.stderr.write(`${answerHint(view)}\n`);
     }
     return view;
   }
@@ -39,7 +46,8 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   const { createLogUpdate } = await import('log-update');
   const log = createLogUpdate(process.stdout);
   let frame = 0;
-  const draw = () => log(renderLive(view, Date.now(), frame, o.style, process.stdout.columns ?? 100));
+  // A terminal that reports no size (0 columns) is drawn 100 wide.
+  const draw = () => log(renderLive(view, Date.now(), frame, o.style, process.stdout.columns || 100));
   const tick = () => {
     frame += 1;
     draw();
@@ -48,7 +56,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   let after = o.after ?? 0;
   try {
     watching: for (;;) {
-      for await (const e of client.watch(runId, { signal: o.signal, after })) {
+      for await (const e of client.watch(runId, { ...watchOptions, after })) {
         applyEvent(view, e);
         draw();
         const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
@@ -73,26 +81,54 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   return view;
 }
 
+/** Tells the person watching that the server went away and the watch waits for it (stderr). */
+function reconnecting(runId: string) {
+  let told = false;
+  return (attempt: number, after: number) => {
+    if (attempt !== 1 || told) return;
+    told = true;
+    process.stderr.write(
+      `Lost the connection to the server; ${runId} goes on there. Reconnecting (after event ${after})…\n`,
+    );
+  };
+}
+
+/** How to answer what the run waits for, from another terminal. */
+function howToAnswer(view: RunView): string {
+  const id = view.run_id;
+  return view.waiting?.kind === 'approval'
+    ? `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`
+    : `Answer with: edgeplan input ${id} <answer>`;
+}
+
+/** What the run waits for, and how to answer it. */
+export function answerHint(view: RunView): string {
+  const what = view.waiting?.kind === 'approval' ? 'approval' : 'input';
+  const prompt = view.waiting?.prompt ? ` (${view.waiting.prompt})` : '';
+  return `${view.run_id} waits for ${what}${prompt}. ${howToAnswer(view)}`;
+}
+
 /** Asks the person at the terminal for the decision or input the run waits for, and sends it. */
 async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
   const prompts = await import('@clack/prompts');
   if (view.waiting?.kind === 'approval') {
     const choice = await prompts.select({
-      message: `Approve the plan of ${view.run_id} (${view.steps.length} steps)?`,
+      message: `Approve the plan of ${view.run_id} (${plural(view.steps.length, 'step')})?`,
       options: [
         { value: 'approve', label: 'Approve', hint: 'run it' },
         { value: 'reject', label: 'Reject', hint: 'the run ends' },
         { value: 'detach', label: 'Decide later', hint: `edgeplan approve ${view.run_id}` },
       ],
     });
-    if (prompts.isCancel(choice) || choice === 'detach') return detach(view);
+    if (prompts.isCancel(choice)) return detach(view, EXIT.interrupted);
+    if (choice === 'detach') return detach(view, EXIT.waiting);
     const comment = 'from the edgeplan CLI';
     if (choice === 'approve') await client.approve(view.run_id, { comment });
     else await client.reject(view.run_id, { comment });
     return;
   }
   const answer = await prompts.text({ message: view.waiting?.prompt ?? 'The run waits for input:' });
-  if (prompts.isCancel(answer)) return detach(view);
+  if (prompts.isCancel(answer)) return detach(view, EXIT.interrupted);
   let input: unknown = answer;
   try {
     input = JSON.parse(answer);
@@ -102,9 +138,8 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
   await client.sendInput(view.run_id, input);
 }
 
-function detach(view: RunView): never {
-  write(
-    `Left ${view.run_id} waiting. Decide with: edgeplan approve ${view.run_id} | edgeplan reject ${view.run_id}\n`,
-  );
-  process.exit(3);
+/** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */
+function detach(view: RunView, code: number): never {
+  write(`Left ${view.run_id} waiting. ${howToAnswer(view)}\n`);
+  process.exit(code);
 }

@@ -20,19 +20,36 @@ const BY_EXTENSION: Record<string, Format> = {
   '.compiler': 'llmcompiler',
 };
 
-/** A file's text; one that is not UTF-8 is refused (read as UTF-8 its other characters would change). */
+/** Each file read once (standard input can be read only once): findings are placed in what was sent. */
+const texts = new Map<string, string>();
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+};
+
+/**
+ * A file's text (`-`: standard input); one that is not UTF-8 is refused (read as UTF-8 its other
+ * characters would change), and so is an empty one.
+ */
 export function readText(path: string): string {
+  const known = texts.get(path);
+  if (known !== undefined) return known;
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = readFileSync(path === '-' ? 0 : path);
   } catch (err) {
-    throw new UsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read ${path}: ${(code && READ_ERRORS[code]) ?? code ?? String(err)}`);
   }
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok)
     throw new UsageError(
       `${path} is not UTF-8 (byte ${decoded.position} cannot start or continue a character): save it as UTF-8`,
     );
+  if (decoded.text.trim() === '') throw new UsageError(`${path} is empty`);
+  texts.set(path, decoded.text);
   return decoded.text;
 }
 
@@ -51,6 +68,7 @@ export function formatOf(path: string, given?: string): Format {
       throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${given}")`);
     return given as Format;
   }
+  if (path === '-') return 'plan'; // standard input: JSON unless --format says otherwise
   const f = BY_EXTENSION[extname(path).toLowerCase()];
   if (!f)
     throw new UsageError(
@@ -78,12 +96,32 @@ export function planRequest(path: string, format?: string): CreateRunRequest & V
 }
 
 /** A value from the command line: JSON when it parses (`3`, `true`, `{"a":1}`), else the text. */
-function value(text: string): unknown {
+function value(text: string, option: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     return text;
   }
+  // JSON has no Infinity: `1e999` would be sent as null.
+  if (typeof parsed === 'number' && !Number.isFinite(parsed))
+    throw new UsageError(`${option}: ${text} is out of range for a number`);
+  return parsed;
+}
+
+/** The answer `edgeplan input` sends: `@file.json` that file's JSON, else {@link value}. */
+export function answerValue(text: string): unknown {
+  return text.startsWith('@') ? readJson(text.slice(1)) : value(text, 'the answer');
+}
+
+/** A run id from the command line, checked before anything is sent. */
+export function runId(id: string): string {
+  const trimmed = id.trim();
+  if (trimmed === '')
+    throw new UsageError('The run id is empty: give one like run_0123abcd… (edgeplan runs lists them)');
+  if (/[/?#\s]/.test(trimmed))
+    throw new UsageError(`"${id}" is not a run id: give one like run_0123abcd… (edgeplan runs lists them)`);
+  return trimmed;
 }
 
 /**
@@ -110,7 +148,7 @@ export function pairs(items: readonly string[], option: string): Record<string, 
       const next = at[k];
       at = (at[k] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
     }
-    at[keys.at(-1)!] = value(item.slice(eq + 1));
+    at[keys.at(-1)!] = value(item.slice(eq + 1), option);
   }
   return out;
 }

@@ -39,32 +39,55 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 process.on('SIGINT', () => {
   if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
   interrupt.abort();
-  const id = followedRun() ?? /run_[A-Za-z0-9]+/.exec(process.argv.join(' '))?.[0] ?? '<run id>';
-  process.stderr.write(`\nDetached: the run goes on. Cancel it with: edgeplan cancel ${id}\n`);
+  const id = followedRun();
+  // Only a watch leaves something going on; any other command was merely stopped.
+  process.stderr.write(
+    id ? `\nDetached: the run goes on. Cancel it with: edgeplan cancel ${id}\n` : '\nInterrupted.\n',
+  );
   process.exit(EXIT.interrupted);
 });
+
+// `--json` asks for JSON on stdout whatever happens, also for errors found before options are parsed.
+const json = () => current?.json ?? process.argv.slice(2).includes('--json');
+/** An error as one line of JSON on stdout: a whole document, and one more line after NDJSON events. */
+const printFailure = (code: string, message: string, details?: unknown) =>
+  process.stdout.write(
+    `${JSON.stringify({ error: { code, message, ...(details === undefined ? {} : { details }) } })}\n`,
+  );
 
 try {
   await program.parseAsync(process.argv);
   process.exitCode = code;
 } catch (err) {
   if (err instanceof CommanderError) {
-    // --help and --version end here too, with code 0.
+    // --help and --version end here too, with code 0; commander has said what was wrong on stderr.
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (err.exitCode !== 0 && json()) printFailure('usage', err.message.replace(/^error: /, ''));
   } else if (err instanceof UsageError) {
-    process.stderr.write(`edgeplan: ${err.message}\n`);
+    if (json()) printFailure('usage', err.message);
+    else process.stderr.write(`edgeplan: ${err.message}\n`);
     process.exitCode = EXIT.usage;
   } else if (err instanceof EdgeplanApiError) {
-    if (current?.json)
-      process.stdout.write(
-        `${JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } }, null, 2)}\n`,
-      );
-    else process.stderr.write(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}`);
+    if (json()) printFailure(err.code, err.message, err.details);
+    else
+      process.stderr.write(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}${hint(err)}`);
     process.exitCode = EXIT.failed;
   } else {
-    process.stderr.write(`edgeplan: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    if (json()) printFailure('internal', message);
+    else process.stderr.write(`edgeplan: ${message}\n`);
     process.exitCode = EXIT.failed;
   }
+}
+
+/** What to do about an error the command line can help with. */
+function hint(err: EdgeplanApiError): string {
+  if (err.code === 'unauthorized') return 'Give the API token with --token <token> or EDGEPLAN_TOKEN.\n';
+  if (err.code === 'unreachable' || err.code === 'timeout') {
+    const url = current?.url ?? '';
+    return `Is the edgeplan server running at ${url}? Point at another with --url or EDGEPLAN_URL.\n`;
+  }
+  return '';
 }
 
 function detailLines(details: unknown): string {

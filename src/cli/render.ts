@@ -48,7 +48,10 @@ function symbol(s: StepView, frame: number, c: Style): string {
   }
 }
 
-const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
+/** `1 step`, `3 steps`. */
+export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+export const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
 
 function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Style, width: number): string {
   const onPath = view.critical_path.includes(s.id);
@@ -98,8 +101,15 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     ...view.steps.map((s) => stepLine(s, view, now, frame, c, width)),
   ].filter((l) => l !== '');
   if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
-  const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
-  lines.push(c.dim(` ${done}/${view.steps.length} steps`));
+  const count = (status: string) => view.steps.filter((s) => s.status === status).length;
+  const [failed, skipped] = [count('failed'), count('skipped')];
+  lines.push(
+    c.dim(
+      ` ${count('completed')}/${plural(view.steps.length, 'step')} done` +
+        (failed ? `, ${failed} failed` : '') +
+        (skipped ? `, ${skipped} skipped` : ''),
+    ),
+  );
   if (view.critical_path.length > 0) {
     const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
     lines.push(c.dim(` critical path ◆ ${view.critical_path.join(' → ')}${est}`));
@@ -137,7 +147,7 @@ export function eventLine(e: RunEvent): string {
         return e.payload.reason;
       case 'PlanAuthored':
       case 'PlanUpdated':
-        return `${e.payload.plan.steps.length} steps (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
+        return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
       case 'RunTerminated':
         return `${e.payload.status}: ${e.payload.reason}`;
       case 'InputRequested':

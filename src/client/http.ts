@@ -8,14 +8,19 @@ export type ClientOptions = {
   /** e.g. `http://localhost:8787` */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+  token?: string | undefined;
   /** A fetch of your own (tests, a service binding's `fetch`). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
+  /**
+   * Gives up on a request with no answer after this long (`timeout`, status 0); default: no limit of
+   * the client's own. `watch()`'s long-lived socket is not bounded by it.
+   */
+  timeoutMs?: number | undefined;
   /**
    * The WebSocket constructor `watch()` uses; default the global one (browsers, Node ≥ 22, Workers).
    * Without one, `watch()` polls `/events`.
    */
-  WebSocket?: typeof WebSocket;
+  WebSocket?: typeof WebSocket | undefined;
 };
 
 /**
@@ -40,7 +45,7 @@ export class EdgeplanApiError extends Error {
 export type Call = <T>(
   method: 'GET' | 'POST',
   path: string,
-  options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> },
+  options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> | undefined },
 ) => Promise<{ status: number; body: T }>;
 
 /** The base URL without a trailing slash. */
@@ -54,7 +59,10 @@ export function makeCall(options: ClientOptions): Call {
   return async function call<T>(
     method: 'GET' | 'POST',
     path: string,
-    { body, query }: { body?: unknown; query?: Record<string, string | number | boolean | undefined> } = {},
+    {
+      body,
+      query,
+    }: { body?: unknown; query?: Record<string, string | number | boolean | undefined> | undefined } = {},
   ) {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -62,18 +70,26 @@ export function makeCall(options: ClientOptions): Call {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.set(k, String(v));
     const qs = q.size > 0 ? `?${q.toString()}` : '';
+    const timeout = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
     let res: Response;
+    let text: string;
     try {
       res = await doFetch(`${base}${path}${qs}`, {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(timeout ? { signal: timeout } : {}),
       });
+      text = await res.text();
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new EdgeplanApiError(0, 'unreachable', `Cannot reach ${base}: ${why}`);
+      if (timeout?.aborted)
+        throw new EdgeplanApiError(
+          0,
+          'timeout',
+          `No answer from ${base} to ${method} ${path} within ${options.timeoutMs! / 1000} s`,
+        );
+      throw new EdgeplanApiError(0, 'unreachable', `Cannot reach ${base}: ${whyUnreachable(err)}`);
     }
-    const text = await res.text();
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : null;
@@ -95,4 +111,13 @@ export function makeCall(options: ClientOptions): Call {
     }
     return { status: res.status, body: json as T };
   };
+}
+
+/** A failed fetch's reason with its cause, where the runtime gives one: `fetch failed (connect ECONNREFUSED …)`. */
+function whyUnreachable(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
+  const detail =
+    typeof cause?.message === 'string' ? cause.message : typeof cause?.code === 'string' ? cause.code : '';
+  return detail && !err.message.includes(detail) ? `${err.message} (${detail})` : err.message;
 }

@@ -38,9 +38,7 @@ export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
 export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
 export type * from './types';
-
-/** Run statuses after which nothing more happens unless the caller retries. */
-export const TERMINAL_STATUSES = ['completed', 'failed', 'aborted', 'cancelled'] as const;
+export { TERMINAL_STATUSES } from './types';
 
 export type EdgeplanClient = {
   /** `POST /v1/runs`: start a run (for `config.mode: "lazy"`, call `dryRun`). */
@@ -54,12 +52,15 @@ export type EdgeplanClient = {
   /** `GET /v1/runs/:id/status` (seed 001 `plan.status`). */
   getStatus(
     runId: string,
-    query?: { include_details?: boolean; include_completed?: boolean },
+    query?: { include_details?: boolean | undefined; include_completed?: boolean | undefined },
   ): Promise<RunStatusView>;
   /** `GET /v1/runs/:id/events`: one page after `after` (default 0). */
-  eventsPage(runId: string, options?: { after?: number; limit?: number }): Promise<EventsPage>;
+  eventsPage(
+    runId: string,
+    options?: { after?: number | undefined; limit?: number | undefined },
+  ): Promise<EventsPage>;
   /** Every event after `after`, all pages. */
-  events(runId: string, options?: { after?: number }): Promise<RunEvent[]>;
+  events(runId: string, options?: { after?: number | undefined }): Promise<RunEvent[]>;
   /** The run's events live, ending after `RunTerminated`; resumes from the last seq after a disconnect. */
   watch(runId: string, options?: WatchOptions): AsyncGenerator<RunEvent, void, undefined>;
   /** `GET /v1/runs/:id/values?ref=`: one value by reference (`steps.a.output`, `final_output`, …). */
@@ -70,14 +71,24 @@ export type EdgeplanClient = {
   /** Re-run a failed, aborted or cancelled run from its failed step(s), or from `stepId`. */
   retry(runId: string, stepId?: string): Promise<ControlResult>;
   /** `POST /v1/runs/:id/approval` with any decision; `token` is the approval link's. */
-  decide(runId: string, decision: ApprovalDecision, options?: { token?: string }): Promise<ControlResult>;
-  approve(runId: string, options?: { comment?: string; token?: string }): Promise<ControlResult>;
-  reject(runId: string, options?: { comment?: string; token?: string }): Promise<ControlResult>;
+  decide(
+    runId: string,
+    decision: ApprovalDecision,
+    options?: { token?: string | undefined },
+  ): Promise<ControlResult>;
+  approve(
+    runId: string,
+    options?: { comment?: string | undefined; token?: string | undefined },
+  ): Promise<ControlResult>;
+  reject(
+    runId: string,
+    options?: { comment?: string | undefined; token?: string | undefined },
+  ): Promise<ControlResult>;
   /** Approve a changed plan: a whole `plan`, or `edits`. */
   modify(
     runId: string,
     change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment'>,
-    options?: { token?: string },
+    options?: { token?: string | undefined },
   ): Promise<ControlResult>;
   /** `POST /v1/runs/:id/input`: the answer a run waits for, or new information. */
   sendInput(runId: string, input: unknown): Promise<ControlResult>;
@@ -89,7 +100,7 @@ export type EdgeplanClient = {
   /** `GET /v1/runs/:id/planning`: the planning trace of a goal run (attempts, models, tokens, repairs). */
   getPlanningTrace(runId: string): Promise<PlanningTrace>;
   /** `GET /v1/tools` (`refresh`: list the MCP servers again). */
-  listTools(options?: { refresh?: boolean }): Promise<Tool[]>;
+  listTools(options?: { refresh?: boolean | undefined }): Promise<Tool[]>;
   /** `POST /v1/plans/validate`: every finding, estimates, the normalised plan. */
   validatePlan(body: ValidateRequest): Promise<ValidationResult>;
   /** `POST /v1/plans`: plan a goal without running it. */
@@ -108,7 +119,11 @@ export function createClient(options: ClientOptions): EdgeplanClient {
   const client: EdgeplanClient = {
     createRun: async (body) => {
       if (body.config?.mode === 'lazy')
-        throw new EdgeplanApiError(0, 'invalid_request', 'config.mode "lazy" runs nothing: call dryRun()');
+        throw new EdgeplanApiError(
+          0,
+          'invalid_request',
+          'config.mode "lazy" runs nothing: call dryRun() to validate and estimate',
+        );
       return post<CreatedRun>('/v1/runs', body);
     },
     dryRun: async (body) => {

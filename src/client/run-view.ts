@@ -59,7 +59,7 @@ export type RunView = {
   error: string | null;
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
-  waiting: { kind: 'approval' | 'input'; prompt?: string; step_id?: string } | null;
+  waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
   last_seq: number;
@@ -69,7 +69,7 @@ export type RunView = {
     kind: string;
     reason: string;
     at: number;
-    tokens?: { prompt: number; completion: number };
+    tokens?: { prompt: number; completion: number } | undefined;
   }[];
 };
 

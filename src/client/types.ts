@@ -67,3 +67,11 @@ export type EventOf<T extends EventType> = Extract<RunEvent, { event_type: T }>;
 
 /** Every error the API answers: `{error: {code, message, details?}}`. */
 export type ApiErrorBody = Schemas['Error'];
+
+/** Run statuses after which nothing more happens unless the caller retries. */
+export const TERMINAL_STATUSES = [
+  'completed',
+  'failed',
+  'aborted',
+  'cancelled',
+] as const satisfies readonly RunStatus[];

@@ -4,26 +4,35 @@
  * run's WebSocket (`/v1/runs/:id/ws?after=`) — the token a header in Node ≥ 22 and Workers, a
  * subprotocol in browsers — and by polling `GET /events` where no WebSocket opens. A dropped socket
  * is reopened after the last seq seen, so nothing is lost or repeated; a socket that cannot be opened
- * at all falls back to polling.
+ * at all falls back to polling. A server that goes away after it was reached (a restart) is waited
+ * for, with backoff, for up to `reconnectForMs`; resuming after the run's last event ends at once.
  */
 import { baseOf, EdgeplanApiError, type Call, type ClientOptions } from './http';
-import type { EventsPage, RunEvent } from './types';
+import { TERMINAL_STATUSES, type EventsPage, type RunEvent, type RunStatusView } from './types';
 import { wsProtocols } from './ws-protocol';
 
 export type WatchOptions = {
   /** Start after this seq (default 0: the whole trace first). */
-  after?: number;
+  after?: number | undefined;
   /** Stops the iteration (the iterator returns). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** `auto` (default): WebSocket when it can carry the token, else polling. */
-  transport?: 'auto' | 'websocket' | 'poll';
+  transport?: 'auto' | 'websocket' | 'poll' | undefined;
   /** Between polls when there is nothing new (default 250 ms). */
-  pollIntervalMs?: number;
-  /** Called before a dropped socket is reopened (attempt counts from 1). */
-  onReconnect?: (attempt: number, after: number) => void;
+  pollIntervalMs?: number | undefined;
+  /**
+   * Called before the watch tries again after losing the server: a dropped socket reopened, or a
+   * request that could not reach it (attempt counts from 1 and restarts once the server answers).
+   */
+  onReconnect?: ((attempt: number, after: number) => void) | undefined;
+  /**
+   * How long to keep trying while the server, once reached, cannot be (a restart, a deploy): default
+   * 5 minutes, then the last error is thrown. A server not reached at all is an error at once.
+   */
+  reconnectForMs?: number | undefined;
 };
 
-type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed'; opened: boolean };
+type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed' };
 
 /** A socket as a queue of frames. */
 type Socket = { next: () => Promise<Frame>; close: () => void };
@@ -57,14 +66,13 @@ function queue(): { push: (f: Frame) => void; next: () => Promise<Frame> } {
   };
 }
 
-function wire(ws: WebSocket, q: ReturnType<typeof queue>, openAlready: boolean): Socket {
-  let opened = openAlready;
-  ws.addEventListener('open', () => ((opened = true), q.push({ kind: 'open' })));
+function wire(ws: WebSocket, q: ReturnType<typeof queue>): Socket {
+  ws.addEventListener('open', () => q.push({ kind: 'open' }));
   ws.addEventListener('message', (m: MessageEvent) => {
     if (typeof m.data === 'string') q.push({ kind: 'message', text: m.data });
   });
-  ws.addEventListener('close', () => q.push({ kind: 'closed', opened }));
-  ws.addEventListener('error', () => q.push({ kind: 'closed', opened }));
+  ws.addEventListener('close', () => q.push({ kind: 'closed' }));
+  ws.addEventListener('error', () => q.push({ kind: 'closed' }));
   return {
     next: q.next,
     close: () => {
@@ -93,7 +101,7 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     if (!ws) return null;
     ws.accept();
     q.push({ kind: 'open' });
-    return wire(ws, q, true);
+    return wire(ws, q);
   }
   const WS = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
   if (!WS) return null;
@@ -105,15 +113,35 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     : isBrowser()
       ? new WS(url, wsProtocols(options.token))
       : new WS(url, { headers } as unknown as string[]);
-  return wire(ws, q, false);
+  return wire(ws, q);
 }
+
+/** Failures a server restart or a proxy in between cause, worth waiting out: not the API's refusals. */
+export function isTransient(err: unknown): boolean {
+  if (!(err instanceof EdgeplanApiError)) return false;
+  return (
+    err.code === 'unreachable' ||
+    err.code === 'timeout' ||
+    err.status === 429 ||
+    (err.status >= 502 && err.status <= 504)
+  );
+}
+
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
 /** Reads one run's events; see the module comment. */
 export async function* watchRun(
   call: Call,
   options: ClientOptions,
   runId: string,
-  { after = 0, signal, transport = 'auto', pollIntervalMs = 250, onReconnect }: WatchOptions = {},
+  {
+    after = 0,
+    signal,
+    transport = 'auto',
+    pollIntervalMs = 250,
+    onReconnect,
+    reconnectForMs = 300_000,
+  }: WatchOptions = {},
 ): AsyncGenerator<RunEvent, void, undefined> {
   const id = encodeURIComponent(runId);
   let last = after;
@@ -136,6 +164,7 @@ export async function* watchRun(
       const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
         query: { after: last, limit: 500 },
       });
+      reached();
       for (const e of body.events) {
         if (e.seq > until) return;
         if (e.seq <= last) continue;
@@ -147,8 +176,33 @@ export async function* watchRun(
     }
   }
 
+  // Reaching the server once makes later failures to reach it a restart to wait out (with backoff,
+  // for up to `reconnectForMs`); before that they are thrown at once: a wrong URL, a server not up.
+  let everReached = false;
+  let failingSince: number | null = null;
+  let attempt = 0;
+  function reached() {
+    everReached = true;
+    failingSince = null;
+  }
+  /** Waits before trying again, or throws `err` when it is not worth waiting out. */
+  async function backOff(err: unknown): Promise<void> {
+    if (!everReached || !isTransient(err)) throw err;
+    failingSince ??= Date.now();
+    if (Date.now() - failingSince > reconnectForMs) throw err;
+    attempt += 1;
+    onReconnect?.(attempt, last);
+    await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
+  }
+
+  // Resuming after the seq of the run's last RunTerminated (or past its end): there is nothing to wait for.
+  if (after > 0 && (await over(after))) {
+    const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`);
+    if (TERMINAL.has(body.run_status)) return;
+  }
+
   let useSocket = transport !== 'poll';
-  let reconnects = 0;
+  let socketWorks = false;
   while (!done && !signal?.aborted) {
     if (useSocket) {
       const socket = await openSocket(options, `/v1/runs/${id}/ws?after=${last}`).catch(() => null);
@@ -164,20 +218,17 @@ export async function* watchRun(
       }
       const onAbort = () => socket.close();
       signal?.addEventListener('abort', onAbort, { once: true });
+      let opened = false;
       try {
         for (;;) {
           const f = await socket.next();
           if (f.kind === 'open') {
-            reconnects = 0;
+            opened = socketWorks = true;
+            reached();
+            attempt = 0;
             continue;
           }
-          if (f.kind === 'closed') {
-            // Never opened: the server or a proxy does not speak WebSocket here (or refused the token).
-            if (!f.opened && transport !== 'websocket') useSocket = false;
-            else if (!f.opened)
-              throw new EdgeplanApiError(0, 'websocket_refused', 'The run’s WebSocket was refused');
-            break;
-          }
+          if (f.kind === 'closed') break;
           const e = JSON.parse(f.text) as RunEvent;
           if (e.seq <= last) continue;
           // A gap (never expected: the socket sends the backlog first) or an event too large for a
@@ -192,20 +243,50 @@ export async function* watchRun(
           yield e;
           if (e.event_type === 'RunTerminated' && (await over(e.seq))) return;
         }
+      } catch (err) {
+        await backOff(err);
+        continue;
       } finally {
         signal?.removeEventListener('abort', onAbort);
         socket.close();
       }
       if (signal?.aborted) return;
-      if (useSocket) {
-        reconnects += 1;
-        onReconnect?.(reconnects, last);
-        await sleep(Math.min(100 * 2 ** (reconnects - 1), 5000), signal);
+      if (opened) {
+        // Dropped: reopened after the last seq seen.
+        attempt += 1;
+        onReconnect?.(attempt, last);
+        await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
+        continue;
+      }
+      if (!socketWorks) {
+        // Never opened here: the server or a proxy does not speak WebSocket (or refused it). With
+        // `auto`, poll instead; with `websocket`, say why — the API's own answer when it has one.
+        if (transport !== 'websocket') {
+          useSocket = false;
+          continue;
+        }
+        await call('GET', `/v1/runs/${id}/events`, { query: { after: last, limit: 1 } });
+        throw new EdgeplanApiError(0, 'websocket_refused', 'The run’s WebSocket was refused');
+      }
+      // A socket that worked does not open again: the server restarts, or the run's events are out
+      // of reach. Catch up over HTTP — its answer says which — then open the socket again.
+      try {
+        yield* fill();
+        if (done) return;
+        attempt = 0;
+      } catch (err) {
+        await backOff(err);
       }
       continue;
     }
     const before = last;
-    yield* fill();
+    try {
+      yield* fill();
+    } catch (err) {
+      await backOff(err);
+      continue;
+    }
+    attempt = 0;
     if (!done && last === before) await sleep(pollIntervalMs, signal);
   }
 }

@@ -86,7 +86,8 @@ export function createApp({
   ids = randomIds,
   tools = toolSource(),
 }: CreateAppOptions = {}): App {
-  const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // `strict: false`: `/v1/runs/` is `/v1/runs` (a trailing slash is a typo, not another resource).
+  const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
 
   app.use('*', async function provideSources(c, next) {
     c.set('clock', clock);

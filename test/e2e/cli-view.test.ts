@@ -159,7 +159,8 @@ describe('the live view', () => {
     expect(ended).toMatch(/✔ a\s+demo\.sleep\s+1\.5s ◆/);
     expect(ended).toMatch(/✖ b\s+demo\.flaky.*attempt 2 {2}flaked again/);
     expect(ended).toMatch(/⊘ c\s+demo\.echo.*dependency_failed/);
-    expect(ended).toMatch(/3\/3 steps/);
+    // One step completed of three: a failed run is not shown as all done.
+    expect(ended).toMatch(/ 1\/3 steps done, 1 failed, 1 skipped$/m);
     expect(ended).toMatch(/error: b failed/);
     expect(view.status).toBe('failed');
   });

@@ -7,9 +7,11 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 
 type Server = { base: string; stop(): Promise<void> };
 
@@ -96,7 +98,7 @@ describe('edgeplan (CLI)', () => {
     expect(ok.out).toMatch(/ok\.json is valid: 3 steps/);
   });
 
-  it('points a JSON plan’s findings at the step’s line', () => {
+  it('points a JSON plan’s findings at their line: the value at fault', () => {
     const bad = JSON.stringify(
       { goal: 'g', steps: [{ id: 'a', action: 'demo.echo', dependencies: ['zzz'] }] },
       null,
@@ -104,7 +106,8 @@ describe('edgeplan (CLI)', () => {
     );
     const r = edgeplan(['validate', file('bad.json', bad)]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^bad\.json:5: error \w+ \[a\]: .*zzz/m);
+    // Line 8 is the dependency that names no step.
+    expect(r.out).toMatch(/^bad\.json:8: error \w+ \[a\]: .*zzz/m);
   });
 
   it('approves with an edit: waits (exit 3), then runs the edited plan', () => {
@@ -214,6 +217,195 @@ describe('edgeplan (CLI)', () => {
     expect(err).not.toContain('<run id>');
     expect(edgeplan(['cancel', id!]).code).toBe(0);
   });
+
+  it('answers a run awaiting input: the piped watch says how, `input` answers, --action answers a failed step', async () => {
+    const plan = file(
+      'ask.json',
+      JSON.stringify({ steps: [{ id: 'q', action: 'human.input', parameters: { prompt: 'Your name?' } }] }),
+    );
+    const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
+      cwd: dir,
+      env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += String(d)));
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    for (let i = 0; i < 200 && !/waits for input/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+    const id = /run (run_\w+)/.exec(out)?.[1];
+    expect(err).toBe(`${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer>\n`);
+    expect(edgeplan(['input', id!]).code).toBe(2);
+    expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
+    const answered = edgeplan(['input', id!, 'Ada']);
+    expect(answered.code).toBe(0);
+    expect(answered.out).toMatch(new RegExp(`^${id}  `));
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/RunTerminated\s+completed/);
+    const shown = JSON.parse(edgeplan(['runs', 'show', id!, '--json']).out) as { final_output: unknown };
+    expect(shown.final_output).toBe('Ada');
+
+    // ask_user about a failed step: --action retry runs it again (demo.flaky fails once).
+    const flaky = file(
+      'flaky.json',
+      JSON.stringify({
+        steps: [{ id: 'f', action: 'demo.flaky', parameters: { fail_times: 1, key: `k${Date.now()}` } }],
+      }),
+    );
+    const config = ['--config', 'on_step_failure=replan', '--config', 'revision_strategy=ask_user'];
+    const started = edgeplan([
+      'run',
+      flaky,
+      '--no-watch',
+      '--json',
+      '--config',
+      'retry_failed_steps=0',
+      ...config,
+    ]);
+    const runId = (JSON.parse(started.out) as { run_id: string }).run_id;
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'awaiting_input'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (JSON.parse(edgeplan(['runs', 'show', runId, '--json']).out) as { status: string }).status;
+    }
+    expect(status).toBe('awaiting_input');
+    expect(edgeplan(['input', runId, '--action', 'again']).err).toMatch(
+      /--action must be one of retry, skip, abort, replan/,
+    );
+    expect(edgeplan(['input', runId, '--action', 'retry']).code).toBe(0);
+    expect(edgeplan(['events', runId, '--follow']).code).toBe(0);
+  });
+
+  it('ends a watch resumed after the run’s last event at once, with the run’s exit code', () => {
+    const failing = file(
+      'fail-once.json',
+      JSON.stringify({ steps: [{ id: 'x', action: 'demo.flaky', parameters: { fail_times: 9 } }] }),
+    );
+    const run = edgeplan(['run', failing, '--watch', '--json', '--config', 'retry_failed_steps=0']);
+    expect(run.code).toBe(1);
+    const lines = run.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq?: number; run_id?: string });
+    const last = lines.at(-2)!.seq!;
+    const id = lines.at(-1)!.run_id!;
+    // It waited for an event after the last one for ever.
+    for (const after of [last, last + 40]) {
+      const r = edgeplan(['events', id, '--follow', '--after', String(after)]);
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+    }
+    const before = edgeplan(['events', id, '--follow', '--after', String(last - 1)]);
+    expect(before.code).toBe(1);
+    expect(before.out).toMatch(/^\s*\d+ .*RunTerminated\s+failed/);
+  });
+
+  it('--json: every error is one line of JSON on stdout, usage errors too', () => {
+    const cases: [string[], string, number][] = [
+      [['--json', 'bogus'], 'usage', 2],
+      [['--json', 'runs', 'show', ''], 'usage', 2],
+      [['--json', 'validate', 'missing.json'], 'usage', 2],
+      [['--json', 'runs', 'show', 'run_doesnotexist'], 'not_found', 1],
+      [['--json', '--url', 'http://127.0.0.1:9', 'runs'], 'unreachable', 1],
+    ];
+    for (const [args, code, exit] of cases) {
+      const r = edgeplan(args);
+      expect(r.code).toBe(exit);
+      expect(r.out.trim().split('\n')).toHaveLength(1);
+      expect((JSON.parse(r.out) as { error: { code: string } }).error.code).toBe(code);
+    }
+  });
+
+  it('run: an invalid plan file’s findings at their lines, as validate shows them', () => {
+    const bad = JSON.stringify(
+      {
+        goal: 'g',
+        steps: [
+          { id: 'a', action: 'demo.echo', parameters: { id: 'b' } },
+          { id: 'b', action: 'demo.echo', dependencies: ['zzz'] },
+        ],
+      },
+      null,
+      2,
+    );
+    const r = edgeplan(['run', file('bad-run.json', bad), '--no-watch']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^edgeplan: invalid_plan: 1 finding in bad-run\.json$/m);
+    // Line 15 is step b's dependency "zzz" (a parameter named "id" on line 8 no longer misleads it).
+    expect(r.err).toMatch(/^ {2}bad-run\.json:15: error unknown_dependency \[b\]: .*zzz/m);
+    expect(edgeplan(['validate', 'bad-run.json']).out).toMatch(
+      /^bad-run\.json:15: error unknown_dependency/m,
+    );
+  });
+
+  it('Ctrl-C while a request waits for an answer stops it (130) without claiming a run goes on', async () => {
+    // A server that takes the connection and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [cli, 'tools'], {
+        cwd: dir,
+        env: { ...process.env, EDGEPLAN_URL: `http://127.0.0.1:${port}`, NO_COLOR: '1' },
+      });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += String(d)));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      await new Promise((r) => setTimeout(r, 1000));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(err).toBe('\nInterrupted.\n');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('a watch waits out a restart of the server and follows the run to its end', async () => {
+    // Its own server, killed (SIGKILL, the whole process group) mid-run and started on the same state.
+    const persist = migratedState('cli-restart') as string;
+    let own = (await startDevServer({ name: 'cli-restart', persist })) as Server & {
+      port: number;
+      kill(): Promise<void>;
+    };
+    try {
+      const plan = file(
+        'restart.json',
+        JSON.stringify({
+          steps: [
+            { id: 'w', action: 'demo.sleep', parameters: { ms: 1500, value: 'slept' } },
+            { id: 'e', action: 'demo.echo', parameters: { v: '{{ steps.w.output }}' }, dependencies: ['w'] },
+          ],
+        }),
+      );
+      const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
+        cwd: dir,
+        env: { ...process.env, EDGEPLAN_URL: own.base, NO_COLOR: '1' },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += String(d)));
+      child.stderr.on('data', (d: Buffer) => (err += String(d)));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      for (let i = 0; i < 200 && !/ToolInvoked\s+w/.test(out); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      await own.kill();
+      own = await startDevServer({ name: 'cli-restart', persist, port: own.port });
+      // It exited 1, "unreachable", the moment the server went away.
+      expect(await exited).toBe(0);
+      expect(err).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/);
+      const seqs = out
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => Number(l.trim().split(/\s+/)[0]));
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      expect(out).toMatch(/RunTerminated\s+completed/);
+    } finally {
+      await own.stop();
+      rmSync(persist, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {
     const session = `edgeplan-cli-${process.pid}`;

@@ -125,6 +125,32 @@ describe('edgeplan/client', () => {
     });
   });
 
+  it('names the cause of an unreachable server, and gives up on one that never answers', async () => {
+    const refused = (() =>
+      Promise.reject(
+        new TypeError('fetch failed', {
+          cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9' },
+        }),
+      )) as unknown as typeof globalThis.fetch;
+    await expect(
+      createClient({ baseUrl: 'http://api.test', fetch: refused }).getRun('run_1'),
+    ).rejects.toMatchObject({
+      code: 'unreachable',
+      message: 'Cannot reach http://api.test: fetch failed (connect ECONNREFUSED 127.0.0.1:9)',
+    });
+    // A server that accepts the request and never answers: the fetch waits on its signal.
+    const silent = ((_: string, init?: RequestInit) =>
+      new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'TimeoutError'))),
+      )) as unknown as typeof globalThis.fetch;
+    const client = createClient({ baseUrl: 'http://api.test', fetch: silent, timeoutMs: 50 });
+    await expect(client.listTools()).rejects.toMatchObject({
+      status: 0,
+      code: 'timeout',
+      message: 'No answer from http://api.test to GET /v1/tools within 0.05 s',
+    });
+  });
+
   it('builds action requests: approval with the link token, modify, retry of a step, rollback', async () => {
     const ok = { status: 200, body: { run_id: 'run_1', status: 'running' } };
     const { fetch, seen } = scripted({
@@ -296,5 +322,116 @@ describe('watch()', () => {
     const got: string[] = [];
     for await (const e of client.watch('run_1', { transport: 'poll' })) got.push(e.event_type);
     expect(got).toEqual(['RunCreated', 'RunStarted', 'RunTerminated', 'RunResumed', 'RunTerminated']);
+  });
+  it('ends at once when resumed after the run’s last event, or past it', async () => {
+    const { fetch, seen } = scripted({
+      ...ENDED,
+      'GET http://api.test/v1/runs/run_1/events?after=50&limit=1': none,
+      'GET http://api.test/v1/runs/run_1/status': { status: 200, body: { run_status: 'completed' } },
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    for (const after of [5, 50]) {
+      const got: number[] = [];
+      for await (const e of client.watch('run_1', { after, transport: 'poll' })) got.push(e.seq);
+      expect(got).toEqual([]);
+    }
+    expect(seen.filter((s) => s.url.endsWith('/status'))).toHaveLength(2);
+    // A run still going at that seq is followed as usual: here it ends with the next event.
+    const going = scripted({
+      ...ENDED,
+      'GET http://api.test/v1/runs/run_1/status': { status: 200, body: { run_status: 'running' } },
+      'GET http://api.test/v1/runs/run_1/events?after=2&limit=500': {
+        status: 200,
+        body: { events: [terminated(3)], next_after: 3, has_more: false },
+      },
+    });
+    const got: number[] = [];
+    const live = createClient({ baseUrl: 'http://api.test', fetch: going.fetch });
+    for await (const e of live.watch('run_1', { after: 2, transport: 'poll', pollIntervalMs: 1 }))
+      got.push(e.seq);
+    expect(got).toEqual([3]);
+  });
+
+  it('waits out a server that goes away after it was reached (a restart), and gives up after reconnectForMs', async () => {
+    /** The API answers, then cannot be reached for `down` requests, then answers again. */
+    const restarting = (down: number) => {
+      let n = 0;
+      const { fetch: api } = scripted({
+        ...ENDED,
+        'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+          status: 200,
+          body: { events: [event(1, 'RunCreated')], next_after: 1, has_more: false },
+        },
+        'GET http://api.test/v1/runs/run_1/events?after=1&limit=500': {
+          status: 200,
+          body: { events: [event(2, 'RunStarted'), terminated(3)], next_after: 3, has_more: false },
+        },
+      });
+      return ((url: string, init?: RequestInit) => {
+        n += 1;
+        if (n >= 2 && n < 2 + down) return Promise.reject(new TypeError('fetch failed'));
+        // A proxy whose worker is not up yet answers 502 with a page of its own.
+        if (n === 2 + down) return Promise.resolve(new Response('<html>Bad gateway</html>', { status: 502 }));
+        return api(url, init);
+      }) as unknown as typeof globalThis.fetch;
+    };
+    const reconnects: [number, number][] = [];
+    const client = createClient({ baseUrl: 'http://api.test', fetch: restarting(3) });
+    const got: number[] = [];
+    const options = {
+      transport: 'poll' as const,
+      pollIntervalMs: 1,
+      onReconnect: (attempt: number, after: number) => reconnects.push([attempt, after]),
+    };
+    for await (const e of client.watch('run_1', options)) got.push(e.seq);
+    expect(got).toEqual([1, 2, 3]);
+    expect(reconnects).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+    ]);
+    // Down for longer than the watch waits: the last error, once it has tried for reconnectForMs.
+    const gone = createClient({ baseUrl: 'http://api.test', fetch: restarting(1_000_000) });
+    const seen: number[] = [];
+    const err = await (async () => {
+      for await (const e of gone.watch('run_1', { ...options, reconnectForMs: 300 })) seen.push(e.seq);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([1]);
+    expect(err).toMatchObject({ code: 'unreachable' });
+  });
+
+  it('throws at once when the server was never reached (a wrong URL)', async () => {
+    const down = (() => Promise.reject(new TypeError('fetch failed'))) as unknown as typeof globalThis.fetch;
+    const reconnects: number[] = [];
+    const client = createClient({ baseUrl: 'http://api.test', fetch: down });
+    const watching = (async () => {
+      for await (const _ of client.watch('run_1', {
+        transport: 'poll',
+        onReconnect: (n) => reconnects.push(n),
+      }));
+    })();
+    await expect(watching).rejects.toMatchObject({ code: 'unreachable' });
+    expect(reconnects).toEqual([]);
+  });
+
+  it('with transport "websocket", says why the socket was refused when the API says so', async () => {
+    class RefusedSocket extends EventTarget {
+      constructor() {
+        super();
+        setTimeout(() => this.dispatchEvent(new Event('error')), 1);
+      }
+      close() {}
+    }
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      fetch: scripted({}).fetch,
+      WebSocket: RefusedSocket as unknown as typeof WebSocket,
+    });
+    const watching = (async () => {
+      for await (const _ of client.watch('run_nope', { transport: 'websocket' }));
+    })();
+    // It said `websocket_refused` (status 0) for an unknown run or a wrong token.
+    await expect(watching).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 });

@@ -78,6 +78,21 @@ describe('error envelope', () => {
     expect((await send('/v1/runs/x/y/z', { method: 'GET' })).status).toBe(404);
   });
 
+  it('routes a path with a trailing slash as the path without it', async () => {
+    // It answered 405 "/v1/runs/ takes GET, HEAD, POST, not GET".
+    const list = await send('/v1/runs/?limit=1');
+    expect(list.status).toBe(200);
+    expect(await json(list)).toHaveProperty('runs');
+    const tools = await json<{ tools: unknown[] }>(await send('/v1/tools/'));
+    expect(tools.tools.length).toBeGreaterThan(0);
+    const run = await send('/v1/runs/run_0123456789abcdef0123456789abcdef/');
+    expect(run.status).toBe(404);
+    expect((await json(run)).error.code).toBe('not_found');
+    const wrong = await send('/v1/runs/', { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('Allow')).toBe('GET, HEAD, POST');
+  });
+
   it('answers malformed JSON with 400 invalid_json saying where parsing failed', async () => {
     const res = await send('/v1/plans/validate', {
       method: 'POST',

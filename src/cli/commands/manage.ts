@@ -1,16 +1,19 @@
 /**
  * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `approve`,
- * `reject`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
+ * `reject`, `input`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
  */
 import type { Command } from 'commander';
 import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { follow } from '../follow';
-import { readJson, wholeNumber } from '../inputs';
-import { duration, eventLine } from '../render';
+import { answerValue, readJson, runId, wholeNumber } from '../inputs';
+import { clip, duration, eventLine } from '../render';
 
 type Done = (code: number) => void;
+
+/** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
+const ACTIONS = ['retry', 'skip', 'abort', 'replan'];
 
 export function registerManage(program: Command, context: () => Context, done: Done): void {
   const control = (ctx: Context, r: ControlResult) => {
@@ -49,12 +52,19 @@ export function registerManage(program: Command, context: () => Context, done: D
     .command('show')
     .description('A run: status, each step, the output')
     .argument('<id>', 'run id')
-    .action(async (id: string) => {
+    .action(async (given: string) => {
       const ctx = context();
+      const id = runId(given);
       const run = await ctx.client.getRun(id);
       if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
       const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
-      ctx.print(`${run.run_id}  ${run.status}${time}  plan v${run.plan_version ?? '-'}\ngoal: ${run.goal}`);
+      const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
+      const why =
+        run.termination_reason && !['success', 'plan_rejected'].includes(run.termination_reason)
+          ? ` (${run.termination_reason})`
+          : '';
+      ctx.print(`${run.run_id}  ${status}${why}${time}  plan v${run.plan_version ?? '-'}`);
+      if (run.goal) ctx.print(`goal: ${run.goal}`);
       const rows = Object.entries(run.steps).map(([step, d]) => [
         step,
         d.status,
@@ -75,8 +85,9 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-a, --after <seq>', 'only events after this seq', '0')
     .option('-F, --follow', 'follow live until the run ends')
-    .action(async (id: string, o: { after: string; follow?: boolean }) => {
+    .action(async (given: string, o: { after: string; follow?: boolean }) => {
       const ctx = context();
+      const id = runId(given);
       const after = wholeNumber(o.after, '--after', 0);
       if (o.follow) {
         const view = await follow(ctx.client, id, {
@@ -87,7 +98,9 @@ export function registerManage(program: Command, context: () => Context, done: D
           signal: ctx.signal,
           after,
         });
-        return done(exitForStatus(view.status));
+        // Nothing after `after`: the run had ended there; its exit code is its status's.
+        const status = view.last_seq > after ? view.status : (await ctx.client.getStatus(id)).run_status;
+        return done(exitForStatus(status));
       }
       const events: RunEvent[] = await ctx.client.events(id, { after });
       for (const e of events) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
@@ -100,10 +113,16 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-e, --edit <plan.json>', 'the plan to run instead (a whole plan, or {"edits": [...]})')
     .option('-m, --comment <text>', 'why')
-    .action(async (id: string, o: { edit?: string; comment?: string }) => {
+    .action(async (given: string, o: { edit?: string; comment?: string }) => {
       const ctx = context();
+      const id = runId(given);
       if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment }));
-      const file = readJson(o.edit) as Record<string, unknown>;
+      const read = readJson(o.edit);
+      if (read === null || typeof read !== 'object' || Array.isArray(read))
+        throw new UsageError(
+          `--edit ${o.edit}: the file must hold a plan or {"edits": [...]} (a JSON object)`,
+        );
+      const file = read as Record<string, unknown>;
       // The file is read as given; the API validates the plan or the edits and answers with findings.
       const change: Pick<ApprovalDecision, 'plan' | 'edits'> = Array.isArray(file.edits)
         ? { edits: file.edits as NonNullable<ApprovalDecision['edits']> }
@@ -116,7 +135,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-m, --comment <text>', 'why')
     .action(async (id: string, o: { comment?: string }) =>
-      control(context(), await context().client.reject(id, o)),
+      control(context(), await context().client.reject(runId(id), o)),
     );
   program
     .command('retry')
@@ -126,7 +145,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-s, --step <step>', 'retry from this step')
     .action(async (id: string, o: { step?: string }) =>
-      control(context(), await context().client.retry(id, o.step)),
+      control(context(), await context().client.retry(runId(id), o.step)),
     );
   program
     .command('cancel')
@@ -134,7 +153,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-r, --reason <text>', 'why')
     .action(async (id: string, o: { reason?: string }) =>
-      control(context(), await context().client.cancel(id, o.reason)),
+      control(context(), await context().client.cancel(runId(id), o.reason)),
     );
   program
     .command('replan')
@@ -142,8 +161,27 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .requiredOption('-r, --reason <text>', 'why the plan should change')
     .action(async (id: string, o: { reason: string }) =>
-      control(context(), await context().client.replan(id, o.reason)),
+      control(context(), await context().client.replan(runId(id), o.reason)),
     );
+  program
+    .command('input')
+    .description('Answer a run awaiting input: a human.input step’s answer, or --action for a failed step')
+    .argument('<id>', 'run id')
+    .argument(
+      '[answer]',
+      'the answer: JSON when it parses ("3", \'{"a":1}\'), else the text; @file.json reads a file',
+    )
+    .option('-a, --action <action>', 'for a failed step the run asks about: retry | skip | abort | replan')
+    .action(async (given: string, answer: string | undefined, o: { action?: string }) => {
+      const ctx = context();
+      const id = runId(given);
+      if ((answer === undefined) === (o.action === undefined))
+        throw new UsageError('input takes an answer or --action retry|skip|abort|replan (one of them)');
+      if (o.action !== undefined && !ACTIONS.includes(o.action))
+        throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
+      const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
+      control(ctx, await ctx.client.sendInput(id, input));
+    });
 
   program
     .command('plans')
@@ -151,8 +189,9 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-d, --diff <versions...>', 'two versions to compare')
     .option('--show <version>', 'print one version')
-    .action(async (id: string, o: { diff?: string[]; show?: string }) => {
+    .action(async (given: string, o: { diff?: string[]; show?: string }) => {
       const ctx = context();
+      const id = runId(given);
       if (o.diff) {
         if (o.diff.length !== 2) throw new UsageError('--diff takes two versions, e.g. --diff 1 2');
         const [a, b] = o.diff.map((v) => wholeNumber(v, '--diff', 1));
@@ -202,7 +241,7 @@ export function registerManage(program: Command, context: () => Context, done: D
       ctx.print(
         table([
           ['TOOL', 'DESCRIPTION'],
-          ...tools.map((t) => [t.name, t.description.split('\n')[0]!.slice(0, 90)]),
+          ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
         ]),
       );
       done(EXIT.ok);

@@ -1,10 +1,11 @@
 /** `edgeplan run <file> | --goal "…"` and `edgeplan validate <file>`. */
 import type { Command } from 'commander';
-import type { CreateRunRequest, Finding } from '../../client';
+import { EdgeplanApiError, type CreateRunRequest, type Finding } from '../../client';
 import type { Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
-import { follow } from '../follow';
-import { collect, formatOf, pairs, planRequest, readText } from '../inputs';
+import { follow, following } from '../follow';
+import { findingLines } from '../findings';
+import { collect, pairs, planRequest } from '../inputs';
 
 type RunOptions = { goal?: string; format?: string; input: string[]; config: string[]; watch?: boolean };
 
@@ -35,7 +36,20 @@ export function registerRun(program: Command, context: () => Context, done: (cod
       const config = pairs(o.config, '--config');
       if (Object.keys(input).length > 0) body.input = { ...(body.input as object), ...input };
       if (Object.keys(config).length > 0) body.config = { ...body.config, ...config };
-      const created = await ctx.client.createRun(body);
+      if (config.mode === 'lazy')
+        throw new UsageError(
+          '--config mode=lazy runs nothing: `edgeplan validate <file>` checks a plan and estimates it',
+        );
+      const created = await ctx.client.createRun(body).catch((err: unknown) => {
+        // An invalid plan from a file: its findings at their lines, as `validate` shows them.
+        const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
+        if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;
+        process.stderr.write(`edgeplan: ${err.code}: ${findings(errors.length)} in ${file}\n`);
+        for (const line of findingLines(ctx, file, o.format, errors)) process.stderr.write(`  ${line}\n`);
+        return null;
+      });
+      if (!created) return done(EXIT.failed);
+      following(created.run_id);
       const watch = o.watch ?? ctx.tty;
       if (!watch) {
         if (ctx.json) ctx.printJson(created);
@@ -69,6 +83,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
     .action(async (file: string, o: { format?: string; config: string[] }) => {
       const ctx = context();
       const body = planRequest(file, o.format);
+      if ('goal' in body && !('plan' in body) && !('source' in body))
+        throw new UsageError(
+          `${file} holds a goal, not a plan: \`edgeplan run ${file}\` plans and runs it (validate checks plans)`,
+        );
       const config = pairs(o.config, '--config');
       const result = await ctx.client
         .validatePlan({ ...body, ...(Object.keys(config).length ? { config } : {}) })
@@ -81,14 +99,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         });
       if (ctx.json) ctx.printJson(result);
       else {
-        const lines = jsonLines(file, o.format);
-        for (const f of result.errors) {
-          const line = f.line ?? (f.step_id ? lines.get(f.step_id) : undefined);
-          const where = line === undefined ? file : `${file}:${line}`;
-          ctx.print(
-            `${where}: ${ctx.style.red('error')} ${f.code}${f.step_id ? ` [${f.step_id}]` : ''}: ${f.message}`,
-          );
-        }
+        for (const line of findingLines(ctx, file, o.format, result.errors)) ctx.print(line);
         if (result.valid) {
           const est = 'estimates' in result && result.estimates ? result.estimates : null;
           ctx.print(
@@ -97,21 +108,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
                 ? `: ${est.step_count} steps, critical path ${est.critical_path.steps.join(' → ')} (~${(est.critical_path.duration_ms / 1000).toFixed(2)} s)`
                 : ''),
           );
-        } else ctx.print(`${ctx.style.red('✖')} ${result.errors.length} finding(s)`);
+        } else ctx.print(`${ctx.style.red('✖')} ${findings(result.errors.length)}`);
       }
       done(result.valid ? EXIT.ok : EXIT.failed);
     });
 }
 
-/** For a JSON plan: the line each step's `"id"` is on, so findings point into the file too. */
-function jsonLines(file: string, format?: string): Map<string, number> {
-  const lines = new Map<string, number>();
-  if (formatOf(file, format) !== 'plan') return lines;
-  readText(file)
-    .split('\n')
-    .forEach((text, i) => {
-      const m = /"id"\s*:\s*"([^"]+)"/.exec(text);
-      if (m && !lines.has(m[1]!)) lines.set(m[1]!, i + 1);
-    });
-  return lines;
-}
+const findings = (n: number) => `${n} finding${n === 1 ? '' : 's'}`;
