@@ -143,6 +143,13 @@ describe('edgeplan (CLI)', () => {
   it('prints JSON that parses, and exits 1 on a failed run with --json', () => {
     const list = JSON.parse(edgeplan(['runs', '--json']).out) as { runs: { run_id: string }[] };
     expect(list.runs.length).toBeGreaterThanOrEqual(2);
+    // A page says how to read the next one.
+    const first = edgeplan(['runs', '--limit', '1']).out;
+    const more = /^More: edgeplan runs --limit 1 --cursor (\S+)$/m.exec(first);
+    expect(more).not.toBeNull();
+    const next = edgeplan(['runs', '--limit', '1', '--cursor', more![1]!]).out;
+    expect(next).toContain(list.runs[1]!.run_id);
+    expect(first).toContain(list.runs[0]!.run_id);
     const tools = JSON.parse(edgeplan(['tools', '--json']).out) as { name: string }[];
     expect(tools.map((t) => t.name)).toContain('demo.echo');
     const failing = file(

@@ -29,16 +29,18 @@ export function registerManage(program: Command, context: () => Context, done: D
     .description('List runs')
     .option('-s, --status <status>', 'only runs with this status')
     .option('-n, --limit <n>', 'how many (1–200)', '20')
-    .action(async (o: { status?: string; limit: string }) => {
+    .option('--cursor <cursor>', 'the next page, as the last list said')
+    .action(async (o: { status?: string; limit: string; cursor?: string }) => {
       const ctx = context();
       const page = await ctx.client.listRuns({
         ...(o.status ? { status: o.status as never } : {}),
+        ...(o.cursor ? { cursor: o.cursor } : {}),
         limit: wholeNumber(o.limit, '--limit', 1, 200),
       });
       if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
       const rows = page.runs.map((r) => [
         r.run_id,
-        r.status,
+        r.termination_reason === 'plan_rejected' ? 'rejected' : r.status,
         String(r.step_count),
         r.created_at.slice(0, 19),
         r.goal.slice(0, 60),
@@ -46,6 +48,10 @@ export function registerManage(program: Command, context: () => Context, done: D
       ctx.print(
         rows.length ? table([['RUN', 'STATUS', 'STEPS', 'CREATED', 'GOAL'], ...rows]) : 'No runs yet.',
       );
+      if (page.next_cursor) {
+        const filter = `${o.status ? ` --status ${o.status}` : ''}${o.limit !== '20' ? ` --limit ${o.limit}` : ''}`;
+        ctx.print(ctx.style.dim(`More: edgeplan runs${filter} --cursor ${page.next_cursor}`));
+      }
       done(EXIT.ok);
     });
   runs
