@@ -51,5 +51,17 @@ export function toErrorInfo(err: unknown): ErrorInfo {
     const code = err.name === 'AbortError' || err.name === 'TimeoutError' ? 'timeout' : 'tool_error';
     return { code, message: err.message, retryable: true };
   }
-  return { code: 'tool_error', message: String(err), retryable: true };
+  return { code: 'tool_error', message: thrownText(err), retryable: true };
+}
+
+/** A thrown value that is not an Error, as text: a string as it is, anything else as JSON when it can be. */
+function thrownText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined && json !== '{}') return `threw ${json}`;
+  } catch {
+    // a cycle, a BigInt: as String() says it
+  }
+  return `threw ${String(value)}`;
 }

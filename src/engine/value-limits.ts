@@ -63,7 +63,8 @@ export function outputTextLimitError(stepId: string, text: string, limit: number
       `Step "${stepId}" returned ${bytes} bytes of output, over the run's limit of ${limit} bytes ` +
       `(config.max_output_bytes, at most ${OUTPUT_LIMIT_CEILING}); raise it, or have the tool return ` +
       `less (store the bulk elsewhere and return a reference)`,
-    retryable: true,
+    // Not retried: the call succeeded, so another would repeat its effects (and most likely its size).
+    retryable: false,
   };
 }
 

@@ -131,7 +131,9 @@ function normaliseOutput(tool: AnyTool, raw: unknown): { output: unknown } | { e
         error: fail(
           'invalid_output',
           `${tool.name} returned ${formatIssues(parsed.error)}`,
-          !tool.deterministic,
+          // The call succeeded: calling again repeats what it did, so only a tool that says a repeat is
+          // harmless (idempotent) and may answer differently (not deterministic) is asked again.
+          tool.idempotent && !tool.deterministic,
         ),
       };
     }

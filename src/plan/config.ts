@@ -174,7 +174,8 @@ export const RunConfigSchema = z.object({
   planning: PlanningOptionsSchema.optional(),
   /**
    * The largest step output accepted, in bytes of JSON: a larger one fails its attempt with
-   * `output_too_large` (retries, the fallback and the failure strategy apply).
+   * `output_too_large`, not retried (the call succeeded; another would repeat its effects), while the
+   * fallback and the failure strategy apply.
    */
   max_output_bytes: z
     .number({ error: 'max_output_bytes must be a whole number of bytes' })

@@ -132,6 +132,41 @@ describe('executeTool', () => {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the case under test
     const weird = tool({ run: () => Promise.reject('nope') });
     expect(await executeTool(weird, {}, ctx())).toMatchObject({ success: false, error: { message: 'nope' } });
+    // A thrown object keeps what it says (it read "[object Object]").
+    const object = tool({
+      run: () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test
+        throw { code: 'E_OBJ', detail: 42 };
+      },
+    });
+    expect(await executeTool(object, {}, ctx())).toMatchObject({
+      success: false,
+      error: { code: 'tool_error', message: 'threw {"code":"E_OBJ","detail":42}' },
+    });
+    const nothing = tool({
+      run: () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test
+        throw null;
+      },
+    });
+    expect(await executeTool(nothing, {}, ctx())).toMatchObject({ error: { message: 'threw null' } });
+  });
+
+  it('asks again after an output that breaks the schema only when a repeat is harmless and may differ', async () => {
+    const lying = (over: Partial<AnyTool>) =>
+      tool({
+        output: z.object({ value: z.number() }),
+        run: () => Promise.resolve({ value: 'one' }),
+        ...over,
+      });
+    const retryable = async (over: Partial<AnyTool>) => {
+      const outcome = await executeTool(lying(over), {}, ctx());
+      return !outcome.success && outcome.error.retryable;
+    };
+    // The call succeeded; a non-idempotent tool (an MCP tool without hints, say) was called again.
+    expect(await retryable({ idempotent: false, deterministic: false })).toBe(false);
+    expect(await retryable({ idempotent: true, deterministic: true })).toBe(false);
+    expect(await retryable({ idempotent: true, deterministic: false })).toBe(true);
   });
 
   it('rejects an output that does not match the declared output schema', async () => {

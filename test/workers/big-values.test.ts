@@ -80,11 +80,12 @@ describe('big step outputs', () => {
           ),
         ],
       },
-      { max_output_bytes: 4 * MIB, retry_failed_steps: 0, continue_on_failure: true },
+      // Retries allowed: the call succeeded, so the output over the limit is not a reason to call again.
+      { max_output_bytes: 4 * MIB, retry_failed_steps: 2, retry_delay: 0, continue_on_failure: true },
     );
     const run = await waitForRun(runId, undefined, 60_000);
 
-    // c's 9 MB output is refused as a normal failed attempt: once, never a timeout or a re-run.
+    // c's 9 MB output is refused as a failed attempt: once, never a timeout, a retry or a re-run.
     expect(run.steps.c).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'output_too_large' } });
     expect(run.steps.c.error.message).toMatch(
       /Step "c" returned \d+ bytes of output.*limit of 4194304 bytes/,
