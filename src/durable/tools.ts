@@ -6,7 +6,7 @@
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 import { createToolRegistry, builtinTools, type ToolEnv } from '../executor/tools';
 import { demoTools } from '../executor/tools/demo';
-import { loadedMcpTools, type McpEnv } from '../mcp/worker-tools';
+import { loadedMcpTools, mcpListingFailures, type McpEnv } from '../mcp/worker-tools';
 import { runtimeTools } from './runtime-tools';
 
 /** The registry for a Worker's bindings (the same object for the same bindings). */
@@ -19,6 +19,8 @@ export type ToolSource = (env: ToolEnv & McpEnv) => ToolRegistry;
 export function workerToolRegistry(env: ToolEnv & McpEnv, own: readonly AnyTool[] = []): ToolRegistry {
   const registry = createToolRegistry(env);
   for (const tool of loadedMcpTools(env)) registry.register(tool);
+  for (const [server, error] of mcpListingFailures(env))
+    registry.markUnavailable(`mcp.${server}.`, `MCP server "${server}" could not be listed: ${error}`);
   for (const tool of runtimeTools(() => registry)) registry.register(tool);
   for (const tool of own) registry.register(tool);
   return registry;
@@ -47,7 +49,11 @@ export function toolSource(own: readonly AnyTool[] = []): ToolSource {
   const reserved = reservedToolNames();
   const seen = new Set<string>();
   for (const tool of own) {
-    if (reserved.has(tool.name) || tool.name.startsWith('mcp.'))
+    if (tool.name.startsWith('mcp.'))
+      throw new Error(
+        `edgeplan: tool "${tool.name}": names starting with "mcp." are MCP servers' tools; give your tool another name`,
+      );
+    if (reserved.has(tool.name))
       throw new Error(`edgeplan: tool "${tool.name}" is built in; give your tool another name`);
     if (seen.has(tool.name)) throw new Error(`edgeplan: tool "${tool.name}" is given twice`);
     seen.add(tool.name);

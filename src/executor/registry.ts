@@ -93,6 +93,8 @@ export type ToolDescription = {
 
 export class ToolRegistry {
   readonly #tools = new Map<string, AnyTool>();
+  /** Why tools under a name prefix may be missing (an MCP server that could not be listed). */
+  readonly #unavailable = new Map<string, string>();
 
   constructor(tools: Iterable<AnyTool> = []) {
     for (const t of tools) this.register(t);
@@ -110,6 +112,18 @@ export class ToolRegistry {
 
   has(name: string): boolean {
     return this.#tools.has(name);
+  }
+
+  /** Records why tools named `prefix…` may be missing, for the finding that names one of them. */
+  markUnavailable(prefix: string, reason: string): this {
+    this.#unavailable.set(prefix, reason);
+    return this;
+  }
+
+  /** Why `name` may be missing, when its source said so. */
+  unavailableReason(name: string): string | undefined {
+    for (const [prefix, reason] of this.#unavailable) if (name.startsWith(prefix)) return reason;
+    return undefined;
   }
 
   names(): string[] {

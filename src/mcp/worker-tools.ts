@@ -16,7 +16,11 @@ export type McpEnv = { readonly MCP_SERVERS?: unknown; readonly KV?: KVNamespace
 /** How long listing every server may take before the ones still unanswered are left out. */
 export const LIST_TIMEOUT_MS = 5_000;
 
-type Loaded = { tools: AnyTool[]; at: number };
+/** A server whose last listing failed is asked again after this long, not after the listing TTL. */
+export const RELIST_FAILED_MS = 15_000;
+
+/** The tools of one `MCP_SERVERS` value, when they expire, and each server that could not be listed. */
+type Loaded = { tools: AnyTool[]; until: number; failures: ReadonlyMap<string, string> };
 
 // One empty listing, so a registry cached against "no MCP tools" stays valid across calls.
 const NONE: AnyTool[] = [];
@@ -39,24 +43,42 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const key = keyOf(env);
   if (key === null) return [];
   const hit = loaded.get(key);
-  if (hit && !opts.refresh && Date.now() - hit.at < MCP_LISTING_TTL_S * 1000) return hit.tools;
+  if (hit && !opts.refresh && Date.now() < hit.until) return hit.tools;
   let tools: AnyTool[] = hit?.tools ?? [];
+  const failures = new Map<string, string>();
   const { servers, problems } = readMcpServers(env);
   for (const p of problems) console.error(`${p.code}: ${p.message} (left out; the other servers are kept)`);
   try {
-    tools = await mcpTools(servers, {
+    const listed = await mcpTools(servers, {
       env: env,
       ...(env.KV ? { kv: env.KV } : {}),
       ...(opts.refresh ? { refresh: true } : {}),
       // Bounded: PlanRun loads inside blockConcurrencyWhile, which resets the object after 30 s.
       signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
-      onListError: (server, err) => console.error(`MCP server "${server.name}" left out: ${err.message}`),
+      onListError: (server, err) => {
+        failures.set(server.name, err.message.replace(`MCP server "${server.name}": `, ''));
+        console.error(`MCP server "${server.name}" left out: ${err.message}`);
+      },
     });
+    // A server that could not be listed this time keeps the tools it listed last (a blip does not
+    // take them away), and is asked again soon.
+    const kept = tools.filter((t) => [...failures.keys()].some((name) => t.name.startsWith(`mcp.${name}.`)));
+    tools = [...listed, ...kept];
   } catch (err) {
     console.error(`MCP_SERVERS ignored: ${(err as Error).message}`);
   }
-  loaded.set(key, { tools, at: Date.now() });
+  const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
+  loaded.set(key, { tools, until, failures });
   return tools;
+}
+
+/**
+ * The servers of `env` whose last listing failed, each with its error (empty when all answered).
+ * @example for (const [server, error] of mcpListingFailures(env)) console.log(server, error);
+ */
+export function mcpListingFailures(env: McpEnv): ReadonlyMap<string, string> {
+  const key = keyOf(env);
+  return (key === null ? undefined : loaded.get(key)?.failures) ?? new Map();
 }
 
 /**

@@ -113,7 +113,7 @@ export class PlanChecker {
     if (tool === undefined) {
       this.#findings.push({
         code: 'unknown_tool',
-        message: `Step "${sid}": unknown tool "${step.action}"${this.#registered()}`,
+        message: `Step "${sid}": unknown tool "${step.action}"${this.#why(step.action)}`,
         step_id: sid,
         path: ['action'],
       });
@@ -123,7 +123,7 @@ export class PlanChecker {
     if (fbName !== undefined && !this.#tools.has(fbName)) {
       this.#findings.push({
         code: 'unknown_tool',
-        message: `Step "${sid}": unknown fallback tool "${fbName}"${this.#registered()}`,
+        message: `Step "${sid}": unknown fallback tool "${fbName}"${this.#why(fbName)}`,
         step_id: sid,
         path: typeof fb === 'string' ? ['fallback_action'] : ['fallback_action', 'action'],
       });
@@ -144,6 +144,12 @@ export class PlanChecker {
         path: ['fallback_action'],
       });
     }
+  }
+
+  /** What to say after an unknown tool's name: why its source may lack it, else what there is. */
+  #why(name: string): string {
+    const reason = this.#tools.unavailableReason(name);
+    return reason === undefined ? this.#registered() : ` (${reason})`;
   }
 
   #registered(): string {

@@ -47,6 +47,12 @@ describe('the Worker registry (edgeplan/worker composition)', () => {
     },
   );
 
+  it('refuses a team tool under mcp., saying the prefix is MCP servers’', () => {
+    expect(() => toolSource([tool('mcp.audit.add')])).toThrow(
+      'edgeplan: tool "mcp.audit.add": names starting with "mcp." are MCP servers\' tools',
+    );
+  });
+
   it('refuses two team tools with one name', () => {
     expect(() => toolSource([tool('team.greet'), tool('team.greet')])).toThrow(
       'edgeplan: tool "team.greet" is given twice',

@@ -4,6 +4,9 @@
  */
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { workerToolRegistry } from '../../src/durable/tools';
+import { loadMcpTools, mcpListingFailures } from '../../src/mcp/worker-tools';
+import { validatePlan } from '../../src/plan/validate';
 import { api, startRun, waitForRun } from '../workers/helpers';
 
 async function stats(path: string): Promise<{ list_calls: number; call_calls: number }> {
@@ -83,5 +86,58 @@ describe('MCP_SERVERS tools in runs', () => {
     expect(run.status).toBe('failed');
     const trace = JSON.stringify((await api('GET', `/v1/runs/${run.run_id}/events?limit=1000`)).body.events);
     expect(trace).toContain('"code":"mcp_tool_error","message":"mcp.math.fail: the fail tool always fails"');
+  });
+});
+
+describe('an MCP server that cannot be listed', () => {
+  const outage = (path: string, isDown: boolean) =>
+    fetch(`http://127.0.0.1:${inject('mcpPort')}/mcp-down?path=${path}&down=${isDown}`, { method: 'POST' });
+  const check = (env: Record<string, string>) => ({
+    tools: workerToolRegistry(env),
+    clock: { now: () => new Date() },
+    ids: { id: (p: string) => `${p}_1`, uuid: () => crypto.randomUUID() },
+  });
+  const serverAt = (path: string) => ({
+    MCP_SERVERS: JSON.stringify([{ name: 'blip', url: `http://127.0.0.1:${inject('mcpPort')}${path}` }]),
+  });
+
+  it('keeps the tools it listed last through an outage, and says why a tool it never listed is missing', async () => {
+    const env = serverAt('/mcp/blip');
+    expect((await loadMcpTools(env)).map((t) => t.name)).toContain('mcp.blip.add');
+    await outage('/mcp/blip', true);
+    try {
+      // A refresh during the outage: it left the server's tools out for the listing's 5 minutes.
+      const during = await loadMcpTools(env, { refresh: true });
+      expect(during.map((t) => t.name)).toContain('mcp.blip.add');
+      expect([...mcpListingFailures(env).keys()]).toEqual(['blip']);
+      const findings = validatePlan(
+        { steps: [{ id: 'a', action: 'mcp.blip.new_tool', parameters: {} }] },
+        check(env),
+      ).errors;
+      expect(findings[0]?.message).toMatch(
+        /unknown tool "mcp\.blip\.new_tool" \(MCP server "blip" could not be listed: Streamable HTTP error: .*down for maintenance\)$/,
+      );
+    } finally {
+      await outage('/mcp/blip', false);
+    }
+    // Listed again once it answers: the failure is gone.
+    await loadMcpTools(env, { refresh: true });
+    expect(mcpListingFailures(env).size).toBe(0);
+  });
+
+  it('names the server in the finding when it was down from the start', async () => {
+    const env = serverAt('/mcp/never');
+    await outage('/mcp/never', true);
+    try {
+      expect(await loadMcpTools(env)).toEqual([]);
+      const findings = validatePlan(
+        { steps: [{ id: 'a', action: 'mcp.blip.add', parameters: { a: 1, b: 2 } }] },
+        check(env),
+      ).errors;
+      expect(findings[0]).toMatchObject({ code: 'unknown_tool', step_id: 'a' });
+      expect(findings[0]?.message).toContain('MCP server "blip" could not be listed');
+    } finally {
+      await outage('/mcp/never', false);
+    }
   });
 });

@@ -12,6 +12,7 @@
  * - `whoami {}` → structured `{authorization}`: the Authorization header the call came with
  * - `shout {text}` → text content only (no output schema): the text upper-cased
  * - `GET /mcp-stats?path=<path>` → `{list_calls, call_calls}` that path has had
+ * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -33,6 +34,9 @@ declare module 'vitest' {
 }
 
 type Stats = Record<string, { list_calls: number; call_calls: number }>;
+
+/** Paths in an outage (503). */
+const down = new Set<string>();
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stats: Stats = {};
@@ -115,6 +119,19 @@ async function bridge(req: IncomingMessage, res: ServerResponse, stats: Stats): 
   if (url.pathname === '/mcp-stats') {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(stats[url.searchParams.get('path') ?? ''] ?? { list_calls: 0, call_calls: 0 }));
+    return;
+  }
+  if (url.pathname === '/mcp-down') {
+    const path = url.searchParams.get('path') ?? '';
+    if (url.searchParams.get('down') === 'true') down.add(path);
+    else down.delete(path);
+    res.writeHead(204, {});
+    res.end();
+    return;
+  }
+  if (down.has(url.pathname)) {
+    res.writeHead(503, { 'content-type': 'text/plain' });
+    res.end('down for maintenance');
     return;
   }
   if (!url.pathname.startsWith('/mcp') || req.method !== 'POST') {
