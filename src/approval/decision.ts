@@ -3,6 +3,7 @@
  * approval, the last either with a whole new plan or with a list of edits made in a UI.
  */
 import { z } from 'zod';
+import { unknownKeysError } from '../plan/key-suggestions';
 import { PlanEditSchema } from './edits';
 
 export { applyEdits, PlanEditSchema, StepChangesSchema } from './edits';
@@ -17,20 +18,23 @@ export type Decision = (typeof Decision)[keyof typeof Decision];
 /**
  * `{decision, plan?, comment?, edits?}`. `modify` needs exactly one of `plan` (any JSON here: a
  * malformed plan comes back from validation as findings, like `POST /v1/runs`) and `edits`;
- * `approve` and `reject` take neither. A `null` plan or comment counts as absent.
+ * `approve` and `reject` take neither. A `null` plan or comment counts as absent; any other key is refused.
  * @example
  * const body = ApprovalDecisionSchema.parse({
  *   decision: 'modify',
  *   edits: [{ op: 'set_dependencies', step_id: 'report', dependencies: ['search'] }],
  * });
  */
+const DECISION_SHAPE = {
+  decision: z.enum(Decision),
+  plan: z.unknown().optional(),
+  comment: z.string().max(10_000).nullish(),
+  edits: z.array(PlanEditSchema).min(1).max(MAX_EDITS).optional(),
+};
+
+// Strict: a misspelt `coment` was dropped, and the approver's comment with it.
 export const ApprovalDecisionSchema = z
-  .object({
-    decision: z.enum(Decision),
-    plan: z.unknown().optional(),
-    comment: z.string().max(10_000).nullish(),
-    edits: z.array(PlanEditSchema).min(1).max(MAX_EDITS).optional(),
-  })
+  .strictObject(DECISION_SHAPE, { error: unknownKeysError(Object.keys(DECISION_SHAPE)) })
   .superRefine((body, ctx) => {
     const hasPlan = body.plan !== undefined && body.plan !== null;
     const hasEdits = body.edits !== undefined;

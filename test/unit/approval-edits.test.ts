@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalDecisionSchema, applyEdits, type PlanEdit } from '../../src/approval/decision';
+import {
+  ApprovalDecisionSchema,
+  applyEdits,
+  parseApprovalDecision,
+  type PlanEdit,
+} from '../../src/approval/decision';
 import type { Plan, PlanStep } from '../../src/plan/model';
 
 function step(id: string, extra: Partial<PlanStep> = {}): PlanStep {
@@ -232,6 +237,16 @@ describe('ApprovalDecisionSchema', () => {
       path: ['edits'],
       message: "`edits` is only accepted with decision 'modify', not 'approve'",
     });
+  });
+
+  it('refuses a key it does not know, naming the one most likely meant (the comment was dropped)', () => {
+    const r = parseApprovalDecision({ decision: 'approve', coment: 'looks good' });
+    expect(r).toMatchObject({
+      ok: false,
+      message: 'Invalid approval: (root): Unknown key "coment" (did you mean "comment"?)',
+    });
+    expect(parseApprovalDecision({ decision: 'approve', approved: true }).ok).toBe(false);
+    expect(parseApprovalDecision({ decision: 'approve', comment: 'fine' }).ok).toBe(true);
   });
 
   it('refuses an unknown decision, an unknown op and an attempt to change a step id', () => {
