@@ -47,6 +47,11 @@ export const ERROR_CODES = {
   upgrade_required: { status: 426, about: 'The WebSocket route without an upgrade.' },
   rate_limited: { status: 429, about: 'Too many requests.' },
   internal: { status: 500, about: 'A bug of ours; logged.' },
+  misconfigured: {
+    status: 500,
+    about:
+      'The Worker lacks a binding, the run object’s SQLite storage or D1’s tables; the message says what to add.',
+  },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
   run_not_found: { status: 404, about: 'No run with this id.' },

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { EdgeplanApiError } from '../client';
+import { registerDeploy } from './commands/deploy';
 import { registerManage } from './commands/manage';
 import { registerRun } from './commands/run';
 import { makeContext, type Context, type GlobalOptions } from './context';
@@ -29,6 +30,7 @@ const done = (c: number) => void (code = c);
 
 registerRun(program, context, done);
 registerManage(program, context, done);
+registerDeploy(program, done);
 
 // `edgeplan events … | head`: a closed pipe ends the command quietly.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { EdgeplanError } from '../errors';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
+import { misconfiguration } from './misconfiguration';
 
 /** Codes for the statuses Hono's own middleware throws `HTTPException`s with. */
 const CODE_FOR_STATUS: Partial<Record<number, string>> = {
@@ -31,6 +32,8 @@ export function handleError(err: Error, c: Context): Response {
   }
   if (err instanceof HTTPException) return fromHttpException(err, c);
   console.error(`Unhandled error on ${c.req.method} ${c.req.path}:`, err);
+  const fix = misconfiguration(err, c.env as object | undefined);
+  if (fix) return jsonError(c, 'misconfigured', fix);
   return jsonError(c, 'internal', 'Internal error: the request could not be completed. It has been logged.');
 }
 

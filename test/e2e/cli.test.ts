@@ -4,7 +4,7 @@
  * `--json` parsed, usage errors, and the live TTY view rendered in a real pseudo-terminal (tmux).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -413,6 +413,49 @@ describe('edgeplan (CLI)', () => {
       rmSync(persist, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('deploys a team’s own Worker from its directory: creates what its wrangler.toml names, migrates, deploys', () => {
+    // The example project's wrangler.toml, against the stub wrangler first on PATH (an empty account).
+    const project = mkdtempSync(join(tmpdir(), 'edgeplan-own-worker-'));
+    try {
+      copyFileSync(join(root, 'examples/custom-worker/wrangler.toml'), join(project, 'wrangler.toml'));
+      writeFileSync(join(project, 'state.json'), JSON.stringify({ d1: [], kv: [], queues: [] }));
+      const env = {
+        ...process.env,
+        PATH: `${join(root, 'test/fixtures/wrangler-stub')}:${process.env.PATH}`,
+        STUB_LOG: join(project, 'log.jsonl'),
+        STUB_STATE: join(project, 'state.json'),
+      };
+      const r = spawnSync(process.execPath, [cli, 'deploy', '--keep-vars'], {
+        cwd: project,
+        env,
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      const commands = readFileSync(join(project, 'log.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as string[]).join(' '));
+      expect(commands.filter((c) => / create /.test(c))).toEqual([
+        'd1 create edgeplan-custom-worker --update-config=false',
+        'kv namespace create edgeplan-custom-worker-kv --update-config=false',
+        'queues create custom-worker-steps',
+      ]);
+      expect(commands.slice(-2)).toEqual([
+        'd1 migrations apply DB --remote --config wrangler.deploy.toml',
+        'deploy --config wrangler.deploy.toml --keep-vars',
+      ]);
+      expect(readFileSync(join(project, 'wrangler.deploy.toml'), 'utf8')).not.toContain(
+        '"00000000-0000-0000-0000-000000000000"',
+      );
+      // Not a Worker's project: said so, nothing run.
+      const elsewhere = spawnSync(process.execPath, [cli, 'deploy'], { cwd: dir, env, encoding: 'utf8' });
+      expect(elsewhere.status).toBe(1);
+      expect(elsewhere.stderr).toMatch(/no wrangler\.toml in .*: run this in your Worker's project/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {
     const session = `edgeplan-cli-${process.pid}`;

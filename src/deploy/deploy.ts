@@ -1,0 +1,89 @@
+/**
+ * `edgeplan deploy` (and this repository's `npm run deploy`): in a Worker's project, creates what its
+ * wrangler.toml needs and is missing, by name — the D1 database, the KV namespace, the queues — writes
+ * their ids into wrangler.deploy.toml (a copy of wrangler.toml; the committed file keeps its
+ * placeholder ids, so local dev and tests are untouched), applies the D1 migrations remotely, and
+ * deploys. Running it again creates nothing. It calls `wrangler` from PATH (`npm run` and `npx` put
+ * the project's first). With `--dry-run` nothing is created, migrated or uploaded, and no account is
+ * needed: only the bundle is built, from wrangler.toml.
+ * @example
+ * deploy(['--dry-run', '--outdir', '/tmp/x']); // wrangler deploy --dry-run --outdir /tmp/x
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { d1Id, deployConfig, kvId, queueNames, wantedResources } from './config.ts';
+
+export const DEPLOY_CONFIG = 'wrangler.deploy.toml';
+
+/** Runs wrangler in `cwd`; `capture` returns its stdout, otherwise its output goes to ours. Throws on failure. */
+function wrangler(cwd: string, args: string[], { capture = false } = {}): string {
+  console.error(`$ wrangler ${args.join(' ')}`);
+  const r = spawnSync('wrangler', args, {
+    cwd,
+    stdio: capture ? ['inherit', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
+  if (r.error)
+    throw new Error(
+      `wrangler could not be started (${r.error.message}): install it in the project (npm i -D wrangler) and run this with npx or npm run`,
+    );
+  if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} exited with ${r.status}`);
+  return r.stdout ?? '';
+}
+
+/** The id `read` finds in `list`'s output, after creating the resource if it is missing. */
+function ensure(
+  cwd: string,
+  what: string,
+  list: string[],
+  read: (out: string) => string | undefined,
+  create: string[],
+): string {
+  const found = read(wrangler(cwd, list, { capture: true }));
+  if (found) return found;
+  console.error(`${what}: missing, creating it`);
+  wrangler(cwd, create);
+  const created = read(wrangler(cwd, list, { capture: true }));
+  if (!created) throw new Error(`${what}: created, but \`wrangler ${list.join(' ')}\` does not list it`);
+  return created;
+}
+
+/** Deploys the Worker whose wrangler.toml is in `cwd`; `deployArgs` go to `wrangler deploy`. */
+export function deploy(deployArgs: string[], cwd = process.cwd()): void {
+  if (!existsSync(join(cwd, 'wrangler.toml')))
+    throw new Error(`no wrangler.toml in ${cwd}: run this in your Worker's project`);
+  if (deployArgs.includes('--dry-run')) {
+    console.error('deploy: --dry-run: nothing is created, migrated or uploaded; building the bundle only');
+    wrangler(cwd, ['deploy', ...deployArgs]);
+    return;
+  }
+  const toml = readFileSync(join(cwd, 'wrangler.toml'), 'utf8');
+  const want = wantedResources(toml);
+  const databaseId = ensure(
+    cwd,
+    `D1 database ${want.database}`,
+    ['d1', 'list', '--json'],
+    (out) => d1Id(out, want.database),
+    ['d1', 'create', want.database, '--update-config=false'],
+  );
+  const namespaceId = ensure(
+    cwd,
+    `KV namespace ${want.kvTitle}`,
+    ['kv', 'namespace', 'list'],
+    (out) => kvId(out, want.kvTitle),
+    ['kv', 'namespace', 'create', want.kvTitle, '--update-config=false'],
+  );
+  const queues = queueNames(wrangler(cwd, ['queues', 'list'], { capture: true }));
+  for (const queue of want.queues.filter((q) => !queues.has(q))) {
+    console.error(`queue ${queue}: missing, creating it`);
+    wrangler(cwd, ['queues', 'create', queue]);
+  }
+  const config = deployConfig(toml, { databaseId, kvId: namespaceId, kvBinding: want.kvBinding });
+  const path = join(cwd, DEPLOY_CONFIG);
+  const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  if (config !== previous) writeFileSync(path, config);
+  wrangler(cwd, ['d1', 'migrations', 'apply', 'DB', '--remote', '--config', DEPLOY_CONFIG]);
+  wrangler(cwd, ['deploy', '--config', DEPLOY_CONFIG, ...deployArgs]);
+}
