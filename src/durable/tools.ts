@@ -49,6 +49,7 @@ export function toolSource(own: readonly AnyTool[] = []): ToolSource {
   const reserved = reservedToolNames();
   const seen = new Set<string>();
   for (const tool of own) {
+    checkDefinition(tool);
     if (tool.name.startsWith('mcp.'))
       throw new Error(
         `edgeplan: tool "${tool.name}": names starting with "mcp." are MCP servers' tools; give your tool another name`,
@@ -69,4 +70,22 @@ export function toolSource(own: readonly AnyTool[] = []): ToolSource {
     }
     return entry.registry;
   };
+}
+
+/** A tool name a plan can say and a reference can name: `team.search`, `crm_v2.lookup`. */
+const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,199}$/;
+
+/** Refuses a team tool a plan could not call or the registry could not describe, naming what is wrong. */
+function checkDefinition(tool: AnyTool): void {
+  const name = typeof tool.name === 'string' ? tool.name : String(tool.name);
+  const wrong = (what: string) => new Error(`edgeplan: tool "${name}": ${what}`);
+  if (!TOOL_NAME.test(name))
+    throw wrong('a name is letters, digits and "_", with ".", "-" or ":" between parts (e.g. team.search)');
+  if (typeof tool.version !== 'string' || tool.version === '')
+    throw wrong(
+      'give it a version (e.g. version: "1"): results cached for a deterministic tool are kept per version',
+    );
+  if (typeof tool.run !== 'function') throw wrong('run must be a function (input, ctx) => Promise<output>');
+  if (typeof (tool.input as { safeParse?: unknown } | undefined)?.safeParse !== 'function')
+    throw wrong('input must be a zod schema (e.g. z.object({ q: z.string() }))');
 }

@@ -12,14 +12,15 @@ const ANY_OBJECT = z.record(z.string(), z.unknown());
 
 /**
  * The zod schema for `schema`, or an object with any keys when zod cannot convert it (a `$ref` it does
- * not resolve, say) — the server still validates its own input.
+ * not resolve, say; `onUnreadable` is told why) — the server still validates its own input.
  * @example zodFromJsonSchema({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
  */
-export function zodFromJsonSchema(schema: unknown): z.ZodType {
+export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) => void): z.ZodType {
   if (typeof schema !== 'object' || schema === null) return ANY_OBJECT;
   try {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
+  } catch (err) {
+    onUnreadable?.(err instanceof Error ? err.message : String(err));
     return ANY_OBJECT;
   }
 }

@@ -73,13 +73,22 @@ export function mcpTool(
   opts: Pick<McpToolsOptions, 'env' | 'fetch'>,
 ): AnyTool {
   const typed = listed.outputSchema !== undefined;
+  // Logged, not silent: the tool is kept, but edgeplan checks nothing of what its schema says.
+  const unreadable = (which: string) => (why: string) =>
+    console.warn(
+      `MCP tool "mcp.${server.name}.${listed.name}": its ${which} could not be read (${why}); any object is accepted, the server checks its own`,
+    );
   const hints = listed.annotations ?? {};
   return defineTool<Record<string, unknown>, unknown>({
     name: `mcp.${server.name}.${listed.name}`,
     description: listed.description ?? listed.title ?? `${listed.name} (MCP server ${server.name})`,
     version: `mcp:${listing.version}`,
-    input: zodFromJsonSchema(listed.inputSchema) as z.ZodType<Record<string, unknown>>,
-    ...(typed ? { output: zodFromJsonSchema(listed.outputSchema) } : { output: UNTYPED_OUTPUT }),
+    input: zodFromJsonSchema(listed.inputSchema, unreadable('inputSchema')) as z.ZodType<
+      Record<string, unknown>
+    >,
+    ...(typed
+      ? { output: zodFromJsonSchema(listed.outputSchema, unreadable('outputSchema')) }
+      : { output: UNTYPED_OUTPUT }),
     idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
     deterministic: false,
     run: (input, ctx) => callMcpTool(server, listed.name, input, ctx, opts, typed),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/executor/registry';
+import { defineTool, type AnyTool } from '../../src/executor/registry';
 import { toolSource } from '../../src/durable/tools';
 
 const tool = (name: string) =>
@@ -51,6 +51,26 @@ describe('the Worker registry (edgeplan/worker composition)', () => {
     expect(() => toolSource([tool('mcp.audit.add')])).toThrow(
       'edgeplan: tool "mcp.audit.add": names starting with "mcp." are MCP servers\' tools',
     );
+  });
+
+  it.each([
+    ['', 'a name is letters, digits'],
+    ['has space', 'a name is letters, digits'],
+    ['a{{b}}', 'a name is letters, digits'],
+  ])('refuses a team tool named %j, saying what a name is', (name, message) => {
+    expect(() => toolSource([tool(name)])).toThrow(`edgeplan: tool "${name}": ${message}`);
+  });
+
+  it('refuses a team tool without a version, a run function or a zod input', () => {
+    const { version: _, ...unversioned } = tool('team.a');
+    expect(() => toolSource([unversioned as AnyTool])).toThrow('edgeplan: tool "team.a": give it a version');
+    expect(() => toolSource([{ ...tool('team.b'), run: undefined } as unknown as AnyTool])).toThrow(
+      'edgeplan: tool "team.b": run must be a function',
+    );
+    expect(() =>
+      toolSource([{ ...tool('team.c'), input: { type: 'object' } } as unknown as AnyTool]),
+    ).toThrow('edgeplan: tool "team.c": input must be a zod schema');
+    expect(() => toolSource([tool('crm_v2.lookup-by:id')])).not.toThrow();
   });
 
   it('refuses two team tools with one name', () => {
