@@ -53,7 +53,10 @@ export async function startRun(
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {
   // Seed-004 call lists and `{format, source}` become plan candidates here (src/import).
-  const prepared = prepareRunPlan(req, { inputFields: (tool) => deps.tools.inputFields(tool) });
+  const prepared = prepareRunPlan(req, {
+    inputFields: (tool) => deps.tools.inputFields(tool),
+    hasTool: (tool) => deps.tools.has(tool),
+  });
   if (!prepared.ok) return { kind: 'error', ...prepared.error };
   let candidate = prepared.plan;
   // A plan the caller wrote refuses keys it does not know; one the planner made has none to refuse.

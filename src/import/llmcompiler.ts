@@ -36,7 +36,11 @@ const END = '<END_OF_PLAN>';
  */
 export function convertLlmCompiler(
   source: string,
-  opts: { inputFields?: (tool: string) => readonly string[] | undefined } = {},
+  opts: {
+    inputFields?: (tool: string) => readonly string[] | undefined;
+    /** Whether a tool exists: with other problems, the calls to missing tools are named too. */
+    hasTool?: (tool: string) => boolean;
+  } = {},
 ): ImportResult {
   const index = new LineIndex(source);
   const errors: ImportIssue[] = [];
@@ -126,7 +130,16 @@ export function convertLlmCompiler(
       message: 'No steps found: expected lines such as 1. search(query="x")',
     });
   }
-  if (errors.length > 0) return importFailed(errors);
+  if (errors.length > 0) {
+    // The plan is not checked until it imports: say now what its check would say of its tools, so
+    // one pass over the text finds every problem.
+    const { hasTool } = opts;
+    if (hasTool)
+      for (const step of steps)
+        if (step.action !== undefined && !hasTool(step.action))
+          errors.push(issueAt('unknown_tool', lines[step.id]!, `unknown tool "${step.action}"`));
+    return importFailed(errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+  }
   return { ok: true, plan: { steps, metadata: { imported_from: 'llmcompiler' } }, lines };
 }
 

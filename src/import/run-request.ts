@@ -58,6 +58,7 @@ export function prepareRunPlan(
     requireState?: boolean;
     /** A tool's input fields in declared order: LLMCompiler's positional arguments fill them. */
     inputFields?: (tool: string) => readonly string[] | undefined;
+    hasTool?: (tool: string) => boolean;
   } = {},
 ): PreparedRun {
   if (req.format === undefined) {
@@ -75,7 +76,10 @@ export function prepareRunPlan(
     return invalidRequest(`"format": "${req.format}" needs the text to import in "source"`);
   }
   if (req.format === 'llmcompiler') {
-    const r = convertLlmCompiler(req.source, opts.inputFields ? { inputFields: opts.inputFields } : {});
+    const r = convertLlmCompiler(req.source, {
+      ...(opts.inputFields ? { inputFields: opts.inputFields } : {}),
+      ...(opts.hasTool ? { hasTool: opts.hasTool } : {}),
+    });
     return r.ok
       ? { ok: true, plan: r.plan, format: req.format, lines: r.lines ?? {} }
       : invalidPlan(req.format, r.errors);

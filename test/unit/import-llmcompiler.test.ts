@@ -124,6 +124,23 @@ describe('LLMCompiler plans', () => {
     expect(r.lines).toEqual({ '1': 2, '2': 3 });
   });
 
+  it('names the calls to missing tools beside the text’s own problems, in line order', () => {
+    const source = [
+      '1. demo.sleep(100, "a")',
+      '2. demo.nosuch(x=1)',
+      '3. demo.echo(first=$9)',
+      '4. join()',
+    ].join('\n');
+    const r = convertLlmCompiler(source, { hasTool: (t) => t.startsWith('demo.') && t !== 'demo.nosuch' });
+    // Only the bad reference was reported: the missing tool came up once that was fixed.
+    expect(!r.ok && r.errors.map((e) => [e.line, e.code, e.message])).toEqual([
+      [2, 'unknown_tool', 'line 2: unknown tool "demo.nosuch"'],
+      [3, 'bad_reference', 'line 3: step 3 refers to step 9, which does not come before it ($9)'],
+    ]);
+    // A text without other problems imports; the plan's check names the missing tool.
+    expect(convertLlmCompiler('1. demo.nosuch(x=1)', { hasTool: () => false }).ok).toBe(true);
+  });
+
   it('ends the plan at join() and refuses steps after it', () => {
     expect(errorsOf('1. a()\n2. join()\n3. b(x=$1)')).toEqual([
       {

@@ -102,7 +102,11 @@ export function registerPlanRoutes(app: App): void {
     const tools = c.var.tools();
     const prepared = prepareRunPlan(
       { plan, format, source, input },
-      { requireState: input !== undefined, inputFields: (tool) => tools.inputFields(tool) },
+      {
+        requireState: input !== undefined,
+        inputFields: (tool) => tools.inputFields(tool),
+        hasTool: (tool) => tools.has(tool),
+      },
     );
     if (!prepared.ok) {
       const { code, message, details } = prepared.error;
