@@ -25,6 +25,8 @@ export type WatchOptions = {
    * request that could not reach it (attempt counts from 1 and restarts once the server answers).
    */
   onReconnect?: ((attempt: number, after: number) => void) | undefined;
+  /** Called when the server answers again after {@link onReconnect} (the watch goes on). */
+  onReconnected?: (() => void) | undefined;
   /**
    * How long to keep trying while the server, once reached, cannot be (a restart, a deploy): default
    * 5 minutes, then the last error is thrown. A server not reached at all is an error at once.
@@ -140,6 +142,7 @@ export async function* watchRun(
     transport = 'auto',
     pollIntervalMs = 250,
     onReconnect,
+    onReconnected,
     reconnectForMs = 300_000,
   }: WatchOptions = {},
 ): AsyncGenerator<RunEvent, void, undefined> {
@@ -184,6 +187,8 @@ export async function* watchRun(
   function reached() {
     everReached = true;
     failingSince = null;
+    if (attempt > 0) onReconnected?.();
+    attempt = 0;
   }
   /** Waits before trying again, or throws `err` when it is not worth waiting out. */
   async function backOff(err: unknown): Promise<void> {
@@ -225,7 +230,6 @@ export async function* watchRun(
           if (f.kind === 'open') {
             opened = socketWorks = true;
             reached();
-            attempt = 0;
             continue;
           }
           if (f.kind === 'closed') break;
@@ -273,7 +277,6 @@ export async function* watchRun(
       try {
         yield* fill();
         if (done) return;
-        attempt = 0;
       } catch (err) {
         await backOff(err);
       }
@@ -286,7 +289,6 @@ export async function* watchRun(
       await backOff(err);
       continue;
     }
-    attempt = 0;
     if (!done && last === before) await sleep(pollIntervalMs, signal);
   }
 }

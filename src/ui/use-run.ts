@@ -65,7 +65,17 @@ export function useRun(runId: string): LiveRun {
     void refresh();
     void (async () => {
       try {
-        for await (const e of api().watch(runId, { signal: ac.signal })) {
+        // A server that goes away (a restart, a deploy) is waited for by watch(): say so meanwhile,
+        // and read the run again once it answers (it may have been decided elsewhere).
+        const options = {
+          signal: ac.signal,
+          onReconnect: () => setError('Cannot reach the service: reconnecting…'),
+          onReconnected: () => {
+            setError(null);
+            void refresh();
+          },
+        };
+        for await (const e of api().watch(runId, options)) {
           applyEvent(state.current.view, e);
           state.current.events.push(e);
           if (REREAD.has(e.event_type)) void refresh();
@@ -74,8 +84,8 @@ export function useRun(runId: string): LiveRun {
       } catch (err) {
         if (ac.signal.aborted) return;
         setError(errorText(err));
-        // The service went away (a restart, a network blip): follow again from the start once it may
-        // be back, rather than showing a run frozen as it was. Other errors (404) stay shown.
+        // Still unreachable after watch() gave up waiting: follow again from the start a little later,
+        // rather than showing a run frozen as it was. Other errors (404) stay shown.
         if (err instanceof EdgeplanApiError && err.code === 'unreachable')
           retry = setTimeout(() => setNonce((n) => n + 1), RECONNECT_MS);
       }

@@ -382,14 +382,17 @@ describe('watch()', () => {
       transport: 'poll' as const,
       pollIntervalMs: 1,
       onReconnect: (attempt: number, after: number) => reconnects.push([attempt, after]),
+      onReconnected: () => reconnects.push([0, -1]),
     };
     for await (const e of client.watch('run_1', options)) got.push(e.seq);
     expect(got).toEqual([1, 2, 3]);
+    // Four tries, then the server answers again: told once.
     expect(reconnects).toEqual([
       [1, 1],
       [2, 1],
       [3, 1],
       [4, 1],
+      [0, -1],
     ]);
     // Down for longer than the watch waits: the last error, once it has tried for reconnectForMs.
     const gone = createClient({ baseUrl: 'http://api.test', fetch: restarting(1_000_000) });
@@ -399,6 +402,7 @@ describe('watch()', () => {
     })().catch((e: unknown) => e);
     expect(seen).toEqual([1]);
     expect(err).toMatchObject({ code: 'unreachable' });
+    expect(reconnects.filter(([n]) => n === 0)).toHaveLength(1); // only the first watch's
   });
 
   it('throws at once when the server was never reached (a wrong URL)', async () => {
