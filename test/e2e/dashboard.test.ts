@@ -150,6 +150,65 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps a refused modification open: the edits stay and the findings are listed', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    // The API refuses the first modification, as it does a plan that changed under the editor's check.
+    let posts = 0;
+    await page.route('**/v1/runs/*/approval', async (route) => {
+      if (route.request().method() !== 'POST' || posts++ > 0) return route.fallback();
+      await route.fulfill({
+        status: 422,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: {
+            code: 'invalid_plan',
+            message: 'The plan has 2 findings',
+            details: {
+              errors: [
+                { code: 'unknown_tool', message: 'No tool named "x.y"', step_id: 'join' },
+                { code: 'max_steps', message: 'The plan has 4 steps; max_steps is 3' },
+              ],
+            },
+          },
+        }),
+      });
+    });
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const editor = page.locator('.modify textarea');
+    const edited = {
+      ...parallel,
+      steps: [{ ...parallel.steps[0]!, parameters: { value: 'edited' } }, ...parallel.steps.slice(1)],
+    };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    const approve = page.getByRole('button', { name: 'Approve modified plan' });
+    await page.locator('section.modify button.primary:not([disabled])').waitFor({ timeout: 10_000 });
+    await approve.click();
+    const refusal = page.locator('.modify .refusal');
+    await refusal.waitFor({ timeout: 10_000 });
+    await expect(refusal.locator('li').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/unknown_tool \[join\]: No tool named "x.y"/),
+      expect.stringMatching(/max_steps: The plan has 4 steps; max_steps is 3/),
+    ]);
+    // The editor is still open, with the edits.
+    await expect(editor.inputValue()).resolves.toContain('"edited"');
+    await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
+      'awaiting_approval',
+    );
+    await shot(page, 'approve-modify-refused');
+    // Sent again (the API takes it this time): the edited plan runs.
+    await approve.click();
+    const run = await waitForStatus(run_id, 'completed');
+    expect((run.step_results as Json).fetch).toEqual({ value: 'edited' });
+    expect(posts).toBe(2);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('opens the approval link with no API token and approves from it, once', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,

@@ -169,13 +169,19 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
-          onSend={(plan) =>
-            act(
-              'modify',
-              () => api().modify(runId, { plan, comment: 'modified in the dashboard' }),
-              true,
-            ).then(() => setModifying(false))
-          }
+          // Not through act(): a refusal (422 with findings, 409) goes back to the editor, which stays
+          // open with the edits and lists the findings.
+          onSend={async (plan) => {
+            setBusy('modify');
+            setMessage(null);
+            try {
+              await api().modify(runId, { plan, comment: 'modified in the dashboard' });
+            } finally {
+              setBusy(null);
+            }
+            setModifying(false);
+            live.restart();
+          }}
         />
       ) : null}
       {waitingInput && view.waiting?.kind === 'input' ? (
