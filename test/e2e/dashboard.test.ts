@@ -224,10 +224,19 @@ describe('the dashboard', () => {
       /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
     );
     await shot(page, 'approval-link');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname.endsWith('/approval'))
+        sent.push(r.postData() ?? '');
+    });
+    // A double click sends the decision once: no "already used" refusal beside the approval.
+    await page.getByRole('button', { name: 'Approve' }).dblclick();
     await page.waitForSelector('[role="status"]');
     await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Approved/);
     await waitForStatus(run_id, 'completed');
+    expect(sent).toHaveLength(1);
+    await expect(page.locator('.error').count()).resolves.toBe(0);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
     // Single use: the page now says the link is spent.
     const again = await fetch(link.href);
     expect(again.status).toBe(410);

@@ -2,7 +2,7 @@
  * The approval link's page (no API token): the plan, its estimates and graph, and Approve / Reject /
  * Modify, each sent once with the link's token.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
@@ -32,7 +32,14 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     references: { plan_id: data.plan.id ?? null, plan_version: data.plan.version ?? null },
   } as RunEvent);
 
+  // A decision in flight: set at once (a double click's second event comes before the next render),
+  // so the link's single-use token is sent once; `busy` disables the buttons meanwhile.
+  const inFlight = useRef(false);
+  const [busy, setBusy] = useState(false);
   const decide = async (decision: 'approve' | 'reject' | 'modify') => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
     setError(null);
     try {
       const client = api({ anonymous: true });
@@ -52,6 +59,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           : errorText(e),
       );
     }
+    inFlight.current = false;
+    setBusy(false);
   };
 
   const e = data.estimates;
@@ -72,13 +81,18 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </p>
       ) : (
         <div class="toolbar">
-          <button type="button" class="primary" onClick={() => void decide('approve')}>
+          <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
             Approve
           </button>
-          <button type="button" onClick={() => void decide('reject')}>
+          <button type="button" disabled={busy} onClick={() => void decide('reject')}>
             Reject
           </button>
-          <button type="button" aria-expanded={modifying} onClick={() => setModifying((m) => !m)}>
+          <button
+            type="button"
+            disabled={busy}
+            aria-expanded={modifying}
+            onClick={() => setModifying((m) => !m)}
+          >
             Modify
           </button>
         </div>
