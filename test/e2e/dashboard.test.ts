@@ -223,6 +223,22 @@ describe('the dashboard', () => {
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
       /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
     );
+    // join reads {{ steps.fetch.output }}: an inferred dependency, dashed in the graph and in the table.
+    await expect(
+      page.locator('svg.dag polyline.edge.inferred[data-from="fetch"][data-to="join"]').count(),
+    ).resolves.toBe(1);
+    await expect(
+      page.locator('table.plan-steps tr', { has: page.locator('code', { hasText: /^join$/ }) }).innerText(),
+    ).resolves.toMatch(/slow, fast, fetch \(inferred\)/);
+    // Every edge inside the drawing (dagre routed the skipping one above it, where it was cut off).
+    const outside = await page.evaluate(() => {
+      const svg = document.querySelector('svg.dag')!;
+      const [w, h] = [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))];
+      return [...svg.querySelectorAll('polyline')].flatMap((l) =>
+        [...l.points].filter((p) => p.x < 0 || p.y < 0 || p.x > w || p.y > h).map((p) => `${p.x},${p.y}`),
+      );
+    });
+    expect(outside).toEqual([]);
     await shot(page, 'approval-link');
     const sent: string[] = [];
     page.on('request', (r) => {

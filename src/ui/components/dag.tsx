@@ -60,6 +60,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
         {laid.edges.map((e) => (
           <polyline
             key={`${e.from}>${e.to}`}
+            data-from={e.from}
+            data-to={e.to}
             class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
             points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
             marker-end="url(#arrow)"

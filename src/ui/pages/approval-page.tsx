@@ -15,6 +15,8 @@ export type ApprovalData = {
   estimates: Estimates;
   expires_at: number;
   token: string;
+  /** Step id → the dependencies its references add to the ones it lists. */
+  inferred?: Record<string, string[]>;
 };
 
 export function ApprovalPage({ data }: { data: ApprovalData }) {
@@ -64,6 +66,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   };
 
   const e = data.estimates;
+  const inferred = data.inferred ?? {};
   return (
     <main class="approval">
       <h2>Approve this plan?</h2>
@@ -112,7 +115,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
       ) : null}
       <Dag
         steps={view.steps}
-        inferred={{}}
+        inferred={inferred}
         critical={e.critical_path.steps}
         selected={selected}
         onSelect={setSelected}
@@ -133,7 +136,9 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
                 <code>{s.id}</code>
               </td>
               <td>{s.action}</td>
-              <td>{s.dependencies?.join(', ') || '—'}</td>
+              <td>
+                <Dependencies listed={s.dependencies ?? []} inferred={inferred[s.id] ?? []} />
+              </td>
               <td>
                 <code>{JSON.stringify(s.parameters ?? {})}</code>
               </td>
@@ -142,5 +147,27 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </tbody>
       </table>
     </main>
+  );
+}
+
+/** A step's dependencies: the ones it lists, then the ones its references add, marked as inferred. */
+export function Dependencies({
+  listed,
+  inferred,
+}: {
+  listed: readonly string[];
+  inferred: readonly string[];
+}) {
+  if (listed.length === 0 && inferred.length === 0) return <>—</>;
+  return (
+    <>
+      {listed.join(', ')}
+      {inferred.length ? (
+        <span class="inferred" title="Inferred from the step’s references ({{ steps.… }})">
+          {listed.length ? ', ' : ''}
+          {inferred.join(', ')} (inferred)
+        </span>
+      ) : null}
+    </>
   );
 }
