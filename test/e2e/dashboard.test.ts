@@ -36,6 +36,13 @@ const parallel = {
   ],
 };
 
+/** The approval link the run's webhook delivered (waits 5 s at most for it). */
+async function approvalLink(runId: string): Promise<URL> {
+  for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === runId); i++)
+    await new Promise((r) => setTimeout(r, 50));
+  return new URL(delivered.find((d) => d.run_id === runId)!.approval_url);
+}
+
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   hooks = createServer((req, res) => {
@@ -215,9 +222,7 @@ describe('the dashboard', () => {
       config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
-    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const link = await approvalLink(run_id);
     const { page, errors } = await open(`${link.pathname}${link.search}`);
     await page.waitForSelector('svg.dag [data-step-id="join"]');
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
@@ -260,6 +265,28 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('rejects from the approval link with the approver’s comment, which the run then shows', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const link = await approvalLink(run_id);
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    await page.getByLabel(/^Comment/).fill('Fetch from staging, not production');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Rejected/);
+    await shot(page, 'approval-link-rejected');
+    const run = await waitForStatus(run_id, 'cancelled');
+    expect(run.termination_reason).toBe('plan_rejected');
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
+      /Fetch from staging, not production/,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('retries a failed step from the run page', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: {
@@ -292,8 +319,13 @@ describe('the dashboard', () => {
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
     const { page, errors } = await open(`/#/runs/${run_id}`);
+    // The approver says why: the rejected run reads it.
+    await page.getByLabel(/^Comment/).fill('Not today: the quota is spent');
     await page.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector('[data-run-status="cancelled"]');
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
+      /Not today: the quota is spent/,
+    );
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);

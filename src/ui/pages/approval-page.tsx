@@ -6,6 +6,7 @@ import { useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
+import { DecisionComment } from '../components/decision-comment';
 import { PlanEditor } from '../components/plan-editor';
 
 export type ApprovalData = {
@@ -23,6 +24,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
+  const [comment, setComment] = useState('');
   const [text, setText] = useState(() => JSON.stringify(data.plan, null, 2));
   const [selected, setSelected] = useState<string | null>(null);
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
@@ -45,10 +47,11 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     setError(null);
     try {
       const client = api({ anonymous: true });
+      const said = comment.trim();
       const body =
         decision === 'modify'
-          ? { decision, plan: JSON.parse(text) as Plan, comment: 'modified from the approval link' }
-          : { decision, comment: 'from the approval link' };
+          ? { decision, plan: JSON.parse(text) as Plan, comment: said || 'modified from the approval link' }
+          : { decision, ...(said ? { comment: said } : {}) };
       const r = await client.decide(data.run_id, body, { token: data.token });
       setOutcome(
         decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
@@ -83,6 +86,9 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           {outcome} This link cannot be used again.
         </p>
       ) : (
+        <DecisionComment value={comment} onInput={setComment} disabled={busy} />
+      )}
+      {outcome ? null : (
         <div class="toolbar">
           <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
             Approve

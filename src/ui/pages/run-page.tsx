@@ -13,6 +13,7 @@ import { JsonBlock, jsonText } from '../components/json-block';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { endingOf, RunOutcome, shownStatus } from '../components/run-outcome';
 import { StepPanel } from '../components/step-panel';
+import { DecisionComment } from '../components/decision-comment';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
 import { href } from '../router';
@@ -35,6 +36,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
+  const [comment, setComment] = useState('');
   const [now, setNow] = useState(Date.now());
   const status =
     run && ENDED.has(run.status) ? run.status : view.status === 'planning' && run ? run.status : view.status;
@@ -111,14 +113,16 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               type="button"
               class="primary"
               disabled={!!busy}
-              onClick={() => void act('approve', () => api().approve(runId), true)}
+              onClick={() =>
+                void act('approve', () => api().approve(runId, { comment: comment.trim() }), true)
+              }
             >
               Approve
             </button>
             <button
               type="button"
               disabled={!!busy}
-              onClick={() => void act('reject', () => api().reject(runId), true)}
+              onClick={() => void act('reject', () => api().reject(runId, { comment: comment.trim() }), true)}
             >
               Reject
             </button>
@@ -155,6 +159,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       <p class="run-id muted">
         <code>{runId}</code> · <a href={href.runs()}>all runs</a>
       </p>
+      {waitingApproval ? <DecisionComment value={comment} onInput={setComment} disabled={!!busy} /> : null}
       {live.error ? (
         <p class="error" role="alert">
           {live.error}
