@@ -160,6 +160,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <code>{runId}</code> · <a href={href.runs()}>all runs</a>
       </p>
       {waitingApproval ? <DecisionComment value={comment} onInput={setComment} disabled={!!busy} /> : null}
+      {live.reconnecting ? (
+        <p class="connection" role="status">
+          Connection lost — reconnecting… <span class="muted">(showing the run as last seen)</span>
+        </p>
+      ) : null}
       {live.error ? (
         <p class="error" role="alert">
           {live.error}
