@@ -404,26 +404,77 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('fits a phone’s width: one column, the graph drawn, nothing wider than the screen', async () => {
+    // Long ids, goals and values: nothing of them may widen a page past the screen.
+    const longId = `step_${'x'.repeat(59)}`;
+    const value = 'v'.repeat(400);
+    const wide = {
+      goal: `A goal long enough to wrap ${'and go on '.repeat(20)}`,
+      steps: [
+        { id: longId, action: 'demo.echo', parameters: { value } },
+        { id: 'b', action: 'demo.echo', parameters: { got: `{{ steps.${longId}.output }}` } },
+      ],
+    };
     const { run_id } = (await api('POST', '/v1/runs', {
-      plan: parallel,
+      plan: wide,
       config: { execution_mode: 'parallel' },
     })) as { run_id: string };
     await waitForStatus(run_id, 'completed');
+    const waiting = (await api('POST', '/v1/runs', {
+      plan: wide,
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(waiting.run_id, 'awaiting_approval');
+    const link = await approvalLink(waiting.run_id);
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    for (const path of [`/#/runs/${run_id}`, '/#/']) {
+    const pages: [string, string, string][] = [
+      [`/#/runs/${run_id}`, '[data-step-id][data-status="completed"]', 'run-phone'],
+      [`/#/runs/${run_id}/events`, 'ol.events li', 'run-phone-events'],
+      [`/#/runs/${run_id}/timeline`, '.tl-row', 'run-phone-timeline'],
+      ['/#/', 'table.runs', 'runs-phone'],
+      [`${link.pathname}${link.search}`, 'table.plan-steps', 'approval-phone'],
+    ];
+    const widths: Record<string, number> = {};
+    for (const [path, ready, name] of pages) {
       await page.goto(`${server.base}${path}`);
-      await page.waitForSelector(path === '/#/' ? 'table.runs' : '[data-step-id][data-status="completed"]');
-      await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(
-        390,
-      );
+      await page.waitForSelector(ready);
+      widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
+      await shot(page, name);
     }
+    expect(widths).toEqual({
+      'run-phone': 390,
+      'run-phone-events': 390,
+      'run-phone-timeline': 390,
+      'runs-phone': 390,
+      'approval-phone': 390,
+    });
+    // The runs list: each row shows its id, status and goal on the screen.
+    await page.goto(`${server.base}/#/`);
+    const row = page.locator(`tr[data-run-id="${run_id}"]`);
+    await row.waitFor();
+    for (const part of ['a', '.badge', 'td.goal']) {
+      const box = (await row.locator(part).first().boundingBox())!;
+      expect([part, box.x >= 0 && box.x + box.width <= 390 && box.width > 0]).toEqual([part, true]);
+    }
+    // The event log: a row's type and step do not overlap.
+    await page.goto(`${server.base}/#/runs/${run_id}/events`);
+    const event = page.locator('ol.events li[data-event-type="ToolInvoked"]').first();
+    await event.waitFor();
+    const [type, step] = [
+      (await event.locator('.type').boundingBox())!,
+      (await event.locator('.step').boundingBox())!,
+    ];
+    const apart =
+      type.x + type.width <= step.x ||
+      step.x + step.width <= type.x ||
+      type.y + type.height <= step.y ||
+      step.y + step.height <= type.y;
+    expect(apart).toBe(true);
     await page.goto(`${server.base}/#/runs/${run_id}`);
     const graph = await page.locator('.dag-scroll').boundingBox();
     expect(graph!.width).toBeGreaterThan(300);
-    expect(graph!.height).toBeGreaterThan(100);
-    await shot(page, 'run-phone');
+    expect(graph!.height).toBeGreaterThan(60);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -142,10 +142,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
                 <code>{s.id}</code>
               </td>
               <td>{s.action}</td>
-              <td>
+              <td class="deps">
                 <Dependencies listed={s.dependencies ?? []} inferred={inferred[s.id] ?? []} />
               </td>
-              <td>
+              <td class="params">
                 <code>{JSON.stringify(s.parameters ?? {})}</code>
               </td>
             </tr>

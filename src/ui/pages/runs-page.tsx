@@ -136,7 +136,7 @@ export function RunsPage() {
                   </span>
                 </td>
                 <td class="num">{r.step_count}</td>
-                <td>{r.created_at.replace('T', ' ').slice(0, 19)}</td>
+                <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
                 <td class="goal">{r.goal}</td>
               </tr>
             ))}
