@@ -307,6 +307,17 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'completed');
     await page.click('svg.dag [data-step-id="flaky"]');
     await expect(page.locator('.step-panel table.attempts tbody tr').count()).resolves.toBe(2);
+    // The attempts fit the panel (the idempotency key was cut off), and a failure says its code once.
+    const fits = await page
+      .locator('.step-panel')
+      .evaluate((panel) => panel.scrollWidth <= panel.clientWidth);
+    expect(fits).toBe(true);
+    const failure = await page.locator('.step-panel table.attempts tbody tr').first().innerText();
+    expect(failure).toMatch(/demo_flaky attempt 1 of/);
+    expect(failure).not.toMatch(/demo_flaky: demo\.flaky:/);
+    await expect(
+      page.locator('.step-panel table.attempts tbody tr').first().locator('code.key').isVisible(),
+    ).resolves.toBe(true);
     await shot(page, 'run-retried');
     expect(errors).toEqual([]);
     await page.close();

@@ -76,12 +76,11 @@ export function StepPanel({
           <thead>
             <tr>
               <th scope="col">#</th>
-              <th scope="col">Tool</th>
+              <th scope="col">Tool · idempotency key</th>
               <th scope="col">Outcome</th>
               <th scope="col" class="num">
                 Latency
               </th>
-              <th scope="col">Idempotency key</th>
             </tr>
           </thead>
           <tbody>
@@ -90,25 +89,54 @@ export function StepPanel({
                 <td>{a.attempt}</td>
                 <td>
                   <code>{a.tool}</code>
+                  <br />
+                  <code class="key" title="Idempotency key">
+                    {a.idempotency_key}
+                  </code>
                 </td>
-                <td>
-                  {a.success === null
-                    ? 'running'
-                    : a.success
-                      ? a.cached
-                        ? 'ok (cached)'
-                        : 'ok'
-                      : `${a.error?.code ?? 'failed'}: ${a.error?.message ?? ''}`}
+                <td class="outcome-cell">
+                  {a.success === null ? (
+                    'running'
+                  ) : a.success ? (
+                    a.cached ? (
+                      'ok (cached)'
+                    ) : (
+                      'ok'
+                    )
+                  ) : (
+                    <Failure code={a.error?.code} message={a.error?.message} tool={a.tool} />
+                  )}
                 </td>
                 <td class="num">{a.latency_ms === null ? '' : `${Math.round(a.latency_ms)} ms`}</td>
-                <td>
-                  <code class="key">{a.idempotency_key}</code>
-                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
     </aside>
+  );
+}
+
+/**
+ * A failed attempt's code, once, and its message without the code or the tool's name it often
+ * starts with ("demo_flaky: demo.flaky: attempt 1 …" read the code twice over).
+ */
+function Failure({
+  code,
+  message,
+  tool,
+}: {
+  code: string | undefined;
+  message: string | undefined;
+  tool: string;
+}) {
+  let text = message ?? '';
+  for (const prefix of [`${code}: `, `${tool}: `])
+    if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return (
+    <>
+      <code class="code">{code ?? 'failed'}</code>
+      {text ? ` ${text}` : ''}
+    </>
   );
 }
