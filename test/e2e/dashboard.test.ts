@@ -559,6 +559,67 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('offers only actions the API allows, and clears a refusal once a later action succeeds', async () => {
+    // v1 is approved as v2, whose b fails: c is skipped behind it.
+    const a = { id: 'a', action: 'demo.echo', parameters: { v: 1 } };
+    const b = { id: 'b', action: 'demo.flaky', parameters: { fail_times: 9 }, dependencies: ['a'] };
+    const c = { id: 'c', action: 'demo.echo', parameters: { got: '{{ steps.b.output }}' } };
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'fails after a modification', steps: [a] },
+      config: { require_plan_approval: true, retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${run_id}/approval`, {
+      decision: 'modify',
+      plan: { goal: 'fails after a modification', steps: [a, b, c] },
+    });
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.click('svg.dag [data-step-id="c"]');
+    const panel = page.getByRole('complementary', { name: 'Step c' });
+    await panel.waitFor({ timeout: 10_000 });
+    // c depends on b (inferred), which failed: the API would refuse a retry of c; b's is offered.
+    await expect(panel.getByRole('button', { name: 'Retry', exact: true }).count()).resolves.toBe(0);
+    await expect(panel.getByRole('button', { name: 'Retry b' }).count()).resolves.toBe(1);
+    await expect(panel.innerText()).resolves.toMatch(/depends on b, which failed/);
+    await shot(page, 'step-skipped-behind-failure');
+
+    // A refusal (409) is shown, then cleared by a rollback that succeeds.
+    let refused = 0;
+    await page.route('**/v1/runs/*/retry', async (route) => {
+      if (refused++ > 0) return route.fallback();
+      await route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'conflict', message: 'Refused for the test' } }),
+      });
+    });
+    await page.locator('.toolbar').getByRole('button', { name: 'Retry', exact: true }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Refused for the test' });
+    await refusal.waitFor({ timeout: 10_000 });
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.getByRole('button', { name: 'Roll back to v1' }).click({ timeout: 10_000 });
+    await page.waitForSelector('.versions tr.current >> text=v3', { timeout: 10_000 });
+    await expect(refusal.count()).resolves.toBe(0);
+
+    // A completed run cannot be rolled back: no Roll back on its versions.
+    const done = (await api('POST', '/v1/runs', {
+      plan: { goal: 'done', steps: [a] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(done.run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${done.run_id}/approval`, {
+      decision: 'modify',
+      plan: { goal: 'done', steps: [a, { id: 'a2', action: 'demo.echo', parameters: { v: 2 } }] },
+    });
+    await waitForStatus(done.run_id, 'completed');
+    await page.goto(`${server.base}/#/runs/${done.run_id}/versions`);
+    await page.waitForSelector('.versions tr.current >> text=v2');
+    await expect(page.getByRole('button', { name: /Roll back/ }).count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('follows a run over the WebSocket with an API token set, the token offered as a subprotocol', async () => {
     const token = 'dash-token-1';
     const secured = (await startDevServer({

@@ -8,10 +8,13 @@ import { JsonBlock, jsonText } from './json-block';
 export function StepPanel({
   step,
   run,
+  failedDependency = null,
   onRetry,
 }: {
   step: StepView;
   run: Run | null;
+  /** A failed step this one depends on: the one to retry (the API refuses a retry of this one). */
+  failedDependency?: string | null;
   onRetry?: (id: string) => void;
 }) {
   const last = step.history.at(-1);
@@ -24,11 +27,22 @@ export function StepPanel({
           {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
         </h3>
         {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
-          <button type="button" onClick={() => onRetry(step.id)}>
-            Retry
-          </button>
+          failedDependency ? (
+            <button type="button" onClick={() => onRetry(failedDependency)}>
+              Retry {failedDependency}
+            </button>
+          ) : (
+            <button type="button" onClick={() => onRetry(step.id)}>
+              Retry
+            </button>
+          )
         ) : null}
       </header>
+      {onRetry && failedDependency ? (
+        <p class="muted note">
+          It depends on <code>{failedDependency}</code>, which failed: retry that step (or the whole run).
+        </p>
+      ) : null}
       <dl>
         <dt>Action</dt>
         <dd>

@@ -68,6 +68,21 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
   );
   const step = view.steps.find((s) => s.id === selected) ?? null;
+  /** A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that one, not `id`. */
+  const failedDependency = (id: string): string | null => {
+    const byId = new Map(view.steps.map((s) => [s.id, s]));
+    const seen = new Set<string>();
+    const stack = [...(byId.get(id)?.dependencies ?? []), ...(inferred[id] ?? [])];
+    while (stack.length > 0) {
+      const dep = stack.pop()!;
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      const d = byId.get(dep);
+      if (d?.status === 'failed') return dep;
+      stack.push(...(d?.dependencies ?? []), ...(inferred[dep] ?? []));
+    }
+    return null;
+  };
   const waitingApproval = status === 'awaiting_approval';
   const waitingInput = status === 'awaiting_input';
   // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
@@ -234,6 +249,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             <StepPanel
               step={step}
               run={run}
+              failedDependency={step.status === 'skipped' ? failedDependency(step.id) : null}
               onRetry={
                 ENDED.has(status) && !view.unapproved
                   ? (id) => void act('retry', () => api().retry(runId, id), true)
@@ -248,7 +264,16 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'timeline' ? <Timeline view={view} now={now} /> : null}
       {tab === 'events' ? <EventLog events={live.events} /> : null}
       {tab === 'versions' ? (
-        <Versions runId={runId} current={view.plan_version} onChanged={() => live.restart()} />
+        <Versions
+          runId={runId}
+          current={view.plan_version}
+          // The API rolls back while the run plans, waits or runs, or after it failed or was aborted.
+          canRollBack={!['completed', 'cancelled'].includes(status)}
+          onChanged={() => {
+            setMessage(null);
+            live.restart();
+          }}
+        />
       ) : null}
       {tab === 'planning' ? (
         <section class="planning">
