@@ -340,6 +340,13 @@ describe('the dashboard', () => {
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    // Why it was skipped, and that it never ran: no unresolved template called "resolved inputs".
+    const panel = page.getByRole('complementary', { name: 'Step a' });
+    await expect(panel.locator('[data-skip-reason]').innerText()).resolves.toMatch(
+      /cancelled before it ran|ended before it ran/,
+    );
+    await expect(panel.innerText()).resolves.toMatch(/never ran/);
+    await expect(panel.getByRole('heading', { name: 'Resolved inputs' }).count()).resolves.toBe(0);
     await shot(page, 'run-rejected');
     expect(errors).toEqual([]);
     await page.close();
@@ -582,6 +589,14 @@ describe('the dashboard', () => {
     await expect(panel.getByRole('button', { name: 'Retry', exact: true }).count()).resolves.toBe(0);
     await expect(panel.getByRole('button', { name: 'Retry b' }).count()).resolves.toBe(1);
     await expect(panel.innerText()).resolves.toMatch(/depends on b, which failed/);
+    // Its dependency on b comes from its reference: shown, marked as inferred.
+    await expect(panel.innerText()).resolves.toMatch(/Depends on\s+b \(inferred\)/);
+    // Why it was skipped, as the API says.
+    const skipped = ((await api('GET', `/v1/runs/${run_id}`)).steps as Record<string, Json>).c!;
+    expect(skipped.skip_reason).toBeTruthy();
+    await expect(panel.locator('[data-skip-reason]').getAttribute('data-skip-reason')).resolves.toBe(
+      skipped.skip_reason,
+    );
     await shot(page, 'step-skipped-behind-failure');
 
     // A refusal (409) is shown, then cleared by a rollback that succeeds.

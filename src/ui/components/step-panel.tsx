@@ -3,7 +3,19 @@
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
 import type { Run, StepView } from '../../client';
+import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
+
+/** Why a step was skipped, in words (the API's `skip_reason` beside). */
+const SKIPPED_BECAUSE: Record<string, string> = {
+  when_false: 'its `when` condition was false',
+  dependency_failed: 'a step it depends on failed',
+  missing_input: 'an input it reads is missing',
+  failure_strategy: 'the run’s failure strategy skipped it',
+  run_terminated: 'the run ended before it ran',
+  cancelled: 'the run was cancelled before it ran',
+  not_reached: 'the run finished without reaching it',
+};
 
 export function StepPanel({
   step,
@@ -18,6 +30,9 @@ export function StepPanel({
   onRetry?: (id: string) => void;
 }) {
   const last = step.history.at(-1);
+  const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
+  // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
+  const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
   const output = run?.step_results[step.id] ?? step.history.findLast((a) => a.success)?.output;
   const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
   return (
@@ -55,7 +70,9 @@ export function StepPanel({
           </>
         ) : null}
         <dt>Depends on</dt>
-        <dd>{step.dependencies.length ? step.dependencies.join(', ') : '—'}</dd>
+        <dd>
+          <Dependencies listed={step.dependencies} inferred={inferred} />
+        </dd>
         {fallback ? (
           <>
             <dt>Fallback</dt>
@@ -64,18 +81,30 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
-        {step.skip_reason ? (
+        {skipReason ? (
           <>
             <dt>Skipped</dt>
-            <dd>{step.skip_reason}</dd>
+            <dd data-skip-reason={skipReason}>
+              {SKIPPED_BECAUSE[skipReason] ?? skipReason} <code class="muted">{skipReason}</code>
+            </dd>
           </>
         ) : null}
       </dl>
-      <h4>Resolved inputs</h4>
-      <JsonBlock
-        value={last ? last.parameters : (step.planned.parameters ?? {})}
-        file={`${step.id}-inputs.json`}
-      />
+      {last ? (
+        <>
+          <h4>Resolved inputs</h4>
+          <JsonBlock value={last.parameters} file={`${step.id}-inputs.json`} />
+        </>
+      ) : (
+        <>
+          <h4>Planned parameters</h4>
+          <p class="muted note">
+            {step.status === 'skipped' ? 'It never ran' : 'It has not run yet'}: these are the parameters as
+            planned, references unresolved.
+          </p>
+          <JsonBlock value={step.planned.parameters ?? {}} file={`${step.id}-parameters.json`} />
+        </>
+      )}
       {output !== undefined ? (
         <>
           <h4>Output</h4>
@@ -84,7 +113,7 @@ export function StepPanel({
       ) : null}
       <h4>Attempts</h4>
       {step.history.length === 0 ? (
-        <p class="muted">Not run yet.</p>
+        <p class="muted">{step.status === 'skipped' ? 'None: it never ran.' : 'Not run yet.'}</p>
       ) : (
         <table class="attempts">
           <thead>

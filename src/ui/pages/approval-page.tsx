@@ -6,6 +6,7 @@ import { useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 import { Dag } from '../components/dag';
+import { Dependencies } from '../components/dependencies';
 import { DecisionComment } from '../components/decision-comment';
 import { PlanEditor } from '../components/plan-editor';
 
@@ -153,27 +154,5 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </tbody>
       </table>
     </main>
-  );
-}
-
-/** A step's dependencies: the ones it lists, then the ones its references add, marked as inferred. */
-export function Dependencies({
-  listed,
-  inferred,
-}: {
-  listed: readonly string[];
-  inferred: readonly string[];
-}) {
-  if (listed.length === 0 && inferred.length === 0) return <>—</>;
-  return (
-    <>
-      {listed.join(', ')}
-      {inferred.length ? (
-        <span class="inferred" title="Inferred from the step’s references ({{ steps.… }})">
-          {listed.length ? ', ' : ''}
-          {inferred.join(', ')} (inferred)
-        </span>
-      ) : null}
-    </>
   );
 }
