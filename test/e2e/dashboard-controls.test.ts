@@ -143,6 +143,15 @@ describe('the dashboard’s controls', () => {
     await expect(badge(cancelled).innerText()).resolves.toBe('cancelled');
     await expect(badge(cancelled).getAttribute('title')).resolves.toBe('no longer needed');
     await shot(page, 'runs-rejected-and-cancelled');
+    // The status filter agrees with the badges: "rejected" lists the rejected run, "cancelled" does not.
+    await page.selectOption('.toolbar select', 'rejected');
+    await badge(rejected).waitFor({ timeout: 10_000 });
+    await expect(badge(cancelled).count()).resolves.toBe(0);
+    await page.selectOption('.toolbar select', 'cancelled');
+    await badge(cancelled).waitFor({ timeout: 10_000 });
+    await expect(badge(rejected).count()).resolves.toBe(0);
+    const badges = await page.locator('table.runs .badge').allInnerTexts();
+    expect(new Set(badges)).toEqual(new Set(['cancelled']));
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
