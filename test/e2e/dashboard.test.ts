@@ -352,6 +352,26 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('shows a long goal whole: in the heading’s tooltip, and wrapped on a click', async () => {
+    const goal = `Summarise ${'every quarterly report of every region '.repeat(6)}and stop`;
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const heading = page.locator('.toolbar h2');
+    await page.waitForSelector('[data-run-status="completed"]');
+    await expect(heading.getAttribute('title')).resolves.toBe(goal);
+    const cut = () => heading.evaluate((h) => h.scrollWidth > h.clientWidth);
+    await expect(cut()).resolves.toBe(true);
+    await heading.click();
+    await expect(cut()).resolves.toBe(false);
+    await expect(heading.getAttribute('aria-expanded')).resolves.toBe('true');
+    await shot(page, 'run-long-goal');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('opens a step from the keyboard: graph nodes are in the tab order', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,

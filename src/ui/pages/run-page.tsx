@@ -37,6 +37,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [message, setMessage] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
   const [comment, setComment] = useState('');
+  const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
   const status =
     run && ENDED.has(run.status) ? run.status : view.status === 'planning' && run ? run.status : view.status;
@@ -67,6 +68,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const inferred = Object.fromEntries(
     Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
   );
+  const goal = view.goal || run?.goal || runId;
   const step = view.steps.find((s) => s.id === selected) ?? null;
   /** A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that one, not `id`. */
   const failedDependency = (id: string): string | null => {
@@ -109,7 +111,22 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   return (
     <main class="run-page">
       <div class="toolbar">
-        <h2 title={runId}>{view.goal || run?.goal || runId}</h2>
+        <h2
+          class={wholeGoal ? 'whole' : undefined}
+          title={goal}
+          // A long goal is cut to a line; a click (or Enter) shows it whole.
+          tabindex={0}
+          aria-expanded={wholeGoal}
+          onClick={() => setWholeGoal((w) => !w)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' || e.key === ' ') {
+              e.preventDefault();
+              setWholeGoal((w) => !w);
+            }
+          }}
+        >
+          {goal}
+        </h2>
         <span
           class={`badge status-${shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}`}
           data-run-status={status}
