@@ -480,6 +480,17 @@ describe('the dashboard', () => {
       widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
       await shot(page, name);
     }
+    // The timeline's tick labels: one line each, none overlapping (they did at 390 px).
+    await page.goto(`${server.base}/#/runs/${run_id}/timeline`);
+    await page.waitForSelector('.tl-row');
+    const ticks = await page.locator('.tl-axis span').evaluateAll((spans) =>
+      spans.map((s) => {
+        const r = s.getBoundingClientRect();
+        return { left: r.left, right: r.right, height: r.height };
+      }),
+    );
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(ticks.filter((t, i) => t.height > 16 || (i > 0 && t.left < ticks[i - 1]!.right))).toEqual([]);
     expect(widths).toEqual({
       'run-phone': 390,
       'run-phone-events': 390,
