@@ -340,6 +340,10 @@ describe('the dashboard', () => {
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    // Nothing ran: no step counts as done.
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(
+      /^0\/1 steps completed · 1 skipped · v1/,
+    );
     // Why it was skipped, and that it never ran: no unresolved template called "resolved inputs".
     const panel = page.getByRole('complementary', { name: 'Step a' });
     await expect(panel.locator('[data-skip-reason]').innerText()).resolves.toMatch(
@@ -620,6 +624,9 @@ describe('the dashboard', () => {
     await expect(panel.getByRole('button', { name: 'Retry', exact: true }).count()).resolves.toBe(0);
     await expect(panel.getByRole('button', { name: 'Retry b' }).count()).resolves.toBe(1);
     await expect(panel.innerText()).resolves.toMatch(/depends on b, which failed/);
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(
+      /^1\/3 steps completed · 1 failed · 1 skipped · v2/,
+    );
     // Its dependency on b comes from its reference: shown, marked as inferred.
     await expect(panel.innerText()).resolves.toMatch(/Depends on\s+b \(inferred\)/);
     // Why it was skipped, as the API says.

@@ -92,7 +92,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const asked =
     view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
   const ending = ENDED.has(status) ? endingOf(live.events) : null;
-  const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
+  // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran.
+  const count = (status: string) => view.steps.filter((s) => s.status === status).length;
+  const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
 
   if (live.missing)
     return (
@@ -134,8 +136,10 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         >
           {shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}
         </span>
-        <span class="muted">
-          {done}/{view.steps.length} steps · v{view.plan_version ?? '–'}
+        <span class="muted step-counts">
+          {completed}/{view.steps.length} steps completed
+          {failed ? ` · ${failed} failed` : ''}
+          {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
           {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
         </span>
         <span class="spacer" />
