@@ -273,6 +273,15 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'awaiting_approval');
     const link = await approvalLink(run_id);
     const { page, errors } = await open(`${link.pathname}${link.search}`);
+    // A modification with findings cannot be sent, as on the run page.
+    await page.getByRole('button', { name: 'Modify' }).click();
+    await page
+      .locator('.modify textarea')
+      .fill(JSON.stringify({ ...parallel, steps: [{ ...parallel.steps[0]!, dependencies: ['nowhere'] }] }));
+    await page.locator('.modify .findings li').first().waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
+      true,
+    );
     await page.getByLabel(/^Comment/).fill('Fetch from staging, not production');
     await page.getByRole('button', { name: 'Reject' }).click();
     await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Rejected/);
@@ -391,6 +400,16 @@ describe('the dashboard', () => {
     await node.focus();
     await page.keyboard.press('Enter');
     await page.locator('.step-panel header', { hasText: 'slow' }).waitFor();
+    // Space too, as a button takes it.
+    await page.locator('svg.dag [data-step-id="fast"]').focus();
+    await page.keyboard.press('Space');
+    await page.locator('.step-panel header', { hasText: 'fast' }).waitFor({ timeout: 5_000 });
+    // An unknown tab in the address falls back to the graph.
+    await page.goto(`${server.base}/#/runs/${run_id}/bogus`);
+    await page.locator('svg.dag [data-step-id="slow"]').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('tab', { name: 'Graph' }).getAttribute('aria-selected')).resolves.toBe(
+      'true',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -528,6 +547,25 @@ describe('the dashboard', () => {
     const graph = await page.locator('.dag-scroll').boundingBox();
     expect(graph!.width).toBeGreaterThan(300);
     expect(graph!.height).toBeGreaterThan(60);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('lists each finding of a refused New run on a line of its own', async () => {
+    const { page, errors } = await open('/#/new');
+    const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, action: `no.such${i}` }));
+    await page.locator('.plan-editor textarea').fill(JSON.stringify({ goal: 'five findings', steps }));
+    await page.locator('.plan-editor .findings li').first().waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Start run' }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.locator('.findings li').first().waitFor({ timeout: 10_000 });
+    const lines = await refusal.locator('.findings li').allInnerTexts();
+    expect(lines).toHaveLength(5);
+    expect(new Set(lines).size).toBe(5);
+    // The headline says how many, and repeats none of them.
+    await expect(refusal.locator('p.error').innerText()).resolves.toBe('invalid_plan: 5 findings');
+    expect(lines.every((l, i) => l.includes(`no.such${i}`))).toBe(true);
+    await shot(page, 'new-run-refused');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -82,7 +82,12 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
               tabindex={0}
               aria-label={`Step ${s.id}: ${s.status}`}
               onClick={() => onSelect(s.id)}
-              onKeyDown={(ev) => (ev.key === 'Enter' ? onSelect(s.id) : undefined)}
+              // Enter and Space, as a button takes them (Space without scrolling the page).
+              onKeyDown={(ev) => {
+                if (ev.key !== 'Enter' && ev.key !== ' ') return;
+                ev.preventDefault();
+                onSelect(s.id);
+              }}
             >
               <rect width={NODE_W} height={NODE_H} rx="6" />
               <text x="10" y="16" class="node-id">

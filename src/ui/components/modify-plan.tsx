@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { RunEvent } from '../../client';
-import { errorText, findingsOf } from '../api';
+import { findingsOf, refusalText } from '../api';
 import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
 
 /** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
@@ -38,7 +38,7 @@ export function ModifyPlan({
     try {
       await onSend(JSON.parse(text) as never);
     } catch (e) {
-      setRefusal({ message: errorText(e), findings: findingsOf(e) });
+      setRefusal({ message: refusalText(e), findings: findingsOf(e) });
     }
     setSending(false);
   };

@@ -4,11 +4,11 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
-import { api, errorText, findingsOf } from '../api';
+import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { Dependencies } from '../components/dependencies';
 import { DecisionComment } from '../components/decision-comment';
-import { PlanEditor } from '../components/plan-editor';
+import { ModifyPlan } from '../components/modify-plan';
 
 export type ApprovalData = {
   run_id: string;
@@ -26,7 +26,6 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [error, setError] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
   const [comment, setComment] = useState('');
-  const [text, setText] = useState(() => JSON.stringify(data.plan, null, 2));
   const [selected, setSelected] = useState<string | null>(null);
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
   const view = applyEvent(emptyView(data.run_id), {
@@ -41,7 +40,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   // so the link's single-use token is sent once; `busy` disables the buttons meanwhile.
   const inFlight = useRef(false);
   const [busy, setBusy] = useState(false);
-  const decide = async (decision: 'approve' | 'reject' | 'modify') => {
+  /** Sends the decision once; a refused modification is thrown back to the editor, which shows it. */
+  const decide = async (decision: 'approve' | 'reject' | 'modify', plan?: Plan) => {
     if (inFlight.current) return;
     inFlight.current = true;
     setBusy(true);
@@ -51,22 +51,19 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
       const said = comment.trim();
       const body =
         decision === 'modify'
-          ? { decision, plan: JSON.parse(text) as Plan, comment: said || 'modified from the approval link' }
+          ? { decision, plan: plan!, comment: said || 'modified from the approval link' }
           : { decision, ...(said ? { comment: said } : {}) };
       const r = await client.decide(data.run_id, body, { token: data.token });
       setOutcome(
         decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
       );
     } catch (e) {
-      const f = findingsOf(e);
-      setError(
-        f.length
-          ? f.map((x) => `${x.step_id ? `[${x.step_id}] ` : ''}${x.message}`).join('; ')
-          : errorText(e),
-      );
+      if (decision === 'modify') throw e;
+      setError(errorText(e));
+    } finally {
+      inFlight.current = false;
+      setBusy(false);
     }
-    inFlight.current = false;
-    setBusy(false);
   };
 
   const e = data.estimates;
@@ -113,12 +110,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </p>
       ) : null}
       {modifying && !outcome ? (
-        <section class="modify">
-          <PlanEditor text={text} onText={setText} label="The plan to approve instead" anonymous />
-          <button type="button" class="primary" onClick={() => void decide('modify')}>
-            Approve modified plan
-          </button>
-        </section>
+        // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
+        <ModifyPlan plan={data.plan} limits={undefined} anonymous onSend={(plan) => decide('modify', plan)} />
       ) : null}
       <Dag
         steps={view.steps}
