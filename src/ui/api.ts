@@ -40,3 +40,10 @@ export function findingsOf(
   const errors = (err.details as { errors?: unknown } | undefined)?.errors;
   return Array.isArray(errors) ? (errors as { code: string; message: string }[]) : [];
 }
+
+/** A refusal's headline: with findings (listed beside it, one a line), only how many. */
+export function refusalText(err: unknown): string {
+  const n = findingsOf(err).length;
+  if (n === 0 || !(err instanceof EdgeplanApiError)) return errorText(err);
+  return `${err.code}: ${n === 1 ? 'one finding' : `${n} findings`}`;
+}

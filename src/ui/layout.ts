@@ -50,7 +50,31 @@ function withDagre(steps: GraphInput): Layout {
     ).slice(),
   }));
   const label = g.graph() as { width?: number; height?: number };
-  return { nodes, edges: laid, width: (label.width ?? 0) + 24, height: (label.height ?? 0) + 24 };
+  return fit(nodes, laid, (label.width ?? 0) + 24, (label.height ?? 0) + 24);
+}
+
+/**
+ * dagre sizes the graph by its nodes: an edge routed around them (a dependency that skips a rank)
+ * can run outside, and was cut off at the top. Everything is moved in and the size grown to hold it.
+ */
+function fit(nodes: Map<string, LaidNode>, edges: LaidEdge[], width: number, height: number): Layout {
+  const points = edges.flatMap((e) => e.points);
+  const M = 12;
+  const dx = Math.max(0, M - Math.min(M, ...points.map((p) => p.x)));
+  const dy = Math.max(0, M - Math.min(M, ...points.map((p) => p.y)));
+  if (dx || dy) {
+    for (const n of nodes.values()) {
+      n.x += dx;
+      n.y += dy;
+    }
+    for (const p of points) {
+      p.x += dx;
+      p.y += dy;
+    }
+  }
+  const right = Math.max(width + dx, ...points.map((p) => p.x + M));
+  const bottom = Math.max(height + dy, ...points.map((p) => p.y + M));
+  return { nodes, edges, width: right, height: bottom };
 }
 
 function byDepth(steps: GraphInput): Layout {

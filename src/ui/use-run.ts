@@ -4,6 +4,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { applyEvent, EdgeplanApiError, emptyView, type Run, type RunEvent, type RunView } from '../client';
+import { isTransient } from '../client/watch';
 import { api, errorText } from './api';
 
 export type LiveRun = {
@@ -13,6 +14,8 @@ export type LiveRun = {
   error: string | null;
   /** The API has no such run (a mistyped or foreign id): nothing to follow. */
   missing: boolean;
+  /** The service went away (a restart, the network): the watch is trying again, the last state kept. */
+  reconnecting: boolean;
   /** Follow again from the start (after an action that makes an ended run go on). */
   restart: () => void;
   refresh: () => Promise<void>;
@@ -36,6 +39,7 @@ export function useRun(runId: string): LiveRun {
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
+  const [reconnecting, setReconnecting] = useState(false);
   const [nonce, setNonce] = useState(0);
   const state = useRef({ view: emptyView(runId), events: [] as RunEvent[] });
   const frame = useRef(0);
@@ -45,7 +49,9 @@ export function useRun(runId: string): LiveRun {
       setRun(await api().getRun(runId));
     } catch (err) {
       if (err instanceof EdgeplanApiError && err.status === 404) setMissing(true);
-      setError(errorText(err));
+      // Out of reach (a restart): the watch is waiting it out, and says so; no error for it.
+      if (err instanceof EdgeplanApiError && isTransient(err)) setReconnecting(true);
+      else setError(errorText(err));
     }
   }, [runId]);
 
@@ -65,17 +71,18 @@ export function useRun(runId: string): LiveRun {
     void refresh();
     void (async () => {
       try {
-        // A server that goes away (a restart, a deploy) is waited for by watch(): say so meanwhile,
-        // and read the run again once it answers (it may have been decided elsewhere).
-        const options = {
+        const events = api().watch(runId, {
           signal: ac.signal,
-          onReconnect: () => setError('Cannot reach the service: reconnecting…'),
+          // Called before each try to reach the service again (it waits a server restart out) …
+          onReconnect: () => setReconnecting(true),
+          // … and once it answers: the run may have been decided meanwhile, so read it again.
           onReconnected: () => {
-            setError(null);
+            setReconnecting(false);
             void refresh();
           },
-        };
-        for await (const e of api().watch(runId, options)) {
+        });
+        for await (const e of events) {
+          setReconnecting(false);
           applyEvent(state.current.view, e);
           state.current.events.push(e);
           if (REREAD.has(e.event_type)) void refresh();
@@ -83,6 +90,7 @@ export function useRun(runId: string): LiveRun {
         }
       } catch (err) {
         if (ac.signal.aborted) return;
+        setReconnecting(false);
         setError(errorText(err));
         // Still unreachable after watch() gave up waiting: follow again from the start a little later,
         // rather than showing a run frozen as it was. Other errors (404) stay shown.
@@ -96,12 +104,29 @@ export function useRun(runId: string): LiveRun {
     };
   }, [runId, nonce, refresh]);
 
+  // Back when the service answers again, should the watch not say so first (a snapshot read that
+  // failed while the watch itself kept its connection).
+  useEffect(() => {
+    if (!reconnecting) return;
+    const t = setInterval(() => {
+      api()
+        .getRun(runId)
+        .then((r) => {
+          setRun(r);
+          setReconnecting(false);
+        })
+        .catch(() => undefined);
+    }, RECONNECT_MS / 2);
+    return () => clearInterval(t);
+  }, [reconnecting, runId]);
+
   return {
     view: state.current.view,
     events: state.current.events,
     run,
     error,
     missing,
+    reconnecting,
     restart: () => setNonce((n) => n + 1),
     refresh,
   };

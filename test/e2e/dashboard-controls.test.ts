@@ -34,7 +34,7 @@ async function openAnswerForm(runId: string) {
 /** The text colour of an element, as the browser computes it. */
 const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
 /** The colour failures are drawn in (style.css --fail). */
-const FAIL = 'rgb(214, 69, 69)';
+const FAIL = 'rgb(192, 48, 48)';
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -143,9 +143,106 @@ describe('the dashboard’s controls', () => {
     await expect(badge(cancelled).innerText()).resolves.toBe('cancelled');
     await expect(badge(cancelled).getAttribute('title')).resolves.toBe('no longer needed');
     await shot(page, 'runs-rejected-and-cancelled');
+    // The status filter agrees with the badges: "rejected" lists the rejected run, "cancelled" does not.
+    await page.selectOption('.toolbar select', 'rejected');
+    await badge(rejected).waitFor({ timeout: 10_000 });
+    await expect(badge(cancelled).count()).resolves.toBe(0);
+    await page.selectOption('.toolbar select', 'cancelled');
+    await badge(cancelled).waitFor({ timeout: 10_000 });
+    await expect(badge(rejected).count()).resolves.toBe(0);
+    const badges = await page.locator('table.runs .badge').allInnerTexts();
+    expect(new Set(badges)).toEqual(new Set(['cancelled']));
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('draws every status badge and status word at 4.5:1 contrast or more, light and dark', async () => {
+    const failed = await startRun(
+      {
+        goal: 'fails',
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 5 } },
+          { id: 'after', action: 'demo.echo', parameters: { v: 1 }, dependencies: ['f'] },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const waiting = await startRun(
+      { goal: 'waits', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      { require_plan_approval: true },
+    );
+    const cancelled = await startRun(askThenUse('cancelled'));
+    const rejected = await startRun(
+      { goal: 'rejected', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      { require_plan_approval: true },
+    );
+    const done = await startRun({ goal: 'done', steps: [{ id: 'a', action: 'demo.echo' }] });
+    await waitForStatus(cancelled, 'awaiting_input');
+    await api('POST', `/v1/runs/${cancelled}/cancel`, { reason: 'test' });
+    await waitForStatus(rejected, 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected}/approval`, { decision: 'reject' });
+    await Promise.all([
+      waitForStatus(failed, 'failed'),
+      waitForStatus(waiting, 'awaiting_approval'),
+      waitForStatus(cancelled, 'cancelled'),
+      waitForStatus(rejected, 'cancelled'),
+      waitForStatus(done, 'completed'),
+    ]);
+    const { page, errors } = await open('/#/');
+    /** Texts below 4.5:1 against the background they are drawn on (the nearest opaque one). */
+    const faint = () =>
+      page.evaluate(() => {
+        const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+        const lum = (c: number[]) =>
+          c
+            .slice(0, 3)
+            .map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4))
+            .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+        const background = (el: Element | null): number[] => {
+          for (; el; el = el.parentElement) {
+            const c = rgb(getComputedStyle(el).backgroundColor);
+            if (c.length === 3 || (c[3] ?? 0) > 0) return c;
+          }
+          return [255, 255, 255];
+        };
+        return [...document.querySelectorAll('.badge, .error, .ok, button.danger, .findings li')].flatMap(
+          (el) => {
+            const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
+            const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+            return ratio < 4.5 ? [`${(el as HTMLElement).innerText.slice(0, 40)}: ${ratio.toFixed(2)}`] : [];
+          },
+        );
+      });
+    const seen: Record<string, string[]> = {};
+    const look = async (name: string, ready: string, click?: string) => {
+      if (click) await page.locator(click).first().click({ timeout: 10_000 });
+      await page.locator(ready).first().waitFor({ timeout: 10_000 });
+      seen[name] = await faint();
+    };
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`${server.base}/#/`);
+      await look(`${scheme} runs`, `tr[data-run-id="${done}"] .badge`);
+      await page.goto(`${server.base}/#/runs/${failed}`);
+      await look(`${scheme} failed run`, '.step-panel .badge.status-failed', '[data-step-id="f"]');
+      await look(`${scheme} skipped step`, '.step-panel .badge.status-skipped', '[data-step-id="after"]');
+      await page.goto(`${server.base}/#/runs/${waiting}`);
+      await look(`${scheme} pending step`, '.step-panel .badge.status-pending', '[data-step-id="a"]');
+      await page.goto(`${server.base}/#/new`);
+      await look(`${scheme} new run`, '.plan-editor .ok');
+      await page
+        .locator('.plan-editor textarea')
+        .fill('{"goal": "g", "steps": [{"id": "a", "action": "no.such"}]}');
+      await look(`${scheme} findings`, '.plan-editor .findings li');
+      await page.goto(`${server.base}/#/runs/${failed}`);
+      await look(`${scheme} failed run outcome`, 'main .error');
+      await shot(page, `contrast-${scheme}`);
+    }
+    expect(Object.entries(seen).filter(([, bad]) => bad.length)).toEqual([]);
+    expect(Object.keys(seen)).toHaveLength(14);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
 
   it('shows earlier events than the last 500, and any event’s payload in full', async () => {
     const long = 'x'.repeat(300) + '-the-end';

@@ -36,6 +36,13 @@ const parallel = {
   ],
 };
 
+/** The approval link the run's webhook delivered (waits 5 s at most for it). */
+async function approvalLink(runId: string): Promise<URL> {
+  for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === runId); i++)
+    await new Promise((r) => setTimeout(r, 50));
+  return new URL(delivered.find((d) => d.run_id === runId)!.approval_url);
+}
+
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   hooks = createServer((req, res) => {
@@ -150,28 +157,146 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps a refused modification open: the edits stay and the findings are listed', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    // The API refuses the first modification, as it does a plan that changed under the editor's check.
+    let posts = 0;
+    await page.route('**/v1/runs/*/approval', async (route) => {
+      if (route.request().method() !== 'POST' || posts++ > 0) return route.fallback();
+      await route.fulfill({
+        status: 422,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: {
+            code: 'invalid_plan',
+            message: 'The plan has 2 findings',
+            details: {
+              errors: [
+                { code: 'unknown_tool', message: 'No tool named "x.y"', step_id: 'join' },
+                { code: 'max_steps', message: 'The plan has 4 steps; max_steps is 3' },
+              ],
+            },
+          },
+        }),
+      });
+    });
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const editor = page.locator('.modify textarea');
+    const edited = {
+      ...parallel,
+      steps: [{ ...parallel.steps[0]!, parameters: { value: 'edited' } }, ...parallel.steps.slice(1)],
+    };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    const approve = page.getByRole('button', { name: 'Approve modified plan' });
+    await page.locator('section.modify button.primary:not([disabled])').waitFor({ timeout: 10_000 });
+    await approve.click();
+    const refusal = page.locator('.modify .refusal');
+    await refusal.waitFor({ timeout: 10_000 });
+    await expect(refusal.locator('li').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/unknown_tool \[join\]: No tool named "x.y"/),
+      expect.stringMatching(/max_steps: The plan has 4 steps; max_steps is 3/),
+    ]);
+    // The editor is still open, with the edits.
+    await expect(editor.inputValue()).resolves.toContain('"edited"');
+    await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
+      'awaiting_approval',
+    );
+    await shot(page, 'approve-modify-refused');
+    // Sent again (the API takes it this time): the edited plan runs.
+    await approve.click();
+    const run = await waitForStatus(run_id, 'completed');
+    expect((run.step_results as Json).fetch).toEqual({ value: 'edited' });
+    expect(posts).toBe(2);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('opens the approval link with no API token and approves from it, once', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,
       config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
-    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const link = await approvalLink(run_id);
     const { page, errors } = await open(`${link.pathname}${link.search}`);
     await page.waitForSelector('svg.dag [data-step-id="join"]');
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
       /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
     );
+    // join reads {{ steps.fetch.output }}: an inferred dependency, dashed in the graph and in the table.
+    // (Soft: each check here stands for a fix of its own, and all are reported.)
+    expect
+      .soft(await page.locator('svg.dag polyline.edge.inferred[data-from="fetch"][data-to="join"]').count())
+      .toBe(1);
+    expect
+      .soft(
+        await page
+          .locator('table.plan-steps tr', { has: page.locator('code', { hasText: /^join$/ }) })
+          .innerText(),
+      )
+      .toMatch(/slow, fast, fetch \(inferred\)/);
+    // Every edge inside the drawing (dagre routed the skipping one above it, where it was cut off).
+    const outside = await page.evaluate(() => {
+      const svg = document.querySelector('svg.dag')!;
+      const [w, h] = [Number(svg.getAttribute('width')), Number(svg.getAttribute('height'))];
+      return [...svg.querySelectorAll('polyline')].flatMap((l) =>
+        [...l.points].filter((p) => p.x < 0 || p.y < 0 || p.x > w || p.y > h).map((p) => `${p.x},${p.y}`),
+      );
+    });
+    expect.soft(outside).toEqual([]);
     await shot(page, 'approval-link');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname.endsWith('/approval'))
+        sent.push(r.postData() ?? '');
+    });
+    // A double click sends the decision once: no "already used" refusal beside the approval.
+    await page.getByRole('button', { name: 'Approve' }).dblclick();
     await page.waitForSelector('[role="status"]');
     await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Approved/);
     await waitForStatus(run_id, 'completed');
+    expect(sent).toHaveLength(1);
+    await expect(page.locator('.error').count()).resolves.toBe(0);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
     // Single use: the page now says the link is spent.
     const again = await fetch(link.href);
     expect(again.status).toBe(410);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('rejects from the approval link with the approver’s comment, which the run then shows', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const link = await approvalLink(run_id);
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    // A modification with findings cannot be sent, as on the run page.
+    await page.getByRole('button', { name: 'Modify' }).click();
+    await page
+      .locator('.modify textarea')
+      .fill(JSON.stringify({ ...parallel, steps: [{ ...parallel.steps[0]!, dependencies: ['nowhere'] }] }));
+    await page.locator('.modify .findings li').first().waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
+      true,
+    );
+    await page.getByLabel(/^Comment/).fill('Fetch from staging, not production');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await expect(page.locator('[role="status"]').innerText()).resolves.toMatch(/Rejected/);
+    await shot(page, 'approval-link-rejected');
+    const run = await waitForStatus(run_id, 'cancelled');
+    expect(run.termination_reason).toBe('plan_rejected');
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
+      /Fetch from staging, not production/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -196,6 +321,17 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'completed');
     await page.click('svg.dag [data-step-id="flaky"]');
     await expect(page.locator('.step-panel table.attempts tbody tr').count()).resolves.toBe(2);
+    // The attempts fit the panel (the idempotency key was cut off), and a failure says its code once.
+    const fits = await page
+      .locator('.step-panel')
+      .evaluate((panel) => panel.scrollWidth <= panel.clientWidth);
+    expect(fits).toBe(true);
+    const failure = await page.locator('.step-panel table.attempts tbody tr').first().innerText();
+    expect(failure).toMatch(/demo_flaky attempt 1 of/);
+    expect(failure).not.toMatch(/demo_flaky: demo\.flaky:/);
+    await expect(
+      page.locator('.step-panel table.attempts tbody tr').first().locator('code.key').isVisible(),
+    ).resolves.toBe(true);
     await shot(page, 'run-retried');
     expect(errors).toEqual([]);
     await page.close();
@@ -210,10 +346,70 @@ describe('the dashboard', () => {
     const { page, errors } = await open(`/#/runs/${run_id}`);
     await page.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector('[data-run-status="cancelled"]');
+    // Read afresh: the page follows the run again after a decision.
+    await page.reload();
+    await page.waitForSelector('[data-run-status="cancelled"]');
+    await page.waitForFunction(() =>
+      /\/1 steps/.test(document.querySelector('.toolbar .muted')?.textContent ?? ''),
+    );
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
     await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+    // Nothing ran: no step counts as done. (Soft: each check stands for a fix of its own.)
+    const counts = await page.locator('.toolbar .muted').first().innerText();
+    expect.soft(counts).toMatch(/^0\/1 steps completed · 1 skipped · v1/);
+    // Why it was skipped, and that it never ran: no unresolved template called "resolved inputs".
+    const panel = page.getByRole('complementary', { name: 'Step a' });
+    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
+    await panel
+      .getByText('Skipped')
+      .waitFor({ timeout: 5_000 })
+      .catch(() => undefined);
+    expect.soft(await panel.locator('[data-skip-reason]').count()).toBe(1);
+    expect.soft(await panel.innerText()).toMatch(/(cancelled|ended) before it ran[\s\S]*never ran/);
+    expect.soft(await panel.getByRole('heading', { name: 'Resolved inputs' }).count()).toBe(0);
     await shot(page, 'run-rejected');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('rejects from the run page with the approver’s comment, which the rejected run shows', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'reject with a comment',
+        steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }],
+      },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.getByLabel(/^Comment/).fill('Not today: the quota is spent', { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.waitForSelector('[data-run-status="cancelled"]');
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
+      /Not today: the quota is spent/,
+    );
+    await shot(page, 'run-rejected-with-comment');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows a long goal whole: in the heading’s tooltip, and wrapped on a click', async () => {
+    const goal = `Summarise ${'every quarterly report of every region '.repeat(6)}and stop`;
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const heading = page.locator('.toolbar h2');
+    await page.waitForSelector('[data-run-status="completed"]');
+    await expect(heading.getAttribute('title')).resolves.toBe(goal);
+    const cut = () => heading.evaluate((h) => h.scrollWidth > h.clientWidth);
+    await expect(cut()).resolves.toBe(true);
+    await heading.click();
+    await expect(cut()).resolves.toBe(false);
+    await expect(heading.getAttribute('aria-expanded')).resolves.toBe('true');
+    await shot(page, 'run-long-goal');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -233,6 +429,16 @@ describe('the dashboard', () => {
     await node.focus();
     await page.keyboard.press('Enter');
     await page.locator('.step-panel header', { hasText: 'slow' }).waitFor();
+    // Space too, as a button takes it.
+    await page.locator('svg.dag [data-step-id="fast"]').focus();
+    await page.keyboard.press('Space');
+    await page.locator('.step-panel header', { hasText: 'fast' }).waitFor({ timeout: 5_000 });
+    // An unknown tab in the address falls back to the graph.
+    await page.goto(`${server.base}/#/runs/${run_id}/bogus`);
+    await page.locator('svg.dag [data-step-id="slow"]').waitFor({ timeout: 10_000 });
+    await expect(page.getByRole('tab', { name: 'Graph' }).getAttribute('aria-selected')).resolves.toBe(
+      'true',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -288,6 +494,82 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('fits a phone’s width: one column, the graph drawn, nothing wider than the screen', async () => {
+    // Long ids, goals and values: nothing of them may widen a page past the screen.
+    const longId = `step_${'x'.repeat(59)}`;
+    const value = 'v'.repeat(400);
+    const wide = {
+      goal: `A goal long enough to wrap ${'and go on '.repeat(20)}`,
+      steps: [
+        { id: longId, action: 'demo.echo', parameters: { value } },
+        { id: 'b', action: 'demo.echo', parameters: { got: `{{ steps.${longId}.output }}` } },
+      ],
+    };
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: wide,
+      config: { execution_mode: 'parallel' },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const waiting = (await api('POST', '/v1/runs', {
+      plan: wide,
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(waiting.run_id, 'awaiting_approval');
+    const link = await approvalLink(waiting.run_id);
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const pages: [string, string, string][] = [
+      [`/#/runs/${run_id}`, '[data-step-id][data-status="completed"]', 'run-phone'],
+      [`/#/runs/${run_id}/events`, 'ol.events li', 'run-phone-events'],
+      [`/#/runs/${run_id}/timeline`, '.tl-row', 'run-phone-timeline'],
+      ['/#/', 'table.runs', 'runs-phone'],
+      [`${link.pathname}${link.search}`, 'table.plan-steps', 'approval-phone'],
+    ];
+    const widths: Record<string, number> = {};
+    for (const [path, ready, name] of pages) {
+      await page.goto(`${server.base}${path}`);
+      await page.waitForSelector(ready);
+      widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
+      await shot(page, name);
+    }
+    expect(widths).toEqual({
+      'run-phone': 390,
+      'run-phone-events': 390,
+      'run-phone-timeline': 390,
+      'runs-phone': 390,
+      'approval-phone': 390,
+    });
+    // The runs list: each row shows its id, status and goal on the screen.
+    await page.goto(`${server.base}/#/`);
+    const row = page.locator(`tr[data-run-id="${run_id}"]`);
+    await row.waitFor();
+    for (const part of ['a', '.badge', 'td.goal']) {
+      const box = (await row.locator(part).first().boundingBox())!;
+      expect([part, box.x >= 0 && box.x + box.width <= 390 && box.width > 0]).toEqual([part, true]);
+    }
+    // The event log: a row's type and step do not overlap.
+    await page.goto(`${server.base}/#/runs/${run_id}/events`);
+    const event = page.locator('ol.events li[data-event-type="ToolInvoked"]').first();
+    await event.waitFor();
+    const [type, step] = [
+      (await event.locator('.type').boundingBox())!,
+      (await event.locator('.step').boundingBox())!,
+    ];
+    const apart =
+      type.x + type.width <= step.x ||
+      step.x + step.width <= type.x ||
+      type.y + type.height <= step.y ||
+      step.y + step.height <= type.y;
+    expect(apart).toBe(true);
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    const graph = await page.locator('.dag-scroll').boundingBox();
+    expect(graph!.width).toBeGreaterThan(300);
+    expect(graph!.height).toBeGreaterThan(60);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('draws the timeline’s tick labels on one line each, none overlapping, at a phone’s width', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,
       config: { execution_mode: 'parallel' },
@@ -296,18 +578,37 @@ describe('the dashboard', () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    for (const path of [`/#/runs/${run_id}`, '/#/']) {
-      await page.goto(`${server.base}${path}`);
-      await page.waitForSelector(path === '/#/' ? 'table.runs' : '[data-step-id][data-status="completed"]');
-      await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(
-        390,
-      );
-    }
-    await page.goto(`${server.base}/#/runs/${run_id}`);
-    const graph = await page.locator('.dag-scroll').boundingBox();
-    expect(graph!.width).toBeGreaterThan(300);
-    expect(graph!.height).toBeGreaterThan(100);
-    await shot(page, 'run-phone');
+    // The timeline's tick labels: one line each, none overlapping (they did at 390 px).
+    await page.goto(`${server.base}/#/runs/${run_id}/timeline`);
+    await page.waitForSelector('.tl-row');
+    const ticks = await page.locator('.tl-axis span').evaluateAll((spans) =>
+      spans.map((s) => {
+        const r = s.getBoundingClientRect();
+        return { left: r.left, right: r.right, height: r.height };
+      }),
+    );
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(ticks.filter((t, i) => t.height > 16 || (i > 0 && t.left < ticks[i - 1]!.right))).toEqual([]);
+    await shot(page, 'timeline-phone');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('lists each finding of a refused New run on a line of its own', async () => {
+    const { page, errors } = await open('/#/new');
+    const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, action: `no.such${i}` }));
+    await page.locator('.plan-editor textarea').fill(JSON.stringify({ goal: 'five findings', steps }));
+    await page.locator('.plan-editor .findings li').first().waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Start run' }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.locator('.findings li').first().waitFor({ timeout: 10_000 });
+    const lines = await refusal.locator('.findings li').allInnerTexts();
+    expect(lines).toHaveLength(5);
+    expect(new Set(lines).size).toBe(5);
+    // The headline says how many, and repeats none of them.
+    await expect(refusal.locator('p.error').innerText()).resolves.toBe('invalid_plan: 5 findings');
+    expect(lines.every((l, i) => l.includes(`no.such${i}`))).toBe(true);
+    await shot(page, 'new-run-refused');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -377,6 +678,85 @@ describe('the dashboard', () => {
     expect(run.plan_version).toBe(3);
     expect(Object.keys(run.steps as Json).sort()).toEqual(['extra', 'gate']);
     await shot(page, 'versions-rollback');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('offers only actions the API allows, and clears a refusal once a later action succeeds', async () => {
+    // v1 is approved as v2, whose b fails: c is skipped behind it.
+    const a = { id: 'a', action: 'demo.echo', parameters: { v: 1 } };
+    const b = { id: 'b', action: 'demo.flaky', parameters: { fail_times: 9 }, dependencies: ['a'] };
+    const c = { id: 'c', action: 'demo.echo', parameters: { got: '{{ steps.b.output }}' } };
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'fails after a modification', steps: [a] },
+      config: { require_plan_approval: true, retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${run_id}/approval`, {
+      decision: 'modify',
+      plan: { goal: 'fails after a modification', steps: [a, b, c] },
+    });
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.click('svg.dag [data-step-id="c"]');
+    const panel = page.getByRole('complementary', { name: 'Step c' });
+    await panel.waitFor({ timeout: 10_000 });
+    // c depends on b (inferred), which failed: the API would refuse a retry of c; b's is offered.
+    // (Soft: each check stands for a fix of its own, and all are reported.)
+    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
+    await panel
+      .getByText('Skipped')
+      .waitFor({ timeout: 5_000 })
+      .catch(() => undefined);
+    const said = await panel.innerText();
+    expect.soft(await panel.getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
+    expect.soft(await panel.getByRole('button', { name: 'Retry b' }).count()).toBe(1);
+    expect.soft(said).toMatch(/depends on b, which failed/);
+    expect
+      .soft(await page.locator('.toolbar .muted').first().innerText())
+      .toMatch(/^1\/3 steps completed · 1 failed · 1 skipped · v2/);
+    // Its dependency on b comes from its reference: shown, marked as inferred.
+    expect.soft(said).toMatch(/Depends on\s+b \(inferred\)/);
+    // Why it was skipped, as the API says.
+    const skipped = ((await api('GET', `/v1/runs/${run_id}`)).steps as Record<string, Json>).c!;
+    expect(skipped.skip_reason).toBeTruthy();
+    expect
+      .soft(await panel.locator('[data-skip-reason]').getAttribute('data-skip-reason'))
+      .toBe(skipped.skip_reason);
+    await shot(page, 'step-skipped-behind-failure');
+
+    // A refusal (409) is shown, then cleared by a rollback that succeeds.
+    let refused = 0;
+    await page.route('**/v1/runs/*/retry', async (route) => {
+      if (refused++ > 0) return route.fallback();
+      await route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'conflict', message: 'Refused for the test' } }),
+      });
+    });
+    await page.locator('.toolbar').getByRole('button', { name: 'Retry', exact: true }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Refused for the test' });
+    await refusal.waitFor({ timeout: 10_000 });
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.getByRole('button', { name: 'Roll back to v1' }).click({ timeout: 10_000 });
+    await page.waitForSelector('.versions tr.current >> text=v3', { timeout: 10_000 });
+    await expect(refusal.count()).resolves.toBe(0);
+
+    // A completed run cannot be rolled back: no Roll back on its versions.
+    const done = (await api('POST', '/v1/runs', {
+      plan: { goal: 'done', steps: [a] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(done.run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${done.run_id}/approval`, {
+      decision: 'modify',
+      plan: { goal: 'done', steps: [a, { id: 'a2', action: 'demo.echo', parameters: { v: 2 } }] },
+    });
+    await waitForStatus(done.run_id, 'completed');
+    await page.goto(`${server.base}/#/runs/${done.run_id}/versions`);
+    await page.waitForSelector('.versions tr.current >> text=v2');
+    await expect(page.getByRole('button', { name: /Roll back/ }).count()).resolves.toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

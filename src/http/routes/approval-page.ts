@@ -8,6 +8,7 @@ import type { RpcResult } from '../../durable/plan-run';
 import type { ApprovalView } from '../../durable/approval';
 import { estimatePlan } from '../../plan/estimates';
 import { buildGraph } from '../../plan/graph';
+import { inferredDependencies } from '../../plan/inferred-dependencies';
 import { APP_HEADERS, appShell, messagePage } from '../app-shell';
 import { statusForCode } from '../errors';
 import { stubFor, tags } from '../run-helpers';
@@ -64,9 +65,14 @@ export function registerApprovalPageRoutes(app: App): void {
       return c.html(messagePage('Approval link', message), status, APP_HEADERS);
     }
     const { plan } = r.value;
-    const estimates = estimatePlan(plan, buildGraph(plan.steps), c.var.tools());
+    const graph = buildGraph(plan.steps);
+    const estimates = estimatePlan(plan, graph, c.var.tools());
+    // The dependencies references add ({{ steps.a.output }}): drawn dashed, as on the run page.
+    const inferred = inferredDependencies(plan.steps, graph);
     return c.html(
-      appShell(`Approve: ${r.value.goal || r.value.run_id}`, { approval: { ...r.value, estimates, token } }),
+      appShell(`Approve: ${r.value.goal || r.value.run_id}`, {
+        approval: { ...r.value, estimates, inferred, token },
+      }),
       200,
       APP_HEADERS,
     );

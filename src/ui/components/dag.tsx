@@ -60,6 +60,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
         {laid.edges.map((e) => (
           <polyline
             key={`${e.from}>${e.to}`}
+            data-from={e.from}
+            data-to={e.to}
             class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
             points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
             marker-end="url(#arrow)"
@@ -80,7 +82,12 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
               tabindex={0}
               aria-label={`Step ${s.id}: ${s.status}`}
               onClick={() => onSelect(s.id)}
-              onKeyDown={(ev) => (ev.key === 'Enter' ? onSelect(s.id) : undefined)}
+              // Enter and Space, as a button takes them (Space without scrolling the page).
+              onKeyDown={(ev) => {
+                if (ev.key !== 'Enter' && ev.key !== ' ') return;
+                ev.preventDefault();
+                onSelect(s.id);
+              }}
             >
               <rect width={NODE_W} height={NODE_H} rx="6" />
               <text x="10" y="16" class="node-id">

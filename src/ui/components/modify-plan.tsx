@@ -4,8 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import type { RunEvent } from '../../client';
-import { errorText, findingsOf } from '../api';
-import { PlanEditor, type ValidationLimits } from './plan-editor';
+import { findingsOf, refusalText } from '../api';
+import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
 
 /** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
 export function limitsOf(events: readonly RunEvent[]): ValidationLimits | undefined {
@@ -18,34 +18,50 @@ export function limitsOf(events: readonly RunEvent[]): ValidationLimits | undefi
 export function ModifyPlan({
   plan,
   limits,
+  anonymous = false,
   onSend,
 }: {
   plan: unknown;
   limits: ValidationLimits | undefined;
+  /** The approval link's page: validated with no API token. */
+  anonymous?: boolean;
+  /** Sends the plan; a refusal it throws (422 findings, 409) is shown here, the edits kept. */
   onSend: (plan: never) => Promise<void>;
 }) {
   const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
   const [valid, setValid] = useState(false);
-  const [sending, setSending] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const [refusal, setRefusal] = useState<{ message: string; findings: Finding[] } | null>(null);
   const send = async () => {
+    setSending(true);
+    setRefusal(null);
     try {
       await onSend(JSON.parse(text) as never);
     } catch (e) {
-      const f = findingsOf(e);
-      setSending(f.length ? f.map((x) => x.message).join('; ') : errorText(e));
+      setRefusal({ message: refusalText(e), findings: findingsOf(e) });
     }
+    setSending(false);
   };
   return (
     <section class="modify" aria-label="Modify the plan">
       <PlanEditor
         text={text}
-        onText={setText}
+        onText={(t) => {
+          setText(t);
+          setRefusal(null);
+        }}
         label="The plan to approve instead"
         limits={limits}
+        anonymous={anonymous}
         onChecked={(c) => setValid(!!c.result?.valid)}
       />
-      {sending ? <p class="error">{sending}</p> : null}
-      <button type="button" class="primary" disabled={!valid} onClick={() => void send()}>
+      {refusal ? (
+        <div class="refusal" role="alert">
+          <p class="error">Not sent — {refusal.message}</p>
+          {refusal.findings.length ? <FindingList findings={refusal.findings} /> : null}
+        </div>
+      ) : null}
+      <button type="button" class="primary" disabled={!valid || sending} onClick={() => void send()}>
         Approve modified plan
       </button>
     </section>

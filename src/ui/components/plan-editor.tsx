@@ -39,6 +39,28 @@ export type ValidationLimits = {
   require_fallbacks?: boolean;
 };
 
+export type Finding = { code: string; message: string; step_id?: string | null; line?: number | null };
+
+/** Findings one a line: where (line, step), the code, what is wrong. */
+export function FindingList({
+  findings,
+  label = 'Findings',
+}: {
+  findings: readonly Finding[];
+  label?: string;
+}) {
+  return (
+    <ul class="findings" aria-label={label}>
+      {findings.map((f, i) => (
+        <li key={i}>
+          {f.line ? <span class="line">line {f.line}</span> : null} <code>{f.code}</code>
+          {f.step_id ? ` [${f.step_id}]` : ''}: {f.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export type Checked = { source: Source; result: ValidationResult | null; problem: string | null };
 
 export function PlanEditor({
@@ -112,14 +134,7 @@ export function PlanEditor({
                 : ''}
             </p>
           ) : (
-            <ul class="findings" aria-label="Findings">
-              {result.errors.map((f, i) => (
-                <li key={i}>
-                  {f.line ? <span class="line">line {f.line}</span> : null} <code>{f.code}</code>
-                  {f.step_id ? ` [${f.step_id}]` : ''}: {f.message}
-                </li>
-              ))}
-            </ul>
+            <FindingList findings={result.errors} />
           )
         ) : null}
         {steps.length ? (

@@ -3,18 +3,36 @@
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
 import type { Run, StepView } from '../../client';
+import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
+
+/** Why a step was skipped, in words (the API's `skip_reason` beside). */
+const SKIPPED_BECAUSE: Record<string, string> = {
+  when_false: 'its `when` condition was false',
+  dependency_failed: 'a step it depends on failed',
+  missing_input: 'an input it reads is missing',
+  failure_strategy: 'the run’s failure strategy skipped it',
+  run_terminated: 'the run ended before it ran',
+  cancelled: 'the run was cancelled before it ran',
+  not_reached: 'the run finished without reaching it',
+};
 
 export function StepPanel({
   step,
   run,
+  failedDependency = null,
   onRetry,
 }: {
   step: StepView;
   run: Run | null;
+  /** A failed step this one depends on: the one to retry (the API refuses a retry of this one). */
+  failedDependency?: string | null;
   onRetry?: (id: string) => void;
 }) {
   const last = step.history.at(-1);
+  const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
+  // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
+  const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
   const output = run?.step_results[step.id] ?? step.history.findLast((a) => a.success)?.output;
   const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
   return (
@@ -24,11 +42,22 @@ export function StepPanel({
           {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
         </h3>
         {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
-          <button type="button" onClick={() => onRetry(step.id)}>
-            Retry
-          </button>
+          failedDependency ? (
+            <button type="button" onClick={() => onRetry(failedDependency)}>
+              Retry {failedDependency}
+            </button>
+          ) : (
+            <button type="button" onClick={() => onRetry(step.id)}>
+              Retry
+            </button>
+          )
         ) : null}
       </header>
+      {onRetry && failedDependency ? (
+        <p class="muted note">
+          It depends on <code>{failedDependency}</code>, which failed: retry that step (or the whole run).
+        </p>
+      ) : null}
       <dl>
         <dt>Action</dt>
         <dd>
@@ -41,7 +70,9 @@ export function StepPanel({
           </>
         ) : null}
         <dt>Depends on</dt>
-        <dd>{step.dependencies.length ? step.dependencies.join(', ') : '—'}</dd>
+        <dd>
+          <Dependencies listed={step.dependencies} inferred={inferred} />
+        </dd>
         {fallback ? (
           <>
             <dt>Fallback</dt>
@@ -50,18 +81,30 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
-        {step.skip_reason ? (
+        {skipReason ? (
           <>
             <dt>Skipped</dt>
-            <dd>{step.skip_reason}</dd>
+            <dd data-skip-reason={skipReason}>
+              {SKIPPED_BECAUSE[skipReason] ?? skipReason} <code class="muted">{skipReason}</code>
+            </dd>
           </>
         ) : null}
       </dl>
-      <h4>Resolved inputs</h4>
-      <JsonBlock
-        value={last ? last.parameters : (step.planned.parameters ?? {})}
-        file={`${step.id}-inputs.json`}
-      />
+      {last ? (
+        <>
+          <h4>Resolved inputs</h4>
+          <JsonBlock value={last.parameters} file={`${step.id}-inputs.json`} />
+        </>
+      ) : (
+        <>
+          <h4>Planned parameters</h4>
+          <p class="muted note">
+            {step.status === 'skipped' ? 'It never ran' : 'It has not run yet'}: these are the parameters as
+            planned, references unresolved.
+          </p>
+          <JsonBlock value={step.planned.parameters ?? {}} file={`${step.id}-parameters.json`} />
+        </>
+      )}
       {output !== undefined ? (
         <>
           <h4>Output</h4>
@@ -70,18 +113,17 @@ export function StepPanel({
       ) : null}
       <h4>Attempts</h4>
       {step.history.length === 0 ? (
-        <p class="muted">Not run yet.</p>
+        <p class="muted">{step.status === 'skipped' ? 'None: it never ran.' : 'Not run yet.'}</p>
       ) : (
         <table class="attempts">
           <thead>
             <tr>
               <th scope="col">#</th>
-              <th scope="col">Tool</th>
+              <th scope="col">Tool · idempotency key</th>
               <th scope="col">Outcome</th>
               <th scope="col" class="num">
                 Latency
               </th>
-              <th scope="col">Idempotency key</th>
             </tr>
           </thead>
           <tbody>
@@ -90,25 +132,54 @@ export function StepPanel({
                 <td>{a.attempt}</td>
                 <td>
                   <code>{a.tool}</code>
+                  <br />
+                  <code class="key" title="Idempotency key">
+                    {a.idempotency_key}
+                  </code>
                 </td>
-                <td>
-                  {a.success === null
-                    ? 'running'
-                    : a.success
-                      ? a.cached
-                        ? 'ok (cached)'
-                        : 'ok'
-                      : `${a.error?.code ?? 'failed'}: ${a.error?.message ?? ''}`}
+                <td class="outcome-cell">
+                  {a.success === null ? (
+                    'running'
+                  ) : a.success ? (
+                    a.cached ? (
+                      'ok (cached)'
+                    ) : (
+                      'ok'
+                    )
+                  ) : (
+                    <Failure code={a.error?.code} message={a.error?.message} tool={a.tool} />
+                  )}
                 </td>
                 <td class="num">{a.latency_ms === null ? '' : `${Math.round(a.latency_ms)} ms`}</td>
-                <td>
-                  <code class="key">{a.idempotency_key}</code>
-                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
     </aside>
+  );
+}
+
+/**
+ * A failed attempt's code, once, and its message without the code or the tool's name it often
+ * starts with ("demo_flaky: demo.flaky: attempt 1 …" read the code twice over).
+ */
+function Failure({
+  code,
+  message,
+  tool,
+}: {
+  code: string | undefined;
+  message: string | undefined;
+  tool: string;
+}) {
+  let text = message ?? '';
+  for (const prefix of [`${code}: `, `${tool}: `])
+    if (text.startsWith(prefix)) text = text.slice(prefix.length);
+  return (
+    <>
+      <code class="code">{code ?? 'failed'}</code>
+      {text ? ` ${text}` : ''}
+    </>
   );
 }

@@ -11,10 +11,13 @@ type Pair = { a: PlanVersion; b: PlanVersion; diff: PlanDiff };
 export function Versions({
   runId,
   current,
+  canRollBack,
   onChanged,
 }: {
   runId: string;
   current: number | null;
+  /** Whether the API would roll the run back now (not once it completed or was cancelled). */
+  canRollBack: boolean;
   onChanged: () => void;
 }) {
   const [list, setList] = useState<PlanVersionList | null>(null);
@@ -51,6 +54,7 @@ export function Versions({
     setError(null);
     try {
       await api().rollback(runId, version);
+      setError(null);
       onChanged();
     } catch (e) {
       setError(errorText(e));
@@ -81,7 +85,9 @@ export function Versions({
               <td>{v.created_at.replace('T', ' ').slice(0, 19)}</td>
               <td>{v.reason ?? ''}</td>
               <td>
-                {v.version !== current ? (
+                {v.version === current ? (
+                  <span class="muted">current</span>
+                ) : canRollBack ? (
                   <button
                     type="button"
                     onClick={() => void rollback(v.version)}
@@ -89,9 +95,7 @@ export function Versions({
                   >
                     Roll back
                   </button>
-                ) : (
-                  <span class="muted">current</span>
-                )}
+                ) : null}
               </td>
             </tr>
           ))}

@@ -2,11 +2,13 @@
  * The approval link's page (no API token): the plan, its estimates and graph, and Approve / Reject /
  * Modify, each sent once with the link's token.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
-import { api, errorText, findingsOf } from '../api';
+import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
-import { PlanEditor } from '../components/plan-editor';
+import { Dependencies } from '../components/dependencies';
+import { DecisionComment } from '../components/decision-comment';
+import { ModifyPlan } from '../components/modify-plan';
 
 export type ApprovalData = {
   run_id: string;
@@ -15,13 +17,15 @@ export type ApprovalData = {
   estimates: Estimates;
   expires_at: number;
   token: string;
+  /** Step id → the dependencies its references add to the ones it lists. */
+  inferred?: Record<string, string[]>;
 };
 
 export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
-  const [text, setText] = useState(() => JSON.stringify(data.plan, null, 2));
+  const [comment, setComment] = useState('');
   const [selected, setSelected] = useState<string | null>(null);
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
   const view = applyEvent(emptyView(data.run_id), {
@@ -32,29 +36,38 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     references: { plan_id: data.plan.id ?? null, plan_version: data.plan.version ?? null },
   } as RunEvent);
 
-  const decide = async (decision: 'approve' | 'reject' | 'modify') => {
+  // A decision in flight: set at once (a double click's second event comes before the next render),
+  // so the link's single-use token is sent once; `busy` disables the buttons meanwhile.
+  const inFlight = useRef(false);
+  const [busy, setBusy] = useState(false);
+  /** Sends the decision once; a refused modification is thrown back to the editor, which shows it. */
+  const decide = async (decision: 'approve' | 'reject' | 'modify', plan?: Plan) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
     setError(null);
     try {
       const client = api({ anonymous: true });
+      const said = comment.trim();
       const body =
         decision === 'modify'
-          ? { decision, plan: JSON.parse(text) as Plan, comment: 'modified from the approval link' }
-          : { decision, comment: 'from the approval link' };
+          ? { decision, plan: plan!, comment: said || 'modified from the approval link' }
+          : { decision, ...(said ? { comment: said } : {}) };
       const r = await client.decide(data.run_id, body, { token: data.token });
       setOutcome(
         decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
       );
     } catch (e) {
-      const f = findingsOf(e);
-      setError(
-        f.length
-          ? f.map((x) => `${x.step_id ? `[${x.step_id}] ` : ''}${x.message}`).join('; ')
-          : errorText(e),
-      );
+      if (decision === 'modify') throw e;
+      setError(errorText(e));
+    } finally {
+      inFlight.current = false;
+      setBusy(false);
     }
   };
 
   const e = data.estimates;
+  const inferred = data.inferred ?? {};
   return (
     <main class="approval">
       <h2>Approve this plan?</h2>
@@ -71,14 +84,22 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           {outcome} This link cannot be used again.
         </p>
       ) : (
+        <DecisionComment value={comment} onInput={setComment} disabled={busy} />
+      )}
+      {outcome ? null : (
         <div class="toolbar">
-          <button type="button" class="primary" onClick={() => void decide('approve')}>
+          <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
             Approve
           </button>
-          <button type="button" onClick={() => void decide('reject')}>
+          <button type="button" disabled={busy} onClick={() => void decide('reject')}>
             Reject
           </button>
-          <button type="button" aria-expanded={modifying} onClick={() => setModifying((m) => !m)}>
+          <button
+            type="button"
+            disabled={busy}
+            aria-expanded={modifying}
+            onClick={() => setModifying((m) => !m)}
+          >
             Modify
           </button>
         </div>
@@ -89,16 +110,12 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </p>
       ) : null}
       {modifying && !outcome ? (
-        <section class="modify">
-          <PlanEditor text={text} onText={setText} label="The plan to approve instead" anonymous />
-          <button type="button" class="primary" onClick={() => void decide('modify')}>
-            Approve modified plan
-          </button>
-        </section>
+        // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
+        <ModifyPlan plan={data.plan} limits={undefined} anonymous onSend={(plan) => decide('modify', plan)} />
       ) : null}
       <Dag
         steps={view.steps}
-        inferred={{}}
+        inferred={inferred}
         critical={e.critical_path.steps}
         selected={selected}
         onSelect={setSelected}
@@ -119,8 +136,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
                 <code>{s.id}</code>
               </td>
               <td>{s.action}</td>
-              <td>{s.dependencies?.join(', ') || '—'}</td>
-              <td>
+              <td class="deps">
+                <Dependencies listed={s.dependencies ?? []} inferred={inferred[s.id] ?? []} />
+              </td>
+              <td class="params">
                 <code>{JSON.stringify(s.parameters ?? {})}</code>
               </td>
             </tr>

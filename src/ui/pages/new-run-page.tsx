@@ -1,8 +1,8 @@
 /** A new run: a goal for the planner, or a plan (JSON, a `_tool` array, TEA YAML, LLMCompiler) checked as you type. */
 import { useState } from 'preact/hooks';
 import type { CreateRunRequest } from '../../client';
-import { api, errorText, findingsOf } from '../api';
-import { PlanEditor, sourceOf } from '../components/plan-editor';
+import { api, findingsOf, refusalText } from '../api';
+import { FindingList, PlanEditor, sourceOf, type Finding } from '../components/plan-editor';
 import { DEMO_CONFIG, DEMO_PLAN } from '../demo-plan';
 import { href, navigate } from '../router';
 
@@ -13,9 +13,11 @@ export function NewRunPage() {
   const [config, setConfig] = useState(() => JSON.stringify(DEMO_CONFIG, null, 2));
   const [input, setInput] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [findings, setFindings] = useState<Finding[]>([]);
 
   const start = async () => {
     setError(null);
+    setFindings([]);
     let body: CreateRunRequest;
     try {
       const cfg = config.trim() ? (JSON.parse(config) as CreateRunRequest['config']) : undefined;
@@ -35,8 +37,9 @@ export function NewRunPage() {
       const created = await api().createRun(body);
       navigate(href.run(created.run_id));
     } catch (e) {
-      const f = findingsOf(e);
-      setError(f.length ? `${errorText(e)} — ${f.map((x) => x.message).join('; ')}` : errorText(e));
+      // The findings one a line (they ran on in one paragraph, the first twice).
+      setError(refusalText(e));
+      setFindings(findingsOf(e));
     }
   };
 
@@ -86,9 +89,10 @@ export function NewRunPage() {
         </label>
       </div>
       {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
+        <div class="refusal" role="alert">
+          <p class="error">{error}</p>
+          {findings.length ? <FindingList findings={findings} /> : null}
+        </div>
       ) : null}
       <button type="button" class="primary" onClick={() => void start()}>
         Start run

@@ -13,6 +13,7 @@ import { JsonBlock, jsonText } from '../components/json-block';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { endingOf, RunOutcome, shownStatus } from '../components/run-outcome';
 import { StepPanel } from '../components/step-panel';
+import { DecisionComment } from '../components/decision-comment';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
 import { href } from '../router';
@@ -35,6 +36,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
+  const [comment, setComment] = useState('');
+  const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
   const status =
     run && ENDED.has(run.status) ? run.status : view.status === 'planning' && run ? run.status : view.status;
@@ -65,7 +68,23 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const inferred = Object.fromEntries(
     Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
   );
+  const goal = view.goal || run?.goal || runId;
   const step = view.steps.find((s) => s.id === selected) ?? null;
+  /** A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that one, not `id`. */
+  const failedDependency = (id: string): string | null => {
+    const byId = new Map(view.steps.map((s) => [s.id, s]));
+    const seen = new Set<string>();
+    const stack = [...(byId.get(id)?.dependencies ?? []), ...(inferred[id] ?? [])];
+    while (stack.length > 0) {
+      const dep = stack.pop()!;
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      const d = byId.get(dep);
+      if (d?.status === 'failed') return dep;
+      stack.push(...(d?.dependencies ?? []), ...(inferred[dep] ?? []));
+    }
+    return null;
+  };
   const waitingApproval = status === 'awaiting_approval';
   const waitingInput = status === 'awaiting_input';
   // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
@@ -73,7 +92,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const asked =
     view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
   const ending = ENDED.has(status) ? endingOf(live.events) : null;
-  const done = view.steps.filter((s) => ['completed', 'failed', 'skipped'].includes(s.status)).length;
+  // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran.
+  const count = (status: string) => view.steps.filter((s) => s.status === status).length;
+  const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
 
   if (live.missing)
     return (
@@ -92,7 +113,22 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   return (
     <main class="run-page">
       <div class="toolbar">
-        <h2 title={runId}>{view.goal || run?.goal || runId}</h2>
+        <h2
+          class={wholeGoal ? 'whole' : undefined}
+          title={goal}
+          // A long goal is cut to a line; a click (or Enter) shows it whole.
+          tabindex={0}
+          aria-expanded={wholeGoal}
+          onClick={() => setWholeGoal((w) => !w)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' || e.key === ' ') {
+              e.preventDefault();
+              setWholeGoal((w) => !w);
+            }
+          }}
+        >
+          {goal}
+        </h2>
         <span
           class={`badge status-${shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}`}
           data-run-status={status}
@@ -100,8 +136,10 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         >
           {shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}
         </span>
-        <span class="muted">
-          {done}/{view.steps.length} steps · v{view.plan_version ?? '–'}
+        <span class="muted step-counts">
+          {completed}/{view.steps.length} steps completed
+          {failed ? ` · ${failed} failed` : ''}
+          {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
           {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
         </span>
         <span class="spacer" />
@@ -111,14 +149,16 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               type="button"
               class="primary"
               disabled={!!busy}
-              onClick={() => void act('approve', () => api().approve(runId), true)}
+              onClick={() =>
+                void act('approve', () => api().approve(runId, { comment: comment.trim() }), true)
+              }
             >
               Approve
             </button>
             <button
               type="button"
               disabled={!!busy}
-              onClick={() => void act('reject', () => api().reject(runId), true)}
+              onClick={() => void act('reject', () => api().reject(runId, { comment: comment.trim() }), true)}
             >
               Reject
             </button>
@@ -155,6 +195,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       <p class="run-id muted">
         <code>{runId}</code> · <a href={href.runs()}>all runs</a>
       </p>
+      {waitingApproval ? <DecisionComment value={comment} onInput={setComment} disabled={!!busy} /> : null}
+      {live.reconnecting ? (
+        <p class="connection" role="status">
+          Connection lost — reconnecting… <span class="muted">(showing the run as last seen)</span>
+        </p>
+      ) : null}
       {live.error ? (
         <p class="error" role="alert">
           {live.error}
@@ -169,13 +215,19 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
-          onSend={(plan) =>
-            act(
-              'modify',
-              () => api().modify(runId, { plan, comment: 'modified in the dashboard' }),
-              true,
-            ).then(() => setModifying(false))
-          }
+          // Not through act(): a refusal (422 with findings, 409) goes back to the editor, which stays
+          // open with the edits and lists the findings.
+          onSend={async (plan) => {
+            setBusy('modify');
+            setMessage(null);
+            try {
+              await api().modify(runId, { plan, comment: 'modified in the dashboard' });
+            } finally {
+              setBusy(null);
+            }
+            setModifying(false);
+            live.restart();
+          }}
         />
       ) : null}
       {waitingInput && view.waiting?.kind === 'input' ? (
@@ -218,6 +270,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             <StepPanel
               step={step}
               run={run}
+              failedDependency={step.status === 'skipped' ? failedDependency(step.id) : null}
               onRetry={
                 ENDED.has(status) && !view.unapproved
                   ? (id) => void act('retry', () => api().retry(runId, id), true)
@@ -232,7 +285,16 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'timeline' ? <Timeline view={view} now={now} /> : null}
       {tab === 'events' ? <EventLog events={live.events} /> : null}
       {tab === 'versions' ? (
-        <Versions runId={runId} current={view.plan_version} onChanged={() => live.restart()} />
+        <Versions
+          runId={runId}
+          current={view.plan_version}
+          // The API rolls back while the run plans, waits or runs, or after it failed or was aborted.
+          canRollBack={!['completed', 'cancelled'].includes(status)}
+          onChanged={() => {
+            setMessage(null);
+            live.restart();
+          }}
+        />
       ) : null}
       {tab === 'planning' ? (
         <section class="planning">

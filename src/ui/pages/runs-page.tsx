@@ -9,7 +9,9 @@ import { href } from '../router';
 const PAGE = 50;
 const MAX_PAGE = 200;
 
-const STATUSES: RunStatus[] = [
+/** The statuses a row is badged with: `rejected` is the API's `cancelled` with reason `plan_rejected`. */
+type Shown = RunStatus | 'rejected';
+const STATUSES: Shown[] = [
   'planning',
   'awaiting_approval',
   'running',
@@ -18,10 +20,15 @@ const STATUSES: RunStatus[] = [
   'failed',
   'aborted',
   'cancelled',
+  'rejected',
 ];
 
+/** The API's filter for a shown status, and whether a row it returns is badged so. */
+const apiStatus = (s: Shown): RunStatus => (s === 'rejected' ? 'cancelled' : s);
+const shows = (s: Shown | '') => (r: RunSummary) => !s || shownStatus(r.status, r.termination_reason) === s;
+
 export function RunsPage() {
-  const [status, setStatus] = useState<RunStatus | ''>('');
+  const [status, setStatus] = useState<Shown | ''>('');
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -41,10 +48,12 @@ export function RunsPage() {
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
       const page = await api().listRuns({
         limit,
-        ...(status ? { status } : {}),
+        ...(status ? { status: apiStatus(status) } : {}),
         ...(more && cursor ? { cursor } : {}),
       });
       if (filter.current !== asked) return;
+      // The API lists rejected runs as cancelled: the badge and the filter agree here.
+      page.runs = page.runs.filter(shows(status));
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
         // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
@@ -78,7 +87,7 @@ export function RunsPage() {
           Status{' '}
           <select
             value={status}
-            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as RunStatus | '')}
+            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as Shown | '')}
           >
             <option value="">all</option>
             {STATUSES.map((s) => (
@@ -136,7 +145,7 @@ export function RunsPage() {
                   </span>
                 </td>
                 <td class="num">{r.step_count}</td>
-                <td>{r.created_at.replace('T', ' ').slice(0, 19)}</td>
+                <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
                 <td class="goal">{r.goal}</td>
               </tr>
             ))}
