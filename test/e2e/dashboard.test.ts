@@ -634,6 +634,16 @@ describe('the dashboard', () => {
     await page.waitForSelector('.plan-editor .ok');
     await expect(page.locator('.plan-editor .check').innerText()).resolves.toMatch(/TEA YAML[\s\S]*hello/);
     await shot(page, 'new-run-tea');
+    // LLMCompiler text with two problems: both listed, each with its line said once.
+    const text = ['1. demo.sleep(100, "a")', '2. demo.nosuch(x=1)', '3. demo.echo(first=$9)', '4. join()'];
+    await page.locator('.plan-editor textarea').fill(text.join('\n'));
+    await page.waitForSelector('.plan-editor .findings li >> nth=1');
+    const findings = await page.locator('.plan-editor .findings li').allInnerTexts();
+    expect(findings).toEqual([
+      'line 2 unknown_tool: unknown tool "demo.nosuch"',
+      'line 3 bad_reference: step 3 refers to step 9, which does not come before it ($9)',
+    ]);
+    await shot(page, 'new-run-llmcompiler-findings');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

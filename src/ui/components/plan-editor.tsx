@@ -54,7 +54,7 @@ export function FindingList({
       {findings.map((f, i) => (
         <li key={i}>
           {f.line ? <span class="line">line {f.line}</span> : null} <code>{f.code}</code>
-          {f.step_id ? ` [${f.step_id}]` : ''}: {f.message}
+          {f.step_id ? ` [${f.step_id}]` : ''}: {f.line ? f.message.replace(/^line \d+: /, '') : f.message}
         </li>
       ))}
     </ul>
