@@ -31,6 +31,28 @@ function edgeplan(args: string[], env: Record<string, string> = {}) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+/** Starts the command (not waiting for it): its output so far, its exit, a wait for a line. */
+function launch(args: string[], url: string) {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: url, NO_COLOR: '1' },
+  });
+  const text = { out: '', err: '' };
+  child.stdout.on('data', (d: Buffer) => (text.out += String(d)));
+  child.stderr.on('data', (d: Buffer) => (text.err += String(d)));
+  return {
+    child,
+    out: () => text.out,
+    err: () => text.err,
+    exited: new Promise<number | null>((r) => child.on('exit', (code) => r(code))),
+    /** Until `pattern` shows on stdout (or stderr), 10 s at most. */
+    async until(pattern: RegExp, stream: 'out' | 'err' = 'out') {
+      for (let i = 0; i < 200 && !pattern.test(text[stream]); i++)
+        await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}
+
 const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return name;
@@ -206,22 +228,14 @@ describe('edgeplan (CLI)', () => {
       'long.json',
       JSON.stringify({ steps: [{ id: 'w', action: 'demo.sleep', parameters: { ms: 20_000 } }] }),
     );
-    const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
-      cwd: dir,
-      env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += String(d)));
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 200 && !/ToolInvoked/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    const id = /run (run_\w+)/.exec(out)?.[1];
+    const cmd = launch(['run', plan, '--watch'], server.base);
+    await cmd.until(/ToolInvoked/);
+    const id = /run (run_\w+)/.exec(cmd.out())?.[1];
     expect(id).toMatch(/^run_/);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(err).toContain(`Cancel it with: edgeplan cancel ${id}`);
-    expect(err).not.toContain('<run id>');
+    cmd.child.kill('SIGINT');
+    expect(await cmd.exited).toBe(130);
+    expect(cmd.err()).toContain(`Cancel it with: edgeplan cancel ${id}`);
+    expect(cmd.err()).not.toContain('<run id>');
     expect(edgeplan(['cancel', id!]).code).toBe(0);
   });
 
@@ -230,25 +244,19 @@ describe('edgeplan (CLI)', () => {
       'ask.json',
       JSON.stringify({ steps: [{ id: 'q', action: 'human.input', parameters: { prompt: 'Your name?' } }] }),
     );
-    const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
-      cwd: dir,
-      env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += String(d)));
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 200 && !/waits for input/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
-    const id = /run (run_\w+)/.exec(out)?.[1];
-    expect(err).toBe(`${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer>\n`);
+    const cmd = launch(['run', plan, '--watch'], server.base);
+    await cmd.until(/waits for input/, 'err');
+    const id = /run (run_\w+)/.exec(cmd.out())?.[1];
+    expect(cmd.err()).toBe(
+      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer>\n`,
+    );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
     const answered = edgeplan(['input', id!, 'Ada']);
     expect(answered.code).toBe(0);
     expect(answered.out).toMatch(new RegExp(`^${id}  `));
-    expect(await exited).toBe(0);
-    expect(out).toMatch(/RunTerminated\s+completed/);
+    expect(await cmd.exited).toBe(0);
+    expect(cmd.out()).toMatch(/RunTerminated\s+completed/);
     const shown = JSON.parse(edgeplan(['runs', 'show', id!, '--json']).out) as { final_output: unknown };
     expect(shown.final_output).toBe('Ada');
 
@@ -351,17 +359,11 @@ describe('edgeplan (CLI)', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const { port } = silent.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [cli, 'tools'], {
-        cwd: dir,
-        env: { ...process.env, EDGEPLAN_URL: `http://127.0.0.1:${port}`, NO_COLOR: '1' },
-      });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += String(d)));
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const cmd = launch(['tools'], `http://127.0.0.1:${port}`);
       await new Promise((r) => setTimeout(r, 1000));
-      child.kill('SIGINT');
-      expect(await exited).toBe(130);
-      expect(err).toBe('\nInterrupted.\n');
+      cmd.child.kill('SIGINT');
+      expect(await cmd.exited).toBe(130);
+      expect(cmd.err()).toBe('\nInterrupted.\n');
     } finally {
       silent.closeAllConnections();
       silent.close();
@@ -385,29 +387,21 @@ describe('edgeplan (CLI)', () => {
           ],
         }),
       );
-      const child = spawn(process.execPath, [cli, 'run', plan, '--watch'], {
-        cwd: dir,
-        env: { ...process.env, EDGEPLAN_URL: own.base, NO_COLOR: '1' },
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => (out += String(d)));
-      child.stderr.on('data', (d: Buffer) => (err += String(d)));
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-      for (let i = 0; i < 200 && !/ToolInvoked\s+w/.test(out); i++)
-        await new Promise((r) => setTimeout(r, 50));
+      const cmd = launch(['run', plan, '--watch'], own.base);
+      await cmd.until(/ToolInvoked\s+w/);
       await own.kill();
       own = await startDevServer({ name: 'cli-restart', persist, port: own.port });
       // It exited 1, "unreachable", the moment the server went away.
-      expect(await exited).toBe(0);
-      expect(err).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/);
-      const seqs = out
+      expect(await cmd.exited).toBe(0);
+      expect(cmd.err()).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/);
+      const seqs = cmd
+        .out()
         .trim()
         .split('\n')
         .slice(1)
         .map((l) => Number(l.trim().split(/\s+/)[0]));
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-      expect(out).toMatch(/RunTerminated\s+completed/);
+      expect(cmd.out()).toMatch(/RunTerminated\s+completed/);
     } finally {
       await own.stop();
       rmSync(persist, { recursive: true, force: true });

@@ -43,6 +43,17 @@ async function approvalLink(runId: string): Promise<URL> {
   return new URL(delivered.find((d) => d.run_id === runId)!.approval_url);
 }
 
+/** A run of `parallel` awaiting approval, its webhook's link, and the link's page opened. */
+async function openApprovalLink() {
+  const { run_id } = (await api('POST', '/v1/runs', {
+    plan: parallel,
+    config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+  })) as { run_id: string };
+  await waitForStatus(run_id, 'awaiting_approval');
+  const link = await approvalLink(run_id);
+  return { run_id, link, ...(await open(`${link.pathname}${link.search}`)) };
+}
+
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   hooks = createServer((req, res) => {
@@ -217,13 +228,7 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('opens the approval link with no API token and approves from it, once', async () => {
-    const { run_id } = (await api('POST', '/v1/runs', {
-      plan: parallel,
-      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
-    })) as { run_id: string };
-    await waitForStatus(run_id, 'awaiting_approval');
-    const link = await approvalLink(run_id);
-    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    const { run_id, link, page, errors } = await openApprovalLink();
     await page.waitForSelector('svg.dag [data-step-id="join"]');
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
       /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
@@ -271,13 +276,7 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('rejects from the approval link with the approver’s comment, which the run then shows', async () => {
-    const { run_id } = (await api('POST', '/v1/runs', {
-      plan: parallel,
-      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
-    })) as { run_id: string };
-    await waitForStatus(run_id, 'awaiting_approval');
-    const link = await approvalLink(run_id);
-    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    const { run_id, page, errors } = await openApprovalLink();
     // A modification with findings cannot be sent, as on the run page.
     await page.getByRole('button', { name: 'Modify' }).click();
     await page
