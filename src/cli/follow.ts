@@ -31,14 +31,16 @@ export const following = (runId: string) => void (followed = runId);
 export async function follow(client: EdgeplanClient, runId: string, o: FollowOptions): Promise<RunView> {
   followed = runId;
   const view = emptyView(runId);
-  const watchOptions = { signal: o.signal, onReconnect: reconnecting(runId) };
+  const watchOptions = { signal: o.signal, ...connectionNotes(runId) };
   if (!o.tty) {
     for await (const e of client.watch(runId, { ...watchOptions, after: o.after })) {
       applyEvent(view, e);
       write(o.json ? `${JSON.stringify(e)}\n` : `${eventLine(e)}\n`);
-      // Nobody at this terminal to ask: say (on stderr, stdout stays the events) how to answer.
+      // Nobody at this terminal to ask: say (on stderr, stdout stays the events) how to answer —
+      // while the run still waits (the backlog may hold a request answered long ago).
       const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
-      if (request && view.waiting) process.stderr.write(`${answerHint(view)}\n`);
+      if (request && view.waiting && (await stillWaiting(client, runId)))
+        process.stderr.write(`${answerHint(view)}\n`);
     }
     return view;
   }
@@ -62,8 +64,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
         const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
         // The backlog may hold a request already answered: ask only while the run still waits.
         if (!o.interactive || !request || !view.waiting) continue;
-        const now = await client.getRun(runId);
-        if (now.status !== 'awaiting_approval' && now.status !== 'awaiting_input') continue;
+        if (!(await stillWaiting(client, runId))) continue;
         clearInterval(timer);
         log.done();
         await ask(client, view);
@@ -81,15 +82,22 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   return view;
 }
 
-/** Tells the person watching that the server went away and the watch waits for it (stderr). */
-function reconnecting(runId: string) {
-  let told = false;
-  return (attempt: number, after: number) => {
-    if (attempt !== 1 || told) return;
-    told = true;
-    process.stderr.write(
-      `Lost the connection to the server; ${runId} goes on there. Reconnecting (after event ${after})…\n`,
-    );
+/** Whether the run waits for approval or input now (`GET /status`, not the whole snapshot). */
+async function stillWaiting(client: EdgeplanClient, runId: string): Promise<boolean> {
+  const { run_status } = await client.getStatus(runId);
+  return run_status === 'awaiting_approval' || run_status === 'awaiting_input';
+}
+
+/** Tells the person watching (stderr) when the server goes away, and when it answers again. */
+function connectionNotes(runId: string) {
+  return {
+    onReconnect: (attempt: number, after: number) => {
+      if (attempt === 1)
+        process.stderr.write(
+          `Lost the connection to the server; ${runId} goes on there. Reconnecting (after event ${after})…\n`,
+        );
+    },
+    onReconnected: () => void process.stderr.write(`Reconnected; following ${runId} again.\n`),
   };
 }
 

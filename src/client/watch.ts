@@ -195,6 +195,10 @@ export async function* watchRun(
     if (!everReached || !isTransient(err)) throw err;
     failingSince ??= Date.now();
     if (Date.now() - failingSince > reconnectForMs) throw err;
+    await pause();
+  }
+  /** The wait before the next try: 0.1 s, doubling, at most 5 s. */
+  async function pause(): Promise<void> {
     attempt += 1;
     onReconnect?.(attempt, last);
     await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
@@ -257,9 +261,7 @@ export async function* watchRun(
       if (signal?.aborted) return;
       if (opened) {
         // Dropped: reopened after the last seq seen.
-        attempt += 1;
-        onReconnect?.(attempt, last);
-        await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
+        await pause();
         continue;
       }
       if (!socketWorks) {

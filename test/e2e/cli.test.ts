@@ -394,6 +394,7 @@ describe('edgeplan (CLI)', () => {
       // It exited 1, "unreachable", the moment the server went away.
       expect(await cmd.exited).toBe(0);
       expect(cmd.err()).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/);
+      expect(cmd.err()).toMatch(/\nReconnected; following run_\w+ again\.\n$/);
       const seqs = cmd
         .out()
         .trim()
