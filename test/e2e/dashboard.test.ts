@@ -481,6 +481,21 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('shows a goal run’s planning tab: its versions, and that no LLM planned it', async () => {
+    // A goal the rule-based planner plans (no LLM here).
+    const { run_id } = (await api('POST', '/v1/runs', { goal: 'echo hello then wait 50 ms' })) as {
+      run_id: string;
+    };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}/planning`);
+    await page.waitForSelector('section.planning tbody tr');
+    await expect(page.locator('section.planning tbody tr').first().innerText()).resolves.toMatch(/^v1\b/);
+    await page.getByText('No LLM planned this run').waitFor({ timeout: 10_000 });
+    await shot(page, 'planning-tab');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says so for a run id the API does not know, instead of a run forever "planning"', async () => {
     const id = 'run_0123456789abcdef0123456789abcdef';
     const { page, errors } = await open(`/#/runs/${id}`);

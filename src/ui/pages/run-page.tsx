@@ -4,7 +4,6 @@
  * details, the timeline of attempts, the event log, the plan versions and the planning trace.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { PlanningTrace, RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
@@ -16,6 +15,8 @@ import { StepPanel } from '../components/step-panel';
 import { DecisionComment } from '../components/decision-comment';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
+import { PlanningAttempts } from '../components/planning-attempts';
+import { Reasoning } from '../components/reasoning';
 import { href } from '../router';
 import { useRun } from '../use-run';
 
@@ -329,97 +330,6 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         </section>
       ) : null}
     </main>
-  );
-}
-
-/** The LLM attempts behind the run's plan versions: model, repairs, outcome, findings, tokens. */
-function PlanningAttempts({ runId, version }: { runId: string; version: number | null }) {
-  const [trace, setTrace] = useState<PlanningTrace | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api()
-      .getPlanningTrace(runId)
-      .then(setTrace)
-      .catch((e: unknown) => setError(errorText(e)));
-  }, [runId, version]);
-  if (error) return <p class="error">{error}</p>;
-  if (!trace) return null;
-  if (trace.attempts.length === 0) return <p class="muted">No LLM planned this run (a submitted plan).</p>;
-  return (
-    <table class="attempts-trace" aria-label="Planning attempts">
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Model</th>
-          <th scope="col">Attempt</th>
-          <th scope="col">Outcome</th>
-          <th scope="col" class="num">
-            Tokens
-          </th>
-          <th scope="col" class="num">
-            Latency
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {trace.attempts.map((a) => (
-          <tr key={`${a.planning_id}-${a.seq}`} data-outcome={a.outcome}>
-            <td>{a.seq}</td>
-            <td>
-              <code>{a.model}</code>
-            </td>
-            <td>
-              {a.retry ? `repair ${a.retry}` : 'first'}
-              {a.candidate ? ` · candidate ${a.candidate}` : ''}
-            </td>
-            <td>
-              {a.outcome}
-              {a.error ? `: ${a.error}` : ''}
-              {a.findings.length ? ` (${a.findings.map((f) => f.code).join(', ')})` : ''}
-            </td>
-            <td class="num">
-              {a.prompt_tokens} / {a.completion_tokens}
-            </td>
-            <td class="num">{Math.round(a.latency_ms)} ms</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** A ReAct run's thoughts (each with its action) and a staged run's stages, in order. */
-function Reasoning({ events }: { events: RunEvent[] }) {
-  const lines = events.flatMap((e) => {
-    if (e.event_type === 'ThoughtAdded')
-      return [
-        {
-          seq: e.seq,
-          kind: `thought ${e.payload.turn}`,
-          text: e.payload.thought,
-          act: e.payload.step_id ?? 'done',
-        },
-      ];
-    if (e.event_type === 'StageStarted')
-      return [
-        {
-          seq: e.seq,
-          kind: e.payload.rewind ? 'stage (rewind)' : 'stage',
-          text: e.payload.stage,
-          act: e.payload.rule ?? '',
-        },
-      ];
-    return [];
-  });
-  if (lines.length === 0) return null;
-  return (
-    <ol class="reasoning" aria-label="Reasoning">
-      {lines.map((l) => (
-        <li key={l.seq}>
-          <span class="muted">{l.kind}</span> {l.text} {l.act ? <code>→ {l.act}</code> : null}
-        </li>
-      ))}
-    </ol>
   );
 }
 
