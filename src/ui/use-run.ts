@@ -16,7 +16,7 @@ export type LiveRun = {
   missing: boolean;
   /** The service went away (a restart, the network): the watch is trying again, the last state kept. */
   reconnecting: boolean;
-  /** Follow again from the start (after an action that makes an ended run go on). */
+  /** Follow again after the last event seen (after an action that makes an ended run go on). */
   restart: () => void;
   refresh: () => Promise<void>;
 };
@@ -41,7 +41,7 @@ export function useRun(runId: string): LiveRun {
   const [missing, setMissing] = useState(false);
   const [reconnecting, setReconnecting] = useState(false);
   const [nonce, setNonce] = useState(0);
-  const state = useRef({ view: emptyView(runId), events: [] as RunEvent[] });
+  const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[] });
   const frame = useRef(0);
 
   const refresh = useCallback(async () => {
@@ -58,7 +58,11 @@ export function useRun(runId: string): LiveRun {
   useEffect(() => {
     const ac = new AbortController();
     let retry: ReturnType<typeof setTimeout> | undefined;
-    state.current = { view: emptyView(runId), events: [] };
+    // Another run starts from nothing; the same run followed again (after a retry, a rollback, a lost
+    // service) goes on after the last event it has: replaying from the start would show it passing
+    // through its earlier states again.
+    if (state.current.runId !== runId) state.current = { runId, view: emptyView(runId), events: [] };
+    const after = state.current.view.last_seq;
     setError(null);
     setMissing(false);
     const redraw = () => {
@@ -73,6 +77,7 @@ export function useRun(runId: string): LiveRun {
       try {
         const events = api().watch(runId, {
           signal: ac.signal,
+          after,
           // Called before each try to reach the service again (it waits a server restart out) …
           onReconnect: () => setReconnecting(true),
           // … and once it answers: the run may have been decided meanwhile, so read it again.

@@ -695,9 +695,21 @@ describe('the dashboard', () => {
     });
     await waitForStatus(run_id, 'awaiting_input');
     const { page, errors } = await open(`/#/runs/${run_id}/versions`);
+    // Every version the page calls current from the click on, in order (it re-read the run from its
+    // first event, passing through v1 and v2 again: a flicker, and a flaky read of the row).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => {
+        const now = document.querySelector('.versions tr.current td')?.textContent ?? '';
+        if (now && seen.at(-1) !== now) seen.push(now);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.waitForSelector('.versions tr.current >> text=v3');
     await expect(page.locator('.versions tr.current').innerText()).resolves.toMatch(/rollback to version 1/);
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.slice(seen.indexOf('v3'))).toEqual(['v3']);
     const run = await api('GET', `/v1/runs/${run_id}`);
     expect(run.plan_version).toBe(3);
     expect(Object.keys(run.steps as Json).sort()).toEqual(['extra', 'gate']);
