@@ -99,11 +99,24 @@ export function prepareRunPlan(
       ? []
       : checkStateSchema(schema, state).map((f) => {
           const line = r.stateReads.find((read) => read.key === f.key)?.line ?? 1;
-          return { code: 'state_schema', message: `line ${line}: input: ${f.message}`, line };
+          const hint = textHint(f.key, f.expected, state[f.key]);
+          return { code: 'state_schema', message: `line ${line}: input: ${f.message}${hint}`, line };
         });
   if (wrong.length > 0) return invalidPlan(req.format, wrong);
   const stateKeys = r.stateReads.map((read) => read.key);
   return { ok: true, plan: r.plan, format: req.format, state, stateKeys, lines: r.lines ?? {} };
+}
+
+/**
+ * For a string wanted and a number or boolean sent — the CLI's `--input n=5` parses as JSON — how to
+ * send it as text; else ''.
+ */
+function textHint(key: string, expected: string, value: unknown): string {
+  const type = expected.replace(/^Optional\[(.+)\]$|^(.+?)\s*\|\s*None$/, '$1$2').trim();
+  if ((type !== 'str' && type !== 'string') || (typeof value !== 'number' && typeof value !== 'boolean'))
+    return '';
+  const text = JSON.stringify(String(value));
+  return ` — send it as the string ${text} (on the command line: --input ${key}='${text}')`;
 }
 
 /**

@@ -82,6 +82,20 @@ describe('what POST /v1/runs turns into a plan', () => {
     });
   });
 
+  it('says how to send text when the state_schema wants a string and a number or boolean came', () => {
+    const source = `state_schema:\n  topic: str\n  flag: Optional[string]\n  n: int\nnodes:\n  - name: a\n    uses: demo.echo\n    with: { t: "{{ state.topic }} {{ state.flag }} {{ state.n }}" }\n`;
+    const r = prepareRunPlan({ format: 'tea-yaml', source, input: { topic: 5, flag: true, n: 'x' } });
+    expect(r.ok).toBe(false);
+    const messages = r.ok
+      ? []
+      : (r.error.details as { errors: { message: string }[] }).errors.map((e) => e.message);
+    expect(messages).toEqual([
+      `line 2: input: state.topic should be str (state_schema) but is a number — send it as the string "5" (on the command line: --input topic='"5"')`,
+      `line 3: input: state.flag should be Optional[string] (state_schema) but is a boolean — send it as the string "true" (on the command line: --input flag='"true"')`,
+      'line 4: input: state.n should be int (state_schema) but is a string',
+    ]);
+  });
+
   it('says what a plan was converted from, and lists the state a TEA workflow declares', () => {
     expect(prepareRunPlan({ plan: [{ _tool: 'demo.echo' }] })).toMatchObject({
       ok: true,

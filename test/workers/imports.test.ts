@@ -236,7 +236,8 @@ navigation:
     expect(r.body.error.details.errors).toEqual([
       {
         code: 'state_schema',
-        message: 'line 3: input: state.name should be str (state_schema) but is a number',
+        message:
+          'line 3: input: state.name should be str (state_schema) but is a number — send it as the string "5" (on the command line: --input name=\'"5"\')',
         line: 3,
       },
     ]);

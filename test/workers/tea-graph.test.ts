@@ -233,7 +233,8 @@ nodes:
       {
         code: 'state_schema',
         line: 2,
-        message: 'line 2: input: state.topic should be str (state_schema) but is a number',
+        message:
+          'line 2: input: state.topic should be str (state_schema) but is a number — send it as the string "3" (on the command line: --input topic=\'"3"\')',
       },
     ]);
   });
