@@ -2,30 +2,29 @@
  * The tools edgeplan serves at `/mcp` (SPEC §8), each one route of the API: its arguments are the
  * route's body (plus `run_id` for a run's routes), and its result is the route's JSON answer.
  */
-import { z } from '@hono/zod-openapi';
-import { ApprovalDocSchema } from './routes/run-revisions';
-import { PlanGoalRequestSchema } from './schemas/planning';
-import { CancelSchema, CreateRunSchema } from './schemas/run';
-import { ValidateRequestSchema } from './schemas/validation';
+import type { OpenApiRoute } from './mcp-input-schemas';
 
 /** The API request a tool call becomes. */
 export type ApiCall = { method: 'GET' | 'POST'; path: string; body?: unknown };
 
 export type McpApiTool = {
   name: string;
+  /** What a model reads to decide what to pass: the arguments, the answer, what follows. */
   description: string;
-  /** Documents the arguments (`tools/list`); the route itself validates them. */
-  input: z.ZodType;
+  /** The route whose request body the arguments are (`tools/list` documents them from it); null: none. */
+  body: OpenApiRoute | null;
+  /** Whether the tool takes a `run_id` beside the body. */
+  runId: boolean;
   /** The request for these arguments, or why there can be none. */
   call(args: Record<string, unknown>): ApiCall | { error: string };
 };
 
-const RunId = z.object({ run_id: z.string().min(1).openapi({ description: 'The run id (run_…)' }) });
-
 /** `/v1/runs/<id><suffix>`, or an error when `run_id` is missing. */
 function runPath(args: Record<string, unknown>, suffix: string): { path: string } | { error: string } {
   const id = args.run_id;
-  if (typeof id !== 'string' || id === '') return { error: 'run_id is required: the id of the run (run_…)' };
+  if (id === undefined || id === '') return { error: 'run_id is required: the id of the run (run_…)' };
+  if (typeof id !== 'string')
+    return { error: `run_id must be a string, the id of the run (run_…); got ${JSON.stringify(id)}` };
   return { path: `/v1/runs/${encodeURIComponent(id)}${suffix}` };
 }
 
@@ -47,58 +46,50 @@ function onRun(args: Record<string, unknown>, method: ApiCall['method'], suffix:
 export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'plan_goal',
-    description: 'Plan a goal without running it (POST /v1/plans): the validated plan and its estimates',
-    input: PlanGoalRequestSchema,
+    description:
+      'Plan a goal without running it (POST /v1/plans): pass {goal} (and optionally strategy, max_steps, model, input); returns {plan, validation, success}, the validated plan and its estimates. A goal the built-in rules cannot plan needs an LLM configured on the server (error planning_unavailable otherwise).',
+    body: { method: 'post', path: '/v1/plans' },
+    runId: false,
     call: (args) => ({ method: 'POST', path: '/v1/plans', body: args }),
   },
   {
     name: 'validate_plan',
     description:
-      'Validate a plan without running it (POST /v1/plans/validate): every finding and the estimates',
-    input: ValidateRequestSchema,
+      'Check a plan without running it (POST /v1/plans/validate): pass {plan: {goal, steps: [{id, action, parameters, dependencies}]}}, where action is a registered tool name and a parameter may reference an earlier result as "{{ steps.<id>.output.<path> }}"; or {format, source} for TEA YAML or LLMCompiler text. Returns {valid, errors: [{code, message, step_id}], estimates}; an unknown_tool finding lists the registered tools.',
+    body: { method: 'post', path: '/v1/plans/validate' },
+    runId: false,
     call: (args) => ({ method: 'POST', path: '/v1/plans/validate', body: args }),
   },
   {
     name: 'start_run',
-    description: 'Start a run of a plan or a goal (POST /v1/runs): {run_id, status, links}',
-    input: CreateRunSchema,
+    description:
+      'Start a run (POST /v1/runs): pass {plan} (as validate_plan takes it), {goal} for the server to plan, or {format, source}; optionally config (execution_mode, retry_failed_steps, require_plan_approval, …) and input. Returns {run_id, status, links} at once and the run goes on: follow it with get_run. An invalid plan is an error listing every finding.',
+    body: { method: 'post', path: '/v1/runs' },
+    runId: false,
     call: (args) => ({ method: 'POST', path: '/v1/runs', body: args }),
   },
   {
     name: 'get_run',
-    description: 'A run: status, plan, step statuses and results, counts, final_output (GET /v1/runs/:id)',
-    input: RunId,
+    description:
+      'A run (GET /v1/runs/:id): {run_id}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, step_results, counts, final_output and error. Call again until the status is completed, failed, aborted or cancelled.',
+    body: null,
+    runId: true,
     call: (args) => onRun(args, 'GET', ''),
   },
   {
     name: 'approve_run',
-    description: 'Approve, reject or modify the plan of a run awaiting approval (POST /v1/runs/:id/approval)',
-    input: RunId.extend(ApprovalDocSchema.shape),
+    description:
+      'Decide on the plan of a run in awaiting_approval (POST /v1/runs/:id/approval): {run_id, decision: "approve" | "reject" | "modify", comment?}; "modify" takes a whole new plan or a list of edits, validated before the run goes on.',
+    body: { method: 'post', path: '/v1/runs/{id}/approval' },
+    runId: true,
     call: (args) => onRun(args, 'POST', '/approval', bodyOf(args)),
   },
   {
     name: 'cancel_run',
-    description: 'Cancel a run (POST /v1/runs/:id/cancel)',
-    input: RunId.extend(CancelSchema.shape),
+    description:
+      'Cancel a run that has not ended (POST /v1/runs/:id/cancel): {run_id, reason?}. Steps that completed keep their results.',
+    body: { method: 'post', path: '/v1/runs/{id}/cancel' },
+    runId: true,
     call: (args) => onRun(args, 'POST', '/cancel', bodyOf(args)),
   },
 ];
-
-const schemas = new Map<string, Record<string, unknown>>();
-
-/**
- * A tool's arguments as JSON Schema (an object schema, as MCP requires), computed once.
- * @example mcpInputSchema(MCP_API_TOOLS[0]!).type; // 'object'
- */
-export function mcpInputSchema(tool: McpApiTool): Record<string, unknown> {
-  let schema = schemas.get(tool.name);
-  if (!schema) {
-    const { $schema: _, ...rest } = z.toJSONSchema(tool.input, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Record<string, unknown>;
-    schema = { ...rest, type: 'object' };
-    schemas.set(tool.name, schema);
-  }
-  return schema;
-}

@@ -97,10 +97,17 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
     const config = parseRunConfig(req.config ?? {});
     const runId = req.runId ?? this.#ids.id('run');
+    // As over HTTP, a submitted plan may leave its dependencies to its references (SPEC §2) unless
+    // the caller sets require_dependencies; the parsed config's default (true) is for LLM plans.
+    const requireDependencies = req.config?.require_dependencies === true;
     const checked =
       req.plan === undefined
         ? null
-        : validateRunPlan(req.plan, config, { tools: this.#tools, clock: this.#clock, ids: this.#ids });
+        : validateRunPlan(
+            req.plan,
+            { ...config, require_dependencies: requireDependencies },
+            { tools: this.#tools, clock: this.#clock, ids: this.#ids },
+          );
     const plan = checked?.plan;
     const goal = req.goal ?? plan?.goal;
     if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');

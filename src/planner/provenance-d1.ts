@@ -63,14 +63,29 @@ const ReliabilityRow = z.object({
   updated_at: z.string(),
 });
 
+/** A prepared statement, as much of `D1PreparedStatement` as the store uses. */
+export type D1StatementLike = {
+  bind(...values: unknown[]): D1StatementLike;
+  all(): Promise<{ results: unknown[] }>;
+};
+
+/**
+ * The subset of `D1Database` the store needs: written out, so the library's types do not depend on
+ * the Workers types a plain Node project does not have.
+ */
+export type D1Like = {
+  prepare(query: string): D1StatementLike;
+  batch(statements: D1StatementLike[]): Promise<unknown>;
+};
+
 /**
  * Provenance in D1.
  * @example const store = new D1ProvenanceStore(env.DB); await store.attempts(planningId);
  */
 export class D1ProvenanceStore implements ProvenanceStore {
-  readonly #db: D1Database;
+  readonly #db: D1Like;
 
-  constructor(db: D1Database) {
+  constructor(db: D1Like) {
     this.#db = db;
   }
 

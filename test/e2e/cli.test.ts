@@ -172,6 +172,8 @@ describe('edgeplan (CLI)', () => {
     const next = edgeplan(['runs', '--limit', '1', '--cursor', more![1]!]).out;
     expect(next).toContain(list.runs[1]!.run_id);
     expect(first).toContain(list.runs[0]!.run_id);
+    // With no LLM configured no run is ever left planning: an empty filter says what it filtered.
+    expect(edgeplan(['runs', '--status', 'planning']).out.trim()).toBe('No runs with status planning.');
     const tools = JSON.parse(edgeplan(['tools', '--json']).out) as { name: string }[];
     expect(tools.map((t) => t.name)).toContain('demo.echo');
     const failing = file(

@@ -28,6 +28,31 @@ describe('LocalRunner', () => {
     expect(heard).toEqual(runner.events);
   });
 
+  it('runs a submitted plan whose steps leave their dependencies to their references, as the API does', async () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({
+      plan: {
+        goal: 'demo',
+        steps: [
+          { id: 'a', action: 't.echo', parameters: { msg: 'hello' } },
+          { id: 'b', action: 't.echo', parameters: { msg: '{{ steps.a.output.msg }}' } },
+        ],
+      },
+    });
+    const end = await runner.done();
+    expect(end).toMatchObject({ status: 'completed', final_output: { msg: 'hello' } });
+  });
+
+  it('refuses a step without a dependencies list only when require_dependencies is set', () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    expect(() =>
+      runner.start({
+        plan: { steps: [{ id: 'a', action: 't.echo', parameters: {} }] },
+        config: { require_dependencies: true },
+      }),
+    ).toThrow(/missing_dependencies/);
+  });
+
   it('plans a goal with the Planner it was given, through the machine’s plan command', async () => {
     const { planner, calls } = scriptedPlanner([step('a', 't.echo', { hello: 'world' })]);
     const runner = new LocalRunner({ tools: [echo], planner });

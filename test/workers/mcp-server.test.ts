@@ -68,6 +68,44 @@ describe('edgeplan as an MCP server at /mcp', () => {
     await client.close();
   });
 
+  it('lists each tool’s arguments as the API documents its route: descriptions, and the plan as the Plan schema', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const schema = (name: string) => tools.find((t) => t.name === name)!.inputSchema as Json;
+    const startRun = schema('start_run');
+    const props = startRun.properties as Record<string, Json>;
+    expect(props.goal!.description).toEqual(expect.any(String));
+    expect(props.plan!.anyOf).toContainEqual({ $ref: '#/$defs/Plan' });
+    const defs = startRun.$defs as Record<string, Json>;
+    expect((defs.Plan!.properties as Json).steps).toEqual({
+      type: 'array',
+      items: { $ref: '#/$defs/PlanStep' },
+    });
+    expect((defs.PlanStep!.properties as Json).dependencies).toBeDefined();
+    expect((schema('get_run').properties as Record<string, Json>).run_id!.description).toContain('run_');
+    expect(schema('cancel_run')).toMatchObject({
+      required: ['run_id'],
+      properties: { reason: { type: 'string' } },
+    });
+    // Every reference resolves inside the tool's own schema.
+    for (const t of tools) {
+      const refs = [...JSON.stringify(t.inputSchema).matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)].map(
+        (m) => m[1]!,
+      );
+      const own = Object.keys((t.inputSchema as Json).$defs ?? {});
+      expect(
+        refs.filter((r) => !own.includes(r)),
+        t.name,
+      ).toEqual([]);
+    }
+    // A schema-aware host can check its arguments against it.
+    const check = zodJsonSchemaValidator.getValidator(startRun);
+    const plan = { goal: 'g', steps: [echo('a', { msg: 'hi' })] };
+    expect(check({ plan, config: { execution_mode: 'parallel' } }).valid).toBe(true);
+    expect(check({ plan, config: { execution_mode: 'sideways' } }).valid).toBe(false);
+    await client.close();
+  });
+
   it('starts a run and gets it until it completed, the result carrying the run’s JSON', async () => {
     const client = await connect();
     const started = await call(client, 'start_run', {
@@ -136,6 +174,10 @@ describe('edgeplan as an MCP server at /mcp', () => {
     expect(missing).toMatchObject({
       isError: true,
       structuredContent: { error: { code: 'invalid_request' } },
+    });
+    const number = await call(client, 'cancel_run', { run_id: 42 });
+    expect(number.structuredContent).toMatchObject({
+      error: { code: 'invalid_request', message: expect.stringContaining('run_id must be a string') },
     });
     const unknown = await call(client, 'approve_run', { run_id: 'run_nope', decision: 'approve' });
     expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'not_found' } } });

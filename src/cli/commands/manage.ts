@@ -45,9 +45,13 @@ export function registerManage(program: Command, context: () => Context, done: D
         r.created_at.slice(0, 19),
         r.goal.slice(0, 60),
       ]);
-      ctx.print(
-        rows.length ? table([['RUN', 'STATUS', 'STEPS', 'CREATED', 'GOAL'], ...rows]) : 'No runs yet.',
-      );
+      // An empty filtered page says what was filtered: "No runs yet." beside finished runs misleads.
+      const none = o.status
+        ? `No runs with status ${o.status}.`
+        : o.cursor
+          ? 'No more runs.'
+          : 'No runs yet.';
+      ctx.print(rows.length ? table([['RUN', 'STATUS', 'STEPS', 'CREATED', 'GOAL'], ...rows]) : none);
       if (page.next_cursor) {
         const filter = `${o.status ? ` --status ${o.status}` : ''}${o.limit !== '20' ? ` --limit ${o.limit}` : ''}`;
         ctx.print(ctx.style.dim(`More: edgeplan runs${filter} --cursor ${page.next_cursor}`));

@@ -12,11 +12,14 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
 import { nearestKey } from '../../plan/key-suggestions';
-import { MCP_API_TOOLS, mcpInputSchema, type ApiCall } from '../mcp-tools';
+import { toolInputSchema } from '../mcp-input-schemas';
+import { MCP_API_TOOLS, type ApiCall } from '../mcp-tools';
+import { openApiDocument } from '../openapi';
 import type { App, AppEnv } from '../types';
 
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
@@ -27,6 +30,10 @@ const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
  * @example registerMcpRoutes(app) // then an MCP client connects to https://<host>/mcp
  */
 export function registerMcpRoutes(app: App): void {
+  // The tools' argument schemas come from the OpenAPI document, built once the routes are all
+  // registered: on the first request, then kept for the isolate.
+  let tools: Tool[] | null = null;
+  const listing = () => (tools ??= listedTools(app));
   app.post('/mcp', async (c) => {
     // jsonBody() turned a blank body into none; the transport would be handed nothing to parse.
     if (c.req.raw.body === null)
@@ -47,7 +54,7 @@ export function registerMcpRoutes(app: App): void {
       );
     const badCall = toolCallParamsProblem(body);
     if (badCall) return c.json({ jsonrpc: '2.0', id: badCall.id, error: badCall.error }, 200);
-    const server = mcpServer((call) => callApi(app, c, call));
+    const server = mcpServer(listing, (call) => callApi(app, c, call));
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -104,19 +111,23 @@ function unknownToolMessage(name: string): string {
   return `Unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
 }
 
+/** `tools/list`: each tool with its arguments as the API documents its route's body. */
+function listedTools(app: App): Tool[] {
+  const doc = openApiDocument(app, 'http://localhost');
+  return MCP_API_TOOLS.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: toolInputSchema(doc, t.body, t.runId) as Tool['inputSchema'],
+  }));
+}
+
 /** The MCP server for one request; `api` answers a tool call's API request. */
-function mcpServer(api: (call: ApiCall) => Promise<Response>): Server {
+function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response>): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     jsonSchemaValidator: zodJsonSchemaValidator,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MCP_API_TOOLS.map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: mcpInputSchema(t) as { type: 'object' },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools() }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const tool = MCP_API_TOOLS.find((t) => t.name === req.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(req.params.name));
