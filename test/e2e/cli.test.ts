@@ -118,6 +118,11 @@ describe('edgeplan (CLI)', () => {
     const ok = edgeplan(['validate', file('ok.json', JSON.stringify(parallelPlan))]);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/ok\.json is valid: 3 steps/);
+    const one = edgeplan([
+      'validate',
+      file('one.json', JSON.stringify({ goal: 'g', steps: [parallelPlan.steps[0]] })),
+    ]);
+    expect(one.out).toMatch(/one\.json is valid: 1 step, critical path/);
   });
 
   it('points a JSON plan’s findings at their line: the value at fault', () => {

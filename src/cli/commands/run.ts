@@ -6,6 +6,7 @@ import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { follow, following } from '../follow';
 import { findingLines } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
+import { plural } from '../render';
 
 type RunOptions = { goal?: string; format?: string; input: string[]; config: string[]; watch?: boolean };
 
@@ -105,7 +106,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
           ctx.print(
             `${ctx.style.green('✔')} ${file} is valid` +
               (est
-                ? `: ${est.step_count} steps, critical path ${est.critical_path.steps.join(' → ')} (~${(est.critical_path.duration_ms / 1000).toFixed(2)} s)`
+                ? `: ${plural(est.step_count, 'step')}, critical path ${est.critical_path.steps.join(' → ')} (~${(est.critical_path.duration_ms / 1000).toFixed(2)} s)`
                 : ''),
           );
         } else ctx.print(`${ctx.style.red('✖')} ${findings(result.errors.length)}`);
