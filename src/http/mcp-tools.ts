@@ -1,6 +1,7 @@
 /**
- * The tools edgeplan serves at `/mcp` (SPEC §8), each one route of the API: its arguments are the
- * route's body (plus `run_id` for a run's routes), and its result is the route's JSON answer.
+ * The tools edgeplan serves at `/mcp` (SPEC §8's six, and `list_tools` so a model can write a plan's
+ * actions), each one route of the API: its arguments are the route's body (plus `run_id` for a run's
+ * routes), and its result is the route's JSON answer.
  */
 import type { OpenApiRoute } from './mcp-input-schemas';
 
@@ -40,7 +41,7 @@ function onRun(args: Record<string, unknown>, method: ApiCall['method'], suffix:
 }
 
 /**
- * The six tools, in `tools/list` order.
+ * The tools, in `tools/list` order.
  * @example MCP_API_TOOLS.find((t) => t.name === 'get_run')!.call({ run_id: 'run_1' }); // GET /v1/runs/run_1
  */
 export const MCP_API_TOOLS: readonly McpApiTool[] = [
@@ -67,6 +68,14 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
     body: { method: 'post', path: '/v1/runs' },
     runId: false,
     call: (args) => ({ method: 'POST', path: '/v1/runs', body: args }),
+  },
+  {
+    name: 'list_tools',
+    description:
+      "The actions a plan's steps may name (GET /v1/tools): no arguments; returns {tools: [{name, description, version, input_schema, output_schema, idempotent, deterministic}]}. Call it before writing a plan for validate_plan or start_run: a step's action is one of these names and its parameters fit that tool's input_schema.",
+    body: null,
+    runId: false,
+    call: () => ({ method: 'GET', path: '/v1/tools' }),
   },
   {
     name: 'get_run',

@@ -51,13 +51,14 @@ const echo = (id: string, parameters: Json, dependencies: string[] = []) => ({
 });
 
 describe('edgeplan as an MCP server at /mcp', () => {
-  it('lists the six API tools with object input schemas', async () => {
+  it('lists the API tools with object input schemas', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       'plan_goal',
       'validate_plan',
       'start_run',
+      'list_tools',
       'get_run',
       'approve_run',
       'cancel_run',
@@ -184,6 +185,26 @@ describe('edgeplan as an MCP server at /mcp', () => {
     await client.close();
   });
 
+  it('lists the actions a plan may name (list_tools), so a model can write one that validates', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'list_tools')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: {},
+    });
+    const listed = await call(client, 'list_tools', {});
+    expect(listed.isError).toBeFalsy();
+    const actions = (listed.structuredContent as { tools: { name: string; input_schema: Json }[] }).tools;
+    const echoTool = actions.find((t) => t.name === 'demo.echo');
+    expect(echoTool?.input_schema).toMatchObject({ type: 'object' });
+    expect(actions.map((t) => t.name)).toContain('http.request');
+    // What it lists is what validate_plan accepts.
+    const plan = { goal: 'g', steps: [echo('a', { hi: 1 })] };
+    const valid = await call(client, 'validate_plan', { plan });
+    expect(valid.structuredContent).toMatchObject({ valid: true });
+    await client.close();
+  });
+
   it('names the tool a misspelt call meant, and every tool', async () => {
     const client = await connect();
     const misspelt = await client.callTool({ name: 'strat_run', arguments: {} }).catch((e: unknown) => e);
@@ -191,7 +212,7 @@ describe('edgeplan as an MCP server at /mcp', () => {
     const message = (misspelt as Error).message;
     expect(message).toContain('Unknown tool "strat_run" (did you mean "start_run"?)');
     expect(message).toContain(
-      'the tools are plan_goal, validate_plan, start_run, get_run, approve_run, cancel_run',
+      'the tools are plan_goal, validate_plan, start_run, list_tools, get_run, approve_run, cancel_run',
     );
     const unrelated = await client
       .callTool({ name: 'edgeplan_deploy', arguments: {} })
