@@ -104,7 +104,8 @@ export class IndexWriter {
       if (indexed?.status !== state.status || indexed.plan_version !== (state.plan?.version ?? null))
         writes.push(indexRunStatement(db, state));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
-        if (have.has(v)) continue;
+        // A plan still streaming in is not a version yet (D1 keeps the first row it gets for one).
+        if (have.has(v) || (state.streaming && v === state.plan?.version)) continue;
         const plan = this.host.plan(v);
         if (plan) writes.push(planVersionStatement(db, state.run_id, plan, knownReason(v), plan.created_at));
       }
