@@ -20,6 +20,15 @@ export class Alarm {
     this.#at = at;
   }
 
+  /** Sets the alarm to exactly `at` (null: none), later than it is too: what was due earlier is gone. */
+  async to(at: number | null): Promise<void> {
+    if (at === null) return this.#clear();
+    this.#at ??= await this.storage.getAlarm();
+    if (this.#at === at) return;
+    await this.storage.setAlarm(at);
+    this.#at = at;
+  }
+
   async #clear(): Promise<void> {
     if (this.#at === null) return;
     this.#at ??= await this.storage.getAlarm();

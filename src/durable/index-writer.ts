@@ -2,6 +2,9 @@
  * The run's rows in D1 — its index row (`GET /v1/runs`) and its plan versions — written by its object
  * after the decisions that change them. The object stays the source of truth: a write that fails is
  * logged, and the rows are made whole again when an instance next loads the run ({@link resync}).
+ * While a write is {@link IndexWriter.owed} the object keeps an alarm armed, so a write lost with its
+ * instance (killed between the commit and the D1 batch) or refused by D1 is made good by the alarm
+ * even when nothing reads the run again — a run that ended just before a crash is listed as ended.
  *
  * A new run's first write waits up to {@link FIRST_WRITE_DELAY_MS} for the next one: a short run
  * then ends with one D1 batch instead of two. Under `wrangler dev` D1 work was the largest single cost
@@ -25,6 +28,8 @@ export type IndexHost = {
   state: () => RunState;
   /** A plan version as the object stored it (for {@link IndexWriter.resync}). */
   plan: (version: number) => Plan | null;
+  /** Nothing is owed to D1 any more (the alarm kept for it can go). */
+  settled?: () => void;
 };
 
 export class IndexWriter {
@@ -33,8 +38,14 @@ export class IndexWriter {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** A {@link resync} under way: later writes go after it, so an older row never lands last. */
   #resyncing: Promise<void> | null = null;
+  #owed = false;
 
   constructor(private readonly host: IndexHost) {}
+
+  /** Rows the object changed that D1 may not have yet (a write is waiting, under way or failed). */
+  get owed(): boolean {
+    return this.#owed;
+  }
 
   /**
    * After a decision: the index row when the status changed (`statusChanged`), the plan versions its
@@ -42,6 +53,15 @@ export class IndexWriter {
    * writes something; decisions that change neither (a chain's step results) do not flush them.
    */
   async record(events: readonly RunEvent[], statusChanged: boolean, defer = false): Promise<void> {
+    if (!this.note(events, statusChanged)) return;
+    return this.write(defer);
+  }
+
+  /**
+   * The first half of {@link record}, synchronous: takes note of what the decision changed and says
+   * whether something is owed to D1 now, so the caller can arm its alarm before writing.
+   */
+  note(events: readonly RunEvent[], statusChanged: boolean): boolean {
     let changed = statusChanged;
     if (statusChanged) this.#rowChanged = true;
     for (const e of events) {
@@ -51,7 +71,12 @@ export class IndexWriter {
         changed = true;
       }
     }
-    if (!changed) return;
+    if (changed) this.#owed = true;
+    return changed;
+  }
+
+  /** The second half of {@link record}: writes now, or (`defer`) with the next change. */
+  async write(defer = false): Promise<void> {
     if (!defer) return this.flush();
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
@@ -75,9 +100,17 @@ export class IndexWriter {
     if (writes.length === 0) return;
     try {
       await db.batch(writes);
+      this.#settled();
     } catch (err) {
       console.error(`run ${state.run_id}: index or plan versions not recorded (${state.status})`, err);
     }
+  }
+
+  /** D1 has everything written so far: nothing owed unless another write started meanwhile. */
+  #settled(): void {
+    if (!this.#owed || this.#rowChanged || this.#versions.length > 0 || this.#timer !== undefined) return;
+    this.#owed = false;
+    this.host.settled?.();
   }
 
   /**
@@ -104,12 +137,16 @@ export class IndexWriter {
       if (indexed?.status !== state.status || indexed.plan_version !== (state.plan?.version ?? null))
         writes.push(indexRunStatement(db, state));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
-        if (have.has(v)) continue;
+        // A plan still streaming in is not a version yet (D1 keeps the first row it gets for one).
+        if (have.has(v) || (state.streaming && v === state.plan?.version)) continue;
         const plan = this.host.plan(v);
         if (plan) writes.push(planVersionStatement(db, state.run_id, plan, knownReason(v), plan.created_at));
       }
       if (writes.length > 0) await db.batch(writes);
+      this.#settled();
     } catch (err) {
+      // Owed until a resync gets through: the object's alarm tries again.
+      this.#owed = true;
       console.error(`run ${state.run_id}: index not resynchronised`, err);
     }
   }

@@ -52,11 +52,18 @@ function metaOf(s: RunState): Meta {
 export function persist(store: SqlStore, state: RunState, events: readonly RunEvent[]): void {
   store.appendEvents(events);
   const journal = new AttemptJournal(store, state);
+  let streamed = false;
   for (const e of events) {
     journal.add(e);
     if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
       store.putPlan(e.payload.plan.version, e.payload.plan.id, e.payload.plan, e.timestamp);
     }
+    if (e.event_type === 'StepStreamed') streamed = true;
+  }
+  // The plan streamed in so far, until PlanAuthored replaces it: without it a new instance would load
+  // no steps, and the stream planned again after a crash would run the steps that had run already.
+  if (streamed && state.streaming && state.plan) {
+    store.putPlan(state.plan.version, state.plan.id, state.plan, state.plan.created_at);
   }
   journal.flush();
   const rows: [string, Partial<StepRuntime>][] = [];

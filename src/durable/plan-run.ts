@@ -65,6 +65,8 @@ export type Continuation = { step_id: string; attempt: number } & Extract<BeginS
 
 /** How often a running inline attempt is checked on, so one lost to an eviction is re-run promptly. */
 const INLINE_RECOVERY_MS = 5_000;
+/** When the run index is tried again while a D1 write is owed (lost with an instance, or refused). */
+const INDEX_RETRY_MS = 10_000;
 
 export class PlanRun extends DurableObject<Env> {
   readonly #store: SqlStore;
@@ -95,6 +97,8 @@ export class PlanRun extends DurableObject<Env> {
       waitUntil: (p) => ctx.waitUntil(p),
       state: () => this.#load()!.state,
       plan: (version) => this.#store.getPlan(version) as Plan | null,
+      // The alarm kept for the write can go (or move to what else is due).
+      settled: () => ctx.waitUntil(this.#arm(this.#machine, true)),
     });
     this.#side = new DurableSideWork({
       ctx,
@@ -353,6 +357,7 @@ export class PlanRun extends DurableObject<Env> {
     this.#alarm.fired();
     const m = this.#load();
     if (!m) return;
+    if (this.#index.owed) await this.#index.resync();
     const now = Date.now();
     this.#inline.recover(m.state);
     await this.#side.recover(now);
@@ -473,11 +478,13 @@ export class PlanRun extends DurableObject<Env> {
     for (const i of inline) this.#inline.start(m.state.run_id, i.stepId, i.attempt, i.begin);
     for (const row of rows) this.#side.start(row);
     broadcast(this.ctx, events);
-    await this.#arm(m);
     // The D1 index and plan versions: awaited, so a read right after sees them — except for a new run,
     // whose first steps (in `outbox`) must not wait on D1, and whose first write waits for its next.
+    // Noted before the alarm is armed, which then covers the write until D1 has it.
     const created = outbox !== undefined;
-    await this.#index.record(events, created || m.state.status !== statusBefore, created);
+    const owed = this.#index.note(events, created || m.state.status !== statusBefore);
+    await this.#arm(m);
+    if (owed) await this.#index.write(created);
   }
 
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
@@ -488,9 +495,11 @@ export class PlanRun extends DurableObject<Env> {
    * The next time the object must wake: a retry or deadline, or a check on inline attempts that an
    * eviction may have lost.
    */
-  async #arm(m: RunMachine): Promise<void> {
+  async #arm(m: RunMachine | null, exactly = false): Promise<void> {
+    if (!m) return;
     const now = Date.now();
     const times = [m.nextWakeAt(), this.#side.nextCheck(now), this.leases.nextExpiry()];
+    if (this.#index.owed) times.push(now + INDEX_RETRY_MS);
     for (const id of m.state.running) {
       if (this.#inline.recoverable(m.state, id)) {
         times.push(now + INLINE_RECOVERY_MS);
@@ -498,6 +507,7 @@ export class PlanRun extends DurableObject<Env> {
       }
     }
     const due = times.filter((t): t is number => t !== null);
-    await this.#alarm.by(due.length > 0 ? Math.min(...due) : null);
+    const at = due.length > 0 ? Math.min(...due) : null;
+    await (exactly ? this.#alarm.to(at) : this.#alarm.by(at));
   }
 }

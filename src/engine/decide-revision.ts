@@ -57,7 +57,10 @@ export function revisionAllowed(state: RunState, ctx: Pick<DecideContext, 'canRe
   const { allow_revision, max_revisions, revision_strategy } = state.config;
   // Automatic triggers ask the planner for a new version; other strategies answer step failures only.
   const replans = revision_strategy === 'replan_remaining' || revision_strategy === 'insert_recovery';
-  return allow_revision && replans && ctx.canRevise && state.revision_count < max_revisions;
+  // Not while the plan still streams in: the stream's whole plan would replace the new version.
+  return (
+    allow_revision && replans && ctx.canRevise && !state.streaming && state.revision_count < max_revisions
+  );
 }
 
 /** The approver's deadline: the configured default action applies when it passes. */

@@ -98,7 +98,9 @@ function decideRunFailure(state: RunState): EventDraft | null {
   const id = first(state.unhandled_failures);
   if (id === undefined) return null;
   const { on_step_failure, continue_on_failure } = state.config;
-  if (on_step_failure === 'replan') return decideRevision(state, id);
+  // A revision (or a question to a person) needs the whole plan: while steps still stream in, a
+  // new version would be overwritten by the stream's own plan when it ends. The failure waits for it.
+  if (on_step_failure === 'replan') return state.streaming ? null : decideRevision(state, id);
   if (on_step_failure === 'skip') {
     return draft(
       'StepSkipped',

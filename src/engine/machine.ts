@@ -201,6 +201,12 @@ export class RunMachine {
           return notNow(s, 'revise its plan', 'running');
         if (s.revising)
           return { code: 'revision_in_progress', message: `Run ${s.run_id} is already being revised` };
+        if (s.streaming)
+          return {
+            code: 'conflict',
+            message: `Run ${s.run_id} is still receiving its plan from the planner; ask for a revision once the plan is complete`,
+            details: { reason: 'plan_streaming', status: s.status, needed: 'the whole plan' },
+          };
         if (s.revision_count >= s.config.max_revisions) {
           return {
             code: 'max_revisions',

@@ -409,6 +409,55 @@ describe('streaming execution', () => {
     expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
   });
 
+  it('revises a step that failed mid-stream only once the stream has ended, on top of the whole plan', () => {
+    const h = harness(
+      null,
+      { execution_mode: 'parallel', on_step_failure: 'replan', retry_failed_steps: 0 },
+      {},
+      { canRevise: true },
+    );
+    send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
+    h.ok('a', 'A');
+    send(h, { type: 'streamed_step', step: step('bad', ['a']), plan_id: 'plan_s' });
+    h.fail('bad', 'broken', false);
+    // More of the plan is on its way: a new version now would be replaced by the stream's plan.
+    expect(h.types()).not.toContain('RevisionRequested');
+    expect(
+      h.machine.handle({ type: 'request_revision', trigger: 'user_request', reason: 'now' }),
+    ).toMatchObject({
+      refused: { code: 'conflict', details: { reason: 'plan_streaming' } },
+    });
+    send(h, { type: 'streamed_step', step: step('c', ['bad']), plan_id: 'plan_s' });
+    const whole: Plan = {
+      id: 'plan_s',
+      version: 1,
+      goal: 'test',
+      strategy: 'flat',
+      steps: [step('a'), step('bad', ['a']), step('c', ['bad'])],
+      created_at: '2026-01-01T00:00:00.000Z',
+    };
+    send(h, { type: 'planned', plan: whole, estimates: null });
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'step_failure', step_id: 'bad' });
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [step('a'), step('fixed', ['a'])]),
+      reason: 'use fixed',
+      kind: 'revision',
+    });
+    h.ok('fixed', 'F');
+    expect(h.state.status).toBe('completed');
+    expect(h.state.plan!.version).toBe(2);
+    expect(h.snapshot().step_results).toEqual({ a: 'A', fixed: 'F' });
+    const types = h.types();
+    expect(types.filter((t) => t === 'PlanAuthored')).toHaveLength(1);
+    expect(types.indexOf('PlanAuthored')).toBeLessThan(types.indexOf('RevisionRequested'));
+    expect(
+      h.events.filter((e) => e.event_type === 'StepScheduled' && e.references.step_id === 'bad'),
+    ).toHaveLength(1);
+    const r = replay(h.events);
+    expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
+  });
+
   it('fails the run when the stream breaks after some steps ran', () => {
     const h = harness(null);
     send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });

@@ -11,8 +11,8 @@ export type Reply =
   | { content: string; model?: string; usage?: { prompt_tokens: number; completion_tokens: number } }
   | { status: number; error: string }
   | { hang: true }
-  /** A streamed answer (`stream: true`): these content pieces as SSE chunks, then usage. */
-  | { stream: string[] };
+  /** A streamed answer (`stream: true`): these content pieces as SSE chunks, then usage; `gap_ms` apart. */
+  | { stream: string[]; gap_ms?: number };
 
 /** What the SDK sent, parsed. */
 export type Sent = {
@@ -51,7 +51,7 @@ export function scriptedLlm(script: Reply[] | Record<string, Reply[]>) {
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
       });
     }
-    if (typeof reply === 'object' && 'stream' in reply) return sse(reply.stream, body.model);
+    if (typeof reply === 'object' && 'stream' in reply) return sse(reply.stream, body.model, reply.gap_ms);
     if (typeof reply === 'object' && 'status' in reply) {
       return Response.json(
         { error: { message: reply.error, type: 'invalid_request_error' } },
@@ -129,7 +129,7 @@ export function planJson(steps?: unknown[]): string {
 }
 
 /** An OpenAI-style server-sent event stream of chat.completion.chunk objects. */
-function sse(pieces: string[], model: string): Response {
+function sse(pieces: string[], model: string, gapMs = 0): Response {
   const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
   const events = [
@@ -138,5 +138,17 @@ function sse(pieces: string[], model: string): Response {
     `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 80, completion_tokens: 30, total_tokens: 110 } })}\n\n`,
     'data: [DONE]\n\n',
   ];
-  return new Response(events.join(''), { headers: { 'Content-Type': 'text/event-stream' } });
+  const headers = { 'Content-Type': 'text/event-stream' };
+  if (gapMs === 0) return new Response(events.join(''), { headers });
+  // A slow model: each chunk a while after the one before.
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const e of events) {
+        controller.enqueue(new TextEncoder().encode(e));
+        await new Promise((r) => setTimeout(r, gapMs));
+      }
+      controller.close();
+    },
+  });
+  return new Response(body, { headers });
 }

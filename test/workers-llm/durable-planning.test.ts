@@ -48,6 +48,37 @@ describe('durable planning', () => {
     expect(await count(runId, 'RunStarted')).toBeLessThanOrEqual(1);
   });
 
+  it('streams the plan again when the object is lost mid-stream, and runs no streamed step twice', async () => {
+    const key = `mid-stream-${Date.now()}`;
+    const counter = {
+      id: 'a',
+      description: 'count',
+      action: 'demo.counter',
+      parameters: { key },
+      dependencies: [],
+    };
+    // A slow model: `a` streams in and runs, then the object dies before `b` arrives.
+    const llm = scriptedLlm([
+      { ...ndjson([counter, echo('b', ['a'])]), gap_ms: 1_000 },
+      ndjson([counter, echo('b', ['a'])]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'count, then echo' });
+    const runId = r.body.run_id as string;
+    await vi.waitFor(async () => expect(await count(runId, 'ToolReturned')).toBe(1), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    await abortAllDurableObjects(); // the stream dies with its instance
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(llm.sent).toHaveLength(2);
+    expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
+    expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
+    expect(await count(runId, 'PlanAuthored')).toBe(1);
+  });
+
   it('ends a run whose LLM call hangs once planning_timeout_s passes, naming the timeout', async () => {
     // Three hung calls: the first and its two retries (backoff 0.5 s, 1 s), each cut at the timeout.
     const llm = scriptedLlm([{ hang: true }, { hang: true }, { hang: true }]);

@@ -172,6 +172,32 @@ describe('planned goal runs revise by default (seed 000: allow_revision defaults
     expect(run.steps.a.attempts).toBe(1);
   });
 
+  it('revises a step that fails while the plan still streams in once the stream ends, and runs nothing twice', async () => {
+    const key = `goal-midstream-${Date.now()}`;
+    const llm = scriptedLlm([
+      // The failing step runs and fails while `after` is still on its way (a slow model).
+      { stream: ndjson([echo('a'), failing(key), echo('after', ['flaky'])]), gap_ms: 150 },
+      plan([echo('a'), echo('instead', ['a'])]), // the revision
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo, then something',
+      config: { retry_failed_steps: 0 },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.plan_version).toBe(2);
+    expect(run.revision_count).toBe(1);
+    expect(run.step_results).toEqual({ a: { id: 'a' }, instead: { id: 'instead' } });
+    const log = await events(r.body.run_id);
+    const types = log.map((e) => e.event_type);
+    expect(types.filter((t) => t === 'PlanAuthored')).toHaveLength(1);
+    expect(types.filter((t) => t === 'PlanUpdated')).toHaveLength(1);
+    expect(types.indexOf('PlanAuthored')).toBeLessThan(types.indexOf('PlanUpdated'));
+    const invoked = log.filter((e) => e.event_type === 'ToolInvoked').map((e) => e.payload.step_id);
+    expect(invoked.sort()).toEqual(['a', 'flaky', 'instead']);
+  });
+
   it('keeps what the caller chose, and a submitted plan still aborts on a failure', async () => {
     const key = `goal-abort-${Date.now()}`;
     setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a'), failing(key)]) }]).fetch);

@@ -3,7 +3,7 @@
  * new run held back briefly to go with the next, and made whole again by the next instance when a
  * write was lost.
  */
-import { abortAllDurableObjects } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
@@ -118,6 +118,56 @@ describe('a run’s rows in D1', () => {
     );
     const plans = await api('GET', `/v1/runs/${runId}/plans`);
     expect(plans.status).toBe(200);
+  });
+
+  it('are made good by the run’s alarm when its last write did not reach D1 and nothing reads the run', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 1_000 } }] },
+      { execution_mode: 'parallel' },
+    );
+    await vi.waitFor(async () => expect((await indexRow(runId))?.status).toBe('running'));
+    const stub = env.PLAN_RUN.getByName(runId);
+    // D1 refuses the object's batches until the run has ended (as if it died before writing them).
+    const db = env.DB;
+    const envOf = (instance: unknown) => (instance as { env: Env }).env;
+    await runInDurableObject(stub, (instance) => {
+      envOf(instance).DB = new Proxy(db, {
+        get: (target, key) =>
+          key === 'batch'
+            ? () => Promise.reject(new Error('D1 is unavailable'))
+            : (Reflect.get(target, key) as unknown),
+      });
+    });
+    await vi.waitFor(
+      async () =>
+        expect(
+          await runInDurableObject(
+            stub,
+            (_i, state) =>
+              state.storage.sql
+                .exec("SELECT count(*) AS n FROM events WHERE event_type = 'RunTerminated'")
+                .one().n,
+          ),
+        ).toBe(1),
+      { timeout: 3_000, interval: 20 },
+    );
+    await runInDurableObject(stub, (instance) => {
+      envOf(instance).DB = db;
+    });
+    expect((await indexRow(runId))?.status).toBe('running');
+    // A new instance with D1 back, woken by its alarm alone (no request reads the run).
+    await abortAllDurableObjects();
+    const again = env.PLAN_RUN.getByName(runId);
+    expect(await runDurableObjectAlarm(again)).toBe(true);
+    await vi.waitFor(
+      async () => expect(await indexRow(runId)).toEqual({ status: 'completed', plan_version: 1 }),
+      {
+        timeout: 2_000,
+        interval: 20,
+      },
+    );
+    // Nothing owed any more: no alarm is left to wake the ended run.
+    expect(await runInDurableObject(again, (_i, state) => state.storage.getAlarm())).toBeNull();
   });
 
   it('are corrected by the next instance when D1 holds a stale status, and left alone when current', async () => {
