@@ -34,6 +34,8 @@ export type ChatCall = {
   retries?: number;
   /** Milliseconds since some fixed point, for latency. */
   now: () => number;
+  /** Redacted from the server's error messages (the API key among them). */
+  secrets?: readonly string[];
 };
 
 export type ChatAnswer =
@@ -77,7 +79,9 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         index++;
         continue;
       }
-      const error = toErrorInfo(toLlmError(err, { model: call.model, baseURL: call.baseURL }));
+      const error = toErrorInfo(
+        toLlmError(err, { model: call.model, baseURL: call.baseURL, secrets: call.secrets }),
+      );
       if (error.retryable && retries > 0 && !call.signal?.aborted) {
         retries--;
         await backoff(RETRY_BASE_MS * 2 ** attempt, call.signal);
