@@ -141,10 +141,11 @@ function streams(s: RunState): boolean {
 
 /** Streaming execution (SPEC §4): streamed steps join the run as they arrive; the whole plan closes it. */
 async function streamPlan(planner: PlanProvider, req: DraftRequest, ctx: SideContext): Promise<MachineInput> {
-  const planId = ctx.ids.id('plan');
+  // Issued again (the first issue stalled or was lost): the steps that streamed in keep their plan.
+  const planId = ctx.state.plan?.id ?? ctx.ids.id('plan');
   let finish: { plan?: Plan; result?: unknown } | undefined;
   try {
-    for await (const y of planner.stream!(req)) {
+    for await (const y of planner.stream!({ ...req, plan_id: planId })) {
       if (isStepYield(y)) await ctx.emit({ type: 'streamed_step', step: y, plan_id: planId });
       else if ('finish' in y && y.finish.plan) finish = y.finish;
     }
@@ -158,7 +159,9 @@ async function streamPlan(planner: PlanProvider, req: DraftRequest, ctx: SideCon
     return { type: 'planning_failed', error };
   }
   const tokens = tokensIn(finish.result);
-  return { type: 'planned', plan: finish.plan, estimates: null, ...(tokens ? { tokens } : {}) };
+  // The steps already ran under planId: the whole plan is that plan, whatever id a provider gave it.
+  const plan = { ...finish.plan, id: planId };
+  return { type: 'planned', plan, estimates: null, ...(tokens ? { tokens } : {}) };
 }
 
 /** What a first plan is asked from: a staged run asks for its first stage. */

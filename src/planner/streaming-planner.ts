@@ -61,7 +61,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (!template.ok) throw new EdgeplanError('invalid_request', template.message);
 
     const planningId = deps.ids.id('planning');
-    const candidate = candidateContext(state, deps, state.plan ? undefined : deps.ids.id('plan'));
+    const candidate = candidateContext(
+      state,
+      deps,
+      state.plan ? undefined : (this.#options.plan_id ?? deps.ids.id('plan')),
+    );
     const prompt = renderPrompt(template.template, state, { streaming: true });
     const temperature = this.#options.temperature;
     const ctx = attemptContext({ planningId, llm, prompt, temperature, candidate, deps });
