@@ -156,7 +156,7 @@ export async function planFromState(
     planningId,
     'planning_failed',
     `Planning failed: ${attempts.length} LLM attempt${attempts.length === 1 ? '' : 's'} (models: ${models}) produced no valid plan` +
-      `${state.plan ? '' : ' and no rule matched the goal'}. Last problem: ${last}. Every attempt is in details.planning_trace.`,
+      `${state.plan ? '' : ' and no rule matched the goal'}. Last problem: ${last.replace(/\.$/, '')}. Every attempt is in details.planning_trace.`,
     trace,
   );
 }

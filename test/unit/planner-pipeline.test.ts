@@ -183,6 +183,13 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     expect(out.tokens.total).toBe(4 * 120);
   });
 
+  it('quotes the last problem as one sentence (no doubled full stop)', async () => {
+    const llm = scriptedLlm(['nope', 'nope']);
+    const out = failed(await planGoal({ goal: 'Write a poem about the sea' }, deps({ fetch: llm.fetch })));
+    expect(out.error.message).toContain('Last problem: No JSON found in the answer;');
+    expect(out.error.message).not.toContain('..');
+  });
+
   it('gives up on a hung endpoint after the per-call timeout and tries the next model', async () => {
     const llm = scriptedLlm({ 'model-a': [{ hang: true }], 'model-b': [planJson()] });
     const out = success(
