@@ -40,8 +40,11 @@ export class ToolError extends Error {
   }
 }
 
-/** Errors as data, the only shape that crosses RPC, queues and the event log intact. */
-export type ErrorInfo = { code: string; message: string; retryable: boolean };
+/**
+ * Errors as data, the only shape that crosses RPC, queues and the event log intact. `details` is
+ * carried where an error promises more (a failed planning's `planning_trace`).
+ */
+export type ErrorInfo = { code: string; message: string; retryable: boolean; details?: unknown };
 
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof ToolError || err instanceof EdgeplanError) {

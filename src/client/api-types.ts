@@ -982,6 +982,8 @@ export interface components {
             code: string;
             message: string;
             retryable: boolean;
+            /** @description More about it; a failed planning: `{planning_trace}`, every attempt */
+            details?: unknown;
         };
         PlanStatus: {
             status: {

@@ -9,7 +9,12 @@ import { SKIP_REASONS } from '../engine/events';
 import type { RunState, StepRuntime } from '../engine/state';
 import { RunStatus, StepStatus, type Plan } from '../plan/model';
 
-const ErrorInfoSchema = z.object({ code: z.string(), message: z.string(), retryable: z.boolean() });
+const ErrorInfoSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  details: z.unknown().optional(),
+});
 
 const StepRuntimeSchema = z.object({
   status: z.enum(StepStatus),

@@ -7,9 +7,10 @@ import type { TokenCount } from '../engine/events';
 import type { SidePorts } from '../engine/side-work';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
-import { createOpenAIClient, readLlmConfig } from '../executor/tools/openai-client';
+import { createOpenAIClient, readLlmConfig, toLlmError } from '../executor/tools/openai-client';
 import { llmFetch } from '../planner/llm-transport';
 import { planningProvider } from '../planner/planning-provider';
+import { secretsOf } from '../planner/redact';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { plannerConfigured } from './planner-config';
 
@@ -46,24 +47,30 @@ async function judgeOutput(
   signal: AbortSignal | undefined,
 ): Promise<{ ok: boolean; reason: string; tokens?: TokenCount }> {
   const client = createOpenAIClient(env, llmFetch(), { timeoutMs });
-  const res = await client.chat.completions.create(
-    {
-      model: readLlmConfig(env)!.model,
-      temperature: 0,
-      messages: [
-        {
-          role: 'system',
-          content:
-            'You check whether a step of a plan produced what it should. Answer with one JSON object {"ok": boolean, "reason": string} and nothing else.',
-        },
-        {
-          role: 'user',
-          content: `Expected output: ${expected}\n\nActual output (JSON): ${JSON.stringify(output).slice(0, 8000)}`,
-        },
-      ],
-    },
-    signal ? { signal } : {},
-  );
+  const config = readLlmConfig(env)!;
+  const res = await client.chat.completions
+    .create(
+      {
+        model: config.model,
+        temperature: 0,
+        messages: [
+          {
+            role: 'system',
+            content:
+              'You check whether a step of a plan produced what it should. Answer with one JSON object {"ok": boolean, "reason": string} and nothing else.',
+          },
+          {
+            role: 'user',
+            content: `Expected output: ${expected}\n\nActual output (JSON): ${JSON.stringify(output).slice(0, 8000)}`,
+          },
+        ],
+      },
+      signal ? { signal } : {},
+    )
+    .catch((err: unknown) => {
+      // The server's words reach the reflection event: with the key redacted (openai-client.ts).
+      throw toLlmError(err, { model: config.model, baseURL: config.baseURL, secrets: secretsOf({ ...env }) });
+    });
   const text = res.choices[0]?.message.content ?? '';
   const parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as {
     ok?: unknown;

@@ -25,6 +25,11 @@ export type DraftRequest = {
   signal?: AbortSignal;
   /** The run's planning options (model, temperature, prompt template, n-best, …). */
   planning?: PlanningOptions;
+  /**
+   * The id the plan must have. A streamed plan's steps run under it before the plan is whole, so the
+   * plan that closes the stream — and its provenance — must carry the same one.
+   */
+  plan_id?: string;
 };
 
 /** What a new version of a running plan is made from. */

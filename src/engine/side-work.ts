@@ -7,6 +7,7 @@
  */
 import type { TokenCount } from './events';
 import { EdgeplanError, toErrorInfo } from '../errors';
+import type { ErrorInfo } from '../errors';
 import { stagesOf, type StageConfig } from '../plan/config';
 import type { IdSource, Plan } from '../plan/model';
 import { isStepYield } from '../planner/contracts';
@@ -63,7 +64,7 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
             estimates: out.estimates,
             ...(out.tokens ? { tokens: out.tokens } : {}),
           }
-        : { type: 'planning_failed', error: out.error };
+        : { type: 'planning_failed', error: withDetails(out.error, out.details) };
     }
     case 'revise': {
       if (!ports.planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
@@ -78,7 +79,10 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
           }
         : {
             type: 'revision_failed',
-            error: { ...out.error, message: `Could not revise the plan (${c.reason}): ${out.error.message}` },
+            error: withDetails(
+              { ...out.error, message: `Could not revise the plan (${c.reason}): ${out.error.message}` },
+              out.details,
+            ),
           };
     }
     case 'approval_requested':
@@ -117,6 +121,14 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
   }
 }
 
+/**
+ * A planning failure with what the planner told about it (`planning_trace`: every attempt, its model,
+ * outcome and findings), which its message points the reader to.
+ */
+function withDetails(error: ErrorInfo, details: unknown): ErrorInfo {
+  return details === undefined ? error : { ...error, details };
+}
+
 /** Side work that threw or never answered: planning and revisions fail as data; the rest keeps waiting. */
 export function failureInput(c: SideCommand, err: unknown): MachineInput | null {
   const error = toErrorInfo(err);
@@ -141,24 +153,31 @@ function streams(s: RunState): boolean {
 
 /** Streaming execution (SPEC §4): streamed steps join the run as they arrive; the whole plan closes it. */
 async function streamPlan(planner: PlanProvider, req: DraftRequest, ctx: SideContext): Promise<MachineInput> {
-  const planId = ctx.ids.id('plan');
+  // Issued again (the first issue stalled or was lost): the steps that streamed in keep their plan.
+  const planId = ctx.state.plan?.id ?? ctx.ids.id('plan');
   let finish: { plan?: Plan; result?: unknown } | undefined;
   try {
-    for await (const y of planner.stream!(req)) {
+    for await (const y of planner.stream!({ ...req, plan_id: planId })) {
       if (isStepYield(y)) await ctx.emit({ type: 'streamed_step', step: y, plan_id: planId });
       else if ('finish' in y && y.finish.plan) finish = y.finish;
     }
   } catch (err) {
     const e = toErrorInfo(err);
     const code = e.code === 'tool_error' ? 'planning_failed' : e.code;
-    return { type: 'planning_failed', error: { ...e, code, retryable: e.retryable && code === 'timeout' } };
+    const error = { ...e, code, retryable: e.retryable && code === 'timeout' };
+    return {
+      type: 'planning_failed',
+      error: withDetails(error, err instanceof EdgeplanError ? err.details : undefined),
+    };
   }
   if (!finish?.plan) {
     const error = { code: 'planning_failed', message: 'The planner streamed no plan', retryable: false };
     return { type: 'planning_failed', error };
   }
   const tokens = tokensIn(finish.result);
-  return { type: 'planned', plan: finish.plan, estimates: null, ...(tokens ? { tokens } : {}) };
+  // The steps already ran under planId: the whole plan is that plan, whatever id a provider gave it.
+  const plan = { ...finish.plan, id: planId };
+  return { type: 'planned', plan, estimates: null, ...(tokens ? { tokens } : {}) };
 }
 
 /** What a first plan is asked from: a staged run asks for its first stage. */

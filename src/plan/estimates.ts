@@ -54,7 +54,8 @@ export function estimatePlan(
     } else {
       duration[i] = stepLatency(step, tool, latencyHistory);
     }
-    tokens += step.estimated_tokens ?? tool?.estimated_tokens ?? 0;
+    // A step with a sub-plan runs the sub-plan, not its action (the default llm.call when it names none).
+    tokens += step.estimated_tokens ?? (step.subplan ? 0 : (tool?.estimated_tokens ?? 0));
   }
   if (tokens === 0 && plan.estimated_total_tokens != null) tokens = plan.estimated_total_tokens;
 

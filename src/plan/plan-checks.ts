@@ -69,7 +69,8 @@ export class PlanChecker {
       const typed = types.findingsOf(i);
       for (let k = 0; k < typed.length; k++) this.#findings.push(typed[k]!);
       // A TEA workflow's parameters are Jinja templates, rendered (and checked by the tool) at run time.
-      if (plan.metadata?.tea === undefined)
+      // A step with a sub-plan runs the sub-plan (agent.dispatch), never its action: nothing to check.
+      if (plan.metadata?.tea === undefined && step.subplan == null)
         this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {

@@ -34,6 +34,8 @@ export type ChatCall = {
   retries?: number;
   /** Milliseconds since some fixed point, for latency. */
   now: () => number;
+  /** Redacted from the server's error messages (the API key among them). */
+  secrets?: readonly string[];
 };
 
 export type ChatAnswer =
@@ -77,10 +79,15 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         index++;
         continue;
       }
-      const error = toErrorInfo(toLlmError(err, { model: call.model, baseURL: call.baseURL }));
-      if (error.retryable && retries > 0 && !call.signal?.aborted) {
+      const error = toErrorInfo(
+        toLlmError(err, { model: call.model, baseURL: call.baseURL, secrets: call.secrets }),
+      );
+      // A server that says when to come back (429/503 Retry-After) is waited for — unless that is
+      // longer than a retry is worth, then the next model is tried instead.
+      const asked = retryAfterMs(err);
+      if (error.retryable && retries > 0 && !call.signal?.aborted && (asked ?? 0) <= MAX_RETRY_AFTER_MS) {
         retries--;
-        await backoff(RETRY_BASE_MS * 2 ** attempt, call.signal);
+        await backoff(Math.max(RETRY_BASE_MS * 2 ** attempt, asked ?? 0), call.signal);
         continue;
       }
       return { ok: false, error, mode, usage: { prompt: 0, completion: 0 }, latency_ms: call.now() - start };
@@ -90,6 +97,25 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
 
 /** The first retry's wait; each next one doubles. */
 const RETRY_BASE_MS = 500;
+/** The longest Retry-After waited for before a retry; a longer one moves on (next model). */
+export const MAX_RETRY_AFTER_MS = 20_000;
+
+/**
+ * How long the server asked to wait, from `retry-after-ms` (OpenAI) or `retry-after` (seconds or an
+ * HTTP date); undefined when it did not say.
+ */
+export function retryAfterMs(err: unknown, now = Date.now()): number | undefined {
+  const headers = (err as { headers?: unknown } | null)?.headers;
+  if (!(headers instanceof Headers)) return undefined;
+  const ms = Number(headers.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
 
 /** Waits `ms`, or less when `signal` aborts (the caller then sees the abort on its next call). */
 function backoff(ms: number, signal: AbortSignal | undefined): Promise<void> {

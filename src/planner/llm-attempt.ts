@@ -74,6 +74,7 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     signal: ctx.signal,
     retries: ctx.retries,
     now: ctx.now,
+    secrets: ctx.secrets,
   });
   const raw = answer.ok ? answer.content : '';
   let parse: ParseResult | null = null;

@@ -257,7 +257,9 @@ const STEP_ALIASES: Record<string, readonly string[]> = {
  */
 function toStep(raw: unknown): Record<string, unknown> {
   if (!isRecord(raw)) return { value: raw };
-  const step: Record<string, unknown> = { ...raw };
+  // A model's null is an omitted field (structured-output modes make optional fields nullable, and
+  // models write "description": null, "action": null for a sub-plan step): the defaults apply.
+  const step: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   const meta = isRecord(step.meta) ? step.meta : {};
   for (const [ours, theirs] of Object.entries(STEP_ALIASES)) {
     if (step[ours] !== undefined) continue;

@@ -43,6 +43,8 @@ export type PlanOptions = {
   n_best?: number | undefined;
   /** false: ask for plain text from the start (no response_format), for servers without JSON modes. */
   structured_output?: boolean | undefined;
+  /** The id a first plan gets (a streamed run's, whose steps ran under it); default a new one. */
+  plan_id?: string | undefined;
 };
 
 /**
@@ -90,7 +92,7 @@ export async function planFromState(
   deps: PlannerDeps,
 ): Promise<PlanningOutcome> {
   const planningId = deps.ids.id('planning');
-  const candidate = candidateContext(state, deps);
+  const candidate = candidateContext(state, deps, state.plan ? undefined : options.plan_id);
   const trace: TraceEntry[] = [];
   const llm = readLlmConfig(deps.env);
 
@@ -154,7 +156,7 @@ export async function planFromState(
     planningId,
     'planning_failed',
     `Planning failed: ${attempts.length} LLM attempt${attempts.length === 1 ? '' : 's'} (models: ${models}) produced no valid plan` +
-      `${state.plan ? '' : ' and no rule matched the goal'}. Last problem: ${last}. Every attempt is in details.planning_trace.`,
+      `${state.plan ? '' : ' and no rule matched the goal'}. Last problem: ${last.replace(/\.$/, '')}. Every attempt is in details.planning_trace.`,
     trace,
   );
 }

@@ -36,9 +36,10 @@ export function planningProvider(deps: PlannerDeps, options: PlanOptions = {}): 
         ),
       ),
     stream: (r) =>
-      new LlmStreamingPlanner(withSignal(r.signal), optionsFor(options, r)).plan(
-        draftState(r, toolsFor(deps, r)),
-      ),
+      new LlmStreamingPlanner(withSignal(r.signal), {
+        ...optionsFor(options, r),
+        ...(r.plan_id !== undefined ? { plan_id: r.plan_id } : {}),
+      }).plan(draftState(r, toolsFor(deps, r))),
   };
 }
 

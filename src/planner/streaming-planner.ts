@@ -61,7 +61,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (!template.ok) throw new EdgeplanError('invalid_request', template.message);
 
     const planningId = deps.ids.id('planning');
-    const candidate = candidateContext(state, deps, state.plan ? undefined : deps.ids.id('plan'));
+    const candidate = candidateContext(
+      state,
+      deps,
+      state.plan ? undefined : (this.#options.plan_id ?? deps.ids.id('plan')),
+    );
     const prompt = renderPrompt(template.template, state, { streaming: true });
     const temperature = this.#options.temperature;
     const ctx = attemptContext({ planningId, llm, prompt, temperature, candidate, deps });
@@ -171,7 +175,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     } catch (err) {
       if (err instanceof StreamLineError)
         end = { outcome: 'parse_error', message: err.message, validation: null };
-      else end = { outcome: 'call_error', message: describeCallError(err, model, llm), validation: null };
+      else
+        end = {
+          outcome: 'call_error',
+          message: describeCallError(err, model, llm, ctx.secrets),
+          validation: null,
+        };
     }
     if (!end && accepted.length === 0) {
       end = { outcome: 'parse_error', message: 'The stream held no step lines', validation: null };
@@ -266,7 +275,7 @@ class StreamLineError extends Error {
   override readonly name = 'StreamLineError';
 }
 
-function describeCallError(err: unknown, model: string, llm: LlmConfig): string {
-  const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL }));
+function describeCallError(err: unknown, model: string, llm: LlmConfig, secrets: readonly string[]): string {
+  const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets }));
   return `${info.code}: ${info.message}`;
 }

@@ -52,6 +52,16 @@ describe('LLM error mapping', () => {
     }
   });
 
+  it('quotes the server without the secrets it echoes (a proxy quoting the key it refused)', () => {
+    const key = 'gw-0123456789abcdef';
+    const said = `Invalid key ${key}`;
+    const err = APIError.generate(401, { message: said }, said, new Headers());
+    const mapped = toLlmError(err, { ...where, secrets: [key] }) as ToolError;
+    expect(mapped.code).toBe('llm_auth_failed');
+    expect(mapped.message).toContain('Invalid key [REDACTED]');
+    expect(mapped.message).not.toContain(key);
+  });
+
   it('passes errors that are not from the SDK through unchanged', () => {
     const err = new Error('other');
     expect(toLlmError(err, where)).toBe(err);

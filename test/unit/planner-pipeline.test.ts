@@ -183,6 +183,13 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     expect(out.tokens.total).toBe(4 * 120);
   });
 
+  it('quotes the last problem as one sentence (no doubled full stop)', async () => {
+    const llm = scriptedLlm(['nope', 'nope']);
+    const out = failed(await planGoal({ goal: 'Write a poem about the sea' }, deps({ fetch: llm.fetch })));
+    expect(out.error.message).toContain('Last problem: No JSON found in the answer;');
+    expect(out.error.message).not.toContain('..');
+  });
+
   it('gives up on a hung endpoint after the per-call timeout and tries the next model', async () => {
     const llm = scriptedLlm({ 'model-a': [{ hang: true }], 'model-b': [planJson()] });
     const out = success(
@@ -398,6 +405,44 @@ describe('strategies', () => {
     expect(llm.sent[1]!.body.messages[3]!.content).toContain('- too_deep:');
     expect(out.plan.strategy).toBe('hierarchical');
     expect(out.plan.steps[0]?.subplan?.steps.map((s) => s.id)).toEqual(['leaf']);
+  });
+
+  it('takes a sub-plan step as the prompt describes it — no action, nulls for what it leaves out — first time', async () => {
+    // What a model following "a step with a sub-plan … needs no action" with a nullable schema writes.
+    const answer = JSON.stringify({
+      goal: null,
+      success_criteria: null,
+      steps: [
+        {
+          id: 'research',
+          description: 'Research the topic',
+          action: null,
+          parameters: {},
+          dependencies: [],
+          expected_output: null,
+          fallback_action: null,
+          subplan: {
+            steps: [
+              {
+                id: 'search',
+                description: null,
+                action: 'demo.echo',
+                parameters: { q: 1 },
+                dependencies: [],
+              },
+            ],
+          },
+        },
+        { id: 'write', description: null, action: 'demo.echo', parameters: {}, dependencies: ['research'] },
+      ],
+    });
+    const llm = scriptedLlm([answer]);
+    const out = success(await planGoal({ goal: 'g', strategy: 'hierarchical' }, deps({ fetch: llm.fetch })));
+    expect(llm.sent).toHaveLength(1); // valid as given: no repair round trip
+    expect(out.planning_trace.map((t) => t.outcome)).toEqual(['ok']);
+    expect(out.plan.steps[0]!.subplan!.steps[0]!.description).toBe('demo.echo');
+    // The sub-plan step's own action never runs: it costs no tokens of its own.
+    expect(out.validation.estimates?.estimated_tokens).toBe(0);
   });
 
   it('plans strategies the engine drives like flat, recording the strategy on the plan', async () => {

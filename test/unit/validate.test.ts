@@ -260,6 +260,12 @@ describe('validatePlan', () => {
     ]);
   });
 
+  it('does not check the parameters of a step with a sub-plan: the sub-plan is what it runs', () => {
+    const r = validate({ steps: [{ id: 'p', parameters: {}, subplan: { steps: [search] } }] });
+    expect(r.errors).toEqual([]);
+    expect(r.valid).toBe(true);
+  });
+
   it('validates sub-plans with their own namespace and reports findings under the parent', () => {
     const r = validate({
       steps: [

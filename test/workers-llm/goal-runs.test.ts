@@ -486,3 +486,37 @@ describe('hierarchical goals', () => {
     expect(run.step_results.write).toEqual({ from: 'read' });
   });
 });
+
+describe('a goal run whose planning fails', () => {
+  it('carries the planning trace its error message points to, attempt by attempt', async () => {
+    setLlmFetch(scriptedLlm(['no json here', 'still nothing']).fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'plan my holiday',
+      config: { require_plan_approval: true },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.error.code).toBe('planning_failed');
+    expect(run.error.message).toContain('details.planning_trace');
+    const trace = run.error.details.planning_trace as {
+      planner: string;
+      outcome: string;
+      message?: string;
+    }[];
+    expect(trace.map((t) => [t.planner, t.outcome])).toEqual([
+      ['llm', 'parse_error'],
+      ['llm', 'parse_error'],
+      ['rules', 'no_match'],
+    ]);
+    expect(trace[0]!.message).toContain('No JSON found');
+    const terminated = (await events(r.body.run_id)).find((e) => e.event_type === 'RunTerminated')!;
+    expect(terminated.payload.error.details.planning_trace).toHaveLength(3);
+  });
+
+  it('carries it when the streamed plan fails too', async () => {
+    setLlmFetch(scriptedLlm([{ stream: ['no json here'] }, 'still nothing', 'nothing again']).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'plan my holiday' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.error.code).toBe('planning_failed');
+    expect(run.error.details.planning_trace.length).toBeGreaterThan(0);
+  });
+});

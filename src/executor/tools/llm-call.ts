@@ -6,6 +6,7 @@ import type OpenAI from 'openai';
 import { z } from 'zod';
 import { ToolError } from '../../errors';
 import { defineTool } from '../registry';
+import { secretsOf } from '../../planner/redact';
 import { createOpenAIClient, readLlmConfig, toLlmError, LLM_NOT_CONFIGURED_MESSAGE } from './openai-client';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -85,7 +86,7 @@ export const llmCall = defineTool({
         { signal: ctx.signal },
       );
     } catch (err) {
-      throw toLlmError(err, { model, baseURL: config.baseURL });
+      throw toLlmError(err, { model, baseURL: config.baseURL, secrets: secretsOf({ ...ctx.env }) });
     }
 
     const usage = {

@@ -10,6 +10,7 @@ import OpenAI, {
   OpenAIError,
 } from 'openai';
 import { ToolError } from '../../errors';
+import { redactSecrets } from '../../planner/redact';
 
 /** The variables the LLM configuration is read from (strings; anything else counts as unset). */
 export type LlmEnv = {
@@ -76,11 +77,28 @@ export function createOpenAIClient(
 }
 
 /**
+ * Where a call went, for error messages; `secrets` (the API key among them, `secretsOf(env)`) are
+ * redacted from whatever the server said.
+ */
+export type LlmCallSite = { model: string; baseURL?: string | undefined; secrets?: readonly string[] };
+
+/**
  * Maps an SDK error to a ToolError with a stable code: 429, 408, 5xx, timeouts and connection
  * failures are retryable; other 4xx (bad request, auth, unknown model) are not. Other values pass
- * through unchanged.
+ * through unchanged. The server's words are quoted with the API key and credential-shaped strings
+ * redacted: some OpenAI-compatible servers echo the key they refused ("Incorrect API key provided:
+ * sk-…"), and the message ends up in step errors, events and the dashboard.
  */
-export function toLlmError(err: unknown, where: { model: string; baseURL?: string | undefined }): unknown {
+export function toLlmError(err: unknown, where: LlmCallSite): unknown {
+  const mapped = mapLlmError(err, where);
+  if (!(mapped instanceof ToolError)) return mapped;
+  const message = redactSecrets(mapped.message, where.secrets);
+  return message === mapped.message
+    ? mapped
+    : new ToolError(mapped.code, message, { retryable: mapped.retryable });
+}
+
+function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   const target = `${where.baseURL ?? 'api.openai.com'} (model ${where.model})`;
   if (err instanceof APIConnectionTimeoutError) {
     return new ToolError('timeout', `LLM request to ${target} timed out`);

@@ -15,6 +15,10 @@ export const ErrorInfoSchema = z
     code: z.string().openapi({ example: 'timeout' }),
     message: z.string(),
     retryable: z.boolean(),
+    details: z
+      .unknown()
+      .optional()
+      .openapi({ description: 'More about it; a failed planning: `{planning_trace}`, every attempt' }),
   })
   .openapi('ErrorInfo');
 
