@@ -3365,7 +3365,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Versions, oldest first */
+            /** @description Versions, oldest first; none while the plan is being made or when planning failed */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -68,6 +68,14 @@ const INLINE_RECOVERY_MS = 5_000;
 /** When the run index is tried again while a D1 write is owed (lost with an instance, or refused). */
 const INDEX_RETRY_MS = 10_000;
 
+/**
+ * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
+ * again) but not a version yet — listing or caching it would show a plan its run has not authored.
+ */
+function streamingVersion(m: RunMachine): number | undefined {
+  return m.state.streaming ? m.state.plan?.version : undefined;
+}
+
 export class PlanRun extends DurableObject<Env> {
   readonly #store: SqlStore;
   #machine: RunMachine | null = null;
@@ -195,13 +203,20 @@ export class PlanRun extends DurableObject<Env> {
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
   planVersion(version: number): Plan | null {
-    return this.#load() ? (this.#store.getPlan(version) as Plan | null) : null;
+    const m = this.#load();
+    if (!m || version === streamingVersion(m)) return null;
+    return this.#store.getPlan(version) as Plan | null;
   }
 
   /** The versions the run has had, as its object keeps them (a version's reason is D1's to know). */
   planVersions(): PlanVersionRow[] | null {
-    if (!this.#load()) return null;
-    return this.#store.listPlans().map((p) => ({ ...p, reason: knownReason(p.version) }));
+    const m = this.#load();
+    if (!m) return null;
+    const streaming = streamingVersion(m);
+    return this.#store
+      .listPlans()
+      .filter((p) => p.version !== streaming)
+      .map((p) => ({ ...p, reason: knownReason(p.version) }));
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {

@@ -45,16 +45,17 @@ export function knownReason(version: number): string | null {
 
 /**
  * A run's versions from D1 — or, when D1 has none yet (a new run's first write waits up to 250 ms,
- * src/durable/index-writer.ts) or a write was lost, from the run's object.
+ * src/durable/index-writer.ts) or a write was lost, from the run's object; null when there is no such
+ * run (an empty list: a run whose plan is still being made, or whose planning failed).
  */
-export async function listPlanVersions(env: Env, runId: string): Promise<PlanVersionRow[]> {
+export async function listPlanVersions(env: Env, runId: string): Promise<PlanVersionRow[] | null> {
   const { results } = await env.DB.prepare(
     'SELECT version, plan_id, reason, created_at FROM plan_versions WHERE run_id = ? ORDER BY version',
   )
     .bind(runId)
     .all<PlanVersionRow>();
   if (results.length > 0) return results;
-  return (await env.PLAN_RUN.getByName(runId).planVersions()) ?? [];
+  return env.PLAN_RUN.getByName(runId).planVersions();
 }
 
 export async function getPlanVersion(env: Env, runId: string, version: number): Promise<Plan | null> {

@@ -50,6 +50,32 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     const run = await waitForRun(r.body.run_id);
     expect(run.status).toBe('failed');
     expect(run.error.code).toBe('planning_failed');
+    // The run exists and has had no plan: its versions are none, not a 404.
+    const versions = await api('GET', `/v1/runs/${r.body.run_id}/plans`);
+    expect(versions.status).toBe(200);
+    expect(versions.body).toEqual({ run_id: r.body.run_id, versions: [] });
+    expect((await api('GET', '/v1/runs/run_nosuchrun0000/plans')).status).toBe(404);
+  });
+
+  it('lists no version and serves none while the plan still streams in', async () => {
+    const llm = scriptedLlm([{ stream: ndjson([echo('a'), echo('b', ['a'])]), gap_ms: 400 }]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo slowly',
+      config: { execution_mode: 'sequential' },
+    });
+    const id = r.body.run_id as string;
+    await waitForRun(id, (x) => x.plan?.steps?.length >= 1);
+    const during = await api('GET', `/v1/runs/${id}/plans`);
+    const first = await api('GET', `/v1/runs/${id}/plans/1`);
+    const streamingStill = (await api('GET', `/v1/runs/${id}`)).body.status !== 'completed';
+    expect(during.body.versions).toEqual([]);
+    expect(first.status).toBe(404);
+    expect(streamingStill).toBe(true);
+    await waitForRun(id);
+    // Once authored, version 1 is the whole plan (a partial one was not cached on the way).
+    const after = await api('GET', `/v1/runs/${id}/plans/1`);
+    expect(after.body.steps.map((s: { id: string }) => s.id)).toEqual(['a', 'b']);
   });
 });
 

@@ -231,6 +231,12 @@ export function registerManage(program: Command, context: () => Context, done: D
       }
       const list = await ctx.client.listPlanVersions(id);
       if (ctx.json) return (ctx.printJson(list), done(EXIT.ok));
+      if (list.versions.length === 0) {
+        ctx.print(
+          `No plan versions yet: ${id} is being planned, or its planning failed (edgeplan runs show ${id}).`,
+        );
+        return done(EXIT.ok);
+      }
       ctx.print(
         table([
           ['VERSION', 'CREATED', 'REASON'],

@@ -107,7 +107,7 @@ const listPlans = createRoute({
   request: { params: RunIdParamSchema },
   responses: {
     200: {
-      description: 'Versions, oldest first',
+      description: 'Versions, oldest first; none while the plan is being made or when planning failed',
       content: { 'application/json': { schema: PlanVersionListSchema } },
     },
     ...errorResponses(401, 404),
@@ -187,8 +187,9 @@ export function registerRunRevisionRoutes(app: App): void {
 
   app.openapi(listPlans, async (c) => {
     const id = c.req.valid('param').id;
-    const versions = stubFor(c) ? await listPlanVersions(c.env, id) : [];
-    return versions.length ? c.json({ run_id: id, versions }, 200) : notFound(c);
+    // An empty list for a run with no plan yet (planning, or planning failed); 404 for no run.
+    const versions = stubFor(c) ? await listPlanVersions(c.env, id) : null;
+    return versions ? c.json({ run_id: id, versions }, 200) : notFound(c);
   });
 
   app.openapi(getPlan, async (c) => {

@@ -62,6 +62,8 @@ export function Versions({
   };
 
   if (!list) return <p class="muted">{error ?? 'Loading versions…'}</p>;
+  if (list.versions.length === 0)
+    return <p class="muted">No plan version yet: the plan is being made, or planning failed.</p>;
   const options = list.versions.map((v) => (
     <option key={v.version} value={v.version}>
       v{v.version}
