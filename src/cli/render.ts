@@ -148,8 +148,11 @@ export function eventLine(e: RunEvent): string {
       case 'PlanAuthored':
       case 'PlanUpdated':
         return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
-      case 'RunTerminated':
-        return `${e.payload.status}: ${e.payload.reason}`;
+      case 'RunTerminated': {
+        // The reason is a code (`planning_failed`); the error says what happened.
+        const message = e.payload.error?.message;
+        return `${e.payload.status}: ${e.payload.reason}${message && message !== e.payload.reason ? ` — ${message}` : ''}`;
+      }
       case 'InputRequested':
         return e.payload.prompt ?? e.payload.reason;
       case 'ThoughtAdded':

@@ -192,6 +192,16 @@ describe('the live view', () => {
       ),
     );
     expect(line).toBe('  10  10:00:00.042  ToolReturned        a  error timeout 12ms');
+    const failed = eventLine(
+      ev('RunTerminated', {
+        status: 'failed',
+        reason: 'planning_failed',
+        error: { code: 'planning_failed', message: 'No model produced a valid plan', retryable: false },
+      }),
+    );
+    expect(failed).toMatch(/RunTerminated\s+failed: planning_failed — No model produced a valid plan$/);
+    const done = eventLine(ev('RunTerminated', { status: 'completed', reason: 'all steps completed' }));
+    expect(done).toMatch(/RunTerminated\s+completed: all steps completed$/);
   });
 });
 
