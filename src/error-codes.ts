@@ -215,6 +215,10 @@ export const ERROR_CODES = {
   llm_unreachable: { status: null, about: 'The LLM endpoint could not be reached.' },
   llm_empty_response: { status: null, about: 'The LLM answered with no content.' },
   llm_error: { status: null, about: 'Any other LLM failure.' },
+  judge_unreadable: {
+    status: null,
+    about: "The LLM judge's answer holds no JSON object with a boolean verdict (ok); the output stands.",
+  },
   mcp_config_invalid: {
     status: null,
     about: 'An MCP_SERVERS entry (or mcpTools option) that is malformed; the message names it.',

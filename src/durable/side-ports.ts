@@ -8,6 +8,7 @@ import type { SidePorts } from '../engine/side-work';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { createOpenAIClient, readLlmConfig, toLlmError } from '../executor/tools/openai-client';
+import { parseVerdict } from '../planner/judge-verdict';
 import { llmFetch } from '../planner/llm-transport';
 import { planningProvider } from '../planner/planning-provider';
 import { secretsOf } from '../planner/redact';
@@ -71,14 +72,9 @@ async function judgeOutput(
       // The server's words reach the reflection event: with the key redacted (openai-client.ts).
       throw toLlmError(err, { model: config.model, baseURL: config.baseURL, secrets: secretsOf({ ...env }) });
     });
-  const text = res.choices[0]?.message.content ?? '';
-  const parsed = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)) as {
-    ok?: unknown;
-    reason?: unknown;
-  };
+  const verdict = parseVerdict(res.choices[0]?.message.content ?? '');
   return {
-    ok: parsed.ok !== false,
-    reason: typeof parsed.reason === 'string' ? parsed.reason : 'no reason given',
+    ...verdict,
     ...(res.usage
       ? { tokens: { prompt: res.usage.prompt_tokens, completion: res.usage.completion_tokens } }
       : {}),

@@ -53,7 +53,15 @@ export type MachineInput =
   /** New information or the answer the run waits for (`POST /input`). */
   | { type: 'input'; input: unknown }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
-  | { type: 'judged'; step_id: string; ok: boolean; reason: string; tokens?: TokenCount }
+  | {
+      type: 'judged';
+      step_id: string;
+      ok: boolean;
+      reason: string;
+      tokens?: TokenCount;
+      /** The judge could not answer: the output stands, but ReAct's exit criteria are not met. */
+      unanswered?: boolean;
+    }
   /** The approval webhook was tried once (recorded while the plan still awaits approval). */
   | {
       type: 'webhook_attempted';

@@ -62,16 +62,19 @@ export function thoughtEvent(n: number, turn: ReactTurn): EventDraft<'ThoughtAdd
  */
 export function exitVerdict(
   s: RunState,
-  v: { step_id: string; ok: boolean; reason: string; tokens?: TokenCount },
+  v: { step_id: string; ok: boolean; reason: string; tokens?: TokenCount; unanswered?: boolean },
 ): EventDraft<'ReflectionAdded'> | null {
   if (s.plan?.strategy !== 'react' || s.plan.steps[s.graph!.index.get(v.step_id)!]?.expected_output)
     return null;
+  // A judge that could not answer has not found the criteria met: the loop goes on (max_turns bounds it).
+  const met = v.ok && v.unanswered !== true;
+  const reason = v.unanswered ? v.reason.replace(/; the output stands$/, '') : v.reason;
   return {
     type: 'ReflectionAdded',
     payload: {
       step_id: v.step_id,
-      reflection: `Exit criteria ${v.ok ? 'met' : 'not met yet'} after "${v.step_id}": ${v.reason}`,
-      exit_criteria_met: v.ok,
+      reflection: `Exit criteria ${met ? 'met' : 'not met yet'} after "${v.step_id}": ${reason}`,
+      exit_criteria_met: met,
       ...(v.tokens ? { tokens: v.tokens } : {}),
     },
     references: { step_id: v.step_id },

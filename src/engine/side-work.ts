@@ -114,8 +114,7 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
         };
       } catch (err) {
         // A judge that cannot answer says nothing against the step.
-        const reason = `the judge could not answer (${toErrorInfo(err).message}); the output stands`;
-        return { type: 'judged', step_id: c.step_id, ok: true, reason };
+        return unanswered(c.step_id, toErrorInfo(err));
       }
     }
   }
@@ -134,11 +133,14 @@ export function failureInput(c: SideCommand, err: unknown): MachineInput | null 
   const error = toErrorInfo(err);
   if (c.type === 'plan') return { type: 'planning_failed', error };
   if (c.type === 'revise') return { type: 'revision_failed', error };
-  if (c.type === 'judge') {
-    const reason = `the judge could not answer (${error.message}); the output stands`;
-    return { type: 'judged', step_id: c.step_id, ok: true, reason };
-  }
+  if (c.type === 'judge') return unanswered(c.step_id, error);
   return null;
+}
+
+/** A judge that could not answer says nothing against the step, nor that an exit criterion is met. */
+function unanswered(stepId: string, error: ErrorInfo): MachineInput {
+  const reason = `the judge could not answer (${error.message}); the output stands`;
+  return { type: 'judged', step_id: stepId, ok: true, reason, unanswered: true };
 }
 
 /**

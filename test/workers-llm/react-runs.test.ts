@@ -98,6 +98,36 @@ describe('react runs: one tool call per turn', () => {
     expect(run.token_usage.total_tokens).toBe(4 * 120);
   });
 
+  it('does not end the loop on a verdict it cannot read, and reads a "met" verdict as the judge meant it', async () => {
+    const llm = scriptedLlm([
+      plan([act('search', 'find it')], { success_criteria: 'the answer is known' }),
+      'I think it is probably fine.', // after `search`: no verdict at all — not a pass
+      plan([act('search', 'x'), act('read', 'read the lead', ['search'])], {
+        success_criteria: 'the answer is known',
+      }),
+      JSON.stringify({ met: false, reason: 'not yet' }), // after `read`: a synonym, and a "no"
+      plan([act('search', 'x'), act('read', 'x', ['search']), act('ask', 'ask', ['read'])], {
+        success_criteria: 'the answer is known',
+      }),
+      JSON.stringify({ met: true, reason: 'asked and answered' }),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'find the answer', config: { strategy: 'react' } });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect((await trace(r.body.run_id)).filter((t) => t.startsWith('exit'))).toEqual([
+      'exit false',
+      'exit false',
+      'exit true',
+    ]);
+    const reflections = (await events(r.body.run_id)).filter((e) => e.event_type === 'ReflectionAdded');
+    expect(reflections[0]!.payload.reflection).toMatch(
+      /^Exit criteria not met yet after "search": the judge could not answer \(The judge's answer holds no JSON object/,
+    );
+    expect(reflections[1]!.payload.reflection).toBe('Exit criteria not met yet after "read": not yet');
+    expect(Object.keys(run.step_results).sort()).toEqual(['ask', 'read', 'search']);
+  });
+
   it('fails with turn_budget_exhausted when the model still acts after max_turns', async () => {
     setLlmFetch(
       scriptedLlm([
