@@ -12,7 +12,8 @@ export type Reply =
   | { status: number; error: string }
   | { hang: true }
   /** A streamed answer (`stream: true`): these content pieces as SSE chunks, then usage; `gap_ms` apart. */
-  | { stream: string[]; gap_ms?: number };
+  /** `stall`: the pieces, then nothing more — the stream stays open and silent. */
+  | { stream: string[]; gap_ms?: number; stall?: boolean };
 
 /** What the SDK sent, parsed. */
 export type Sent = {
@@ -51,7 +52,8 @@ export function scriptedLlm(script: Reply[] | Record<string, Reply[]>) {
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
       });
     }
-    if (typeof reply === 'object' && 'stream' in reply) return sse(reply.stream, body.model, reply.gap_ms);
+    if (typeof reply === 'object' && 'stream' in reply)
+      return reply.stall ? stalled(reply.stream, body.model) : sse(reply.stream, body.model, reply.gap_ms);
     if (typeof reply === 'object' && 'status' in reply) {
       return Response.json(
         { error: { message: reply.error, type: 'invalid_request_error' } },
@@ -129,6 +131,20 @@ export function planJson(steps?: unknown[]): string {
 }
 
 /** An OpenAI-style server-sent event stream of chat.completion.chunk objects. */
+/** A stream that sends `pieces` and then nothing, never ending (until its reader gives up). */
+function stalled(pieces: string[], model: string): Response {
+  const text = pieces
+    .map(
+      (content) =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`,
+    )
+    .join('');
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(new TextEncoder().encode(text)),
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+}
+
 function sse(pieces: string[], model: string, gapMs = 0): Response {
   const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;

@@ -57,6 +57,22 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect((await api('GET', '/v1/runs/run_nosuchrun0000/plans')).status).toBe(404);
   });
 
+  it('gives up on a stream that goes silent for planning_timeout_s, instead of waiting on it', async () => {
+    setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a')]), stall: true }]).fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo, then stall',
+      config: { execution_mode: 'sequential', planning_timeout_s: 0.5 },
+    });
+    // A stream that ran a step cannot be asked again from the start: the run fails, saying why.
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('planning_failed');
+    expect(run.error.message).toMatch(
+      /The plan stream failed after 1 accepted step: timeout: LLM at \S+ sent nothing for 0\.5 s after its headers/,
+    );
+    expect(run.step_results.a).toEqual({ id: 'a' });
+  });
+
   it('lists no version and serves none while the plan still streams in', async () => {
     const llm = scriptedLlm([{ stream: ndjson([echo('a'), echo('b', ['a'])]), gap_ms: 400 }]);
     setLlmFetch(llm.fetch);

@@ -11,6 +11,7 @@ import OpenAI, {
 } from 'openai';
 import { ToolError } from '../../errors';
 import { redactSecrets } from '../../planner/redact';
+import { idleBodyFetch } from './idle-body';
 
 /** The variables the LLM configuration is read from (strings; anything else counts as unset). */
 export type LlmEnv = {
@@ -61,7 +62,10 @@ export function createOpenAIClient(
 ): OpenAI {
   const config = readLlmConfig(env);
   if (!config) throw new ToolError('llm_not_configured', LLM_NOT_CONFIGURED_MESSAGE, { retryable: false });
-  const doFetch = fetchImpl ?? fetch;
+  const timeout = opts.timeoutMs ?? 120_000;
+  const target = `LLM at ${config.baseURL ?? 'api.openai.com'}`;
+  // The SDK's timeout covers the wait for headers; the body is held to the same time between chunks.
+  const doFetch = idleBodyFetch((input, init) => (fetchImpl ?? fetch)(input, init), timeout, target);
   return new OpenAI({
     // Local servers (Ollama, vLLM) need no key, but the SDK insists on one.
     apiKey: config.apiKey ?? 'unused',
@@ -72,7 +76,7 @@ export function createOpenAIClient(
     // Wrapped so the runtime's fetch is never called with the SDK as `this`.
     fetch: (input, init) => doFetch(input, init),
     maxRetries: 0,
-    timeout: opts.timeoutMs ?? 120_000,
+    timeout,
   });
 }
 
