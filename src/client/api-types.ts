@@ -1679,6 +1679,10 @@ export interface components {
                 reason: string;
                 final_output?: unknown;
                 error?: components["schemas"]["ErrorInfo"];
+                tokens?: {
+                    prompt: number;
+                    completion: number;
+                };
             };
         };
         RunValue: {

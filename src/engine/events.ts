@@ -143,11 +143,13 @@ export type EventPayloads = {
   StageCompleted: { stage: string; output?: unknown };
   /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */
   InputReceived: { input: unknown; step_id?: string };
+  /** `tokens`: what a failed planning or revision spent (counted in the run's usage). */
   RunTerminated: {
     status: Extract<RunStatus, 'completed' | 'failed' | 'aborted' | 'cancelled'>;
     reason: string;
     final_output?: unknown;
     error?: ErrorInfo;
+    tokens?: TokenCount;
   };
 };
 

@@ -269,6 +269,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.final_output = p.final_output ?? null;
       state.error = p.error ?? null;
       state.termination_reason = p.reason;
+      addTokens(state, p.tokens);
       state.streaming = false;
       state.ready.clear();
       // Steps that never started can no longer run: skipped, saying why (a retry reopens them).

@@ -39,7 +39,7 @@ export type MachineInput =
   | { type: 'resume'; step_id?: string }
   /** The planner delivered the plan of a run created from a goal (already validated). */
   | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
-  | { type: 'planning_failed'; error: ErrorInfo }
+  | { type: 'planning_failed'; error: ErrorInfo; tokens?: TokenCount }
   /** A step streamed in from the planner, validated on arrival (its dependencies streamed in before it). */
   | { type: 'streamed_step'; step: PlanStep; plan_id: string }
   /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
@@ -47,7 +47,7 @@ export type MachineInput =
   /** A new plan version (validated): a revision's result, or a rollback. */
   | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
   /** With `error.code` {@link REVISION_DECLINED} the reviser chose to stop: the run ends `aborted`. */
-  | { type: 'revision_failed'; error: ErrorInfo }
+  | { type: 'revision_failed'; error: ErrorInfo; tokens?: TokenCount }
   /** A user asks for a revision (`POST /replan`), or new information calls for one. */
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */

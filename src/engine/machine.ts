@@ -124,7 +124,12 @@ export class RunMachine {
         if (s.status !== 'planning' && !s.streaming) return notNow(s, 'fail planning', 'planning');
         emit({
           type: 'RunTerminated',
-          payload: { status: 'failed', reason: 'planning_failed', error: input.error },
+          payload: {
+            status: 'failed',
+            reason: 'planning_failed',
+            error: input.error,
+            ...(input.tokens ? { tokens: input.tokens } : {}),
+          },
         });
         return;
       case 'approval': {
@@ -192,6 +197,7 @@ export class RunMachine {
             status: declined ? 'aborted' : 'failed',
             reason: declined ? REVISION_DECLINED : 'revision_failed',
             error: input.error,
+            ...(input.tokens ? { tokens: input.tokens } : {}),
           },
         });
         return;

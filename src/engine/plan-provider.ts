@@ -51,7 +51,7 @@ export type ReviseRequest = DraftRequest & {
 /** A validated plan (a revision: the same id, the next version), or why there is none. */
 export type PlanAttempt =
   | { ok: true; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }
-  | { ok: false; error: ErrorInfo; details?: unknown };
+  | { ok: false; error: ErrorInfo; details?: unknown; tokens?: TokenCount };
 
 /**
  * A source of plans for {@link LocalRunner}. `pipelineProvider` wraps the LLM pipeline,

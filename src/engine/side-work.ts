@@ -64,7 +64,11 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
             estimates: out.estimates,
             ...(out.tokens ? { tokens: out.tokens } : {}),
           }
-        : { type: 'planning_failed', error: withDetails(out.error, out.details) };
+        : {
+            type: 'planning_failed',
+            error: withDetails(out.error, out.details),
+            ...(out.tokens ? { tokens: out.tokens } : {}),
+          };
     }
     case 'revise': {
       if (!ports.planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
@@ -83,6 +87,7 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
               { ...out.error, message: `Could not revise the plan (${c.reason}): ${out.error.message}` },
               out.details,
             ),
+            ...(out.tokens ? { tokens: out.tokens } : {}),
           };
     }
     case 'approval_requested':
@@ -167,9 +172,12 @@ async function streamPlan(planner: PlanProvider, req: DraftRequest, ctx: SideCon
     const e = toErrorInfo(err);
     const code = e.code === 'tool_error' ? 'planning_failed' : e.code;
     const error = { ...e, code, retryable: e.retryable && code === 'timeout' };
+    const details = err instanceof EdgeplanError ? err.details : undefined;
+    const tokens = tokensIn(details);
     return {
       type: 'planning_failed',
-      error: withDetails(error, err instanceof EdgeplanError ? err.details : undefined),
+      error: withDetails(error, details),
+      ...(tokens ? { tokens } : {}),
     };
   }
   if (!finish?.plan) {

@@ -112,7 +112,9 @@ export function revisionState(r: ReviseRequest, tools: ToolDescription[]): Plann
 export function planAttemptOf(out: PlanningOutcome): PlanAttempt {
   if (!out.ok) {
     const { code, message, retryable, details } = out.error;
-    return { ok: false, error: { code, message, retryable }, details };
+    // What the failed attempts spent still counts toward the run's usage and budget.
+    const tokens = { prompt: out.tokens.prompt, completion: out.tokens.completion };
+    return { ok: false, error: { code, message, retryable }, details, tokens };
   }
   return {
     ok: true,

@@ -208,7 +208,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         'planning_failed',
         `The plan stream failed after ${accepted.length} accepted step${accepted.length === 1 ? '' : 's'}: ${end.message ?? end.outcome}`,
         {
-          details: { planning_trace: [trace], accepted_steps: last.plan!.steps.map((s) => s.id) },
+          // `tokens`: what the stream spent, which the run counts though it failed.
+          details: {
+            planning_trace: [trace],
+            accepted_steps: last.plan!.steps.map((s) => s.id),
+            tokens: usage,
+          },
           retryable: true,
         },
       );
@@ -255,17 +260,17 @@ export class LlmStreamingPlanner implements StreamingPlanner {
    */
   async *#whole(state: PlannerState, spent: TokenCount): AsyncIterable<PlanYield> {
     const out = await planFromState(state, this.#options, this.#deps);
-    if (!out.ok) {
-      throw new EdgeplanError(out.error.code, out.error.message, {
-        details: out.error.details,
-        retryable: out.error.retryable,
-      });
-    }
-    yield* out.plan.steps;
     const tokens = {
       prompt: spent.prompt + out.tokens.prompt,
       completion: spent.completion + out.tokens.completion,
     };
+    if (!out.ok) {
+      throw new EdgeplanError(out.error.code, out.error.message, {
+        details: { ...out.error.details, tokens },
+        retryable: out.error.retryable,
+      });
+    }
+    yield* out.plan.steps;
     yield { finish: { plan: out.plan, result: { tokens } } };
   }
 }

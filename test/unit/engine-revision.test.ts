@@ -153,9 +153,14 @@ describe('revision', () => {
     send(h, {
       type: 'revision_failed',
       error: { code: 'planning_unavailable', message: 'no planner', retryable: false },
+      tokens: { prompt: 300, completion: 40 },
     });
     expect(h.state.status).toBe('failed');
     expect(h.state.error?.code).toBe('planning_unavailable');
+    // What the failed revision spent is the run's too, live and replayed from the events.
+    const spent = { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 };
+    expect(h.state.token_usage).toEqual(spent);
+    expect(replay(h.events).state.token_usage).toEqual(spent);
   });
 
   it('skip_and_continue skips the failed step; abort stops with partial results', () => {

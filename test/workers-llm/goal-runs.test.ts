@@ -50,6 +50,13 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     const run = await waitForRun(r.body.run_id);
     expect(run.status).toBe('failed');
     expect(run.error.code).toBe('planning_failed');
+    // What the failed attempts spent is counted, as a plan's would have been.
+    const trace = run.error.details.planning_trace as { tokens?: { prompt: number; completion: number } }[];
+    const spent = trace.reduce((n, a) => n + (a.tokens ? a.tokens.prompt + a.tokens.completion : 0), 0);
+    expect(spent).toBeGreaterThan(0);
+    expect(run.token_usage.total_tokens).toBe(spent);
+    const ended = (await events(r.body.run_id)).at(-1)!;
+    expect(ended).toMatchObject({ event_type: 'RunTerminated', payload: { tokens: expect.any(Object) } });
     // The run exists and has had no plan: its versions are none, not a 404.
     const versions = await api('GET', `/v1/runs/${r.body.run_id}/plans`);
     expect(versions.status).toBe(200);
@@ -70,6 +77,7 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect(run.error.message).toMatch(
       /The plan stream failed after 1 accepted step: timeout: LLM at \S+ sent nothing for 0\.5 s after its headers/,
     );
+    expect(run.token_usage.total_tokens).toBe(0); // the stalled stream never reported its usage
     expect(run.step_results.a).toEqual({ id: 'a' });
   });
 
@@ -560,5 +568,10 @@ describe('a goal run whose planning fails', () => {
     const run = await waitForRun(r.body.run_id);
     expect(run.error.code).toBe('planning_failed');
     expect(run.error.details.planning_trace.length).toBeGreaterThan(0);
+    // The stream's usage (110) and the whole-plan attempts' after it, all counted.
+    const trace = run.error.details.planning_trace as { tokens?: { prompt: number; completion: number } }[];
+    const after = trace.reduce((n, a) => n + (a.tokens ? a.tokens.prompt + a.tokens.completion : 0), 0);
+    expect(after).toBeGreaterThan(0);
+    expect(run.token_usage.total_tokens).toBe(110 + after);
   });
 });

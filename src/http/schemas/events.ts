@@ -145,6 +145,7 @@ const PAYLOADS = {
     reason: z.string(),
     final_output: z.unknown().optional(),
     error: ErrorInfoSchema.optional(),
+    tokens: TokenCountSchema.optional(),
   }),
 } satisfies Record<EventType, z.ZodType>;
 
