@@ -3537,7 +3537,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Attempts oldest first (empty for a submitted plan) */
+            /** @description Attempts oldest first (empty for a submitted plan); for a planning that failed, its attempts */
             200: {
                 headers: {
                     [name: string]: unknown;

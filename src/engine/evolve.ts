@@ -255,7 +255,8 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     }
     case 'RunResumed': {
       resume(state, event.payload.step_ids);
-      state.status = 'running';
+      // A run with no plan (its planning failed) is planned again.
+      state.status = state.plan ? 'running' : 'planning';
       state.completed_at = null;
       state.final_output = null;
       state.error = null;

@@ -55,6 +55,8 @@ export class RunMachine {
         emit({ type: 'StageStarted', payload: { stage: stagesOf(input.config)[0]!.name } });
       out.commands.push({ type: 'plan' });
     }
+    // A retry of a run that has no plan: it is planned again, as when it was created.
+    if (input.type === 'resume' && this.state.status === 'planning') out.commands.push({ type: 'plan' });
     const ctx = {
       now,
       results: this.deps.results,
@@ -358,6 +360,16 @@ export class RunMachine {
       case 'resume': {
         const refused = notRetryable(s);
         if (refused) return refused;
+        if (!s.plan) {
+          // Its planning failed (or it was stopped while planning): a retry plans the goal again.
+          if (input.step_id !== undefined)
+            return {
+              code: 'unknown_step',
+              message: `Run ${s.run_id} has no plan, so no step "${input.step_id}"`,
+            };
+          emit({ type: 'RunResumed', payload: { step_ids: [] } });
+          return;
+        }
         const ids = resumableSteps(s, input.step_id);
         if (typeof ids === 'object' && 'code' in ids) return ids;
         emit({ type: 'RunResumed', payload: { step_ids: ids } });

@@ -156,6 +156,19 @@ export class D1ProvenanceStore implements ProvenanceStore {
     return results.map((r) => fromRow(AttemptRow.parse(r)));
   }
 
+  /** The attempts with these ids (a planning that failed: its attempts name no plan), oldest first. */
+  async attemptsByIds(ids: readonly string[]): Promise<PlanningAttempt[]> {
+    if (ids.length === 0) return [];
+    const { results } = await this.#db
+      .prepare(
+        `SELECT * FROM planning_attempts WHERE id IN (SELECT value FROM json_each(?1))
+         ORDER BY created_at, planning_id, seq`,
+      )
+      .bind(JSON.stringify(ids))
+      .all();
+    return results.map((r) => fromRow(AttemptRow.parse(r)));
+  }
+
   async reliability(models?: readonly string[]): Promise<Map<string, ModelReliability>> {
     const stmt =
       models === undefined

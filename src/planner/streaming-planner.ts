@@ -201,7 +201,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state, usage);
+        yield* this.#whole(state, usage, trace);
         return;
       }
       throw new EdgeplanError(
@@ -258,7 +258,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
    * The whole pipeline, yielded as a stream, its tokens (and those the failed stream spent) counted
    * in the finish; its failure rejects with the outcome's code.
    */
-  async *#whole(state: PlannerState, spent: TokenCount): AsyncIterable<PlanYield> {
+  async *#whole(state: PlannerState, spent: TokenCount, streamed?: TraceEntry): AsyncIterable<PlanYield> {
     const out = await planFromState(state, this.#options, this.#deps);
     const tokens = {
       prompt: spent.prompt + out.tokens.prompt,
@@ -266,7 +266,14 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     };
     if (!out.ok) {
       throw new EdgeplanError(out.error.code, out.error.message, {
-        details: { ...out.error.details, tokens },
+        // The stream's own attempt first: the trace is every attempt this planning made.
+        details: {
+          ...out.error.details,
+          planning_trace: streamed
+            ? [streamed, ...out.error.details.planning_trace]
+            : out.error.details.planning_trace,
+          tokens,
+        },
         retryable: out.error.retryable,
       });
     }

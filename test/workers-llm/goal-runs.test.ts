@@ -64,6 +64,33 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect((await api('GET', '/v1/runs/run_nosuchrun0000/plans')).status).toBe(404);
   });
 
+  it('plans the goal again when a run whose planning failed is retried', async () => {
+    const llm = scriptedLlm(['no json here', 'still nothing', plan([echo('a')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'plan my holiday',
+      config: { require_plan_approval: true },
+    });
+    const failed = await waitForRun(r.body.run_id);
+    expect(failed.error.code).toBe('planning_failed');
+    // A step of a run that has no plan: refused, saying why.
+    const step = await api('POST', `/v1/runs/${r.body.run_id}/retry`, { step_id: 'a' });
+    expect(step.status).toBe(404);
+    expect(step.body.error.message).toBe(`Run ${r.body.run_id} has no plan, so no step "a"`);
+    const retried = await api('POST', `/v1/runs/${r.body.run_id}/retry`, {});
+    expect(retried.status).toBe(200);
+    const run = await waitForRun(r.body.run_id, (x) => x.status === 'awaiting_approval');
+    expect(run.plan.steps.map((x: { id: string }) => x.id)).toEqual(['a']);
+    const types = (await events(r.body.run_id)).map((e) => e.event_type);
+    expect(types.slice(types.indexOf('RunTerminated'))).toEqual([
+      'RunTerminated',
+      'RunResumed',
+      'PlanAuthored',
+      'PlanValidated',
+      'ApprovalRequested',
+    ]);
+  });
+
   it('gives up on a stream that goes silent for planning_timeout_s, instead of waiting on it', async () => {
     setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a')]), stall: true }]).fetch);
     const r = await api('POST', '/v1/runs', {
@@ -568,10 +595,19 @@ describe('a goal run whose planning fails', () => {
     const run = await waitForRun(r.body.run_id);
     expect(run.error.code).toBe('planning_failed');
     expect(run.error.details.planning_trace.length).toBeGreaterThan(0);
-    // The stream's usage (110) and the whole-plan attempts' after it, all counted.
-    const trace = run.error.details.planning_trace as { tokens?: { prompt: number; completion: number } }[];
-    const after = trace.reduce((n, a) => n + (a.tokens ? a.tokens.prompt + a.tokens.completion : 0), 0);
-    expect(after).toBeGreaterThan(0);
-    expect(run.token_usage.total_tokens).toBe(110 + after);
+    // Every attempt is in the trace — the stream's first (its usage: 110) — and all of them counted.
+    type Attempt = { attempt_id: string; tokens?: { prompt: number; completion: number } };
+    const trace = run.error.details.planning_trace as Attempt[];
+    expect(trace[0]!.tokens).toEqual({ prompt: 80, completion: 30 });
+    const spent = trace.reduce((n, a) => n + (a.tokens ? a.tokens.prompt + a.tokens.completion : 0), 0);
+    expect(spent).toBeGreaterThan(110);
+    expect(run.token_usage.total_tokens).toBe(spent);
+    // The planning tab's source lists the same attempts, though they produced no plan to find them by.
+    const planning = await api('GET', `/v1/runs/${r.body.run_id}/planning`);
+    expect(planning.body.plan_id).toBeNull();
+    // (The rule planner's turn is in the trace too, not in the LLM attempts.)
+    expect(planning.body.attempts).toHaveLength(trace.filter((a) => a.attempt_id).length);
+    expect(planning.body.attempts.length).toBeGreaterThanOrEqual(2);
+    expect(planning.body.attempts[0]).toMatchObject({ prompt_tokens: 80, completion_tokens: 30 });
   });
 });

@@ -9,6 +9,7 @@ import { errorResponses, V1_SECURITY } from '../openapi';
 import { notFound, stubFor, tags } from '../run-helpers';
 import { RunIdParamSchema } from '../schemas/run';
 import { FindingSchema } from '../schemas/validation';
+import { isRecord } from '../../plan/model';
 import type { PlanStatusView } from '../../engine/status-view';
 import type { App } from '../types';
 
@@ -44,7 +45,8 @@ const route = createRoute({
   request: { params: RunIdParamSchema },
   responses: {
     200: {
-      description: 'Attempts oldest first (empty for a submitted plan)',
+      description:
+        'Attempts oldest first (empty for a submitted plan); for a planning that failed, its attempts',
       content: { 'application/json': { schema: PlanningTraceSchema } },
     },
     ...errorResponses(401, 404),
@@ -59,13 +61,31 @@ async function planIdOf(run: ReturnType<typeof stubFor>): Promise<string | null 
   return view.plan_id;
 }
 
+/**
+ * The attempts of a planning that produced no plan, named by the trace in the run's error
+ * (`details.planning_trace[].attempt_id`): their D1 rows name no plan to find them by.
+ */
+async function failedAttemptIds(run: NonNullable<ReturnType<typeof stubFor>>): Promise<string[]> {
+  // The RPC stub's type of the snapshot is too deep for TypeScript to follow: read what is needed.
+  const snapshot = (await run.getRun()) as { error?: { details?: unknown } | null } | null;
+  const details = snapshot?.error?.details;
+  const trace = isRecord(details) && Array.isArray(details.planning_trace) ? details.planning_trace : [];
+  return trace.flatMap((t: unknown) =>
+    isRecord(t) && typeof t.attempt_id === 'string' ? [t.attempt_id] : [],
+  );
+}
+
 /** Registers `GET /v1/runs/{id}/planning`. */
 export function registerRunPlanningRoutes(app: App): void {
   app.openapi(route, async (c) => {
-    const known = await planIdOf(stubFor(c));
-    if (known === undefined) return notFound(c);
+    const run = stubFor(c);
+    const known = await planIdOf(run);
+    if (known === undefined || !run) return notFound(c);
     const plan_id = known;
-    const found = plan_id ? await new D1ProvenanceStore(c.env.DB).attemptsForPlan(plan_id) : [];
+    const store = new D1ProvenanceStore(c.env.DB);
+    const found = plan_id
+      ? await store.attemptsForPlan(plan_id)
+      : await store.attemptsByIds(await failedAttemptIds(run));
     const attempts = found.map((a) => ({
       planning_id: a.planning_id,
       seq: a.seq,
