@@ -62,6 +62,24 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect(versions.status).toBe(200);
     expect(versions.body).toEqual({ run_id: r.body.run_id, versions: [] });
     expect((await api('GET', '/v1/runs/run_nosuchrun0000/plans')).status).toBe(404);
+    // Nothing asked of a run without a plan is a 5xx.
+    const id = r.body.run_id as string;
+    const asks: [string, string, unknown?][] = [
+      ['POST', `/v1/runs/${id}/replan`, { reason: 'try again' }],
+      ['POST', `/v1/runs/${id}/rollback`, { version: 1 }],
+      ['POST', `/v1/runs/${id}/input`, { input: { x: 1 } }],
+      ['POST', `/v1/runs/${id}/approval`, { decision: 'approve' }],
+      ['POST', `/v1/runs/${id}/cancel`, {}],
+      ['GET', `/v1/runs/${id}/plans/1`],
+      ['GET', `/v1/runs/${id}/plans/1/diff/2`],
+      ['GET', `/v1/runs/${id}/state?at=1`],
+      ['GET', `/v1/runs/${id}/status?include_details=true`],
+      ['GET', `/v1/runs/${id}/planning`],
+    ];
+    for (const [method, path, body] of asks) {
+      const res = await api(method, path, body);
+      expect(`${method} ${path.slice(path.lastIndexOf(id) + id.length)} ${res.status}`).toMatch(/ [24]\d\d$/);
+    }
   });
 
   it('plans the goal again when a run whose planning failed is retried', async () => {
