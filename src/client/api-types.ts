@@ -1346,6 +1346,7 @@ export interface components {
                 reason: string;
                 step_id?: string;
                 strategy: string;
+                deferred?: boolean;
             };
         };
         InputRequestedEvent: {

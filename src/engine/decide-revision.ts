@@ -54,12 +54,32 @@ export function decideFailureRate(state: RunState, ctx: DecideContext): EventDra
 }
 
 export function revisionAllowed(state: RunState, ctx: Pick<DecideContext, 'canRevise'>): boolean {
+  // Not while the plan still streams in: the stream's whole plan would replace the new version.
+  return !state.streaming && revisionPossible(state, ctx);
+}
+
+/**
+ * Whether the run's config and planner allow an automatic revision at all, streaming aside: a trigger
+ * that fires while the plan streams in is deferred (`RevisionRequested.deferred`) when this holds.
+ */
+export function revisionPossible(state: RunState, ctx: Pick<DecideContext, 'canRevise'>): boolean {
   const { allow_revision, max_revisions, revision_strategy } = state.config;
   // Automatic triggers ask the planner for a new version; other strategies answer step failures only.
   const replans = revision_strategy === 'replan_remaining' || revision_strategy === 'insert_recovery';
-  // Not while the plan still streams in: the stream's whole plan would replace the new version.
-  return (
-    allow_revision && replans && ctx.canRevise && !state.streaming && state.revision_count < max_revisions
+  return allow_revision && replans && ctx.canRevise && state.revision_count < max_revisions;
+}
+
+/**
+ * A revision asked for while the plan streamed in, asked now that the plan is whole (and nothing else
+ * is being revised); the revision that follows sees everything that arrived meanwhile.
+ */
+export function decideDeferredRevision(state: RunState, ctx: DecideContext): EventDraft | null {
+  const deferred = state.deferred_revision;
+  if (!deferred || state.streaming || !revisionAllowed(state, ctx)) return null;
+  return draft(
+    'RevisionRequested',
+    { ...deferred, strategy: state.config.revision_strategy },
+    deferred.step_id === undefined ? {} : { step_id: deferred.step_id },
   );
 }
 

@@ -13,11 +13,17 @@ import type { PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
 import type { DecideContext } from './decide-context';
-import { decideApproval, decideFailureRate, decideRevision, decideTokenBudget } from './decide-revision';
+import {
+  decideApproval,
+  decideDeferredRevision,
+  decideFailureRate,
+  decideRevision,
+  decideTokenBudget,
+} from './decide-revision';
 import { decideNavigation } from './tea-navigation';
 
 export type { DecideContext } from './decide-context';
-export { revisionAllowed } from './decide-revision';
+export { revisionAllowed, revisionPossible } from './decide-revision';
 import type { ResultStore, RunState, StepRuntime } from './state';
 
 /** The next event the run should record, or null when there is nothing to do until the next input. */
@@ -30,6 +36,7 @@ export function decideNext(state: RunState, ctx: DecideContext): EventDraft | nu
     decideFailures(state, ctx) ??
     decideTokenBudget(state, ctx) ??
     decideRunFailure(state) ??
+    decideDeferredRevision(state, ctx) ??
     decideFailureRate(state, ctx) ??
     decideTimers(state, ctx) ??
     decideNavigation(state, ctx) ??

@@ -81,8 +81,17 @@ export type EventPayloads = {
    * joins the plan and may run before the plan is complete; `PlanAuthored` closes the stream.
    */
   StepStreamed: { step: PlanStep; plan_id: string };
-  /** The run pauses new work until a revision arrives (`PlanUpdated`) or fails. */
-  RevisionRequested: { trigger: RevisionTrigger; reason: string; step_id?: string; strategy: string };
+  /**
+   * The run pauses new work until a revision arrives (`PlanUpdated`) or fails. `deferred`: asked while
+   * the plan still streamed in — noted, and asked again (without the flag) once the plan is whole.
+   */
+  RevisionRequested: {
+    trigger: RevisionTrigger;
+    reason: string;
+    step_id?: string;
+    strategy: string;
+    deferred?: boolean;
+  };
   /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */
   InputRequested: { reason: string; step_id?: string; prompt?: string };
   StepScheduled: {

@@ -77,6 +77,11 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     case 'RevisionRequested': {
       const { trigger, reason, step_id } = event.payload;
+      if (event.payload.deferred) {
+        state.deferred_revision = step_id === undefined ? { trigger, reason } : { trigger, reason, step_id };
+        return;
+      }
+      state.deferred_revision = null;
       if (trigger === 'token_budget') state.budget_warned = true;
       if (trigger === 'next_turn') state.turns += 1;
       state.revising = step_id === undefined ? { trigger, reason } : { trigger, reason, step_id };
@@ -272,6 +277,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.termination_reason = p.reason;
       addTokens(state, p.tokens);
       state.streaming = false;
+      state.deferred_revision = null;
       state.ready.clear();
       // Steps that never started can no longer run: skipped, saying why (a retry reopens them).
       // Running ones keep their status until their attempt's outcome is recorded.

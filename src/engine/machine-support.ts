@@ -9,7 +9,7 @@ import { isRecord, type Plan } from '../plan/model';
 import { renderValue } from '../plan/jinja';
 import { checkStateSchema } from '../plan/state-schema';
 import { teaMetaOf } from '../plan/tea-meta';
-import { revisionAllowed } from './decide';
+import { revisionPossible } from './decide';
 import type { EventDraft, EventPayloads, RunEvent, TokenCount } from './events';
 import { isSettled } from './evolve';
 import { unexpectedOutput } from './expected-output';
@@ -233,7 +233,8 @@ export function reportUnexpected(
     },
     references: { step_id: stepId },
   });
-  if (!s.revising && revisionAllowed(s, { canRevise })) {
+  // While the plan streams in, the revision is asked for once it is whole.
+  if (!s.revising && revisionPossible(s, { canRevise })) {
     emit({
       type: 'RevisionRequested',
       payload: {
@@ -241,6 +242,7 @@ export function reportUnexpected(
         reason: `step "${stepId}": ${why}`,
         step_id: stepId,
         strategy: s.config.revision_strategy,
+        ...(s.streaming ? { deferred: true } : {}),
       },
       references: { step_id: stepId },
     });
@@ -364,7 +366,8 @@ export function commandFor(event: RunEvent): Command | null {
   if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
     return { type: 'abort', step_ids: [], reason: event.payload.reason };
   }
-  if (event.event_type === 'RevisionRequested') {
+  // A deferred request is only noted: it is asked again, and carried out, once the plan is whole.
+  if (event.event_type === 'RevisionRequested' && !event.payload.deferred) {
     const { trigger, reason, step_id, strategy } = event.payload;
     return step_id === undefined
       ? { type: 'revise', trigger, reason, strategy }

@@ -9,7 +9,7 @@ import type { Estimates } from '../plan/estimates';
 import { exitVerdict, reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
-import { decideNext, revisionAllowed } from './decide';
+import { decideNext, revisionAllowed, revisionPossible } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
 import { placeAttempt } from './placement';
@@ -290,15 +290,17 @@ export class RunMachine {
         } else if (
           s.status === 'running' &&
           !s.revising &&
-          revisionAllowed(s, { canRevise: this.deps.canRevise ?? false })
+          revisionPossible(s, { canRevise: this.deps.canRevise ?? false })
         ) {
-          // New information while running: the rest of the plan is revised in its light.
+          // New information while running: the rest of the plan is revised in its light — once the
+          // plan is whole, when it still streams in.
           emit({
             type: 'RevisionRequested',
             payload: {
               trigger: 'new_information',
               reason: 'new information arrived (POST /input)',
               strategy: s.config.revision_strategy,
+              ...(s.streaming ? { deferred: true } : {}),
             },
           });
         }

@@ -4,7 +4,7 @@
  * Object can keep them in SQLite rows while the library and replay use {@link MemoryResultStore}.
  */
 import type { ErrorInfo } from '../errors';
-import type { SkipReason } from './events';
+import type { RevisionTrigger, SkipReason } from './events';
 import type { RunConfig } from '../plan/config';
 import type { PlanGraph } from '../plan/graph';
 import type { Plan, RunStatus, StepStatus } from '../plan/model';
@@ -67,6 +67,8 @@ export type RunState = {
   approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
+  /** A revision asked for while the plan streamed in (`deferred`): asked once the plan is whole. */
+  deferred_revision: { trigger: RevisionTrigger; reason: string; step_id?: string } | null;
   /** Iterative / ReAct turns taken, and whether the last one added nothing (the run may end). */
   turns: number;
   turn_settled: boolean;
@@ -181,6 +183,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     revision_count: 0,
     approval: null,
     revising: null,
+    deferred_revision: null,
     awaiting: null,
     streaming: false,
     judging: [],

@@ -463,6 +463,51 @@ describe('streaming execution', () => {
     expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
   });
 
+  it('takes new information that arrives mid-stream into a revision once the stream has ended', () => {
+    const h = harness(
+      null,
+      { execution_mode: 'parallel', on_step_failure: 'replan', retry_failed_steps: 0 },
+      {},
+      { canRevise: true },
+    );
+    send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
+    h.ok('a', 'A');
+    send(h, { type: 'input', input: { city: 'Oslo' } });
+    // Noted, not asked for yet: the stream's whole plan would replace a new version.
+    expect(h.events.at(-1)).toMatchObject({
+      event_type: 'RevisionRequested',
+      payload: { trigger: 'new_information', deferred: true },
+    });
+    expect(h.state.revising).toBeNull();
+    expect(h.commands.some((c) => c.type === 'revise')).toBe(false);
+    send(h, { type: 'streamed_step', step: step('b', ['a']), plan_id: 'plan_s' });
+    const whole: Plan = {
+      id: 'plan_s',
+      version: 1,
+      goal: 'test',
+      strategy: 'flat',
+      steps: [step('a'), step('b', ['a'])],
+      created_at: '2026-01-01T00:00:00.000Z',
+    };
+    send(h, { type: 'planned', plan: whole, estimates: null });
+    // Whole now: the revision is asked for, in the light of the state the input set.
+    expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'new_information' });
+    expect(h.state.deferred_revision).toBeNull();
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [step('a'), step('b2', ['a'])]),
+      reason: 'Oslo it is',
+      kind: 'revision',
+    });
+    h.ok('b2', 'B2');
+    expect(h.state.status).toBe('completed');
+    expect(h.state.plan!.version).toBe(2);
+    const requested = h.events.filter((e) => e.event_type === 'RevisionRequested');
+    expect(requested.map((e) => e.payload.deferred ?? false)).toEqual([true, false]);
+    const r = replay(h.events);
+    expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
+  });
+
   it('fails the run when the stream breaks after some steps ran', () => {
     const h = harness(null);
     send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });

@@ -293,6 +293,37 @@ describe('planned goal runs revise by default (seed 000: allow_revision defaults
     expect(invoked.sort()).toEqual(['a', 'flaky', 'instead']);
   });
 
+  it('revises in the light of new information that came while the plan streamed in, once it is whole', async () => {
+    const llm = scriptedLlm([
+      { stream: ndjson([echo('a'), echo('b', ['a'])]), gap_ms: 400 },
+      plan([echo('a'), echo('oslo', ['a'], { city: '{{ state.city }}' })]), // the revision
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'echo, then see',
+      config: { execution_mode: 'sequential' },
+    });
+    const id = r.body.run_id as string;
+    await waitForRun(id, (x) => x.step_statuses?.a === 'completed');
+    const sent = await api('POST', `/v1/runs/${id}/input`, { input: { city: 'Oslo' } });
+    expect(sent.status).toBe(200);
+    const run = await waitForRun(id);
+    expect(run.status).toBe('completed');
+    expect(run.plan_version).toBe(2);
+    expect(run.step_results.oslo).toEqual({ city: 'Oslo' });
+    const log = await events(id);
+    const types = log.map((e) => e.event_type);
+    const requests = log.filter((e) => e.event_type === 'RevisionRequested');
+    expect(requests.map((e) => [e.payload.trigger, e.payload.deferred ?? false])).toEqual([
+      ['new_information', true],
+      ['new_information', false],
+    ]);
+    // Asked for real only once the stream's plan was authored: one PlanAuthored, then the new version.
+    expect(types.filter((t) => t === 'PlanAuthored')).toHaveLength(1);
+    expect(types.lastIndexOf('RevisionRequested')).toBeGreaterThan(types.indexOf('PlanAuthored'));
+    expect(types.indexOf('PlanUpdated')).toBeGreaterThan(types.lastIndexOf('RevisionRequested'));
+  });
+
   it('keeps what the caller chose, and a submitted plan still aborts on a failure', async () => {
     const key = `goal-abort-${Date.now()}`;
     setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a'), failing(key)]) }]).fetch);

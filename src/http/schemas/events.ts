@@ -69,6 +69,7 @@ const PAYLOADS = {
     reason: z.string(),
     step_id: z.string().optional(),
     strategy: z.string(),
+    deferred: z.boolean().optional(),
   }),
   InputRequested: z.object({
     reason: z.string(),
