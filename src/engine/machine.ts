@@ -9,7 +9,7 @@ import type { Estimates } from '../plan/estimates';
 import { exitVerdict, reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
-import { decideNext, revisionAllowed, revisionPossible } from './decide';
+import { decideNext, revisionPossible } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
 import { placeAttempt } from './placement';
