@@ -1,0 +1,103 @@
+/**
+ * The dashboard following runs an LLM plans, in chromium against `wrangler dev` pointed at a scripted
+ * OpenAI-compatible endpoint on loopback: a plan streaming in says so until it is whole, and the
+ * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
+ */
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
+import { SHOTS, dashboardHelpers } from './dashboard-helpers';
+import { ndjson, startScriptedLlm } from './scripted-llm-server';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+let server: { base: string; stop(): Promise<void> };
+let browser: Browser;
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  llm = await startScriptedLlm();
+  server = (await startDevServer({
+    name: 'dashboard-llm-e2e',
+    extraArgs: [
+      '--var',
+      `OPENAI_BASE_URL:${llm.url}`,
+      '--var',
+      'OPENAI_API_KEY:sk-scripted',
+      '--var',
+      'PLANNER_MODEL:scripted-model',
+    ],
+  })) as typeof server;
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await llm?.close();
+});
+
+describe('the dashboard following LLM-planned runs', () => {
+  it('says a plan is still streaming in while its first steps run, and lists the attempts once it is whole', async () => {
+    llm.script('stream-slowly', [
+      { pieces: ndjson([echo('gather'), echo('sort', ['gather']), echo('report', ['sort'])]), gap_ms: 700 },
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'stream-slowly: gather, sort, report',
+      config: { execution_mode: 'sequential' },
+    })) as { run_id: string };
+    const { page, errors } = await open(`/#/runs/${run_id}/planning`);
+    // The first step ran while the model still writes: not "1/1 steps completed" as if done.
+    await page.waitForSelector('.step-counts .streaming', { timeout: 15_000 });
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/still streaming in/);
+    // The planning tab does not claim that no LLM planned this run.
+    await expect(page.locator('.planning').innerText()).resolves.toMatch(
+      /None yet: the plan is still streaming in[\s\S]*planner is at work/,
+    );
+    await shot(page, 'llm-streaming-planning');
+    await waitForStatus(run_id, 'completed');
+    // The tab left open reads the attempts again once the planning ended.
+    await page.waitForSelector('table.attempts-trace tbody tr[data-outcome="ok"]', { timeout: 10_000 });
+    expect(await page.locator('.step-counts .streaming').count()).toBe(0);
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/3\/3 steps completed · v1/);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a planning that failed, on a phone: no empty table, one request per planning, nothing wider than the screen', async () => {
+    llm.script('never-plans', ['no json here', 'still nothing', 'nothing again']);
+    const { run_id } = (await api('POST', '/v1/runs', { goal: 'never-plans: my holiday' })) as {
+      run_id: string;
+    };
+    await waitForStatus(run_id, 'failed');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.base}/#/runs/${run_id}/planning`);
+    await page.waitForSelector('table.attempts-trace tbody tr');
+    await expect(page.locator('.planning').innerText()).resolves.toMatch(
+      /Plan versions\s+None: this run never had a plan/,
+    );
+    // The streamed attempt, then the whole-plan request and its repair: each numbers its attempts
+    // from 1, so the request tells them apart.
+    const rows = await page
+      .locator('table.attempts-trace tbody tr')
+      .evaluateAll((r) => r.map((x) => `${x.getAttribute('data-request')}.${x.children[1]!.textContent}`));
+    expect(rows).toEqual(['1.1', '2.1', '2.2']);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, 'llm-planning-failed-390');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
