@@ -96,6 +96,9 @@ describe('the dashboard following LLM-planned runs', () => {
       .evaluateAll((r) => r.map((x) => `${x.getAttribute('data-request')}.${x.children[1]!.textContent}`));
     expect(rows).toEqual(['1.1', '2.1', '2.2']);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Every tab fits: the last one was cut to "P" behind a scroll.
+    const tabs = page.locator('nav.tabs');
+    expect(await tabs.evaluate((n) => n.scrollWidth <= n.clientWidth)).toBe(true);
     await shot(page, 'llm-planning-failed-390');
     expect(errors).toEqual([]);
     await page.close();
