@@ -4,6 +4,8 @@
  * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
  */
 import { mkdirSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
@@ -15,6 +17,9 @@ import { startDevServer } from '../../scripts/dev-server.mjs';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let hooks: HttpServer;
+const delivered: { approval_url: string; run_id: string }[] = [];
+let hookUrl = '';
 const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
 
 const echo = (id: string, deps: string[] = []) => ({
@@ -28,6 +33,16 @@ const echo = (id: string, deps: string[] = []) => ({
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   llm = await startScriptedLlm();
+  hooks = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      delivered.push(JSON.parse(body) as { approval_url: string; run_id: string });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
   server = (await startDevServer({
     name: 'dashboard-llm-e2e',
     extraArgs: [
@@ -37,6 +52,10 @@ beforeAll(async () => {
       'OPENAI_API_KEY:sk-scripted',
       '--var',
       'PLANNER_MODEL:scripted-model',
+      '--var',
+      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+      '--var',
+      'HTTP_ALLOWLIST:127.0.0.1',
     ],
   })) as typeof server;
   browser = await launchChromium();
@@ -46,6 +65,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await llm?.close();
+  hooks?.close();
 });
 
 describe('the dashboard following LLM-planned runs', () => {
@@ -100,6 +120,41 @@ describe('the dashboard following LLM-planned runs', () => {
     const tabs = page.locator('nav.tabs');
     expect(await tabs.evaluate((n) => n.scrollWidth <= n.clientWidth)).toBe(true);
     await shot(page, 'llm-planning-failed-390');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('the approval link shows each step’s description: what the model meant it to do', async () => {
+    const step = (id: string, description: string, deps: string[] = []) => ({
+      id,
+      description,
+      action: 'demo.echo',
+      parameters: { id },
+      dependencies: deps,
+    });
+    llm.script('needs-approval', [
+      JSON.stringify({
+        steps: [
+          step('search', 'Search the archive for the three newest reports'),
+          step('answer', 'Summarise the reports in two sentences', ['search']),
+        ],
+      }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'needs-approval: summarise the newest reports',
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    await page.waitForSelector('table.plan-steps tbody tr');
+    expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([
+      expect.stringContaining('Search the archive for the three newest reports'),
+      expect.stringContaining('Summarise the reports in two sentences'),
+    ]);
+    await shot(page, 'llm-approval-link');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
