@@ -158,4 +158,38 @@ describe('the dashboard following LLM-planned runs', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('rolling back a run whose revision failed says the run stays failed until Retry', async () => {
+    const flaky = { fail_times: 50, key: 'dashboard-rollback' };
+    llm.script('revise-then-fail', [
+      {
+        pieces: ndjson([
+          echo('fetch'),
+          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ]),
+      },
+      JSON.stringify({
+        steps: [
+          echo('fetch'),
+          { id: 'parse2', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ],
+      }),
+      'no plan this time',
+      'nor now',
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'revise-then-fail: fetch and parse',
+      config: { execution_mode: 'sequential', max_revisions: 2 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}/versions`);
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await expect(page.getByRole('status').innerText()).resolves.toBe(
+      'Rolled back to v1. The run stays failed: Retry runs what this version leaves open.',
+    );
+    await page.waitForSelector('.versions tr.current >> text=v3');
+    await shot(page, 'llm-rollback-failed-run');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

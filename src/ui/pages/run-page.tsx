@@ -300,6 +300,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           current={view.plan_version}
           // The API rolls back while the run plans, waits or runs, or after it failed or was aborted.
           canRollBack={!['completed', 'cancelled'].includes(status)}
+          ended={ENDED.has(status) ? status : null}
           onChanged={() => {
             setMessage(null);
             live.restart();
