@@ -78,6 +78,27 @@ describe('GET /v1/runs/:id/planning', () => {
     expect(listed).toBe(run.token_usage.total_tokens);
   });
 
+  it('lists a plan stream’s failed attempt before the whole-plan request that planned after it', async () => {
+    const invalid = { steps: [{ id: 'a', action: 'no.such_tool', parameters: {}, dependencies: [] }] };
+    const valid = { steps: [{ id: 'a', action: 'demo.echo', parameters: { ok: true }, dependencies: [] }] };
+    // The stream carries a whole plan naming no tool there is: asked again whole, the model plans.
+    setLlmFetch(scriptedLlm([{ stream: [JSON.stringify(invalid)] }, JSON.stringify(valid)]).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo ok' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    const attempts = (await api('GET', `/v1/runs/${r.body.run_id}/planning`)).body.attempts as Json[];
+    expect(attempts.map((a) => [a.seq, a.outcome === 'ok'])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(new Set(attempts.map((a) => a.planning_id)).size).toBe(1);
+    const listed = attempts.reduce(
+      (n, a) => n + (a.prompt_tokens as number) + (a.completion_tokens as number),
+      0,
+    );
+    expect(listed).toBe(run.token_usage.total_tokens);
+  });
+
   it('is empty for a submitted plan, and 404 for no run', async () => {
     const id = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
     await waitForRun(id);
