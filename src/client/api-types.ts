@@ -3538,7 +3538,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Attempts oldest first (empty for a submitted plan); for a planning that failed, its attempts */
+            /** @description Attempts oldest first (empty for a submitted plan), those of a planning or revision that failed included */
             200: {
                 headers: {
                     [name: string]: unknown;

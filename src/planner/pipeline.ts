@@ -45,6 +45,12 @@ export type PlanOptions = {
   structured_output?: boolean | undefined;
   /** The id a first plan gets (a streamed run's, whose steps ran under it); default a new one. */
   plan_id?: string | undefined;
+  /**
+   * The planning request this one goes on with: a plan stream that yielded no step is asked again
+   * whole, and those attempts follow the stream's (same planning id, next seq), so the planning trace
+   * of the plan they produce lists the stream's attempt too.
+   */
+  continues?: { planning_id: string; after_seq: number } | undefined;
 };
 
 /**
@@ -91,7 +97,7 @@ export async function planFromState(
   options: PlanOptions,
   deps: PlannerDeps,
 ): Promise<PlanningOutcome> {
-  const planningId = deps.ids.id('planning');
+  const planningId = options.continues?.planning_id ?? deps.ids.id('planning');
   const candidate = candidateContext(state, deps, state.plan ? undefined : options.plan_id);
   const trace: TraceEntry[] = [];
   const llm = readLlmConfig(deps.env);
@@ -110,7 +116,15 @@ export async function planFromState(
       firstMode: options.structured_output === false ? 'text' : 'json_schema',
       verifier: deps.verifier,
       trace,
-      attempt: attemptContext({ planningId, llm, prompt, temperature: options.temperature, candidate, deps }),
+      attempt: attemptContext({
+        planningId,
+        llm,
+        prompt,
+        temperature: options.temperature,
+        candidate,
+        deps,
+        afterSeq: options.continues?.after_seq,
+      }),
     });
     if (result) {
       return success(result.plan, result.validation.estimates, state, trace, {

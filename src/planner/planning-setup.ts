@@ -39,9 +39,11 @@ export function attemptContext(args: {
   temperature: number | undefined;
   candidate: CandidateContext;
   deps: PlannerDeps;
+  /** The attempts a request already made (a stream's, when it is asked again whole). */
+  afterSeq?: number | undefined;
 }): AttemptContext {
   const { deps, candidate } = args;
-  let seq = 0;
+  let seq = args.afterSeq ?? 0;
   return {
     planningId: args.planningId,
     client: createOpenAIClient(deps.env, deps.fetch ?? llmFetch(), {

@@ -201,7 +201,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state, usage, trace);
+        yield* this.#whole(state, usage, trace, { planning_id: planningId, after_seq: seq });
         return;
       }
       throw new EdgeplanError(
@@ -258,8 +258,13 @@ export class LlmStreamingPlanner implements StreamingPlanner {
    * The whole pipeline, yielded as a stream, its tokens (and those the failed stream spent) counted
    * in the finish; its failure rejects with the outcome's code.
    */
-  async *#whole(state: PlannerState, spent: TokenCount, streamed?: TraceEntry): AsyncIterable<PlanYield> {
-    const out = await planFromState(state, this.#options, this.#deps);
+  async *#whole(
+    state: PlannerState,
+    spent: TokenCount,
+    streamed?: TraceEntry,
+    continues?: PlanOptions['continues'],
+  ): AsyncIterable<PlanYield> {
+    const out = await planFromState(state, { ...this.#options, continues }, this.#deps);
     const tokens = {
       prompt: spent.prompt + out.tokens.prompt,
       completion: spent.completion + out.tokens.completion,

@@ -37,6 +37,68 @@ describe('GET /v1/runs/:id/planning', () => {
     expect(attempts.every((a) => (a.prompt_tokens as number) > 0)).toBe(true);
   });
 
+  it('lists the attempts of a revision that failed beside those of the plan (their tokens count in the run)', async () => {
+    const step = (id: string, action: string, parameters: Json, dependencies: string[] = []) => ({
+      id,
+      action,
+      parameters,
+      dependencies,
+    });
+    const line = (x: unknown) => `${JSON.stringify({ type: 'step', step: x })}\n`;
+    setLlmFetch(
+      scriptedLlm([
+        {
+          stream: [
+            line(step('fetch', 'demo.echo', { v: 1 })),
+            line(step('parse', 'demo.flaky', { fail_times: 50, key: 'trace-revision' }, ['fetch'])),
+          ],
+        },
+        'no plan in this revision',
+        'nor in its repair',
+      ]).fetch,
+    );
+    const r = await api('POST', '/v1/runs', {
+      goal: 'fetch then parse',
+      config: { execution_mode: 'sequential' },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error.message).toMatch(/^Could not revise the plan/);
+    const trace = await api('GET', `/v1/runs/${r.body.run_id}/planning`);
+    const attempts = trace.body.attempts as Json[];
+    expect(attempts.map((a) => [a.retry, a.outcome])).toEqual([
+      [0, 'ok'],
+      [0, 'parse_error'],
+      [1, 'parse_error'],
+    ]);
+    const listed = attempts.reduce(
+      (n, a) => n + (a.prompt_tokens as number) + (a.completion_tokens as number),
+      0,
+    );
+    expect(listed).toBe(run.token_usage.total_tokens);
+  });
+
+  it('lists a plan stream’s failed attempt before the whole-plan request that planned after it', async () => {
+    const invalid = { steps: [{ id: 'a', action: 'no.such_tool', parameters: {}, dependencies: [] }] };
+    const valid = { steps: [{ id: 'a', action: 'demo.echo', parameters: { ok: true }, dependencies: [] }] };
+    // The stream carries a whole plan naming no tool there is: asked again whole, the model plans.
+    setLlmFetch(scriptedLlm([{ stream: [JSON.stringify(invalid)] }, JSON.stringify(valid)]).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo ok' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    const attempts = (await api('GET', `/v1/runs/${r.body.run_id}/planning`)).body.attempts as Json[];
+    expect(attempts.map((a) => [a.seq, a.outcome === 'ok'])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(new Set(attempts.map((a) => a.planning_id)).size).toBe(1);
+    const listed = attempts.reduce(
+      (n, a) => n + (a.prompt_tokens as number) + (a.completion_tokens as number),
+      0,
+    );
+    expect(listed).toBe(run.token_usage.total_tokens);
+  });
+
   it('is empty for a submitted plan, and 404 for no run', async () => {
     const id = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
     await waitForRun(id);

@@ -1,6 +1,6 @@
 /**
  * `GET /v1/runs/{id}/planning` — the planning trace of a goal run (SPEC §3 provenance): every LLM
- * attempt that planned or revised its plan, oldest first — model, retry (repairs), candidate,
+ * attempt that planned or revised its plan (or failed to), oldest first — model, retry (repairs), candidate,
  * outcome, error, findings, tokens, latency. Prompts and answers stay in D1 (redacted).
  */
 import { createRoute, z } from '@hono/zod-openapi';
@@ -46,7 +46,7 @@ const route = createRoute({
   responses: {
     200: {
       description:
-        'Attempts oldest first (empty for a submitted plan); for a planning that failed, its attempts',
+        'Attempts oldest first (empty for a submitted plan), those of a planning or revision that failed included',
       content: { 'application/json': { schema: PlanningTraceSchema } },
     },
     ...errorResponses(401, 404),
@@ -83,9 +83,19 @@ export function registerRunPlanningRoutes(app: App): void {
     if (known === undefined || !run) return notFound(c);
     const plan_id = known;
     const store = new D1ProvenanceStore(c.env.DB);
-    const found = plan_id
-      ? await store.attemptsForPlan(plan_id)
-      : await store.attemptsByIds(await failedAttemptIds(run));
+    // A planning that failed names no plan — the first one, or a revision after the run had a plan
+    // (whose tokens the run's usage counts): its attempts are found by the ids in the run's error.
+    const [planned, failed] = await Promise.all([
+      plan_id ? store.attemptsForPlan(plan_id) : Promise.resolve([]),
+      failedAttemptIds(run).then((ids) => store.attemptsByIds(ids)),
+    ]);
+    const seen = new Set(planned.map((a) => a.id));
+    const found = [...planned, ...failed.filter((a) => !seen.has(a.id))].sort(
+      (a, b) =>
+        a.created_at.localeCompare(b.created_at) ||
+        a.planning_id.localeCompare(b.planning_id) ||
+        a.seq - b.seq,
+    );
     const attempts = found.map((a) => ({
       planning_id: a.planning_id,
       seq: a.seq,

@@ -26,12 +26,15 @@ export function Reasoning({ events }: { events: RunEvent[] }) {
   });
   if (lines.length === 0) return null;
   return (
-    <ol class="reasoning" aria-label="Reasoning">
-      {lines.map((l) => (
-        <li key={l.seq}>
-          <span class="muted">{l.kind}</span> {l.text} {l.act ? <code>→ {l.act}</code> : null}
-        </li>
-      ))}
-    </ol>
+    <>
+      <h3>{events.some((e) => e.event_type === 'ThoughtAdded') ? 'Thoughts' : 'Stages'}</h3>
+      <ol class="reasoning" aria-label="Reasoning">
+        {lines.map((l) => (
+          <li key={l.seq}>
+            <span class="muted">{l.kind}</span> {l.text} {l.act ? <code>→ {l.act}</code> : null}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

@@ -12,12 +12,15 @@ export function Versions({
   runId,
   current,
   canRollBack,
+  ended,
   onChanged,
 }: {
   runId: string;
   current: number | null;
   /** Whether the API would roll the run back now (not once it completed or was cancelled). */
   canRollBack: boolean;
+  /** How the run ended (`failed`, `aborted`), null while it goes on: a rollback then does not resume it. */
+  ended: string | null;
   onChanged: () => void;
 }) {
   const [list, setList] = useState<PlanVersionList | null>(null);
@@ -25,6 +28,12 @@ export function Versions({
   const [to, setTo] = useState(1);
   const [pair, setPair] = useState<Pair | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  // Once the run goes on (a Retry), what the notice said of the ended run no longer holds.
+  useEffect(() => {
+    if (!ended) setNotice(null);
+  }, [ended]);
 
   useEffect(() => {
     api()
@@ -55,6 +64,13 @@ export function Versions({
     try {
       await api().rollback(runId, version);
       setError(null);
+      // An ended run stays ended: the graph shows the restored version’s open steps, and nothing runs them until
+      // Retry — without this, the rollback looked as if it had done nothing, or the run would resume.
+      setNotice(
+        ended
+          ? `Rolled back to v${version}. The run stays ${ended}: Retry runs what this version leaves open.`
+          : `Rolled back to v${version}.`,
+      );
       onChanged();
     } catch (e) {
       setError(errorText(e));
@@ -106,6 +122,11 @@ export function Versions({
       {error ? (
         <p class="error" role="alert">
           {error}
+        </p>
+      ) : null}
+      {notice ? (
+        <p class="ok" role="status">
+          {notice}
         </p>
       ) : null}
       {list.versions.length > 1 ? (

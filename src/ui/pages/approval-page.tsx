@@ -134,6 +134,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
             <tr key={s.id} class={selected === s.id ? 'selected' : ''}>
               <td>
                 <code>{s.id}</code>
+                {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
+                {s.description ? <div class="description">{s.description}</div> : null}
               </td>
               <td>{s.action}</td>
               <td class="deps">

@@ -96,6 +96,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran.
   const count = (status: string) => view.steps.filter((s) => s.status === status).length;
   const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
+  // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
+  // "3/3 steps completed" while the model still writes would read as done.
+  const streaming = !ENDED.has(status) && view.plan_version === null && view.steps.length > 0;
 
   if (live.missing)
     return (
@@ -141,6 +144,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           {completed}/{view.steps.length} steps completed
           {failed ? ` · ${failed} failed` : ''}
           {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
+          {streaming ? (
+            <span class="streaming" role="status">
+              {' '}
+              · the plan is still streaming in: more steps may come
+            </span>
+          ) : null}
           {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
         </span>
         <span class="spacer" />
@@ -291,6 +300,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           current={view.plan_version}
           // The API rolls back while the run plans, waits or runs, or after it failed or was aborted.
           canRollBack={!['completed', 'cancelled'].includes(status)}
+          ended={ENDED.has(status) ? status : null}
           onChanged={() => {
             setMessage(null);
             live.restart();
@@ -299,30 +309,49 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       ) : null}
       {tab === 'planning' ? (
         <section class="planning">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Why</th>
-                <th scope="col" class="num">
-                  Tokens (prompt / completion)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.versions.map((v, i) => (
-                <tr key={i}>
-                  <td>v{v.version ?? '?'}</td>
-                  <td>{v.kind}</td>
-                  <td>{v.reason}</td>
-                  <td class="num">{v.tokens ? `${v.tokens.prompt} / ${v.tokens.completion}` : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <h3>Plan versions</h3>
+          {view.versions.length === 0 ? (
+            <p class="muted">
+              {streaming
+                ? 'None yet: the plan is still streaming in.'
+                : status === 'planning'
+                  ? 'None yet: the planner is writing the first plan.'
+                  : 'None: this run never had a plan.'}
+            </p>
+          ) : (
+            <div class="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Version</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Why</th>
+                    <th scope="col" class="num">
+                      Tokens (prompt / completion)
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {view.versions.map((v, i) => (
+                    <tr key={i}>
+                      <td>v{v.version ?? '?'}</td>
+                      <td>{v.kind}</td>
+                      <td>{v.reason}</td>
+                      <td class="num">{v.tokens ? `${v.tokens.prompt} / ${v.tokens.completion}` : '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           <Reasoning events={live.events} />
-          <PlanningAttempts runId={runId} version={view.plan_version} />
+          <h3>LLM attempts</h3>
+          <PlanningAttempts
+            runId={runId}
+            // Read again when the run gets a plan version, or its planning ends (failed, or planned).
+            refreshKey={`${view.plan_version}:${status}:${view.versions.length}`}
+            planning={status === 'planning' || streaming}
+          />
           <p class="muted">
             Run total: {run?.token_usage.prompt_tokens ?? 0} prompt +{' '}
             {run?.token_usage.completion_tokens ?? 0} completion tokens · {run?.revision_count ?? 0} revisions

@@ -1,0 +1,193 @@
+/**
+ * The dashboard following runs an LLM plans, in chromium against `wrangler dev` pointed at a scripted
+ * OpenAI-compatible endpoint on loopback: a plan streaming in says so until it is whole, and the
+ * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
+import { SHOTS, dashboardHelpers } from './dashboard-helpers';
+import { ndjson, startScriptedLlm } from './scripted-llm-server';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+let server: { base: string; stop(): Promise<void> };
+let browser: Browser;
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+let hooks: HttpServer;
+const delivered: { approval_url: string; run_id: string }[] = [];
+let hookUrl = '';
+const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  llm = await startScriptedLlm();
+  hooks = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      delivered.push(JSON.parse(body) as { approval_url: string; run_id: string });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+  server = (await startDevServer({
+    name: 'dashboard-llm-e2e',
+    extraArgs: [
+      '--var',
+      `OPENAI_BASE_URL:${llm.url}`,
+      '--var',
+      'OPENAI_API_KEY:sk-scripted',
+      '--var',
+      'PLANNER_MODEL:scripted-model',
+      '--var',
+      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+      '--var',
+      'HTTP_ALLOWLIST:127.0.0.1',
+    ],
+  })) as typeof server;
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await llm?.close();
+  hooks?.close();
+});
+
+describe('the dashboard following LLM-planned runs', () => {
+  it('says a plan is still streaming in while its first steps run, and lists the attempts once it is whole', async () => {
+    llm.script('stream-slowly', [
+      { pieces: ndjson([echo('gather'), echo('sort', ['gather']), echo('report', ['sort'])]), gap_ms: 700 },
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'stream-slowly: gather, sort, report',
+      config: { execution_mode: 'sequential' },
+    })) as { run_id: string };
+    const { page, errors } = await open(`/#/runs/${run_id}/planning`);
+    // The first step ran while the model still writes: not "1/1 steps completed" as if done.
+    await page.waitForSelector('.step-counts .streaming', { timeout: 15_000 });
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/still streaming in/);
+    // The planning tab does not claim that no LLM planned this run.
+    await expect(page.locator('.planning').innerText()).resolves.toMatch(
+      /None yet: the plan is still streaming in[\s\S]*planner is at work/,
+    );
+    await shot(page, 'llm-streaming-planning');
+    await waitForStatus(run_id, 'completed');
+    // The tab left open reads the attempts again once the planning ended.
+    await page.waitForSelector('table.attempts-trace tbody tr[data-outcome="ok"]', { timeout: 10_000 });
+    expect(await page.locator('.step-counts .streaming').count()).toBe(0);
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/3\/3 steps completed · v1/);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a planning that failed, on a phone: no empty table, its attempts numbered, nothing wider than the screen', async () => {
+    llm.script('never-plans', ['no json here', 'still nothing', 'nothing again']);
+    const { run_id } = (await api('POST', '/v1/runs', { goal: 'never-plans: my holiday' })) as {
+      run_id: string;
+    };
+    await waitForStatus(run_id, 'failed');
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.base}/#/runs/${run_id}/planning`);
+    await page.waitForSelector('table.attempts-trace tbody tr');
+    // Once the run's events are read (until then it may still be planning, as far as the page knows).
+    await page.getByText('None: this run never had a plan.').waitFor({ timeout: 10_000 });
+    // One planning request: the streamed attempt, then the plan asked for whole and its repair.
+    const rows = await page
+      .locator('table.attempts-trace tbody tr')
+      .evaluateAll((r) => r.map((x) => `${x.getAttribute('data-request')}.${x.children[1]!.textContent}`));
+    expect(rows).toEqual(['1.1', '1.2', '1.3']);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Every tab fits: the last one was cut to "P" behind a scroll.
+    const tabs = page.locator('nav.tabs');
+    expect(await tabs.evaluate((n) => n.scrollWidth <= n.clientWidth)).toBe(true);
+    await shot(page, 'llm-planning-failed-390');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('the approval link shows each step’s description: what the model meant it to do', async () => {
+    const step = (id: string, description: string, deps: string[] = []) => ({
+      id,
+      description,
+      action: 'demo.echo',
+      parameters: { id },
+      dependencies: deps,
+    });
+    llm.script('needs-approval', [
+      JSON.stringify({
+        steps: [
+          step('search', 'Search the archive for the three newest reports'),
+          step('answer', 'Summarise the reports in two sentences', ['search']),
+        ],
+      }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'needs-approval: summarise the newest reports',
+      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    await page.waitForSelector('table.plan-steps tbody tr');
+    expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([
+      expect.stringContaining('Search the archive for the three newest reports'),
+      expect.stringContaining('Summarise the reports in two sentences'),
+    ]);
+    await shot(page, 'llm-approval-link');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('rolling back a run whose revision failed says the run stays failed until Retry', async () => {
+    const flaky = { fail_times: 50, key: 'dashboard-rollback' };
+    llm.script('revise-then-fail', [
+      {
+        pieces: ndjson([
+          echo('fetch'),
+          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ]),
+      },
+      JSON.stringify({
+        steps: [
+          echo('fetch'),
+          { id: 'parse2', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ],
+      }),
+      'no plan this time',
+      'nor now',
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'revise-then-fail: fetch and parse',
+      config: { execution_mode: 'sequential', max_revisions: 2 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}/versions`);
+    await page.getByRole('button', { name: 'Roll back to v1' }).click();
+    await expect(page.getByRole('status').innerText()).resolves.toBe(
+      'Rolled back to v1. The run stays failed: Retry runs what this version leaves open.',
+    );
+    await page.waitForSelector('.versions tr.current >> text=v3');
+    await shot(page, 'llm-rollback-failed-run');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
