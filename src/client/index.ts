@@ -37,6 +37,7 @@ import { watchRun, type WatchOptions } from './watch';
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
 export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
+export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';
 

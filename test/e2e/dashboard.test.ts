@@ -231,7 +231,7 @@ describe('the dashboard', () => {
     const { run_id, link, page, errors } = await openApprovalLink();
     await page.waitForSelector('svg.dag [data-step-id="join"]');
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
-      /Approve this plan\?[\s\S]*4 steps[\s\S]*critical path fetch → slow → join/,
+      /Approve this plan\?[\s\S]*4 steps, critical path fetch → slow → join/,
     );
     // join reads {{ steps.fetch.output }}: an inferred dependency, dashed in the graph and in the table.
     // (Soft: each check here stands for a fix of its own, and all are reported.)

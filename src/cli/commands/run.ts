@@ -1,12 +1,11 @@
 /** `edgeplan run <file> | --goal "…"` and `edgeplan validate <file>`. */
 import type { Command } from 'commander';
-import { EdgeplanApiError, type CreateRunRequest, type Finding } from '../../client';
+import { EdgeplanApiError, estimateText, type CreateRunRequest, type Finding } from '../../client';
 import type { Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { follow, following } from '../follow';
 import { findingLines } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
-import { plural } from '../render';
 
 type RunOptions = { goal?: string; format?: string; input: string[]; config: string[]; watch?: boolean };
 
@@ -103,12 +102,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         for (const line of findingLines(ctx, file, o.format, result.errors)) ctx.print(line);
         if (result.valid) {
           const est = 'estimates' in result && result.estimates ? result.estimates : null;
-          ctx.print(
-            `${ctx.style.green('✔')} ${file} is valid` +
-              (est
-                ? `: ${plural(est.step_count, 'step')}, critical path ${est.critical_path.steps.join(' → ')} (~${(est.critical_path.duration_ms / 1000).toFixed(2)} s)`
-                : ''),
-          );
+          ctx.print(`${ctx.style.green('✔')} ${file} is valid` + (est ? `: ${estimateText(est)}` : ''));
         } else ctx.print(`${ctx.style.red('✖')} ${findings(result.errors.length)}`);
       }
       done(result.valid ? EXIT.ok : EXIT.failed);

@@ -4,7 +4,7 @@
  * findings (and their lines) shown inline and the plan it becomes listed.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { CreateRunRequest, ValidationResult } from '../../client';
+import { estimateText, type CreateRunRequest, type ValidationResult } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 
 export type Source = { body: CreateRunRequest; kind: string } | { error: string };
@@ -129,9 +129,7 @@ export function PlanEditor({
           result.valid ? (
             <p class="ok">
               ✔ Valid {'source' in checked && 'kind' in checked.source ? `(${checked.source.kind})` : ''}
-              {result.estimates
-                ? `: ${result.estimates.step_count} steps, critical path ${result.estimates.critical_path.steps.join(' → ')} (~${(result.estimates.critical_path.duration_ms / 1000).toFixed(2)} s)`
-                : ''}
+              {result.estimates ? `: ${estimateText(result.estimates)}` : ''}
             </p>
           ) : (
             <FindingList findings={result.errors} />

@@ -3,7 +3,7 @@
  * Modify, each sent once with the link's token.
  */
 import { useRef, useState } from 'preact/hooks';
-import { emptyView, applyEvent, type Estimates, type Plan, type RunEvent } from '../../client';
+import { emptyView, applyEvent, estimateText, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { Dependencies } from '../components/dependencies';
@@ -73,9 +73,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
       <h2>Approve this plan?</h2>
       <p class="goal">{data.goal}</p>
       <p class="muted">
-        Run <code>{data.run_id}</code> · {e.step_count} steps · critical path{' '}
-        {e.critical_path.steps.join(' → ')} (~
-        {(e.critical_path.duration_ms / 1000).toFixed(2)} s) · up to {e.max_width} at once
+        Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''} · link valid until{' '}
         {new Date(data.expires_at).toLocaleString()}
       </p>
