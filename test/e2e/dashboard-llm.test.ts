@@ -4,11 +4,10 @@
  * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { startWebhookReceiver } from './webhook-receiver';
 import { SHOTS, dashboardHelpers } from './dashboard-helpers';
 import { ndjson, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
@@ -17,9 +16,7 @@ import { startDevServer } from '../../scripts/dev-server.mjs';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
-let hooks: HttpServer;
-const delivered: { approval_url: string; run_id: string }[] = [];
-let hookUrl = '';
+let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
 const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
 
 const echo = (id: string, deps: string[] = []) => ({
@@ -33,16 +30,7 @@ const echo = (id: string, deps: string[] = []) => ({
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   llm = await startScriptedLlm();
-  hooks = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      delivered.push(JSON.parse(body) as { approval_url: string; run_id: string });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+  hooks = await startWebhookReceiver();
   server = (await startDevServer({
     name: 'dashboard-llm-e2e',
     extraArgs: [
@@ -140,12 +128,10 @@ describe('the dashboard following LLM-planned runs', () => {
     ]);
     const { run_id } = (await api('POST', '/v1/runs', {
       goal: 'needs-approval: summarise the newest reports',
-      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+      config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
-    for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === run_id); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const link = new URL(delivered.find((d) => d.run_id === run_id)!.approval_url);
+    const link = await hooks.approvalLink(run_id);
     const { page, errors } = await open(`${link.pathname}${link.search}`);
     await page.waitForSelector('table.plan-steps tbody tr');
     expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([

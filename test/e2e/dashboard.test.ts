@@ -5,11 +5,10 @@
  * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { startWebhookReceiver } from './webhook-receiver';
 import { SHOTS, askThenUse, dashboardHelpers, type Json } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -17,9 +16,7 @@ import { startDevServer } from '../../scripts/dev-server.mjs';
 let server: { base: string; stop(): Promise<void> };
 let browser: Browser;
 const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
-let hooks: HttpServer;
-const delivered: { approval_url: string; run_id: string }[] = [];
-let hookUrl = '';
+let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 const parallel = {
   goal: 'Fan out and join',
@@ -36,18 +33,13 @@ const parallel = {
   ],
 };
 
-/** The approval link the run's webhook delivered (waits 5 s at most for it). */
-async function approvalLink(runId: string): Promise<URL> {
-  for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === runId); i++)
-    await new Promise((r) => setTimeout(r, 50));
-  return new URL(delivered.find((d) => d.run_id === runId)!.approval_url);
-}
+const approvalLink = (runId: string) => hooks.approvalLink(runId);
 
 /** A run of `parallel` awaiting approval, its webhook's link, and the link's page opened. */
 async function openApprovalLink() {
   const { run_id } = (await api('POST', '/v1/runs', {
     plan: parallel,
-    config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+    config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
   })) as { run_id: string };
   await waitForStatus(run_id, 'awaiting_approval');
   const link = await approvalLink(run_id);
@@ -56,16 +48,7 @@ async function openApprovalLink() {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  hooks = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      delivered.push(JSON.parse(body) as { approval_url: string; run_id: string });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+  hooks = await startWebhookReceiver();
   server = (await startDevServer({
     name: 'dashboard-e2e',
     extraArgs: [
@@ -525,7 +508,7 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'completed');
     const waiting = (await api('POST', '/v1/runs', {
       plan: wide,
-      config: { require_plan_approval: true, approval: { webhook_url: hookUrl } },
+      config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
     })) as { run_id: string };
     await waitForStatus(waiting.run_id, 'awaiting_approval');
     const link = await approvalLink(waiting.run_id);

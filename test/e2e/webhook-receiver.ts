@@ -1,0 +1,37 @@
+/**
+ * An approval-webhook receiver on loopback for the browser tests: it keeps what each delivery said, and
+ * hands out a run's approval link once its webhook has arrived.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type Delivery = { approval_url: string; run_id: string };
+
+export async function startWebhookReceiver(): Promise<{
+  url: string;
+  /** The approval link the run's webhook delivered (waits 5 s at most for it). */
+  approvalLink: (runId: string) => Promise<URL>;
+  close: () => void;
+}> {
+  const delivered: Delivery[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      delivered.push(JSON.parse(body) as Delivery);
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    async approvalLink(runId) {
+      for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === runId); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      const found = delivered.find((d) => d.run_id === runId);
+      if (!found) throw new Error(`no approval webhook arrived for ${runId}`);
+      return new URL(found.approval_url);
+    },
+    close: () => void server.close(),
+  };
+}
