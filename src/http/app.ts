@@ -13,6 +13,7 @@ import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { corsFromEnv } from './middleware/cors';
 import { jsonBody } from './middleware/json-body';
+import { jsonRpcErrors } from './middleware/json-rpc-errors';
 import { rateLimit } from './middleware/rate-limit';
 import { mcpToolsLoaded } from './middleware/mcp-tools';
 import { whenRouted } from './middleware/when-routed';
@@ -105,6 +106,7 @@ export function createApp({
   app.use('/v1/*', bearerAuth({ skip: isApprovalLink }));
   app.use('/mcp', rateLimit());
   app.use('/mcp', bearerAuth());
+  app.use('/mcp', jsonRpcErrors());
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));
   app.use('*', whenRouted(jsonBody()));
   app.use('/v1/*', mcpToolsLoaded());

@@ -234,6 +234,39 @@ describe('edgeplan as an MCP server at /mcp', () => {
     await client.close();
   });
 
+  it('answers a body the shared checks refuse as a JSON-RPC error, keeping the status and the API code', async () => {
+    const post = (body: string, type = 'application/json') =>
+      app.fetch(
+        new Request('http://edgeplan.test/mcp', {
+          method: 'POST',
+          headers: { 'content-type': type, accept: 'application/json, text/event-stream' },
+          body,
+        }),
+        env,
+      );
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"validate_plan","arguments":${'['.repeat(200)}${']'.repeat(200)}}}`;
+    const cases: [Response, number, number, string][] = [
+      [await post('{'), 400, -32700, 'invalid_json'],
+      [await post(deep), 400, -32600, 'invalid_request'],
+      [await post('hello', 'text/plain'), 415, -32600, 'unsupported_media_type'],
+    ];
+    for (const [res, status, code, apiCode] of cases) {
+      expect(res.status).toBe(status);
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code, message: expect.any(String), data: { code: apiCode } },
+      });
+    }
+    // A refusal of the token stays an HTTP 401 with the API's envelope.
+    const unauthorized = await app.fetch(
+      new Request('http://edgeplan.test/mcp', { method: 'POST', body: '{' }),
+      { ...env, ALLOW_ANONYMOUS: 'false', API_TOKEN: 'secret' },
+    );
+    expect(unauthorized.status).toBe(401);
+    expect(await unauthorized.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
   it('refuses GET and DELETE (no sessions, no standalone stream)', async () => {
     const res = await app.fetch(new Request('http://edgeplan.test/mcp'), env);
     expect(res.status).toBe(405);
