@@ -387,6 +387,23 @@ describe('streaming execution', () => {
     parameters: { id },
     dependencies: deps,
   });
+  /** The whole plan the stream's end delivers (`planned`), its steps those that streamed in. */
+  const whole = (steps: Plan['steps']): Plan => ({
+    id: 'plan_s',
+    version: 1,
+    goal: 'test',
+    strategy: 'flat',
+    steps,
+    created_at: '2026-01-01T00:00:00.000Z',
+  });
+  /** A streaming run that revises on a failure, with a planner to revise it. */
+  const revisingStream = () =>
+    harness(
+      null,
+      { execution_mode: 'parallel', on_step_failure: 'replan', retry_failed_steps: 0 },
+      {},
+      { canRevise: true },
+    );
 
   it('runs streamed steps as they arrive and completes only after the stream ends', () => {
     const h = harness(null, { execution_mode: 'parallel' });
@@ -398,15 +415,7 @@ describe('streaming execution', () => {
     send(h, { type: 'streamed_step', step: step('b', ['a']), plan_id: 'plan_s' });
     expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b' });
     h.ok('b', 'B');
-    const whole: Plan = {
-      id: 'plan_s',
-      version: 1,
-      goal: 'test',
-      strategy: 'flat',
-      steps: [step('a'), step('b', ['a'])],
-      created_at: '2026-01-01T00:00:00.000Z',
-    };
-    send(h, { type: 'planned', plan: whole, estimates: null });
+    send(h, { type: 'planned', plan: whole([step('a'), step('b', ['a'])]), estimates: null });
     expect(h.state.status).toBe('completed');
     const types = h.types();
     expect(types.indexOf('StepScheduled')).toBeLessThan(types.indexOf('PlanAuthored'));
@@ -415,12 +424,7 @@ describe('streaming execution', () => {
   });
 
   it('revises a step that failed mid-stream only once the stream has ended, on top of the whole plan', () => {
-    const h = harness(
-      null,
-      { execution_mode: 'parallel', on_step_failure: 'replan', retry_failed_steps: 0 },
-      {},
-      { canRevise: true },
-    );
+    const h = revisingStream();
     send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
     h.ok('a', 'A');
     send(h, { type: 'streamed_step', step: step('bad', ['a']), plan_id: 'plan_s' });
@@ -433,15 +437,11 @@ describe('streaming execution', () => {
       refused: { code: 'conflict', details: { reason: 'plan_streaming' } },
     });
     send(h, { type: 'streamed_step', step: step('c', ['bad']), plan_id: 'plan_s' });
-    const whole: Plan = {
-      id: 'plan_s',
-      version: 1,
-      goal: 'test',
-      strategy: 'flat',
-      steps: [step('a'), step('bad', ['a']), step('c', ['bad'])],
-      created_at: '2026-01-01T00:00:00.000Z',
-    };
-    send(h, { type: 'planned', plan: whole, estimates: null });
+    send(h, {
+      type: 'planned',
+      plan: whole([step('a'), step('bad', ['a']), step('c', ['bad'])]),
+      estimates: null,
+    });
     expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'step_failure', step_id: 'bad' });
     send(h, {
       type: 'revise',
@@ -464,12 +464,7 @@ describe('streaming execution', () => {
   });
 
   it('takes new information that arrives mid-stream into a revision once the stream has ended', () => {
-    const h = harness(
-      null,
-      { execution_mode: 'parallel', on_step_failure: 'replan', retry_failed_steps: 0 },
-      {},
-      { canRevise: true },
-    );
+    const h = revisingStream();
     send(h, { type: 'streamed_step', step: step('a'), plan_id: 'plan_s' });
     h.ok('a', 'A');
     send(h, { type: 'input', input: { city: 'Oslo' } });
@@ -481,15 +476,7 @@ describe('streaming execution', () => {
     expect(h.state.revising).toBeNull();
     expect(h.commands.some((c) => c.type === 'revise')).toBe(false);
     send(h, { type: 'streamed_step', step: step('b', ['a']), plan_id: 'plan_s' });
-    const whole: Plan = {
-      id: 'plan_s',
-      version: 1,
-      goal: 'test',
-      strategy: 'flat',
-      steps: [step('a'), step('b', ['a'])],
-      created_at: '2026-01-01T00:00:00.000Z',
-    };
-    send(h, { type: 'planned', plan: whole, estimates: null });
+    send(h, { type: 'planned', plan: whole([step('a'), step('b', ['a'])]), estimates: null });
     // Whole now: the revision is asked for, in the light of the state the input set.
     expect(h.commands.at(-1)).toMatchObject({ type: 'revise', trigger: 'new_information' });
     expect(h.state.deferred_revision).toBeNull();
