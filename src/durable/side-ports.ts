@@ -11,6 +11,7 @@ import { createOpenAIClient, readLlmConfig, toLlmError } from '../executor/tools
 import { parseVerdict } from '../planner/judge-verdict';
 import { llmFetch } from '../planner/llm-transport';
 import { planningProvider } from '../planner/planning-provider';
+import { D1ProvenanceStore } from '../planner/provenance-d1';
 import { secretsOf } from '../planner/redact';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { plannerConfigured } from './planner-config';
@@ -22,11 +23,12 @@ const ids = {
 
 export function workerSidePorts(env: Env, tools: ToolRegistry, state: RunState): SidePorts {
   const timeoutMs = state.config.planning_timeout_s * 1000;
-  // A call that fails in transit is tried twice more with backoff before the pipeline moves on.
+  // A call that fails in transit is tried twice more with backoff before the pipeline moves on;
+  // every attempt is filed under the run, for its planning trace.
   const deps = plannerDepsFor(
     env,
     { tools, clock: { now: () => new Date() }, ids },
-    { timeoutMs, llmRetries: 2 },
+    { timeoutMs, llmRetries: 2, provenance: new D1ProvenanceStore(env.DB, { runId: state.run_id }) },
   );
   return {
     planner: planningProvider(deps),

@@ -25,10 +25,11 @@ export function misconfiguration(err: unknown, env: object | undefined): string 
       'The PlanRun Durable Object class has no SQLite storage: add to wrangler.toml ' +
       '[[migrations]] tag = "v1" new_sqlite_classes = ["PlanRun"]'
     );
-  const table = /no such table: (\w+)/.exec(message);
+  // A table missing, or a column a newer edgeplan added ("no such column: x", "has no column named x").
+  const table = /no such table: (\w+)|no such column: (\w+)|has no column named (\w+)/.exec(message);
   if (table)
     return (
-      `The D1 database (binding DB) has no table "${table[1]}": apply edgeplan's migrations, ` +
+      `The D1 database (binding DB) has no ${table[1] ? 'table' : 'column'} "${table[1] ?? table[2] ?? table[3]}": apply edgeplan's migrations, ` +
       '`wrangler d1 migrations apply DB --local` (deployed: --remote, which `edgeplan deploy` runs)'
     );
   const bindings = (env ?? {}) as Record<string, unknown>;

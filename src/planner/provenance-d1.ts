@@ -11,8 +11,8 @@ import type { AttemptOutcome, ModelReliability } from './reliability';
 
 const INSERT_ATTEMPT = `INSERT INTO planning_attempts (id, planning_id, seq, model, temperature, template_id,
   template_version, retry, candidate, response_format, prompt, raw_output, outcome, error, parse_format,
-  findings_json, prompt_tokens, completion_tokens, latency_ms, plan_id, strategy, created_at)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
+  findings_json, prompt_tokens, completion_tokens, latency_ms, plan_id, strategy, created_at, run_id)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
   ON CONFLICT (id) DO NOTHING`;
 
 // Counters are added in SQL, so concurrent planners in different isolates never lose an update; and
@@ -50,6 +50,7 @@ const AttemptRow = z.object({
   plan_id: z.string().nullable(),
   strategy: z.string(),
   created_at: z.string(),
+  run_id: z.string().nullish(),
 });
 
 const ReliabilityRow = z.object({
@@ -79,14 +80,17 @@ export type D1Like = {
 };
 
 /**
- * Provenance in D1.
- * @example const store = new D1ProvenanceStore(env.DB); await store.attempts(planningId);
+ * Provenance in D1. A store made for a run (`{ runId }`) files each attempt under it, so the run's
+ * planning trace finds the attempts of a planning that failed and named no plan.
+ * @example const store = new D1ProvenanceStore(env.DB, { runId }); await store.attemptsForRun(runId);
  */
 export class D1ProvenanceStore implements ProvenanceStore {
   readonly #db: D1Like;
+  readonly #runId: string | null;
 
-  constructor(db: D1Like) {
+  constructor(db: D1Like, options: { runId?: string } = {}) {
     this.#db = db;
+    this.#runId = options.runId ?? null;
   }
 
   async recordAttempt(a: PlanningAttempt): Promise<void> {
@@ -117,6 +121,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
           a.plan_id,
           a.strategy,
           a.created_at,
+          this.#runId,
         ),
       this.#db
         .prepare(UPSERT_RELIABILITY)
@@ -156,6 +161,18 @@ export class D1ProvenanceStore implements ProvenanceStore {
     return results.map((r) => fromRow(AttemptRow.parse(r)));
   }
 
+  /** Every attempt filed under run `runId` (its plannings and revisions, failed ones included), oldest first. */
+  async attemptsForRun(runId: string, limit = 200): Promise<PlanningAttempt[]> {
+    const { results } = await this.#db
+      .prepare(
+        `SELECT * FROM planning_attempts WHERE run_id = ?1
+         ORDER BY created_at, planning_id, seq LIMIT ?2`,
+      )
+      .bind(runId, limit)
+      .all();
+    return results.map((r) => fromRow(AttemptRow.parse(r)));
+  }
+
   /** The attempts with these ids (a planning that failed: its attempts name no plan), oldest first. */
   async attemptsByIds(ids: readonly string[]): Promise<PlanningAttempt[]> {
     if (ids.length === 0) return [];
@@ -187,7 +204,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
 }
 
 function fromRow(row: z.infer<typeof AttemptRow>): PlanningAttempt {
-  const { findings_json, response_format, ...rest } = row;
+  const { findings_json, response_format, run_id: _run, ...rest } = row;
   let findings: Finding[] = [];
   try {
     findings = JSON.parse(findings_json) as Finding[];

@@ -37,6 +37,18 @@ describe('a misconfigured Worker', () => {
     });
   });
 
+  it('says to apply the D1 migrations when a newer column is missing (an upgrade without them)', () => {
+    const env = { DB: {}, KV: {}, PLAN_RUN: {}, STEPS: {} };
+    for (const message of [
+      'D1_ERROR: no such column: run_id: SQLITE_ERROR',
+      'D1_ERROR: table planning_attempts has no column named run_id: SQLITE_ERROR',
+    ]) {
+      expect(misconfiguration(new Error(message), env)).toMatch(
+        /^The D1 database \(binding DB\) has no column "run_id": apply edgeplan's migrations/,
+      );
+    }
+  });
+
   it('says to give the run object SQLite storage', () => {
     const err = new Error('SQL is not enabled for this Durable Object class.');
     expect(misconfiguration(err, {})).toMatch(/new_sqlite_classes = \["PlanRun"\]/);

@@ -99,6 +99,34 @@ describe('GET /v1/runs/:id/planning', () => {
     expect(listed).toBe(run.token_usage.total_tokens);
   });
 
+  it('keeps the attempts of a planning that failed after a retry planned the run', async () => {
+    const valid = { steps: [{ id: 'a', action: 'demo.echo', parameters: { ok: true }, dependencies: [] }] };
+    setLlmFetch(scriptedLlm(['no json here', 'still nothing', JSON.stringify(valid)]).fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'plan my holiday',
+      config: { require_plan_approval: true },
+    });
+    expect((await waitForRun(r.body.run_id)).error.code).toBe('planning_failed');
+    expect((await api('POST', `/v1/runs/${r.body.run_id}/retry`, {})).status).toBe(200);
+    await waitForRun(r.body.run_id, (x) => x.status === 'awaiting_approval');
+    await api('POST', `/v1/runs/${r.body.run_id}/approval`, { decision: 'approve' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    // The run's error is cleared and the failed rows name no plan: they are found by the run.
+    const attempts = (await api('GET', `/v1/runs/${r.body.run_id}/planning`)).body.attempts as Json[];
+    expect(attempts.map((a) => [a.retry, a.outcome])).toEqual([
+      [0, 'parse_error'],
+      [1, 'parse_error'],
+      [0, 'ok'],
+    ]);
+    expect(new Set(attempts.map((a) => a.planning_id)).size).toBe(2);
+    const listed = attempts.reduce(
+      (n, a) => n + (a.prompt_tokens as number) + (a.completion_tokens as number),
+      0,
+    );
+    expect(listed).toBe(run.token_usage.total_tokens);
+  });
+
   it('is empty for a submitted plan, and 404 for no run', async () => {
     const id = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
     await waitForRun(id);

@@ -83,14 +83,17 @@ export function registerRunPlanningRoutes(app: App): void {
     if (known === undefined || !run) return notFound(c);
     const plan_id = known;
     const store = new D1ProvenanceStore(c.env.DB);
-    // A planning that failed names no plan — the first one, or a revision after the run had a plan
-    // (whose tokens the run's usage counts): its attempts are found by the ids in the run's error.
-    const [planned, failed] = await Promise.all([
+    // Attempts are filed under their run. A planning that failed names no plan — the first one, or a
+    // revision after the run had a plan (whose tokens the run's usage counts): rows written before
+    // attempts named their run are found by the plan and by the ids in the run's error.
+    const runId = c.req.valid('param').id;
+    const lists = await Promise.all([
+      store.attemptsForRun(runId),
       plan_id ? store.attemptsForPlan(plan_id) : Promise.resolve([]),
       failedAttemptIds(run).then((ids) => store.attemptsByIds(ids)),
     ]);
-    const seen = new Set(planned.map((a) => a.id));
-    const found = [...planned, ...failed.filter((a) => !seen.has(a.id))].sort(
+    const byId = new Map(lists.flat().map((a) => [a.id, a]));
+    const found = [...byId.values()].sort(
       (a, b) =>
         a.created_at.localeCompare(b.created_at) ||
         a.planning_id.localeCompare(b.planning_id) ||
@@ -111,6 +114,6 @@ export function registerRunPlanningRoutes(app: App): void {
       strategy: a.strategy,
       created_at: a.created_at,
     }));
-    return c.json({ run_id: c.req.valid('param').id, plan_id, attempts }, 200);
+    return c.json({ run_id: runId, plan_id, attempts }, 200);
   });
 }
