@@ -48,9 +48,10 @@ export type PlanOptions = {
   /**
    * The planning request this one goes on with: a plan stream that yielded no step is asked again
    * whole, and those attempts follow the stream's (same planning id, next seq), so the planning trace
-   * of the plan they produce lists the stream's attempt too.
+   * of the plan they produce lists the stream's attempt too. `trace`: the stream's entries, which
+   * start this request's trace — its tokens count toward the budget, its attempt in the failure.
    */
-  continues?: { planning_id: string; after_seq: number } | undefined;
+  continues?: { planning_id: string; after_seq: number; trace: readonly TraceEntry[] } | undefined;
 };
 
 /**
@@ -99,7 +100,7 @@ export async function planFromState(
 ): Promise<PlanningOutcome> {
   const planningId = options.continues?.planning_id ?? deps.ids.id('planning');
   const candidate = candidateContext(state, deps, state.plan ? undefined : options.plan_id);
-  const trace: TraceEntry[] = [];
+  const trace: TraceEntry[] = [...(options.continues?.trace ?? [])];
   const llm = readLlmConfig(deps.env);
 
   if (llm) {

@@ -54,7 +54,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     const deps = this.#deps;
     const llm = readLlmConfig(deps.env);
     if (!llm) {
-      yield* this.#whole(state, { prompt: 0, completion: 0 });
+      yield* this.#whole(state);
       return;
     }
     const template = await resolveTemplate(deps.templates, this.#options.template ?? {});
@@ -201,7 +201,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state, usage, trace, { planning_id: planningId, after_seq: seq });
+        yield* this.#whole(state, { planning_id: planningId, after_seq: seq, trace: [trace] });
         return;
       }
       throw new EdgeplanError(
@@ -255,30 +255,15 @@ export class LlmStreamingPlanner implements StreamingPlanner {
   }
 
   /**
-   * The whole pipeline, yielded as a stream, its tokens (and those the failed stream spent) counted
-   * in the finish; its failure rejects with the outcome's code.
+   * The whole pipeline, yielded as a stream, its tokens (those of the failed stream it continues
+   * included: they start its trace) counted in the finish; its failure rejects with the outcome's code.
    */
-  async *#whole(
-    state: PlannerState,
-    spent: TokenCount,
-    streamed?: TraceEntry,
-    continues?: PlanOptions['continues'],
-  ): AsyncIterable<PlanYield> {
+  async *#whole(state: PlannerState, continues?: PlanOptions['continues']): AsyncIterable<PlanYield> {
     const out = await planFromState(state, { ...this.#options, continues }, this.#deps);
-    const tokens = {
-      prompt: spent.prompt + out.tokens.prompt,
-      completion: spent.completion + out.tokens.completion,
-    };
+    const tokens: TokenCount = { prompt: out.tokens.prompt, completion: out.tokens.completion };
     if (!out.ok) {
       throw new EdgeplanError(out.error.code, out.error.message, {
-        // The stream's own attempt first: the trace is every attempt this planning made.
-        details: {
-          ...out.error.details,
-          planning_trace: streamed
-            ? [streamed, ...out.error.details.planning_trace]
-            : out.error.details.planning_trace,
-          tokens,
-        },
+        details: { ...out.error.details, tokens },
         retryable: out.error.retryable,
       });
     }

@@ -643,6 +643,8 @@ describe('a goal run whose planning fails', () => {
     const r = await api('POST', '/v1/runs', { goal: 'plan my holiday' });
     const run = await waitForRun(r.body.run_id);
     expect(run.error.code).toBe('planning_failed');
+    // The message counts the stream's attempt with the two whole ones, as the trace lists them.
+    expect(run.error.message).toMatch(/^Planning failed: 3 LLM attempts \(models: /);
     expect(run.error.details.planning_trace.length).toBeGreaterThan(0);
     // Every attempt is in the trace — the stream's first (its usage: 110) — and all of them counted.
     type Attempt = { attempt_id: string; tokens?: { prompt: number; completion: number } };
