@@ -155,6 +155,10 @@ export const ERROR_CODES = {
     about: 'A result that cannot go where output_path says (a merge of a non-object).',
   },
   output_too_large: { status: null, about: 'A step output over max_output_bytes.' },
+  output_too_deep: {
+    status: null,
+    about: 'A step output whose arrays and objects nest more than 100 levels deep (a JSON response, say).',
+  },
   parameters_too_large: {
     status: null,
     about: "A step's resolved parameters over the limit one call carries.",

@@ -62,8 +62,9 @@ export function beginAttempt(
   const { action, parameters } = chosen;
   // A sub-plan's references name its own steps: the child run resolves them, not this one.
   const meta = teaMetaOf(state.plan);
-  if (meta && !child && !rt.on_fallback) {
-    const rendered = renderTea(state, results, meta, step);
+  const node = meta && !child && !rt.on_fallback ? meta : null;
+  if (node) {
+    const rendered = renderTea(state, results, node, step);
     if (!rendered.ok) return failed(stepId, attempt, rendered.error);
     chosen.parameters = rendered.value;
   }
@@ -75,11 +76,11 @@ export function beginAttempt(
     const message = `${resolved.missing.text} was never written`;
     return failed(stepId, attempt, { code: 'missing_input', message, retryable: false });
   }
-  const parametersText = jsonText(resolved.value);
+  const params = withEnvNames(resolved.value as Record<string, unknown>, node);
+  const parametersText = jsonText(params);
   const tooLarge = parametersLimitError(stepId, parametersText);
   if (tooLarge) return failed(stepId, attempt, tooLarge);
   const idempotency_key = stepEffectKey(state.run_id, stepId, rt);
-  const params = resolved.value as Record<string, unknown>;
   const tool = tools.get(action);
   // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.
   const own = chosen.timeout_ms ?? tool?.timeout_ms;
@@ -155,12 +156,22 @@ function renderTea(
       if (!Object.hasOwn(value, key) && llm[key] !== undefined) value[key] = llm[key];
     }
   }
-  if (meta.env_names.length > 0) value[ENV_NAMES_PARAM] = meta.env_names;
   for (const [keys, v] of kept) {
     const parent = keys.slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), value);
     if (isRecord(parent)) parent[keys.at(-1)!] = v;
   }
   return { ok: true, value };
+}
+
+/**
+ * The parameters a tool is called with, carrying the Worker variables a TEA workflow's `settings` read
+ * (`meta.env_names`) in {@link ENV_NAMES_PARAM} — and only those: a `$env` the plan itself wrote (in a
+ * step's parameters, a fallback's, a node's `with:`) is dropped, or any plan could name a secret there
+ * and read it back (src/plan/tea-settings.ts expands what `$env` lists).
+ */
+function withEnvNames(params: Record<string, unknown>, meta: TeaMeta | null): Record<string, unknown> {
+  const { [ENV_NAMES_PARAM]: _written, ...rest } = params;
+  return meta && meta.env_names.length > 0 ? { ...rest, [ENV_NAMES_PARAM]: meta.env_names } : rest;
 }
 
 /** An attempt that fails before its tool is called: its result, and nothing to run. */

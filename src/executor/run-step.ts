@@ -6,6 +6,7 @@
 import { expandSettingsParams } from '../plan/tea-settings';
 import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting';
 import type { AnyTool, ToolContext } from './registry';
 
 /** Tokens a step spent, summed over every `reportTokens` call. */
@@ -122,6 +123,10 @@ function abortInfo(tool: AnyTool, signal: AbortSignal, timeoutMs: number): Error
   return fail('cancelled', `${tool.name} was cancelled${why}`);
 }
 
+/**
+ * The output as it will read back from storage (a JSON round trip, `undefined` as `null`), or why it
+ * cannot be stored: it fails the tool's output schema, is not JSON, or nests too deeply.
+ */
 function normaliseOutput(tool: AnyTool, raw: unknown): { output: unknown } | { error: ErrorInfo } {
   let value: unknown = raw;
   if (tool.output) {
@@ -140,20 +145,27 @@ function normaliseOutput(tool: AnyTool, raw: unknown): { output: unknown } | { e
     value = parsed.data;
   }
   try {
-    return { output: toJson(value) };
+    const text = JSON.stringify(value ?? null) as string | undefined;
+    if (text === undefined) return { output: null };
+    // Storing, sending and reading an output all recurse into it: one nested thousands of levels deep
+    // (a JSON response of `[[[[…`) overflowed the stack where the run's object records it, and the
+    // step hung until its timeout, then did so again on every retry.
+    const depth = jsonNestingDepth(text);
+    if (depth > MAX_NESTING_DEPTH) {
+      return {
+        error: fail(
+          'output_too_deep',
+          `${tool.name} returned a value whose arrays and objects nest ${depth} levels deep; the limit is ${MAX_NESTING_DEPTH}`,
+        ),
+      };
+    }
+    return { output: JSON.parse(text) as unknown };
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     return {
       error: fail('invalid_output', `${tool.name} returned a value that is not JSON-serialisable: ${why}`),
     };
   }
-}
-
-/** The output as it will read back from storage: a JSON round trip, with `undefined` as `null`. */
-function toJson(value: unknown): unknown {
-  if (value === undefined) return null;
-  const text = JSON.stringify(value) as string | undefined;
-  return text === undefined ? null : (JSON.parse(text) as unknown);
 }
 
 /** zod issues as `path: message; …`, paths as `messages[0].role`. */

@@ -7,6 +7,7 @@
  * Pure: used by the engine when a step's parameters are rendered.
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
+import { limitRender } from './jinja-budget';
 
 /** What a template may read: TEA's `state`, `variables`, `settings`, …, and extras (`subtask`, `result`). */
 export type TemplateContext = Record<string, unknown>;
@@ -175,9 +176,13 @@ type Filterable = {
   evaluate(node: AnyNode, env: Environment): RuntimeValue;
 };
 
-/** An interpreter with Jinja2's `round`, TEA's `fromjson` and `json` on top of the library's filters. */
+/**
+ * An interpreter with Jinja2's `round`, TEA's `fromjson` and `json` on top of the library's filters,
+ * bounded in the work and the memory one render takes (jinja-budget.ts).
+ */
 function teaInterpreter(env: Environment): Interpreter {
   const interpreter = new Interpreter(env);
+  limitRender(interpreter);
   const raw = interpreter as unknown as Filterable;
   const base = raw.applyFilter.bind(raw);
   raw.applyFilter = (operand, filterNode, environment) => {

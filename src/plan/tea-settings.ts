@@ -4,11 +4,26 @@
  * is put in only as a tool is called (src/executor/run-step.ts), so a secret is never stored. Only a
  * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) gets the Worker's
  * value, and only for the names the workflow's settings read; inside longer text only a default is
- * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret.
+ * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret. The
+ * Worker's own credentials ({@link WORKER_SECRETS}) are never put in: they stay as written.
  */
 
 /** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
 export const ENV_NAMES_PARAM = '$env';
+
+/**
+ * The Worker's own credentials, never put into a tool's parameters whatever `settings` read: the API
+ * token (which opens every run), the key the planner calls its model with, the secret approval
+ * webhooks are signed with, and the MCP servers' configuration (which may hold tokens). A plan reaches
+ * the engine from more hands than the operator's — an approval link's Modify, a model's plan — and a
+ * `${API_TOKEN}` read into an `http.request` body would hand the whole API to whoever wrote it.
+ */
+export const WORKER_SECRETS: ReadonlySet<string> = new Set([
+  'API_TOKEN',
+  'OPENAI_API_KEY',
+  'WEBHOOK_SECRET',
+  'MCP_SERVERS',
+]);
 
 /**
  * A tool's parameters with whole-string `${NAME}` / `${NAME:-default}` expanded from `env`, for the
@@ -21,7 +36,7 @@ export function expandSettingsParams(
 ): Record<string, unknown> {
   const names = params[ENV_NAMES_PARAM];
   if (!Array.isArray(names)) return params;
-  const allowed = new Set(names.filter((n): n is string => typeof n === 'string'));
+  const allowed = new Set(names.filter((n): n is string => typeof n === 'string' && !WORKER_SECRETS.has(n)));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);

@@ -26,8 +26,16 @@ export function api(options: { anonymous?: boolean } = {}): EdgeplanClient {
   return createClient({ baseUrl: location.origin, ...(token ? { token } : {}) });
 }
 
-/** What to tell a person about a failure. */
+/**
+ * What to tell a person about a failure. A refused token is the person's to fix in the page's "API
+ * token" field, which the API's own message (written for an HTTP client: "send Authorization: Bearer
+ * …") does not say; a server with no token set (its message says so) is the operator's to fix.
+ */
 export function errorText(err: unknown): string {
+  if (err instanceof EdgeplanApiError && err.status === 401 && !err.message.startsWith('This deployment')) {
+    const what = getToken() ? 'does not accept the API token entered' : 'needs an API token';
+    return `${err.code}: this server ${what}: enter its API_TOKEN in "API token" at the top of the page (${err.message})`;
+  }
   if (err instanceof EdgeplanApiError) return `${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }

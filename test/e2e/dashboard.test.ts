@@ -780,7 +780,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('follows a run over the WebSocket with an API token set, the token offered as a subprotocol', async () => {
+  it('follows a run over the WebSocket with an API token set, the token offered as a subprotocol; without it the page says where the token goes', async () => {
     const token = 'dash-token-1';
     const secured = (await startDevServer({
       name: 'dashboard-token',
@@ -805,6 +805,18 @@ describe('the dashboard', () => {
       // Only the check that nothing follows the end reads /events; the stream itself was the socket.
       expect(polls.every((u) => u.includes('limit=1'))).toBe(true);
       await page.close();
+
+      // A person who opens the dashboard without the token is told where it goes, and entering it works.
+      const fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await fresh.goto(`${secured.base}/`);
+      await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
+      await fresh.getByLabel('API token').fill('not-the-token');
+      await fresh.getByLabel('API token').press('Enter');
+      await fresh.getByText('this server does not accept the API token entered').waitFor();
+      await fresh.getByLabel('API token').fill(token);
+      await fresh.getByLabel('API token').press('Enter');
+      await fresh.locator(`text=${run_id}`).first().waitFor();
+      await fresh.close();
     } finally {
       await secured.stop();
     }

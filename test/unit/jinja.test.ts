@@ -68,4 +68,24 @@ describe('Jinja2 templates (TEA semantics)', () => {
     });
     expect(evaluateCondition('False', ctx)).toEqual({ ok: true, value: false });
   });
+
+  it('bounds the work and the memory of one render, and counts values only read as free', () => {
+    const loops = r('{% for a in range(1000) %}{% for b in range(1000) %}x{% endfor %}{% endfor %}');
+    expect(loops).toMatchObject({ ok: false, message: expect.stringMatching(/more than 250,000 steps/) });
+    const doubled = r(
+      "{% set s = 'xxxxxxxxxx' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}",
+    );
+    expect(doubled).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/more than 64 Mi characters/),
+    });
+    const big = { state: { doc: 'y'.repeat(20_000_000) } };
+    expect(r('{{ state.doc | length }}', big)).toEqual({ ok: true, value: 20_000_000 });
+    expect(r('{% for i in range(20) %}{{ state.doc | length }},{% endfor %}', big).ok).toBe(true);
+    const listed = r(
+      '{% set l = [] %}{% for i in range(10) %}{% set l = l + [state.doc] %}{% endfor %}{{ l | length }}',
+      big,
+    );
+    expect(listed).toMatchObject({ ok: false, message: expect.stringMatching(/more than 64 Mi characters/) });
+  });
 });

@@ -69,6 +69,22 @@ describe('http.request against a real loopback server, allowlisted', () => {
     expect(run.steps.down.error.message).toContain('503');
   });
 
+  it('fails a response nested thousands of levels deep at once, as output_too_deep, without retrying', async () => {
+    const started = Date.now();
+    const run = await waitForRun(
+      await startRun({ steps: [httpStep('deep', `${base}/deep/50000`, {})] }, { retry_failed_steps: 2 }),
+    );
+    expect(run.status).toBe('failed');
+    expect(run.steps.deep.error).toMatchObject({ code: 'output_too_deep', retryable: false });
+    // The body, inside the tool's {url, status, headers, body}.
+    expect(run.steps.deep.error.message).toContain('nest 50001 levels deep; the limit is 100');
+    expect(run.steps.deep.attempts).toBe(1);
+    expect(await hits('/deep/50000')).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const fine = await runSteps([httpStep('shallow', `${base}/deep/99`)]);
+    expect(fine.status).toBe('completed');
+  });
+
   it('follows a redirect to another allowed path', async () => {
     const run = await runSteps([httpStep('hop', `${base}/redirect?to=/echo?via=redirect`)]);
     expect(run.status).toBe('completed');

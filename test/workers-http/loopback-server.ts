@@ -89,6 +89,11 @@ async function handle(
   } else if (url.pathname.startsWith('/hang-first/')) {
     if (hits[url.pathname] === 1) return; // the client gives up or goes away; the socket stays open
     json(200, { received: text });
+  } else if (url.pathname.startsWith('/deep/')) {
+    // JSON nested as deep as the path says: `[[[…]]]`.
+    const depth = Number(url.pathname.slice('/deep/'.length));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('['.repeat(depth) + ']'.repeat(depth));
   } else if (url.pathname === '/last-body') {
     json(200, { body: bodies[url.searchParams.get('path') ?? ''] ?? null });
   } else if (url.pathname === '/hits') {

@@ -174,6 +174,36 @@ nodes:
     );
   });
 
+  it('a template that loops too long or makes too much fails its node, and the runtime goes on', async () => {
+    const failed = await run(`nodes:
+  - name: loops
+    uses: demo.echo
+    with:
+      text: "{% for a in range(1000) %}{% for b in range(1000) %}x{% endfor %}{% endfor %}"
+`);
+    expect(failed.status).toBe('failed');
+    expect(failed.steps.loops.error).toMatchObject({ code: 'template_error' });
+    expect(failed.steps.loops.error.message).toMatch(
+      /^Node "loops": the template in with.text \(line 5\) failed: the template takes more than 250,000 steps to render/,
+    );
+    // Doubled 23 times: 80 Mi characters, made in a few steps.
+    const doubled = await run(`nodes:
+  - name: doubles
+    uses: demo.echo
+    with:
+      text: "{% set s = 'xxxxxxxxxx' %}{% for i in range(23) %}{% set s = s ~ s %}{% endfor %}{{ s | length }}"
+`);
+    expect(doubled.steps.doubles.error).toMatchObject({ code: 'template_error' });
+    expect(doubled.steps.doubles.error.message).toMatch(/makes more than 64 Mi characters/);
+    const fine = await run(`nodes:
+  - name: fine
+    uses: demo.echo
+    with:
+      text: "{% for i in range(3) %}{{ i }}{% endfor %}"
+`);
+    expect(fine.step_results.fine).toEqual({ text: '012' });
+  });
+
   it('refuses at import what cannot run, with the line and the feature named', async () => {
     const inline = await start(`nodes:
   - name: ok

@@ -1,0 +1,82 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { api, startRun, waitForRun } from './helpers';
+
+/**
+ * `${NAME}` reads a Worker variable only for a TEA workflow's `settings`, and never one of the Worker's
+ * own credentials: a plan comes from more hands than the operator's (an approval link's Modify, a
+ * model), and the value would come back in the step's output or leave in an http.request body.
+ */
+describe('settings ${VAR}: what a plan can read from the Worker', () => {
+  const secret = env.WEBHOOK_SECRET!;
+
+  it('a step that names variables in its own `$env` gets none of them', async () => {
+    const runId = await startRun({
+      goal: 'read the Worker',
+      steps: [
+        {
+          id: 'peek',
+          action: 'demo.echo',
+          parameters: {
+            model: '${PLANNER_MODEL}',
+            hook: '${WEBHOOK_SECRET}',
+            $env: ['PLANNER_MODEL', 'WEBHOOK_SECRET'],
+          },
+        },
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.peek).toEqual({ model: '${PLANNER_MODEL}', hook: '${WEBHOOK_SECRET}' });
+  });
+
+  it('a TEA node that writes `$env` in its with: gets no more than its settings read', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `nodes:
+  - name: peek
+    uses: demo.echo
+    with:
+      hook: "\${WEBHOOK_SECRET}"
+      $env: [WEBHOOK_SECRET]
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const run = await waitForRun(r.body.run_id as string);
+    expect(run.step_results.peek).toEqual({ hook: '${WEBHOOK_SECRET}' });
+  });
+
+  it('settings that read the Worker’s own credentials get them as written; other variables as ever', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `settings:
+  model: "\${PLANNER_MODEL}"
+  hook: "\${WEBHOOK_SECRET}"
+  token: "\${API_TOKEN:-none}"
+nodes:
+  - name: peek
+    uses: demo.echo
+    with: { model: "{{ settings.model }}", hook: "{{ settings.hook }}", token: "{{ settings.token }}" }
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const run = await waitForRun(r.body.run_id as string);
+    expect(run.step_results.peek).toEqual({
+      model: 'gpt-4o-mini', // wrangler.toml's PLANNER_MODEL
+      hook: '${WEBHOOK_SECRET}',
+      token: '${API_TOKEN:-none}',
+    });
+    expect(JSON.stringify(run)).not.toContain(secret);
+  });
+
+  it('a plan submitted with TEA metadata naming a credential does not read it either', async () => {
+    const runId = await startRun({
+      goal: 'read the Worker',
+      steps: [{ id: 'peek', action: 'demo.echo', parameters: { hook: '${WEBHOOK_SECRET}' } }],
+      metadata: { tea: { settings: { hook: '${WEBHOOK_SECRET}' }, env_names: ['WEBHOOK_SECRET'] } },
+    });
+    const run = await waitForRun(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.step_results.peek).toEqual({ hook: '${WEBHOOK_SECRET}' });
+  });
+});
