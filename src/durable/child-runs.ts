@@ -8,6 +8,7 @@
  */
 import { parseRunConfig, validationLimits } from '../plan/config';
 import type { Plan } from '../plan/model';
+import { limitEnvNames } from '../plan/tea-meta';
 import { validatePlan } from '../plan/validate';
 import { ToolError } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
@@ -32,6 +33,7 @@ export async function startChildRun(
   tools: ToolRegistry,
   parent: ParentRef,
   req: ChildRequest,
+  settingsEnv: readonly string[] = [],
 ): Promise<string> {
   const runId = await childRunId(parent);
   const config = parseRunConfig(req.config ?? {});
@@ -47,7 +49,8 @@ export async function startChildRun(
       const refused = invalidChildPlan(v.errors);
       throw new ToolError(refused.code, refused.message, { retryable: refused.retryable });
     }
-    plan = v.plan;
+    // The child reads no Worker variable its parent's step could not (tea-meta.ts).
+    plan = limitEnvNames(v.plan, settingsEnv);
   } else if (!req.goal) {
     throw new ToolError('invalid_parameters', 'Give the child run a "goal" or a "plan"', {
       retryable: false,

@@ -30,7 +30,7 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
 
   // The input, version and time limit are shared with the in-process runner; the child is an object.
   const agentDispatch = agentDispatchTool(async (input, ctx) =>
-    deferToChildRun(await startChildRun(env(ctx), registry(), parent(ctx), input)),
+    deferToChildRun(await startChildRun(env(ctx), registry(), parent(ctx), input, ctx.settingsEnv)),
   );
 
   const planExecute = defineTool({
@@ -75,11 +75,17 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
       // TEA's on_subtask_failure: retry tries a subtask again up to max_retries (default 2) times.
       if (config.on_subtask_failure === 'retry') config.max_retries ??= 2;
       return deferToChildRun(
-        await startChildRun(env(ctx), registry(), parent(ctx), {
-          plan: withExecutor,
-          config: { max_steps: 1000, ...config },
-          input: workflow?.state ?? {},
-        }),
+        await startChildRun(
+          env(ctx),
+          registry(),
+          parent(ctx),
+          {
+            plan: withExecutor,
+            config: { max_steps: 1000, ...config },
+            input: workflow?.state ?? {},
+          },
+          ctx.settingsEnv,
+        ),
       );
     },
   });

@@ -9,6 +9,7 @@ import type { Estimates } from '../plan/estimates';
 import { exitVerdict, reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
+import { pinEnvNames } from '../plan/tea-meta';
 import { decideNext, revisionPossible } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
@@ -102,26 +103,29 @@ export class RunMachine {
           references: { step_id: input.step.id },
         });
         return;
-      case 'planned':
+      case 'planned': {
+        // A model's plan reads no variable the run was not created with (tea-meta.ts).
+        const planned = pinEnvNames(input.plan, null);
         if (s.streaming) {
           // The stream ended: the whole plan, validated; the steps already running keep running.
           emit({
             type: 'PlanAuthored',
-            payload: input.tokens ? { plan: input.plan, tokens: input.tokens } : { plan: input.plan },
+            payload: input.tokens ? { plan: planned, tokens: input.tokens } : { plan: planned },
           });
           emit({ type: 'PlanValidated', payload: { valid: true, estimates: input.estimates } });
           return;
         }
         if (s.status !== 'planning' || s.plan) return notNow(s, 'receive a plan', 'planning');
-        if (input.plan.strategy === 'react') {
+        if (planned.strategy === 'react') {
           // ReAct's first turn is one tool call too: the first step of the plan, with its thought.
-          const turn = reactTurn({ ...input.plan, steps: [] }, input.plan);
+          const turn = reactTurn({ ...planned, steps: [] }, planned);
           emit(thoughtEvent(0, turn));
           this.#author(turn.plan, input.estimates, emit, input.tokens);
           return;
         }
-        this.#author(input.plan, input.estimates, emit, input.tokens);
+        this.#author(planned, input.estimates, emit, input.tokens);
         return;
+      }
       case 'planning_failed':
         if (s.status !== 'planning' && !s.streaming) return notNow(s, 'fail planning', 'planning');
         emit({
@@ -145,13 +149,14 @@ export class RunMachine {
           return;
         }
         if (input.decision === 'modify' && input.plan) {
+          const plan = pinEnvNames(input.plan, s.plan);
           emit({
             type: 'PlanUpdated',
             payload: {
-              plan: input.plan,
+              plan,
               reason: comment ?? 'modified by the approver',
               kind: 'approval_edit',
-              changed_steps: changedSteps(s.plan, input.plan),
+              changed_steps: changedSteps(s.plan, plan),
             },
           });
         }
@@ -172,7 +177,7 @@ export class RunMachine {
           );
         }
         const { reason, kind, tokens } = input;
-        let plan = input.plan;
+        let plan = pinEnvNames(input.plan, s.plan);
         if (kind === 'turn' && s.plan.strategy === 'react') {
           // One tool call per turn: the thought and its action, then the plan with that step alone added.
           const turn = reactTurn(s.plan, plan);

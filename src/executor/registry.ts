@@ -20,6 +20,11 @@ export type ToolContext = {
   env: Record<string, unknown>;
   /** The fetch outbound calls use (tests inject a scripted endpoint here); defaults to global fetch. */
   fetch?: typeof fetch;
+  /**
+   * The Worker variables this step's TEA settings may read: a child workflow it starts
+   * (`plan.execute`, `agent.dispatch`) may read no others. Empty outside a TEA workflow.
+   */
+  settingsEnv?: readonly string[];
   /** Tokens spent by this call (llm.call reports its `usage`). */
   reportTokens?: (tokens: { prompt: number; completion: number }) => void;
 };

@@ -3,7 +3,7 @@
  * Never throws — every failure comes back as an {@link ErrorInfo} with a stable code, because the
  * outcome is journaled and crosses RPC and queues as data (STYLE §7).
  */
-import { expandSettingsParams } from '../plan/tea-settings';
+import { expandSettingsParams, settingsEnvOf } from '../plan/tea-settings';
 import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting';
@@ -88,6 +88,7 @@ export async function executeTool(
 
   const toolCtx: ToolContext = {
     ...rest,
+    settingsEnv: settingsEnvOf(params),
     signal: controller.signal,
     reportTokens: (t) => {
       tokens = {

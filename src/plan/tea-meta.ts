@@ -64,3 +64,23 @@ export function teaMetaOf(plan: Plan | null | undefined): TeaMeta | null {
   cache.set(plan, meta);
   return meta;
 }
+
+/**
+ * `plan` reading no Worker variable outside `allowed` through its TEA settings. The caller who creates
+ * a run is trusted with the Worker's variables; a plan that comes later — a model's plan or revision,
+ * an approver's Modify through an approval link (which needs no API token), a child plan a step
+ * passes on — could otherwise name any variable in `metadata.tea.env_names` and send its value out.
+ * @example limitEnvNames(modified, teaMetaOf(state.plan)?.env_names ?? []) // no new names
+ */
+export function limitEnvNames(plan: Plan, allowed: readonly string[]): Plan {
+  const tea: unknown = plan.metadata?.tea;
+  if (typeof tea !== 'object' || tea === null || Array.isArray(tea)) return plan;
+  const names: unknown = (tea as { env_names?: unknown }).env_names;
+  const env_names = Array.isArray(names) ? names.filter((n) => allowed.includes(n as string)) : [];
+  return { ...plan, metadata: { ...plan.metadata, tea: { ...tea, env_names } } };
+}
+
+/** `next` as a later version of `current`: it reads no variable `current` could not. */
+export function pinEnvNames(next: Plan, current: Plan | null): Plan {
+  return limitEnvNames(next, teaMetaOf(current)?.env_names ?? []);
+}

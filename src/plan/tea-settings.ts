@@ -26,6 +26,16 @@ export const WORKER_SECRETS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The Worker variables a tool's parameters may read (their {@link ENV_NAMES_PARAM}, the Worker's
+ * own credentials left out): a child workflow the tool starts may read no others.
+ */
+export function settingsEnvOf(params: Record<string, unknown>): string[] {
+  const names = params[ENV_NAMES_PARAM];
+  if (!Array.isArray(names)) return [];
+  return names.filter((n): n is string => typeof n === 'string' && !WORKER_SECRETS.has(n));
+}
+
+/**
  * A tool's parameters with whole-string `${NAME}` / `${NAME:-default}` expanded from `env`, for the
  * names in their {@link ENV_NAMES_PARAM}; parameters without it come back unchanged.
  * @example expandSettingsParams({ model: '${M:-gpt-4}', $env: ['M'] }, { M: 'gpt-4o' }) // { model: 'gpt-4o' }
@@ -34,9 +44,8 @@ export function expandSettingsParams(
   params: Record<string, unknown>,
   env: Record<string, unknown>,
 ): Record<string, unknown> {
-  const names = params[ENV_NAMES_PARAM];
-  if (!Array.isArray(names)) return params;
-  const allowed = new Set(names.filter((n): n is string => typeof n === 'string' && !WORKER_SECRETS.has(n)));
+  if (!Array.isArray(params[ENV_NAMES_PARAM])) return params;
+  const allowed = new Set(settingsEnvOf(params));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);

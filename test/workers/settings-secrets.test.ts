@@ -79,4 +79,45 @@ nodes:
     expect(run.status, JSON.stringify(run.error)).toBe('completed');
     expect(run.step_results.peek).toEqual({ hook: '${WEBHOOK_SECRET}' });
   });
+
+  it('a plan an approver modifies reads no variable the run was not created with', async () => {
+    const runId = await startRun(
+      { goal: 'approve me', steps: [{ id: 'peek', action: 'demo.echo', parameters: {} }] },
+      { require_plan_approval: true },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+    const modified = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      plan: {
+        steps: [{ id: 'peek', action: 'demo.echo', parameters: { model: '${PLANNER_MODEL}' } }],
+        metadata: { tea: { settings: { model: '${PLANNER_MODEL}' }, env_names: ['PLANNER_MODEL'] } },
+      },
+    });
+    expect(modified.status, JSON.stringify(modified.body)).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.step_results.peek).toEqual({ model: '${PLANNER_MODEL}' });
+  });
+
+  it('a child workflow a plain plan starts reads no variable its step could not', async () => {
+    const runId = await startRun({
+      goal: 'start a child workflow',
+      steps: [
+        {
+          id: 'child',
+          action: 'plan.execute',
+          parameters: {
+            plan: { steps: [{ id: 'peek', description: 'peek', dependencies: [] }] },
+            subtask_executor: { action: 'demo.echo', with: { model: '${PLANNER_MODEL}' } },
+            workflow: { settings: { model: '${PLANNER_MODEL}' } },
+          },
+        },
+      ],
+    });
+    const run = await waitForRun(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    const text = JSON.stringify(run.step_results.child);
+    expect(text).toContain('${PLANNER_MODEL}');
+    expect(text).not.toContain('gpt-4o-mini');
+  });
 });
