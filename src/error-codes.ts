@@ -28,7 +28,11 @@ export const ERROR_CODES = {
     about: 'The path exists, but not for this method; the Allow header lists the ones it takes.',
   },
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
-  gone: { status: 410, about: 'A link that worked once and no longer does (used or expired).' },
+  gone: {
+    status: 410,
+    about:
+      'A link that worked once and no longer does (used, expired, or its run no longer awaits approval).',
+  },
   payload_too_large: { status: 413, about: 'The body is over the size limit.' },
   unsupported_media_type: {
     status: 415,

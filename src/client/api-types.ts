@@ -209,7 +209,7 @@ export interface paths {
         };
         /**
          * Follow a run live over WebSocket
-         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`).
+         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`). The socket takes one message, the text `ping` (answered `pong`); any other frame closes it with 1003 and a reason.
          */
         get: operations["watchRun"];
         put?: never;
@@ -263,7 +263,7 @@ export interface paths {
         };
         /**
          * The approval link’s page (HTML): the plan, its estimates, Approve / Reject / Modify
-         * @description Opened from the link the approval webhook carries. Needs no API token: the link’s single-use token is checked (not spent) by the run. A wrong token is 403, a used or expired link 410.
+         * @description Opened from the link the approval webhook carries. Needs no API token: the link’s single-use token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410.
          */
         get: operations["getApprovalPage"];
         put?: never;

@@ -20,6 +20,11 @@ export function wsProtocols(token: string): string[] {
   return [WS_PROTOCOL, `${BEARER}${toBase64Url(token)}`];
 }
 
+/** Whether a `Sec-WebSocket-Protocol` header offers a bearer subprotocol at all, well-formed or not. */
+export function offersBearerProtocol(header: string | undefined): boolean {
+  return header?.split(',').some((p) => p.trim().startsWith(BEARER)) ?? false;
+}
+
 /** The token a `Sec-WebSocket-Protocol` header carries, if any (undefined when none or malformed). */
 export function tokenFromProtocols(header: string | undefined): string | undefined {
   if (!header) return undefined;

@@ -208,6 +208,9 @@ export async function approvalInput(
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
   const link = token === undefined ? null : await checkApprovalLink(store, token);
   if (link && !link.ok) return link;
+  // A link whose run no longer waits (decided through the API, cancelled, timed out) is dead, as its
+  // page says: 410 whatever the body, not a 409 about the run's status its holder cannot change.
+  if (link && state.status !== 'awaiting_approval') return { ok: false, refusal: nothingToApprove(state) };
   const decision = parseApprovalDecision(body);
   if (!decision.ok) {
     const { message, issues } = decision;
@@ -252,16 +255,18 @@ export async function approvalView(
   const link = await checkApprovalLink(store, token);
   if (!link.ok) return link;
   if (state.status !== 'awaiting_approval' || !state.plan)
-    return {
-      ok: false,
-      refusal: { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` },
-    };
+    return { ok: false, refusal: nothingToApprove(state) };
   const raw = store.getMeta(TOKEN_KEY);
   const expires_at = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : 0;
   return {
     ok: true,
     view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at },
   };
+}
+
+/** Why a good link no longer works: its run has stopped waiting for a decision. */
+function nothingToApprove(state: RunState): ApprovalRefusal {
+  return { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` };
 }
 
 /** The machine input that rolls the plan back to `version` (as a new version with its content). */

@@ -30,7 +30,7 @@ import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, rerunnable } from './inline-attempts';
-import { acceptEventSocket, broadcast } from './sockets';
+import { acceptEventSocket, answerClientFrame, broadcast } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
 import {
@@ -354,7 +354,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   override webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
-    if (message === 'ping') ws.send('pong');
+    answerClientFrame(ws, message);
   }
 
   override webSocketClose(ws: WebSocket, code: number): void {

@@ -7,6 +7,11 @@
  * A message carries at most {@link WS_MESSAGE_BYTES}: an event larger than that (a big step output)
  * is sent with its payload replaced by `{"$elided": {bytes, reason, href}}`, `href` the page of
  * `GET /v1/runs/:id/events` that holds it whole.
+ *
+ * The socket carries events one way. A client may send the text `ping` (answered `pong`, to check the
+ * connection); any other frame — a command, garbage, binary, a megabyte of it — closes the socket with
+ * 1003 and a reason saying so, instead of being dropped unseen while the client waits for an answer
+ * (and waking the object for every one a misbehaving client keeps sending).
  */
 import type { RunEvent } from '../engine/events';
 import { utf8Bytes } from '../engine/value-limits';
@@ -33,6 +38,23 @@ export function broadcast(ctx: DurableObjectState, events: readonly RunEvent[]):
     } catch {
       // A socket that closed under us is dropped by the runtime; the others still get the events.
     }
+  }
+}
+
+/** The close code for a frame the socket does not take (RFC 6455: data it cannot accept). */
+export const UNSUPPORTED_FRAME = 1003;
+
+/** Answers one frame a client sent: `ping` gets `pong`; anything else closes the socket, saying why. */
+export function answerClientFrame(ws: WebSocket, message: string | ArrayBuffer): void {
+  if (message === 'ping') return ws.send('pong');
+  const reason =
+    typeof message === 'string'
+      ? 'this socket only sends run events; the one message it takes is the text "ping"'
+      : 'binary frames are not taken; this socket only sends run events (send the text "ping")';
+  try {
+    ws.close(UNSUPPORTED_FRAME, reason);
+  } catch {
+    // Closed already (the client went away meanwhile): nothing to say it to.
   }
 }
 

@@ -98,4 +98,38 @@ describe('the approval link with the right token', () => {
     const again = await viaLink(runId, token, { decision: 'approve' });
     expect(again).toMatchObject({ status: 410, body: { error: { code: 'gone' } } });
   });
+
+  it('is gone (410, as its page says) once the run stopped waiting without it: decided by the API or cancelled', async () => {
+    const asApi = (runId: string, path: string, body: unknown) =>
+      app.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token' },
+          body: JSON.stringify(body),
+        }),
+        { ...env, API_TOKEN: 'secret-token' },
+      );
+    const page = async (runId: string, token: string) =>
+      (
+        await app.fetch(
+          new Request(`http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`),
+          { ...env, API_TOKEN: 'secret-token' },
+        )
+      ).status;
+
+    const approved = await awaitingApproval();
+    expect((await asApi(approved.runId, 'approval', { decision: 'approve' })).status).toBe(200);
+    await waitForRun(approved.runId);
+    const cancelled = await awaitingApproval();
+    expect((await asApi(cancelled.runId, 'cancel', {})).status).toBe(200);
+
+    for (const { runId, token } of [approved, cancelled]) {
+      expect(await page(runId, token)).toBe(410);
+      for (const body of [{ decision: 'approve' }, { decision: 'reject' }, { decision: 'maybe' }]) {
+        const r = await viaLink(runId, token, body);
+        expect(r).toMatchObject({ status: 410, body: { error: { code: 'gone' } } });
+        expect(r.body.error.message).toMatch(/is (completed|cancelled): nothing to approve/);
+      }
+    }
+  });
 });

@@ -6,6 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app';
+import { MALFORMED_PROTOCOL_MESSAGE } from '../../src/http/middleware/auth';
 import { tokenFromProtocols, wsProtocols } from '../../src/client/ws-protocol';
 import { startRun, waitForRun } from './helpers';
 
@@ -53,5 +54,22 @@ describe('the API token as a WebSocket subprotocol', () => {
       withToken,
     );
     expect(plain.status).toBe(401);
+  });
+
+  it('tells a client whose bearer subprotocol is unreadable so, not that its header is missing', async () => {
+    const runId = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
+    for (const bad of ['edgeplan.bearer.%%%', 'edgeplan.bearer.', 'edgeplan.bearer.c2VjcmV0=']) {
+      const res = await upgrade(runId, ['edgeplan', bad]);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('WWW-Authenticate')).toContain('error="invalid_request"');
+      expect((await res.json<{ error: { message: string } }>()).error).toEqual({
+        code: 'unauthorized',
+        message: MALFORMED_PROTOCOL_MESSAGE,
+      });
+    }
+    const none = await upgrade(runId, ['edgeplan']);
+    expect((await none.json<{ error: { message: string } }>()).error.message).toMatch(
+      /^Missing Authorization/,
+    );
   });
 });

@@ -10,7 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { jsonError } from '../errors';
 import type { AppEnv } from '../types';
-import { tokenFromProtocols } from '../../client/ws-protocol';
+import { offersBearerProtocol, tokenFromProtocols } from '../../client/ws-protocol';
 
 export type BearerAuthOptions = {
   /** The expected token for this request; undefined or "" means none is configured. */
@@ -27,6 +27,11 @@ export type BearerAuthOptions = {
 export const NO_TOKEN_MESSAGE =
   'This deployment has no API token: set one with `wrangler secret put API_TOKEN` (then send ' +
   '"Authorization: Bearer <token>"), or set ALLOW_ANONYMOUS=true to open the API without one (local use)';
+
+/** What a WebSocket upgrade whose `edgeplan.bearer.` subprotocol carries no readable token is told. */
+export const MALFORMED_PROTOCOL_MESSAGE =
+  'The WebSocket subprotocol "edgeplan.bearer.<token>" must carry the token as base64url of its UTF-8 ' +
+  '(no padding; wsProtocols(token) from edgeplan/client builds it)';
 
 /** `ALLOW_ANONYMOUS=true` (case-insensitive; also `1`): the API is open when no token is set. */
 export function anonymousAllowed(value: string | undefined): boolean {
@@ -53,15 +58,22 @@ export function bearerAuth({
     }
 
     // A browser's WebSocket cannot send the header: it offers the token as a subprotocol instead.
-    const fromProtocol =
+    const protocols =
       c.req.header('Upgrade')?.toLowerCase() === 'websocket'
-        ? tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))
+        ? c.req.header('Sec-WebSocket-Protocol')
         : undefined;
+    const fromProtocol = tokenFromProtocols(protocols);
     const header = c.req.header('Authorization');
     if (!header && fromProtocol !== undefined) {
       if (await tokensEqual(fromProtocol, expected)) return next();
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
       return jsonError(c, 'unauthorized', 'Invalid bearer token (in the WebSocket subprotocol)');
+    }
+    // A token was offered, just not readably: saying the header is missing would send the client
+    // looking in the wrong place.
+    if (!header && offersBearerProtocol(protocols)) {
+      c.header('WWW-Authenticate', `${challenge}, error="invalid_request"`);
+      return jsonError(c, 'unauthorized', MALFORMED_PROTOCOL_MESSAGE);
     }
     if (!header) {
       c.header('WWW-Authenticate', challenge);

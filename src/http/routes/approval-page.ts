@@ -23,7 +23,7 @@ const page = createRoute({
   summary: 'The approval link’s page (HTML): the plan, its estimates, Approve / Reject / Modify',
   description:
     'Opened from the link the approval webhook carries. Needs no API token: the link’s single-use ' +
-    'token is checked (not spent) by the run. A wrong token is 403, a used or expired link 410.',
+    'token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410.',
   security: [],
   request: {
     params: RunIdParamSchema,

@@ -112,7 +112,8 @@ const ws = createRoute({
     'Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then ' +
     'each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume ' +
     'after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent ' +
-    'with its payload elided (read it from `/events`).',
+    'with its payload elided (read it from `/events`). The socket takes one message, the text `ping` ' +
+    '(answered `pong`); any other frame closes it with 1003 and a reason.',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
