@@ -143,7 +143,8 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
   } catch {
     // plain text is the answer as typed
   }
-  await client.sendInput(view.run_id, input);
+  // The answer to the question shown: refused, not taken as new information, if someone answered first.
+  await client.sendInput(view.run_id, input, { stepId: view.waiting?.step_id });
 }
 
 /** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */

@@ -1740,9 +1740,11 @@ export interface components {
             step_id: string;
             dependencies: string[];
         };
-        /** @description New information, or the answer the run waits for. `{input: …}` or any object. */
+        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object. */
         RunInput: {
             input?: unknown;
+            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information */
+            step_id?: string;
         } & {
             [key: string]: unknown;
         };

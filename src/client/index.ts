@@ -91,8 +91,11 @@ export type EdgeplanClient = {
     change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment'>,
     options?: { token?: string | undefined },
   ): Promise<ControlResult>;
-  /** `POST /v1/runs/:id/input`: the answer a run waits for, or new information. */
-  sendInput(runId: string, input: unknown): Promise<ControlResult>;
+  /**
+   * `POST /v1/runs/:id/input`: the answer a run waits for, or new information. With `stepId`, the
+   * answer to that step's question only: refused (409, `input_not_awaited`) once someone answered it.
+   */
+  sendInput(runId: string, input: unknown, options?: { stepId?: string | undefined }): Promise<ControlResult>;
   replan(runId: string, reason: string): Promise<ControlResult>;
   rollback(runId: string, version: number): Promise<ControlResult>;
   listPlanVersions(runId: string): Promise<PlanVersionList>;
@@ -164,7 +167,11 @@ export function createClient(options: ClientOptions): EdgeplanClient {
       client.decide(runId, { decision: 'reject', ...(comment ? { comment } : {}) }, { token }),
     modify: (runId, change, { token } = {}) =>
       client.decide(runId, { decision: 'modify', ...change }, { token }),
-    sendInput: (runId, input) => post<ControlResult>(run(runId, '/input'), { input }),
+    sendInput: (runId, input, { stepId } = {}) =>
+      post<ControlResult>(
+        run(runId, '/input'),
+        stepId === undefined ? { input } : { input, step_id: stepId },
+      ),
     replan: (runId, reason) => post<ControlResult>(run(runId, '/replan'), { reason }),
     rollback: (runId, version) => post<ControlResult>(run(runId, '/rollback'), { version }),
     listPlanVersions: (runId) => get<PlanVersionList>(run(runId, '/plans')),

@@ -276,8 +276,10 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** New information, or the answer the run waits for. */
-  async input(input: unknown): Promise<RpcResult<{ status: RunStatus }>> {
-    return this.#control({ type: 'input', input });
+  async input(input: unknown, stepId?: string): Promise<RpcResult<{ status: RunStatus }>> {
+    return this.#control(
+      stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
+    );
   }
 
   /** A running `human.input` step now waits for a person's answer. */

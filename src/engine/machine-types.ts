@@ -51,7 +51,8 @@ export type MachineInput =
   /** A user asks for a revision (`POST /replan`), or new information calls for one. */
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */
-  | { type: 'input'; input: unknown }
+  /** `step_id`: the input answers that step's question — refused unless the run waits on it. */
+  | { type: 'input'; input: unknown; step_id?: string | undefined }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
   | {
       type: 'judged';

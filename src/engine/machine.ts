@@ -22,6 +22,7 @@ import {
   checkExpected,
   reportUnexpected,
   commandFor,
+  notAwaited,
   notNow,
   notRetryable,
   resumableSteps,
@@ -267,6 +268,10 @@ export class RunMachine {
         if (TERMINAL_RUN_STATUSES.has(s.status)) return notNow(s, 'take input', 'running');
         const waitingOn = s.awaiting?.step_id;
         const asking = waitingOn !== undefined ? s.steps.get(waitingOn) : undefined;
+        if (input.step_id !== undefined) {
+          const refused = notAwaited(s, input.step_id);
+          if (refused) return refused;
+        }
         if (waitingOn !== undefined && asking?.status === 'running') {
           // The answer to a step waiting for a person is that step's output.
           emit({

@@ -171,9 +171,14 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     });
   }
 
-  /** New information, or the answer the run waits for. */
-  provideInput(input: unknown): Refusal | undefined {
-    return this.send({ type: 'input', input });
+  /**
+   * New information, or the answer the run waits for; with `stepId`, the answer to that step's
+   * question only — refused once it was answered (not taken as new information).
+   */
+  provideInput(input: unknown, stepId?: string): Refusal | undefined {
+    return this.send(
+      stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
+    );
   }
 
   /** Asks the planner for a new version of the rest of the plan. */

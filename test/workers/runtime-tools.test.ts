@@ -149,6 +149,30 @@ describe('human.input', () => {
     expect(run.step_results.use).toEqual({ city: 'Berlin' });
     expect(run.state).toEqual({});
   });
+
+  it('takes one of two answers sent at once with step_id; the other is refused, not new information', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 'ask', action: 'human.input', parameters: { prompt: 'Who signs off?' } },
+        { id: 'wait', action: 'demo.sleep', parameters: { ms: 300 }, dependencies: ['ask'] },
+      ],
+    });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const answers = await Promise.all(
+      ['alice', 'bob'].map((who) => api('POST', `/v1/runs/${runId}/input`, { input: who, step_id: 'ask' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const refused = answers.find((a) => a.status === 409)!;
+    expect(refused.body.error.details).toMatchObject({ reason: 'input_not_awaited', step_id: 'ask' });
+    expect(refused.body.error.message).toMatch(/^Step "ask" is not waiting for an answer/);
+    // No such step: 404, while the run still runs.
+    expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'x', step_id: 'nope' })).status).toBe(404);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    const received = (await events(runId)).filter((e) => e.event_type === 'InputReceived');
+    expect(received).toHaveLength(1);
+    expect(run.step_results.ask).toBe(received[0]!.payload.input);
+  });
 });
 
 describe('hierarchical plans', () => {

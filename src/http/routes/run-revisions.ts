@@ -20,9 +20,19 @@ import { wholeNumber } from '../schemas/whole-number';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App } from '../types';
 
-const InputSchema = z.object({ input: z.unknown().optional() }).catchall(z.unknown()).openapi('RunInput', {
-  description: 'New information, or the answer the run waits for. `{input: …}` or any object.',
-});
+const InputSchema = z
+  .object({
+    input: z.unknown().optional(),
+    step_id: z.string().optional().openapi({
+      description:
+        'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information',
+    }),
+  })
+  .catchall(z.unknown())
+  .openapi('RunInput', {
+    description:
+      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object.',
+  });
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
 const RollbackSchema = strictObject({ version: z.number().int().positive() }).openapi('RollbackRequest');
 const version = wholeNumber(z.number().int().positive());
@@ -162,10 +172,14 @@ export function registerRunRevisionRoutes(app: App): void {
     if (!run) return notFound(c);
     const body = await optionalBody(c, InputSchema);
     if ('error' in body) return jsonError(c, 'invalid_request', body.error);
-    const { input: given, ...rest } = body.value;
+    const { input: given, step_id, ...rest } = body.value;
+    const only = Object.keys(rest).length === 0;
+    // `{input, step_id}` answers that step; `{input}` is the input; any other object is the input whole.
+    if (given !== undefined && only && step_id !== undefined)
+      return control(c, await run.input(given, step_id));
     return control(
       c,
-      await run.input(given !== undefined && Object.keys(rest).length === 0 ? given : body.value),
+      await run.input(given !== undefined && only && step_id === undefined ? given : body.value),
     );
   });
 

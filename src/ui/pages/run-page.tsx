@@ -247,7 +247,10 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           {...(asked?.status === 'failed' ? { failedStep: asked.id } : {})}
           disabled={!!busy && busy !== 'input'}
           // The run is not over: the events go on arriving, so nothing is followed again.
-          onSend={(input) => act('input', () => api().sendInput(runId, input))}
+          // The answer to the question shown: a 409 if someone answered first, not new information.
+          onSend={(input) =>
+            act('input', () => api().sendInput(runId, input, { stepId: view.waiting?.step_id }))
+          }
         />
       ) : null}
       {ENDED.has(status) && view.final_output !== undefined ? (
