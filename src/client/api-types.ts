@@ -896,6 +896,7 @@ export interface components {
         RunSummary: {
             run_id: string;
             status: components["schemas"]["RunStatus"];
+            /** @description At most 10,000 characters, ending in `…` when cut (`GET /v1/runs/:id` has it whole) */
             goal: string;
             plan_id: string | null;
             plan_version: number | null;

@@ -4,6 +4,23 @@
  */
 import type { RunState } from '../engine/state';
 
+/**
+ * The longest goal the index row holds, in characters: as long as a goal `POST /v1/runs` takes. A
+ * submitted plan's `goal` has no limit of its own; whole, a 4 MB one was over what a D1 value holds
+ * (2 MB), so the run was never listed, and `GET /v1/runs` carried every listed goal whole.
+ */
+export const INDEX_GOAL_CHARS = 10_000;
+
+/** The goal as listed: cut to {@link INDEX_GOAL_CHARS}, ending in `…` when cut (the run keeps it whole). */
+export function listedGoal(goal: string): string {
+  if (goal.length <= INDEX_GOAL_CHARS) return goal;
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(goal.charAt(INDEX_GOAL_CHARS - 2))
+    ? INDEX_GOAL_CHARS - 2
+    : INDEX_GOAL_CHARS - 1;
+  return `${goal.slice(0, end)}…`;
+}
+
 /** The statement that writes the run's index row (the object batches it with its plan versions). */
 export function indexRunStatement(db: D1Database, s: RunState): D1PreparedStatement {
   const now = new Date().toISOString();
@@ -18,7 +35,7 @@ export function indexRunStatement(db: D1Database, s: RunState): D1PreparedStatem
     .bind(
       s.run_id,
       s.status,
-      s.goal,
+      listedGoal(s.goal),
       s.plan?.id ?? null,
       s.plan?.version ?? null,
       s.steps.size,

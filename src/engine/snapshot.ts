@@ -83,7 +83,7 @@ export function progressOf(c: StepCounts): number {
 /**
  * What a run looks like from outside. With a `budget`, its values (the final output first, then step
  * results in plan order, then state variables) are included while they fit, and replaced by markers
- * past that (value-budget.ts).
+ * past that; so are the steps' error messages, cut short past theirs (value-budget.ts).
  */
 export function snapshotRun(state: RunState, results: ResultStore, budget?: SnapshotBudget): RunSnapshot {
   const bound = budget ? new ValueBudget(budget) : null;
@@ -103,7 +103,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
       started_at: rt.started_at,
       finished_at: rt.finished_at,
       latency_ms: rt.latency_ms,
-      error: rt.error,
+      error: rt.error && bound ? bound.error(rt.error) : rt.error,
       skip_reason: rt.skip_reason,
     };
     const added = inferred[id];

@@ -1,7 +1,8 @@
 /**
  * `plan.status` (seed 001) over a run: aggregated counts, progress, and optionally the subtasks.
  * Seed 001 calls a running subtask `in_progress`; both names are given. With a `budget`, subtask
- * results are included while they fit and marked past that, as in a snapshot (value-budget.ts).
+ * results are included while they fit and marked past that, and long error messages cut short past
+ * theirs, as in a snapshot (value-budget.ts).
  */
 import type { StepStatus } from '../plan/model';
 import { countSteps, outputRef, progressOf, type StepCounts } from './snapshot';
@@ -65,7 +66,7 @@ export function planStatus(
               ? bound.take(outputRef(step.id), () => results.getOutput(step.id).value ?? null)
               : (results.getOutput(step.id).value ?? null),
       };
-      if (rt.error) sub.error = rt.error.message;
+      if (rt.error) sub.error = (bound ? bound.error(rt.error) : rt.error).message;
       view.subtasks.push(sub);
     }
   }

@@ -57,12 +57,16 @@ export function outputLimitError(stepId: string, output: unknown, limit: number)
 export function outputTextLimitError(stepId: string, text: string, limit: number): ErrorInfo | null {
   const bytes = textBytesOver(text, limit);
   if (bytes === null) return null;
+  // At the ceiling there is nothing to raise: saying so sent users after a setting that cannot help.
+  const remedy =
+    limit >= OUTPUT_LIMIT_CEILING
+      ? `(config.max_output_bytes, already the most a run allows); have the tool return less`
+      : `(config.max_output_bytes, at most ${OUTPUT_LIMIT_CEILING}); raise it, or have the tool return less`;
   return {
     code: OUTPUT_TOO_LARGE,
     message:
       `Step "${stepId}" returned ${bytes} bytes of output, over the run's limit of ${limit} bytes ` +
-      `(config.max_output_bytes, at most ${OUTPUT_LIMIT_CEILING}); raise it, or have the tool return ` +
-      `less (store the bulk elsewhere and return a reference)`,
+      `${remedy} (store the bulk elsewhere and return a reference)`,
     // Not retried: the call succeeded, so another would repeat its effects (and most likely its size).
     retryable: false,
   };

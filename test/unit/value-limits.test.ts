@@ -53,6 +53,15 @@ describe('output limit (engine)', () => {
     expect(h.results.getOutput('a').found).toBe(false);
   });
 
+  it('does not tell a run already at the 16 MiB ceiling to raise max_output_bytes', () => {
+    const h = harness({ steps: [echo('a')] }, { max_output_bytes: 16 * MIB, retry_failed_steps: 0 });
+    h.ok('a', jsonOfSize(16 * MIB + 1));
+    const message = h.state.steps.get('a')!.error!.message;
+    expect(message).toContain(`limit of ${16 * MIB} bytes`);
+    expect(message).toContain('already the most a run allows');
+    expect(message).not.toContain('raise it');
+  });
+
   it('accepts an output of exactly the limit, counted in UTF-8 bytes', () => {
     const h = harness({ steps: [echo('a'), echo('b')] }, { max_output_bytes: 4 * KIB });
     h.ok('a', jsonOfSize(4 * KIB));

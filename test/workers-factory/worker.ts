@@ -1,6 +1,6 @@
 /**
- * A team's Worker as the tests see it: built with createEdgeplan and one tool of its own that reads a
- * secret from its bindings (`ctx.env`), never from the plan.
+ * A team's Worker as the tests see it: built with createEdgeplan and tools of its own — one that reads
+ * a secret from its bindings (`ctx.env`), never from the plan, and one that fails with a long message.
  */
 import { z } from 'zod';
 import { createEdgeplan, defineTool } from '../../src/worker-factory';
@@ -17,7 +17,19 @@ export const greet = defineTool({
     Promise.resolve({ greeting: `Hello, ${name}!`, signed: String(ctx.env.GREETER_SECRET) }),
 });
 
-const edgeplan = createEdgeplan({ tools: [greet] });
+/** Fails with a message of `chars` times `char`: a tool passing on a whole response body as its error. */
+export const fail = defineTool({
+  name: 'team.fail',
+  description: 'Throws an error whose message is `char` repeated `chars` times.',
+  version: '1',
+  input: z.object({ char: z.string().length(1), chars: z.number().int().min(0) }),
+  idempotent: true,
+  deterministic: true,
+  placement: 'object',
+  run: ({ char, chars }) => Promise.reject(new Error(char.repeat(chars))),
+});
+
+const edgeplan = createEdgeplan({ tools: [greet, fail] });
 
 export const PlanRun = edgeplan.PlanRun;
 export { DemoCounters } from '../../src/worker-factory';

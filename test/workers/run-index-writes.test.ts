@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
 import type { RunState } from '../../src/engine/state';
 import { IndexWriter } from '../../src/durable/index-writer';
+import { INDEX_GOAL_CHARS } from '../../src/durable/run-index';
 import { api, startRun, waitForRun, type Json } from './helpers';
 
 const indexRow = (runId: string) =>
@@ -232,5 +233,20 @@ describe('a run’s rows in D1', () => {
     expect(batches).toBe(1);
     expect(await indexRow(state.run_id)).toEqual({ status: 'completed', plan_version: 1 });
     expect(await versions(state.run_id)).toEqual([{ version: 1, reason: 'authored' }]);
+  });
+
+  it('list a plan’s long goal cut to what a D1 value and a page of the list can carry; the run keeps it whole', async () => {
+    const goal = 'g'.repeat(3_000_000);
+    const runId = await startRun({ goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    const run = await waitForRun(runId);
+    expect(run.goal).toBe(goal);
+    const row = await env.DB.prepare('SELECT goal FROM runs WHERE run_id = ?')
+      .bind(runId)
+      .first<{ goal: string }>();
+    expect(row?.goal).toBe(`${'g'.repeat(INDEX_GOAL_CHARS - 1)}…`);
+    const listed = ((await api('GET', '/v1/runs?limit=100')).body.runs as Json[]).find(
+      (r) => r.run_id === runId,
+    );
+    expect(listed?.goal).toBe(row?.goal);
   });
 });

@@ -134,7 +134,9 @@ export const RunSummarySchema = z
   .object({
     run_id: z.string(),
     status: RunStatusSchema,
-    goal: z.string(),
+    goal: z.string().openapi({
+      description: 'At most 10,000 characters, ending in `…` when cut (`GET /v1/runs/:id` has it whole)',
+    }),
     plan_id: z.string().nullable(),
     plan_version: z.number().int().nullable(),
     step_count: z.number().int(),
