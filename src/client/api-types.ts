@@ -209,7 +209,7 @@ export interface paths {
         };
         /**
          * Follow a run live over WebSocket
-         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`). The socket takes one message, the text `ping` (answered `pong`); any other frame closes it with 1003 and a reason.
+         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`). The socket takes one message, the text `ping` (answered `pong`); any other frame closes it with 1003 and a reason. A connection is sent at most 16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after.
          */
         get: operations["watchRun"];
         put?: never;

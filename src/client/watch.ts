@@ -34,7 +34,10 @@ export type WatchOptions = {
   reconnectForMs?: number | undefined;
 };
 
-type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed' };
+type Frame = { kind: 'message'; text: string } | { kind: 'open' } | { kind: 'closed'; code?: number };
+
+/** The close code of a socket that sent its share of a long backlog: go on after the last seq at once. */
+const BACKLOG_CLOSE = 4000;
 
 /** A socket as a queue of frames. */
 type Socket = { next: () => Promise<Frame>; close: () => void };
@@ -73,7 +76,7 @@ function wire(ws: WebSocket, q: ReturnType<typeof queue>): Socket {
   ws.addEventListener('message', (m: MessageEvent) => {
     if (typeof m.data === 'string') q.push({ kind: 'message', text: m.data });
   });
-  ws.addEventListener('close', () => q.push({ kind: 'closed' }));
+  ws.addEventListener('close', (e: CloseEvent) => q.push({ kind: 'closed', code: e.code }));
   ws.addEventListener('error', () => q.push({ kind: 'closed' }));
   return {
     next: q.next,
@@ -228,6 +231,7 @@ export async function* watchRun(
       const onAbort = () => socket.close();
       signal?.addEventListener('abort', onAbort, { once: true });
       let opened = false;
+      let more = false;
       try {
         for (;;) {
           const f = await socket.next();
@@ -236,7 +240,10 @@ export async function* watchRun(
             reached();
             continue;
           }
-          if (f.kind === 'closed') break;
+          if (f.kind === 'closed') {
+            more = f.code === BACKLOG_CLOSE;
+            break;
+          }
           const e = JSON.parse(f.text) as RunEvent;
           if (e.seq <= last) continue;
           // A gap (never expected: the socket sends the backlog first) or an event too large for a
@@ -259,6 +266,8 @@ export async function* watchRun(
         socket.close();
       }
       if (signal?.aborted) return;
+      // The server sent its share of a long backlog: the rest comes on a new socket, after `last`.
+      if (opened && more) continue;
       if (opened) {
         // Dropped: reopened after the last seq seen.
         await pause();

@@ -2,7 +2,9 @@
  * Live progress over WebSocket with the hibernation API: a client gets the backlog after `?after=`,
  * then every new event, one JSON event per message. The backlog is sent synchronously before the
  * socket is handed back, so no event can slip between backlog and live; it is read a page at a time
- * (bounded by count and bytes), so a long log of large events is never in memory at once.
+ * (bounded by count and bytes), so a long log of large events is never in memory at once — and one
+ * connection is sent at most {@link WS_BACKLOG_BYTES} of it, then closed with {@link BACKLOG_CLOSE}
+ * and the seq to go on after (the client reconnects from there).
  *
  * A message carries at most {@link WS_MESSAGE_BYTES}: an event larger than that (a big step output)
  * is sent with its payload replaced by `{"$elided": {bytes, reason, href}}`, `href` the page of
@@ -20,11 +22,39 @@ import type { SqlStore } from './sql-store';
 /** The largest message sent: what a WebSocket in a Worker accepts (1 MiB), less room for framing. */
 export const WS_MESSAGE_BYTES = 1024 * 1024 - 1024;
 
+/**
+ * The most backlog one connection is sent: every message is queued before the socket is handed
+ * back, so a long log (300,000 events of a 100,000-step run: 130 MB) would all sit in the object's
+ * 128 MB at once. Past it the socket closes with {@link BACKLOG_CLOSE}, and the client reconnects
+ * after the last seq it got (`watch()` does, at once).
+ */
+export const WS_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** The close code (private range, RFC 6455) of a socket that sent its share of the backlog. */
+export const BACKLOG_CLOSE = 4000;
+
+let backlogBytes = WS_BACKLOG_BYTES;
+/** Test seam: a smaller backlog share (null: the default). */
+export function setWsBacklogBytes(bytes: number | null): void {
+  backlogBytes = bytes ?? WS_BACKLOG_BYTES;
+}
+
 export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, after: number): Response {
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
   ctx.acceptWebSocket(server);
-  for (const e of store.eventStream(after)) server.send(eventMessage(e));
+  let sent = 0;
+  let last = after;
+  for (const e of store.eventStream(after)) {
+    if (sent >= backlogBytes) {
+      // More to come: the client asks for it on a new socket (this one's share is queued already).
+      server.close(BACKLOG_CLOSE, `more events after seq ${last}: reconnect with ?after=${last}`);
+      break;
+    }
+    const message = eventMessage(e);
+    server.send(message);
+    sent += message.length;
+    last = e.seq;
+  }
   return new Response(null, { status: 101, webSocket: client });
 }
 
