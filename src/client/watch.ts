@@ -231,7 +231,7 @@ export async function* watchRun(
       const onAbort = () => socket.close();
       signal?.addEventListener('abort', onAbort, { once: true });
       let opened = false;
-      let more = false;
+      let more: boolean;
       try {
         for (;;) {
           const f = await socket.next();
