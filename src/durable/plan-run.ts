@@ -258,9 +258,9 @@ export class PlanRun extends DurableObject<Env> {
     const r = rollbackInput(m.state, this.#store, this.#registry(), version);
     if (!r.ok) return { ok: false, error: r.refusal };
     const done = await this.#control(r.input);
-    return done.ok
-      ? { ok: true, value: { status: done.value.status, plan_version: r.input.plan.version } }
-      : done;
+    // The version the run now has: the new one, or the current one when it already was that plan.
+    const now = this.#load()?.state.plan?.version ?? r.input.plan.version;
+    return done.ok ? { ok: true, value: { status: done.value.status, plan_version: now } } : done;
   }
 
   /** A user-requested revision; refused up front when no planner could produce it. */

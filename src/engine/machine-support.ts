@@ -393,6 +393,14 @@ export function changedSteps(before: Plan | null, after: Plan): string[] {
   return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
 }
 
+/** Whether two plans have the same steps, in the same order, each the same. */
+export function sameSteps(a: Plan, b: Plan): boolean {
+  return (
+    a.steps.length === b.steps.length &&
+    a.steps.every((st, i) => JSON.stringify(st) === JSON.stringify(b.steps[i]))
+  );
+}
+
 export function notNow(s: RunState, what: string, needed: string): Refusal {
   return {
     code: 'conflict',

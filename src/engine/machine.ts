@@ -19,6 +19,7 @@ import {
   failureAction,
   NO_PLANNER_TO_REPLAN,
   changedSteps,
+  sameSteps,
   checkExpected,
   reportUnexpected,
   commandFor,
@@ -178,6 +179,8 @@ export class RunMachine {
           );
         }
         const { reason, kind, tokens } = input;
+        // A rollback to the plan the run already has (sent twice, or at once) makes no new version.
+        if (kind === 'rollback' && sameSteps(s.plan, input.plan)) return;
         let plan = pinEnvNames(input.plan, s.plan);
         if (kind === 'turn' && s.plan.strategy === 'react') {
           // One tool call per turn: the thought and its action, then the plan with that step alone added.
