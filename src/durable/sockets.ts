@@ -41,6 +41,8 @@ export function setWsBacklogBytes(bytes: number | null): void {
 export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, after: number): Response {
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
+  // `ping` is answered by the runtime, without waking a hibernated object for it.
+  ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'));
   ctx.acceptWebSocket(server);
   let sent = 0;
   let last = after;

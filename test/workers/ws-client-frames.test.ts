@@ -3,7 +3,8 @@
  * (a command it does not take, garbage, binary, a frame of a megabyte) closes that socket with 1003
  * and a reason — while the run and every other socket on it carry on.
  */
-import { exports } from 'cloudflare:workers';
+import { runInDurableObject } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { UNSUPPORTED_FRAME } from '../../src/durable/sockets';
 import { events, startRun, waitForRun, type Json } from './helpers';
@@ -41,6 +42,12 @@ describe('frames a client sends on a run’s WebSocket', () => {
     const s = await openSocket(runId);
     s.ws.send('ping');
     await expect.poll(() => s.received.includes('pong')).toBe(true);
+    // Answered by the runtime: a hibernated run object is not woken for a ping.
+    const auto = await runInDurableObject(env.PLAN_RUN.getByName(runId), (_i, state) => {
+      const pair = state.getWebSocketAutoResponse();
+      return pair && { request: pair.request, response: pair.response };
+    });
+    expect(auto).toEqual({ request: 'ping', response: 'pong' });
     s.ws.close();
   });
 
