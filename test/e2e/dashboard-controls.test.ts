@@ -59,7 +59,8 @@ describe('the dashboard’s controls', () => {
     expect((run.step_results as Json).use).toEqual({ city: 'Oslo' });
     // A moment for a second request, had there been one, to come back with its error.
     await page.waitForTimeout(500);
-    expect(sent).toEqual([JSON.stringify({ input: 'Oslo' })]);
+    // The answer names the question it answers: a second one sent elsewhere is refused, not new information.
+    expect(sent).toEqual([JSON.stringify({ input: 'Oslo', step_id: 'ask' })]);
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await expect(page.locator('.error').count()).resolves.toBe(0);
     expect(errors).toEqual([]);
@@ -85,7 +86,7 @@ describe('the dashboard’s controls', () => {
     await form.getByRole('button', { name: 'Skip step' }).click({ timeout: 5_000 });
     await page.waitForSelector('[data-step-id="f"][data-status="skipped"]', { timeout: 15_000 });
     await waitForStatus(runId, 'completed');
-    expect(sent.map((s) => JSON.parse(s) as unknown)).toEqual([{ input: { action: 'skip' } }]);
+    expect(sent.map((s) => JSON.parse(s) as unknown)).toEqual([{ input: { action: 'skip' }, step_id: 'f' }]);
     const steps = (await api('GET', `/v1/runs/${runId}`)).steps as Record<string, Json>;
     // Skipped, not retried: one attempt.
     expect(steps.f).toMatchObject({ status: 'skipped', attempts: 1 });
