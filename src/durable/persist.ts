@@ -8,8 +8,7 @@ import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
-import { parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
-import { parseRunConfig } from '../plan/config';
+import { parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
 import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
@@ -173,7 +172,7 @@ export function load(store: SqlStore): RunState | null {
   // A run written before the input and final output had rows of their own has them here.
   const meta = parseMetaRow(stored.value);
   // Parsed with the defaults of fields added since it was stored.
-  const config = parseRunConfig(meta.config);
+  const config = parseConfigRow(meta.config);
   const state = emptyRunState(meta.run_id, config);
   // The last event's seq: the meta row no longer carries it (older rows do, never ahead of the log).
   Object.assign(state, meta, { config, seq: store.lastSeq() });
