@@ -78,6 +78,12 @@ export function parsePlanRow(value: unknown): Plan {
   return parseRow('plan', PlanShapeSchema, value) as unknown as Plan;
 }
 
+/** A plan from a cache (KV), or null when what is there is not one: the cache is read past, not trusted. */
+export function cachedPlan(value: unknown): Plan | null {
+  const r = PlanShapeSchema.safeParse(value);
+  return r.success ? (r.data as unknown as Plan) : null;
+}
+
 /** The run's config as stored, with the defaults of fields added since (seed aliases applied). */
 export function parseConfigRow(value: unknown): RunConfig {
   return parseRow('run config', RunConfigSchema, applyConfigAliases(value ?? {}));

@@ -1,11 +1,12 @@
 /**
  * A run's object whose rows another release wrote: an earlier release's layout is read as it is and
  * the run carries on; a row this release cannot read is a `run_unreadable` error naming the row and
- * what to do, not an anonymous `internal`, and the row is left as it was.
+ * what to do, not an anonymous `internal`, and the row is left as it was. A plan version cached in KV
+ * that is not a plan is read past.
  */
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { api, startRun, waitForRun } from './helpers';
 
 const inObject = <T>(runId: string, fn: (sql: SqlStorage) => T) =>
@@ -97,4 +98,41 @@ describe('a run written by another release', () => {
     expect(error.message).toContain('stored run config does not fit');
     expect(error.message).toContain('execution_mode');
   });
+
+  it('reads past a cached plan version that is not a plan, and answers from D1', async () => {
+    const runId = await awaitingApproval('compat-bad-cache');
+    await waitForD1Version(runId);
+    const key = `plan:${runId}:v1`;
+    await env.KV.put(key, JSON.stringify({ hello: 'an older cache entry' }));
+    const v1 = await api('GET', `/v1/runs/${runId}/plans/1`);
+    expect(v1.status).toBe(200);
+    expect((v1.body.steps as { id: string }[]).map((s) => s.id)).toEqual(['a']);
+    expect((await api('GET', `/v1/runs/${runId}/plans/1/diff/1`)).status).toBe(200);
+    // Written over with the plan.
+    expect(await env.KV.get<{ id: string }>(key, 'json')).toMatchObject({ id: v1.body.id });
+  });
+
+  it('answers run_unreadable naming the plan when D1 holds a plan version that does not fit', async () => {
+    const runId = await awaitingApproval('compat-bad-version');
+    await waitForD1Version(runId);
+    await env.KV.delete(`plan:${runId}:v1`);
+    await env.DB.prepare('UPDATE plan_versions SET plan_json = ? WHERE run_id = ?')
+      .bind(JSON.stringify({ id: 'plan_x', steps: 'none' }), runId)
+      .run();
+    const res = await api('GET', `/v1/runs/${runId}/plans/1`);
+    expect(res.status).toBe(500);
+    const error = res.body.error as { code: string; message: string };
+    expect(error.code).toBe('run_unreadable');
+    expect(error.message).toContain('stored plan does not fit');
+  });
 });
+
+async function waitForD1Version(runId: string): Promise<void> {
+  await vi.waitFor(
+    async () =>
+      expect(
+        await env.DB.prepare('SELECT version FROM plan_versions WHERE run_id = ?').bind(runId).first(),
+      ).not.toBeNull(),
+    { timeout: 2_000, interval: 20 },
+  );
+}
