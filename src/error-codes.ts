@@ -56,6 +56,11 @@ export const ERROR_CODES = {
     about:
       'The Worker lacks a binding, the run object’s SQLite storage or D1’s tables; the message says what to add.',
   },
+  run_unreadable: {
+    status: 500,
+    about:
+      'The run’s stored state does not fit this release’s schema (another release wrote it); the message names the row.',
+  },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
   run_not_found: { status: 404, about: 'No run with this id.' },

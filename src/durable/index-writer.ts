@@ -48,8 +48,8 @@ export class IndexWriter {
   }
 
   /**
-   * After a decision: the index row when the status changed (`statusChanged`), the plan versions its
-   * events authored. `defer` (a new run's first decision) lets them wait for the next decision that
+   * After a decision: the index row when the status changed (`statusChanged`) or a plan version was
+   * authored (the row names the plan), and the plan versions its events authored. `defer` (a new run's first decision) lets them wait for the next decision that
    * writes something; decisions that change neither (a chain's step results) do not flush them.
    */
   async record(events: readonly RunEvent[], statusChanged: boolean, defer = false): Promise<void> {
@@ -66,6 +66,8 @@ export class IndexWriter {
     if (statusChanged) this.#rowChanged = true;
     for (const e of events) {
       if (e.event_type === 'PlanAuthored' || e.event_type === 'PlanUpdated') {
+        // The index row names the plan (its id, version and step count), not only the status.
+        this.#rowChanged = true;
         const reason = e.event_type === 'PlanUpdated' ? e.payload.reason : 'authored';
         this.#versions.push({ plan: e.payload.plan, reason, at: e.timestamp });
         changed = true;
@@ -126,16 +128,19 @@ export class IndexWriter {
     const db = this.host.db();
     const state = this.host.state();
     try {
-      const [row, versions] = await db.batch<{ status?: string; plan_version?: number; version?: number }>([
-        db.prepare('SELECT status, plan_version FROM runs WHERE run_id = ?').bind(state.run_id),
+      const [row, versions] = await db.batch<IndexedRow & { version?: number }>([
+        db
+          .prepare(
+            'SELECT status, plan_id, plan_version, step_count, termination_reason FROM runs WHERE run_id = ?',
+          )
+          .bind(state.run_id),
         db.prepare('SELECT version FROM plan_versions WHERE run_id = ?').bind(state.run_id),
       ]);
       const indexed = row?.results[0];
       const have = new Set(versions?.results.map((r) => r.version));
       // Only what differs is written: a read of an idle run wakes its object, and should not cost D1 a write.
       const writes: D1PreparedStatement[] = [];
-      if (indexed?.status !== state.status || indexed.plan_version !== (state.plan?.version ?? null))
-        writes.push(indexRunStatement(db, state));
+      if (!indexedAsIs(indexed, state)) writes.push(indexRunStatement(db, state));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
         // A plan still streaming in is not a version yet (D1 keeps the first row it gets for one).
         if (have.has(v) || (state.streaming && v === state.plan?.version)) continue;
@@ -150,4 +155,28 @@ export class IndexWriter {
       console.error(`run ${state.run_id}: index not resynchronised`, err);
     }
   }
+}
+
+type IndexedRow = {
+  status?: string;
+  plan_id?: string | null;
+  plan_version?: number | null;
+  step_count?: number;
+  termination_reason?: string | null;
+};
+
+/**
+ * Whether D1's index row says what the run's state says. A row an earlier release wrote may differ in
+ * more than its status: a streamed plan's first step listed under the stream's own plan id with one
+ * step, a version written without its row, no termination_reason (migration 0003 came later).
+ */
+function indexedAsIs(row: IndexedRow | undefined, state: RunState): boolean {
+  return (
+    row !== undefined &&
+    row.status === state.status &&
+    row.plan_id === (state.plan?.id ?? null) &&
+    row.plan_version === (state.plan?.version ?? null) &&
+    row.step_count === state.steps.size &&
+    row.termination_reason === (state.termination_reason ?? null)
+  );
 }

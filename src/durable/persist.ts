@@ -6,10 +6,10 @@
 import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
+import { withStreamedStep } from '../engine/evolve';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
-import { parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
-import { parseRunConfig } from '../plan/config';
+import { parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
 import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
@@ -173,7 +173,7 @@ export function load(store: SqlStore): RunState | null {
   // A run written before the input and final output had rows of their own has them here.
   const meta = parseMetaRow(stored.value);
   // Parsed with the defaults of fields added since it was stored.
-  const config = parseRunConfig(meta.config);
+  const config = parseConfigRow(meta.config);
   const state = emptyRunState(meta.run_id, config);
   // The last event's seq: the meta row no longer carries it (older rows do, never ahead of the log).
   Object.assign(state, meta, { config, seq: store.lastSeq() });
@@ -181,7 +181,7 @@ export function load(store: SqlStore): RunState | null {
   if (input.found) state.input = input.value;
   const final = store.getMetaValue(FINAL_OUTPUT_KEY);
   if (final.found) state.final_output = final.value;
-  const plan = store.getPlan();
+  const plan = store.getPlan() ?? (state.streaming ? streamedSoFar(store, state) : null);
   if (plan === null || plan === undefined) return state;
   state.plan = parsePlanRow(plan);
   state.graph = buildGraph(state.plan.steps);
@@ -207,6 +207,18 @@ export function load(store: SqlStore): RunState | null {
     if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(step.id);
   }
   return state;
+}
+
+/**
+ * The plan of a run that was streaming it in when a release before 2026-11-27 stored it: that release
+ * kept no plan row until the stream ended, only the steps' rows and StepStreamed events. Rebuilt from
+ * the events, so the steps that ran are loaded as they are and a stream asked again does not run them
+ * a second time.
+ */
+function streamedSoFar(store: SqlStore, state: RunState): RunState['plan'] {
+  let plan: RunState['plan'] = null;
+  for (const e of store.eventsOfType('StepStreamed')) plan = withStreamedStep(plan, state, e);
+  return plan;
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { Plan } from '../plan/model';
 import { jsonOf } from './plan-text';
+import { cachedPlan, parsePlanRow } from './row-schemas';
 
 /** The largest plan JSON copied into D1 (characters; at most 3 bytes each, within a 2 MB value). */
 export const D1_PLAN_CHARS = 512 * 1024;
@@ -59,7 +60,8 @@ export async function listPlanVersions(env: Env, runId: string): Promise<PlanVer
 }
 
 export async function getPlanVersion(env: Env, runId: string, version: number): Promise<Plan | null> {
-  const cached = await env.KV.get<Plan>(cacheKey(runId, version), 'json').catch(() => null);
+  // A cached copy that is not a plan (another release's, or damaged) is read past and written over.
+  const cached = cachedPlan(await env.KV.get(cacheKey(runId, version), 'json').catch(() => null));
   if (cached) return cached;
   const row = await env.DB.prepare('SELECT plan_json FROM plan_versions WHERE run_id = ? AND version = ?')
     .bind(runId, version)
@@ -70,7 +72,8 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
     if (!plan) return null;
     text = JSON.stringify(plan);
   }
+  const plan = parsePlanRow(JSON.parse(text));
   // A failed cache write only costs the next read a trip to D1 (or the object).
   await env.KV.put(cacheKey(runId, version), text).catch(() => undefined);
-  return JSON.parse(text) as Plan;
+  return plan;
 }

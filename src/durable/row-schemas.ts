@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { SKIP_REASONS } from '../engine/events';
 import type { RunState, StepRuntime } from '../engine/state';
+import { applyConfigAliases, RunConfigSchema, type RunConfig } from '../plan/config';
 import { RunStatus, StepStatus, type Plan } from '../plan/model';
 
 const ErrorInfoSchema = z.object({
@@ -77,8 +78,36 @@ export function parsePlanRow(value: unknown): Plan {
   return parseRow('plan', PlanShapeSchema, value) as unknown as Plan;
 }
 
+/** A plan from a cache (KV), or null when what is there is not one: the cache is read past, not trusted. */
+export function cachedPlan(value: unknown): Plan | null {
+  const r = PlanShapeSchema.safeParse(value);
+  return r.success ? (r.data as unknown as Plan) : null;
+}
+
+/** The run's config as stored, with the defaults of fields added since (seed aliases applied). */
+export function parseConfigRow(value: unknown): RunConfig {
+  return parseRow('run config', RunConfigSchema, applyConfigAliases(value ?? {}));
+}
+
+/**
+ * How the message of a run whose rows cannot be read begins: the error crosses RPC as text only, and
+ * the API answers it with `run_unreadable` ({@link isUnreadableRun}).
+ */
+const UNREADABLE = 'Run state unreadable:';
+
+/** Whether `err` is a run's row that does not fit its schema (thrown here, maybe across RPC). */
+export function isUnreadableRun(err: unknown): err is Error {
+  return err instanceof Error && err.message.includes(UNREADABLE);
+}
+
 function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new Error(`Stored ${what} does not fit its schema: ${z.prettifyError(r.error)}`);
+  if (!r.success)
+    throw new Error(
+      `${UNREADABLE} its stored ${what} does not fit this release's schema (${z.prettifyError(r.error)}). ` +
+        'A release that stored it differently wrote it, and this one cannot load the run; nothing was ' +
+        'changed. Report it with the run id and this message; meanwhile the release that wrote the run ' +
+        'can still serve it.',
+    );
   return r.data;
 }

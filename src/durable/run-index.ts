@@ -1,6 +1,6 @@
 /**
  * The run index in D1 (`GET /v1/runs`): one row per run, written by the run's object when its status
- * changes. An index write that fails is logged, not fatal — the object stays the source of truth.
+ * or its plan changes. An index write that fails is logged, not fatal — the object stays the source of truth.
  */
 import type { RunState } from '../engine/state';
 

@@ -3,7 +3,7 @@
  * (never one state blob), outputs and state variables in rows of their own, and values too large for a
  * row split into chunks in `blobs` and referenced. Synchronous, as DO SQLite is.
  */
-import type { RunEvent } from '../engine/events';
+import type { EventType, RunEvent } from '../engine/events';
 import type { ResultStore } from '../engine/state';
 import { chunked, insertMany, sqlText, statementFor } from './sql-batch';
 import { eventJson, jsonOf } from './plan-text';
@@ -359,6 +359,14 @@ export class SqlStore implements ResultStore {
       '',
       events.map((e) => [e.seq, e.event_type, e.references.step_id ?? null, this.#spill.pack(eventJson(e))]),
     );
+  }
+
+  /** Every event of one type, oldest first (a scan of the log: for rare reads only). */
+  eventsOfType<T extends EventType>(type: T): RunEvent<T>[] {
+    return this.sql
+      .exec<Row>('SELECT body FROM events WHERE event_type = ? ORDER BY seq', type)
+      .toArray()
+      .map((r) => this.#spill.unpack(sqlText(r.body)) as RunEvent<T>);
   }
 
   /** Events with seq > after, oldest first, at most `limit`. */

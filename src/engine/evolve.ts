@@ -25,25 +25,12 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
     case 'StepStreamed': {
-      const { step, plan_id } = event.payload;
-      // The plan being streamed has the run's strategy and exit criteria already, so a `par` run
-      // reflects on a step that finishes before the stream does.
-      const criteria = state.config.planning?.success_criteria;
-      const plan = state.plan ?? {
-        id: plan_id,
-        version: 1,
-        goal: state.goal,
-        strategy: state.config.strategy ?? 'flat',
-        steps: [],
-        created_at: event.timestamp,
-        ...(criteria !== undefined ? { success_criteria: criteria } : {}),
-      };
       state.streaming = true;
       if (state.status === 'planning') {
         state.status = 'running';
         state.started_at ??= event.timestamp;
       }
-      installPlan(state, { ...plan, steps: [...plan.steps, step] }, false);
+      installPlan(state, withStreamedStep(state.plan, state, event), false);
       return;
     }
     case 'PlanAuthored':
@@ -341,6 +328,30 @@ function makeReady(state: RunState, id: string, rt: StepRuntime): void {
  * was skipped is `revised`: it will run (again) under the new plan. Removed steps are forgotten (their
  * late results are ignored), and every unsettled step's wait count is recomputed against the new graph.
  */
+/**
+ * The plan streamed in so far (`plan`, null before the first step) with the event's step added. The
+ * plan being streamed has the run's strategy and exit criteria already, so a `par` run reflects on a
+ * step that finishes before the stream does.
+ */
+export function withStreamedStep(
+  plan: RunState['plan'],
+  state: Pick<RunState, 'goal' | 'config'>,
+  event: RunEvent<'StepStreamed'>,
+): NonNullable<RunState['plan']> {
+  const { step, plan_id } = event.payload;
+  const criteria = state.config.planning?.success_criteria;
+  const base = plan ?? {
+    id: plan_id,
+    version: 1,
+    goal: state.goal,
+    strategy: state.config.strategy ?? 'flat',
+    steps: [],
+    created_at: event.timestamp,
+    ...(criteria !== undefined ? { success_criteria: criteria } : {}),
+  };
+  return { ...base, steps: [...base.steps, step] };
+}
+
 function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reopen: boolean): void {
   const previous = state.steps;
   const before = new Map(state.plan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);

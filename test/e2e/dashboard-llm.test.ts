@@ -3,7 +3,9 @@
  * OpenAI-compatible endpoint on loopback: a plan streaming in says so until it is whole, and the
  * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
@@ -13,10 +15,11 @@ import { ndjson, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-let server: { base: string; stop(): Promise<void> };
+let server: { base: string; persist: string; stop(): Promise<void> };
 let browser: Browser;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const root = new URL('../..', import.meta.url).pathname;
 const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
 
 const echo = (id: string, deps: string[] = []) => ({
@@ -106,6 +109,25 @@ describe('the dashboard following LLM-planned runs', () => {
     const tabs = page.locator('nav.tabs');
     expect(await tabs.evaluate((n) => n.scrollWidth <= n.clientWidth)).toBe(true);
     await shot(page, 'llm-planning-failed-390');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a planning that failed whose attempts are not on record does not say no LLM planned it', async () => {
+    llm.script('lost-trace', ['no json here', 'still nothing', 'nothing again']);
+    const { run_id } = (await api('POST', '/v1/runs', { goal: 'lost-trace: my holiday' })) as {
+      run_id: string;
+    };
+    await waitForStatus(run_id, 'failed');
+    // As a release before D1 migration 0004 left it: the attempts filed under no run (here: gone).
+    const wrangler = join(root, 'node_modules/.bin/wrangler');
+    const sql = `DELETE FROM planning_attempts WHERE run_id = '${run_id}'`;
+    const args = ['d1', 'execute', 'DB', '--local', '--persist-to', server.persist, '--command', sql];
+    expect(spawnSync(wrangler, args, { cwd: root, stdio: 'ignore' }).status).toBe(0);
+    const { page, errors } = await open(`/#/runs/${run_id}/planning`);
+    await page.getByText('None: this run never had a plan.').waitFor({ timeout: 10_000 });
+    await page.getByText('are not on record').waitFor({ timeout: 10_000 });
+    expect(await page.getByText('No LLM planned this run').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

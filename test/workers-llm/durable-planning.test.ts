@@ -4,7 +4,7 @@
  * hung LLM call is bounded by `planning_timeout_s`, so the run ends instead of waiting forever; an
  * LLM judge of an `expected_output` likewise survives its object.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
@@ -74,6 +74,38 @@ describe('durable planning', () => {
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
     expect(llm.sent).toHaveLength(2);
+    expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
+    expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
+    expect(await count(runId, 'PlanAuthored')).toBe(1);
+  });
+
+  it('carries on a run an older release was streaming in (no plan row), running no streamed step twice', async () => {
+    const key = `mid-stream-old-${Date.now()}`;
+    const counter = {
+      id: 'a',
+      description: 'count',
+      action: 'demo.counter',
+      parameters: { key },
+      dependencies: [],
+    };
+    const llm = scriptedLlm([
+      { ...ndjson([counter, echo('b', ['a'])]), gap_ms: 1_000 },
+      ndjson([counter, echo('b', ['a'])]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'count, then echo' });
+    const runId = r.body.run_id as string;
+    await vi.waitFor(async () => expect(await count(runId, 'ToolReturned')).toBe(1), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    // As a release before 2026-11-27 left it: the steps' rows and StepStreamed events, no plan row.
+    const stub = env.PLAN_RUN.getByName(runId);
+    await runInDurableObject(stub, (_i, state) => state.storage.sql.exec('DELETE FROM plans'));
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
     expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
     expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
     expect(await count(runId, 'PlanAuthored')).toBe(1);

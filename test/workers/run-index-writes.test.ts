@@ -193,6 +193,94 @@ describe('a run’s rows in D1', () => {
     });
   });
 
+  it('are corrected by the next instance when an earlier release left the row behind the run', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'a', action: 'demo.echo', parameters: { x: 1 } },
+          { id: 'b', action: 'demo.echo' },
+        ],
+      },
+      { require_plan_approval: true },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+    await api('POST', `/v1/runs/${runId}/approval`, { decision: 'reject' });
+    await waitForRun(runId);
+    const row = () =>
+      env.DB.prepare(
+        'SELECT status, plan_id, plan_version, step_count, termination_reason FROM runs WHERE run_id = ?',
+      )
+        .bind(runId)
+        .first();
+    await vi.waitFor(async () => expect((await row())?.termination_reason).toBe('plan_rejected'));
+    const current = await row();
+    // As the release before migration 0003 and one plan id for a streamed plan left it: the same status
+    // and version, but no termination_reason, the stream's plan id and the step count of its first step.
+    await env.DB.prepare(
+      "UPDATE runs SET plan_id = 'plan_stream', step_count = 1, termination_reason = NULL WHERE run_id = ?",
+    )
+      .bind(runId)
+      .run();
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(200);
+    await vi.waitFor(async () => expect(await row()).toEqual(current), { timeout: 2_000, interval: 20 });
+    expect(current).toMatchObject({
+      status: 'cancelled',
+      step_count: 2,
+      termination_reason: 'plan_rejected',
+    });
+  });
+
+  it('name the run’s current plan when a version is authored without a change of status', async () => {
+    const plan = (version: number, steps: string[]) => ({
+      id: 'plan_iwrev',
+      version,
+      goal: 'g',
+      steps: steps.map((id) => ({ id, action: 'demo.echo', parameters: {}, dependencies: [] })),
+      created_at: new Date().toISOString(),
+    });
+    const v1 = plan(1, ['a']);
+    const state = {
+      run_id: 'run_indexwriterrevised',
+      status: 'running',
+      goal: 'g',
+      plan: v1,
+      steps: new Map([['a', {}]]),
+      created_at: v1.created_at,
+      completed_at: null as string | null,
+    };
+    const writer = new IndexWriter({
+      db: () => env.DB,
+      waitUntil: () => undefined,
+      state: () => state as unknown as RunState,
+      plan: () => null,
+    });
+    const event = (event_type: string, p: ReturnType<typeof plan>, reason?: string) => ({
+      event_type,
+      timestamp: p.created_at,
+      payload: { plan: p, reason },
+    });
+    await writer.record([event('PlanAuthored', v1)] as unknown as RunEvent[], true);
+    // A revision (or a rollback) while the run goes on: the status stays `running`.
+    const v2 = plan(2, ['a', 'b', 'c']);
+    state.plan = v2;
+    state.steps = new Map([
+      ['a', {}],
+      ['b', {}],
+      ['c', {}],
+    ]);
+    await writer.record([event('PlanUpdated', v2, 'new information')] as unknown as RunEvent[], false);
+    expect(
+      await env.DB.prepare('SELECT status, plan_version, step_count FROM runs WHERE run_id = ?')
+        .bind(state.run_id)
+        .first(),
+    ).toEqual({ status: 'running', plan_version: 2, step_count: 3 });
+    expect(await versions(state.run_id)).toEqual([
+      { version: 1, reason: 'authored' },
+      { version: 2, reason: 'new information' },
+    ]);
+  });
+
   it('cost a short run one D1 batch, whatever decisions without a change come between', async () => {
     let batches = 0;
     const db = new Proxy(env.DB, {

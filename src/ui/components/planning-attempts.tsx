@@ -6,16 +6,19 @@ import { api, errorText } from '../api';
 /**
  * The LLM attempts behind the run's plan versions: which planning request (the first plan, then each
  * revision or turn), model, repairs, outcome, findings, tokens. Read again when `refreshKey` changes;
- * `planning`: the run has no plan yet and is still getting one (its attempts are listed after).
+ * `planning`: the run has no plan yet and is still getting one (its attempts are listed after);
+ * `planningFailed`: the run ended with `planning_failed`, so an LLM was asked even if no attempt is listed.
  */
 export function PlanningAttempts({
   runId,
   refreshKey,
   planning,
+  planningFailed,
 }: {
   runId: string;
   refreshKey: string;
   planning: boolean;
+  planningFailed: boolean;
 }) {
   const [trace, setTrace] = useState<PlanningTrace | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -35,7 +38,11 @@ export function PlanningAttempts({
       <p class="muted">
         {planning
           ? 'The planner is at work: its attempts are listed once this planning ends.'
-          : 'No LLM planned this run: its plan was submitted, or made by the rule-based planner.'}
+          : planningFailed
+            ? // A release before D1 migration 0004 filed a failed planning's attempts under no run.
+              'The LLM’s attempts at this run’s failed planning are not on record: the release that ' +
+              'planned it did not file them under the run (the error above says what went wrong).'
+            : 'No LLM planned this run: its plan was submitted, or made by the rule-based planner.'}
       </p>
     );
   // Each planning request (a first plan, a revision, a turn) numbers its attempts from 1: the request

@@ -354,6 +354,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             // Read again when the run gets a plan version, or its planning ends (failed, or planned).
             refreshKey={`${view.plan_version}:${status}:${view.versions.length}`}
             planning={status === 'planning' || streaming}
+            planningFailed={run?.error?.code === 'planning_failed'}
           />
           <p class="muted">
             Run total: {run?.token_usage.prompt_tokens ?? 0} prompt +{' '}
