@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
 import { api, events, startRun, waitForRun } from './helpers';
 
 const echo = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -141,5 +142,26 @@ describe('POST /v1/runs with a plan', () => {
   it('404s for an unknown run', async () => {
     expect((await api('GET', '/v1/runs/run_doesnotexist')).status).toBe(404);
     expect((await api('GET', '/v1/runs/not-a-run-id/status')).status).toBe(404);
+  });
+});
+
+describe('GET /v1/runs with a row this release cannot read', () => {
+  it('lists the other runs and pages past it', async () => {
+    const runId = await startRun({ goal: 'listed', steps: [echo('a')] });
+    await waitForRun(runId);
+    // A row another release wrote, with a status this one does not know, newest of all.
+    await env.DB.prepare(
+      `INSERT INTO runs (run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at)
+       VALUES ('run_from_another_release', 'paused', 'g', null, null, 0, '2999-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z')`,
+    ).run();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const first = await api('GET', '/v1/runs?limit=1');
+    expect(first.status).toBe(200);
+    expect(first.body.runs).toEqual([]);
+    expect(logged.mock.calls.flat().join(' ')).toContain('run_from_another_release');
+    logged.mockRestore();
+    const next = await api('GET', `/v1/runs?limit=50&cursor=${first.body.next_cursor as string}`);
+    expect(next.status).toBe(200);
+    expect(next.body.runs.map((r: { run_id: string }) => r.run_id)).toContain(runId);
   });
 });
