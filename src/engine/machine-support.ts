@@ -6,6 +6,7 @@
 import type { ErrorInfo } from '../errors';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../plan/config';
 import { isRecord, type Plan } from '../plan/model';
+import { deepEqual } from '../plan/diff';
 import { renderValue } from '../plan/jinja';
 import { checkStateSchema } from '../plan/state-schema';
 import { teaMetaOf } from '../plan/tea-meta';
@@ -393,12 +394,14 @@ export function changedSteps(before: Plan | null, after: Plan): string[] {
   return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
 }
 
-/** Whether two plans have the same steps, in the same order, each the same. */
-export function sameSteps(a: Plan, b: Plan): boolean {
-  return (
-    a.steps.length === b.steps.length &&
-    a.steps.every((st, i) => JSON.stringify(st) === JSON.stringify(b.steps[i]))
-  );
+/**
+ * Whether two versions of a plan say the same thing: the same steps in the same order, and the same
+ * goal, strategy, exit criteria and metadata (a TEA node's `with:` lives there). Their id, version and
+ * creation time do not count.
+ */
+export function samePlanContent(a: Plan, b: Plan): boolean {
+  const content = ({ id: _id, version: _v, created_at: _at, ...rest }: Plan) => rest;
+  return deepEqual(content(a), content(b));
 }
 
 export function notNow(s: RunState, what: string, needed: string): Refusal {

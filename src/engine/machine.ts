@@ -19,7 +19,7 @@ import {
   failureAction,
   NO_PLANNER_TO_REPLAN,
   changedSteps,
-  sameSteps,
+  samePlanContent,
   checkExpected,
   reportUnexpected,
   commandFor,
@@ -179,9 +179,10 @@ export class RunMachine {
           );
         }
         const { reason, kind, tokens } = input;
-        // A rollback to the plan the run already has (sent twice, or at once) makes no new version.
-        if (kind === 'rollback' && sameSteps(s.plan, input.plan)) return;
         let plan = pinEnvNames(input.plan, s.plan);
+        // A rollback to the plan the run already has (sent twice, or at once) makes no new version;
+        // one to a version that differs only outside its steps (a TEA node's `with:`, say) does.
+        if (kind === 'rollback' && samePlanContent(s.plan, plan)) return;
         if (kind === 'turn' && s.plan.strategy === 'react') {
           // One tool call per turn: the thought and its action, then the plan with that step alone added.
           const turn = reactTurn(s.plan, plan);

@@ -519,3 +519,52 @@ describe('Plan → Act → Reflect without an LLM judge', () => {
     expect(h.state.status).toBe('completed');
   });
 });
+
+describe('rollback', () => {
+  const slow = { goal: 'roll back', steps: [echo('a'), echo('b')] };
+  const rollbackTo = (h: H, to: Plan) =>
+    send(h, {
+      type: 'revise',
+      plan: { ...to, version: h.state.plan!.version + 1 },
+      reason: `rollback to version ${to.version}`,
+      kind: 'rollback',
+    });
+
+  it('to the plan the run already has makes no version', () => {
+    const h = harness(slow);
+    const v1 = h.state.plan!;
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [v1.steps[0]!, step('c')]),
+      reason: 'c',
+      kind: 'revision',
+    });
+    rollbackTo(h, v1);
+    rollbackTo(h, v1); // sent twice: the second finds the run already has it
+    expect(h.events.filter((e) => e.event_type === 'PlanUpdated')).toHaveLength(2);
+    expect(h.state.plan!.version).toBe(3);
+  });
+
+  it('to a version that differs in more than its steps makes one (a TEA node’s with:, the exit criteria)', () => {
+    const h = harness({
+      ...slow,
+      success_criteria: 'a and b',
+      metadata: { tea: { params: { a: { x: 1 } } } },
+    });
+    const v1 = h.state.plan!;
+    send(h, {
+      type: 'revise',
+      plan: {
+        ...nextVersion(h, v1.steps),
+        success_criteria: 'anything',
+        metadata: { tea: { params: { a: { x: 2 } } } },
+      },
+      reason: 'edit the node',
+      kind: 'approval_edit',
+    });
+    rollbackTo(h, v1);
+    expect(h.state.plan!.version).toBe(3);
+    expect(h.state.plan!.success_criteria).toBe('a and b');
+    expect(h.state.plan!.metadata).toMatchObject({ tea: { params: { a: { x: 1 } } } });
+  });
+});
