@@ -12,7 +12,9 @@ import type { RunSnapshot } from '../engine/snapshot';
 import { formatIssues } from '../executor/run-step';
 import { agentDispatchInput } from '../executor/tools/agent-dispatch';
 import type { Finding } from '../plan/findings';
-import { isRecord } from '../plan/model';
+import { isRecord, type Plan } from '../plan/model';
+import { limitEnvNames } from '../plan/tea-meta';
+import { settingsEnvOf } from '../plan/tea-settings';
 import type { BegunAttempt } from './attempt';
 import type { StartRequest } from './runner-options';
 import { realTimers, type Timers } from './wake-timer';
@@ -49,7 +51,12 @@ export async function runSubplan(
     const message = `Invalid parameters for ${CHILD_RUN_ACTION}: ${formatIssues(req.error)}`;
     return failed({ code: 'invalid_parameters', message, retryable: false });
   }
-  const { goal, plan, config, input } = req.data;
+  const { goal, config, input } = req.data;
+  // As the Worker's child runs: the child reads no Worker variable its parent's step could not
+  // (tea-meta.ts) — a model's plan could otherwise pass on one naming any of them.
+  const plan = isRecord(req.data.plan)
+    ? limitEnvNames(req.data.plan as unknown as Plan, settingsEnvOf(a.parameters))
+    : req.data.plan;
   const runId = await childRunId({ run_id: a.runId, step_id: a.step.id, attempt: a.attempt });
   const child = spawn();
   // As the Worker does: the plan's own goal first, else the one given.

@@ -100,3 +100,55 @@ describe('sub-plans in process', () => {
     expect(run.steps.x?.error?.code).toBe('unsupported_in_process');
   });
 });
+
+// As the Worker's child runs (test/workers/settings-secrets.test.ts): only the caller who starts a run
+// chooses which variables its TEA settings read; a child plan a step passes on reads no others.
+describe('sub-plans in process: settings ${VAR}', () => {
+  const reading = (names: string[]) => ({
+    goal: 'peek',
+    steps: [{ id: 'peek', action: 'demo.echo', dependencies: [], parameters: { key: '${SECRET_KEY}' } }],
+    metadata: { tea: { settings: { key: '${SECRET_KEY}' }, env_names: names } },
+  });
+
+  it('a child plan reads no variable its step could not', async () => {
+    const runner = new LocalRunner({ tools: [demoEcho, agentDispatch], env: { SECRET_KEY: 'k-123' } });
+    runner.start({
+      plan: {
+        steps: [
+          {
+            id: 'child',
+            action: 'agent.dispatch',
+            dependencies: [],
+            parameters: { plan: reading(['SECRET_KEY']) },
+          },
+          { id: 'sub', action: 'demo.echo', dependencies: [], subplan: reading(['SECRET_KEY']) },
+        ],
+      },
+    });
+    const run = await runner.done();
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(JSON.stringify(run.step_results)).not.toContain('k-123');
+    expect(JSON.stringify(run.step_results.child)).toContain('${SECRET_KEY}');
+  });
+
+  it('a child plan of a workflow whose settings read a variable reads it too', async () => {
+    const runner = new LocalRunner({ tools: [demoEcho, agentDispatch], env: { SECRET_KEY: 'k-123' } });
+    const child = {
+      id: 'child',
+      action: 'agent.dispatch',
+      dependencies: [],
+      parameters: { plan: reading(['SECRET_KEY']) },
+    };
+    runner.start({ plan: { ...reading(['SECRET_KEY']), steps: [child] } });
+    const run = await runner.done();
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(JSON.stringify(run.step_results.child)).toContain('k-123');
+  });
+
+  it('a workflow the caller started still reads its own', async () => {
+    const runner = new LocalRunner({ tools: [demoEcho], env: { SECRET_KEY: 'k-123' } });
+    runner.start({ plan: reading(['SECRET_KEY']) });
+    const run = await runner.done();
+    expect(run.step_results.peek).toEqual({ key: 'k-123' });
+  });
+});
