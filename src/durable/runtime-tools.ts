@@ -38,6 +38,8 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     description:
       'Seed 001 plan.execute: runs a plan (e.g. from plan.decompose) as a child run respecting dependencies.',
     version: '1',
+    // The child workflow's settings keep `${VAR}` as written: its own tools get the values.
+    passesSettingsOn: true,
     input: z.object({
       plan: z.unknown(),
       parallel: z.boolean().optional(),

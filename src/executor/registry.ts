@@ -58,6 +58,13 @@ export type ToolDefinition<I = unknown, O = unknown> = {
    * belongs on the queue (an object has one thread, and an invocation at most six open connections).
    */
   placement?: 'object' | 'queue';
+  /**
+   * The tool starts a run of its own with its parameters (`plan.execute`: the child workflow's plan,
+   * executor and settings): they reach it with `${VAR}` as written, not expanded — the child expands
+   * them as its own tools are called, for the names it may read (`ToolContext.settingsEnv`), so no
+   * variable's value is written into the child's plan.
+   */
+  passesSettingsOn?: boolean;
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
   /**

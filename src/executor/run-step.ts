@@ -3,7 +3,7 @@
  * Never throws — every failure comes back as an {@link ErrorInfo} with a stable code, because the
  * outcome is journaled and crosses RPC and queues as data (STYLE §7).
  */
-import { expandSettingsParams, settingsEnvOf } from '../plan/tea-settings';
+import { expandSettingsParams, settingsEnvOf, withoutEnvNames } from '../plan/tea-settings';
 import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting';
@@ -53,8 +53,10 @@ export async function executeTool(
     return tokens ? { ...base, tokens } : base;
   };
 
-  // A TEA workflow's `${VAR}` settings get their values only now (never in the plan or the events).
-  const input = tool.input.safeParse(expandSettingsParams(params, ctx.env));
+  // A TEA workflow's `${VAR}` settings get their values only now (never in the plan or the events);
+  // a tool that starts a child run passes them on as written, for the child's tools to expand.
+  const given = tool.passesSettingsOn ? withoutEnvNames(params) : expandSettingsParams(params, ctx.env);
+  const input = tool.input.safeParse(given);
   if (!input.success) {
     const message = `Invalid parameters for ${tool.name}: ${formatIssues(input.error)}`;
     return finish({ error: fail('invalid_parameters', message) });

@@ -69,6 +69,12 @@ export function expandSettingsParams(
   const { [ENV_NAMES_PARAM]: _names, ...rest } = params;
   return walk(rest) as Record<string, unknown>;
 }
+/** A tool's parameters without their {@link ENV_NAMES_PARAM}, `${VAR}` left as written. */
+export function withoutEnvNames(params: Record<string, unknown>): Record<string, unknown> {
+  const { [ENV_NAMES_PARAM]: _names, ...rest } = params;
+  return rest;
+}
+
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**

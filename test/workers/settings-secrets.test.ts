@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, startRun, waitForRun } from './helpers';
+import { childRunId } from '../../src/engine/child-run';
+import { api, events, startRun, waitForRun } from './helpers';
 
 /**
  * `${NAME}` reads a Worker variable only for a TEA workflow's `settings`, and never one of the Worker's
@@ -119,5 +120,36 @@ nodes:
     const text = JSON.stringify(run.step_results.child);
     expect(text).toContain('${PLANNER_MODEL}');
     expect(text).not.toContain('gpt-4o-mini');
+  });
+
+  it('a child workflow plan.execute starts gets its settings as written, and its tools their values', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `settings:
+  model: "\${PLANNER_MODEL}"
+nodes:
+  - name: go
+    uses: plan.execute
+    with:
+      plan: { goal: g, steps: [{ id: peek, description: peek, dependencies: [] }] }
+      subtask_executor: { action: demo.echo, with: { model: "{{ settings.model }}" } }
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const runId = r.body.run_id as string;
+    const run = await waitForRun(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.step_results.go).toMatchObject({ subtask_results: { peek: { model: 'gpt-4o-mini' } } });
+    // The child's plan and the calls it logs keep the variable's name, never its value (the echo's
+    // output has it: a tool that returns it is another matter).
+    const child = await childRunId({ run_id: runId, step_id: 'go', attempt: 1 });
+    const plan = await api('GET', `/v1/runs/${child}/plans/1`);
+    expect(plan.status).toBe(200);
+    expect(plan.body.metadata.tea.settings).toEqual({ model: '${PLANNER_MODEL}' });
+    const logged = (await events(child)).filter((e) =>
+      ['RunCreated', 'PlanAuthored', 'ToolInvoked'].includes(e.event_type),
+    );
+    expect(logged.map((e) => e.event_type)).toEqual(expect.arrayContaining(['PlanAuthored', 'ToolInvoked']));
+    expect(JSON.stringify(logged)).not.toContain('gpt-4o-mini');
   });
 });
