@@ -54,7 +54,8 @@ export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, afte
     }
     const message = eventMessage(e);
     server.send(message);
-    sent += message.length;
+    // In bytes, as the share is: a character of CJK text is three of them.
+    sent += utf8Bytes(message);
     last = e.seq;
   }
   return new Response(null, { status: 101, webSocket: client });

@@ -21,19 +21,23 @@ async function backlog(runId: string, after: number) {
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
   const seqs: number[] = [];
-  ws.addEventListener('message', (m) => seqs.push((JSON.parse(String(m.data)) as Json).seq as number));
+  const bytes: number[] = [];
+  ws.addEventListener('message', (m) => {
+    seqs.push((JSON.parse(String(m.data)) as Json).seq as number);
+    bytes.push(new TextEncoder().encode(String(m.data)).length);
+  });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })),
   );
   ws.accept();
-  return { ws, seqs, closed };
+  return { ws, seqs, bytes, closed };
 }
 
-const chain = (n: number) =>
+const chain = (n: number, pad = 'x') =>
   Array.from({ length: n }, (_, i) => ({
     id: `s${i}`,
     action: 'demo.echo',
-    parameters: { pad: 'x'.repeat(500) },
+    parameters: { pad: pad.repeat(500) },
     dependencies: i === 0 ? [] : [`s${i - 1}`],
   }));
 
@@ -83,5 +87,16 @@ describe('a long backlog over a run’s WebSocket', () => {
     expect(seen).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     // A share's end is not a dropped connection: no backoff, no onReconnect.
     expect(reconnects).toEqual([]);
+  });
+
+  it('counts a share in bytes: text of many bytes a character makes no larger share', async () => {
+    const runId = await startRun({ steps: chain(12, '中') });
+    await waitForRun(runId);
+    setWsBacklogBytes(40_000);
+    const s = await backlog(runId, 0);
+    const closed = await s.closed;
+    expect(closed.code).toBe(BACKLOG_CLOSE);
+    // The share is reached with the last message sent: the ones before it are under 40,000 bytes.
+    expect(s.bytes.slice(0, -1).reduce((a, b) => a + b, 0)).toBeLessThan(40_000);
   });
 });
