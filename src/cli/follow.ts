@@ -106,7 +106,7 @@ function howToAnswer(view: RunView): string {
   const id = view.run_id;
   return view.waiting?.kind === 'approval'
     ? `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`
-    : `Answer with: edgeplan input ${id} <answer>`;
+    : `Answer with: edgeplan input ${id} <answer>${view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : ''}`;
 }
 
 /** What the run waits for, and how to answer it. */

@@ -255,11 +255,15 @@ describe('edgeplan (CLI)', () => {
     await cmd.until(/waits for input/, 'err');
     const id = /run (run_\w+)/.exec(cmd.out())?.[1];
     expect(cmd.err()).toBe(
-      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer>\n`,
+      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer> --step q\n`,
     );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
-    const answered = edgeplan(['input', id!, 'Ada']);
+    // A step that asks nothing: refused, not taken as new information.
+    const wrong = edgeplan(['input', id!, 'Ada', '--step', 'nope']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('has no step "nope"');
+    const answered = edgeplan(['input', id!, 'Ada', '--step', 'q']);
     expect(answered.code).toBe(0);
     expect(answered.out).toMatch(new RegExp(`^${id}  `));
     expect(await cmd.exited).toBe(0);

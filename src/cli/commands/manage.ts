@@ -182,7 +182,11 @@ export function registerManage(program: Command, context: () => Context, done: D
       'the answer: JSON when it parses ("3", \'{"a":1}\'), else the text; @file.json reads a file',
     )
     .option('-a, --action <action>', 'for a failed step the run asks about: retry | skip | abort | replan')
-    .action(async (given: string, answer: string | undefined, o: { action?: string }) => {
+    .option(
+      '-s, --step <step>',
+      'the step whose question this answers: refused (exit 1) if it is not waiting, e.g. someone answered first — without it, an answer the run no longer waits for is new information',
+    )
+    .action(async (given: string, answer: string | undefined, o: { action?: string; step?: string }) => {
       const ctx = context();
       const id = runId(given);
       if ((answer === undefined) === (o.action === undefined))
@@ -190,7 +194,7 @@ export function registerManage(program: Command, context: () => Context, done: D
       if (o.action !== undefined && !ACTIONS.includes(o.action))
         throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
       const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
-      control(ctx, await ctx.client.sendInput(id, input));
+      control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step }));
     });
 
   program
