@@ -179,7 +179,9 @@ export class RunMachine {
           );
         }
         const { reason, kind, tokens } = input;
-        let plan = pinEnvNames(input.plan, s.plan);
+        // A rollback's plan is a stored version, whose names were pinned when it was stored (v1's are
+        // the creator's): it keeps them, though a version between took the TEA metadata away.
+        let plan = kind === 'rollback' ? input.plan : pinEnvNames(input.plan, s.plan);
         // A rollback to the plan the run already has (sent twice, or at once) makes no new version;
         // one to a version that differs only outside its steps (a TEA node's `with:`, say) does.
         if (kind === 'rollback' && samePlanContent(s.plan, plan)) return;

@@ -567,4 +567,26 @@ describe('rollback', () => {
     expect(h.state.plan!.success_criteria).toBe('a and b');
     expect(h.state.plan!.metadata).toMatchObject({ tea: { params: { a: { x: 1 } } } });
   });
+
+  it('to the first version gives back the variables its settings read, after a version without them', () => {
+    const h = harness({ ...slow, metadata: { tea: { settings: { m: '${M}' }, env_names: ['M'] } } });
+    const v1 = h.state.plan!;
+    send(h, {
+      type: 'revise',
+      plan: { ...nextVersion(h, v1.steps), metadata: {} },
+      reason: 'without the TEA metadata',
+      kind: 'approval_edit',
+    });
+    // A later version cannot add a name back by itself…
+    send(h, {
+      type: 'revise',
+      plan: { ...nextVersion(h, v1.steps), metadata: { tea: { env_names: ['M'] } } },
+      reason: 'names M again',
+      kind: 'revision',
+    });
+    expect(h.state.plan!.metadata).toMatchObject({ tea: { env_names: [] } });
+    // …but the rollback to the creator's version restores its own.
+    rollbackTo(h, v1);
+    expect(h.state.plan!.metadata).toMatchObject({ tea: { env_names: ['M'] } });
+  });
 });
