@@ -28,6 +28,43 @@ const count = async (runId: string, type: string) =>
 
 afterEach(() => setLlmFetch(null));
 
+/**
+ * A goal run whose slow model streams a `demo.counter` step `a` (then `b` a second later), once `a`
+ * has run; the model streams the same plan again when asked.
+ */
+async function counterStreamedIn(name: string) {
+  const key = `${name}-${Date.now()}`;
+  const counter = {
+    id: 'a',
+    description: 'count',
+    action: 'demo.counter',
+    parameters: { key },
+    dependencies: [],
+  };
+  const llm = scriptedLlm([
+    { ...ndjson([counter, echo('b', ['a'])]), gap_ms: 1_000 },
+    ndjson([counter, echo('b', ['a'])]),
+  ]);
+  setLlmFetch(llm.fetch);
+  const r = await api('POST', '/v1/runs', { goal: 'count, then echo' });
+  const runId = r.body.run_id as string;
+  await vi.waitFor(async () => expect(await count(runId, 'ToolReturned')).toBe(1), {
+    timeout: 5_000,
+    interval: 20,
+  });
+  return { runId, key, llm };
+}
+
+/** Woken by its alarm, the run completes with `a` counted once and each step invoked once. */
+async function expectRunOnce(runId: string, key: string) {
+  expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+  const run = await waitForRun(runId);
+  expect(run.status).toBe('completed');
+  expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
+  expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
+  expect(await count(runId, 'PlanAuthored')).toBe(1);
+}
+
 describe('durable planning', () => {
   it('plans a goal again when its object is lost while the LLM call is pending, and runs it once', async () => {
     const llm = scriptedLlm([{ hang: true }, ndjson([echo('a'), echo('b', ['a'])])]);
@@ -49,66 +86,19 @@ describe('durable planning', () => {
   });
 
   it('streams the plan again when the object is lost mid-stream, and runs no streamed step twice', async () => {
-    const key = `mid-stream-${Date.now()}`;
-    const counter = {
-      id: 'a',
-      description: 'count',
-      action: 'demo.counter',
-      parameters: { key },
-      dependencies: [],
-    };
-    // A slow model: `a` streams in and runs, then the object dies before `b` arrives.
-    const llm = scriptedLlm([
-      { ...ndjson([counter, echo('b', ['a'])]), gap_ms: 1_000 },
-      ndjson([counter, echo('b', ['a'])]),
-    ]);
-    setLlmFetch(llm.fetch);
-    const r = await api('POST', '/v1/runs', { goal: 'count, then echo' });
-    const runId = r.body.run_id as string;
-    await vi.waitFor(async () => expect(await count(runId, 'ToolReturned')).toBe(1), {
-      timeout: 5_000,
-      interval: 20,
-    });
+    const { runId, key, llm } = await counterStreamedIn('mid-stream');
     await abortAllDurableObjects(); // the stream dies with its instance
-    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
-    const run = await waitForRun(runId);
-    expect(run.status).toBe('completed');
+    await expectRunOnce(runId, key);
     expect(llm.sent).toHaveLength(2);
-    expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
-    expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
-    expect(await count(runId, 'PlanAuthored')).toBe(1);
   });
 
   it('carries on a run an older release was streaming in (no plan row), running no streamed step twice', async () => {
-    const key = `mid-stream-old-${Date.now()}`;
-    const counter = {
-      id: 'a',
-      description: 'count',
-      action: 'demo.counter',
-      parameters: { key },
-      dependencies: [],
-    };
-    const llm = scriptedLlm([
-      { ...ndjson([counter, echo('b', ['a'])]), gap_ms: 1_000 },
-      ndjson([counter, echo('b', ['a'])]),
-    ]);
-    setLlmFetch(llm.fetch);
-    const r = await api('POST', '/v1/runs', { goal: 'count, then echo' });
-    const runId = r.body.run_id as string;
-    await vi.waitFor(async () => expect(await count(runId, 'ToolReturned')).toBe(1), {
-      timeout: 5_000,
-      interval: 20,
-    });
+    const { runId, key } = await counterStreamedIn('mid-stream-old');
     // As a release before 2026-11-27 left it: the steps' rows and StepStreamed events, no plan row.
     const stub = env.PLAN_RUN.getByName(runId);
     await runInDurableObject(stub, (_i, state) => state.storage.sql.exec('DELETE FROM plans'));
     await abortAllDurableObjects();
-    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
-    const run = await waitForRun(runId);
-    expect(run.status).toBe('completed');
-    expect(run.step_results).toEqual({ a: { key, value: 1 }, b: { id: 'b' } });
-    expect(await count(runId, 'ToolInvoked')).toBe(2); // a once, b once
-    expect(await count(runId, 'PlanAuthored')).toBe(1);
+    await expectRunOnce(runId, key);
   });
 
   it('ends a run whose LLM call hangs once planning_timeout_s passes, naming the timeout', async () => {
