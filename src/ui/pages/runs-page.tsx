@@ -37,9 +37,19 @@ export function RunsPage() {
   // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
   const shown = useRef(0);
   shown.current = runs.length;
-  // The filter now: a page asked for under an earlier one is dropped when it arrives.
+  // The filter now: a page asked for under an earlier one is dropped when it arrives. Another filter
+  // clears the rows in the same render that shows it (none are known to pass it) — cleared by the
+  // effect, after a frame, the rows of the last filter showed under the new one, and a refresh
+  // answered in between drew them again.
   const filter = useRef(status);
-  filter.current = status;
+  const choose = (next: Shown | '') => {
+    filter.current = next;
+    shown.current = 0;
+    setRuns([]);
+    setCursor(null);
+    setLoaded(false);
+    setStatus(next);
+  };
 
   const load = async (more: boolean) => {
     const asked = status;
@@ -69,11 +79,6 @@ export function RunsPage() {
     setLoaded(true);
   };
   useEffect(() => {
-    // Another filter: none of the rows shown are known to pass it.
-    shown.current = 0;
-    setRuns([]);
-    setCursor(null);
-    setLoaded(false);
     void load(false);
     const t = setInterval(() => void load(false), 5000);
     return () => clearInterval(t);
@@ -87,7 +92,7 @@ export function RunsPage() {
           Status{' '}
           <select
             value={status}
-            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as Shown | '')}
+            onChange={(e) => choose((e.target as HTMLSelectElement).value as Shown | '')}
           >
             <option value="">all</option>
             {STATUSES.map((s) => (
@@ -108,7 +113,7 @@ export function RunsPage() {
         status ? (
           <p class="muted empty">
             No runs with status “{status}”.{' '}
-            <button type="button" onClick={() => setStatus('')}>
+            <button type="button" onClick={() => choose('')}>
               Show all runs
             </button>
           </p>
