@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RunEvent } from '../../src/engine/events';
 import { deferToPerson } from '../../src/executor/deferred';
@@ -151,6 +151,33 @@ describe('LocalRunner', () => {
     const end = await runner.done();
     expect(requests).toEqual([{ reason: 'Colour?', step_id: 'q' }]);
     expect(end).toMatchObject({ status: 'completed', final_output: { c: 'blue' } });
+  });
+
+  it('provideInput with a step id answers that question once; a second answer is refused', async () => {
+    const ask = defineTool({
+      name: 't.ask',
+      description: 'asks a person',
+      version: '1',
+      input: z.object({ question: z.string() }),
+      idempotent: true,
+      deterministic: false,
+      run: ({ question }) => Promise.resolve(deferToPerson(question)),
+    });
+    const runner = new LocalRunner({ tools: [ask, echo] });
+    runner.start({
+      plan: { steps: [step('q', 't.ask', { question: 'Who?' }), step('then', 't.echo', {}, ['q'])] },
+    });
+    await vi.waitFor(() => expect(runner.snapshot().status).toBe('awaiting_input'));
+    expect(runner.provideInput('x', 'nope')).toMatchObject({ code: 'unknown_step' });
+    expect(runner.provideInput('alice', 'q')).toBeUndefined();
+    expect(runner.provideInput('bob', 'q')).toMatchObject({
+      code: 'conflict',
+      details: { reason: 'input_not_awaited', step_id: 'q' },
+    });
+    const end = await runner.done();
+    expect(end.status).toBe('completed');
+    expect(runner.snapshot().step_results.q).toBe('alice');
+    expect(runner.events.filter((e) => e.event_type === 'InputReceived')).toHaveLength(1);
   });
 
   it('a step with a sub-plan is done when its sub-plan is, with the child run’s rolled-up result', async () => {
