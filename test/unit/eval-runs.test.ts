@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { deferToPerson } from '../../src/executor/deferred';
-import { defineTool, ToolRegistry } from '../../src/executor/registry';
+import { ToolRegistry } from '../../src/executor/registry';
 import { LocalRunner } from '../../src/library/local-runner';
 import type { Plan } from '../../src/plan/model';
 import { attemptTools } from '../../scripts/eval/attempt-tools';
 import { runPlan } from '../../scripts/eval/executor';
 import { VirtualTime } from '../../scripts/eval/virtual-time';
-import { echo, flakyTool, gateTool, settle, step } from './library-helpers';
+import { ask, echo, flakyTool, gateTool, settle, step } from './library-helpers';
 
 const START = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -122,15 +120,6 @@ describe('runPlan', () => {
   });
 
   it('returns once the run waits for a person, instead of waiting with it', async () => {
-    const ask = defineTool({
-      name: 't.ask',
-      description: 'asks a person',
-      version: '1',
-      input: z.object({ question: z.string() }),
-      idempotent: true,
-      deterministic: false,
-      run: ({ question }) => Promise.resolve(deferToPerson(question)),
-    });
     const report = await runPlan({
       runId: 'r1',
       goal: 'g',

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ToolError } from '../../src/errors';
+import { deferToPerson } from '../../src/executor/deferred';
 import { defineTool } from '../../src/executor/registry';
 import type { PlanStep } from '../../src/plan/model';
 import type { Planner, PlannerState } from '../../src/planner/contracts';
@@ -16,6 +17,17 @@ export const echo = defineTool({
   idempotent: true,
   deterministic: true,
   run: (input) => Promise.resolve(input),
+});
+
+/** `t.ask`: waits for a person's answer (as `human.input` does), which becomes its output. */
+export const ask = defineTool({
+  name: 't.ask',
+  description: 'asks a person',
+  version: '1',
+  input: z.object({ question: z.string() }),
+  idempotent: true,
+  deterministic: false,
+  run: ({ question }) => Promise.resolve(deferToPerson(question)),
 });
 
 export const fail = defineTool({

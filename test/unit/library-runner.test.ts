@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RunEvent } from '../../src/engine/events';
-import { deferToPerson } from '../../src/executor/deferred';
 import { defineTool } from '../../src/executor/registry';
 import { LocalRunner } from '../../src/library/local-runner';
 import { PlanningPattern } from '../../src/library/planning-pattern';
 import { planJson, scriptedLlm } from './planner-helpers';
-import { echo, fail, gateTool, scriptedPlanner, step } from './library-helpers';
+import { ask, echo, fail, gateTool, scriptedPlanner, step } from './library-helpers';
 
 describe('LocalRunner', () => {
   it('streams the backlog and then live events to an async iterator, ending when the run settles', async () => {
@@ -121,15 +120,6 @@ describe('LocalRunner', () => {
   });
 
   it('a step waiting for a person (human.input) completes with the answer', async () => {
-    const ask = defineTool({
-      name: 't.ask',
-      description: 'asks a person',
-      version: '1',
-      input: z.object({ question: z.string() }),
-      idempotent: true,
-      deterministic: false,
-      run: ({ question }) => Promise.resolve(deferToPerson(question)),
-    });
     const requests: unknown[] = [];
     const runner = new LocalRunner({
       tools: [ask, echo],
@@ -154,15 +144,6 @@ describe('LocalRunner', () => {
   });
 
   it('provideInput with a step id answers that question once; a second answer is refused', async () => {
-    const ask = defineTool({
-      name: 't.ask',
-      description: 'asks a person',
-      version: '1',
-      input: z.object({ question: z.string() }),
-      idempotent: true,
-      deterministic: false,
-      run: ({ question }) => Promise.resolve(deferToPerson(question)),
-    });
     const runner = new LocalRunner({ tools: [ask, echo] });
     runner.start({
       plan: { steps: [step('q', 't.ask', { question: 'Who?' }), step('then', 't.echo', {}, ['q'])] },
