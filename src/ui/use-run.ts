@@ -95,12 +95,16 @@ export function useRun(runId: string): LiveRun {
         }
       } catch (err) {
         if (ac.signal.aborted) return;
+        // Out of reach: the service this page came from went away (before the watch reached it, or
+        // for longer than it waits). An outage, said calmly, and followed again a little later rather
+        // than a run shown frozen. Other errors (404) stay shown.
+        if (err instanceof EdgeplanApiError && err.code === 'unreachable') {
+          setReconnecting(true);
+          retry = setTimeout(() => setNonce((n) => n + 1), RECONNECT_MS);
+          return;
+        }
         setReconnecting(false);
         setError(errorText(err));
-        // Still unreachable after watch() gave up waiting: follow again from the start a little later,
-        // rather than showing a run frozen as it was. Other errors (404) stay shown.
-        if (err instanceof EdgeplanApiError && err.code === 'unreachable')
-          retry = setTimeout(() => setNonce((n) => n + 1), RECONNECT_MS);
       }
     })();
     return () => {

@@ -2,7 +2,9 @@
  * The dashboard when the service goes away and comes back: a run page open while `wrangler dev` is
  * killed says (calmly, as a status) that it lost the connection and is reconnecting, keeps the run as
  * last seen, then follows the run again once a new server runs on the same state and port, and the
- * status goes — it does not stay frozen on what it last saw.
+ * status goes — it does not stay frozen on what it last saw. Also when the service goes away after the
+ * page showed the run but before its live connection opened (it has nothing to resume, yet the page
+ * came from that service: an outage, not a wrong address).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -74,4 +76,90 @@ describe('the dashboard across a restart of the service', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it('shows the outage when the service goes away before the page’s live connection opened', async () => {
+    const res = await fetch(`${server.base}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        plan: { goal: 'wait for me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 2 } }] },
+        config: { require_plan_approval: true },
+      }),
+    });
+    const { run_id } = (await res.json()) as { run_id: string };
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The page's WebSockets open only once the test lets them: the snapshot is shown, the socket not
+    // yet open, when the service goes away (a race CI met).
+    await page.addInitScript(holdWebSockets);
+    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await page.waitForSelector('[data-run-status="awaiting_approval"]');
+
+    const { persist, port } = server;
+    await server.kill();
+    await page.evaluate(() => (window as unknown as { openWebSockets(): void }).openWebSockets());
+    const lost = page.getByRole('status').filter({ hasText: 'Connection lost — reconnecting…' });
+    await lost.waitFor({ timeout: 20_000 });
+    // Held a while: the page keeps trying, calmly, without an error.
+    await page.waitForTimeout(3000);
+    await expect(lost.count()).resolves.toBe(1);
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    server = (await startDevServer({
+      name: 'dashboard-reconnect',
+      persist,
+      port,
+      extraArgs: ['--log-level', 'error'],
+    })) as Dev;
+    const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(approved.status).toBe(200);
+    await page.waitForSelector('[data-run-status="completed"]', { timeout: 30_000 });
+    await lost.waitFor({ state: 'detached', timeout: 10_000 });
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 180_000);
 });
+
+/**
+ * Runs in the page before its scripts: `new WebSocket()` gives a stand-in that opens the real socket
+ * only once `openWebSockets()` is called, relaying its events.
+ */
+function holdWebSockets() {
+  const Real = window.WebSocket;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  (window as unknown as { openWebSockets(): void }).openWebSockets = open;
+  class Held extends EventTarget {
+    private ws: WebSocket | null = null;
+    private closed = false;
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super();
+      void gate.then(() => {
+        if (this.closed) return;
+        const ws = new Real(url, protocols);
+        this.ws = ws;
+        ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
+        ws.addEventListener('error', () => this.dispatchEvent(new Event('error')));
+        ws.addEventListener('message', (e) =>
+          this.dispatchEvent(new MessageEvent('message', { data: e.data })),
+        );
+        ws.addEventListener('close', (e) =>
+          this.dispatchEvent(new CloseEvent('close', { code: e.code, reason: e.reason })),
+        );
+      });
+    }
+    send(data: string) {
+      this.ws?.send(data);
+    }
+    close(code?: number, reason?: string) {
+      this.closed = true;
+      this.ws?.close(code, reason);
+    }
+  }
+  window.WebSocket = Held as unknown as typeof WebSocket;
+}
