@@ -18,11 +18,91 @@ const ANY_OBJECT = z.record(z.string(), z.unknown());
 export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) => void): z.ZodType {
   if (typeof schema !== 'object' || schema === null) return ANY_OBJECT;
   try {
+    const loop = refLoop(schema);
+    // zod converts it, but checking any value against it recurses until the stack overflows.
+    if (loop)
+      throw new Error(`"$ref": ${JSON.stringify(loop)} refers back to itself without reading a value`);
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
     onUnreadable?.(err instanceof Error ? err.message : String(err));
     return ANY_OBJECT;
   }
+}
+
+type Node = Record<string, unknown>;
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A `$ref` that leads back to itself through nothing but references and combinators (`allOf`,
+ * `anyOf`, `oneOf`, `not`, `if`/`then`/`else`), which check the same value again: a check never ends.
+ * A reference back through `properties` or `items` is fine (a tree): each turn reads a level deeper.
+ * @example refLoop({ $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } }); // '#/$defs/A'
+ */
+export function refLoop(root: object): string | null {
+  const state = new Map<Node, 'open' | 'done'>();
+  for (const start of nodesOf(root)) {
+    if (state.has(start)) continue;
+    state.set(start, 'open');
+    const stack = [{ node: start, next: sameLevel(root, start), i: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const n = top.next[top.i++];
+      if (n === undefined) {
+        state.set(top.node, 'done');
+        stack.pop();
+      } else if (state.get(n) === 'open') {
+        const ref = stack.map((f) => f.node.$ref).find((r) => typeof r === 'string');
+        return typeof ref === 'string' ? ref : '#';
+      } else if (!state.has(n)) {
+        state.set(n, 'open');
+        stack.push({ node: n, next: sameLevel(root, n), i: 0 });
+      }
+    }
+  }
+  return null;
+}
+
+/** Every schema object under `root` (walked without recursion: a schema may nest thousands deep). */
+function nodesOf(root: object): Node[] {
+  const out: Node[] = [];
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (!Array.isArray(v) && !isNode(v)) continue;
+    if (isNode(v)) out.push(v);
+    for (const child of Object.values(v)) todo.push(child);
+  }
+  return out;
+}
+
+/** The schemas `node` checks the same value against: its local `$ref` and its combinators' parts. */
+function sameLevel(root: object, node: Node): Node[] {
+  const out: Node[] = [];
+  if (typeof node.$ref === 'string') {
+    const target = resolvePointer(root, node.$ref);
+    if (target) out.push(target);
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(node[key])) out.push(...(node[key] as unknown[]).filter(isNode));
+  for (const key of ['not', 'if', 'then', 'else']) if (isNode(node[key])) out.push(node[key]);
+  return out;
+}
+
+/** The schema a local `$ref` (`#`, `#/$defs/A`) points at; undefined for any other. */
+function resolvePointer(root: object, ref: string): Node | undefined {
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
+  let at: unknown = root;
+  for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    at = isNode(at) || Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined;
+  }
+  return isNode(at) ? at : undefined;
 }
 
 /**

@@ -25,4 +25,33 @@ describe('zodFromJsonSchema', () => {
     expect(why[0]).toMatch(/missing/);
     expect(schema.safeParse({ x: 5 }).success).toBe(true);
   });
+
+  it('accepts any object for a $ref that loops back to itself, instead of overflowing the stack on every check', () => {
+    const loops: Record<string, unknown>[] = [
+      { type: 'object', $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } },
+      {
+        type: 'object',
+        properties: { x: { $ref: '#/$defs/A' } },
+        $defs: { A: { anyOf: [{ $ref: '#/$defs/B' }] }, B: { allOf: [{ $ref: '#/$defs/A' }] } },
+      },
+      { anyOf: [{ type: 'string' }, { $ref: '#' }] },
+    ];
+    for (const loop of loops) {
+      const why: string[] = [];
+      const schema = zodFromJsonSchema(loop, (reason) => why.push(reason));
+      expect(why[0]).toMatch(/refers back to itself/);
+      expect(schema.safeParse({ x: { y: 1 } }).success).toBe(true);
+    }
+  });
+
+  it('keeps a recursive schema whose $ref reads a level deeper each time (a tree)', () => {
+    const why: string[] = [];
+    const tree = zodFromJsonSchema(
+      { type: 'object', properties: { name: { type: 'string' }, child: { $ref: '#' } }, required: ['name'] },
+      (reason) => why.push(reason),
+    );
+    expect(why).toEqual([]);
+    expect(tree.safeParse({ name: 'a', child: { name: 'b', child: { name: 'c' } } }).success).toBe(true);
+    expect(tree.safeParse({ name: 'a', child: { child: { name: 'c' } } }).success).toBe(false);
+  });
 });
