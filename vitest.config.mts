@@ -12,6 +12,13 @@ export default defineConfig(async () => {
   const env = nodeProcess().env;
   env.EDGEPLAN_TEST_MCP_PORT ??= String(await freePort());
   const mcpPort = env.EDGEPLAN_TEST_MCP_PORT;
+  // The misbehaving MCP server (test/workers-http/mcp-hostile-server.ts), likewise.
+  env.EDGEPLAN_TEST_HOSTILE_MCP_PORT ??= String(await freePort());
+  const hostile = (name: string, path: string, headers?: Record<string, string>) => ({
+    name,
+    url: `http://127.0.0.1:${env.EDGEPLAN_TEST_HOSTILE_MCP_PORT}/h/${path}`,
+    ...(headers ? { headers } : {}),
+  });
   const mcpServers = [
     { name: 'math', url: `http://127.0.0.1:${mcpPort}/mcp/e2e` },
     {
@@ -21,6 +28,12 @@ export default defineConfig(async () => {
     },
     // Malformed (a dot in the name): left out and logged; the two above must still be listed.
     { name: 'bad.name', url: `http://127.0.0.1:${mcpPort}/mcp/e2e` },
+    // Misbehaving servers (test/workers-http/mcp-hostile.test.ts).
+    hostile('hostile_hang', 'hang/e2e'),
+    hostile('hostile_loop', 'schemas-loop/e2e'),
+    hostile('hostile_leak', 'leak/e2e', { Authorization: 'Bearer ${HOSTILE_MCP_TOKEN}' }),
+    // Refused (a wrong token), with the token echoed in the 401's body.
+    hostile('hostile_badauth', 'leak/badauth', { Authorization: 'Bearer ${HOSTILE_WRONG_TOKEN}' }),
   ];
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (
@@ -80,8 +93,14 @@ export default defineConfig(async () => {
             WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
             MCP_SERVERS: JSON.stringify(mcpServers),
             MCP_TEST_TOKEN: 'mcp-s3cret',
+            HOSTILE_MCP_TOKEN: 'hostile-s3cret',
+            HOSTILE_WRONG_TOKEN: 'wrong-s3cret-value',
           },
-          ['test/workers-http/loopback-server.ts', 'test/workers-http/mcp-server.ts'],
+          [
+            'test/workers-http/loopback-server.ts',
+            'test/workers-http/mcp-server.ts',
+            'test/workers-http/mcp-hostile-server.ts',
+          ],
         ),
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main
         // module: its run object, queue consumer and HTTP app share one registry.

@@ -241,6 +241,15 @@ export const ERROR_CODES = {
     about: 'An MCP server that could not be reached or answered 5xx/429 (retryable).',
   },
   mcp_error: { status: null, about: 'An MCP server refused the request (a JSON-RPC error or an HTTP 4xx).' },
+  mcp_bad_response: {
+    status: null,
+    about:
+      'An MCP server answered with a message the protocol refuses (a malformed result); not retried, the call may have had its effect.',
+  },
+  mcp_response_too_large: {
+    status: null,
+    about: "An MCP server's answer was over the size limit (32 MiB); it was not read further.",
+  },
   mcp_tool_error: {
     status: null,
     about: "An MCP tool's result had isError; the message is the server's text.",

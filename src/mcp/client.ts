@@ -1,7 +1,10 @@
 /**
  * One MCP session with a configured server over Streamable HTTP (the SDK's client), and how its
  * failures become step errors: a server that cannot be reached, or answers 5xx / 429, is a retryable
- * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried.
+ * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
+ * protocol's schema refuses is `mcp_bad_response` and one over {@link MAX_MCP_RESPONSE_BYTES} is
+ * `mcp_response_too_large`, neither retried (the call may have had its effect). No message carries the
+ * configured headers' values: a server that echoes the token it was sent is redacted.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -10,8 +13,18 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors';
+import { redact } from '../executor/tools/guarded-fetch';
+import { OUTPUT_LIMIT_CEILING } from '../plan/config';
+import { redactSecrets } from '../planner/redact';
 import type { McpServerConfig } from './config';
 import { zodJsonSchemaValidator } from './json-schema';
+
+/**
+ * The most of an answer that is read: a step's output may be up to 16 MiB (`max_output_bytes`' ceiling)
+ * and a typed result carries it twice (`structuredContent` and its text). Past it the rest is never
+ * read, so a server cannot exhaust the isolate's memory.
+ */
+export const MAX_MCP_RESPONSE_BYTES = 2 * OUTPUT_LIMIT_CEILING;
 
 /** How the client introduces itself to servers. */
 const CLIENT_INFO = { name: 'edgeplan', version: '0.1.0' };
@@ -35,45 +48,149 @@ export async function withMcpClient<T>(
   opts: McpConnectOptions,
   use: (client: Client) => Promise<T>,
 ): Promise<T> {
+  const limited = limitedFetch(server, opts.fetch ?? ((input, init) => fetch(input, init)));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: opts.headers },
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: limited.fetch,
   });
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: zodJsonSchemaValidator });
   try {
-    await client.connect(transport, opts.signal ? { signal: opts.signal } : undefined);
-    return await use(client);
+    // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.
+    await Promise.race([
+      client.connect(transport, opts.signal ? { signal: opts.signal } : undefined),
+      limited.overflow,
+    ]);
+    return await Promise.race([use(client), limited.overflow]);
   } catch (err) {
-    throw toMcpToolError(server, err);
+    throw toMcpToolError(server, err, headerSecrets(opts.headers));
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
 /**
- * A failure talking to `server`, as the step error it becomes.
+ * `base`, with every response body cut off past {@link MAX_MCP_RESPONSE_BYTES}; `overflow` rejects
+ * with the `mcp_response_too_large` error when that happens.
+ */
+function limitedFetch(
+  server: McpServerConfig,
+  base: typeof fetch,
+): { fetch: typeof fetch; overflow: Promise<never> } {
+  let fail!: (err: ToolError) => void;
+  const overflow = new Promise<never>((_, reject) => (fail = reject));
+  overflow.catch(() => {}); // raced only while a session is open
+  const tooLarge = (detail: string) => {
+    const err = new ToolError(
+      'mcp_response_too_large',
+      `MCP server "${server.name}" answered more than ${MAX_MCP_RESPONSE_BYTES} bytes (${detail}); the rest was not read`,
+      { retryable: false },
+    );
+    fail(err);
+    return err;
+  };
+  const limited = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const res = await base(input, init);
+    const declared = Number(res.headers.get('content-length'));
+    if (declared > MAX_MCP_RESPONSE_BYTES) {
+      void res.body?.cancel().catch(() => {});
+      throw tooLarge(`${declared} bytes declared`);
+    }
+    if (!res.body) return res;
+    let seen = 0;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > MAX_MCP_RESPONSE_BYTES) controller.error(tooLarge(`${seen} bytes so far`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  return { fetch: limited, overflow };
+}
+
+/**
+ * The values `headers` carry (and each one's credential after a scheme such as `Bearer`): what no
+ * message edgeplan records about the server may hold.
+ * @example headerSecrets({ Authorization: 'Bearer s3cret' }); // ['Bearer s3cret', 's3cret']
+ */
+export function headerSecrets(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const value of Object.values(headers)) {
+    out.push(value);
+    const credential = /^\S+\s+(\S.*)$/.exec(value)?.[1];
+    if (credential) out.push(credential);
+  }
+  // Longest first, so a whole value is redacted before a part of it.
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A failure talking to `server`, as the step error it becomes; `secrets` (the configured headers'
+ * values) never appear in its message.
  * @example toMcpToolError(server, new TypeError('fetch failed')).retryable; // true
  */
-export function toMcpToolError(server: McpServerConfig, err: unknown): Error {
-  if (err instanceof ToolError) return err;
+export function toMcpToolError(
+  server: McpServerConfig,
+  err: unknown,
+  secrets: readonly string[] = [],
+): Error {
+  const clean = (text: string) => redactSecrets(text, secrets);
+  if (err instanceof ToolError)
+    return new ToolError(err.code, clean(err.message), { retryable: err.retryable });
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) return err;
   const where = `MCP server "${server.name}"`;
   if (err instanceof StreamableHTTPError) {
     const status = err.code ?? 0;
     const retryable = status >= 500 || status === 429 || status === 0;
-    return new ToolError(retryable ? 'mcp_unreachable' : 'mcp_error', `${where}: ${err.message}`, {
-      retryable,
-    });
+    // What a server on the older HTTP+SSE transport (a GET stream, then POSTs elsewhere) answers.
+    const hint =
+      status === 404 || status === 405
+        ? ' (edgeplan speaks Streamable HTTP: give the URL of the server’s Streamable HTTP endpoint; one on the older HTTP+SSE transport answers a POST this way)'
+        : '';
+    return new ToolError(
+      retryable ? 'mcp_unreachable' : 'mcp_error',
+      clean(`${where}: ${err.message}${hint}`),
+      {
+        retryable,
+      },
+    );
   }
   if (err instanceof McpError) {
     if (err.code === Number(ErrorCode.RequestTimeout))
-      return new ToolError('timeout', `${where}: ${err.message}`, { retryable: true });
+      return new ToolError('timeout', clean(`${where}: ${err.message}`), { retryable: true });
     if (err.code === Number(ErrorCode.ConnectionClosed))
-      return new ToolError('mcp_unreachable', `${where}: ${err.message}`, { retryable: true });
-    return new ToolError('mcp_error', `${where}: ${err.message}`, { retryable: false });
+      return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
+    return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
+  }
+  if (isSchemaRefusal(err)) {
+    const issues = err.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    return new ToolError(
+      'mcp_bad_response',
+      clean(`${where} answered with a message MCP does not allow (${issues})`),
+      { retryable: false },
+    );
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new ToolError('mcp_unreachable', `${where} could not be reached (${server.url}): ${message}`, {
-    retryable: true,
-  });
+  return new ToolError(
+    'mcp_unreachable',
+    clean(`${where} could not be reached (${redact(server.url)}): ${message}`),
+    { retryable: true },
+  );
+}
+
+/** The SDK's zod refusal of an answer that does not fit the protocol's schema (zod mini names it `$ZodError`). */
+function isSchemaRefusal(
+  err: unknown,
+): err is { issues: { path: PropertyKey[]; message: string }[] } & Error {
+  return (
+    err instanceof Error &&
+    (err.name === 'ZodError' || err.name === '$ZodError') &&
+    Array.isArray((err as { issues?: unknown }).issues)
+  );
 }

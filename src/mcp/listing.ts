@@ -2,7 +2,13 @@
  * A server's tool listing (`tools/list`, every page), cached in KV for a few minutes so building a
  * registry does not cost a round trip per server per isolate. The key holds the server's name and a
  * hash of its URL, so pointing a name at another server never serves the old listing.
+ *
+ * Each listed tool is checked on its own: one the protocol's schema refuses, one whose name MCP does not
+ * allow (1-128 of `A-Z a-z 0-9 _ - .`), or a second tool of the same name is left out and logged with
+ * why; the server's other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
  */
+import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
 
@@ -25,6 +31,13 @@ export const MCP_LISTING_TTL_S = 300;
 const KV_MIN_TTL_S = 60;
 /** At most this many `tools/list` pages per server. */
 const MAX_PAGES = 50;
+/** A tool name as MCP allows it (the SDK's own rule, SEP-986). */
+const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+/** A tool's description is cut here: it is read by the planner with every other tool's. */
+export const MAX_DESCRIPTION_CHARS = 4096;
+
+/** One `tools/list` page, its tools unchecked (each is checked on its own). */
+const ListingPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 export type ListingOptions = McpConnectOptions & {
   kv?: KVNamespace;
@@ -46,16 +59,43 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
   }
   const listing = await withMcpClient(server, opts, async (client) => {
     const tools: McpListedTool[] = [];
+    const names = new Set<string>();
+    const leaveOut = (name: unknown, why: string) =>
+      console.warn(
+        `MCP server "${server.name}": tool ${JSON.stringify(name).slice(0, 140)} left out: ${why}; the server's other tools are kept`,
+      );
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await client.listTools(
-        cursor ? { cursor } : {},
+      const res = await client.request(
+        { method: 'tools/list', params: cursor ? { cursor } : {} },
+        ListingPage,
         opts.signal ? { signal: opts.signal } : {},
       );
-      tools.push(...res.tools.map(pick));
+      for (const raw of res.tools) {
+        const name = (raw as { name?: unknown } | null)?.name;
+        const parsed = ToolSchema.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          leaveOut(
+            name,
+            `its definition is not valid MCP (${issue?.path.map(String).join('.')}: ${issue?.message})`,
+          );
+        } else if (!TOOL_NAME.test(parsed.data.name)) {
+          leaveOut(name, 'MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."');
+        } else if (names.has(parsed.data.name)) {
+          leaveOut(name, 'the server lists a tool of that name already');
+        } else {
+          names.add(parsed.data.name);
+          tools.push(pick(parsed.data));
+        }
+      }
       cursor = res.nextCursor;
       if (!cursor) break;
     }
+    if (cursor)
+      console.warn(
+        `MCP server "${server.name}": more than ${MAX_PAGES} pages of tools; the first ${tools.length} are kept`,
+      );
     return { server: server.name, version: client.getServerVersion()?.version ?? 'unknown', tools };
   });
   if (opts.kv) {
@@ -77,8 +117,8 @@ export async function listingKey(server: McpServerConfig): Promise<string> {
 
 function pick(tool: McpListedTool): McpListedTool {
   const out: McpListedTool = { name: tool.name, inputSchema: tool.inputSchema };
-  if (tool.title !== undefined) out.title = tool.title;
-  if (tool.description !== undefined) out.description = tool.description;
+  if (tool.title !== undefined) out.title = cut(tool.title);
+  if (tool.description !== undefined) out.description = cut(tool.description);
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
   if (tool.annotations) {
     const { readOnlyHint, idempotentHint } = tool.annotations;
@@ -87,4 +127,8 @@ function pick(tool: McpListedTool): McpListedTool {
     if (idempotentHint !== undefined) out.annotations.idempotentHint = idempotentHint;
   }
   return out;
+}
+
+function cut(text: string): string {
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}…` : text;
 }

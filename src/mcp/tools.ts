@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ToolError } from '../errors';
 import { defineTool, type AnyTool, type ToolContext } from '../executor/registry';
 import { resolveHeaders, type McpServerConfig } from './config';
-import { withMcpClient } from './client';
+import { redactSecrets } from '../planner/redact';
+import { headerSecrets, withMcpClient } from './client';
 import { zodFromJsonSchema } from './json-schema';
 import { listMcpTools, type ListingOptions, type McpListedTool, type McpListing } from './listing';
 
@@ -120,14 +121,11 @@ async function callMcpTool(
   );
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
   const text = textOf(content);
-  if (result.isError)
-    throw new ToolError(
-      'mcp_tool_error',
-      `mcp.${server.name}.${tool}: ${text || 'the tool reported an error'}`,
-      {
-        retryable: false,
-      },
-    );
+  if (result.isError) {
+    // The server's words, but never the credentials it was sent (a server may echo them).
+    const why = redactSecrets(text || 'the tool reported an error', headerSecrets(headers));
+    throw new ToolError('mcp_tool_error', `mcp.${server.name}.${tool}: ${why}`, { retryable: false });
+  }
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   if (typed) return structured;
   return structured === undefined ? { text, content } : { text, content, structured_content: structured };

@@ -1,0 +1,191 @@
+/**
+ * MCP servers that misbehave, as tool sources: a real MCP server on 127.0.0.1 that lists malformed,
+ * oversized or looping tools, hangs, drops the connection, answers too much or something MCP does not
+ * allow, and echoes the credentials it was sent (test/workers-http/mcp-hostile-server.ts). Calls go
+ * through `executeTool` (what a step runs) with the runtime's own fetch, and through whole runs: the
+ * project's MCP_SERVERS names four of its paths (vitest.config.mts).
+ */
+import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { executeTool } from '../../src/executor/run-step';
+import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
+import { MAX_DESCRIPTION_CHARS } from '../../src/mcp/listing';
+import { mcpTools } from '../../src/mcp/tools';
+import { api, startRun, waitForRun } from '../workers/helpers';
+
+const base = `http://127.0.0.1:${inject('hostileMcpPort')}`;
+
+/** The tools of the server at `/h/<mode>/<path>`, named `mcp.h.<tool>`. */
+const listed = (mode: string, path: string, headers?: Record<string, string>) =>
+  mcpTools([{ name: 'h', url: `${base}/h/${mode}/${path}`, ...(headers ? { headers } : {}) }], { env: {} });
+
+async function stats(path: string): Promise<{ list_calls: number; call_calls: number }> {
+  return (await fetch(`${base}/h-stats?path=${path}`)).json();
+}
+
+function byName(tools: AnyTool[], name: string): AnyTool {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name} in ${tools.map((t) => t.name).join(', ')}`);
+  return tool;
+}
+
+const ctx = (over: Record<string, unknown> = {}) => ({
+  runId: 'run_hostile',
+  stepId: 's1',
+  attempt: 1,
+  idempotencyKey: 'run_hostile:s1',
+  env: {},
+  timeoutMs: 30_000,
+  ...over,
+});
+
+describe('an MCP server whose listing misbehaves', () => {
+  it('leaves out the tools MCP does not allow — a name of unicode or 10,000 characters, a second "dup", an invalid inputSchema — and keeps the rest', async () => {
+    const names = (await listed('names', 'a')).map((t) => t.name);
+    expect(names).toEqual(['mcp.h.ok', 'mcp.h.a.b', 'mcp.h.http.request', 'mcp.h.dup']);
+    // One tool the protocol's schema refuses took every tool of the server away, as "could not be reached".
+    expect((await listed('schemas-invalid', 'a')).map((t) => t.name)).toEqual(['mcp.h.ok']);
+  });
+
+  it('lists 5,000 tools over 50 pages, and cuts an 8 MB description', async () => {
+    expect(await listed('many', 'a')).toHaveLength(5000);
+    const big = byName(await listed('bigList', 'a'), 'mcp.h.big');
+    expect(big.description.length).toBe(MAX_DESCRIPTION_CHARS + 1);
+  });
+
+  it('takes any object for a tool whose inputSchema $ref loops, instead of overflowing the stack on every check', async () => {
+    const tools = await listed('schemas-loop', 'a');
+    expect(new ToolRegistry(tools).describe().map((d) => d.name)).toContain('mcp.h.loop');
+    const out = await executeTool(byName(tools, 'mcp.h.loop'), { x: 1 }, ctx());
+    expect(out).toMatchObject({ success: true, output: { text: 'loop in schemas-loop' } });
+  });
+});
+
+describe('an MCP tool call that misbehaves', () => {
+  it('times out a call the server never answers, retryable', async () => {
+    const tools = await listed('hang', 'a');
+    const out = await executeTool(byName(tools, 'mcp.h.act'), {}, ctx({ timeoutMs: 500 }));
+    expect(out).toMatchObject({ success: false, error: { code: 'timeout', retryable: true } });
+    expect((await stats('/h/hang/a')).call_calls).toBe(1);
+  });
+
+  it('fails a call whose connection drops as mcp_unreachable, retryable', async () => {
+    const out = await executeTool(byName(await listed('drop', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'mcp_unreachable', retryable: true } });
+  });
+
+  it('stops reading an answer over 32 MiB, and does not call again', async () => {
+    const out = await executeTool(byName(await listed('huge', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({
+      success: false,
+      error: { code: 'mcp_response_too_large', retryable: false },
+    });
+  });
+
+  it('fails a result MCP does not allow as mcp_bad_response, not retried (the call may have had its effect)', async () => {
+    const out = await executeTool(byName(await listed('malformed', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({
+      success: false,
+      error: { code: 'mcp_bad_response', retryable: false, message: expect.stringContaining('content.0') },
+    });
+    // It was read as "could not be reached": retried, and the message a dump of zod's issues.
+    expect((out as { error: { message: string } }).error.message.length).toBeLessThan(300);
+  });
+
+  it('returns images, resource links and embedded binaries as content beside the text', async () => {
+    const out = await executeTool(byName(await listed('content', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({
+      success: true,
+      output: {
+        text: 'see attached',
+        content: [
+          { type: 'text' },
+          { type: 'image', mimeType: 'image/png' },
+          { type: 'resource_link', uri: 'file:///etc/passwd' },
+          { type: 'resource', resource: { blob: 'AAECAw==' } },
+        ],
+      },
+    });
+  });
+
+  it('fails structuredContent that disagrees with the outputSchema as invalid_output', async () => {
+    const out = await executeTool(byName(await listed('mismatch', 'a'), 'mcp.h.add'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'invalid_output', retryable: false } });
+  });
+
+  it('never puts the configured credentials in an error, even when the server echoes them', async () => {
+    const refused = await listed('leak', 'wrong', { Authorization: 'Bearer wrong-s3cret-value' }).catch(
+      (e: unknown) => e as Error,
+    );
+    expect(refused).toMatchObject({ code: 'mcp_error', message: expect.stringContaining('bad credentials') });
+    expect((refused as Error).message).not.toContain('wrong-s3cret');
+
+    const tools = await listed('leak', 'right', { Authorization: 'Bearer hostile-s3cret' });
+    const out = await executeTool(byName(tools, 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'mcp_tool_error' } });
+    expect(JSON.stringify(out)).not.toContain('hostile-s3cret');
+  });
+
+  it('does not follow a redirect to another origin (a metadata address)', async () => {
+    const refused = await listed('redirect', 'a').catch((e: unknown) => e as Error);
+    expect(refused).toMatchObject({ code: 'mcp_error', message: expect.stringContaining('not followed') });
+  });
+
+  it('says a server refusing POST may speak the older HTTP+SSE transport', async () => {
+    const refused = await listed('sse', 'a').catch((e: unknown) => e as Error);
+    expect(refused).toMatchObject({
+      code: 'mcp_error',
+      message: expect.stringContaining('edgeplan speaks Streamable HTTP'),
+    });
+  });
+});
+
+describe('misbehaving MCP servers in runs', () => {
+  it('starts and completes a run calling a tool whose inputSchema $ref loops', async () => {
+    const r = await api('POST', '/v1/runs', {
+      plan: { steps: [{ id: 'l', action: 'mcp.hostile_loop.loop', parameters: { x: 1 } }] },
+      config: { retry_failed_steps: 0 },
+    });
+    expect(r.status).toBe(201);
+    const run = await waitForRun(r.body.run_id as string);
+    expect(run).toMatchObject({ status: 'completed', step_results: { l: { text: 'loop in schemas-loop' } } });
+  });
+
+  it('times out a step whose call hangs, retries it once, and the run object still answers', async () => {
+    const before = (await stats('/h/hang/e2e')).call_calls;
+    const runId = await startRun(
+      { steps: [{ id: 'h', action: 'mcp.hostile_hang.act', parameters: {} }] },
+      { retry_failed_steps: 1, step_timeout: 0.5 },
+    );
+    const run = await waitForRun(runId, undefined, 20_000);
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('mcp.hostile_hang.act timed out after 500 ms') },
+    });
+    expect((await stats('/h/hang/e2e')).call_calls).toBe(before + 2);
+    expect((await api('GET', `/v1/runs/${runId}/events?limit=1000`)).status).toBe(200);
+    expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);
+  });
+
+  it('keeps the configured tokens out of the run, its events, GET /v1/tools and a plan’s findings', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'x', action: 'mcp.hostile_leak.act', parameters: {} }] },
+      { retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('mcp.hostile_leak.act: refused for [REDACTED]') },
+    });
+    const events = await api('GET', `/v1/runs/${runId}/events?limit=1000`);
+    const tools = await api('GET', '/v1/tools');
+    // hostile_badauth's listing was refused with its token in the body.
+    const findings = await api('POST', '/v1/plans/validate', {
+      plan: { goal: 'g', steps: [{ id: 'a', action: 'mcp.hostile_badauth.act', parameters: {} }] },
+    });
+    expect(JSON.stringify(findings.body)).toContain('MCP server \\"hostile_badauth\\" could not be listed');
+    const everything = JSON.stringify([run, events.body, tools.body, findings.body]);
+    expect(everything).not.toContain('hostile-s3cret');
+    expect(everything).not.toContain('wrong-s3cret-value');
+  });
+});
