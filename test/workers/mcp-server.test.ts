@@ -30,6 +30,18 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return (await client.callTool({ name, arguments: args })) as Result;
 }
 
+/** A raw POST to /mcp (what no SDK client sends: malformed messages, batches). */
+async function rpc(body: string): Promise<Response> {
+  return app.fetch(
+    new Request('http://edgeplan.test/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    }),
+    env,
+  );
+}
+
 const TERMINAL = new Set(['completed', 'failed', 'aborted', 'cancelled']);
 
 /** get_run until the run is terminal. */
@@ -265,6 +277,56 @@ describe('edgeplan as an MCP server at /mcp', () => {
     );
     expect(unauthorized.status).toBe(401);
     expect(await unauthorized.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('answers JSON that is not a JSON-RPC message with -32600 Invalid Request saying what is wrong', async () => {
+    const cases: [unknown, string][] = [
+      [{ jsonrpc: '2.0', id: 1 }, 'a message needs a "method"'],
+      [{ jsonrpc: '1.0', id: 1, method: 'ping' }, '"jsonrpc" must be "2.0" (got "1.0")'],
+      [{ jsonrpc: '2.0', id: null, method: 'ping' }, '"id" must be a string or a number (got null)'],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [1] },
+        '"params" must be an object (got an array)',
+      ],
+      ['hello', 'a message is an object'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 7], '(message 1 of the batch): a message is an object'],
+    ];
+    for (const [body, why] of cases) {
+      const res = await rpc(JSON.stringify(body));
+      expect(res.status).toBe(400);
+      // It was -32700 Parse error: that is for text that is not JSON.
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining(why) },
+      });
+    }
+  });
+
+  it('answers a batch, refusing its malformed tools/call with -32602 beside the others’ results', async () => {
+    const res = await rpc(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_run', arguments: 'run_1' } },
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+      ]),
+    );
+    expect(res.status).toBe(200);
+    const answers = await res.json<{ id: number; result?: Json; error?: Json }[]>();
+    const byId = Object.fromEntries(answers.map((a) => [a.id, a]));
+    expect(Object.keys(byId).sort()).toEqual(['1', '2', '3', '4']);
+    expect((byId[1]!.result!.tools as Json[]).length).toBeGreaterThan(0);
+    // The SDK answered these -32603 Internal error, its schema's issues as the message.
+    expect(byId[2]!.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: params.name must be a tool name (got a number)',
+    });
+    expect(byId[3]!.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('params.arguments'),
+    });
+    expect(byId[4]!.result).toEqual({});
   });
 
   it('refuses GET and DELETE (no sessions, no standalone stream)', async () => {

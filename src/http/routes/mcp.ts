@@ -18,6 +18,7 @@ import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
+import { messageProblem, toolCallParamsProblem } from '../mcp-messages';
 import { MCP_API_TOOLS, type ApiCall } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
 import type { App, AppEnv } from '../types';
@@ -52,16 +53,39 @@ export function registerMcpRoutes(app: App): void {
         { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null },
         400,
       );
-    const badCall = toolCallParamsProblem(body);
-    if (badCall) return c.json({ jsonrpc: '2.0', id: badCall.id, error: badCall.error }, 200);
-    const server = mcpServer(listing, (call) => callApi(app, c, call));
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
-    } finally {
-      await server.close();
+    const messages: unknown[] = Array.isArray(body) ? body : [body];
+    const problem = messages.map(messageProblem).findIndex((p) => p !== null);
+    if (problem >= 0) {
+      const where = Array.isArray(body) ? ` (message ${problem} of the batch)` : '';
+      const why = messageProblem(messages[problem]);
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request${where}: ${why}` }, id: null },
+        400,
+      );
     }
+    const answer = async (parsedBody: unknown): Promise<Response> => {
+      const server = mcpServer(listing, (call) => callApi(app, c, call));
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw, { parsedBody });
+      } finally {
+        await server.close();
+      }
+    };
+    const refusals = messages.map(toolCallParamsProblem);
+    if (!refusals.some((r) => r !== null)) return answer(body);
+    if (!Array.isArray(body)) return c.json(refusals[0], 200);
+    // A batch: the well-formed messages answered by the server, the others refused beside them.
+    const refused = refusals.filter((r) => r !== null);
+    const rest = body.filter((_, i) => refusals[i] === null);
+    if (rest.length === 0) return c.json(refused, 200);
+    const res = await answer(rest);
+    if (res.status === 202) return c.json(refused, 200);
+    if (res.status !== 200) return res;
+    const answered: unknown = await res.json();
+    const results: unknown[] = Array.isArray(answered) ? answered : [answered];
+    return c.json([...results, ...refused], 200);
   });
   app.on(['GET', 'DELETE'], '/mcp', (c) =>
     c.json(
@@ -74,34 +98,6 @@ export function registerMcpRoutes(app: App): void {
       { Allow: 'POST' },
     ),
   );
-}
-
-/**
- * A `tools/call` request whose params are not `{name: string, arguments?: object}`: its JSON-RPC
- * `-32602 Invalid params` answer, in one line. (The SDK would answer `-32603 Internal error` with its
- * schema's issues as the message.) Null for anything else, which the transport answers.
- */
-function toolCallParamsProblem(
-  body: unknown,
-): { id: string | number; error: { code: number; message: string } } | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { method, id, params } = body as Record<string, unknown>;
-  if (method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return null;
-  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
-  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-  let problem: string | null = null;
-  if (!isObject(params))
-    problem = `params must be an object {name, arguments?} (got ${params === undefined ? 'none' : kind(params)})`;
-  else {
-    const { name, arguments: args } = params as Record<string, unknown>;
-    if (typeof name !== 'string')
-      problem = `params.name must be a tool name (got ${name === undefined ? 'none' : kind(name)})`;
-    else if (args !== undefined && !isObject(args))
-      problem = `params.arguments must be an object (got ${kind(args)})`;
-  }
-  return problem
-    ? { id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } }
-    : null;
 }
 
 /** What a call to a tool this server does not have is told: the nearest name, and every name. */
