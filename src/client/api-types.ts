@@ -1444,6 +1444,8 @@ export interface components {
                 };
                 cached?: boolean;
                 schema_findings?: string[];
+                /** @enum {boolean} */
+                after_run_ended?: true;
             };
         };
         StepRetriedEvent: {

@@ -23,6 +23,11 @@ export type AttemptView = {
   output?: unknown;
   error: { code: string; message: string } | null;
   cached: boolean;
+  /**
+   * Its outcome came after the run had ended (a cancel while it ran): the tool did run, with its side
+   * effects; a success still completes the step, which a retry then keeps.
+   */
+  after_run_ended: boolean;
 };
 
 export type StepView = {
@@ -205,6 +210,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         success: null,
         error: null,
         cached: false,
+        after_run_ended: false,
       });
       break;
     }
@@ -264,7 +270,9 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
   if (!s) return;
   s.latency_ms = e.payload.latency_ms;
   s.started_at = null;
-  const attempt = s.history.findLast((a) => a.attempt === e.payload.attempt && a.ended_at === null);
+  const late = e.payload.after_run_ended === true;
+  // The run's end closed every open attempt in the view; one that outlived it returns here.
+  const attempt = s.history.findLast((a) => a.attempt === e.payload.attempt && (late || a.ended_at === null));
   if (attempt) {
     attempt.ended_at = Date.parse(e.timestamp);
     attempt.latency_ms = e.payload.latency_ms;
@@ -272,6 +280,7 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
     attempt.output = e.payload.output;
     attempt.error = e.payload.error ? { code: e.payload.error.code, message: e.payload.error.message } : null;
     attempt.cached = e.payload.cached === true;
+    attempt.after_run_ended = late;
   }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';

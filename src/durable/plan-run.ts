@@ -22,7 +22,7 @@ import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { Leases } from './leases';
 import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
-import type { Plan, RunStatus } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
 import { IndexWriter } from './index-writer';
@@ -385,6 +385,8 @@ export class PlanRun extends DurableObject<Env> {
 
   /** Queue attempts whose consumer stopped renewing its lease: sent again, same attempt and key. */
   #resendExpired(m: RunMachine, now: number): void {
+    // An ended run starts nothing again; its attempts still out report or time out on their own.
+    if (TERMINAL_RUN_STATUSES.has(m.state.status)) return;
     const running = new Map<string, number>();
     for (const id of m.state.running) {
       const rt = m.state.steps.get(id)!;

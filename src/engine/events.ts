@@ -122,6 +122,14 @@ export type EventPayloads = {
     cached?: boolean;
     /** A TEA node's result that does not fit the workflow's `state_schema` (merged all the same, as TEA does). */
     schema_findings?: string[];
+    /**
+     * The run had already ended (`RunTerminated`: cancelled, failed, aborted) when this outcome came —
+     * an attempt still in flight then, on a queue consumer or in the object. Its tool did run, with
+     * whatever side effects it has, so the outcome is recorded all the same: a success completes the
+     * step (a retry of the run keeps it and does not run it again). The ended run decides nothing on
+     * it: its status and final output stay as they were, and no reflection or revision follows.
+     */
+    after_run_ended?: true;
   };
   StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
   StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };

@@ -347,6 +347,15 @@ export class RunMachine {
         )
           return;
         const payload = returnedPayload(s, input.step_id, input.attempt, input.outcome);
+        // An attempt that outlived its run: recorded (its tool ran), marked, and not reflected on.
+        if (TERMINAL_RUN_STATUSES.has(s.status)) {
+          emit({
+            type: 'ToolReturned',
+            payload: { ...payload, after_run_ended: true },
+            references: { step_id: input.step_id },
+          });
+          return;
+        }
         emit({ type: 'ToolReturned', payload, references: { step_id: input.step_id } });
         if (payload.success) {
           const opts = { canRevise: this.deps.canRevise ?? false, judge: this.deps.judge ?? false };

@@ -444,6 +444,49 @@ describe('run control', () => {
     expect(h.snapshot().step_results).toEqual({ s: 'S', t: 'T', u: 'U' });
   });
 
+  it('records an outcome that comes after a cancel as after_run_ended: kept, not reflected on, and not run again by a retry', () => {
+    const h = harness(
+      {
+        steps: [
+          echo('a', { expected_output: 'never what comes back' }),
+          echo('b', { dependencies: ['a'] }),
+          echo('t', { timeout_ms: 1000 }),
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    expect(dispatched(h)).toEqual(['a#1', 't#1']);
+    h.events.push(...h.machine.handle({ type: 'cancel' }).events);
+    const ended = h.state.seq;
+    // a's tool ran to the end on its consumer: its outcome is the trace's, marked, and a is completed.
+    const late = h.ok('a', 'A');
+    expect(late.events.map((e) => e.event_type)).toEqual(['ToolReturned']);
+    expect(late.events[0]).toMatchObject({
+      seq: ended + 1,
+      payload: { success: true, after_run_ended: true },
+    });
+    expect(h.status('a')).toBe('completed');
+    expect(h.snapshot().step_results.a).toBe('A');
+    // The ended run stays as it ended: no reflection, no revision, no new final output.
+    expect([h.state.status, h.state.final_output, h.state.revising]).toEqual(['cancelled', null, null]);
+    // t's attempt never answers: its deadline passes, and the timeout says it came after the end too.
+    const timedOut = h.advance(1000);
+    expect(
+      timedOut.events.map((e) => [e.event_type, (e.payload as { after_run_ended?: true }).after_run_ended]),
+    ).toEqual([
+      ['ToolReturned', true],
+      ['StepSkipped', undefined],
+    ]);
+    // A retry reopens b and t, never a: its effect happened once and its result is kept.
+    const r = h.machine.handle({ type: 'resume' });
+    h.commands.push(...r.commands);
+    expect(r.events[0]).toMatchObject({ event_type: 'RunResumed', payload: { step_ids: ['b', 't'] } });
+    expect(dispatched(h).filter((d) => d.startsWith('a#'))).toEqual(['a#1']);
+    // An outcome in a running run is not marked.
+    const going = h.ok('t', 'T');
+    expect(going.events[0]!.payload).not.toHaveProperty('after_run_ended');
+  });
+
   it('refuses to retry a step whose dependency failed, naming the dependency to retry', () => {
     const h = harness(
       { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] },

@@ -102,6 +102,7 @@ const PAYLOADS = {
     tokens: TokenCountSchema.optional(),
     cached: z.boolean().optional(),
     schema_findings: z.array(z.string()).optional(),
+    after_run_ended: z.literal(true).optional(),
   }),
   StepRetried: z.object({
     step_id: z.string(),
