@@ -119,6 +119,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
+  for (const n of view.notices) lines.push(c.yellow(` ⚠ ${n.code}: ${clip(n.message, width * 2)}`));
   if (view.error) lines.push(c.red(` error: ${clip(view.error, width - 9)}`));
   if (view.cancel_reason !== null)
     lines.push(
@@ -145,6 +146,8 @@ export function eventLine(e: RunEvent): string {
           `${e.payload.success ? 'ok' : `error ${e.payload.error?.code ?? ''}`} ${Math.round(e.payload.latency_ms)}ms` +
           (e.payload.after_run_ended ? ' — after the run ended (the tool ran; the result is kept)' : '')
         );
+      case 'StepRedispatched':
+        return `→ ${e.payload.dispatch} after ${duration(e.payload.waited_ms)}: ${e.payload.error.code}: ${e.payload.error.message}`;
       case 'StepFailed':
       case 'StepRetried':
         return `${e.payload.error.code}: ${e.payload.error.message}`;

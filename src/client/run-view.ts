@@ -67,6 +67,11 @@ export type RunView = {
   waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
+  /**
+   * What the run worked around and someone should fix, once per code: `queue_not_consumed` (no
+   * consumer took a queued step, so the run carries its steps out in its object).
+   */
+  notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;
   /** Plan changes: who authored each version and why, with the tokens planning spent. */
   versions: {
@@ -94,6 +99,7 @@ export function emptyView(runId: string): RunView {
     cancel_reason: null,
     waiting: null,
     unapproved: false,
+    notices: [],
     last_seq: 0,
     versions: [],
   };
@@ -217,6 +223,12 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'ToolReturned':
       returned(view, e);
       break;
+    case 'StepRedispatched': {
+      const { code, message } = e.payload.error;
+      if (!view.notices.some((n) => n.code === code))
+        view.notices.push({ code, message, step_id: e.payload.step_id });
+      break;
+    }
     case 'StepRetried': {
       const s = step(view, e.payload.step_id);
       if (s) Object.assign(s, { status: 'retrying', error: e.payload.error.message });

@@ -131,6 +131,22 @@ export type EventPayloads = {
      */
     after_run_ended?: true;
   };
+  /**
+   * A queued attempt that no consumer began within `waited_ms` is carried out in the run's object
+   * instead — the same attempt, with the same idempotency key (its tool never ran: no `ToolInvoked`
+   * came before). `error` says why (`queue_not_consumed`, naming what to fix); the attempt gets a new
+   * deadline, as a step scheduled now would.
+   */
+  StepRedispatched: {
+    step_id: string;
+    attempt: number;
+    action: string;
+    fallback: boolean;
+    dispatch: 'inline';
+    deadline_at: number;
+    waited_ms: number;
+    error: ErrorInfo;
+  };
   StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
   StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };
   StepSkipped: { step_id: string; reason: SkipReason; detail?: string };

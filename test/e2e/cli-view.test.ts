@@ -116,6 +116,37 @@ describe('the live view', () => {
     expect(eventLine(late)).toContain('ok 900ms — after the run ended (the tool ran; the result is kept)');
   });
 
+  it('says once that the steps queue has no consumer, in the view and the event line', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    applyEvent(view, ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }));
+    applyEvent(view, ev('PlanAuthored', { plan }));
+    const error = {
+      code: 'queue_not_consumed',
+      message: 'No consumer of the steps queue took it',
+      retryable: true,
+    };
+    const moved = (step_id: string) =>
+      ev('StepRedispatched', {
+        step_id,
+        attempt: 1,
+        action: 'demo.sleep',
+        fallback: false,
+        dispatch: 'inline',
+        deadline_at: 0,
+        waited_ms: 60_000,
+        error,
+      });
+    applyEvent(view, moved('a'));
+    applyEvent(view, moved('b'));
+    expect(view.notices).toEqual([{ code: 'queue_not_consumed', message: error.message, step_id: 'a' }]);
+    const text = renderLive(view, Date.parse(at(0)), 0, PLAIN);
+    expect(text.match(/⚠ queue_not_consumed: No consumer of the steps queue took it/g)).toHaveLength(1);
+    expect(eventLine(moved('a'))).toContain(
+      'StepRedispatched    a  → inline after 1m00s: queue_not_consumed: No consumer',
+    );
+  });
+
   it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
     seq = 0;
     const view = emptyView('run_1');

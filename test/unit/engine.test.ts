@@ -487,6 +487,61 @@ describe('run control', () => {
     expect(going.events[0]!.payload).not.toHaveProperty('after_run_ended');
   });
 
+  it('carries a queued attempt nobody began out inline, same attempt, with a new deadline; never one that began', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { timeout_ms: 600_000 })] },
+      { execution_mode: 'parallel', step_timeout: 30 },
+    );
+    expect(
+      h.commands.filter((c) => c.type === 'dispatch').map((c) => c.type === 'dispatch' && c.mode),
+    ).toEqual(['queue', 'queue']);
+    const error = { code: 'queue_not_consumed', message: 'nobody took it', retryable: true };
+    h.advance(20_000);
+    const moved = h.machine.handle({
+      type: 'redispatch',
+      step_id: 'a',
+      attempt: 1,
+      waited_ms: 20_000,
+      error,
+    });
+    expect(moved.events.map((e) => e.event_type)).toEqual(['StepRedispatched']);
+    expect(moved.events[0]!.payload).toEqual({
+      step_id: 'a',
+      attempt: 1,
+      action: 'demo.echo',
+      fallback: false,
+      dispatch: 'inline',
+      deadline_at: h.now() + 30_000,
+      waited_ms: 20_000,
+      error,
+    });
+    expect(moved.commands).toEqual([
+      { type: 'dispatch', step_id: 'a', attempt: 1, action: 'demo.echo', fallback: false, mode: 'inline' },
+    ]);
+    h.events.push(...moved.events);
+    // The old deadline no longer applies: 20 s on, a is not timed out.
+    expect(h.advance(20_000).events).toEqual([]);
+    // Once moved, or once begun by a consumer, or not the current attempt: nothing happens.
+    h.machine.handle({
+      type: 'invoked',
+      step_id: 'b',
+      attempt: 1,
+      tool: 'demo.echo',
+      parameters: {},
+      idempotency_key: 'run_1:b',
+    });
+    for (const [step_id, attempt] of [
+      ['a', 1],
+      ['b', 1],
+      ['b', 2],
+    ] as const)
+      expect(h.machine.handle({ type: 'redispatch', step_id, attempt, waited_ms: 1, error }).events).toEqual(
+        [],
+      );
+    // Replay rebuilds where the attempt runs.
+    expect(replay(h.events).state.steps.get('a')!.dispatch).toBe('inline');
+  });
+
   it('refuses to retry a step whose dependency failed, naming the dependency to retry', () => {
     const h = harness(
       { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] },
