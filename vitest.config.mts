@@ -50,6 +50,8 @@ export default defineConfig(async () => {
         // ALLOW_ANONYMOUS: these tests use an open API (no API_TOKEN); auth tests set their own env.
         miniflare: {
           bindings: { DEMO_TOOLS: 'true', ALLOW_ANONYMOUS: 'true', TEST_MIGRATIONS: migrations, ...bindings },
+          // A queue nothing consumes: a deployment whose Worker sends steps that no consumer takes.
+          queueProducers: { STEPS_UNCONSUMED: { queueName: 'steps-unconsumed' } },
         },
       }),
     ],

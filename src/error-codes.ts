@@ -188,6 +188,11 @@ export const ERROR_CODES = {
     status: null,
     about: "A step's queue message failed its consumer until the queue gave up (steps-dlq).",
   },
+  queue_not_consumed: {
+    status: null,
+    about:
+      'No consumer of the steps queue took a queued attempt in time (a Worker that sends to the queue but has no [[queues.consumers]] for it, or does not export the queue handler): the run carries the attempt out in its object instead (StepRedispatched), and its later steps too.',
+  },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
   stage_input_invalid: {

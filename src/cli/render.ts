@@ -77,6 +77,8 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
   let tail = '';
   if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
   if (s.status === 'skipped') tail = s.skip_reason ?? '';
+  // Its tool was still running when the run ended, and finished since: it ran, side effects and all.
+  if (s.history.at(-1)?.after_run_ended) parts.push(c.yellow(' after the run ended'));
   const line = parts.join('');
   return tail
     ? `${line}  ${(s.status === 'skipped' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
@@ -117,6 +119,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
+  for (const n of view.notices) lines.push(c.yellow(` ⚠ ${n.code}: ${clip(n.message, width * 2)}`));
   if (view.error) lines.push(c.red(` error: ${clip(view.error, width - 9)}`));
   if (view.cancel_reason !== null)
     lines.push(
@@ -139,7 +142,12 @@ export function eventLine(e: RunEvent): string {
       case 'ToolInvoked':
         return `${e.payload.tool} attempt ${e.payload.attempt}`;
       case 'ToolReturned':
-        return `${e.payload.success ? 'ok' : `error ${e.payload.error?.code ?? ''}`} ${Math.round(e.payload.latency_ms)}ms`;
+        return (
+          `${e.payload.success ? 'ok' : `error ${e.payload.error?.code ?? ''}`} ${Math.round(e.payload.latency_ms)}ms` +
+          (e.payload.after_run_ended ? ' — after the run ended (the tool ran; the result is kept)' : '')
+        );
+      case 'StepRedispatched':
+        return `→ ${e.payload.dispatch} after ${duration(e.payload.waited_ms)}: ${e.payload.error.code}: ${e.payload.error.message}`;
       case 'StepFailed':
       case 'StepRetried':
         return `${e.payload.error.code}: ${e.payload.error.message}`;

@@ -1023,7 +1023,7 @@ export interface components {
             has_more: boolean;
         };
         /** @description One event of a run (SPEC §5), discriminated by `event_type`. An event too large to send has `payload: {$elided: {bytes, reason}}` instead; its values are read with `/values?ref=`. */
-        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["PlanAuthoredEvent"] | components["schemas"]["PlanValidatedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalWebhookAttemptedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepStreamedEvent"] | components["schemas"]["RevisionRequestedEvent"] | components["schemas"]["InputRequestedEvent"] | components["schemas"]["StepScheduledEvent"] | components["schemas"]["ToolInvokedEvent"] | components["schemas"]["ToolReturnedEvent"] | components["schemas"]["StepRetriedEvent"] | components["schemas"]["StepFailedEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["RunResumedEvent"] | components["schemas"]["NodeEnteredEvent"] | components["schemas"]["ReflectionAddedEvent"] | components["schemas"]["ReflectionRequestedEvent"] | components["schemas"]["ThoughtAddedEvent"] | components["schemas"]["StageStartedEvent"] | components["schemas"]["StageCompletedEvent"] | components["schemas"]["InputReceivedEvent"] | components["schemas"]["RunTerminatedEvent"];
+        RunEvent: components["schemas"]["RunCreatedEvent"] | components["schemas"]["PlanAuthoredEvent"] | components["schemas"]["PlanValidatedEvent"] | components["schemas"]["RunStartedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalGrantedEvent"] | components["schemas"]["ApprovalRejectedEvent"] | components["schemas"]["ApprovalWebhookAttemptedEvent"] | components["schemas"]["PlanUpdatedEvent"] | components["schemas"]["StepStreamedEvent"] | components["schemas"]["RevisionRequestedEvent"] | components["schemas"]["InputRequestedEvent"] | components["schemas"]["StepScheduledEvent"] | components["schemas"]["ToolInvokedEvent"] | components["schemas"]["ToolReturnedEvent"] | components["schemas"]["StepRedispatchedEvent"] | components["schemas"]["StepRetriedEvent"] | components["schemas"]["StepFailedEvent"] | components["schemas"]["StepSkippedEvent"] | components["schemas"]["RunResumedEvent"] | components["schemas"]["NodeEnteredEvent"] | components["schemas"]["ReflectionAddedEvent"] | components["schemas"]["ReflectionRequestedEvent"] | components["schemas"]["ThoughtAddedEvent"] | components["schemas"]["StageStartedEvent"] | components["schemas"]["StageCompletedEvent"] | components["schemas"]["InputReceivedEvent"] | components["schemas"]["RunTerminatedEvent"];
         RunCreatedEvent: {
             event_id: string;
             /** @description Gap-free per run, from 1 */
@@ -1444,6 +1444,34 @@ export interface components {
                 };
                 cached?: boolean;
                 schema_findings?: string[];
+                /** @enum {boolean} */
+                after_run_ended?: true;
+            };
+        };
+        StepRedispatchedEvent: {
+            event_id: string;
+            /** @description Gap-free per run, from 1 */
+            seq: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event_type: "StepRedispatched";
+            /** @description ISO 8601 */
+            timestamp: string;
+            actor: string;
+            references: components["schemas"]["EventReferences"];
+            payload: {
+                step_id: string;
+                attempt: number;
+                action: string;
+                fallback: boolean;
+                /** @enum {string} */
+                dispatch: "inline";
+                /** @description Epoch milliseconds */
+                deadline_at: number;
+                waited_ms: number;
+                error: components["schemas"]["ErrorInfo"];
             };
         };
         StepRetriedEvent: {

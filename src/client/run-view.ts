@@ -23,6 +23,11 @@ export type AttemptView = {
   output?: unknown;
   error: { code: string; message: string } | null;
   cached: boolean;
+  /**
+   * Its outcome came after the run had ended (a cancel while it ran): the tool did run, with its side
+   * effects; a success still completes the step, which a retry then keeps.
+   */
+  after_run_ended: boolean;
 };
 
 export type StepView = {
@@ -62,6 +67,11 @@ export type RunView = {
   waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
+  /**
+   * What the run worked around and someone should fix, once per code: `queue_not_consumed` (no
+   * consumer took a queued step, so the run carries its steps out in its object).
+   */
+  notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;
   /** Plan changes: who authored each version and why, with the tokens planning spent. */
   versions: {
@@ -89,6 +99,7 @@ export function emptyView(runId: string): RunView {
     cancel_reason: null,
     waiting: null,
     unapproved: false,
+    notices: [],
     last_seq: 0,
     versions: [],
   };
@@ -205,12 +216,19 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         success: null,
         error: null,
         cached: false,
+        after_run_ended: false,
       });
       break;
     }
     case 'ToolReturned':
       returned(view, e);
       break;
+    case 'StepRedispatched': {
+      const { code, message } = e.payload.error;
+      if (!view.notices.some((n) => n.code === code))
+        view.notices.push({ code, message, step_id: e.payload.step_id });
+      break;
+    }
     case 'StepRetried': {
       const s = step(view, e.payload.step_id);
       if (s) Object.assign(s, { status: 'retrying', error: e.payload.error.message });
@@ -264,7 +282,9 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
   if (!s) return;
   s.latency_ms = e.payload.latency_ms;
   s.started_at = null;
-  const attempt = s.history.findLast((a) => a.attempt === e.payload.attempt && a.ended_at === null);
+  const late = e.payload.after_run_ended === true;
+  // The run's end closed every open attempt in the view; one that outlived it returns here.
+  const attempt = s.history.findLast((a) => a.attempt === e.payload.attempt && (late || a.ended_at === null));
   if (attempt) {
     attempt.ended_at = Date.parse(e.timestamp);
     attempt.latency_ms = e.payload.latency_ms;
@@ -272,6 +292,7 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
     attempt.output = e.payload.output;
     attempt.error = e.payload.error ? { code: e.payload.error.code, message: e.payload.error.message } : null;
     attempt.cached = e.payload.cached === true;
+    attempt.after_run_ended = late;
   }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';

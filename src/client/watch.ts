@@ -152,10 +152,22 @@ export async function* watchRun(
   const id = encodeURIComponent(runId);
   let last = after;
   let done = false;
+  /**
+   * Whether the last event seen leaves the run ended: a `RunTerminated` and anything after it but a
+   * `RunResumed` — such as the outcome of an attempt that outlived the run (`after_run_ended`).
+   */
+  let ended = false;
+  /** Whether the iteration ends after `e`: the run has ended and nothing follows it (yet). */
+  async function endsAt(e: RunEvent): Promise<boolean> {
+    if (e.event_type === 'RunTerminated') ended = true;
+    else if (e.event_type === 'RunResumed') ended = false;
+    return ended && (await over(e.seq));
+  }
 
   /**
-   * Whether the run is over at the `RunTerminated` with this seq: nothing follows it. A retried run
-   * goes on past an earlier one (`RunResumed` follows), and so does the iteration.
+   * Whether the run is over at the event with this seq (a `RunTerminated`, or an event after it):
+   * nothing follows it. A retried run goes on past an earlier end (`RunResumed` follows), and so does
+   * the iteration.
    */
   async function over(seq: number): Promise<boolean> {
     const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
@@ -176,7 +188,7 @@ export async function* watchRun(
         if (e.seq <= last) continue;
         last = e.seq;
         yield e;
-        if (e.event_type === 'RunTerminated' && (await over(e.seq))) return void (done = true);
+        if (await endsAt(e)) return void (done = true);
       }
       if (!body.has_more || body.events.length === 0) return;
     }
@@ -207,10 +219,13 @@ export async function* watchRun(
     await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
   }
 
-  // Resuming after the seq of the run's last RunTerminated (or past its end): there is nothing to wait for.
-  if (after > 0 && (await over(after))) {
+  // Resuming after the seq of the run's last event, the run ended: there is nothing to wait for.
+  // Resuming earlier: whether the run has ended tells whether the events still to come end it.
+  if (after > 0) {
+    const nothingAfter = await over(after);
     const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`);
-    if (TERMINAL.has(body.run_status)) return;
+    ended = TERMINAL.has(body.run_status);
+    if (nothingAfter && ended) return;
   }
 
   let useSocket = transport !== 'poll';
@@ -256,7 +271,7 @@ export async function* watchRun(
           }
           last = e.seq;
           yield e;
-          if (e.event_type === 'RunTerminated' && (await over(e.seq))) return;
+          if (await endsAt(e)) return;
         }
       } catch (err) {
         await backOff(err);

@@ -26,6 +26,56 @@ export function wantedResources(toml: string): WantedResources {
   return { worker, database, kvBinding, kvTitle: `${worker}-${kvBinding.toLowerCase()}`, queues };
 }
 
+/** The binding edgeplan's run objects send ready steps through (src/env.d.ts). */
+export const STEPS_BINDING = 'STEPS';
+
+/**
+ * Why a Worker with this wrangler.toml would leave steps in its queue, or null: the queue bound as
+ * `STEPS` has no `[[queues.consumers]]` block (runs would carry every step out in their objects, after
+ * waiting for each to be taken: `queue_not_consumed`), or the dead-letter queue the steps consumer
+ * names has none (dead-lettered steps would wait for their deadline). Top-level blocks only, as the
+ * rest of this file reads them (an `[env.*]` section is not looked at).
+ */
+export function unconsumedQueues(toml: string): string | null {
+  const producers = blocks(toml, 'queues.producers');
+  const consumers = blocks(toml, 'queues.consumers');
+  const consumed = new Set(consumers.map((c) => field(c, 'queue')));
+  const steps = producers.find((p) => field(p, 'binding') === STEPS_BINDING);
+  const queue = steps && field(steps, 'queue');
+  if (!queue) return null;
+  const consumerBlock = (name: string) =>
+    `[[queues.consumers]]\nqueue = "${name}"${name === queue ? '\nmax_batch_size = 100\nmax_batch_timeout = 0' : ''}`;
+  if (!consumed.has(queue))
+    return (
+      `wrangler.toml sends steps to queue "${queue}" ([[queues.producers]] binding ${STEPS_BINDING}) but has ` +
+      `no [[queues.consumers]] for it, so no step sent there would be taken (each run would wait on it, ` +
+      `then carry it out in its own object: queue_not_consumed). Add\n\n${consumerBlock(queue)}\n\n` +
+      'to wrangler.toml, and export the queue handler from the Worker (export default edgeplan.default — ' +
+      'it has fetch and queue).'
+    );
+  const dlq = field(
+    consumers.find((c) => field(c, 'queue') === queue)!,
+    'dead_letter_queue',
+  );
+  if (dlq && !consumed.has(dlq))
+    return (
+      `wrangler.toml dead-letters steps to queue "${dlq}" but has no [[queues.consumers]] for it, so a step ` +
+      `dead-lettered there would wait for its deadline instead of failing at once (dead_lettered). Add\n\n` +
+      `${consumerBlock(dlq)}\n\nto wrangler.toml.`
+    );
+  return null;
+}
+
+/** The `[[name]]` blocks of `toml`, each as its text. */
+function blocks(toml: string, name: string): string[] {
+  return toml.split(/^(?=\[)/m).filter((part) => part.startsWith(`[[${name}]]`));
+}
+
+/** A `key = "value"` of a block. */
+function field(part: string, key: string): string | undefined {
+  return new RegExp(`^${key}\\s*=\\s*"([^"]+)"`, 'm').exec(part)?.[1];
+}
+
 /** The first match of `pattern` inside the `[[name]]` blocks of `toml`. */
 function block(toml: string, name: string, pattern: RegExp): string | undefined {
   for (const part of toml.split(/^(?=\[)/m)) {

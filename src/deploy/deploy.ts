@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { d1Id, deployConfig, kvId, queueNames, wantedResources } from './config.ts';
+import { d1Id, deployConfig, kvId, queueNames, unconsumedQueues, wantedResources } from './config.ts';
 
 export const DEPLOY_CONFIG = 'wrangler.deploy.toml';
 
@@ -54,12 +54,15 @@ function ensure(
 export function deploy(deployArgs: string[], cwd = process.cwd()): void {
   if (!existsSync(join(cwd, 'wrangler.toml')))
     throw new Error(`no wrangler.toml in ${cwd}: run this in your Worker's project`);
+  const toml = readFileSync(join(cwd, 'wrangler.toml'), 'utf8');
+  // Refused before anything is built or created: deployed, it would leave steps in a queue.
+  const unconsumed = unconsumedQueues(toml);
+  if (unconsumed) throw new Error(unconsumed);
   if (deployArgs.includes('--dry-run')) {
     console.error('deploy: --dry-run: nothing is created, migrated or uploaded; building the bundle only');
     wrangler(cwd, ['deploy', ...deployArgs]);
     return;
   }
-  const toml = readFileSync(join(cwd, 'wrangler.toml'), 'utf8');
   const want = wantedResources(toml);
   const databaseId = ensure(
     cwd,

@@ -91,7 +91,10 @@ export function commitDecision(
       }
     });
     decided = d;
-    leases.queued(queued, now);
+    leases.queued(
+      queued.map((q) => ({ ...q, deadline_at: m.state.steps.get(q.step_id)?.deadline_at })),
+      now,
+    );
     const ended = d.events.some((e) => e.event_type === 'RunTerminated');
     // An attempt with a result needs no lease any more (nor does any, once the run ended).
     if (ended) leases.clear();

@@ -50,10 +50,20 @@ export class Leases {
     this.#table.absent();
   }
 
-  /** Attempts sent to the queue: their first consumer has `queuedMs` to begin each. */
-  queued(attempts: readonly { step_id: string; attempt: number }[], now: number): void {
+  /**
+   * Attempts sent to the queue: their first consumer has `queuedMs` to begin each — or until the
+   * attempt's deadline, when that is sooner, so an attempt no consumer takes is noticed before it
+   * would time out (plan-run.ts then carries it out in the object).
+   */
+  queued(
+    attempts: readonly { step_id: string; attempt: number; deadline_at?: number | null }[],
+    now: number,
+  ): void {
     this.#write(
-      attempts.map((a) => [a.step_id, { attempt: a.attempt, until: now + this.queuedMs, begun: false }]),
+      attempts.map((a) => [
+        a.step_id,
+        { attempt: a.attempt, until: Math.min(now + this.queuedMs, a.deadline_at ?? Infinity), begun: false },
+      ]),
     );
   }
 
@@ -80,24 +90,28 @@ export class Leases {
   }
 
   /**
-   * Running queue attempts whose lease ran out (`running`: step id → attempt). Each gets a queued
+   * Running queue attempts whose lease ran out (`running`: step id → attempt); `begun` false: no
+   * consumer ever took it (sent to a queue nobody consumes, or one that far behind). Each gets a queued
    * lease again, as it is about to be sent again; a running attempt with no lease row gets one.
    * Rows of attempts no longer running go.
    */
-  expired(running: ReadonlyMap<string, number>, now: number): { step_id: string; attempt: number }[] {
+  expired(
+    running: ReadonlyMap<string, number>,
+    now: number,
+  ): { step_id: string; attempt: number; begun: boolean }[] {
     const held = this.#all();
     const stale = [...held].filter(([id, l]) => running.get(id) !== l.attempt).map(([id]) => id);
     for (const id of stale) {
       this.sql.exec('DELETE FROM leases WHERE step_id = ?', id);
       held.delete(id);
     }
-    const out: { step_id: string; attempt: number }[] = [];
+    const out: { step_id: string; attempt: number; begun: boolean }[] = [];
     const fresh: [string, Lease][] = [];
     for (const [step_id, attempt] of running) {
       const l = held.get(step_id);
       if (!l) fresh.push([step_id, { attempt, until: now + this.ttlMs, begun: false }]);
       else if (l.until <= now) {
-        out.push({ step_id, attempt });
+        out.push({ step_id, attempt, begun: l.begun });
         fresh.push([step_id, { attempt, until: now + this.queuedMs, begun: false }]);
       }
     }

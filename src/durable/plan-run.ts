@@ -10,6 +10,7 @@ import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
 import { placeAttempt } from '../engine/placement';
+import { notConsumed, QUEUE_BYPASSED, scheduledAt } from './untaken-attempts';
 import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
@@ -22,7 +23,7 @@ import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { Leases } from './leases';
 import { approvalInput, approvalView, rollbackInput, type ApprovalView } from './approval';
 import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
-import type { Plan, RunStatus } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
 import { IndexWriter } from './index-writer';
@@ -87,6 +88,8 @@ export class PlanRun extends DurableObject<Env> {
   readonly #index: IndexWriter;
   /** Whether the run is a child run with a parent step to report to (set at create, else read once). */
   #hasParent: boolean | undefined;
+  /** Whether the steps queue left an attempt of this run untaken (read once; see #resendExpired). */
+  #bypassed: boolean | undefined;
   readonly #commitParts: CommitParts;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
@@ -305,6 +308,11 @@ export class PlanRun extends DurableObject<Env> {
     await this.#apply([], {
       extra: (inputs) => {
         for (const r of requests) {
+          // Carried out in the object since no consumer took it: a delivery now is too late.
+          if (m.state.steps.get(r.step_id)?.dispatch === 'inline') {
+            out.push({ proceed: false, reason: 'carried out in the run’s object' });
+            continue;
+          }
           // Another live consumer runs this attempt already (a duplicate send): leave it to that one.
           const held = !this.leases.take(r.step_id, r.attempt, now, r.redelivered === true);
           out.push(
@@ -378,28 +386,74 @@ export class PlanRun extends DurableObject<Env> {
     const now = Date.now();
     this.#inline.recover(m.state);
     await this.#side.recover(now);
-    this.#resendExpired(m, now);
-    await this.#apply([{ type: 'tick' }]);
+    // Before the tick: an attempt carried out in the object now is not timed out by it.
+    const redispatch = this.#resendExpired(m, now);
+    await this.#apply([...redispatch, { type: 'tick' }]);
     await this.#arm(m);
   }
 
-  /** Queue attempts whose consumer stopped renewing its lease: sent again, same attempt and key. */
-  #resendExpired(m: RunMachine, now: number): void {
+  /**
+   * Queue attempts whose consumer stopped renewing its lease: sent again, same attempt and key. Those
+   * no consumer ever took (the queue has no consumer) come back as inputs: carried out in the object
+   * instead, said so in the trace and the log, and the run's later steps are placed there too.
+   */
+  #resendExpired(m: RunMachine, now: number): MachineInput[] {
+    // An ended run starts nothing again; its attempts still out report or time out on their own.
+    if (TERMINAL_RUN_STATUSES.has(m.state.status)) return [];
     const running = new Map<string, number>();
     for (const id of m.state.running) {
       const rt = m.state.steps.get(id)!;
-      if (rt.dispatch === 'queue' && rerunnable(m.state, id, this.#registry())) running.set(id, rt.attempt);
+      // A deferred tool's attempt that began is not sent again (a second child run); one never begun is.
+      if (rt.dispatch === 'queue' && (!rt.invoked || rerunnable(m.state, id, this.#registry())))
+        running.set(id, rt.attempt);
     }
-    const lost = this.leases.expired(running, now);
-    if (lost.length === 0) return;
-    const version = m.state.plan?.version ?? 1;
-    const run_id = m.state.run_id;
-    this.ctx.waitUntil(
-      sendSteps(
-        this.env.STEPS,
-        lost.map((l) => ({ run_id, ...l, plan_version: version })),
-      ),
+    const expired = this.leases.expired(running, now);
+    // Untaken: never begun by any consumer. (An attempt begun before a lease was kept for it — one
+    // still out when its run was retried — has an unbegun row, and is sent again as before.)
+    const taken = (l: { step_id: string; begun: boolean }) =>
+      l.begun || m.state.steps.get(l.step_id)!.invoked;
+    const lost = expired.filter(taken);
+    const untaken = expired.filter((l) => !taken(l));
+    if (lost.length > 0) {
+      const version = m.state.plan?.version ?? 1;
+      const run_id = m.state.run_id;
+      this.ctx.waitUntil(
+        sendSteps(
+          this.env.STEPS,
+          lost.map(({ step_id, attempt }) => ({ run_id, step_id, attempt, plan_version: version })),
+        ),
+      );
+    }
+    if (untaken.length === 0) return [];
+    this.leases.release(untaken.map((u) => u.step_id));
+    if (!this.#queueBypassed()) this.#store.setMeta(QUEUE_BYPASSED, String(now));
+    this.#bypassed = true;
+    const inputs = untaken.map(({ step_id, attempt }) => {
+      const waited_ms = now - scheduledAt(m.state, step_id);
+      return {
+        type: 'redispatch' as const,
+        step_id,
+        attempt,
+        waited_ms,
+        error: notConsumed(step_id, attempt, waited_ms),
+      };
+    });
+    console.error(
+      `run ${m.state.run_id}: queue_not_consumed: ${inputs[0]!.error.message}` +
+        (inputs.length > 1
+          ? ` (and ${inputs.length - 1} more attempt(s): ${untaken
+              .slice(1)
+              .map((u) => u.step_id)
+              .join(', ')})`
+          : ''),
     );
+    return inputs;
+  }
+
+  /** Whether no consumer took one of this run's queued attempts: its later attempts run in the object. */
+  #queueBypassed(): boolean {
+    this.#bypassed ??= this.#store.getMeta(QUEUE_BYPASSED) !== null;
+    return this.#bypassed;
   }
 
   /** A side-work answer: applied with its row settled in one transaction, if the row still wants it. */
@@ -420,8 +474,10 @@ export class PlanRun extends DurableObject<Env> {
       results: this.#store,
       canRevise: plannerConfigured(this.env),
       judge: plannerConfigured(this.env),
-      dispatch: (state: RunState, _step: unknown, action: string) =>
-        placeAttempt(state, action, (a) => this.#registry().get(a)?.placement),
+      dispatch: (state: RunState, _step: unknown, action: string) => {
+        const placed = placeAttempt(state, action, (a) => this.#registry().get(a)?.placement);
+        return placed === 'queue' && this.#queueBypassed() ? 'inline' : placed;
+      },
     };
   }
 

@@ -8,7 +8,7 @@
  */
 import type { ErrorInfo } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
-import { isRecord, type PlanStep } from '../plan/model';
+import { isRecord, TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { renderValue } from '../plan/jinja';
 import { collectReferences, resolveValue } from '../plan/references';
 import { teaMetaOf, type TeaMeta } from '../plan/tea-meta';
@@ -49,6 +49,11 @@ export function beginAttempt(
   const rt = state.steps.get(stepId);
   if (!rt || rt.status !== 'running' || rt.attempt !== attempt || state.needs_decision.has(stepId)) {
     return { inputs: [], begun: null, reason: 'attempt is no longer current' };
+  }
+  // An ended run starts nothing: a queue message delivered after a cancel (or again, its lease gone
+  // with the run's end) must not call the tool. Its attempt's deadline settles it.
+  if (TERMINAL_RUN_STATUSES.has(state.status)) {
+    return { inputs: [], begun: null, reason: `the run has ended (${state.status})` };
   }
   const step = stepDef(state, stepId);
   // Hierarchical plans: a step with a sub-plan is done when its sub-plan, run as a child run, is.

@@ -9,7 +9,7 @@ import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
 import { MAX_WAIT_S } from '../plan/limits';
-import type { PlanStep } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
 import type { DecideContext } from './decide-context';
@@ -260,21 +260,20 @@ function schedule(
 function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft {
   const step = stepDef(state, id);
   const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
-  return draft(
-    'ToolReturned',
-    {
-      step_id: id,
-      attempt: rt.attempt,
-      success: false,
-      error: {
-        code: 'timeout',
-        message: `Step "${id}" attempt ${rt.attempt} timed out after ${timeout} ms`,
-        retryable: true,
-      },
-      latency_ms: timeout,
+  const payload = {
+    step_id: id,
+    attempt: rt.attempt,
+    success: false,
+    error: {
+      code: 'timeout',
+      message: `Step "${id}" attempt ${rt.attempt} timed out after ${timeout} ms`,
+      retryable: true,
     },
-    { step_id: id },
-  );
+    latency_ms: timeout,
+  };
+  // An attempt still in flight when the run ended, timed out since: said so, as a late result is.
+  const ended = TERMINAL_RUN_STATUSES.has(state.status);
+  return draft('ToolReturned', ended ? { ...payload, after_run_ended: true } : payload, { step_id: id });
 }
 
 /** Why a ready step cannot run: a dependency failed, its `when` is false, or an input was never written. */

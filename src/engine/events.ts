@@ -122,6 +122,30 @@ export type EventPayloads = {
     cached?: boolean;
     /** A TEA node's result that does not fit the workflow's `state_schema` (merged all the same, as TEA does). */
     schema_findings?: string[];
+    /**
+     * The run had already ended (`RunTerminated`: cancelled, failed, aborted) when this outcome came —
+     * an attempt still in flight then, on a queue consumer or in the object. Its tool did run, with
+     * whatever side effects it has, so the outcome is recorded all the same: a success completes the
+     * step (a retry of the run keeps it and does not run it again). The ended run decides nothing on
+     * it: its status and final output stay as they were, and no reflection or revision follows.
+     */
+    after_run_ended?: true;
+  };
+  /**
+   * A queued attempt that no consumer began within `waited_ms` is carried out in the run's object
+   * instead — the same attempt, with the same idempotency key (its tool never ran: no `ToolInvoked`
+   * came before). `error` says why (`queue_not_consumed`, naming what to fix); the attempt gets a new
+   * deadline, as a step scheduled now would.
+   */
+  StepRedispatched: {
+    step_id: string;
+    attempt: number;
+    action: string;
+    fallback: boolean;
+    dispatch: 'inline';
+    deadline_at: number;
+    waited_ms: number;
+    error: ErrorInfo;
   };
   StepRetried: { step_id: string; attempt: number; retry_at: number; delay_ms: number; error: ErrorInfo };
   StepFailed: { step_id: string; error: ErrorInfo; handled: boolean };

@@ -171,6 +171,15 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       touch(state, p.step_id);
       return;
     }
+    case 'StepRedispatched': {
+      const p = event.payload;
+      const rt = stepOf(state, p.step_id);
+      rt.dispatch = p.dispatch;
+      rt.deadline_at = p.deadline_at;
+      state.timers.set(p.step_id, p.deadline_at);
+      touch(state, p.step_id);
+      return;
+    }
     case 'StepRetried': {
       const p = event.payload;
       const rt = stepOf(state, p.step_id);

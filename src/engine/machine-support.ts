@@ -364,6 +364,10 @@ export function commandFor(event: RunEvent): Command | null {
       mode: p.dispatch,
     };
   }
+  if (event.event_type === 'StepRedispatched') {
+    const { step_id, attempt, action, fallback, dispatch } = event.payload;
+    return { type: 'dispatch', step_id, attempt, action, fallback, mode: dispatch };
+  }
   if (event.event_type === 'RunTerminated' && event.payload.status === 'cancelled') {
     return { type: 'abort', step_ids: [], reason: event.payload.reason };
   }

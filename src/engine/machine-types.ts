@@ -34,6 +34,11 @@ export type MachineInput =
       deadline_at?: number;
     }
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
+  /**
+   * A queued attempt no consumer took within its window (`waited_ms`): carried out in the run's
+   * object instead, same attempt and idempotency key; `error` says why (`queue_not_consumed`).
+   */
+  | { type: 'redispatch'; step_id: string; attempt: number; waited_ms: number; error: ErrorInfo }
   | { type: 'tick' }
   | { type: 'cancel'; reason?: string }
   | { type: 'resume'; step_id?: string }

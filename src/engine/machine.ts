@@ -10,7 +10,7 @@ import { exitVerdict, reactTurn, thoughtEvent } from './react-turn';
 import { DEFAULT_APPROVAL_TIMEOUT_S, stagesOf } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Plan } from '../plan/model';
 import { pinEnvNames } from '../plan/tea-meta';
-import { decideNext, revisionPossible } from './decide';
+import { actionFor, decideNext, revisionPossible, stepDef } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
 import { placeAttempt } from './placement';
@@ -347,11 +347,52 @@ export class RunMachine {
         )
           return;
         const payload = returnedPayload(s, input.step_id, input.attempt, input.outcome);
+        // An attempt that outlived its run: recorded (its tool ran), marked, and not reflected on.
+        if (TERMINAL_RUN_STATUSES.has(s.status)) {
+          emit({
+            type: 'ToolReturned',
+            payload: { ...payload, after_run_ended: true },
+            references: { step_id: input.step_id },
+          });
+          return;
+        }
         emit({ type: 'ToolReturned', payload, references: { step_id: input.step_id } });
         if (payload.success) {
           const opts = { canRevise: this.deps.canRevise ?? false, judge: this.deps.judge ?? false };
           checkExpected(s, opts, input.step_id, payload.output, emit);
         }
+        return;
+      }
+      case 'redispatch': {
+        const rt = s.steps.get(input.step_id);
+        // Only a queued attempt nobody began, of a run still going: one begun may be running somewhere.
+        if (
+          !rt ||
+          rt.status !== 'running' ||
+          rt.attempt !== input.attempt ||
+          rt.dispatch !== 'queue' ||
+          rt.invoked ||
+          s.needs_decision.has(input.step_id) ||
+          TERMINAL_RUN_STATUSES.has(s.status)
+        )
+          return;
+        const step = stepDef(s, input.step_id);
+        const { action } = actionFor(step, rt.on_fallback);
+        const timeout = step.timeout_ms ?? s.config.step_timeout * 1000;
+        emit({
+          type: 'StepRedispatched',
+          payload: {
+            step_id: input.step_id,
+            attempt: input.attempt,
+            action,
+            fallback: rt.on_fallback,
+            dispatch: 'inline',
+            deadline_at: this.deps.clock.now().getTime() + timeout,
+            waited_ms: input.waited_ms,
+            error: input.error,
+          },
+          references: { step_id: input.step_id },
+        });
         return;
       }
       case 'webhook_attempted': {

@@ -74,6 +74,79 @@ describe('the live view', () => {
     expect(text).not.toContain('error:');
   });
 
+  it('shows a tool that returned after the run was cancelled: its attempt ended then, with its outcome', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    for (const e of [
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
+      ev('PlanAuthored', { plan }),
+      ev('RunStarted', {}),
+      ev('ToolInvoked', {
+        step_id: 'a',
+        attempt: 1,
+        tool: 'demo.sleep',
+        parameters: {},
+        idempotency_key: 'k',
+      }),
+      ev('RunTerminated', { status: 'cancelled', reason: 'cancelled by request' }, 100),
+    ])
+      applyEvent(view, e);
+    expect(view.steps[0]!.status).toBe('running');
+    const late = ev(
+      'ToolReturned',
+      { step_id: 'a', attempt: 1, success: true, output: 'slept', latency_ms: 900, after_run_ended: true },
+      900,
+    );
+    applyEvent(view, late);
+    const a = view.steps[0]!;
+    expect(a.status).toBe('completed');
+    // The attempt the end had closed gets its real outcome and end, and says when it came.
+    expect(a.history).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        success: true,
+        output: 'slept',
+        ended_at: Date.parse(at(900)),
+        after_run_ended: true,
+      }),
+    ]);
+    expect([view.status, view.cancel_reason]).toEqual(['cancelled', 'cancelled by request']);
+    const text = renderLive(view, Date.parse(at(1000)), 0, PLAIN);
+    expect(text).toMatch(/✔ a\s+demo\.sleep\s+900ms after the run ended/);
+    expect(eventLine(late)).toContain('ok 900ms — after the run ended (the tool ran; the result is kept)');
+  });
+
+  it('says once that the steps queue has no consumer, in the view and the event line', () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    applyEvent(view, ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }));
+    applyEvent(view, ev('PlanAuthored', { plan }));
+    const error = {
+      code: 'queue_not_consumed',
+      message: 'No consumer of the steps queue took it',
+      retryable: true,
+    };
+    const moved = (step_id: string) =>
+      ev('StepRedispatched', {
+        step_id,
+        attempt: 1,
+        action: 'demo.sleep',
+        fallback: false,
+        dispatch: 'inline',
+        deadline_at: 0,
+        waited_ms: 60_000,
+        error,
+      });
+    applyEvent(view, moved('a'));
+    applyEvent(view, moved('b'));
+    expect(view.notices).toEqual([{ code: 'queue_not_consumed', message: error.message, step_id: 'a' }]);
+    const text = renderLive(view, Date.parse(at(0)), 0, PLAIN);
+    expect(text.match(/⚠ queue_not_consumed: No consumer of the steps queue took it/g)).toHaveLength(1);
+    expect(eventLine(moved('a'))).toContain(
+      'StepRedispatched    a  → inline after 1m00s: queue_not_consumed: No consumer',
+    );
+  });
+
   it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
     seq = 0;
     const view = emptyView('run_1');

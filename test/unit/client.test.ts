@@ -323,6 +323,38 @@ describe('watch()', () => {
     for await (const e of client.watch('run_1', { transport: 'poll' })) got.push(e.event_type);
     expect(got).toEqual(['RunCreated', 'RunStarted', 'RunTerminated', 'RunResumed', 'RunTerminated']);
   });
+  it('ends after the outcome of an attempt that outlived the run, which follows its RunTerminated', async () => {
+    const cancelled = event(3, 'RunTerminated', { status: 'cancelled', reason: 'cancelled by request' });
+    const late = event(4, 'ToolReturned', {
+      step_id: 'a',
+      attempt: 1,
+      success: true,
+      output: 1,
+      latency_ms: 5,
+      after_run_ended: true,
+    });
+    const after3 = { status: 200, body: { events: [late], next_after: 4, has_more: false } };
+    const { fetch } = scripted({
+      ...ENDED,
+      'GET http://api.test/v1/runs/run_1/events?after=3&limit=1': after3,
+      'GET http://api.test/v1/runs/run_1/events?after=0&limit=500': {
+        status: 200,
+        body: { events: [event(1, 'RunCreated'), event(2, 'RunStarted'), cancelled, late], next_after: 4 },
+      },
+      'GET http://api.test/v1/runs/run_1/events?after=3&limit=500': after3,
+      'GET http://api.test/v1/runs/run_1/status': { status: 200, body: { run_status: 'cancelled' } },
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    const got: number[] = [];
+    for await (const e of client.watch('run_1', { transport: 'poll', pollIntervalMs: 1 })) got.push(e.seq);
+    expect(got).toEqual([1, 2, 3, 4]);
+    // Resumed after the RunTerminated (the dashboard following the run again): the late outcome, then the end.
+    const resumed: number[] = [];
+    for await (const e of client.watch('run_1', { after: 3, transport: 'poll', pollIntervalMs: 1 }))
+      resumed.push(e.seq);
+    expect(resumed).toEqual([4]);
+  });
+
   it('ends at once when resumed after the run’s last event, or past it', async () => {
     const { fetch, seen } = scripted({
       ...ENDED,

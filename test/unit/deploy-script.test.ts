@@ -150,6 +150,42 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(config()).toContain('database_id = "bbbbbbbb-0000-4000-8000-000000000000"');
   });
 
+  it('refuses a config whose steps queue or its dead-letter queue nothing consumes, before any wrangler call', () => {
+    const toml = fs.readFileSync(`${root}wrangler.toml`, 'utf8');
+    /** The config without the consumer block of `queue`. */
+    const without = (queue: string) =>
+      toml
+        .split(/^(?=\[)/m)
+        .filter(
+          (part) =>
+            !(part.startsWith('[[queues.consumers]]') && new RegExp(`^queue = "${queue}"$`, 'm').test(part)),
+        )
+        .join('');
+    for (const [queue, says] of [
+      [
+        'steps',
+        'wrangler.toml sends steps to queue "steps" ([[queues.producers]] binding STEPS) but has no [[queues.consumers]] for it',
+      ],
+      [
+        'steps-dlq',
+        'wrangler.toml dead-letters steps to queue "steps-dlq" but has no [[queues.consumers]] for it',
+      ],
+    ] as const) {
+      const { deploy, dir, account } = setup(empty);
+      fs.writeFileSync(`${dir}/wrangler.toml`, without(queue));
+      for (const args of [[], ['--dry-run', '--outdir', `${dir}/out`]]) {
+        const run = deploy(args);
+        expect(run.status).toBe(1);
+        expect(run.stderr).toContain(says);
+        expect(run.stderr).toContain(`[[queues.consumers]]\nqueue = "${queue}"`);
+        expect(run.commands).toEqual([]);
+      }
+      expect(account()).toEqual(empty);
+    }
+    // The repository's own config (both consumers) passes: the other tests deploy it.
+    expect(without('none')).toBe(toml);
+  });
+
   it('stops with exit 1 and says which command failed', () => {
     const { deploy } = setup(empty);
     const run = deploy([], { STUB_FAIL: 'd1 migrations' });

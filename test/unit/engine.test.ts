@@ -444,6 +444,104 @@ describe('run control', () => {
     expect(h.snapshot().step_results).toEqual({ s: 'S', t: 'T', u: 'U' });
   });
 
+  it('records an outcome that comes after a cancel as after_run_ended: kept, not reflected on, and not run again by a retry', () => {
+    const h = harness(
+      {
+        steps: [
+          echo('a', { expected_output: 'never what comes back' }),
+          echo('b', { dependencies: ['a'] }),
+          echo('t', { timeout_ms: 1000 }),
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    expect(dispatched(h)).toEqual(['a#1', 't#1']);
+    h.events.push(...h.machine.handle({ type: 'cancel' }).events);
+    const ended = h.state.seq;
+    // a's tool ran to the end on its consumer: its outcome is the trace's, marked, and a is completed.
+    const late = h.ok('a', 'A');
+    expect(late.events.map((e) => e.event_type)).toEqual(['ToolReturned']);
+    expect(late.events[0]).toMatchObject({
+      seq: ended + 1,
+      payload: { success: true, after_run_ended: true },
+    });
+    expect(h.status('a')).toBe('completed');
+    expect(h.snapshot().step_results.a).toBe('A');
+    // The ended run stays as it ended: no reflection, no revision, no new final output.
+    expect([h.state.status, h.state.final_output, h.state.revising]).toEqual(['cancelled', null, null]);
+    // t's attempt never answers: its deadline passes, and the timeout says it came after the end too.
+    const timedOut = h.advance(1000);
+    expect(
+      timedOut.events.map((e) => [e.event_type, (e.payload as { after_run_ended?: true }).after_run_ended]),
+    ).toEqual([
+      ['ToolReturned', true],
+      ['StepSkipped', undefined],
+    ]);
+    // A retry reopens b and t, never a: its effect happened once and its result is kept.
+    const r = h.machine.handle({ type: 'resume' });
+    h.commands.push(...r.commands);
+    expect(r.events[0]).toMatchObject({ event_type: 'RunResumed', payload: { step_ids: ['b', 't'] } });
+    expect(dispatched(h).filter((d) => d.startsWith('a#'))).toEqual(['a#1']);
+    // An outcome in a running run is not marked.
+    const going = h.ok('t', 'T');
+    expect(going.events[0]!.payload).not.toHaveProperty('after_run_ended');
+  });
+
+  it('carries a queued attempt nobody began out inline, same attempt, with a new deadline; never one that began', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b', { timeout_ms: 600_000 })] },
+      { execution_mode: 'parallel', step_timeout: 30 },
+    );
+    expect(
+      h.commands.filter((c) => c.type === 'dispatch').map((c) => c.type === 'dispatch' && c.mode),
+    ).toEqual(['queue', 'queue']);
+    const error = { code: 'queue_not_consumed', message: 'nobody took it', retryable: true };
+    h.advance(20_000);
+    const moved = h.machine.handle({
+      type: 'redispatch',
+      step_id: 'a',
+      attempt: 1,
+      waited_ms: 20_000,
+      error,
+    });
+    expect(moved.events.map((e) => e.event_type)).toEqual(['StepRedispatched']);
+    expect(moved.events[0]!.payload).toEqual({
+      step_id: 'a',
+      attempt: 1,
+      action: 'demo.echo',
+      fallback: false,
+      dispatch: 'inline',
+      deadline_at: h.now() + 30_000,
+      waited_ms: 20_000,
+      error,
+    });
+    expect(moved.commands).toEqual([
+      { type: 'dispatch', step_id: 'a', attempt: 1, action: 'demo.echo', fallback: false, mode: 'inline' },
+    ]);
+    h.events.push(...moved.events);
+    // The old deadline no longer applies: 20 s on, a is not timed out.
+    expect(h.advance(20_000).events).toEqual([]);
+    // Once moved, or once begun by a consumer, or not the current attempt: nothing happens.
+    h.machine.handle({
+      type: 'invoked',
+      step_id: 'b',
+      attempt: 1,
+      tool: 'demo.echo',
+      parameters: {},
+      idempotency_key: 'run_1:b',
+    });
+    for (const [step_id, attempt] of [
+      ['a', 1],
+      ['b', 1],
+      ['b', 2],
+    ] as const)
+      expect(h.machine.handle({ type: 'redispatch', step_id, attempt, waited_ms: 1, error }).events).toEqual(
+        [],
+      );
+    // Replay rebuilds where the attempt runs.
+    expect(replay(h.events).state.steps.get('a')!.dispatch).toBe('inline');
+  });
+
   it('refuses to retry a step whose dependency failed, naming the dependency to retry', () => {
     const h = harness(
       { steps: [echo('a'), echo('b', { dependencies: ['a'] }), echo('c', { dependencies: ['b'] })] },

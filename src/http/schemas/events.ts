@@ -102,6 +102,17 @@ const PAYLOADS = {
     tokens: TokenCountSchema.optional(),
     cached: z.boolean().optional(),
     schema_findings: z.array(z.string()).optional(),
+    after_run_ended: z.literal(true).optional(),
+  }),
+  StepRedispatched: z.object({
+    step_id: z.string(),
+    attempt: z.number().int(),
+    action: z.string(),
+    fallback: z.boolean(),
+    dispatch: z.literal('inline'),
+    deadline_at: ms,
+    waited_ms: z.number(),
+    error: ErrorInfoSchema,
   }),
   StepRetried: z.object({
     step_id: z.string(),

@@ -149,6 +149,15 @@ export function StepPanel({
                   ) : (
                     <Failure code={a.error?.code} message={a.error?.message} tool={a.tool} />
                   )}
+                  {a.after_run_ended ? (
+                    <span
+                      class="muted note"
+                      title="The tool ran to the end, side effects and all; a success is kept, and a retry does not run it again"
+                    >
+                      {' '}
+                      · returned after the run ended
+                    </span>
+                  ) : null}
                 </td>
                 <td class="num">{a.latency_ms === null ? '' : `${Math.round(a.latency_ms)} ms`}</td>
               </tr>

@@ -257,6 +257,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <FinalOutput value={run?.final_output ?? view.final_output} />
       ) : null}
       <RunOutcome status={status} error={view.error} ending={ending} />
+      {view.notices.map((n) => (
+        <p key={n.code} class="outcome notice" data-notice={n.code} role="status">
+          <code class="code">{n.code}</code> {n.message}
+        </p>
+      ))}
       <nav class="tabs" role="tablist">
         {TABS.map(([id, label]) => (
           <a

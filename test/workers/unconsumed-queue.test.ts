@@ -1,0 +1,76 @@
+/**
+ * A Worker that sends steps to a queue nothing consumes (no [[queues.consumers]] for it, or no queue
+ * handler exported): here the run's object sends to `STEPS_UNCONSUMED`, a real queue with no consumer.
+ * An attempt no consumer takes within its window is carried out in the run's object instead — same
+ * attempt, same idempotency key, once — and the trace (`StepRedispatched`, `queue_not_consumed`) and
+ * the log say what to fix; the run's later steps are placed in the object too.
+ */
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
+import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
+import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
+import { events, startRun, waitForRun, type Json } from './helpers';
+
+const unconsumed = (env as unknown as { STEPS_UNCONSUMED: Queue }).STEPS_UNCONSUMED;
+
+describe('a steps queue nothing consumes', () => {
+  it('has the run carry the attempt out in its object, once, saying why in the trace and the log', async () => {
+    const logged = vi.spyOn(console, 'error');
+    const [kb, kc] = [`unconsumed-b-${crypto.randomUUID()}`, `unconsumed-c-${crypto.randomUUID()}`];
+    const runId = await startRun(
+      {
+        steps: [
+          // In the object (a timer): the queue is swapped before the steps after it are sent.
+          { id: 'a', action: 'demo.sleep', parameters: { ms: 200, value: 'a' } },
+          { id: 'b', action: 'demo.counter', parameters: { key: kb, delay_ms: 300 }, dependencies: ['a'] },
+          { id: 'c', action: 'demo.counter', parameters: { key: kc }, dependencies: ['b'] },
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    const stub = env.PLAN_RUN.getByName(runId);
+    await runInDurableObject(stub, (instance: PlanRun) => {
+      instance.leases.queuedMs = 300;
+      // The object's queue binding becomes one nothing consumes (its other bindings stay as they are).
+      Object.defineProperty(instance, 'env', { value: { ...env, STEPS: unconsumed } });
+    });
+    // No consumer takes b: its window passes, and the object takes it on.
+    let moved: Json | undefined;
+    await vi.waitFor(
+      async () => {
+        moved = (await events(runId)).find((e) => e.event_type === 'StepRedispatched');
+        expect(moved).toBeDefined();
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(moved!.payload).toMatchObject({ step_id: 'b', attempt: 1, dispatch: 'inline' });
+    expect(moved!.payload.waited_ms).toBeGreaterThanOrEqual(300);
+    expect(moved!.payload.error).toMatchObject({ code: 'queue_not_consumed', retryable: true });
+    expect(moved!.payload.error.message).toContain('STEPS');
+    expect(moved!.payload.error.message).toContain('[[queues.consumers]]');
+    expect(moved!.payload.error.message).toContain('export default edgeplan.default');
+    // A consumer that shows up late with b's message is turned away: the object runs it.
+    const [late] = (await stub.beginSteps([{ step_id: 'b', attempt: 1 }])) as BeginStep[];
+    expect(late).toEqual({ proceed: false, reason: 'carried out in the run’s object' });
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results).toMatchObject({ b: { key: kb, value: 1 }, c: { key: kc, value: 1 } });
+    expect([await readDemoCounter(env, kb), await readDemoCounter(env, kc)]).toEqual([1, 1]);
+    const trace = await events(runId);
+    const of = (type: string, step: string) =>
+      trace.filter((e) => e.event_type === type && e.payload.step_id === step);
+    // b: queued, moved, then begun once — in the object, with the key it had.
+    expect(of('StepScheduled', 'b').map((e) => e.payload.dispatch)).toEqual(['queue']);
+    expect(of('ToolInvoked', 'b')).toHaveLength(1);
+    expect(of('ToolInvoked', 'b')[0]!.seq).toBeGreaterThan(moved!.seq);
+    expect(of('ToolInvoked', 'b')[0]!.payload.idempotency_key).toBe(`${runId}:b`);
+    // c, scheduled after: placed in the object from the start, with no wait on the queue.
+    expect(of('StepScheduled', 'c').map((e) => e.payload.dispatch)).toEqual(['inline']);
+    expect(trace.filter((e) => e.event_type === 'StepRedispatched')).toHaveLength(1);
+    // The log says it too, with the code to search for.
+    const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
+    expect(lines.some((l) => l.includes(runId) && l.includes('queue_not_consumed'))).toBe(true);
+    logged.mockRestore();
+  });
+});
