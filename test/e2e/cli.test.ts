@@ -446,6 +446,7 @@ describe('edgeplan (CLI)', () => {
         'd1 create edgeplan-custom-worker --update-config=false',
         'kv namespace create edgeplan-custom-worker-kv --update-config=false',
         'queues create custom-worker-steps',
+        'queues create custom-worker-steps-dlq',
       ]);
       expect(commands.slice(-2)).toEqual([
         'd1 migrations apply DB --remote --config wrangler.deploy.toml',
