@@ -207,10 +207,13 @@ export async function* watchRun(
     await sleep(Math.min(100 * 2 ** (attempt - 1), 5000), signal);
   }
 
-  // Resuming after the seq of the run's last RunTerminated (or past its end): there is nothing to wait for.
+  // Resuming after the seq of the run's last RunTerminated (or past its end): there is nothing to wait
+  // for. Nothing after `after` is looked for again once the status says ended: a run still going at
+  // the first look (resumed at its last event — the dashboard after Approve) may have gone on and
+  // ended before its status was read, and its last events would never have been shown.
   if (after > 0 && (await over(after))) {
     const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`);
-    if (TERMINAL.has(body.run_status)) return;
+    if (TERMINAL.has(body.run_status) && (await over(after))) return;
   }
 
   let useSocket = transport !== 'poll';
