@@ -52,9 +52,9 @@ try {
     filter: (src) => !/\/(node_modules|\.wrangler|\.dev\.vars)(\/|$)/.test(src),
   });
   // edgeplan comes from the tarball, installed over the `file:../..` dependency as the example's
-  // README says; wrangler and the workers types from this repository.
+  // README says; wrangler, Node and TypeScript from this repository (the workers types installed).
   const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
-  delete manifest.devDependencies;
+  for (const dep of ['wrangler', 'node', 'typescript']) delete manifest.devDependencies[dep];
   writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2));
   execFileSync(
     'npm',
@@ -71,6 +71,14 @@ try {
   if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
     throw new Error('the example’s .gitignore does not keep .dev.vars out');
   step('installed the tarball into a copy of examples/custom-worker');
+
+  // The team's code typechecks against the package's declarations, as `npm run typecheck` there does.
+  execFileSync('tsc', ['--noEmit', '-p', app], {
+    cwd: app,
+    env: npmEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  step('tsc --noEmit: src/index.ts typechecks against the packed edgeplan/worker');
 
   // The team's own MCP server, named in .dev.vars as the example's README shows.
   mcp = await teamMcpServer(mcpCalls);

@@ -22,16 +22,17 @@ const root = (node as unknown as { cwd(): string }).cwd();
 describe('the packed package in examples/custom-worker', () => {
   it(
     'installs from the tarball and runs a plan with example.greet and its own MCP server under wrangler dev',
-    { timeout: 150_000 },
+    { timeout: 300_000 },
     () => {
       const r = spawnSync(node.argv[0]!, [`${root}/scripts/example-check.mjs`], {
         cwd: root,
         env: node.env,
         encoding: 'utf8',
-        timeout: 140_000,
+        timeout: 290_000,
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
       // The team's own MCP server (the SDK on loopback, named in the copy's .dev.vars) in the same plan.
       expect(r.stdout).toMatch(
