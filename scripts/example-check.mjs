@@ -1,12 +1,18 @@
 // `npm run check:example`: the package as a user gets it. Packs edgeplan (prepack builds dist/),
-// installs the tarball into a throwaway copy of examples/custom-worker — its other dependencies from
-// the npm cache (--prefer-offline), wrangler from this repository — starts `wrangler dev` there, runs
-// a plan using the example's own tool `example.greet` through POST /v1/runs, checks the greeting, and
-// stops the whole process group. Exits 0 when the example works; prints what it did.
+// copies examples/custom-worker out of the repository and installs the tarball there as its README
+// says (`npm install <tarball>`; the other dependencies from the npm cache, --prefer-offline; wrangler
+// from this repository), names an MCP server of the team's own (the official SDK on loopback, in this
+// process) in its .dev.vars, starts `wrangler dev` there, runs a plan using the example's own tool
+// `example.greet` and the MCP server's tool through POST /v1/runs, checks both answers, and stops the
+// whole process group. Exits 0 when the example works; prints what it did.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { z } from 'zod';
 import { startDevServer } from './dev-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -17,6 +23,9 @@ const step = (what) =>
 
 const work = mkdtempSync(join(tmpdir(), 'edgeplan-example-'));
 let server;
+let mcp;
+/** What the team's MCP server was called with: each call's arguments and `_meta`. */
+const mcpCalls = [];
 try {
   // Built here, so the pack's own prepack build is skipped and its stdout is only the JSON.
   execFileSync('npm', ['run', '--silent', 'build'], {
@@ -42,10 +51,10 @@ try {
     // Not a local .dev.vars either: the check runs the example as committed.
     filter: (src) => !/\/(node_modules|\.wrangler|\.dev\.vars)(\/|$)/.test(src),
   });
-  // edgeplan comes from the tarball; wrangler and the workers types from this repository.
+  // edgeplan comes from the tarball, installed over the `file:../..` dependency as the example's
+  // README says; wrangler, Node and TypeScript from this repository (the workers types installed).
   const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
-  delete manifest.dependencies.edgeplan;
-  delete manifest.devDependencies;
+  for (const dep of ['wrangler', 'node', 'typescript']) delete manifest.devDependencies[dep];
   writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2));
   execFileSync(
     'npm',
@@ -56,7 +65,27 @@ try {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
+  const installed = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies.edgeplan;
+  if (!/^file:.*\.tgz$/.test(installed) || !existsSync(join(app, 'node_modules/edgeplan/migrations')))
+    throw new Error(`npm install <tarball> left edgeplan as ${installed}`);
+  if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
+    throw new Error('the example’s .gitignore does not keep .dev.vars out');
   step('installed the tarball into a copy of examples/custom-worker');
+
+  // The team's code typechecks against the package's declarations, as `npm run typecheck` there does.
+  execFileSync('tsc', ['--noEmit', '-p', app], {
+    cwd: app,
+    env: npmEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  step('tsc --noEmit: src/index.ts typechecks against the packed edgeplan/worker');
+
+  // The team's own MCP server, named in .dev.vars as the example's README shows.
+  mcp = await teamMcpServer(mcpCalls);
+  writeFileSync(
+    join(app, '.dev.vars'),
+    `MCP_SERVERS='${JSON.stringify([{ name: 'team', url: `http://127.0.0.1:${mcp.address().port}/mcp` }])}'\n`,
+  );
 
   server = await startDevServer({
     name: 'edgeplan-example',
@@ -68,7 +97,7 @@ try {
 
   const tools = await (await fetch(`${server.base}/v1/tools`)).json();
   const names = tools.tools.map((t) => t.name);
-  if (!names.includes('example.greet') || names.includes('demo.echo'))
+  if (!names.includes('example.greet') || !names.includes('mcp.team.shout') || names.includes('demo.echo'))
     throw new Error(`GET /v1/tools lists ${names.join(', ')}`);
 
   const created = await fetch(`${server.base}/v1/runs`, {
@@ -80,6 +109,11 @@ try {
         steps: [
           { id: 'hi', action: 'example.greet', parameters: { name: 'Ada' } },
           { id: 'again', action: 'example.greet', parameters: { name: '{{ steps.hi.output.greeting }}' } },
+          {
+            id: 'shout',
+            action: 'mcp.team.shout',
+            parameters: { text: '{{ steps.again.output.greeting }}' },
+          },
         ],
       },
       config: { execution_mode: 'parallel' },
@@ -94,6 +128,15 @@ try {
   if (typeof greeting !== 'string' || !greeting.includes('Ada'))
     throw new Error(`example.greet answered ${JSON.stringify(run.step_results.hi)}`);
   step(`run ${run_id} completed: ${JSON.stringify(run.step_results.again.greeting)}`);
+  const shouted = run.step_results.shout?.text;
+  const meta = mcpCalls[0]?.meta ?? {};
+  if (shouted !== 'HELLO, HELLO, ADA!!' || meta['edgeplan/idempotency_key'] !== `${run_id}:shout`)
+    throw new Error(
+      `mcp.team.shout answered ${JSON.stringify(run.step_results.shout)}, called with ${JSON.stringify(mcpCalls)}`,
+    );
+  step(
+    `the team's MCP server answered ${JSON.stringify(shouted)} (_meta: ${meta['edgeplan/idempotency_key']})`,
+  );
 
   // The dashboard and the API reference come with the package's built assets.
   const page = await (await fetch(`${server.base}/`)).text();
@@ -118,6 +161,7 @@ try {
   step(`wrangler deploy --dry-run: ${(bundle.length / 1024).toFixed(0)} KiB, ajv aliased to the stub`);
 } finally {
   server?.stop();
+  mcp?.close();
   rmSync(work, { recursive: true, force: true });
 }
 console.log('example-check: ok');
@@ -130,4 +174,47 @@ async function waitForRun(base, runId) {
     if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after 20 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A team's MCP server: the official SDK's McpServer over Streamable HTTP (stateless, JSON answers) on
+ * a free loopback port, with one tool `shout` ({text} → {text} in capitals). Records every call.
+ */
+async function teamMcpServer(calls) {
+  const http = createServer(async (req, res) => {
+    const server = new McpServer({ name: 'team', version: '1.0.0' });
+    server.registerTool(
+      'shout',
+      {
+        description: 'Says a text in capitals',
+        inputSchema: { text: z.string() },
+        outputSchema: { text: z.string() },
+      },
+      ({ text }, extra) => {
+        calls.push({ text, meta: extra._meta });
+        const out = { text: text.toUpperCase() };
+        return { content: [{ type: 'text', text: out.text }], structuredContent: out };
+      },
+    );
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const answer = await transport.handleRequest(
+      new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      }),
+    );
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return http;
 }

@@ -221,11 +221,14 @@ export async function* watchRun(
 
   // Resuming after the seq of the run's last event, the run ended: there is nothing to wait for.
   // Resuming earlier: whether the run has ended tells whether the events still to come end it.
+  // Nothing after `after` is looked for again once the status says ended: a run still going at the
+  // first look (resumed at its last event — the dashboard after Approve) may have gone on and ended
+  // before its status was read, and its last events would never have been shown.
   if (after > 0) {
     const nothingAfter = await over(after);
     const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`);
     ended = TERMINAL.has(body.run_status);
-    if (nothingAfter && ended) return;
+    if (nothingAfter && ended && (await over(after))) return;
   }
 
   let useSocket = transport !== 'poll';

@@ -50,6 +50,23 @@ function ensure(
   return created;
 }
 
+/**
+ * The account's queue names, as far as needed to find `wanted`. `wrangler queues list` answers one
+ * page (`--page`), where the D1 and KV lists answer all: read page after page until every wanted
+ * queue is found or a page adds none — else a queue past the first page was taken for missing and
+ * `queues create` refused it, failing every deploy after the first on a busy account.
+ */
+function listQueues(cwd: string, wanted: string[]): Set<string> {
+  const names = new Set<string>();
+  for (let page = 1; page <= 1000; page++) {
+    const before = names.size;
+    const listed = queueNames(wrangler(cwd, ['queues', 'list', '--page', String(page)], { capture: true }));
+    for (const name of listed) names.add(name);
+    if (wanted.every((q) => names.has(q)) || names.size === before) break;
+  }
+  return names;
+}
+
 /** Deploys the Worker whose wrangler.toml is in `cwd`; `deployArgs` go to `wrangler deploy`. */
 export function deploy(deployArgs: string[], cwd = process.cwd()): void {
   if (!existsSync(join(cwd, 'wrangler.toml')))
@@ -78,7 +95,7 @@ export function deploy(deployArgs: string[], cwd = process.cwd()): void {
     (out) => kvId(out, want.kvTitle),
     ['kv', 'namespace', 'create', want.kvTitle, '--update-config=false'],
   );
-  const queues = queueNames(wrangler(cwd, ['queues', 'list'], { capture: true }));
+  const queues = listQueues(cwd, want.queues);
   for (const queue of want.queues.filter((q) => !queues.has(q))) {
     console.error(`queue ${queue}: missing, creating it`);
     wrangler(cwd, ['queues', 'create', queue]);

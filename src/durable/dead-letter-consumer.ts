@@ -9,12 +9,17 @@
 import type { StepOutcome } from '../engine/machine';
 import type { StepMessage } from './messages';
 
-/** The dead-letter queue of `steps`, as named in wrangler.toml. */
+/** The dead-letter queue of `steps`, as named in this repository's wrangler.toml. */
 export const DEAD_LETTER_QUEUE = 'steps-dlq';
 
-/** Whether a batch comes from the dead-letter queue (a queue name may carry an environment suffix). */
+/**
+ * Whether a batch comes from a dead-letter queue: one whose name has `dlq` as a dash-separated part —
+ * `steps-dlq`, a team's own `custom-worker-steps-dlq`, with an environment suffix `steps-dlq-staging`.
+ * The handler sees only the queue's name, and a team's Worker names its queues itself: matched by
+ * the exact name only, its dead letters were consumed as step messages and the step was run again.
+ */
 export function isDeadLetterBatch(batch: MessageBatch<unknown>): boolean {
-  return batch.queue === DEAD_LETTER_QUEUE || batch.queue.startsWith(`${DEAD_LETTER_QUEUE}-`);
+  return /(^|-)dlq(-|$)/.test(batch.queue);
 }
 
 /** The failure reported for a dead-lettered attempt. */

@@ -302,6 +302,28 @@ describe('edgeplan (CLI)', () => {
     expect(edgeplan(['events', runId, '--follow']).code).toBe(0);
   });
 
+  it('watch <id> follows a run started elsewhere: waits out its approval, ends with its exit code', async () => {
+    const plan = file('held.json', JSON.stringify(parallelPlan));
+    const started = edgeplan(['run', plan, '--no-watch', '--config', 'require_plan_approval=true']);
+    expect(started.code).toBe(3);
+    const id = /^(run_\w+)\s+awaiting_approval$/m.exec(started.out)?.[1];
+    expect(id).toMatch(/^run_/);
+    const cmd = launch(['watch', id!], server.base);
+    await cmd.until(/waits for approval/, 'err');
+    expect(cmd.err()).toContain(`Decide with: edgeplan approve ${id}`);
+    expect(edgeplan(['approve', id!]).code).toBe(0);
+    expect(await cmd.exited).toBe(0);
+    expect(cmd.out()).toMatch(/ApprovalGranted[\s\S]*RunTerminated\s+completed/);
+    // --json: the events, then the run as it ended.
+    const json = edgeplan(['watch', id!, '--json']);
+    expect(json.code).toBe(0);
+    const last = JSON.parse(json.out.trim().split('\n').at(-1)!) as { run_id: string; status: string };
+    expect(last).toMatchObject({ run_id: id, status: 'completed' });
+    const missing = edgeplan(['watch', 'run_nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/not_found/);
+  });
+
   it('ends a watch resumed after the run’s last event at once, with the run’s exit code', () => {
     const failing = file(
       'fail-once.json',
@@ -446,6 +468,7 @@ describe('edgeplan (CLI)', () => {
         'd1 create edgeplan-custom-worker --update-config=false',
         'kv namespace create edgeplan-custom-worker-kv --update-config=false',
         'queues create custom-worker-steps',
+        'queues create custom-worker-steps-dlq',
       ]);
       expect(commands.slice(-2)).toEqual([
         'd1 migrations apply DB --remote --config wrangler.deploy.toml',

@@ -1,7 +1,8 @@
 /**
  * The package as a team installs it: `npm run check:example` packs edgeplan, installs the tarball
- * into a copy of examples/custom-worker, starts `wrangler dev` there and runs a plan using the
- * example's own tool `example.greet` through POST /v1/runs (scripts/example-check.mjs).
+ * into a copy of examples/custom-worker as its README says, names an MCP server of the team's own in
+ * its .dev.vars, starts `wrangler dev` there and runs a plan using the example's own tool
+ * `example.greet` and the MCP server's tool through POST /v1/runs (scripts/example-check.mjs).
  */
 import { describe, expect, it } from 'vitest';
 import { nodeProcess } from '../../scripts/eval/node-api';
@@ -20,18 +21,23 @@ const root = (node as unknown as { cwd(): string }).cwd();
 
 describe('the packed package in examples/custom-worker', () => {
   it(
-    'installs from the tarball and runs a plan with example.greet under wrangler dev',
-    { timeout: 150_000 },
+    'installs from the tarball and runs a plan with example.greet and its own MCP server under wrangler dev',
+    { timeout: 300_000 },
     () => {
       const r = spawnSync(node.argv[0]!, [`${root}/scripts/example-check.mjs`], {
         cwd: root,
         env: node.env,
         encoding: 'utf8',
-        timeout: 140_000,
+        timeout: 290_000,
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
+      // The team's own MCP server (the SDK on loopback, named in the copy's .dev.vars) in the same plan.
+      expect(r.stdout).toMatch(
+        /the team's MCP server answered "HELLO, HELLO, ADA!!" \(_meta: run_\w+:shout\)/,
+      );
       expect(r.stdout).toMatch(/the dashboard and \/docs are served from the package’s assets/);
       expect(r.stdout).toMatch(/example-check: ok/);
       expect(r.status).toBe(0);

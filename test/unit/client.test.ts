@@ -384,6 +384,30 @@ describe('watch()', () => {
     expect(got).toEqual([3]);
   });
 
+  it('follows a run that ended between the look at its last event and the look at its status', async () => {
+    // Resumed after seq 7 while the run is at 7 and going (the dashboard after Approve): nothing after
+    // 7 yet; by the time its status is read the run has gone on to 9 and ended.
+    const { fetch } = scripted({
+      'GET http://api.test/v1/runs/run_1/events?after=7&limit=1': (n) =>
+        n === 0 ? none : { status: 200, body: { events: [event(8, 'ToolReturned')], has_more: true } },
+      'GET http://api.test/v1/runs/run_1/status': { status: 200, body: { run_status: 'completed' } },
+      'GET http://api.test/v1/runs/run_1/events?after=7&limit=500': {
+        status: 200,
+        body: { events: [event(8, 'ToolReturned'), terminated(9)], next_after: 9, has_more: false },
+      },
+      // The status says ended, so each event caught up on is asked whether the run is over at it.
+      'GET http://api.test/v1/runs/run_1/events?after=8&limit=1': {
+        status: 200,
+        body: { events: [terminated(9)], has_more: false },
+      },
+      'GET http://api.test/v1/runs/run_1/events?after=9&limit=1': none,
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch });
+    const got: number[] = [];
+    for await (const e of client.watch('run_1', { after: 7, transport: 'poll' })) got.push(e.seq);
+    expect(got).toEqual([8, 9]);
+  });
+
   it('waits out a server that goes away after it was reached (a restart), and gives up after reconnectForMs', async () => {
     /** The API answers, then cannot be reached for `down` requests, then answers again. */
     const restarting = (down: number) => {

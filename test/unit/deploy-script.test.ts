@@ -88,7 +88,7 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
       'kv namespace list',
       'kv namespace create edgeplan-kv --update-config=false',
       'kv namespace list',
-      'queues list',
+      'queues list --page 1',
       'queues create steps',
       'queues create steps-dlq',
       'd1 migrations apply DB --remote --config wrangler.deploy.toml',
@@ -125,7 +125,7 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(again.commands).toEqual([
       'd1 list --json',
       'kv namespace list',
-      'queues list',
+      'queues list --page 1',
       'd1 migrations apply DB --remote --config wrangler.deploy.toml',
       'deploy --config wrangler.deploy.toml',
     ]);
@@ -184,6 +184,23 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     }
     // The repository's own config (both consumers) passes: the other tests deploy it.
     expect(without('none')).toBe(toml);
+  });
+
+  it('finds queues past the first page of `wrangler queues list` (a busy account), creating none again', () => {
+    const others = Array.from({ length: 5 }, (_, i) => ({ id: `${i}`.repeat(32), name: `other-${i}` }));
+    const { deploy } = setup({
+      d1: [{ uuid: 'bbbbbbbb-0000-4000-8000-000000000000', name: 'edgeplan' }],
+      kv: [{ id: 'c'.repeat(32), title: 'edgeplan-kv' }],
+      queues: [...others, { id: 'd'.repeat(32), name: 'steps' }, { id: 'e'.repeat(32), name: 'steps-dlq' }],
+    });
+    // Two queues a page: steps and steps-dlq are on the fourth.
+    const run = deploy([], { STUB_QUEUE_PAGE: '2' });
+    expect(run.stderr).not.toContain('Queue name already taken');
+    expect(run.status).toBe(0);
+    expect(creates(run.commands)).toEqual([]);
+    expect(run.commands.filter((c) => c.startsWith('queues list'))).toEqual(
+      [1, 2, 3, 4].map((p) => `queues list --page ${p}`),
+    );
   });
 
   it('stops with exit 1 and says which command failed', () => {

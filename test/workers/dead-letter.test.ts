@@ -48,6 +48,27 @@ describe('the dead-letter consumer', () => {
     expect((await waitForRun(runId)).step_statuses.slow).toBe('failed');
   });
 
+  it('takes a team Worker’s own dead-letter queue (`<queue>-dlq`) as one, not as step messages', async () => {
+    const runId = await startRun(
+      {
+        steps: [{ id: 'slow', action: 'demo.sleep', parameters: { ms: 1500, value: 'late' } }],
+      },
+      { execution_mode: 'parallel', retry_failed_steps: 3 },
+    );
+    await waitForRun(runId, (r) => r.step_statuses.slow === 'running');
+    // examples/custom-worker's wrangler.toml names its queues after the Worker.
+    const batch = dlqBatch(
+      [{ run_id: runId, step_id: 'slow', attempt: 1, plan_version: 1 }],
+      'custom-worker-steps-dlq',
+    );
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(['d0']);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(JSON.stringify(run.steps.slow?.error)).toContain('dead_lettered');
+  });
+
   it('leaves an attempt whose result is already recorded as it was, and acks', async () => {
     const runId = await startRun(
       { steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] },

@@ -1,5 +1,5 @@
 /**
- * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `approve`,
+ * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `watch <id>`, `approve`,
  * `reject`, `input`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
  */
 import type { Command } from 'commander';
@@ -115,6 +115,30 @@ export function registerManage(program: Command, context: () => Context, done: D
       const events: RunEvent[] = await ctx.client.events(id, { after });
       for (const e of events) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
       done(EXIT.ok);
+    });
+
+  // A run started elsewhere (the dashboard, the client, `run --no-watch`) followed as `run` follows
+  // the runs it starts: what `edgeplan watch` does, as the client's watch() does in code.
+  program
+    .command('watch')
+    .description(
+      'Follow a run to its end: the live view on a terminal (asking for approval or input there), one line per event otherwise',
+    )
+    .argument('<id>', 'run id')
+    .action(async (given: string) => {
+      const ctx = context();
+      const id = runId(given);
+      const view = await follow(ctx.client, id, {
+        tty: ctx.tty && !ctx.json,
+        interactive: ctx.interactive && !ctx.json,
+        json: ctx.json,
+        style: ctx.style,
+        signal: ctx.signal,
+      });
+      if (ctx.signal.aborted) return;
+      // One more JSON line after the events: the run as it ended (as `run --watch --json` prints it).
+      if (ctx.json) ctx.print(JSON.stringify(await ctx.client.getRun(id)));
+      done(exitForStatus(view.status));
     });
 
   program
