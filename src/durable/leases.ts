@@ -78,13 +78,18 @@ export class Leases {
     return true;
   }
 
-  /** Consumers still running these attempts extend their leases. */
+  /**
+   * Consumers still running these attempts extend their leases — and say they hold them: a row
+   * written again while its attempt was out (the run ended and was retried meanwhile) says unbegun,
+   * and would otherwise be handed to a second consumer once it ran out, the first still running it.
+   */
   renew(attempts: readonly { step_id: string; attempt: number }[], now: number): void {
     const held = this.#all();
     const renewed: [string, Lease][] = [];
     for (const a of attempts) {
       const l = held.get(a.step_id);
-      if (l?.attempt === a.attempt && l.begun) renewed.push([a.step_id, { ...l, until: now + this.ttlMs }]);
+      if (l?.attempt === a.attempt)
+        renewed.push([a.step_id, { attempt: a.attempt, until: now + this.ttlMs, begun: true }]);
     }
     this.#write(renewed);
   }

@@ -409,7 +409,8 @@ export class PlanRun extends DurableObject<Env> {
     }
     const expired = this.leases.expired(running, now);
     // Untaken: never begun by any consumer. (An attempt begun before a lease was kept for it — one
-    // still out when its run was retried — has an unbegun row, and is sent again as before.)
+    // still out when its run was retried — has an unbegun row until its consumer renews it; one whose
+    // consumer died meanwhile runs out so, and is sent again.)
     const taken = (l: { step_id: string; begun: boolean }) =>
       l.begun || m.state.steps.get(l.step_id)!.invoked;
     const lost = expired.filter(taken);

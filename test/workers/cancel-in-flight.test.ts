@@ -3,12 +3,13 @@
  * side effects happen), and its outcome comes after `RunTerminated`. The trace keeps it, marked
  * `after_run_ended`; the step counts as completed, so a retry keeps it and runs only what the cancel
  * cut off. Nothing of an ended run starts again: a message for its attempt delivered after the cancel
- * does not call the tool.
+ * does not call the tool — nor, once the run is retried while the step still runs, a second consumer.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { exports, env } from 'cloudflare:workers';
 import { vi, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client';
-import type { BeginStep } from '../../src/durable/plan-run';
+import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { api, events, startRun, waitForRun, type Json } from './helpers';
 
@@ -95,5 +96,28 @@ describe('a step on the queue that outlives its cancelled run', () => {
       (e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'c',
     );
     expect(invokedC).toHaveLength(1);
+  });
+
+  it('is left to its consumer when the run is retried while it still runs, not handed to a second one', async () => {
+    const k = `late-retry-${crypto.randomUUID()}`;
+    const { runId, stub } = await cancelWhileQueued(k, 1500);
+    // Retried at once: c's attempt is still out, and d waits for it again.
+    expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);
+    // The object's check on its queue attempts keeps a lease row for c again: unbegun, as it was
+    // written after the run's end let go of the first one.
+    await runInDurableObject(stub, async (instance: PlanRun) => {
+      await instance.alarm();
+    });
+    // The consumer still running c renews its lease; a second send of the attempt finds it held.
+    await stub.renewLeases([{ step_id: 'c', attempt: 1 }]);
+    const [dup] = (await stub.beginSteps([{ step_id: 'c', attempt: 1 }])) as BeginStep[];
+    expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
+    const run = await waitForRun(runId, (r) => r.status === 'completed');
+    expect(run.step_results).toEqual({ c: { key: k, value: 1 }, d: { after: 'c' } });
+    const invokedC = (await events(runId)).filter(
+      (e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'c',
+    );
+    expect(invokedC).toHaveLength(1);
+    expect(await readDemoCounter(env, k)).toBe(1);
   });
 });
