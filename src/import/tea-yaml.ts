@@ -23,7 +23,7 @@ import { FAILED, yamlValue } from './tea-values';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
 import { LineIndex } from './line-index';
-import { yamlTooDeep } from './yaml-depth';
+import { yamlTooDeep } from './yaml-scan';
 import { settingsEnvNames } from '../plan/tea-settings';
 
 /** A key `state_schema` declares, and its line (the API's `state_keys`; TEA reads a missing key as None). */
