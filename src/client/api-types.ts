@@ -580,6 +580,11 @@ export interface components {
             tokens?: {
                 prompt: number;
                 completion: number;
+                /**
+                 * @description The server never reported usage (the stream was cut off before it): estimated as 4 characters a token
+                 * @enum {boolean}
+                 */
+                estimated?: true;
             };
             latency_ms?: number;
         };
@@ -1169,6 +1174,11 @@ export interface components {
                 tokens?: {
                     prompt: number;
                     completion: number;
+                    /**
+                     * @description Not reported by the server (a stream cut off): estimated as 4 characters a token
+                     * @enum {boolean}
+                     */
+                    estimated?: true;
                 };
             };
         };
@@ -1307,6 +1317,11 @@ export interface components {
                 tokens?: {
                     prompt: number;
                     completion: number;
+                    /**
+                     * @description Not reported by the server (a stream cut off): estimated as 4 characters a token
+                     * @enum {boolean}
+                     */
+                    estimated?: true;
                 };
             };
         };
@@ -1441,6 +1456,11 @@ export interface components {
                 tokens?: {
                     prompt: number;
                     completion: number;
+                    /**
+                     * @description Not reported by the server (a stream cut off): estimated as 4 characters a token
+                     * @enum {boolean}
+                     */
+                    estimated?: true;
                 };
                 cached?: boolean;
                 schema_findings?: string[];
@@ -1592,6 +1612,11 @@ export interface components {
                 tokens?: {
                     prompt: number;
                     completion: number;
+                    /**
+                     * @description Not reported by the server (a stream cut off): estimated as 4 characters a token
+                     * @enum {boolean}
+                     */
+                    estimated?: true;
                 };
             };
         };
@@ -1712,6 +1737,11 @@ export interface components {
                 tokens?: {
                     prompt: number;
                     completion: number;
+                    /**
+                     * @description Not reported by the server (a stream cut off): estimated as 4 characters a token
+                     * @enum {boolean}
+                     */
+                    estimated?: true;
                 };
             };
         };

@@ -7,7 +7,12 @@ import type { RunConfig } from '../plan/config';
 import type { Plan, PlanStep, RunStatus } from '../plan/model';
 import type { Estimates } from '../plan/estimates';
 
-export type TokenCount = { prompt: number; completion: number };
+export type TokenCount = {
+  prompt: number;
+  completion: number;
+  /** Not reported by the server (a planning stream cut off before its usage): estimated from the text. */
+  estimated?: true;
+};
 
 export type PlanChangeKind = 'revision' | 'approval_edit' | 'rollback' | 'turn';
 

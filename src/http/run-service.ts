@@ -56,6 +56,7 @@ export async function startRun(
   const prepared = prepareRunPlan(req, {
     inputFields: (tool) => deps.tools.inputFields(tool),
     hasTool: (tool) => deps.tools.has(tool),
+    maxSteps: req.config.max_steps,
   });
   if (!prepared.ok) return { kind: 'error', ...prepared.error };
   let candidate = prepared.plan;

@@ -39,7 +39,16 @@ export type PreparedRun =
       /** Step id → source line, for findings about imported steps. */
       lines?: Record<string, number>;
     }
-  | { ok: false; error: { code: 'invalid_request' | 'invalid_plan'; message: string; details?: unknown } };
+  | {
+      ok: false;
+      error: { code: 'invalid_request' | 'invalid_plan'; message: string; details?: unknown };
+      /**
+       * Set when the source was refused before converting for a limit validation checks (more steps
+       * than `maxSteps`): these are the validation findings, with their source line, and `error` says
+       * what validating would have (`invalid_plan`, the findings in `details.errors`).
+       */
+      findings?: (Finding & { line?: number })[];
+    };
 
 const LABELS: Record<ImportFormat | 'tool-calls', string> = {
   'tea-yaml': 'TEA workflow',
@@ -59,6 +68,8 @@ export function prepareRunPlan(
     /** A tool's input fields in declared order: LLMCompiler's positional arguments fill them. */
     inputFields?: (tool: string) => readonly string[] | undefined;
     hasTool?: (tool: string) => boolean;
+    /** The run's `max_steps`: an import sure to have more steps is refused before it is converted. */
+    maxSteps?: number;
   } = {},
 ): PreparedRun {
   if (req.format === undefined) {
@@ -89,8 +100,8 @@ export function prepareRunPlan(
       'For a TEA workflow "input" is its initial state: send an object such as {"user_goal": "…"}',
     );
   }
-  const r = convertTeaYaml(req.source);
-  if (!r.ok) return invalidPlan(req.format, r.errors);
+  const r = convertTeaYaml(req.source, opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps });
+  if (!r.ok) return r.tooManySteps ? tooManySteps(r.errors[0]) : invalidPlan(req.format, r.errors);
   const state = req.input ?? {};
   // TEA's state_schema: the initial state's values must have the declared types.
   const schema = r.plan.metadata?.state_schema;
@@ -132,6 +143,24 @@ export function withSourceLines(
     const line = f.step_id === undefined ? undefined : lines[f.step_id];
     return line === undefined ? f : { ...f, line };
   });
+}
+
+/** An import refused for having more steps than `max_steps`, answered as validating it would be. */
+function tooManySteps(issue: ImportIssue | undefined): PreparedRun {
+  const finding: Finding & { line?: number } = {
+    code: 'too_many_steps',
+    message: issue?.message ?? 'more steps than max_steps',
+    ...(issue?.line === undefined ? {} : { line: issue.line }),
+  };
+  return {
+    ok: false,
+    error: {
+      code: 'invalid_plan',
+      message: `The plan has 1 finding: ${finding.message}`,
+      details: { errors: [finding] },
+    },
+    findings: [finding],
+  };
 }
 
 function invalidRequest(message: string): PreparedRun {

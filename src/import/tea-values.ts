@@ -4,8 +4,8 @@
  * kept so an error when the template renders at run time can name its line too.
  */
 import type { ErrorCode } from '../error-codes';
-import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Document, Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, visit } from 'yaml';
+import type { Alias, Document, Node as YamlNode } from 'yaml';
 import { checkTemplate, isTemplate } from '../plan/jinja';
 import { issueAt } from './types';
 import type { ImportIssue } from './types';
@@ -14,7 +14,13 @@ import type { ImportIssue } from './types';
 export const FAILED: unique symbol = Symbol('failed');
 
 export type ValueContext = {
-  doc: Document;
+  /** The node an alias stands for ({@link aliasResolver}). */
+  resolve: (alias: Alias) => unknown;
+  /**
+   * Characters (and values) the workflow's parameters may still come to: an alias builds its
+   * anchor's value again, so without a bound 100 uses of a large anchor built it 100 times.
+   */
+  budget: { left: number; exceeded?: true };
   lineOf: (n: YamlNode | null | undefined, fallback?: number) => number;
   nodeName: string;
   errors: ImportIssue[];
@@ -33,7 +39,19 @@ export function yamlValue(node: unknown, ctx: ValueContext, depth = 0, path = ''
   if (depth > MAX_DEPTH)
     return fail(ctx, node, 'bad_node', 'with: is nested too deeply (does an alias contain itself?)');
   if (node == null) return null;
-  if (isAlias(node)) return yamlValue(node.resolve(ctx.doc), ctx, depth + 1, path);
+  const { budget } = ctx;
+  if (budget.exceeded) return FAILED;
+  budget.left -= isScalar(node) && typeof node.value === 'string' ? node.value.length + 1 : 1;
+  if (budget.left < 0) {
+    budget.exceeded = true;
+    return fail(
+      ctx,
+      node,
+      'yaml_syntax',
+      'with its aliases (*name) written out, the workflow comes to more than a request carries (5 MiB): use large anchors fewer times',
+    );
+  }
+  if (isAlias(node)) return yamlValue(ctx.resolve(node), ctx, depth + 1, path);
   if (isScalar(node)) {
     if (typeof node.value !== 'string') return node.value;
     // Block scalars start on the line after their `|`.
@@ -82,6 +100,25 @@ export function yamlValue(node: unknown, ctx: ValueContext, depth = 0, path = ''
     return failed ? FAILED : out;
   }
   return null;
+}
+
+/**
+ * What each alias of `doc` stands for — the last node before it with its anchor, as YAML and the
+ * library's `Alias.resolve` say — found in one walk of the document. `Alias.resolve(doc)` walks the
+ * whole document for each alias: a workflow of many aliases took minutes.
+ */
+export function aliasResolver(doc: Document): (alias: Alias) => unknown {
+  const targets = new Map<Alias, YamlNode>();
+  const anchors = new Map<string, YamlNode>();
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) {
+        const target = anchors.get(node.source);
+        if (target !== undefined) targets.set(node, target);
+      } else if (node.anchor) anchors.set(node.anchor, node);
+    },
+  });
+  return (alias) => targets.get(alias);
 }
 
 function fail(ctx: ValueContext, node: unknown, code: ErrorCode, message: string): typeof FAILED {

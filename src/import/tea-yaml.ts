@@ -13,25 +13,55 @@
 import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import { MAX_NESTING_DEPTH } from '../nesting';
+import { MAX_PLAN_STEPS } from '../plan/config';
 import type { PlanStepInput } from '../plan/model';
 import { DEFAULT_MAX_ITERATIONS, TEA_END, type TeaMeta } from '../plan/tea-meta';
 import { ACTION_STATE_DEFAULTS, RAW_PARAMETERS } from './tea-results';
 import { navigationRules, type Navigation } from './tea-rules';
 import { locateNodes, scalarString } from './tea-structure';
 import type { LineOf, Located } from './tea-structure';
-import { FAILED, yamlValue } from './tea-values';
+import { FAILED, aliasResolver, yamlValue } from './tea-values';
+import type { ValueContext } from './tea-values';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
 import { LineIndex } from './line-index';
-import { yamlTooDeep } from './yaml-depth';
+import { scanYaml } from './yaml-scan';
+import type { YamlScan } from './yaml-scan';
+import { expandedSizeOver } from './expanded-size';
 import { settingsEnvNames } from '../plan/tea-settings';
 
 /** A key `state_schema` declares, and its line (the API's `state_keys`; TEA reads a missing key as None). */
 export type StateRead = { key: string; node: string; line: number };
 
-/** A converted workflow also says which initial-state keys its `state_schema` declares. */
+/**
+ * A converted workflow also says which initial-state keys its `state_schema` declares. A workflow
+ * refused for having more steps than `maxSteps` says so (`tooManySteps`): its one issue is a
+ * validation finding (`too_many_steps`), not a problem with the text.
+ */
 export type TeaImportResult =
-  (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] }) | Extract<ImportResult, { ok: false }>;
+  | (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] })
+  | (Extract<ImportResult, { ok: false }> & { tooManySteps?: true });
+
+export type TeaImportOptions = {
+  /** The run's `max_steps`: a workflow sure to have more steps is refused before it is parsed. */
+  maxSteps?: number;
+};
+
+/**
+ * The most aliases (`*name`) a workflow may have. The yaml library resolves each by a scan whose
+ * length grows with the document, so their cost grows with their square (20,000 took minutes); and as
+ * `toJS` refuses an anchor used more than 100 times, a real workflow has far fewer.
+ */
+export const MAX_ALIASES = 1000;
+
+/**
+ * The most a workflow may come to with its aliases written out: 5 MiB, what one API request body
+ * carries (src/http/middleware/body-limit.ts).
+ */
+export const MAX_EXPANDED_CHARS = 5 * 1024 * 1024;
+
+/** Scalars that navigate (`goto:`, `navigation:`, `edges:`): with them, some nodes may never run. */
+const NAVIGATION: ReadonlySet<string> = new Set(['goto', 'navigation', 'edges']);
 
 const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
   run: 'inline code (run:, Python, Lua or Prolog) cannot run here; call a registered tool with uses:/action:',
@@ -58,13 +88,11 @@ const UNSUPPORTED_TOP_KEYS: Record<string, string> = {
  * // r.plan.steps[0] → { id: 'greet', action: 'demo.echo', parameters: {}, output_path: 'state', … };
  * // r.plan.metadata.tea.params.greet → { text: 'Hello {{ state.name }}' }
  */
-export function convertTeaYaml(source: string): TeaImportResult {
-  const deep = yamlTooDeep(source, MAX_NESTING_DEPTH);
-  if (deep) {
-    const at = new LineIndex(source).at(deep.offset);
-    const message = `sequences and mappings nest more than ${MAX_NESTING_DEPTH} levels deep here; the limit is ${MAX_NESTING_DEPTH}`;
-    return importFailed([issueAt('too_deep', at.line, message, at.column)]);
-  }
+export function convertTeaYaml(source: string, opts: TeaImportOptions = {}): TeaImportResult {
+  const scan = scanYaml(source, { maxDepth: MAX_NESTING_DEPTH, maxAliases: MAX_ALIASES, words: NAVIGATION });
+  const refused = refuseUnparsed(source, scan, opts);
+  if (refused) return refused;
+  const aliases = scan.aliases.count;
   const counter = new LineCounter();
   const doc = parseDocument(source, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -110,10 +138,12 @@ export function convertTeaYaml(source: string): TeaImportResult {
   meta.env_names = settingsEnvNames(meta.settings);
   const maxIterations = maxIterationsOf(root, meta.settings, lineOf, errors);
 
+  const resolve = aliasResolver(doc);
+  const budget: ValueContext['budget'] = { left: MAX_EXPANDED_CHARS };
   const conditions = new Map<string, string>();
   const converted: { step: PlanStepInput; line: number }[] = [];
   for (const n of nodes) {
-    const step = convertNode(n, meta, doc, lineOf, errors);
+    const step = convertNode(n, meta, { resolve, budget }, lineOf, errors);
     if (step === null) continue;
     const cond = n.node.get('condition', true);
     if (cond != null) {
@@ -171,6 +201,12 @@ export function convertTeaYaml(source: string): TeaImportResult {
   if (workflow !== null) metadata.workflow = workflow;
   if (meta.state_schema) metadata.state_schema = meta.state_schema;
   metadata.tea = meta;
+  // Aliases share their anchor's value until it is written out: a workflow whose aliases write out
+  // larger than a request could have carried is refused, not stored and sent at that size.
+  if (aliases > 0 && expandedSizeOver(metadata, MAX_EXPANDED_CHARS)) {
+    const message = `its ${aliases} aliases (*name) write the workflow out to more than ${MAX_EXPANDED_CHARS} characters, the most a request carries: use large anchors fewer times`;
+    return importFailed([issueAt('yaml_syntax', 1, message)]);
+  }
   const goal = scalarString(root.get('description', true)) ?? workflow ?? '';
   // The keys state_schema declares, with their lines (the API lists them; input values are checked against them).
   const stateReads = isMap(schema)
@@ -214,7 +250,7 @@ function chain(
 function convertNode(
   n: Located,
   meta: TeaMeta,
-  doc: Document,
+  { resolve, budget }: Pick<ValueContext, 'resolve' | 'budget'>,
   lineOf: LineOf,
   errors: ImportIssue[],
 ): PlanStepInput | null {
@@ -262,7 +298,7 @@ function convertNode(
   const lines: Record<string, number> = {};
   const params: Record<string, unknown> = {};
   if (isMap(withNode)) {
-    const converted = yamlValue(withNode, { doc, lineOf, nodeName: n.name, errors, lines });
+    const converted = yamlValue(withNode, { resolve, budget, lineOf, nodeName: n.name, errors, lines });
     if (converted === FAILED) return null;
     Object.assign(params, converted);
   }
@@ -281,7 +317,7 @@ function convertNode(
     const key = scalarString(outputNode);
     if (key !== null && /^[A-Za-z_][\w-]*$/.test(key)) output_path = `state.${key}`;
     else if (isMap(outputNode)) {
-      const mapping = yamlValue(outputNode, { doc, lineOf, nodeName: n.name, errors, lines: {} });
+      const mapping = yamlValue(outputNode, { resolve, budget, lineOf, nodeName: n.name, errors, lines: {} });
       if (mapping === FAILED) return null;
       meta.outputs[n.name] = mapping as Record<string, unknown>;
     } else {
@@ -303,6 +339,43 @@ function convertNode(
     dependencies: [],
     output_path,
   };
+}
+
+/**
+ * What is refused from the text's tokens alone, before the workflow is parsed: nesting that would
+ * overflow the parser's stack, aliases whose look-ups would take minutes, and more nodes than
+ * `maxSteps` when each is sure to be a step.
+ */
+function refuseUnparsed(source: string, scan: YamlScan, opts: TeaImportOptions): TeaImportResult | null {
+  const where = (offset: number) => new LineIndex(source).at(offset);
+  if (scan.tooDeep) {
+    const at = where(scan.tooDeep.offset);
+    const message = `sequences and mappings nest more than ${MAX_NESTING_DEPTH} levels deep here; the limit is ${MAX_NESTING_DEPTH}`;
+    return importFailed([issueAt('too_deep', at.line, message, at.column)]);
+  }
+  if (scan.aliases.pastLimit !== null) {
+    const at = where(scan.aliases.pastLimit);
+    const message = `the workflow has ${scan.aliases.count} aliases (*name); the limit is ${MAX_ALIASES}: write the repeated values out, or keep them once in variables: and use {{ variables.name }}`;
+    return importFailed([issueAt('yaml_syntax', at.line, message, at.column)]);
+  }
+  // Without navigation every node is a step, so a workflow with more nodes than max_steps is refused
+  // here: parsing and converting it cost far more than this count (seconds at 10,000 nodes). With
+  // navigation a node may be unreached, and not a step: validation counts those steps.
+  const nodes = scan.rootSequences.get('nodes');
+  if (opts.maxSteps === undefined || !nodes || nodes.entries <= opts.maxSteps || scan.words.size > 0)
+    return null;
+  const { line, column } = where(nodes.offset);
+  const message = tooManyNodes(nodes.entries, opts.maxSteps);
+  return { ok: false, errors: [{ code: 'too_many_steps', message, line, column }], tooManySteps: true };
+}
+
+/** Why a workflow of `nodes` nodes, each a step, does not fit `maxSteps`, and what to do. */
+function tooManyNodes(nodes: number, maxSteps: number): string {
+  const raise =
+    maxSteps < MAX_PLAN_STEPS
+      ? `raise config.max_steps (up to ${MAX_PLAN_STEPS}) or split the workflow`
+      : 'split the workflow';
+  return `The workflow has ${nodes} nodes, each a step; the limit (max_steps) is ${maxSteps}: ${raise}`;
 }
 
 function mapOf(root: YAMLMap, key: string, doc: Document): Record<string, unknown> {

@@ -86,6 +86,8 @@ function checkStages(
 /** A transition's `to` that ends a staged run. */
 export const STAGE_END = '__end__';
 
+/** The `max_steps` of a run that sets none. */
+export const DEFAULT_MAX_STEPS = 20;
 /** The largest `max_steps` a run may set. */
 export const MAX_PLAN_STEPS = 100_000;
 /** The deepest sub-plan nesting (`max_depth`) a run may set — as `POST /v1/plans` allows. */
@@ -123,7 +125,7 @@ export const RunConfigSchema = z.object({
   token_budget: z.number().int().positive().nullish(),
   mode: z.enum(['eager', 'lazy']).default('eager'),
   /** At most MAX_PLAN_STEPS: past it a plan no longer fits a request body, nor a run object's memory. */
-  max_steps: z.number().int().min(1).max(MAX_PLAN_STEPS).default(20),
+  max_steps: z.number().int().min(1).max(MAX_PLAN_STEPS).default(DEFAULT_MAX_STEPS),
   max_depth: z.number().int().min(0).max(MAX_PLAN_DEPTH).default(3),
   /**
    * How a goal is planned and run: `iterative` / `react` plan a turn at a time — when the steps of a

@@ -16,7 +16,12 @@ export const FORMAT_MODES: readonly FormatMode[] = ['json_schema', 'json_object'
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
-export type TokenCount = { prompt: number; completion: number };
+export type TokenCount = {
+  prompt: number;
+  completion: number;
+  /** The server never said (a stream cut off before its usage): estimated from the text (token-estimate.ts). */
+  estimated?: true;
+};
 
 export type ChatCall = {
   client: OpenAI;

@@ -25,6 +25,7 @@ import type { PlanOptions } from './pipeline';
 import { attemptContext, candidateContext } from './planning-setup';
 import type { AttemptOutcome } from './reliability';
 import { summarizeFindings } from './repair';
+import { estimateUsage } from './token-estimate';
 import { resolveTemplate } from './template-store';
 import { renderPrompt } from './templates';
 import type { PlannerDeps, TraceEntry } from './types';
@@ -81,6 +82,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     const header: Record<string, unknown> = {};
     let raw = '';
     let usage: TokenCount = { prompt: 0, completion: 0 };
+    /** The server took the request (its headers came): the prompt is spent, whatever follows. */
+    let started = false;
+    let usageSeen = false;
+    /** Every character of content that streamed, the part read after the finish line included. */
+    let streamed = 0;
     let end: StreamEnd | null = null;
     let last: ValidationResult | null = null;
 
@@ -112,6 +118,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         },
         { signal: ctx.signal },
       );
+      started = true;
       const lines = new LineSplitter();
       // After the finish line the rest is read only for the usage chunk, and only briefly: a model
       // that keeps talking is cut off rather than waited for.
@@ -122,8 +129,10 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       reading: for await (const chunk of stream) {
         if (chunk.usage) {
           usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+          usageSeen = true;
         }
         const text = chunk.choices[0]?.delta?.content ?? '';
+        streamed += text.length;
         if (afterFinish >= 0) {
           afterFinish += text.length;
           if (afterFinish > MAX_AFTER_FINISH) break;
@@ -182,6 +191,10 @@ export class LlmStreamingPlanner implements StreamingPlanner {
           validation: null,
         };
     }
+    // A stream that ended before its usage chunk — cut off by us (an invalid step, a model talking on
+    // after its finish line), a timeout or the connection — still spent tokens: they are estimated
+    // from the text, marked `estimated`, and counted toward the run's usage and budget like any.
+    if (started && !usageSeen) usage = estimateUsage(messages, streamed);
     if (!end && accepted.length === 0) {
       end = { outcome: 'parse_error', message: 'The stream held no step lines', validation: null };
     }

@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { parseCallArgs } from '../../src/import/call-args';
 import { convertLlmCompiler } from '../../src/import/llmcompiler';
 import { convertTeaYaml } from '../../src/import/tea-yaml';
-import { yamlTooDeep } from '../../src/import/yaml-depth';
+import { yamlTooDeep } from '../../src/import/yaml-scan';
 import { MAX_NESTING_DEPTH } from '../../src/nesting';
 import { RESEARCH_PLANNER } from './import-helpers';
 
@@ -38,6 +38,7 @@ const DOCUMENTS = [
   '? a\n: - b\n  - c: [d]',
   'a: 1\n---\nb: [[2]]',
   'a: [ [ [ } } } [ [ 1 ] ] ] ] ]',
+  'a: [[ ---, [[1]]]]\nb: |\n  ---\n  - x\nc: [[2]]',
 ];
 
 describe('yamlTooDeep', () => {
@@ -65,6 +66,16 @@ describe('yamlTooDeep', () => {
     expect(yamlTooDeep(hidden, MAX_NESTING_DEPTH)).not.toBeNull();
     const mismatched = 'a: ' + ('['.repeat(60) + '}'.repeat(59)).repeat(5);
     expect(yamlTooDeep(mismatched, MAX_NESTING_DEPTH)).not.toBeNull();
+  });
+
+  it('is not fooled by plain scalars that look like document markers', () => {
+    // `---` inside a flow sequence is the string "---", not a new document: the brackets before it
+    // stay open (counting them from zero again let 9,000 levels through to the parser).
+    for (const marker of ['---', '...']) {
+      const src = 'a: ' + `${'['.repeat(60)} ${marker}, `.repeat(2) + '1' + ']'.repeat(120);
+      expect(valueDepth(parseDocument(src).toJS())).toBeGreaterThan(MAX_NESTING_DEPTH);
+      expect(yamlTooDeep(src, MAX_NESTING_DEPTH)).not.toBeNull();
+    }
   });
 
   it('stops early on 10,000 levels of flow or block nesting', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/executor/tools';
 import { convertTeaYaml } from '../../src/import/tea-yaml';
+import { MAX_PLAN_STEPS } from '../../src/plan/config';
 import type { TeaMeta } from '../../src/plan/tea-meta';
 import { RESEARCH_PLANNER, dependencies, toolsNamed, validate } from './import-helpers';
 
@@ -247,6 +248,46 @@ describe('TEA YAML limits', () => {
     const r = convertTeaYaml(bomb);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.errors[0]!.code).toBe('yaml_syntax');
+  });
+
+  it('refuses more nodes than maxSteps before parsing; past the largest max_steps it says to split', () => {
+    const nodes = (n: number) => `nodes:\n${'  - { name: x, uses: demo.echo }\n'.repeat(n)}`;
+    // Duplicate names: the refusal comes from the count alone, before any node is read.
+    expect(convertTeaYaml(nodes(3), { maxSteps: 2 })).toEqual({
+      ok: false,
+      tooManySteps: true,
+      errors: [
+        {
+          code: 'too_many_steps',
+          message: `The workflow has 3 nodes, each a step; the limit (max_steps) is 2: raise config.max_steps (up to ${MAX_PLAN_STEPS}) or split the workflow`,
+          line: 1,
+          column: 1,
+        },
+      ],
+    });
+    const r = convertTeaYaml(nodes(MAX_PLAN_STEPS + 1), { maxSteps: MAX_PLAN_STEPS });
+    expect(!r.ok && r.errors[0]!.message).toBe(
+      `The workflow has ${MAX_PLAN_STEPS + 1} nodes, each a step; the limit (max_steps) is ${MAX_PLAN_STEPS}: split the workflow`,
+    );
+    // At the limit it is read: the duplicate names are found.
+    expect(convertTeaYaml(nodes(2), { maxSteps: 2 })).toMatchObject({
+      ok: false,
+      errors: [{ code: 'duplicate_node' }],
+    });
+  });
+
+  it('reads an alias as the last anchor of its name before it, as YAML does', () => {
+    const r = convertTeaYaml(
+      [
+        'nodes:',
+        '  - { name: a, uses: demo.echo, with: { first: &v one, again: *v } }',
+        '  - { name: b, uses: demo.echo, with: { second: &v two, now: *v } }',
+      ].join('\n'),
+    );
+    expect(r.ok && (r.plan.metadata as { tea: TeaMeta }).tea.params).toEqual({
+      a: { first: 'one', again: 'one' },
+      b: { second: 'two', now: 'two' },
+    });
   });
 
   it('expands ordinary anchors and aliases in with:', () => {

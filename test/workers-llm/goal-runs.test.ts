@@ -110,7 +110,8 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
   });
 
   it('gives up on a stream that goes silent for planning_timeout_s, instead of waiting on it', async () => {
-    setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a')]), stall: true }]).fetch);
+    const llm = scriptedLlm([{ stream: ndjson([echo('a')]), stall: true }]);
+    setLlmFetch(llm.fetch);
     const r = await api('POST', '/v1/runs', {
       goal: 'echo, then stall',
       config: { execution_mode: 'sequential', planning_timeout_s: 0.5 },
@@ -122,8 +123,32 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect(run.error.message).toMatch(
       /The plan stream failed after 1 accepted step: timeout: LLM at \S+ sent nothing for 0\.5 s after its headers/,
     );
-    expect(run.token_usage.total_tokens).toBe(0); // the stalled stream never reported its usage
+    // The stalled stream never reported its usage: what it sent and streamed is estimated (4 characters
+    // a token), marked so in its trace, and counted.
+    const estimated = {
+      prompt: Math.ceil(llm.sent[0]!.body.messages.reduce((n, m) => n + m.content.length, 0) / 4),
+      completion: Math.ceil(ndjson([echo('a')]).join('').length / 4),
+      estimated: true,
+    };
+    expect(run.error.details.planning_trace[0].tokens).toEqual(estimated);
+    expect(run.token_usage.total_tokens).toBe(estimated.prompt + estimated.completion);
     expect(run.step_results.a).toEqual({ id: 'a' });
+  });
+
+  it('counts a stream it cuts off (an invalid first step) toward the token budget, which then stops planning', async () => {
+    const bad = { ...echo('a'), action: 'no.such.tool' };
+    const llm = scriptedLlm([{ stream: ndjson([bad, echo('b')]) }, plan([echo('a')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'plan my holiday', config: { token_budget: 50 } });
+    const run = await waitForRun(r.body.run_id);
+    // The stream was read up to its invalid step and no further, so its usage never came: estimated.
+    const trace = run.error.details.planning_trace as { tokens?: { estimated?: true } }[];
+    expect(trace[0]!.tokens?.estimated).toBe(true);
+    const spent = run.token_usage.total_tokens as number;
+    expect(spent).toBeGreaterThanOrEqual(50);
+    expect(run.error.code).toBe('planning_failed');
+    expect(run.error.message).toContain(`planning spent ${spent} tokens, the token budget is 50`);
+    expect(llm.sent).toHaveLength(1); // no repair or retry past the budget
   });
 
   it('lists no version and serves none while the plan still streams in', async () => {

@@ -7,6 +7,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { z } from 'zod';
 import { prepareRunPlan, withSourceLines } from '../../import/run-request';
 import type { PreparedRun } from '../../import/run-request';
+import { DEFAULT_MAX_STEPS } from '../../plan/config';
 import { validatePlan } from '../../plan/validate';
 import type { ValidateOptions, ValidationResult } from '../../plan/validate';
 import { planGoal } from '../../planner/pipeline';
@@ -106,8 +107,11 @@ export function registerPlanRoutes(app: App): void {
         requireState: input !== undefined,
         inputFields: (tool) => tools.inputFields(tool),
         hasTool: (tool) => tools.has(tool),
+        maxSteps: config?.max_steps ?? DEFAULT_MAX_STEPS,
       },
     );
+    // Refused before converting for a limit (too many steps): the findings validation would give.
+    if (!prepared.ok && prepared.findings) return c.json({ valid: false, errors: prepared.findings }, 200);
     if (!prepared.ok) {
       const { code, message, details } = prepared.error;
       return jsonError(c, code, message, details);

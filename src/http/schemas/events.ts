@@ -22,7 +22,13 @@ export const ErrorInfoSchema = z
   })
   .openapi('ErrorInfo');
 
-const TokenCountSchema = z.object({ prompt: z.number(), completion: z.number() });
+const TokenCountSchema = z.object({
+  prompt: z.number(),
+  completion: z.number(),
+  estimated: z.literal(true).optional().openapi({
+    description: 'Not reported by the server (a stream cut off): estimated as 4 characters a token',
+  }),
+});
 const ms = z.number().openapi({ description: 'Epoch milliseconds' });
 const planRef = PlanSchema.openapi({ description: 'The plan' });
 

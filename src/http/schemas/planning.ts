@@ -90,7 +90,16 @@ export const TraceEntrySchema = z
     message: z.string().optional(),
     findings: z.array(FindingSchema).optional(),
     rule: z.string().optional(),
-    tokens: z.object({ prompt: z.number(), completion: z.number() }).optional(),
+    tokens: z
+      .object({
+        prompt: z.number(),
+        completion: z.number(),
+        estimated: z.literal(true).optional().openapi({
+          description:
+            'The server never reported usage (the stream was cut off before it): estimated as 4 characters a token',
+        }),
+      })
+      .optional(),
     latency_ms: z.number().optional(),
   })
   .openapi('PlanningTraceEntry');
