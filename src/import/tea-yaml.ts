@@ -358,12 +358,14 @@ function refuseUnparsed(source: string, scan: YamlScan, opts: TeaImportOptions):
     const message = `the workflow has ${scan.aliases.count} aliases (*name); the limit is ${MAX_ALIASES}: write the repeated values out, or keep them once in variables: and use {{ variables.name }}`;
     return importFailed([issueAt('yaml_syntax', at.line, message, at.column)]);
   }
-  // Without navigation every node is a step, so a workflow with more nodes than max_steps is refused
-  // here: parsing and converting it cost far more than this count (seconds at 10,000 nodes). With
-  // navigation a node may be unreached, and not a step: validation counts those steps.
+  // Without navigation every node is a step, so a workflow far past max_steps (more than twice as
+  // many nodes, or past the largest max_steps) is refused here: parsing and converting it cost far
+  // more than this count (seconds at 10,000 nodes). One a little past it is read, so the refusal
+  // comes with the workflow's other findings. With navigation a node may be unreached, and not a
+  // step: validation counts those steps.
   const nodes = scan.rootSequences.get('nodes');
-  if (opts.maxSteps === undefined || !nodes || nodes.entries <= opts.maxSteps || scan.words.size > 0)
-    return null;
+  if (opts.maxSteps === undefined || !nodes || scan.words.size > 0) return null;
+  if (nodes.entries <= Math.min(2 * opts.maxSteps, MAX_PLAN_STEPS)) return null;
   const { line, column } = where(nodes.offset);
   const message = tooManyNodes(nodes.entries, opts.maxSteps);
   return { ok: false, errors: [{ code: 'too_many_steps', message, line, column }], tooManySteps: true };

@@ -33,17 +33,28 @@ describe('a TEA workflow with more nodes than max_steps', () => {
     });
   });
 
-  it('POST /v1/plans/validate is 200 valid: false with the same finding, against the config it is given', async () => {
+  it('POST /v1/plans/validate is 200 valid: false with the same finding, against the config it is given (far past it)', async () => {
     const r = await api('POST', '/v1/plans/validate', {
       format: 'tea-yaml',
       source,
-      config: { max_steps: 9_999 },
+      config: { max_steps: 4_999 },
     });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       valid: false,
-      errors: [{ code: 'too_many_steps', message: tooMany(10_000, 9_999), line: 2 }],
+      errors: [{ code: 'too_many_steps', message: tooMany(10_000, 4_999), line: 2 }],
     });
+  });
+
+  it('one a little past max_steps is read whole: the refusal comes with its other findings', async () => {
+    const source = workflow(21).replace('uses: demo.echo', 'uses: demo.nope');
+    const r = await api('POST', '/v1/plans/validate', { format: 'tea-yaml', source });
+    expect(r.status).toBe(200);
+    expect(r.body.valid).toBe(false);
+    expect(r.body.errors.map((e: { code: string }) => e.code).sort()).toEqual([
+      'too_many_steps',
+      'unknown_tool',
+    ]);
   });
 
   it('one of exactly max_steps nodes is not refused', async () => {
