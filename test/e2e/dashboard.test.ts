@@ -335,11 +335,11 @@ describe('the dashboard', () => {
     const { page, errors } = await open(`/#/runs/${run_id}`);
     await page.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector('[data-run-status="cancelled"]');
-    // Read afresh: the page follows the run again after a decision.
+    // Read afresh: the page follows the run again after a decision (and has read it up to its snapshot).
     await page.reload();
-    await page.waitForSelector('[data-run-status="cancelled"]');
-    await page.waitForFunction(() =>
-      /\/1 steps/.test(document.querySelector('.toolbar .muted')?.textContent ?? ''),
+    await page.waitForSelector('main.run-page[aria-busy="false"]');
+    await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
+      'cancelled',
     );
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
@@ -349,11 +349,7 @@ describe('the dashboard', () => {
     expect.soft(counts).toMatch(/^0\/1 steps completed · 1 skipped · v1/);
     // Why it was skipped, and that it never ran: no unresolved template called "resolved inputs".
     const panel = page.getByRole('complementary', { name: 'Step a' });
-    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
-    await panel
-      .getByText('Skipped')
-      .waitFor({ timeout: 5_000 })
-      .catch(() => undefined);
+    // The page has its snapshot (skip reasons, inferred dependencies): it has read the run up to it.
     expect.soft(await panel.locator('[data-skip-reason]').count()).toBe(1);
     expect.soft(await panel.innerText()).toMatch(/(cancelled|ended) before it ran[\s\S]*never ran/);
     expect.soft(await panel.getByRole('heading', { name: 'Resolved inputs' }).count()).toBe(0);
@@ -778,16 +774,14 @@ describe('the dashboard', () => {
     });
     await waitForStatus(run_id, 'failed');
     const { page, errors } = await open(`/#/runs/${run_id}`);
+    // What it offers once it has read the run (until then it offers nothing).
+    await page.waitForSelector('main.run-page[aria-busy="false"]');
     await page.click('svg.dag [data-step-id="c"]');
     const panel = page.getByRole('complementary', { name: 'Step c' });
     await panel.waitFor({ timeout: 10_000 });
     // c depends on b (inferred), which failed: the API would refuse a retry of c; b's is offered.
     // (Soft: each check stands for a fix of its own, and all are reported.)
-    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
-    await panel
-      .getByText('Skipped')
-      .waitFor({ timeout: 5_000 })
-      .catch(() => undefined);
+    // The page has its snapshot (skip reasons, inferred dependencies): it has read the run up to it.
     const said = await panel.innerText();
     expect.soft(await panel.getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
     expect.soft(await panel.getByRole('button', { name: 'Retry b' }).count()).toBe(1);

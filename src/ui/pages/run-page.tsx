@@ -118,7 +118,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     );
 
   return (
-    <main class="run-page">
+    // Busy while it reads the run's past up to its snapshot (assistive technology waits it out).
+    <main class="run-page" aria-busy={!acts}>
       <div class="toolbar">
         <h2
           class={wholeGoal ? 'whole' : undefined}
