@@ -16,6 +16,12 @@ export type LiveRun = {
   missing: boolean;
   /** The service went away (a restart, the network): the watch is trying again, the last state kept. */
   reconnecting: boolean;
+  /**
+   * The events are read up to the snapshot first read (its `last_seq`). Until then the page is
+   * replaying the run's past — a rejected run passes through "awaiting approval", a completed one
+   * through its earlier versions — and what the view says is not what the API would allow now.
+   */
+  caughtUp: boolean;
   /** Follow again after the last event seen (after an action that makes an ended run go on). */
   restart: () => void;
   refresh: () => Promise<void>;
@@ -41,7 +47,7 @@ export function useRun(runId: string): LiveRun {
   const [missing, setMissing] = useState(false);
   const [reconnecting, setReconnecting] = useState(false);
   const [nonce, setNonce] = useState(0);
-  const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[] });
+  const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[], caughtUp: false });
   const frame = useRef(0);
 
   const refresh = useCallback(async () => {
@@ -61,7 +67,8 @@ export function useRun(runId: string): LiveRun {
     // Another run starts from nothing; the same run followed again (after a retry, a rollback, a lost
     // service) goes on after the last event it has: replaying from the start would show it passing
     // through its earlier states again.
-    if (state.current.runId !== runId) state.current = { runId, view: emptyView(runId), events: [] };
+    if (state.current.runId !== runId)
+      state.current = { runId, view: emptyView(runId), events: [], caughtUp: false };
     const after = state.current.view.last_seq;
     setError(null);
     setMissing(false);
@@ -129,6 +136,12 @@ export function useRun(runId: string): LiveRun {
     return () => clearInterval(t);
   }, [reconnecting, runId]);
 
+  // Once caught up, it stays so: later snapshots (read after an action, or a REREAD event) may be a
+  // little ahead of the socket, which is no replay of the past.
+  const s = state.current;
+  if (!s.caughtUp && s.runId === runId && run?.run_id === runId && s.view.last_seq >= run.last_seq)
+    s.caughtUp = true;
+
   return {
     view: state.current.view,
     events: state.current.events,
@@ -136,6 +149,7 @@ export function useRun(runId: string): LiveRun {
     error,
     missing,
     reconnecting,
+    caughtUp: s.runId === runId && s.caughtUp,
     restart: () => setNonce((n) => n + 1),
     refresh,
   };

@@ -316,7 +316,8 @@ describe('the dashboard’s controls', () => {
     await shot(page, 'events-huge');
     // The step's output and the run's final output: the same start and download.
     await page.goto(`${server.base}/#/runs/${runId}`);
-    await page.locator('[data-step-id="huge"]').first().click({ timeout: 10_000 });
+    // Once the page has read the step's attempt: before, its panel shows the parameters as planned.
+    await page.locator('[data-step-id="huge"][data-status="completed"]').first().click({ timeout: 10_000 });
     const panel = page.getByRole('complementary', { name: 'Step huge' });
     const downloads = panel.getByRole('link', { name: 'Download the whole' });
     await downloads.first().waitFor({ timeout: 5_000 });

@@ -52,3 +52,57 @@ export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) 
   const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
   return { api, waitForStatus, open, shot };
 }
+
+/**
+ * Runs in the page before its scripts (`page.addInitScript(slowWebSockets, ms)`): every WebSocket
+ * hands on each of its messages `ms` after the one before, so the page reads a run's past events over
+ * many frames, as on a slow link — after the snapshot (`GET /v1/runs/:id`) has long arrived.
+ */
+export function slowWebSockets(ms: number) {
+  const Real = window.WebSocket;
+  class Slow extends EventTarget {
+    private ws: WebSocket;
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super();
+      this.ws = new Real(url, protocols);
+      let chain = Promise.resolve();
+      const later = (e: Event) => {
+        chain = chain.then(
+          () =>
+            new Promise<void>((r) =>
+              setTimeout(() => {
+                this.dispatchEvent(e);
+                r();
+              }, ms),
+            ),
+        );
+      };
+      this.ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
+      this.ws.addEventListener('message', (e) => later(new MessageEvent('message', { data: e.data })));
+      this.ws.addEventListener('error', () => later(new Event('error')));
+      this.ws.addEventListener('close', (e) =>
+        later(new CloseEvent('close', { code: e.code, reason: e.reason })),
+      );
+    }
+    send(data: string) {
+      this.ws.send(data);
+    }
+    close(code?: number, reason?: string) {
+      this.ws.close(code, reason);
+    }
+  }
+  window.WebSocket = Slow as unknown as typeof WebSocket;
+}
+
+/**
+ * Runs in the page before its scripts: every button the page ever draws in `main` (its label) is kept
+ * in `window.buttonsSeen`, however briefly it was there.
+ */
+export function recordButtons() {
+  const seen = new Set<string>();
+  (window as unknown as { buttonsSeen: Set<string> }).buttonsSeen = seen;
+  new MutationObserver(() => {
+    for (const b of document.querySelectorAll('main button'))
+      seen.add(b.getAttribute('aria-label') ?? b.textContent?.trim() ?? '');
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}

@@ -61,8 +61,11 @@ afterAll(async () => {
 
 describe('the dashboard following LLM-planned runs', () => {
   it('says a plan is still streaming in while its first steps run, and lists the attempts once it is whole', async () => {
+    // The rest of the plan comes once the test has looked at the page (however long it took to open).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
     llm.script('stream-slowly', [
-      { pieces: ndjson([echo('gather'), echo('sort', ['gather']), echo('report', ['sort'])]), gap_ms: 700 },
+      { pieces: ndjson([echo('gather'), echo('sort', ['gather']), echo('report', ['sort'])]), held },
     ]);
     const { run_id } = (await api('POST', '/v1/runs', {
       goal: 'stream-slowly: gather, sort, report',
@@ -72,16 +75,19 @@ describe('the dashboard following LLM-planned runs', () => {
     // The first step ran while the model still writes: not "1/1 steps completed" as if done.
     await page.waitForSelector('.step-counts .streaming', { timeout: 15_000 });
     await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/still streaming in/);
-    // The planning tab does not claim that no LLM planned this run.
+    // The planning tab does not claim that no LLM planned this run (once it has read the attempts).
+    await page.getByText('The planner is at work').waitFor({ timeout: 10_000 });
     await expect(page.locator('.planning').innerText()).resolves.toMatch(
       /None yet: the plan is still streaming in[\s\S]*planner is at work/,
     );
     await shot(page, 'llm-streaming-planning');
+    release();
     await waitForStatus(run_id, 'completed');
     // The tab left open reads the attempts again once the planning ended.
     await page.waitForSelector('table.attempts-trace tbody tr[data-outcome="ok"]', { timeout: 10_000 });
+    // Once the page has the run's last events: the API said completed before the socket brought them.
+    await page.locator('.step-counts', { hasText: /3\/3 steps completed · v1/ }).waitFor({ timeout: 10_000 });
     expect(await page.locator('.step-counts .streaming').count()).toBe(0);
-    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/3\/3 steps completed · v1/);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { startWebhookReceiver } from './webhook-receiver';
-import { SHOTS, askThenUse, dashboardHelpers, type Json } from './dashboard-helpers';
+import {
+  SHOTS,
+  askThenUse,
+  dashboardHelpers,
+  recordButtons,
+  slowWebSockets,
+  type Json,
+} from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -328,11 +335,11 @@ describe('the dashboard', () => {
     const { page, errors } = await open(`/#/runs/${run_id}`);
     await page.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector('[data-run-status="cancelled"]');
-    // Read afresh: the page follows the run again after a decision.
+    // Read afresh: the page follows the run again after a decision (and has read it up to its snapshot).
     await page.reload();
-    await page.waitForSelector('[data-run-status="cancelled"]');
-    await page.waitForFunction(() =>
-      /\/1 steps/.test(document.querySelector('.toolbar .muted')?.textContent ?? ''),
+    await page.waitForSelector('main.run-page[aria-busy="false"]');
+    await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
+      'cancelled',
     );
     await page.click('svg.dag [data-step-id="a"]');
     await page.waitForSelector('.step-panel');
@@ -342,15 +349,65 @@ describe('the dashboard', () => {
     expect.soft(counts).toMatch(/^0\/1 steps completed · 1 skipped · v1/);
     // Why it was skipped, and that it never ran: no unresolved template called "resolved inputs".
     const panel = page.getByRole('complementary', { name: 'Step a' });
-    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
-    await panel
-      .getByText('Skipped')
-      .waitFor({ timeout: 5_000 })
-      .catch(() => undefined);
+    // The page has its snapshot (skip reasons, inferred dependencies): it has read the run up to it.
     expect.soft(await panel.locator('[data-skip-reason]').count()).toBe(1);
     expect.soft(await panel.innerText()).toMatch(/(cancelled|ended) before it ran[\s\S]*never ran/);
     expect.soft(await panel.getByRole('heading', { name: 'Resolved inputs' }).count()).toBe(0);
     await shot(page, 'run-rejected');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('offers no action from a run’s past while it reads the run’s events: no Retry on a rejected run, no Roll back on a completed one', async () => {
+    const one = { id: 'a', action: 'demo.echo', parameters: { v: 1 } };
+    const rejected = (await api('POST', '/v1/runs', {
+      plan: { goal: 'rejected, read slowly', steps: [one] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    const done = (await api('POST', '/v1/runs', {
+      plan: { goal: 'completed, read slowly', steps: [one] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(rejected.run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected.run_id}/approval`, { decision: 'reject' });
+    await waitForStatus(done.run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${done.run_id}/approval`, {
+      decision: 'modify',
+      plan: { goal: 'completed, read slowly', steps: [one, { ...one, id: 'a2' }] },
+    });
+    await waitForStatus(rejected.run_id, 'cancelled');
+    await waitForStatus(done.run_id, 'completed');
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The events come a frame or more apart: the page passes through the run's earlier states.
+    await page.addInitScript(slowWebSockets, 60);
+    await page.addInitScript(recordButtons);
+    const seen = () =>
+      page.evaluate(() => [...(window as unknown as { buttonsSeen: Set<string> }).buttonsSeen]);
+    const actions = /^(Approve|Reject|Modify|Retry|Cancel|Roll back)/;
+
+    // The snapshot (cancelled) comes first, the events after it: "awaiting approval" among them.
+    await page.goto(`${server.base}/#/runs/${rejected.run_id}`);
+    await page.waitForSelector('[data-outcome="rejected"]');
+    await page.locator('.toolbar .muted', { hasText: '1 skipped' }).waitFor();
+    expect((await seen()).filter((b) => actions.test(b))).toEqual([]);
+
+    // The snapshot held back until the events are read: v2 is current while the run still runs.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/v1/runs/${done.run_id}`, async (route) => {
+      await held;
+      await route.fallback();
+    });
+    await page.goto(`${server.base}/#/runs/${done.run_id}/versions`);
+    await page.waitForSelector('.versions tr.current >> text=v2');
+    await page.waitForSelector('[data-run-status="completed"]');
+    const snapshot = page.waitForResponse((r) => r.url().endsWith(`/v1/runs/${done.run_id}`));
+    release();
+    await snapshot;
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+    expect((await seen()).filter((b) => actions.test(b))).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -717,16 +774,14 @@ describe('the dashboard', () => {
     });
     await waitForStatus(run_id, 'failed');
     const { page, errors } = await open(`/#/runs/${run_id}`);
+    // What it offers once it has read the run (until then it offers nothing).
+    await page.waitForSelector('main.run-page[aria-busy="false"]');
     await page.click('svg.dag [data-step-id="c"]');
     const panel = page.getByRole('complementary', { name: 'Step c' });
     await panel.waitFor({ timeout: 10_000 });
     // c depends on b (inferred), which failed: the API would refuse a retry of c; b's is offered.
     // (Soft: each check stands for a fix of its own, and all are reported.)
-    // The snapshot (skip reasons, inferred dependencies) may come after the events: a while for it.
-    await panel
-      .getByText('Skipped')
-      .waitFor({ timeout: 5_000 })
-      .catch(() => undefined);
+    // The page has its snapshot (skip reasons, inferred dependencies): it has read the run up to it.
     const said = await panel.innerText();
     expect.soft(await panel.getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
     expect.soft(await panel.getByRole('button', { name: 'Retry b' }).count()).toBe(1);

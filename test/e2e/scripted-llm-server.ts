@@ -9,8 +9,12 @@ import type { AddressInfo } from 'node:net';
 
 export type Answer =
   | string
-  /** Content sent as SSE chunks `gap_ms` apart when the call streams (as one completion when not). */
-  | { pieces: string[]; gap_ms?: number }
+  /**
+   * Content sent as SSE chunks `gap_ms` apart when the call streams (as one completion when not);
+   * with `held`, the pieces after the first wait for it (a stream caught half-way, for as long as a
+   * test looks at it).
+   */
+  | { pieces: string[]; gap_ms?: number; held?: Promise<void> }
   | { status: number; error: string };
 
 /** One `{"type":"step"}` NDJSON line per step, as a streaming planner answers. */
@@ -72,10 +76,12 @@ export async function startScriptedLlm() {
           })}\n\n`,
         );
       const gap = typeof answer === 'string' ? 0 : (answer.gap_ms ?? 0);
+      const held = typeof answer === 'string' ? undefined : answer.held;
       void (async () => {
         chunk({ role: 'assistant', content: '' });
-        for (const p of pieces) {
+        for (const [i, p] of pieces.entries()) {
           if (gap) await new Promise((r) => setTimeout(r, gap));
+          if (i === 1 && held) await held;
           chunk({ content: p });
         }
         res.write(
@@ -94,6 +100,11 @@ export async function startScriptedLlm() {
     script(tag: string, answers: Answer[]) {
       scripts.push([tag, [...answers]]);
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    // A stream still held (a test that failed before it let go) is cut, not waited for.
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -16,6 +16,8 @@ const attempts = async (runId: string) =>
     .map((e) => e.payload as Json);
 
 describe('approval webhook delivery', () => {
+  // The retries wait 1 s, then 2 s: 3 s of clock at least (3.4 s measured). Its wait for them (8 s)
+  // was cut at vitest's 5 s default, too little for a loaded machine.
   it('records every attempt and retries a failing receiver with backoff until it takes the webhook', async () => {
     const path = `/fail-first/2/${crypto.randomUUID()}`;
     const runId = await startRun(plan, {
@@ -23,7 +25,7 @@ describe('approval webhook delivery', () => {
       approval: { webhook_url: `${base}${path}`, timeout_s: 600 },
     });
     await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
-      timeout: 8_000,
+      timeout: 15_000,
       interval: 100,
     });
     const tried = await attempts(runId);
@@ -35,7 +37,7 @@ describe('approval webhook delivery', () => {
     expect(tried[0]!.next_attempt_at).toBeGreaterThan(0);
     expect(tried[2]!.next_attempt_at).toBeNull();
     expect(await hits(path)).toBe(3);
-  });
+  }, 20_000);
 
   it('sends the webhook again after the object is lost mid-delivery, and its link approves the run', async () => {
     const path = `/hang-first/${crypto.randomUUID()}`;

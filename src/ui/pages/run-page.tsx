@@ -86,8 +86,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     }
     return null;
   };
-  const waitingApproval = status === 'awaiting_approval';
-  const waitingInput = status === 'awaiting_input';
+  // Actions only once the page has read the run up to its snapshot: while it replays the past it would
+  // offer what the run no longer allows (Retry on a rejected run, Roll back on a completed one).
+  const acts = live.caughtUp;
+  const waitingApproval = acts && status === 'awaiting_approval';
+  const waitingInput = acts && status === 'awaiting_input';
   // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
   const request = live.events.findLast((e) => e.event_type === 'InputRequested');
   const asked =
@@ -115,7 +118,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     );
 
   return (
-    <main class="run-page">
+    // Busy while it reads the run's past up to its snapshot (assistive technology waits it out).
+    <main class="run-page" aria-busy={!acts}>
       <div class="toolbar">
         <h2
           class={wholeGoal ? 'whole' : undefined}
@@ -182,7 +186,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             </button>
           </>
         ) : null}
-        {ENDED.has(status) && status !== 'completed' && !view.unapproved ? (
+        {acts && ENDED.has(status) && status !== 'completed' && !view.unapproved ? (
           <button
             type="button"
             disabled={!!busy}
@@ -191,7 +195,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             Retry
           </button>
         ) : null}
-        {!ENDED.has(status) ? (
+        {acts && !ENDED.has(status) ? (
           <button
             type="button"
             class="danger"
@@ -290,7 +294,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               run={run}
               failedDependency={step.status === 'skipped' ? failedDependency(step.id) : null}
               onRetry={
-                ENDED.has(status) && !view.unapproved
+                acts && ENDED.has(status) && !view.unapproved
                   ? (id) => void act('retry', () => api().retry(runId, id), true)
                   : undefined
               }
@@ -307,7 +311,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           runId={runId}
           current={view.plan_version}
           // The API rolls back while the run plans, waits or runs, or after it failed or was aborted.
-          canRollBack={!['completed', 'cancelled'].includes(status)}
+          canRollBack={acts && !['completed', 'cancelled'].includes(status)}
           ended={ENDED.has(status) ? status : null}
           onChanged={() => {
             setMessage(null);
