@@ -96,13 +96,17 @@ export function slowWebSockets(ms: number) {
 
 /**
  * Runs in the page before its scripts: every button the page ever draws in `main` (its label) is kept
- * in `window.buttonsSeen`, however briefly it was there.
+ * in `window.buttonsSeen`, and every text of the run's status badge in `window.badgesSeen`, however
+ * briefly it was there.
  */
 export function recordButtons() {
   const seen = new Set<string>();
-  (window as unknown as { buttonsSeen: Set<string> }).buttonsSeen = seen;
+  const badges = new Set<string>();
+  Object.assign(window, { buttonsSeen: seen, badgesSeen: badges });
   new MutationObserver(() => {
     for (const b of document.querySelectorAll('main button'))
       seen.add(b.getAttribute('aria-label') ?? b.textContent?.trim() ?? '');
+    const badge = document.querySelector('.toolbar .badge')?.textContent?.trim();
+    if (badge) badges.add(badge);
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 }

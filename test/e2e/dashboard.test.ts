@@ -392,6 +392,12 @@ describe('the dashboard', () => {
     await page.waitForSelector('[data-outcome="rejected"]');
     await page.locator('.toolbar .muted', { hasText: '1 skipped' }).waitFor();
     expect((await seen()).filter((b) => actions.test(b))).toEqual([]);
+    // Its badge said rejected from the snapshot on, never the cancelled the API's status is.
+    const badges = await page.evaluate(() => [
+      ...(window as unknown as { badgesSeen: Set<string> }).badgesSeen,
+    ]);
+    expect(badges).toContain('rejected');
+    expect(badges).not.toContain('cancelled');
 
     // The snapshot held back until the events are read: v2 is current while the run still runs.
     let release!: () => void;

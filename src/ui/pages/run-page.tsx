@@ -96,6 +96,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const asked =
     view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
   const ending = ENDED.has(status) ? endingOf(live.events) : null;
+  // Rejected: told by the events (the decision), or by the snapshot before they are read.
+  const rejected =
+    ending?.kind === 'rejected' || (ENDED.has(status) && run?.termination_reason === 'plan_rejected');
   // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran.
   const count = (status: string) => view.steps.filter((s) => s.status === status).length;
   const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
@@ -138,11 +141,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           {goal}
         </h2>
         <span
-          class={`badge status-${shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}`}
+          class={`badge status-${shownStatus(status, rejected ? 'plan_rejected' : null)}`}
           data-run-status={status}
-          title={ending?.kind === 'rejected' ? 'cancelled: its plan was rejected' : undefined}
+          title={rejected ? 'cancelled: its plan was rejected' : undefined}
         >
-          {shownStatus(status, ending?.kind === 'rejected' ? 'plan_rejected' : null)}
+          {shownStatus(status, rejected ? 'plan_rejected' : null)}
         </span>
         <span class="muted step-counts">
           {completed}/{view.steps.length} steps completed
