@@ -4,7 +4,8 @@
  * Otherwise: one plain line per event (or one JSON event per line with `--json`).
  */
 import type { EdgeplanClient } from '../client';
-import { EXIT } from './exit-codes';
+import type { Context } from './context';
+import { EXIT, exitForStatus } from './exit-codes';
 import { eventLine, plural, renderLive, type Style } from './render';
 import { applyEvent, emptyView, type RunView } from '../client/run-view';
 
@@ -26,6 +27,24 @@ let followed: string | null = null;
 export const followedRun = (): string | null => followed;
 /** Marks `runId` as the run this process follows, from the moment it exists. */
 export const following = (runId: string) => void (followed = runId);
+
+/**
+ * Follows `runId` as `run` and `watch` do — the live view on a terminal (asking there), one line per
+ * event otherwise — and with `--json` prints the run as it ended after its events. Resolves with the
+ * exit code for how it ended, or null when Ctrl-C stopped the watch.
+ */
+export async function followToEnd(ctx: Context, runId: string): Promise<number | null> {
+  const view = await follow(ctx.client, runId, {
+    tty: ctx.tty && !ctx.json,
+    interactive: ctx.interactive && !ctx.json,
+    json: ctx.json,
+    style: ctx.style,
+    signal: ctx.signal,
+  });
+  if (ctx.signal.aborted) return null;
+  if (ctx.json) ctx.print(JSON.stringify(await ctx.client.getRun(runId)));
+  return exitForStatus(view.status);
+}
 
 /** Follows `runId` until it ends (or `signal` aborts); returns what was seen. */
 export async function follow(client: EdgeplanClient, runId: string, o: FollowOptions): Promise<RunView> {

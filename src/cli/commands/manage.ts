@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
-import { follow } from '../follow';
+import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { clip, duration, eventLine } from '../render';
 
@@ -126,19 +126,8 @@ export function registerManage(program: Command, context: () => Context, done: D
     )
     .argument('<id>', 'run id')
     .action(async (given: string) => {
-      const ctx = context();
-      const id = runId(given);
-      const view = await follow(ctx.client, id, {
-        tty: ctx.tty && !ctx.json,
-        interactive: ctx.interactive && !ctx.json,
-        json: ctx.json,
-        style: ctx.style,
-        signal: ctx.signal,
-      });
-      if (ctx.signal.aborted) return;
-      // One more JSON line after the events: the run as it ended (as `run --watch --json` prints it).
-      if (ctx.json) ctx.print(JSON.stringify(await ctx.client.getRun(id)));
-      done(exitForStatus(view.status));
+      const code = await followToEnd(context(), runId(given));
+      if (code !== null) done(code);
     });
 
   program

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { EdgeplanApiError, estimateText, type CreateRunRequest, type Finding } from '../../client';
 import type { Context } from '../context';
-import { EXIT, exitForStatus, UsageError } from '../exit-codes';
-import { follow, following } from '../follow';
+import { EXIT, UsageError } from '../exit-codes';
+import { followToEnd, following } from '../follow';
 import { findingLines } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
 
@@ -61,17 +61,8 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         );
       }
       if (!ctx.json && !ctx.tty) ctx.print(`run ${created.run_id}`);
-      const view = await follow(ctx.client, created.run_id, {
-        tty: ctx.tty && !ctx.json,
-        interactive: ctx.interactive && !ctx.json,
-        json: ctx.json,
-        style: ctx.style,
-        signal: ctx.signal,
-      });
-      if (ctx.signal.aborted) return;
-      // One more JSON line after the events: the run as it ended.
-      if (ctx.json) ctx.print(JSON.stringify(await ctx.client.getRun(created.run_id)));
-      done(exitForStatus(view.status));
+      const code = await followToEnd(ctx, created.run_id);
+      if (code !== null) done(code);
     });
 
   program
