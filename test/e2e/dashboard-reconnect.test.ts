@@ -29,27 +29,62 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** A run waiting for approval, and its page open (with `init` run in the page before its scripts). */
+async function openWaitingRun(init?: () => void) {
+  const res = await fetch(`${server.base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      plan: { goal: 'wait for me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      config: { require_plan_approval: true },
+    }),
+  });
+  const { run_id } = (await res.json()) as { run_id: string };
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  if (init) await page.addInitScript(init);
+  await page.goto(`${server.base}/#/runs/${run_id}`);
+  await page.waitForSelector('[data-run-status="awaiting_approval"]');
+  const lost = page.getByRole('status').filter({ hasText: 'Connection lost — reconnecting…' });
+  return { run_id, page, errors, lost };
+}
+
+/**
+ * A new server on the killed one's state and port; the run approved there while the page was cut
+ * off — the page must catch up on its own, and its outage status go.
+ */
+async function backAndApprovedElsewhere({
+  run_id,
+  page,
+  errors,
+  lost,
+}: Awaited<ReturnType<typeof openWaitingRun>>) {
+  server = (await startDevServer({
+    name: 'dashboard-reconnect',
+    persist: server.persist,
+    port: server.port,
+    extraArgs: ['--log-level', 'error'],
+  })) as Dev;
+  const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve' }),
+  });
+  expect(approved.status).toBe(200);
+  await page.waitForSelector('[data-run-status="completed"]', { timeout: 30_000 });
+  await lost.waitFor({ state: 'detached', timeout: 10_000 });
+  await expect(page.getByRole('alert').count()).resolves.toBe(0);
+  expect(errors).toEqual([]);
+  await page.close();
+}
+
 describe('the dashboard across a restart of the service', () => {
   it('shows the outage, then follows the run again once the service is back', async () => {
-    const res = await fetch(`${server.base}/v1/runs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        plan: { goal: 'wait for me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
-        config: { require_plan_approval: true },
-      }),
-    });
-    const { run_id } = (await res.json()) as { run_id: string };
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.base}/#/runs/${run_id}`);
-    await page.waitForSelector('[data-run-status="awaiting_approval"]');
-
-    const { persist, port } = server;
+    const open = await openWaitingRun();
+    const { page, lost } = open;
     await server.kill();
     // A calm status, not an error; the run as last seen stays on the page.
-    const lost = page.getByRole('status').filter({ hasText: 'Connection lost — reconnecting…' });
     await lost.waitFor({ timeout: 20_000 });
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await expect(page.locator('[data-run-status]').getAttribute('data-run-status')).resolves.toBe(
@@ -57,71 +92,22 @@ describe('the dashboard across a restart of the service', () => {
     );
     await expect(page.locator('svg.dag [data-step-id="a"]').count()).resolves.toBe(1);
     await page.screenshot({ path: 'test-results/screenshots/run-reconnecting.png' });
-    server = (await startDevServer({
-      name: 'dashboard-reconnect',
-      persist,
-      port,
-      extraArgs: ['--log-level', 'error'],
-    })) as Dev;
-    // Decided elsewhere while the page was cut off: the page must catch up on its own.
-    const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'approve' }),
-    });
-    expect(approved.status).toBe(200);
-    await page.waitForSelector('[data-run-status="completed"]', { timeout: 30_000 });
-    await lost.waitFor({ state: 'detached', timeout: 10_000 });
-    await expect(page.getByRole('alert').count()).resolves.toBe(0);
-    expect(errors).toEqual([]);
-    await page.close();
+    await backAndApprovedElsewhere(open);
   }, 180_000);
 
   it('shows the outage when the service goes away before the page’s live connection opened', async () => {
-    const res = await fetch(`${server.base}/v1/runs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        plan: { goal: 'wait for me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 2 } }] },
-        config: { require_plan_approval: true },
-      }),
-    });
-    const { run_id } = (await res.json()) as { run_id: string };
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     // The page's WebSockets open only once the test lets them: the snapshot is shown, the socket not
     // yet open, when the service goes away (a race CI met).
-    await page.addInitScript(holdWebSockets);
-    await page.goto(`${server.base}/#/runs/${run_id}`);
-    await page.waitForSelector('[data-run-status="awaiting_approval"]');
-
-    const { persist, port } = server;
+    const open = await openWaitingRun(holdWebSockets);
+    const { page, lost } = open;
     await server.kill();
     await page.evaluate(() => (window as unknown as { openWebSockets(): void }).openWebSockets());
-    const lost = page.getByRole('status').filter({ hasText: 'Connection lost — reconnecting…' });
     await lost.waitFor({ timeout: 20_000 });
     // Held a while: the page keeps trying, calmly, without an error.
     await page.waitForTimeout(3000);
     await expect(lost.count()).resolves.toBe(1);
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
-    server = (await startDevServer({
-      name: 'dashboard-reconnect',
-      persist,
-      port,
-      extraArgs: ['--log-level', 'error'],
-    })) as Dev;
-    const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'approve' }),
-    });
-    expect(approved.status).toBe(200);
-    await page.waitForSelector('[data-run-status="completed"]', { timeout: 30_000 });
-    await lost.waitFor({ state: 'detached', timeout: 10_000 });
-    await expect(page.getByRole('alert').count()).resolves.toBe(0);
-    expect(errors).toEqual([]);
-    await page.close();
+    await backAndApprovedElsewhere(open);
   }, 180_000);
 });
 
