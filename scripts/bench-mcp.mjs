@@ -5,44 +5,25 @@
 // per step: client-observed (POST /v1/runs → the run seen completed, polled every 20 ms) and
 // server-side (started → completed), plus the tool's own latency as ToolReturned records it. Median
 // of 5 runs a kind. Usage: node scripts/bench-mcp.mjs [--steps=50] [--samples=5]
-import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { startDevServer } from './dev-server.mjs';
+import { serveMcp } from './mcp-loopback.mjs';
 
 const arg = (name, fallback) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
 const steps = arg('steps', 50);
 const samples = arg('samples', 5);
 
-const mcp = createServer(async (req, res) => {
+const mcp = await serveMcp(() => {
   const server = new McpServer({ name: 'edgeplan-bench', version: '1.0.0' });
   server.registerTool(
     'echo',
     { description: 'Returns its input', inputSchema: { i: z.number() }, outputSchema: { i: z.number() } },
     ({ i }) => ({ content: [{ type: 'text', text: String(i) }], structuredContent: { i } }),
   );
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-  const answer = await transport.handleRequest(
-    new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers,
-      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
-    }),
-  );
-  res.writeHead(answer.status, Object.fromEntries(answer.headers));
-  res.end(Buffer.from(await answer.arrayBuffer()));
+  return server;
 });
-await new Promise((resolve) => mcp.listen(0, '127.0.0.1', resolve));
 const servers = JSON.stringify([{ name: 'bench', url: `http://127.0.0.1:${mcp.address().port}/mcp` }]);
 
 const { base, stop } = await startDevServer({

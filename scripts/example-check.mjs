@@ -7,13 +7,12 @@
 // whole process group. Exits 0 when the example works; prints what it did.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { startDevServer } from './dev-server.mjs';
+import { serveMcp } from './mcp-loopback.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const npmEnv = { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
@@ -180,8 +179,8 @@ async function waitForRun(base, runId) {
  * A team's MCP server: the official SDK's McpServer over Streamable HTTP (stateless, JSON answers) on
  * a free loopback port, with one tool `shout` ({text} → {text} in capitals). Records every call.
  */
-async function teamMcpServer(calls) {
-  const http = createServer(async (req, res) => {
+function teamMcpServer(calls) {
+  return serveMcp(() => {
     const server = new McpServer({ name: 'team', version: '1.0.0' });
     server.registerTool(
       'shout',
@@ -196,25 +195,6 @@ async function teamMcpServer(calls) {
         return { content: [{ type: 'text', text: out.text }], structuredContent: out };
       },
     );
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const answer = await transport.handleRequest(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers,
-        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
-      }),
-    );
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    return server;
   });
-  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return http;
 }
