@@ -12,6 +12,7 @@ import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
 import { MAX_DESCRIPTION_CHARS, type McpLeftOutTool } from '../../src/mcp/listing';
 import { mcpTools } from '../../src/mcp/tools';
+import { loadMcpTools, mcpUnavailable } from '../../src/mcp/worker-tools';
 import { api, startRun, waitForRun } from '../workers/helpers';
 
 const base = `http://127.0.0.1:${inject('hostileMcpPort')}`;
@@ -80,6 +81,30 @@ describe('an MCP server whose listing misbehaves', () => {
         ),
       },
     ]);
+  });
+
+  it('still says why a tool was left out while its server cannot be listed', async () => {
+    const path = '/h/names/outage';
+    const mcpEnv = { MCP_SERVERS: JSON.stringify([{ name: 'o', url: `${base}${path}` }]) };
+    const outage = (isDown: boolean) =>
+      fetch(`${base}/h-down?path=${path}&down=${isDown}`, { method: 'POST' });
+    await loadMcpTools(mcpEnv);
+    const leftOut = () => mcpUnavailable(mcpEnv).filter((u) => u.name !== undefined);
+    const before = leftOut();
+    expect(before.map((u) => u.name)).toEqual(['mcp.o.ünï', `mcp.o.${'x'.repeat(140)}…`, 'mcp.o.dup']);
+    await outage(true);
+    try {
+      const during = await loadMcpTools(mcpEnv, { refresh: true });
+      expect(during.map((t) => t.name)).toContain('mcp.o.ok');
+      expect(mcpUnavailable(mcpEnv)).toEqual(
+        expect.arrayContaining([{ server: 'o', reason: expect.stringContaining('could not be listed') }]),
+      );
+      expect(leftOut()).toEqual(before);
+    } finally {
+      await outage(false);
+    }
+    await loadMcpTools(mcpEnv, { refresh: true });
+    expect(mcpUnavailable(mcpEnv)).toEqual(before);
   });
 
   it('lists 5,000 tools over 50 pages, and cuts an 8 MB description', async () => {
