@@ -116,9 +116,12 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
         const parsed = ToolSchema.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
+          // The path may hold the server's own keys (a property name): cut, it is kept and shown.
+          const at = issue?.path.map(String).join('.') ?? '';
+          const where = at.length > MAX_LEFT_OUT_NAME ? `${at.slice(0, MAX_LEFT_OUT_NAME)}…` : at;
           leaveOut(
             name,
-            `its definition is not valid MCP (${issue?.path.map(String).join('.')}: ${issue?.message}); fix the tool's definition on the server`,
+            `its definition is not valid MCP (${where}: ${issue?.message}); fix the tool's definition on the server`,
           );
         } else if (!TOOL_NAME.test(parsed.data.name)) {
           leaveOut(

@@ -11,6 +11,8 @@
  * - `bigList` — one tool whose description is 8 MB
  * - `names` — tools named `a.b`, `ünï`, `x` ×10,000, `http.request`, and `dup` twice
  * - `schemas` — tools whose inputSchema is invalid (`properties: 5`), nested 1,000 deep, or a `$ref` loop
+ *   (`schemas-<one>` lists only that one; `schemas-longkey`: a property of 100,000 characters that is not
+ *   a schema)
  * - `hang` — `tools/call` is never answered (the socket stays open)
  * - `drop` — `tools/call`'s connection is destroyed before an answer
  * - `huge` — `tools/call` answers 40 MB of text
@@ -136,6 +138,8 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
       };
     case 'schemas-invalid':
       return { tools: [OK, tool('invalid', { type: 'object', properties: 5 })] };
+    case 'schemas-longkey':
+      return { tools: [OK, tool('longkey', { type: 'object', properties: { ['k'.repeat(100_000)]: 5 } })] };
     case 'schemas-deep':
       return { tools: [OK, tool('deep', { type: 'object', properties: { n: nested(1_000) } })] };
     case 'schemas-loop':

@@ -83,6 +83,19 @@ describe('an MCP server whose listing misbehaves', () => {
     ]);
   });
 
+  it('keeps the reason short when the invalid part is a 100,000-character key of the server’s', async () => {
+    const leftOut: McpLeftOutTool[] = [];
+    const tools = await mcpTools([{ name: 'h', url: `${base}/h/schemas-longkey/a` }], {
+      env: {},
+      onLeftOut: (_, l) => leftOut.push(...l),
+    });
+    expect(tools.map((t) => t.name)).toEqual(['mcp.h.ok']);
+    expect(leftOut).toEqual([
+      { name: 'longkey', reason: expect.stringContaining('inputSchema.properties.kkk') },
+    ]);
+    expect(leftOut[0]!.reason.length).toBeLessThan(400);
+  });
+
   it('still says why a tool was left out while its server cannot be listed', async () => {
     const path = '/h/names/outage';
     const mcpEnv = { MCP_SERVERS: JSON.stringify([{ name: 'o', url: `${base}${path}` }]) };
