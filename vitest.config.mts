@@ -32,6 +32,9 @@ export default defineConfig(async () => {
     hostile('hostile_hang', 'hang/e2e'),
     hostile('hostile_loop', 'schemas-loop/e2e'),
     hostile('hostile_leak', 'leak/e2e', { Authorization: 'Bearer ${HOSTILE_MCP_TOKEN}' }),
+    // Tools left out one by one (a name MCP does not allow, a second "dup", an invalid inputSchema).
+    hostile('hostile_names', 'names/e2e'),
+    hostile('hostile_invalid', 'schemas-invalid/e2e'),
     // Refused (a wrong token), with the token echoed in the 401's body.
     hostile('hostile_badauth', 'leak/badauth', { Authorization: 'Bearer ${HOSTILE_WRONG_TOKEN}' }),
   ];

@@ -46,7 +46,7 @@ export interface paths {
         };
         /**
          * List registered tools
-         * @description Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted by name. `refresh=true` lists the MCP servers again instead of using the cached listings.
+         * @description Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted by name. `unavailable` says which MCP servers could not be listed and which tools a server lists were left out, and why. `refresh=true` lists the MCP servers again instead of using the cached listings.
          */
         get: operations["listTools"];
         put?: never;
@@ -466,6 +466,23 @@ export interface components {
             input_schema: unknown;
             /** @description JSON Schema of the output, when declared */
             output_schema?: unknown;
+        };
+        UnavailableTool: {
+            /**
+             * @description The MCP_SERVERS entry
+             * @example files
+             */
+            server: string;
+            /**
+             * @description The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed
+             * @example mcp.files.ünï
+             */
+            name?: string;
+            /**
+             * @description Why plans cannot use it, and what to change
+             * @example MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."; rename the tool on the server
+             */
+            reason: string;
         };
         Error: {
             error: {
@@ -1959,6 +1976,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         tools: components["schemas"]["Tool"][];
+                        /** @description MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same */
+                        unavailable: components["schemas"]["UnavailableTool"][];
                     };
                 };
             };

@@ -107,6 +107,8 @@ export class ToolRegistry {
   readonly #tools = new Map<string, AnyTool>();
   /** Why tools under a name prefix may be missing (an MCP server that could not be listed). */
   readonly #unavailable = new Map<string, string>();
+  /** Why one tool is missing (a tool an MCP server lists that cannot be used). */
+  readonly #unavailableTools = new Map<string, string>();
 
   constructor(tools: Iterable<AnyTool> = []) {
     for (const t of tools) this.register(t);
@@ -132,8 +134,16 @@ export class ToolRegistry {
     return this;
   }
 
-  /** Why `name` may be missing, when its source said so. */
+  /** Records why the tool named exactly `name` is missing, for the finding that names it. */
+  markToolUnavailable(name: string, reason: string): this {
+    this.#unavailableTools.set(name, reason);
+    return this;
+  }
+
+  /** Why `name` may be missing, when its source said so (a reason for the name itself first). */
   unavailableReason(name: string): string | undefined {
+    const own = this.#unavailableTools.get(name);
+    if (own !== undefined) return own;
     for (const [prefix, reason] of this.#unavailable) if (name.startsWith(prefix)) return reason;
     return undefined;
   }

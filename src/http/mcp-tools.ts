@@ -72,7 +72,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'list_tools',
     description:
-      "The actions a plan's steps may name (GET /v1/tools): no arguments; returns {tools: [{name, description, version, input_schema, output_schema, idempotent, deterministic}]}. Call it before writing a plan for validate_plan or start_run: a step's action is one of these names and its parameters fit that tool's input_schema.",
+      "The actions a plan's steps may name (GET /v1/tools): no arguments; returns {tools: [{name, description, version, input_schema, output_schema, idempotent, deterministic}], unavailable: [{server, name?, reason}]} (MCP servers that could not be listed and MCP tools left out, with why). Call it before writing a plan for validate_plan or start_run: a step's action is one of these names and its parameters fit that tool's input_schema.",
     body: null,
     runId: false,
     call: () => ({ method: 'GET', path: '/v1/tools' }),

@@ -4,8 +4,9 @@
  * hash of its URL, so pointing a name at another server never serves the old listing.
  *
  * Each listed tool is checked on its own: one the protocol's schema refuses, one whose name MCP does not
- * allow (1-128 of `A-Z a-z 0-9 _ - .`), or a second tool of the same name is left out and logged with
- * why; the server's other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
+ * allow (1-128 of `A-Z a-z 0-9 _ - .`), or a second tool of the same name is left out, logged, and kept
+ * in the listing's `leftOut` with why (so a plan naming it, and `GET /v1/tools`, can say); the server's
+ * other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
  */
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -22,8 +23,38 @@ export type McpListedTool = {
   annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
 };
 
-/** What `tools/list` gave for one server, and its version. */
-export type McpListing = { server: string; version: string; tools: McpListedTool[] };
+/** A tool the server listed that cannot be used, and why (a sentence saying what to change). */
+export type McpLeftOutTool = { name: string; reason: string };
+
+/**
+ * What `tools/list` gave for one server, and its version; `leftOut` is absent in listings cached before
+ * it was kept.
+ */
+export type McpListing = {
+  server: string;
+  version: string;
+  tools: McpListedTool[];
+  leftOut?: McpLeftOutTool[];
+};
+
+/** A listing as KV holds it: checked when read, so an entry of another shape is listed again. */
+const CachedListing = z.object({
+  server: z.string(),
+  version: z.string(),
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      outputSchema: z.record(z.string(), z.unknown()).optional(),
+      annotations: z
+        .object({ readOnlyHint: z.boolean().optional(), idempotentHint: z.boolean().optional() })
+        .optional(),
+    }),
+  ),
+  leftOut: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
+});
 
 /** Default lifetime of a cached listing, in seconds. */
 export const MCP_LISTING_TTL_S = 300;
@@ -35,6 +66,10 @@ const MAX_PAGES = 50;
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 /** A tool's description is cut here: it is read by the planner with every other tool's. */
 export const MAX_DESCRIPTION_CHARS = 4096;
+/** At most this many left-out tools are kept per server (the rest are only logged). */
+export const MAX_LEFT_OUT = 100;
+/** A left-out tool's name is kept up to this many characters (a longer one is not an MCP name anyway). */
+const MAX_LEFT_OUT_NAME = 140;
 
 /** One `tools/list` page, its tools unchecked (each is checked on its own). */
 const ListingPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -54,16 +89,21 @@ export type ListingOptions = McpConnectOptions & {
 export async function listMcpTools(server: McpServerConfig, opts: ListingOptions): Promise<McpListing> {
   const key = await listingKey(server);
   if (opts.kv && !opts.refresh) {
-    const cached = await opts.kv.get<McpListing>(key, 'json');
+    const cached = readCachedListing(await opts.kv.get(key, 'json'));
     if (cached) return cached;
   }
   const listing = await withMcpClient(server, opts, async (client) => {
     const tools: McpListedTool[] = [];
+    const leftOut: McpLeftOutTool[] = [];
     const names = new Set<string>();
-    const leaveOut = (name: unknown, why: string) =>
+    const leaveOut = (name: unknown, why: string) => {
+      const shown = typeof name === 'string' ? name : (JSON.stringify(name) ?? '(no name)');
+      const cutName = shown.length > MAX_LEFT_OUT_NAME ? `${shown.slice(0, MAX_LEFT_OUT_NAME)}…` : shown;
+      if (leftOut.length < MAX_LEFT_OUT) leftOut.push({ name: cutName, reason: why });
       console.warn(
-        `MCP server "${server.name}": tool ${JSON.stringify(name).slice(0, 140)} left out: ${why}; the server's other tools are kept`,
+        `MCP server "${server.name}": tool ${JSON.stringify(cutName)} left out: ${why}; the server's other tools are kept`,
       );
+    };
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const res = await client.request(
@@ -76,14 +116,23 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
         const parsed = ToolSchema.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
+          // The path may hold the server's own keys (a property name): cut, it is kept and shown.
+          const at = issue?.path.map(String).join('.') ?? '';
+          const where = at.length > MAX_LEFT_OUT_NAME ? `${at.slice(0, MAX_LEFT_OUT_NAME)}…` : at;
           leaveOut(
             name,
-            `its definition is not valid MCP (${issue?.path.map(String).join('.')}: ${issue?.message})`,
+            `its definition is not valid MCP (${where}: ${issue?.message}); fix the tool's definition on the server`,
           );
         } else if (!TOOL_NAME.test(parsed.data.name)) {
-          leaveOut(name, 'MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."');
+          leaveOut(
+            name,
+            'MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."; rename the tool on the server',
+          );
         } else if (names.has(parsed.data.name)) {
-          leaveOut(name, 'the server lists a tool of that name already');
+          leaveOut(
+            name,
+            'the server lists a tool of that name already and the first one is kept; give each tool its own name on the server',
+          );
         } else {
           names.add(parsed.data.name);
           tools.push(pick(parsed.data));
@@ -96,13 +145,29 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
       console.warn(
         `MCP server "${server.name}": more than ${MAX_PAGES} pages of tools; the first ${tools.length} are kept`,
       );
-    return { server: server.name, version: client.getServerVersion()?.version ?? 'unknown', tools };
+    const version = client.getServerVersion()?.version ?? 'unknown';
+    return { server: server.name, version, tools, ...(leftOut.length > 0 ? { leftOut } : {}) };
   });
   if (opts.kv) {
     const ttl = Math.max(KV_MIN_TTL_S, opts.ttlSeconds ?? MCP_LISTING_TTL_S);
     await opts.kv.put(key, JSON.stringify(listing), { expirationTtl: ttl });
   }
   return listing;
+}
+
+/**
+ * A listing read back from KV, or undefined when there is none or it has another shape (listed again).
+ * An entry cached before `leftOut` was kept is read without it.
+ * @example readCachedListing({ server: 'files', version: '1', tools: [] }); // { server: 'files', … }
+ */
+export function readCachedListing(value: unknown): McpListing | undefined {
+  if (value === null) return undefined;
+  const parsed = CachedListing.safeParse(value);
+  if (parsed.success) return parsed.data;
+  console.warn(
+    `MCP listing cached in KV has another shape (${parsed.error.issues[0]?.message}); listing again`,
+  );
+  return undefined;
 }
 
 /**

@@ -11,7 +11,13 @@ import { resolveHeaders, type McpServerConfig } from './config';
 import { redactSecrets } from '../planner/redact';
 import { headerSecrets, withMcpClient } from './client';
 import { zodFromJsonSchema } from './json-schema';
-import { listMcpTools, type ListingOptions, type McpListedTool, type McpListing } from './listing';
+import {
+  listMcpTools,
+  type ListingOptions,
+  type McpLeftOutTool,
+  type McpListedTool,
+  type McpListing,
+} from './listing';
 
 /** The `_meta` key a call's idempotency key travels in (the same for every attempt of a step). */
 export const MCP_IDEMPOTENCY_META = 'edgeplan/idempotency_key';
@@ -33,6 +39,11 @@ export type McpToolsOptions = Omit<ListingOptions, 'headers' | 'signal'> & {
    * it, the first failure is thrown.
    */
   onListError?: (server: McpServerConfig, err: Error) => void;
+  /**
+   * Called with the tools a server lists that cannot be used (a name MCP does not allow, a second tool
+   * of one name, a definition the protocol refuses), each with why; only for a server that has some.
+   */
+  onLeftOut?: (server: McpServerConfig, leftOut: readonly McpLeftOutTool[]) => void;
   signal?: AbortSignal;
 };
 
@@ -46,12 +57,13 @@ export async function mcpTools(
   servers: readonly McpServerConfig[],
   opts: McpToolsOptions,
 ): Promise<AnyTool[]> {
-  const { env, onListError, ...listing } = opts;
+  const { env, onListError, onLeftOut, ...listing } = opts;
   const lists = await Promise.all(
     servers.map(async (server) => {
       try {
         const headers = resolveHeaders(server, env);
         const found = await listMcpTools(server, { ...listing, headers });
+        if (found.leftOut?.length) onLeftOut?.(server, found.leftOut);
         return found.tools.map((tool) => mcpTool(server, found, tool, opts));
       } catch (err) {
         if (!onListError) throw err;

@@ -4,6 +4,7 @@
  * lists the servers — KV-cached — and keeps the tools for the isolate; {@link loadedMcpTools} (sync,
  * in the registry builder) hands them over. A malformed `MCP_SERVERS`, or a server that cannot be
  * listed, is logged with its reason and leaves those tools out; the rest of the Worker keeps working.
+ * Both, and each tool a server lists that cannot be used, are kept with why ({@link mcpUnavailable}).
  */
 import type { AnyTool } from '../executor/registry';
 import { readMcpServers } from './config';
@@ -19,8 +20,24 @@ export const LIST_TIMEOUT_MS = 5_000;
 /** A server whose last listing failed is asked again after this long, not after the listing TTL. */
 export const RELIST_FAILED_MS = 15_000;
 
-/** The tools of one `MCP_SERVERS` value, when they expire, and each server that could not be listed. */
-type Loaded = { tools: AnyTool[]; until: number; failures: ReadonlyMap<string, string> };
+/** A tool a server listed that cannot be used, and why. */
+type LeftOut = { server: string; tool: string; reason: string };
+
+/**
+ * The tools of one `MCP_SERVERS` value, when they expire, each server that could not be listed, and the
+ * tools the servers listed that were left out.
+ */
+type Loaded = {
+  tools: AnyTool[];
+  until: number;
+  failures: ReadonlyMap<string, string>;
+  leftOut: readonly LeftOut[];
+};
+
+/**
+ * An MCP server, or one tool of it (`name`, as a plan would call it), that plans cannot use now, and why.
+ */
+export type McpUnavailable = { server: string; name?: string; reason: string };
 
 // One empty listing, so a registry cached against "no MCP tools" stays valid across calls.
 const NONE: AnyTool[] = [];
@@ -45,6 +62,7 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const hit = loaded.get(key);
   if (hit && !opts.refresh && Date.now() < hit.until) return hit.tools;
   let tools: AnyTool[] = hit?.tools ?? [];
+  let leftOut: LeftOut[] = [];
   const failures = new Map<string, string>();
   const { servers, problems } = readMcpServers(env);
   for (const p of problems) console.error(`${p.code}: ${p.message} (left out; the other servers are kept)`);
@@ -59,17 +77,36 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
         failures.set(server.name, err.message.replace(`MCP server "${server.name}": `, ''));
         console.error(`MCP server "${server.name}" left out: ${err.message}`);
       },
+      onLeftOut: (server, tools) => {
+        for (const t of tools) leftOut.push({ server: server.name, tool: t.name, reason: t.reason });
+      },
     });
     // A server that could not be listed this time keeps the tools it listed last (a blip does not
     // take them away), and is asked again soon.
     const kept = tools.filter((t) => [...failures.keys()].some((name) => t.name.startsWith(`mcp.${name}.`)));
     tools = [...listed, ...kept];
+    leftOut = [...leftOut, ...(hit?.leftOut ?? []).filter((t) => failures.has(t.server))];
   } catch (err) {
     console.error(`MCP_SERVERS ignored: ${(err as Error).message}`);
   }
   const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
-  loaded.set(key, { tools, until, failures });
+  loaded.set(key, { tools, until, failures, leftOut });
   return tools;
+}
+
+/**
+ * What of `env`'s servers plans cannot use, with why: each server whose last listing failed (no `name`),
+ * then each tool a server listed that was left out (its action name, `mcp.<server>.<tool>`).
+ * @example mcpUnavailable(env); // [{server: 'files', name: 'mcp.files.ünï', reason: 'MCP tool names are …'}]
+ */
+export function mcpUnavailable(env: McpEnv): McpUnavailable[] {
+  const key = keyOf(env);
+  const hit = key === null ? undefined : loaded.get(key);
+  if (!hit) return [];
+  return [
+    ...[...hit.failures].map(([server, error]) => ({ server, reason: `could not be listed: ${error}` })),
+    ...hit.leftOut.map((t) => ({ server: t.server, name: `mcp.${t.server}.${t.tool}`, reason: t.reason })),
+  ];
 }
 
 /**

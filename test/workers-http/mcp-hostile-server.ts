@@ -11,6 +11,8 @@
  * - `bigList` — one tool whose description is 8 MB
  * - `names` — tools named `a.b`, `ünï`, `x` ×10,000, `http.request`, and `dup` twice
  * - `schemas` — tools whose inputSchema is invalid (`properties: 5`), nested 1,000 deep, or a `$ref` loop
+ *   (`schemas-<one>` lists only that one; `schemas-longkey`: a property of 100,000 characters that is not
+ *   a schema)
  * - `hang` — `tools/call` is never answered (the socket stays open)
  * - `drop` — `tools/call`'s connection is destroyed before an answer
  * - `huge` — `tools/call` answers 40 MB of text
@@ -24,6 +26,7 @@
  * - `slow` — `tools/list` answers after 300 ms
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
+ * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -45,6 +48,9 @@ type NodeRequest = IncomingMessage & { socket: Socket };
 type NodeServer = ReturnType<ReturnType<typeof http>['createServer']> & { closeAllConnections(): void };
 
 const HOSTILE_TOKEN = 'Bearer hostile-s3cret';
+
+/** Paths in an outage (503). */
+const down = new Set<string>();
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stats: Stats = {};
@@ -132,6 +138,8 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
       };
     case 'schemas-invalid':
       return { tools: [OK, tool('invalid', { type: 'object', properties: 5 })] };
+    case 'schemas-longkey':
+      return { tools: [OK, tool('longkey', { type: 'object', properties: { ['k'.repeat(100_000)]: 5 } })] };
     case 'schemas-deep':
       return { tools: [OK, tool('deep', { type: 'object', properties: { n: nested(1_000) } })] };
     case 'schemas-loop':
@@ -188,6 +196,19 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
     res.writeHead(200, { 'content-type': 'application/json' });
     const path = url.searchParams.get('path') ?? '';
     res.end(JSON.stringify(stats[path] ?? { list_calls: 0, call_calls: 0, requests: 0 }));
+    return;
+  }
+  if (url.pathname === '/h-down') {
+    const path = url.searchParams.get('path') ?? '';
+    if (url.searchParams.get('down') === 'true') down.add(path);
+    else down.delete(path);
+    res.writeHead(204, {});
+    res.end();
+    return;
+  }
+  if (down.has(url.pathname)) {
+    res.writeHead(503, { 'content-type': 'text/plain' });
+    res.end('down for maintenance');
     return;
   }
   const mode = url.pathname.split('/')[2] ?? '';

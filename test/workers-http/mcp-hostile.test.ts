@@ -5,12 +5,14 @@
  * through `executeTool` (what a step runs) with the runtime's own fetch, and through whole runs: the
  * project's MCP_SERVERS names four of its paths (vitest.config.mts).
  */
+import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
-import { MAX_DESCRIPTION_CHARS } from '../../src/mcp/listing';
+import { MAX_DESCRIPTION_CHARS, type McpLeftOutTool } from '../../src/mcp/listing';
 import { mcpTools } from '../../src/mcp/tools';
+import { loadMcpTools, mcpUnavailable } from '../../src/mcp/worker-tools';
 import { api, startRun, waitForRun } from '../workers/helpers';
 
 const base = `http://127.0.0.1:${inject('hostileMcpPort')}`;
@@ -45,6 +47,77 @@ describe('an MCP server whose listing misbehaves', () => {
     expect(names).toEqual(['mcp.h.ok', 'mcp.h.a.b', 'mcp.h.http.request', 'mcp.h.dup']);
     // One tool the protocol's schema refuses took every tool of the server away, as "could not be reached".
     expect((await listed('schemas-invalid', 'a')).map((t) => t.name)).toEqual(['mcp.h.ok']);
+  });
+
+  it('says why each tool was left out, and still says so when the listing comes from KV', async () => {
+    const seen: McpLeftOutTool[][] = [];
+    const server = { name: 'h', url: `${base}/h/names/kv` };
+    const opts = {
+      env: {},
+      kv: env.KV,
+      onLeftOut: (_: unknown, l: readonly McpLeftOutTool[]) => seen.push([...l]),
+    };
+    const first = (await mcpTools([server], opts)).map((t) => t.name);
+    const second = (await mcpTools([server], opts)).map((t) => t.name);
+    expect((await stats('/h/names/kv')).list_calls).toBe(1);
+    expect(second).toEqual(first);
+    expect(seen[0]).toEqual([
+      { name: 'ünï', reason: expect.stringContaining('rename the tool on the server') },
+      { name: `${'x'.repeat(140)}…`, reason: expect.stringContaining('MCP tool names are 1-128 of') },
+      { name: 'dup', reason: expect.stringContaining('lists a tool of that name already') },
+    ]);
+    expect(seen[1]).toEqual(seen[0]);
+
+    const invalid: McpLeftOutTool[] = [];
+    await mcpTools([{ name: 'h', url: `${base}/h/schemas-invalid/why` }], {
+      env: {},
+      onLeftOut: (_, l) => invalid.push(...l),
+    });
+    expect(invalid).toEqual([
+      {
+        name: 'invalid',
+        reason: expect.stringMatching(
+          /^its definition is not valid MCP \(inputSchema\.properties: .*\); fix/,
+        ),
+      },
+    ]);
+  });
+
+  it('keeps the reason short when the invalid part is a 100,000-character key of the server’s', async () => {
+    const leftOut: McpLeftOutTool[] = [];
+    const tools = await mcpTools([{ name: 'h', url: `${base}/h/schemas-longkey/a` }], {
+      env: {},
+      onLeftOut: (_, l) => leftOut.push(...l),
+    });
+    expect(tools.map((t) => t.name)).toEqual(['mcp.h.ok']);
+    expect(leftOut).toEqual([
+      { name: 'longkey', reason: expect.stringContaining('inputSchema.properties.kkk') },
+    ]);
+    expect(leftOut[0]!.reason.length).toBeLessThan(400);
+  });
+
+  it('still says why a tool was left out while its server cannot be listed', async () => {
+    const path = '/h/names/outage';
+    const mcpEnv = { MCP_SERVERS: JSON.stringify([{ name: 'o', url: `${base}${path}` }]) };
+    const outage = (isDown: boolean) =>
+      fetch(`${base}/h-down?path=${path}&down=${isDown}`, { method: 'POST' });
+    await loadMcpTools(mcpEnv);
+    const leftOut = () => mcpUnavailable(mcpEnv).filter((u) => u.name !== undefined);
+    const before = leftOut();
+    expect(before.map((u) => u.name)).toEqual(['mcp.o.ünï', `mcp.o.${'x'.repeat(140)}…`, 'mcp.o.dup']);
+    await outage(true);
+    try {
+      const during = await loadMcpTools(mcpEnv, { refresh: true });
+      expect(during.map((t) => t.name)).toContain('mcp.o.ok');
+      expect(mcpUnavailable(mcpEnv)).toEqual(
+        expect.arrayContaining([{ server: 'o', reason: expect.stringContaining('could not be listed') }]),
+      );
+      expect(leftOut()).toEqual(before);
+    } finally {
+      await outage(false);
+    }
+    await loadMcpTools(mcpEnv, { refresh: true });
+    expect(mcpUnavailable(mcpEnv)).toEqual(before);
   });
 
   it('lists 5,000 tools over 50 pages, and cuts an 8 MB description', async () => {
@@ -165,6 +238,59 @@ describe('misbehaving MCP servers in runs', () => {
     expect((await stats('/h/hang/e2e')).call_calls).toBe(before + 2);
     expect((await api('GET', `/v1/runs/${runId}/events?limit=1000`)).status).toBe(200);
     expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);
+  });
+
+  it('says in a plan’s unknown_tool finding which server listed a left-out tool and why', async () => {
+    const r = await api('POST', '/v1/plans/validate', {
+      plan: {
+        goal: 'g',
+        steps: [
+          { id: 'u', action: 'mcp.hostile_names.ünï', parameters: {} },
+          { id: 'i', action: 'mcp.hostile_invalid.invalid', parameters: {} },
+          { id: 'n', action: 'mcp.hostile_names.never_listed', parameters: {} },
+        ],
+      },
+    });
+    const findings = r.body.errors as { code: string; step_id: string; message: string }[];
+    const of = (id: string) => findings.find((f) => f.step_id === id && f.code === 'unknown_tool')?.message;
+    expect(of('u')).toBe(
+      'Step "u": unknown tool "mcp.hostile_names.ünï" (MCP server "hostile_names" lists "ünï", but it is left out: MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."; rename the tool on the server)',
+    );
+    expect(of('i')).toMatch(
+      /^Step "i": unknown tool "mcp\.hostile_invalid\.invalid" \(MCP server "hostile_invalid" lists "invalid", but it is left out: its definition is not valid MCP \(inputSchema\.properties: .*\); fix the tool's definition on the server\)$/,
+    );
+    // A name the server never listed gets no reason of another tool's.
+    expect(of('n')).not.toContain('left out');
+    // The server's other tools, and the first "dup", are there.
+    expect(findings.filter((f) => f.step_id === 'n')).toHaveLength(1);
+  });
+
+  it('reports left-out tools, and servers that could not be listed, in GET /v1/tools', async () => {
+    const r = await api('GET', '/v1/tools');
+    expect(r.status).toBe(200);
+    const names = (r.body.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['mcp.hostile_names.ok', 'mcp.hostile_names.dup']));
+    const unavailable = r.body.unavailable as { server: string; name?: string; reason: string }[];
+    expect(unavailable).toEqual(
+      expect.arrayContaining([
+        { server: 'hostile_names', name: 'mcp.hostile_names.ünï', reason: expect.stringContaining('rename') },
+        {
+          server: 'hostile_names',
+          name: 'mcp.hostile_names.dup',
+          reason: expect.stringContaining('first one'),
+        },
+        {
+          server: 'hostile_invalid',
+          name: 'mcp.hostile_invalid.invalid',
+          reason: expect.stringContaining('not valid MCP'),
+        },
+        { server: 'hostile_badauth', reason: expect.stringContaining('could not be listed') },
+      ]),
+    );
+    // A whole server that was listed is not there; a tool that was kept is not there as left out.
+    expect(
+      unavailable.filter((u) => u.server === 'hostile_leak' || u.name === 'mcp.hostile_names.ok'),
+    ).toEqual([]);
   });
 
   it('keeps the configured tokens out of the run, its events, GET /v1/tools and a plan’s findings', async () => {

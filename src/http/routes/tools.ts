@@ -1,6 +1,6 @@
 /** `GET /v1/tools` — the tools a plan step's `action` can name, with their JSON schemas. */
 import { createRoute, z } from '@hono/zod-openapi';
-import { loadMcpTools } from '../../mcp/worker-tools';
+import { loadMcpTools, mcpUnavailable } from '../../mcp/worker-tools';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { ToolListSchema } from '../schemas/tool';
 import type { App } from '../types';
@@ -13,7 +13,8 @@ const listTools = createRoute({
   summary: 'List registered tools',
   description:
     "Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted " +
-    'by name. `refresh=true` lists the MCP servers again instead of using the cached listings.',
+    'by name. `unavailable` says which MCP servers could not be listed and which tools a server lists were ' +
+    'left out, and why. `refresh=true` lists the MCP servers again instead of using the cached listings.',
   security: V1_SECURITY,
   request: {
     query: z.object({
@@ -37,6 +38,6 @@ export function registerToolRoutes(app: App): void {
   app.openapi(listTools, async (c) => {
     if (c.req.valid('query').refresh === 'true' && c.env.MCP_SERVERS)
       await loadMcpTools(c.env, { refresh: true });
-    return c.json({ tools: c.var.tools().describe() }, 200);
+    return c.json({ tools: c.var.tools().describe(), unavailable: mcpUnavailable(c.env) }, 200);
   });
 }

@@ -17,4 +17,25 @@ export const ToolDescriptionSchema = z
   })
   .openapi('Tool');
 
-export const ToolListSchema = z.object({ tools: z.array(ToolDescriptionSchema) });
+export const UnavailableToolSchema = z
+  .object({
+    server: z.string().openapi({ description: 'The MCP_SERVERS entry', example: 'files' }),
+    name: z.string().optional().openapi({
+      description:
+        'The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed',
+      example: 'mcp.files.ünï',
+    }),
+    reason: z.string().openapi({
+      description: 'Why plans cannot use it, and what to change',
+      example: 'MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."; rename the tool on the server',
+    }),
+  })
+  .openapi('UnavailableTool');
+
+export const ToolListSchema = z.object({
+  tools: z.array(ToolDescriptionSchema),
+  unavailable: z.array(UnavailableToolSchema).openapi({
+    description:
+      'MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same',
+  }),
+});
