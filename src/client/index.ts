@@ -29,6 +29,7 @@ import type {
   RunStatusView,
   RunValue,
   Tool,
+  UnavailableTool,
   ValidateRequest,
   ValidationResult,
 } from './types';
@@ -105,6 +106,10 @@ export type EdgeplanClient = {
   getPlanningTrace(runId: string): Promise<PlanningTrace>;
   /** `GET /v1/tools` (`refresh`: list the MCP servers again). */
   listTools(options?: { refresh?: boolean | undefined }): Promise<Tool[]>;
+  /** `GET /v1/tools` whole: the tools, and those of MCP servers that cannot be called, with why. */
+  getTools(options?: {
+    refresh?: boolean | undefined;
+  }): Promise<{ tools: Tool[]; unavailable: UnavailableTool[] }>;
   /** `POST /v1/plans/validate`: every finding, estimates, the normalised plan. */
   validatePlan(body: ValidateRequest): Promise<ValidationResult>;
   /** `POST /v1/plans`: plan a goal without running it. */
@@ -178,8 +183,9 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     getPlanVersion: (runId, version) => get<PlanVersion>(run(runId, `/plans/${version}`)),
     diffPlanVersions: (runId, from, to) => get<PlanDiff>(run(runId, `/plans/${from}/diff/${to}`)),
     getPlanningTrace: (runId) => get<PlanningTrace>(run(runId, '/planning')),
-    listTools: async ({ refresh } = {}) =>
-      (await get<{ tools: Tool[] }>('/v1/tools', refresh ? { refresh: true } : {})).tools,
+    listTools: async (options = {}) => (await client.getTools(options)).tools,
+    getTools: ({ refresh } = {}) =>
+      get<{ tools: Tool[]; unavailable: UnavailableTool[] }>('/v1/tools', refresh ? { refresh: true } : {}),
     validatePlan: (body) => post<ValidationResult>('/v1/plans/validate', body),
     planGoal: (body) => post<PlanGoalResult>('/v1/plans', body),
   };

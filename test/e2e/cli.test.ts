@@ -3,7 +3,7 @@
  * watched to completion, a broken TEA file validated with its line numbers, approval with an edit,
  * `--json` parsed, usage errors, and the live TTY view rendered in a real pseudo-terminal (tmux).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,13 +70,26 @@ const parallelPlan = {
   ],
 };
 
+/** A team's MCP server (its own process): one tool plans can call, and one whose name MCP does not allow. */
+let mcp: ChildProcessWithoutNullStreams;
+
 beforeAll(async () => {
   execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
-  server = (await startDevServer({ name: 'cli-e2e' })) as Server;
+  mcp = spawn(process.execPath, [join(root, 'test/e2e/team-mcp-server.mjs')]);
+  const port = await new Promise<number>((resolve, reject) => {
+    mcp.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    mcp.once('exit', (code) => reject(new Error(`the team's MCP server exited (${code})`)));
+  });
+  const servers = [{ name: 'team', url: `http://127.0.0.1:${port}/mcp` }];
+  server = (await startDevServer({
+    name: 'cli-e2e',
+    extraArgs: ['--var', `MCP_SERVERS:${JSON.stringify(servers)}`],
+  })) as Server;
 }, 120_000);
 
 afterAll(async () => {
   await server?.stop();
+  mcp?.kill();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -184,8 +197,24 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(first).toContain(list.runs[0]!.run_id);
     // With no LLM configured no run is ever left planning: an empty filter says what it filtered.
     expect(edgeplan(['runs', '--status', 'planning']).out.trim()).toBe('No runs with status planning.');
-    const tools = JSON.parse(edgeplan(['tools', '--json']).out) as { name: string }[];
-    expect(tools.map((t) => t.name)).toContain('demo.echo');
+    const tools = JSON.parse(edgeplan(['tools', '--json']).out) as {
+      tools: { name: string }[];
+      unavailable: { server: string; name?: string; reason: string }[];
+    };
+    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['demo.echo', 'mcp.team.shout']));
+    // The tool the team's server lists under a name MCP does not allow: not callable, and why.
+    expect(tools.unavailable).toEqual([
+      expect.objectContaining({
+        server: 'team',
+        name: 'mcp.team.shout loudly',
+        reason: expect.stringContaining('rename'),
+      }),
+    ]);
+    const table = edgeplan(['tools']).out;
+    expect(table).toMatch(/^mcp\.team\.shout\b/m);
+    expect(table).toMatch(
+      /^Unavailable:\nSERVER +TOOL +WHY\nteam +mcp\.team\.shout loudly +.*rename the tool on the server/m,
+    );
     const failing = file(
       'fail.json',
       JSON.stringify({

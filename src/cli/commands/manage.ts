@@ -269,14 +269,22 @@ export function registerManage(program: Command, context: () => Context, done: D
     .option('--refresh', 'list the MCP servers again')
     .action(async (o: { refresh?: boolean }) => {
       const ctx = context();
-      const tools = await ctx.client.listTools({ refresh: o.refresh });
-      if (ctx.json) return (ctx.printJson(tools), done(EXIT.ok));
+      const { tools, unavailable } = await ctx.client.getTools({ refresh: o.refresh });
+      if (ctx.json) return (ctx.printJson({ tools, unavailable }), done(EXIT.ok));
       ctx.print(
         table([
           ['TOOL', 'DESCRIPTION'],
           ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
         ]),
       );
+      // What an MCP server lists but plans cannot call (or a server that could not be listed), and why.
+      if (unavailable.length > 0)
+        ctx.print(
+          `\nUnavailable:\n${table([
+            ['SERVER', 'TOOL', 'WHY'],
+            ...unavailable.map((u) => [u.server, u.name ?? '(all)', clip(u.reason, 120)]),
+          ])}`,
+        );
       done(EXIT.ok);
     });
 }
