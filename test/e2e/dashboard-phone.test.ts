@@ -3,6 +3,7 @@
  * `wrangler dev`: no page scrolls sideways (the runs list, a run awaiting approval, the approval
  * link's page), and a person approves a plan by tapping Approve — a control a finger can hit (at
  * least 40 px tall) — on the run's page and on the link's page, the run then going on to the end.
+ * A plan graph wider than the phone is shown whole by "Fit to width".
  * Screenshots go to test-results/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
@@ -100,6 +101,23 @@ describe('the dashboard on a phone', () => {
 
     const page = list.page;
     await page.locator('[data-step-id="deploy_to_production"]').waitFor({ timeout: 15_000 });
+    await expect(sidewaysOverflow(page)).resolves.toBe(0);
+    // The graph is wider than the phone: it scrolls in its box, and "Fit to width" shows all of it.
+    const graph = page.locator('svg.dag');
+    const box = page.locator('.dag-scroll');
+    const widths = async (): Promise<[number, number]> => [
+      (await graph.boundingBox())?.width ?? 0,
+      (await box.boundingBox())?.width ?? 0,
+    ];
+    const [before, boxWidth] = await widths();
+    expect(before).toBeGreaterThan(boxWidth);
+    const fit = page.getByRole('button', { name: 'Fit to width' });
+    await expectTappable(fit);
+    await fit.tap();
+    await page.getByRole('button', { name: 'Actual size' }).waitFor();
+    const [after, boxAfter] = await widths();
+    expect(after).toBeLessThanOrEqual(boxAfter);
+    await expect(page.locator('[data-step-id="deploy_to_production"]').isVisible()).resolves.toBe(true);
     await expect(sidewaysOverflow(page)).resolves.toBe(0);
     const approve = page.getByRole('button', { name: 'Approve', exact: true });
     await expectTappable(approve);
