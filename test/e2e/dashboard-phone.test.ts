@@ -3,7 +3,7 @@
  * `wrangler dev`: no page scrolls sideways (the runs list, a run awaiting approval, the approval
  * link's page), and a person approves a plan by tapping Approve — a control a finger can hit (at
  * least 40 px tall) — on the run's page and on the link's page, the run then going on to the end.
- * A plan graph wider than the phone is shown whole by "Fit to width".
+ * A plan graph wider than the phone is shown whole by "Fit to width" (offered only when it is wider).
  * Screenshots go to test-results/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
@@ -150,7 +150,7 @@ describe('the dashboard on a phone', () => {
     await context.close();
   }, 90_000);
 
-  it('lists runs on a narrow tablet without scrolling sideways', async () => {
+  it('lists runs and shows a run on a narrow tablet without scrolling sideways', async () => {
     const runId = await runAwaitingApproval(
       'Summarise every open incident of the quarter and draft a report for the on-call review meeting',
     );
@@ -158,6 +158,13 @@ describe('the dashboard on a phone', () => {
     const { page, errors } = await openIn(context, '/#/', `a[href$="${runId}"]`);
     await expect(sidewaysOverflow(page)).resolves.toBe(0);
     await page.screenshot({ path: `${SHOTS}/tablet-runs.png` });
+    // Its run's page fits too, and a graph narrower than its box offers no "Fit to width".
+    await page.locator(`a[href$="${runId}"]`).tap();
+    await page.locator('[data-step-id="deploy_to_production"]').waitFor({ timeout: 15_000 });
+    await expect(sidewaysOverflow(page)).resolves.toBe(0);
+    await expectTappable(page.getByRole('button', { name: 'Approve', exact: true }));
+    await expect(page.getByRole('button', { name: 'Fit to width' }).count()).resolves.toBe(0);
+    await page.screenshot({ path: `${SHOTS}/tablet-run-awaiting-approval.png` });
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

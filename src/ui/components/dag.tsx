@@ -2,10 +2,11 @@
  * The plan as a graph: a node per step coloured by status (updated live), explicit dependencies
  * drawn solid and reference-inferred ones dashed, the critical path highlighted. Every node carries
  * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
- * The graph scrolls in its box at its own size; on a touch screen "Fit to width" draws the whole of
- * it at the box's width (a phone's 390 px showed a three-step plan's first two steps only).
+ * The graph scrolls in its box at its own size; on a touch screen, when it is wider than the box,
+ * "Fit to width" draws the whole of it at the box's width (a phone's 390 px showed a three-step
+ * plan's first two steps only).
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
 
@@ -32,6 +33,18 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
     [shape],
   );
   const [fit, setFit] = useState(false);
+  // The box's width, to offer "Fit to width" only for a graph wider than it.
+  const box = useRef<HTMLDivElement>(null);
+  const [boxWidth, setBoxWidth] = useState(Infinity);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setBoxWidth(el.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [steps.length === 0]);
   const onPath = new Set(critical);
   const criticalEdge = (from: string, to: string) => {
     const i = critical.indexOf(from);
@@ -40,12 +53,14 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
   if (steps.length === 0) return <p class="muted">No plan yet.</p>;
   return (
     <div class="dag-box">
-      <div class="dag-tools">
-        <button type="button" class="dag-fit" aria-pressed={fit} onClick={() => setFit(!fit)}>
-          {fit ? 'Actual size' : 'Fit to width'}
-        </button>
-      </div>
-      <div class="dag-scroll">
+      {fit || laid.width > boxWidth ? (
+        <div class="dag-tools">
+          <button type="button" class="dag-fit" aria-pressed={fit} onClick={() => setFit(!fit)}>
+            {fit ? 'Actual size' : 'Fit to width'}
+          </button>
+        </div>
+      ) : null}
+      <div class="dag-scroll" ref={box}>
         <svg
           class={`dag${fit ? ' fit' : ''}`}
           width={laid.width}
