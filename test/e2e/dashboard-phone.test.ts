@@ -132,6 +132,38 @@ describe('the dashboard on a phone', () => {
     await context.close();
   }, 90_000);
 
+  it('shows a tapped step’s details on screen, below a tall graph', async () => {
+    const chunks = Array.from({ length: 12 }, (_, i) => ({
+      id: `chunk_${i}`,
+      action: 'demo.echo',
+      parameters: { i },
+      dependencies: ['fetch'],
+    }));
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'Fan out over twelve chunks',
+        steps: [{ id: 'fetch', action: 'demo.echo', parameters: { v: 1 } }, ...chunks],
+      },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const context = await browser.newContext(PHONE);
+    const { page, errors } = await openIn(context, `/#/runs/${run_id}`, '[data-step-id="chunk_0"]');
+    await page.locator('[data-step-id="chunk_0"]').tap();
+    const panel = page.getByRole('complementary', { name: 'Step chunk_0' });
+    await panel.waitFor();
+    // On screen: its top within the viewport (it scrolls there smoothly, so it is waited for).
+    await page.waitForFunction(() => {
+      const top = document.querySelector('.step-panel')?.getBoundingClientRect().top ?? Infinity;
+      return top >= 0 && top < innerHeight * 0.6;
+    });
+    await expect(panel.isVisible()).resolves.toBe(true);
+    await expect(sidewaysOverflow(page)).resolves.toBe(0);
+    await page.screenshot({ path: `${SHOTS}/phone-step-tapped.png` });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('opens the approval link without scrolling sideways; a tap on Approve approves', async () => {
     const runId = await runAwaitingApproval('Rotate the signing keys of every production service');
     const link = await hooks.approvalLink(runId);
