@@ -2,8 +2,11 @@
  * The plan as a graph: a node per step coloured by status (updated live), explicit dependencies
  * drawn solid and reference-inferred ones dashed, the critical path highlighted. Every node carries
  * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
+ * The graph scrolls in its box at its own size; on a touch screen, when it is wider than the box,
+ * "Fit to width" draws the whole of it at the box's width (a phone's 390 px showed a three-step
+ * plan's first two steps only).
  */
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
 
@@ -29,6 +32,19 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
       ),
     [shape],
   );
+  const [fit, setFit] = useState(false);
+  // The box's width, to offer "Fit to width" only for a graph wider than it.
+  const box = useRef<HTMLDivElement>(null);
+  const [boxWidth, setBoxWidth] = useState(Infinity);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setBoxWidth(el.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [steps.length === 0]);
   const onPath = new Set(critical);
   const criticalEdge = (from: string, to: string) => {
     const i = critical.indexOf(from);
@@ -36,71 +52,81 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
   };
   if (steps.length === 0) return <p class="muted">No plan yet.</p>;
   return (
-    <div class="dag-scroll">
-      <svg
-        class="dag"
-        width={laid.width}
-        height={laid.height}
-        role="img"
-        aria-label={`Plan graph of ${steps.length} steps`}
-      >
-        <defs>
-          <marker
-            id="arrow"
-            viewBox="0 0 10 10"
-            refX="9"
-            refY="5"
-            markerWidth="7"
-            markerHeight="7"
-            orient="auto-start-reverse"
-          >
-            <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
-          </marker>
-        </defs>
-        {laid.edges.map((e) => (
-          <polyline
-            key={`${e.from}>${e.to}`}
-            data-from={e.from}
-            data-to={e.to}
-            class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
-            points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
-            marker-end="url(#arrow)"
-          />
-        ))}
-        {steps.map((s) => {
-          const n = laid.nodes.get(s.id);
-          if (!n) return null;
-          return (
-            <g
-              key={s.id}
-              class={`node status-${s.status}${onPath.has(s.id) ? ' critical' : ''}${selected === s.id ? ' selected' : ''}`}
-              data-step-id={s.id}
-              data-status={s.status}
-              transform={`translate(${n.x},${n.y})`}
-              role="button"
-              // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
-              tabindex={0}
-              aria-label={`Step ${s.id}: ${s.status}`}
-              onClick={() => onSelect(s.id)}
-              // Enter and Space, as a button takes them (Space without scrolling the page).
-              onKeyDown={(ev) => {
-                if (ev.key !== 'Enter' && ev.key !== ' ') return;
-                ev.preventDefault();
-                onSelect(s.id);
-              }}
+    <div class="dag-box">
+      {fit || laid.width > boxWidth ? (
+        <div class="dag-tools">
+          <button type="button" class="dag-fit" aria-pressed={fit} onClick={() => setFit(!fit)}>
+            {fit ? 'Actual size' : 'Fit to width'}
+          </button>
+        </div>
+      ) : null}
+      <div class="dag-scroll" ref={box}>
+        <svg
+          class={`dag${fit ? ' fit' : ''}`}
+          width={laid.width}
+          height={laid.height}
+          viewBox={`0 0 ${laid.width} ${laid.height}`}
+          role="img"
+          aria-label={`Plan graph of ${steps.length} steps`}
+        >
+          <defs>
+            <marker
+              id="arrow"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerWidth="7"
+              markerHeight="7"
+              orient="auto-start-reverse"
             >
-              <rect width={NODE_W} height={NODE_H} rx="6" />
-              <text x="10" y="16" class="node-id">
-                {clip(s.id, 20)}
-                {s.attempts > 1 ? ` ×${s.attempts}` : ''}
-              </text>
-              <text x="10" y="31" class="node-action">
-                {clip(s.action, 24)}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
+              <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
+            </marker>
+          </defs>
+          {laid.edges.map((e) => (
+            <polyline
+              key={`${e.from}>${e.to}`}
+              data-from={e.from}
+              data-to={e.to}
+              class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
+              points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
+              marker-end="url(#arrow)"
+            />
+          ))}
+          {steps.map((s) => {
+            const n = laid.nodes.get(s.id);
+            if (!n) return null;
+            return (
+              <g
+                key={s.id}
+                class={`node status-${s.status}${onPath.has(s.id) ? ' critical' : ''}${selected === s.id ? ' selected' : ''}`}
+                data-step-id={s.id}
+                data-status={s.status}
+                transform={`translate(${n.x},${n.y})`}
+                role="button"
+                // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
+                tabindex={0}
+                aria-label={`Step ${s.id}: ${s.status}`}
+                onClick={() => onSelect(s.id)}
+                // Enter and Space, as a button takes them (Space without scrolling the page).
+                onKeyDown={(ev) => {
+                  if (ev.key !== 'Enter' && ev.key !== ' ') return;
+                  ev.preventDefault();
+                  onSelect(s.id);
+                }}
+              >
+                <rect width={NODE_W} height={NODE_H} rx="6" />
+                <text x="10" y="16" class="node-id">
+                  {clip(s.id, 20)}
+                  {s.attempts > 1 ? ` ×${s.attempts}` : ''}
+                </text>
+                <text x="10" y="31" class="node-action">
+                  {clip(s.action, 24)}
+                </text>
+              </g>
+            );
+          })}
+        </svg>
+      </div>
     </div>
   );
 }

@@ -289,7 +289,10 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             inferred={inferred}
             critical={view.critical_path}
             selected={selected}
-            onSelect={setSelected}
+            onSelect={(id) => {
+              setSelected(id);
+              revealStepPanel();
+            }}
           />
           {step ? (
             <StepPanel
@@ -387,4 +390,17 @@ function FinalOutput({ value }: { value: unknown }) {
       <JsonBlock text={text} file="final-output.json" />
     </details>
   );
+}
+
+/**
+ * After a step is tapped, brings its panel into view when it is drawn below the graph far down the
+ * screen (a phone's one column: a tall graph left only the panel's heading showing, if that). Beside
+ * the graph, as on a desktop, the panel is already in view and nothing moves.
+ */
+function revealStepPanel(): void {
+  requestAnimationFrame(() => {
+    const panel = document.querySelector('.graph-view .step-panel');
+    if (panel && panel.getBoundingClientRect().top > innerHeight * 0.6)
+      panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  });
 }
