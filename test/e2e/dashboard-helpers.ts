@@ -24,6 +24,17 @@ export function askThenUse(goal: string) {
 }
 export const SHOTS = 'test-results/screenshots';
 
+/**
+ * `wrangler dev` variables for runs whose approval webhook goes to a loopback receiver
+ * (webhook-receiver.ts): the signing secret, and 127.0.0.1 allowed as a webhook address.
+ */
+export const WEBHOOK_VARS = [
+  '--var',
+  'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+  '--var',
+  'HTTP_ALLOWLIST:127.0.0.1',
+];
+
 export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) {
   async function api(method: string, path: string, body?: unknown): Promise<Json> {
     const res = await fetch(`${ctx().base}${path}`, {

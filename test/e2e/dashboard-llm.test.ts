@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { startWebhookReceiver } from './webhook-receiver';
-import { SHOTS, dashboardHelpers } from './dashboard-helpers';
+import { SHOTS, dashboardHelpers, WEBHOOK_VARS } from './dashboard-helpers';
 import { ndjson, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -43,10 +43,7 @@ beforeAll(async () => {
       'OPENAI_API_KEY:sk-scripted',
       '--var',
       'PLANNER_MODEL:scripted-model',
-      '--var',
-      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-      '--var',
-      'HTTP_ALLOWLIST:127.0.0.1',
+      ...WEBHOOK_VARS,
     ],
   })) as typeof server;
   browser = await launchChromium();

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { SHOTS, dashboardHelpers } from './dashboard-helpers';
+import { SHOTS, dashboardHelpers, WEBHOOK_VARS } from './dashboard-helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -72,12 +72,7 @@ beforeAll(async () => {
   hooks = await startWebhookReceiver();
   server = (await startDevServer({
     name: 'dashboard-phone',
-    extraArgs: [
-      '--var',
-      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-      '--var',
-      'HTTP_ALLOWLIST:127.0.0.1',
-    ],
+    extraArgs: [...WEBHOOK_VARS],
   })) as typeof server;
   browser = await launchChromium();
 }, 120_000);

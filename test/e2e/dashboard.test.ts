@@ -16,6 +16,7 @@ import {
   recordButtons,
   slowWebSockets,
   type Json,
+  WEBHOOK_VARS,
 } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -58,12 +59,7 @@ beforeAll(async () => {
   hooks = await startWebhookReceiver();
   server = (await startDevServer({
     name: 'dashboard-e2e',
-    extraArgs: [
-      '--var',
-      'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-      '--var',
-      'HTTP_ALLOWLIST:127.0.0.1',
-    ],
+    extraArgs: [...WEBHOOK_VARS],
   })) as typeof server;
   browser = await launchChromium();
 }, 120_000);
