@@ -16,4 +16,16 @@ describe('a plan’s estimates in one line', () => {
       '2 steps, critical path a → b',
     );
   });
+
+  it('says an instant path in milliseconds (in seconds it read ~0.00 s on the approval page)', () => {
+    expect(estimateText({ step_count: 2, critical_path: { steps: ['a', 'b'], duration_ms: 2 } })).toBe(
+      '2 steps, critical path a → b (~2 ms)',
+    );
+    expect(estimateText({ step_count: 1, critical_path: { steps: ['a'], duration_ms: 0.4 } })).toBe(
+      '1 step, critical path a (~1 ms)',
+    );
+    expect(estimateText({ step_count: 1, critical_path: { steps: ['a'], duration_ms: 10 } })).toBe(
+      '1 step, critical path a (~0.01 s)',
+    );
+  });
 });
