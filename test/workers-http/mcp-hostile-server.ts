@@ -33,6 +33,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { TestProject } from 'vitest/node';
 import { http, nodeProcess, type IncomingMessage, type ServerResponse } from '../../scripts/eval/node-api';
+import { answerHarness, readText } from './mcp-harness-routes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -188,29 +189,9 @@ function mcpServer(mode: string, authorization: string | undefined): Server {
 
 async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  let text = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of req) text += decoder.decode(chunk, { stream: true });
-  text += decoder.decode();
-  if (url.pathname === '/h-stats') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const path = url.searchParams.get('path') ?? '';
-    res.end(JSON.stringify(stats[path] ?? { list_calls: 0, call_calls: 0, requests: 0 }));
-    return;
-  }
-  if (url.pathname === '/h-down') {
-    const path = url.searchParams.get('path') ?? '';
-    if (url.searchParams.get('down') === 'true') down.add(path);
-    else down.delete(path);
-    res.writeHead(204, {});
-    res.end();
-    return;
-  }
-  if (down.has(url.pathname)) {
-    res.writeHead(503, { 'content-type': 'text/plain' });
-    res.end('down for maintenance');
-    return;
-  }
+  const text = await readText(req);
+  const empty = { list_calls: 0, call_calls: 0, requests: 0 };
+  if (answerHarness(url, res, { prefix: 'h', stats, empty, down })) return;
   const mode = url.pathname.split('/')[2] ?? '';
   const s = (stats[url.pathname] ??= { list_calls: 0, call_calls: 0, requests: 0 });
   s.requests++;

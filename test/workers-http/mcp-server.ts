@@ -25,6 +25,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from '../../scripts/eval/node-api';
+import { answerHarness, readText } from './mcp-harness-routes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -112,28 +113,9 @@ function mcpServer(): McpServer {
 /** node:http → a Web Request → the SDK's transport → back. */
 async function bridge(req: IncomingMessage, res: ServerResponse, stats: Stats): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  let text = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of req) text += decoder.decode(chunk, { stream: true });
-  text += decoder.decode();
-  if (url.pathname === '/mcp-stats') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(stats[url.searchParams.get('path') ?? ''] ?? { list_calls: 0, call_calls: 0 }));
+  const text = await readText(req);
+  if (answerHarness(url, res, { prefix: 'mcp', stats, empty: { list_calls: 0, call_calls: 0 }, down }))
     return;
-  }
-  if (url.pathname === '/mcp-down') {
-    const path = url.searchParams.get('path') ?? '';
-    if (url.searchParams.get('down') === 'true') down.add(path);
-    else down.delete(path);
-    res.writeHead(204, {});
-    res.end();
-    return;
-  }
-  if (down.has(url.pathname)) {
-    res.writeHead(503, { 'content-type': 'text/plain' });
-    res.end('down for maintenance');
-    return;
-  }
   if (!url.pathname.startsWith('/mcp') || req.method !== 'POST') {
     // No standalone SSE stream and no sessions to delete: stateless.
     res.writeHead(url.pathname.startsWith('/mcp') ? 405 : 404, { 'content-type': 'text/plain' });
