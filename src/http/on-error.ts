@@ -58,11 +58,19 @@ export function notFoundFor(routes: readonly { method: string; path: string }[])
         allow: [...allowed].sort(),
       });
     }
-    return jsonError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}`);
+    // `/health//`: Hono drops one trailing slash (strict: false), not two; no route has empty segments.
+    const raw = new URL(c.req.url).pathname;
+    const tidy = raw.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+    const hint = tidy !== raw && patterns.some((r) => r.pattern.test(tidy)) ? ` (did you mean ${tidy}?)` : '';
+    return jsonError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}${hint}`);
   };
 }
 
-/** A Hono route path (`/v1/runs/:id/ws`, `/app/*`) as a regular expression over request paths. */
+/**
+ * A Hono route path (`/v1/runs/:id/ws`, `/app/*`) as a regular expression over request paths as
+ * `c.req.path` gives them: with one trailing slash already dropped (strict: false), so a path that
+ * still ends in one (`/health//`) is no route's.
+ */
 function routePattern(path: string): RegExp {
   const source = path
     .split('/')
@@ -70,7 +78,7 @@ function routePattern(path: string): RegExp {
       seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 function fromHttpException(err: HTTPException, c: Context): Response {

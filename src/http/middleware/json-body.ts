@@ -3,13 +3,14 @@
  * the body once, before any route, so a bad body gets a precise error — `415` naming the content type
  * received, `400 invalid_request` for a body nested deeper than {@link MAX_NESTING_DEPTH} (before
  * anything recursive can overflow on it), or `400 invalid_json` saying where parsing failed —
- * instead of the validator's generic one.
+ * instead of the validator's generic one; a body whose upload broke off is `400 invalid_request`.
  * `c.req.json()` then returns that parse (see below), so the body is neither read nor parsed again.
  */
 import type { MiddlewareHandler } from 'hono';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../nesting';
 import { decodeUtf8 } from '../../utf8';
 import { jsonError } from '../errors';
+import { unreadableBody } from './unreadable-body';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -30,7 +31,12 @@ export function isJsonContentType(contentType: string): boolean {
 export function jsonBody(): MiddlewareHandler {
   return async function jsonBody(c, next) {
     if (!METHODS_WITH_BODY.has(c.req.method)) return next();
-    const bytes = c.req.raw.body === null ? new Uint8Array() : new Uint8Array(await c.req.arrayBuffer());
+    let bytes: Uint8Array;
+    try {
+      bytes = c.req.raw.body === null ? new Uint8Array() : new Uint8Array(await c.req.arrayBuffer());
+    } catch (err) {
+      return unreadableBody(c, err);
+    }
     const decoded = decodeUtf8(bytes);
     const text = decoded.ok ? decoded.text : '';
     if (decoded.ok && text.trim() === '') {
