@@ -15,6 +15,27 @@ only in run data — a step's \`error\`, \`run.error\`, an event's payload — o
 of a response. Tools a team writes may add codes of their own (\`ToolError\`).
 `;
 
+/**
+ * What answers a request before edgeplan's code sees it (found by test/e2e/fuzz-wrangler.test.ts,
+ * which checks each): not the envelope, and not ours to fix.
+ */
+const RUNTIME = `
+## Answers that do not come from edgeplan
+
+The Workers runtime (workerd) parses HTTP before the Worker runs, and answers some requests itself,
+in plain text, without the envelope:
+
+| request | answer |
+|---|---|
+| A request line or header that does not parse (a raw space, or a byte that is not UTF-8 such as 0xFF, in the path; a NUL in a header, a negative or repeated \`Content-Length\`, no \`Host\`) | \`400\` |
+| A URI longer than 64 KiB | \`414\` |
+| Any method with \`Upgrade: websocket\` | handled as a \`GET\` (its body dropped) |
+
+Only under \`wrangler dev\` (its proxy in front of the Worker; a deployed Worker sits behind Cloudflare's
+edge, which refuses these itself): \`OPTIONS *\`, \`CONNECT\` and a malformed chunk size get \`500\` in
+plain text, and a request whose \`Content-Length\` is larger than the body it sends waits for the rest.
+`;
+
 /** The markdown of docs/errors.md; `source` is src/error-codes.ts's text (for its section titles). */
 export function errorDocs(source: string): string {
   const sections: { title: string; codes: ErrorCode[] }[] = [];
@@ -38,5 +59,6 @@ export function errorDocs(source: string): string {
       out.push(`| \`${code}\` | ${status ?? '—'} | ${about.replaceAll('|', '\\|')} |\n`);
     }
   }
+  out.push(RUNTIME);
   return out.join('');
 }

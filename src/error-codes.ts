@@ -14,7 +14,8 @@ export const ERROR_CODES = {
   // ---- a request the API refused (the client can fix it) ------------------------------------------
   invalid_request: {
     status: 400,
-    about: 'The body or a parameter fails its schema; details name the fields.',
+    about:
+      'The body or a parameter fails its schema (details name the fields), or the body broke off before it was read in full (details.body: "unreadable"; send it again).',
   },
   invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
   unauthorized: {
