@@ -19,7 +19,7 @@ export type FuzzRequest = {
   /** Path and query, already encoded (may hold broken percent-escapes on purpose). */
   target: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array<ArrayBuffer>;
 };
 
 type Parameter = { name: string; in: 'path' | 'query'; required?: boolean; schema: JsonSchema };
@@ -220,9 +220,14 @@ const QUERY_VALUES = [
   '__proto__',
 ];
 
-/** Authorization headers: none, wrong scheme, no token, huge, odd spacing. */
+/** The API token a test may set (API_TOKEN) so that some requests carry it. */
+export const FUZZ_TOKEN = 'fuzz-token';
+
+/** Authorization headers: none, the token, a wrong one, wrong scheme, no token, huge, odd spacing. */
 export const AUTH_HEADERS = [
   undefined,
+  `Bearer ${FUZZ_TOKEN}`,
+  `bearer   ${FUZZ_TOKEN}  `,
   'Bearer wrong',
   'Bearer',
   'Bearer ',
@@ -319,7 +324,9 @@ function queryString(params: Parameter[]): fc.Arbitrary<string> {
 }
 
 /** Body bytes: JSON of a mutated valid value mostly; else truncated, blank, not UTF-8, not JSON. */
-export function bodyText(valid: fc.Arbitrary<unknown>): fc.Arbitrary<string | Uint8Array | undefined> {
+export function bodyText(
+  valid: fc.Arbitrary<unknown>,
+): fc.Arbitrary<string | Uint8Array<ArrayBuffer> | undefined> {
   const json = mutated(valid).map(jsonText);
   return fc.oneof(
     { weight: 12, arbitrary: json },

@@ -10,7 +10,10 @@ import type { FuzzRequest } from './api-requests';
 /** How long one request may take before it counts as a hang (the machine is slow, not the app). */
 export const HANG_MS = 20_000;
 
-export type Answer = { status: number; contentType: string; text: string; webSocket?: WebSocket | null };
+/** workerd's side of an accepted WebSocket (a Response's `webSocket`). */
+type ServerSocket = { accept(): void; close(code?: number, reason?: string): void };
+
+export type Answer = { status: number; contentType: string; text: string; webSocket?: ServerSocket | null };
 
 /** `send`'s answer, its body read in full, or `{ hang }` past {@link HANG_MS}. */
 export async function answerOf(
@@ -26,7 +29,7 @@ export async function answerOf(
   });
   const read = (async (): Promise<Answer> => {
     const res = await send(controller.signal);
-    const webSocket = (res as Response & { webSocket?: WebSocket | null }).webSocket;
+    const webSocket = (res as Response & { webSocket?: ServerSocket | null }).webSocket;
     if (webSocket) {
       webSocket.accept();
       webSocket.close(1000, 'fuzz');
@@ -41,8 +44,8 @@ export async function answerOf(
   }
 }
 
-/** Statuses workerd (or wrangler dev's proxy) answers before the app is asked: known, documented. */
-export const RUNTIME_STATUSES = new Set([414, 431]);
+/** Statuses workerd answers before the app is asked (a URI past 64 KiB): known, in docs/errors.md. */
+export const RUNTIME_STATUSES = new Set([414]);
 
 /** What is wrong with `answer` to `req`, or null. */
 export function problemWith(req: FuzzRequest, answer: Answer | { hang: true }): string | null {
