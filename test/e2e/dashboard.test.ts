@@ -405,6 +405,36 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps Approve, Reject, Modify and Cancel on one line beside a long goal on a desktop', async () => {
+    const goal = `Deploy the new pricing page to production after checking ${'the staging build, '.repeat(8)}and stop`;
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
+    const tops = await page
+      .locator('.toolbar button')
+      .evaluateAll((bs) => bs.map((b) => [b.textContent, Math.round(b.getBoundingClientRect().top)]));
+    // Modify and Cancel wrapped to a second line under Approve and Reject: now the goal gives way.
+    expect(tops.map(([name]) => name)).toEqual(['Approve', 'Reject', 'Modify', 'Cancel']);
+    expect(new Set(tops.map(([, top]) => top)).size).toBe(1);
+    const heading = page.locator('.toolbar h1');
+    await expect(heading.evaluate((h) => h.scrollWidth > h.clientWidth)).resolves.toBe(true);
+    // The heading, badge and buttons on the one line too.
+    const middle = async (selector: string) => {
+      const box = await page.locator(selector).first().boundingBox();
+      return Math.round((box?.y ?? 0) + (box?.height ?? 0) / 2);
+    };
+    const line = await middle('.toolbar button');
+    await expect(middle('.toolbar h1')).resolves.toBeCloseTo(line, -1);
+    await expect(middle('.toolbar .badge')).resolves.toBeCloseTo(line, -1);
+    await shot(page, 'run-long-goal-awaiting-approval');
+    await page.close();
+  }, 60_000);
+
   it('shows a long goal whole: in the heading’s tooltip, and wrapped on a click', async () => {
     const goal = `Summarise ${'every quarterly report of every region '.repeat(6)}and stop`;
     const { run_id } = (await api('POST', '/v1/runs', {
@@ -412,7 +442,7 @@ describe('the dashboard', () => {
     })) as { run_id: string };
     await waitForStatus(run_id, 'completed');
     const { page, errors } = await open(`/#/runs/${run_id}`);
-    const heading = page.locator('.toolbar h2');
+    const heading = page.locator('.toolbar h1');
     await page.waitForSelector('[data-run-status="completed"]');
     await expect(heading.getAttribute('title')).resolves.toBe(goal);
     const cut = () => heading.evaluate((h) => h.scrollWidth > h.clientWidth);

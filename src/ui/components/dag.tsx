@@ -66,7 +66,9 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
           width={laid.width}
           height={laid.height}
           viewBox={`0 0 ${laid.width} ${laid.height}`}
-          role="img"
+          // A group, not an image: an image's contents are hidden from assistive technology, and
+          // the steps in it are buttons.
+          role="group"
           aria-label={`Plan graph of ${steps.length} steps`}
         >
           <defs>
@@ -105,7 +107,10 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 role="button"
                 // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
                 tabindex={0}
-                aria-label={`Step ${s.id}: ${s.status}`}
+                // What it shows first (so a voice user can say it), then its status; pressed: its
+                // details are the ones shown.
+                aria-label={`${s.id} ${s.action}: ${s.status}${s.attempts > 1 ? `, ${s.attempts} attempts` : ''}`}
+                aria-pressed={selected === s.id}
                 onClick={() => onSelect(s.id)}
                 // Enter and Space, as a button takes them (Space without scrolling the page).
                 onKeyDown={(ev) => {
@@ -117,7 +122,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 <rect width={NODE_W} height={NODE_H} rx="6" />
                 <text x="10" y="16" class="node-id">
                   {clip(s.id, 20)}
-                  {s.attempts > 1 ? ` ×${s.attempts}` : ''}
+                  {/* Read apart from the action below, as it is seen (the name is "id action: status"). */}{' '}
+                  {s.attempts > 1 ? <tspan aria-hidden="true"> ×{s.attempts}</tspan> : null}
                 </text>
                 <text x="10" y="31" class="node-action">
                   {clip(s.action, 24)}
