@@ -111,7 +111,15 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
       goal: 'Sleep a while',
       steps: [{ id: 'nap', action: 'demo.sleep', parameters: { ms: 120_000 } }],
     });
-    const completed = await startRun({ goal: 'Echo twice', steps: [echo('a'), echo('b', ['a'])] });
+    // Completed after a modification (two versions to diff) and a retried step (drawn "×2").
+    const completed = await awaitingApproval({ goal: 'Echo twice', steps: [echo('a'), echo('b', ['a'])] });
+    await api('POST', `/v1/runs/${completed}/approval`, {
+      decision: 'modify',
+      plan: {
+        goal: 'Echo twice',
+        steps: [{ id: 'a', action: 'demo.flaky', parameters: { fail_times: 1 } }, echo('b', ['a'])],
+      },
+    });
     const failed = await startRun(
       {
         goal: 'Fail for sure',
@@ -138,6 +146,17 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
       { name: 'awaiting approval', ...run(waiting, 'awaiting_approval') },
       { name: 'running', ...run(running, 'running') },
       { name: 'completed', ...run(completed, 'completed') },
+      ...Object.entries({
+        timeline: '.tl-bar',
+        events: 'ol.events li',
+        versions: '.diff li.changed',
+        planning: 'section.planning table',
+      }).map(([tab, drawn]) => ({
+        name: `completed: ${tab}`,
+        path: `/#/runs/${completed}/${tab}`,
+        ready: '[data-run-status="completed"]',
+        then: (p: Page) => p.locator(drawn).first().waitFor(),
+      })),
       { name: 'failed', ...run(failed, 'failed') },
       { name: 'rejected', ...run(rejected, 'cancelled') },
       {
