@@ -25,12 +25,28 @@ async function buildDocs() {
   const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
   await copyFile(join(swagger, 'swagger-ui-bundle.js'), join(dir, 'swagger-ui-bundle.js'));
   await copyFile(join(swagger, 'swagger-ui.css'), join(dir, 'swagger-ui.css'));
-  await writeFile(
-    join(dir, 'init.js'),
-    `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true, ` +
-      `persistAuthorization: true, tryItOutEnabled: false });\n`,
-  );
+  await copyFile(join(root, 'src/ui/reference.css'), join(dir, 'reference.css'));
+  await writeFile(join(dir, 'init.js'), REFERENCE_INIT);
 }
+
+/**
+ * Starts Swagger UI on /openapi.json, with two fixes for a keyboard or screen-reader user: an
+ * operation's path is drawn as text, not as a link inside the button that opens the operation (a
+ * link nested in a button cannot be reached apart from it; deep links in the address still open an
+ * operation), and the servers' select, in a label without words, gets a name.
+ */
+const REFERENCE_INIT = `const plainPaths = () => ({
+  wrapComponents: {
+    DeepLink: (Original, system) => (props) => system.React.createElement(Original, { ...props, enabled: false }),
+  },
+});
+window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true,
+  persistAuthorization: true, tryItOutEnabled: false, plugins: [plainPaths] });
+new MutationObserver(() => {
+  const servers = document.getElementById('servers');
+  if (servers && !servers.hasAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
+}).observe(document.getElementById('reference'), { childList: true, subtree: true });
+`;
 
 const started = Date.now();
 await buildDocs();

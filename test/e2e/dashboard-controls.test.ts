@@ -6,17 +6,13 @@
  * (a huge one's start, and the whole as a download);
  * an empty status filter says so and clears. Screenshots go to test-results/screenshots/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator } from 'playwright-core';
-import { launchChromium } from './chromium';
-import { SHOTS, askThenUse, dashboardHelpers, type Json } from './dashboard-helpers';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { askThenUse, type Json } from './dashboard-helpers';
+import { dashboardSetup } from './dashboard-setup';
 
-let server: { base: string; stop(): Promise<void> };
-let browser: Browser;
-const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-controls');
 
 async function startRun(plan: unknown, config: Json = {}): Promise<string> {
   return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
@@ -35,17 +31,6 @@ async function openAnswerForm(runId: string) {
 const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
 /** The colour failures are drawn in (style.css --fail). */
 const FAIL = 'rgb(192, 48, 48)';
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  server = (await startDevServer({ name: 'dashboard-controls' })) as typeof server;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
 
 describe('the dashboard’s controls', () => {
   it('sends a double-clicked answer once, and shows no error for it', async () => {
@@ -125,7 +110,7 @@ describe('the dashboard’s controls', () => {
     await waitForStatus(cancelled, 'awaiting_input');
     await api('POST', `/v1/runs/${cancelled}/cancel`, { reason: 'no longer needed' });
     await waitForStatus(cancelled, 'cancelled');
-    await page.goto(`${server.base}/#/runs/${cancelled}`);
+    await page.goto(`${env.server.base}/#/runs/${cancelled}`);
     const reason = page.locator('[data-outcome="cancelled"]');
     await reason.waitFor({ timeout: 10_000 });
     await expect(reason.innerText()).resolves.toMatch(/no longer needed/);
@@ -137,7 +122,7 @@ describe('the dashboard’s controls', () => {
     // The API and the runs list tell them apart too (termination_reason, in the D1 index).
     expect((await api('GET', `/v1/runs/${rejected}`)).termination_reason).toBe('plan_rejected');
     expect((await api('GET', `/v1/runs/${cancelled}`)).termination_reason).toBe('no longer needed');
-    await page.goto(`${server.base}/#/`);
+    await page.goto(`${env.server.base}/#/`);
     const badge = (id: string) => page.locator(`tr[data-run-id="${id}"] .badge`);
     await badge(cancelled).waitFor({ timeout: 10_000 });
     await expect(badge(rejected).innerText()).resolves.toBe('rejected');
@@ -222,20 +207,20 @@ describe('the dashboard’s controls', () => {
     };
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.goto(`${server.base}/#/`);
+      await page.goto(`${env.server.base}/#/`);
       await look(`${scheme} runs`, `tr[data-run-id="${done}"] .badge`);
-      await page.goto(`${server.base}/#/runs/${failed}`);
+      await page.goto(`${env.server.base}/#/runs/${failed}`);
       await look(`${scheme} failed run`, '.step-panel .badge.status-failed', '[data-step-id="f"]');
       await look(`${scheme} skipped step`, '.step-panel .badge.status-skipped', '[data-step-id="after"]');
-      await page.goto(`${server.base}/#/runs/${waiting}`);
+      await page.goto(`${env.server.base}/#/runs/${waiting}`);
       await look(`${scheme} pending step`, '.step-panel .badge.status-pending', '[data-step-id="a"]');
-      await page.goto(`${server.base}/#/new`);
+      await page.goto(`${env.server.base}/#/new`);
       await look(`${scheme} new run`, '.plan-editor .ok');
       await page
         .locator('.plan-editor textarea')
         .fill('{"goal": "g", "steps": [{"id": "a", "action": "no.such"}]}');
       await look(`${scheme} findings`, '.plan-editor .findings li');
-      await page.goto(`${server.base}/#/runs/${failed}`);
+      await page.goto(`${env.server.base}/#/runs/${failed}`);
       await look(`${scheme} failed run outcome`, 'main .error');
       await shot(page, `contrast-${scheme}`);
     }
@@ -315,7 +300,7 @@ describe('the dashboard’s controls', () => {
     });
     await shot(page, 'events-huge');
     // The step's output and the run's final output: the same start and download.
-    await page.goto(`${server.base}/#/runs/${runId}`);
+    await page.goto(`${env.server.base}/#/runs/${runId}`);
     // Once the page has read the step's attempt: before, its panel shows the parameters as planned.
     await page.locator('[data-step-id="huge"][data-status="completed"]').first().click({ timeout: 10_000 });
     const panel = page.getByRole('complementary', { name: 'Step huge' });

@@ -121,3 +121,36 @@ export function recordButtons() {
     if (badge) badges.add(badge);
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 }
+
+/**
+ * Runs in the page before its scripts: every WebSocket hands on its messages until the page calls
+ * `window.holdSockets()`, and none after — the page goes on showing the run as it last saw it, as when
+ * its events are late, while the run moves on in the API.
+ */
+export function holdableWebSockets() {
+  const Real = window.WebSocket;
+  let held = false;
+  Object.assign(window, { holdSockets: () => (held = true) });
+  class Holdable extends EventTarget {
+    private ws: WebSocket;
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super();
+      this.ws = new Real(url, protocols);
+      this.ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
+      this.ws.addEventListener('message', (e) => {
+        if (!held) this.dispatchEvent(new MessageEvent('message', { data: e.data }));
+      });
+      this.ws.addEventListener('error', () => this.dispatchEvent(new Event('error')));
+      this.ws.addEventListener('close', (e) => {
+        if (!held) this.dispatchEvent(new CloseEvent('close', { code: e.code, reason: e.reason }));
+      });
+    }
+    send(data: string) {
+      this.ws.send(data);
+    }
+    close(code?: number, reason?: string) {
+      this.ws.close(code, reason);
+    }
+  }
+  window.WebSocket = Holdable as unknown as typeof WebSocket;
+}

@@ -4,23 +4,31 @@
  * planning tab tells the planning requests apart, says why it lists nothing, and fits a phone.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
-import { startWebhookReceiver } from './webhook-receiver';
-import { SHOTS, dashboardHelpers, WEBHOOK_VARS } from './dashboard-helpers';
+import { dashboardSetup } from './dashboard-setup';
 import { ndjson, startScriptedLlm } from './scripted-llm-server';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
 
-let server: { base: string; persist: string; stop(): Promise<void> };
-let browser: Browser;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
-let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
 const root = new URL('../..', import.meta.url).pathname;
-const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
+// The scripted endpoint first: the dev server is pointed at it.
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+});
+afterAll(async () => {
+  await llm?.close();
+});
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-llm-e2e', {
+  webhooks: true,
+  extraArgs: () => [
+    '--var',
+    `OPENAI_BASE_URL:${llm.url}`,
+    '--var',
+    'OPENAI_API_KEY:sk-scripted',
+    '--var',
+    'PLANNER_MODEL:scripted-model',
+  ],
+});
 
 const echo = (id: string, deps: string[] = []) => ({
   id,
@@ -28,32 +36,6 @@ const echo = (id: string, deps: string[] = []) => ({
   action: 'demo.echo',
   parameters: { id },
   dependencies: deps,
-});
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  llm = await startScriptedLlm();
-  hooks = await startWebhookReceiver();
-  server = (await startDevServer({
-    name: 'dashboard-llm-e2e',
-    extraArgs: [
-      '--var',
-      `OPENAI_BASE_URL:${llm.url}`,
-      '--var',
-      'OPENAI_API_KEY:sk-scripted',
-      '--var',
-      'PLANNER_MODEL:scripted-model',
-      ...WEBHOOK_VARS,
-    ],
-  })) as typeof server;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await llm?.close();
-  hooks?.close();
 });
 
 describe('the dashboard following LLM-planned runs', () => {
@@ -95,10 +77,10 @@ describe('the dashboard following LLM-planned runs', () => {
       run_id: string;
     };
     await waitForStatus(run_id, 'failed');
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await env.browser.newPage({ viewport: { width: 390, height: 844 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.base}/#/runs/${run_id}/planning`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}/planning`);
     await page.waitForSelector('table.attempts-trace tbody tr');
     // Once the run's events are read (until then it may still be planning, as far as the page knows).
     await page.getByText('None: this run never had a plan.').waitFor({ timeout: 10_000 });
@@ -125,7 +107,7 @@ describe('the dashboard following LLM-planned runs', () => {
     // As a release before D1 migration 0004 left it: the attempts filed under no run (here: gone).
     const wrangler = join(root, 'node_modules/.bin/wrangler');
     const sql = `DELETE FROM planning_attempts WHERE run_id = '${run_id}'`;
-    const args = ['d1', 'execute', 'DB', '--local', '--persist-to', server.persist, '--command', sql];
+    const args = ['d1', 'execute', 'DB', '--local', '--persist-to', env.server.persist, '--command', sql];
     expect(spawnSync(wrangler, args, { cwd: root, stdio: 'ignore' }).status).toBe(0);
     const { page, errors } = await open(`/#/runs/${run_id}/planning`);
     await page.getByText('None: this run never had a plan.').waitFor({ timeout: 10_000 });
@@ -153,10 +135,10 @@ describe('the dashboard following LLM-planned runs', () => {
     ]);
     const { run_id } = (await api('POST', '/v1/runs', {
       goal: 'needs-approval: summarise the newest reports',
-      config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
+      config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
-    const link = await hooks.approvalLink(run_id);
+    const link = await env.hooks.approvalLink(run_id);
     const { page, errors } = await open(`${link.pathname}${link.search}`);
     await page.waitForSelector('table.plan-steps tbody tr');
     expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([

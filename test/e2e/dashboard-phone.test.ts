@@ -6,19 +6,12 @@
  * A plan graph wider than the phone is shown whole by "Fit to width" (offered only when it is wider).
  * Screenshots go to test-results/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium } from './chromium';
-import { SHOTS, dashboardHelpers, WEBHOOK_VARS } from './dashboard-helpers';
-import { startWebhookReceiver } from './webhook-receiver';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { SHOTS } from './dashboard-helpers';
+import { dashboardSetup } from './dashboard-setup';
 
-let server: { base: string; stop(): Promise<void> };
-let browser: Browser;
-let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
-const { api, waitForStatus } = dashboardHelpers(() => ({ base: server.base, browser }));
+const { env, api, waitForStatus } = dashboardSetup('dashboard-phone', { webhooks: true });
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
 const TABLET = { viewport: { width: 768, height: 1024 }, isMobile: true, hasTouch: true };
@@ -38,7 +31,7 @@ async function runAwaitingApproval(goal: string): Promise<string> {
         },
       ],
     },
-    config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
+    config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
   })) as { run_id: string };
   await waitForStatus(run_id, 'awaiting_approval');
   return run_id;
@@ -53,7 +46,7 @@ async function openIn(context: BrowserContext, path: string, ready: string) {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.base}${path}`);
+  await page.goto(`${env.server.base}${path}`);
   await page.locator(ready).first().waitFor({ timeout: 15_000 });
   return { page, errors };
 }
@@ -67,28 +60,12 @@ async function expectTappable(button: Locator) {
   expect(box?.width ?? 0).toBeGreaterThanOrEqual(40);
 }
 
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  hooks = await startWebhookReceiver();
-  server = (await startDevServer({
-    name: 'dashboard-phone',
-    extraArgs: [...WEBHOOK_VARS],
-  })) as typeof server;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  hooks?.close();
-});
-
 describe('the dashboard on a phone', () => {
   it('lists runs and shows a run awaiting approval without scrolling sideways; a tap on Approve approves', async () => {
     const runId = await runAwaitingApproval(
       'Deploy the new pricing page to production after checking the staging build and the canary',
     );
-    const context = await browser.newContext(PHONE);
+    const context = await env.browser.newContext(PHONE);
     const list = await openIn(context, '/#/', `a[href$="${runId}"]`);
     await expect(sidewaysOverflow(list.page)).resolves.toBe(0);
     await list.page.screenshot({ path: `${SHOTS}/phone-runs.png` });
@@ -142,7 +119,7 @@ describe('the dashboard on a phone', () => {
       config: { require_plan_approval: true },
     })) as { run_id: string };
     await waitForStatus(run_id, 'awaiting_approval');
-    const context = await browser.newContext(PHONE);
+    const context = await env.browser.newContext(PHONE);
     const { page, errors } = await openIn(context, `/#/runs/${run_id}`, '[data-step-id="chunk_0"]');
     await page.locator('[data-step-id="chunk_0"]').tap();
     const panel = page.getByRole('complementary', { name: 'Step chunk_0' });
@@ -161,8 +138,8 @@ describe('the dashboard on a phone', () => {
 
   it('opens the approval link without scrolling sideways; a tap on Approve approves', async () => {
     const runId = await runAwaitingApproval('Rotate the signing keys of every production service');
-    const link = await hooks.approvalLink(runId);
-    const context = await browser.newContext(PHONE);
+    const link = await env.hooks.approvalLink(runId);
+    const context = await env.browser.newContext(PHONE);
     const { page, errors } = await openIn(context, `${link.pathname}${link.search}`, 'main.approval');
     await expect(sidewaysOverflow(page)).resolves.toBe(0);
     const approve = page.getByRole('button', { name: 'Approve', exact: true });
@@ -181,7 +158,7 @@ describe('the dashboard on a phone', () => {
     const runId = await runAwaitingApproval(
       'Summarise every open incident of the quarter and draft a report for the on-call review meeting',
     );
-    const context = await browser.newContext(TABLET);
+    const context = await env.browser.newContext(TABLET);
     const { page, errors } = await openIn(context, '/#/', `a[href$="${runId}"]`);
     await expect(sidewaysOverflow(page)).resolves.toBe(0);
     await page.screenshot({ path: `${SHOTS}/tablet-runs.png` });

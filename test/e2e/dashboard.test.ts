@@ -4,27 +4,13 @@
  * inline first), the diff of the two versions, the approval link's page (no API token), and retry of a
  * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
  */
-import { mkdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
-import { startWebhookReceiver } from './webhook-receiver';
-import {
-  SHOTS,
-  askThenUse,
-  dashboardHelpers,
-  recordButtons,
-  slowWebSockets,
-  type Json,
-  WEBHOOK_VARS,
-} from './dashboard-helpers';
+import { describe, expect, it } from 'vitest';
+import { askThenUse, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
+import { dashboardSetup, type DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-let server: { base: string; stop(): Promise<void> };
-let browser: Browser;
-const { api, waitForStatus, open, shot } = dashboardHelpers(() => ({ base: server.base, browser }));
-let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-e2e', { webhooks: true });
 
 const parallel = {
   goal: 'Fan out and join',
@@ -41,34 +27,18 @@ const parallel = {
   ],
 };
 
-const approvalLink = (runId: string) => hooks.approvalLink(runId);
+const approvalLink = (runId: string) => env.hooks.approvalLink(runId);
 
 /** A run of `parallel` awaiting approval, its webhook's link, and the link's page opened. */
 async function openApprovalLink() {
   const { run_id } = (await api('POST', '/v1/runs', {
     plan: parallel,
-    config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
+    config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
   })) as { run_id: string };
   await waitForStatus(run_id, 'awaiting_approval');
   const link = await approvalLink(run_id);
   return { run_id, link, ...(await open(`${link.pathname}${link.search}`)) };
 }
-
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  hooks = await startWebhookReceiver();
-  server = (await startDevServer({
-    name: 'dashboard-e2e',
-    extraArgs: [...WEBHOOK_VARS],
-  })) as typeof server;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  hooks?.close();
-});
 
 describe('the dashboard', () => {
   it('draws a parallel run’s graph live until every node is completed, with attempts and a timeline', async () => {
@@ -278,7 +248,7 @@ describe('the dashboard', () => {
     await shot(page, 'approval-link-rejected');
     const run = await waitForStatus(run_id, 'cancelled');
     expect(run.termination_reason).toBe('plan_rejected');
-    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
     await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
       /Fetch from staging, not production/,
     );
@@ -373,7 +343,7 @@ describe('the dashboard', () => {
     });
     await waitForStatus(rejected.run_id, 'cancelled');
     await waitForStatus(done.run_id, 'completed');
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     // The events come a frame or more apart: the page passes through the run's earlier states.
@@ -384,7 +354,7 @@ describe('the dashboard', () => {
     const actions = /^(Approve|Reject|Modify|Retry|Cancel|Roll back)/;
 
     // The snapshot (cancelled) comes first, the events after it: "awaiting approval" among them.
-    await page.goto(`${server.base}/#/runs/${rejected.run_id}`);
+    await page.goto(`${env.server.base}/#/runs/${rejected.run_id}`);
     await page.waitForSelector('[data-outcome="rejected"]');
     await page.locator('.toolbar .muted', { hasText: '1 skipped' }).waitFor();
     expect((await seen()).filter((b) => actions.test(b))).toEqual([]);
@@ -402,7 +372,7 @@ describe('the dashboard', () => {
       await held;
       await route.fallback();
     });
-    await page.goto(`${server.base}/#/runs/${done.run_id}/versions`);
+    await page.goto(`${env.server.base}/#/runs/${done.run_id}/versions`);
     await page.waitForSelector('.versions tr.current >> text=v2');
     await page.waitForSelector('[data-run-status="completed"]');
     const snapshot = page.waitForResponse((r) => r.url().endsWith(`/v1/runs/${done.run_id}`));
@@ -435,6 +405,36 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('keeps Approve, Reject, Modify and Cancel on one line beside a long goal on a desktop', async () => {
+    const goal = `Deploy the new pricing page to production after checking ${'the staging build, '.repeat(8)}and stop`;
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
+    const tops = await page
+      .locator('.toolbar button')
+      .evaluateAll((bs) => bs.map((b) => [b.textContent, Math.round(b.getBoundingClientRect().top)]));
+    // Modify and Cancel wrapped to a second line under Approve and Reject: now the goal gives way.
+    expect(tops.map(([name]) => name)).toEqual(['Approve', 'Reject', 'Modify', 'Cancel']);
+    expect(new Set(tops.map(([, top]) => top)).size).toBe(1);
+    const heading = page.locator('.toolbar h1');
+    await expect(heading.evaluate((h) => h.scrollWidth > h.clientWidth)).resolves.toBe(true);
+    // The heading, badge and buttons on the one line too.
+    const middle = async (selector: string) => {
+      const box = await page.locator(selector).first().boundingBox();
+      return Math.round((box?.y ?? 0) + (box?.height ?? 0) / 2);
+    };
+    const line = await middle('.toolbar button');
+    await expect(middle('.toolbar h1')).resolves.toBeCloseTo(line, -1);
+    await expect(middle('.toolbar .badge')).resolves.toBeCloseTo(line, -1);
+    await shot(page, 'run-long-goal-awaiting-approval');
+    await page.close();
+  }, 60_000);
+
   it('shows a long goal whole: in the heading’s tooltip, and wrapped on a click', async () => {
     const goal = `Summarise ${'every quarterly report of every region '.repeat(6)}and stop`;
     const { run_id } = (await api('POST', '/v1/runs', {
@@ -442,7 +442,7 @@ describe('the dashboard', () => {
     })) as { run_id: string };
     await waitForStatus(run_id, 'completed');
     const { page, errors } = await open(`/#/runs/${run_id}`);
-    const heading = page.locator('.toolbar h2');
+    const heading = page.locator('.toolbar h1');
     await page.waitForSelector('[data-run-status="completed"]');
     await expect(heading.getAttribute('title')).resolves.toBe(goal);
     const cut = () => heading.evaluate((h) => h.scrollWidth > h.clientWidth);
@@ -475,7 +475,7 @@ describe('the dashboard', () => {
     await page.keyboard.press('Space');
     await page.locator('.step-panel header', { hasText: 'fast' }).waitFor({ timeout: 5_000 });
     // An unknown tab in the address falls back to the graph.
-    await page.goto(`${server.base}/#/runs/${run_id}/bogus`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}/bogus`);
     await page.locator('svg.dag [data-step-id="slow"]').waitFor({ timeout: 10_000 });
     await expect(page.getByRole('tab', { name: 'Graph' }).getAttribute('aria-selected')).resolves.toBe(
       'true',
@@ -567,11 +567,11 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'completed');
     const waiting = (await api('POST', '/v1/runs', {
       plan: wide,
-      config: { require_plan_approval: true, approval: { webhook_url: hooks.url } },
+      config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
     })) as { run_id: string };
     await waitForStatus(waiting.run_id, 'awaiting_approval');
     const link = await approvalLink(waiting.run_id);
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await env.browser.newPage({ viewport: { width: 390, height: 844 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     const pages: [string, string, string][] = [
@@ -583,7 +583,7 @@ describe('the dashboard', () => {
     ];
     const widths: Record<string, number> = {};
     for (const [path, ready, name] of pages) {
-      await page.goto(`${server.base}${path}`);
+      await page.goto(`${env.server.base}${path}`);
       await page.waitForSelector(ready);
       widths[name] = await page.evaluate(() => document.documentElement.scrollWidth);
       await shot(page, name);
@@ -596,7 +596,7 @@ describe('the dashboard', () => {
       'approval-phone': 390,
     });
     // The runs list: each row shows its id, status and goal on the screen.
-    await page.goto(`${server.base}/#/`);
+    await page.goto(`${env.server.base}/#/`);
     const row = page.locator(`tr[data-run-id="${run_id}"]`);
     await row.waitFor();
     for (const part of ['a', '.badge', 'td.goal']) {
@@ -604,7 +604,7 @@ describe('the dashboard', () => {
       expect([part, box.x >= 0 && box.x + box.width <= 390 && box.width > 0]).toEqual([part, true]);
     }
     // The event log: a row's type and step do not overlap.
-    await page.goto(`${server.base}/#/runs/${run_id}/events`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}/events`);
     const event = page.locator('ol.events li[data-event-type="ToolInvoked"]').first();
     await event.waitFor();
     const [type, step] = [
@@ -617,7 +617,7 @@ describe('the dashboard', () => {
       type.y + type.height <= step.y ||
       step.y + step.height <= type.y;
     expect(apart).toBe(true);
-    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
     const graph = await page.locator('.dag-scroll').boundingBox();
     expect(graph!.width).toBeGreaterThan(300);
     expect(graph!.height).toBeGreaterThan(60);
@@ -631,11 +631,11 @@ describe('the dashboard', () => {
       config: { execution_mode: 'parallel' },
     })) as { run_id: string };
     await waitForStatus(run_id, 'completed');
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const page = await env.browser.newPage({ viewport: { width: 390, height: 844 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     // The timeline's tick labels: one line each, none overlapping (they did at 390 px).
-    await page.goto(`${server.base}/#/runs/${run_id}/timeline`);
+    await page.goto(`${env.server.base}/#/runs/${run_id}/timeline`);
     await page.waitForSelector('.tl-row');
     const ticks = await page.locator('.tl-axis span').evaluateAll((spans) =>
       spans.map((s) => {
@@ -830,7 +830,7 @@ describe('the dashboard', () => {
       plan: { goal: 'done', steps: [a, { id: 'a2', action: 'demo.echo', parameters: { v: 2 } }] },
     });
     await waitForStatus(done.run_id, 'completed');
-    await page.goto(`${server.base}/#/runs/${done.run_id}/versions`);
+    await page.goto(`${env.server.base}/#/runs/${done.run_id}/versions`);
     await page.waitForSelector('.versions tr.current >> text=v2');
     await expect(page.getByRole('button', { name: /Roll back/ }).count()).resolves.toBe(0);
     expect(errors).toEqual([]);
@@ -842,7 +842,7 @@ describe('the dashboard', () => {
     const secured = (await startDevServer({
       name: 'dashboard-token',
       extraArgs: ['--var', `API_TOKEN:${token}`],
-    })) as typeof server;
+    })) as DevServer;
     try {
       const created = await fetch(`${secured.base}/v1/runs`, {
         method: 'POST',
@@ -850,7 +850,7 @@ describe('the dashboard', () => {
         body: JSON.stringify({ plan: parallel, config: { execution_mode: 'parallel' } }),
       });
       const { run_id } = (await created.json()) as { run_id: string };
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const page = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.addInitScript((t) => localStorage.setItem('edgeplan.token', t), token);
       const sockets: string[] = [];
       const polls: string[] = [];
@@ -864,7 +864,7 @@ describe('the dashboard', () => {
       await page.close();
 
       // A person who opens the dashboard without the token is told where it goes, and entering it works.
-      const fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const fresh = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
       await fresh.goto(`${secured.base}/`);
       await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
       await fresh.getByLabel('API token').fill('not-the-token');

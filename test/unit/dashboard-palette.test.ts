@@ -1,7 +1,8 @@
 /**
  * The dashboard's status colours (src/ui/style.css) against WCAG 2's contrast ratio: white badge text
- * on every status colour, and text drawn in a status colour or muted (errors, "✔ Valid", not-started
- * badges) on the page's background and panels, in the light and the dark theme: 4.5:1 at least.
+ * on every status colour, and text drawn in a status colour, muted or as a link (errors, "✔ Valid",
+ * not-started badges, the header's links) on the page's background and panels, in the light and the
+ * dark theme: 4.5:1 at least.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -51,10 +52,10 @@ describe('the dashboard palette', () => {
     expect(faint).toEqual([]);
   });
 
-  it('draws status and muted text at 4.5:1 or more on the background and panels, in both themes', () => {
+  it('draws status, muted and link text at 4.5:1 or more on the background and panels, in both themes', () => {
     const faint = (['light', 'dark'] as const).flatMap((name) => {
       const theme = name === 'light' ? light : dark;
-      return ['--ok-text', '--fail-text', '--muted'].flatMap((fg) =>
+      return ['--ok-text', '--fail-text', '--muted', '--link'].flatMap((fg) =>
         ['--bg', '--panel']
           .map((bg) => ({
             at: `${name} ${fg} on ${bg}`,

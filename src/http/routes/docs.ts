@@ -22,7 +22,10 @@ const docs = createRoute({
   },
 });
 
-/** The page: Swagger UI's own files from `/docs/`, nothing inline, nothing from elsewhere. */
+/**
+ * The page: Swagger UI's own files from `/docs/` (and its colours made readable), nothing inline, nothing
+ * from elsewhere.
+ */
 export const DOCS_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -31,6 +34,7 @@ export const DOCS_HTML = `<!doctype html>
 <title>edgeplan API reference</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="/docs/reference.css">
 </head>
 <body>
 <div id="reference"><noscript>The reference needs JavaScript; the document itself is <a href="/openapi.json">/openapi.json</a>.</noscript></div>

@@ -18,7 +18,16 @@ export type DagProps = {
   onSelect: (id: string) => void;
 };
 
-const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+/**
+ * A node's id and action are drawn whole and cut at its edge (clip paths below), an ellipsis drawn
+ * where they are cut: the text is what it names (a step's name holds what it shows, for a voice user
+ * who says it), not "build_release_cand…". Cut where about this many characters fill the width.
+ */
+const ID_CHARS = 19;
+const ACTION_CHARS = 23;
+/** Where the text is cut; with an attempt count at the right, shorter. */
+const TEXT_W = NODE_W - 20;
+const SHORT_W = NODE_W - 48;
 
 export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps) {
   // The layout depends on the plan's shape only, not on statuses: recomputed when the plan changes.
@@ -66,7 +75,9 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
           width={laid.width}
           height={laid.height}
           viewBox={`0 0 ${laid.width} ${laid.height}`}
-          role="img"
+          // A group, not an image: an image's contents are hidden from assistive technology, and
+          // the steps in it are buttons.
+          role="group"
           aria-label={`Plan graph of ${steps.length} steps`}
         >
           <defs>
@@ -81,6 +92,12 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
             >
               <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
             </marker>
+            <clipPath id="node-text">
+              <rect width={TEXT_W} height={NODE_H} />
+            </clipPath>
+            <clipPath id="node-text-short">
+              <rect width={SHORT_W} height={NODE_H} />
+            </clipPath>
           </defs>
           {laid.edges.map((e) => (
             <polyline
@@ -95,6 +112,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
           {steps.map((s) => {
             const n = laid.nodes.get(s.id);
             if (!n) return null;
+            const retried = s.attempts > 1;
+            const idCut = s.id.length > (retried ? ID_CHARS - 4 : ID_CHARS);
             return (
               <g
                 key={s.id}
@@ -105,7 +124,10 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 role="button"
                 // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
                 tabindex={0}
-                aria-label={`Step ${s.id}: ${s.status}`}
+                // What it shows first (so a voice user can say it), then its status; pressed: its
+                // details are the ones shown.
+                aria-label={`${s.id}${retried ? ` ×${s.attempts}` : ''} ${s.action}: ${s.status}`}
+                aria-pressed={selected === s.id}
                 onClick={() => onSelect(s.id)}
                 // Enter and Space, as a button takes them (Space without scrolling the page).
                 onKeyDown={(ev) => {
@@ -115,13 +137,33 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 }}
               >
                 <rect width={NODE_W} height={NODE_H} rx="6" />
-                <text x="10" y="16" class="node-id">
-                  {clip(s.id, 20)}
-                  {s.attempts > 1 ? ` ×${s.attempts}` : ''}
+                {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
+                <text
+                  x="10"
+                  y="16"
+                  class="node-id"
+                  clip-path={`url(#${retried ? 'node-text-short' : 'node-text'})`}
+                >
+                  {s.id}{' '}
                 </text>
-                <text x="10" y="31" class="node-action">
-                  {clip(s.action, 24)}
+                {idCut ? (
+                  <text x={retried ? SHORT_W : TEXT_W} y="16" class="node-id" aria-hidden="true">
+                    …
+                  </text>
+                ) : null}
+                {retried ? (
+                  <text x={NODE_W - 8} y="16" class="node-id" text-anchor="end">
+                    ×{s.attempts}{' '}
+                  </text>
+                ) : null}
+                <text x="10" y="31" class="node-action" clip-path="url(#node-text)">
+                  {s.action}
                 </text>
+                {s.action.length > ACTION_CHARS ? (
+                  <text x={TEXT_W} y="31" class="node-action" aria-hidden="true">
+                    …
+                  </text>
+                ) : null}
               </g>
             );
           })}

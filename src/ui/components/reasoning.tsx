@@ -27,7 +27,7 @@ export function Reasoning({ events }: { events: RunEvent[] }) {
   if (lines.length === 0) return null;
   return (
     <>
-      <h3>{events.some((e) => e.event_type === 'ThoughtAdded') ? 'Thoughts' : 'Stages'}</h3>
+      <h2>{events.some((e) => e.event_type === 'ThoughtAdded') ? 'Thoughts' : 'Stages'}</h2>
       <ol class="reasoning" aria-label="Reasoning">
         {lines.map((l) => (
           <li key={l.seq}>

@@ -38,9 +38,9 @@ export function StepPanel({
   return (
     <aside class="step-panel" aria-label={`Step ${step.id}`}>
       <header>
-        <h3>
+        <h2>
           {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
-        </h3>
+        </h2>
         {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
           failedDependency ? (
             <button type="button" onClick={() => onRetry(failedDependency)}>
@@ -92,12 +92,12 @@ export function StepPanel({
       </dl>
       {last ? (
         <>
-          <h4>Resolved inputs</h4>
+          <h3>Resolved inputs</h3>
           <JsonBlock value={last.parameters} file={`${step.id}-inputs.json`} />
         </>
       ) : (
         <>
-          <h4>Planned parameters</h4>
+          <h3>Planned parameters</h3>
           <p class="muted note">
             {step.status === 'skipped' ? 'It never ran' : 'It has not run yet'}: these are the parameters as
             planned, references unresolved.
@@ -107,11 +107,11 @@ export function StepPanel({
       )}
       {output !== undefined ? (
         <>
-          <h4>Output</h4>
+          <h3>Output</h3>
           <JsonBlock value={output} file={`${step.id}-output.json`} />
         </>
       ) : null}
-      <h4>Attempts</h4>
+      <h3>Attempts</h3>
       {step.history.length === 0 ? (
         <p class="muted">{step.status === 'skipped' ? 'None: it never ran.' : 'Not run yet.'}</p>
       ) : (

@@ -198,11 +198,11 @@ function DiffView({ pair }: { pair: Pair }) {
   return (
     <div class="diff" aria-label={`Diff of v${diff.from_version} and v${diff.to_version}`}>
       <div>
-        <h4>v{diff.from_version}</h4>
+        <h2>v{diff.from_version}</h2>
         <ul>{a.steps.map((s) => line(s.id, s.action, s.dependencies, 'a'))}</ul>
       </div>
       <div>
-        <h4>v{diff.to_version}</h4>
+        <h2>v{diff.to_version}</h2>
         <ul>{b.steps.map((s) => line(s.id, s.action, s.dependencies, 'b'))}</ul>
       </div>
       <p class="muted summary">

@@ -2,7 +2,7 @@
  * The approval link's page (no API token): the plan, its estimates and graph, and Approve / Reject /
  * Modify, each sent once with the link's token.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, estimateText, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
@@ -40,10 +40,18 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   // so the link's single-use token is sent once; `busy` disables the buttons meanwhile.
   const inFlight = useRef(false);
   const [busy, setBusy] = useState(false);
+  // The buttons go once the decision is taken: focus, left on the one pressed, goes to what it did
+  // (read out on focus), not to the page's start.
+  const told = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    const now = document.activeElement;
+    if (outcome && (!now || now === document.body)) told.current?.focus();
+  }, [outcome]);
   /** Sends the decision once; a refused modification is thrown back to the editor, which shows it. */
   const decide = async (decision: 'approve' | 'reject' | 'modify', plan?: Plan) => {
     if (inFlight.current) return;
     inFlight.current = true;
+    const from = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     setBusy(true);
     setError(null);
     try {
@@ -63,6 +71,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     } finally {
       inFlight.current = false;
       setBusy(false);
+      // Refused: focus back on the button pressed (disabled while the decision was out), if it was lost.
+      requestAnimationFrame(() => {
+        if (document.activeElement === document.body && from?.isConnected) from.focus();
+      });
     }
   };
 
@@ -70,7 +82,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const inferred = data.inferred ?? {};
   return (
     <main class="approval">
-      <h2>Approve this plan?</h2>
+      <h1>Approve this plan?</h1>
       <p class="goal">{data.goal}</p>
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
@@ -78,7 +90,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         {new Date(data.expires_at).toLocaleString()}
       </p>
       {outcome ? (
-        <p class="ok" role="status">
+        <p class="ok" role="status" ref={told} tabindex={-1}>
           {outcome} This link cannot be used again.
         </p>
       ) : (

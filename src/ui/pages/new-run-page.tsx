@@ -46,7 +46,7 @@ export function NewRunPage() {
   return (
     <main class="new-run">
       <div class="toolbar">
-        <h2>New run</h2>
+        <h1>New run</h1>
         <div class="segmented" role="radiogroup" aria-label="Start from">
           <button type="button" role="radio" aria-checked={mode === 'plan'} onClick={() => setMode('plan')}>
             Plan

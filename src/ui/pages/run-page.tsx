@@ -3,7 +3,7 @@
  * approval, a form while it waits for input, Retry, Cancel), then the graph with the selected step's
  * details, the timeline of attempts, the event log, the plan versions and the planning trace.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { EventLog } from '../components/event-log';
@@ -49,8 +49,17 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     return () => clearInterval(t);
   }, [status]);
 
-  /** Resolves true when the API took the action. */
+  // Where focus goes after an action: the button pressed goes away once the run moves on (Approve once
+  // approved, Cancel once cancelled), and focus with it to the page's start.
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  /**
+   * Resolves true when the API took the action. Then focus, if still on the control pressed, goes to
+   * the run's heading (the status change is announced on its own); after a refusal it stays on the
+   * control, disabled while the request was in flight (the refusal is announced as an alert).
+   */
   const act = async (name: string, action: () => Promise<unknown>, follow = false) => {
+    const from = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     setBusy(name);
     setMessage(null);
     let ok = false;
@@ -63,6 +72,13 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       setMessage(errorText(e));
     }
     setBusy(null);
+    // After the render that enables the controls again.
+    requestAnimationFrame(() => {
+      const now = document.activeElement;
+      if (now !== from && now !== document.body && now !== null) return;
+      if (ok || !from?.isConnected) heading.current?.focus();
+      else from.focus();
+    });
     return ok;
   };
 
@@ -105,11 +121,26 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
   // "3/3 steps completed" while the model still writes would read as done.
   const streaming = !ENDED.has(status) && view.plan_version === null && view.steps.length > 0;
+  const shown = shownStatus(status, rejected ? 'plan_rejected' : null);
+
+  // A change of the run's status while the page is open, said once to assistive technology (a polite
+  // live region): not the status the page opened on, nor those it passes through while it replays the
+  // run's past, nor each step's progress.
+  const [announcement, setAnnouncement] = useState('');
+  const announced = useRef<string | null>(null);
+  useEffect(() => {
+    if (!acts) return;
+    if (announced.current !== null && announced.current !== shown)
+      setAnnouncement(
+        `Status: ${shown.replaceAll('_', ' ')}. ${completed} of ${view.steps.length} steps completed.`,
+      );
+    announced.current = shown;
+  }, [acts, shown]);
 
   if (live.missing)
     return (
       <main class="run-page">
-        <h2>No such run</h2>
+        <h1>No such run</h1>
         <p>
           <code class="missing-id">{runId}</code>
         </p>
@@ -124,91 +155,101 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     // Busy while it reads the run's past up to its snapshot (assistive technology waits it out).
     <main class="run-page" aria-busy={!acts}>
       <div class="toolbar">
-        <h2
-          class={wholeGoal ? 'whole' : undefined}
-          title={goal}
-          // A long goal is cut to a line; a click (or Enter) shows it whole.
-          tabindex={0}
-          aria-expanded={wholeGoal}
-          onClick={() => setWholeGoal((w) => !w)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' || e.key === ' ') {
-              e.preventDefault();
-              setWholeGoal((w) => !w);
-            }
-          }}
-        >
-          {goal}
-        </h2>
-        <span
-          class={`badge status-${shownStatus(status, rejected ? 'plan_rejected' : null)}`}
-          data-run-status={status}
-          title={rejected ? 'cancelled: its plan was rejected' : undefined}
-        >
-          {shownStatus(status, rejected ? 'plan_rejected' : null)}
-        </span>
-        <span class="muted step-counts">
-          {completed}/{view.steps.length} steps completed
-          {failed ? ` · ${failed} failed` : ''}
-          {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
-          {streaming ? (
-            <span class="streaming" role="status">
-              {' '}
-              · the plan is still streaming in: more steps may come
-            </span>
-          ) : null}
-          {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
-        </span>
-        <span class="spacer" />
-        {waitingApproval ? (
-          <>
-            <button
-              type="button"
-              class="primary"
-              disabled={!!busy}
-              onClick={() =>
-                void act('approve', () => api().approve(runId, { comment: comment.trim() }), true)
+        <div class="title">
+          <h1
+            ref={heading}
+            class={wholeGoal ? 'whole' : undefined}
+            title={goal}
+            // A long goal is cut to a line; a click (or Enter) shows it whole.
+            tabindex={0}
+            aria-expanded={wholeGoal}
+            onClick={() => setWholeGoal((w) => !w)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault();
+                setWholeGoal((w) => !w);
               }
-            >
-              Approve
-            </button>
+            }}
+          >
+            {goal}
+          </h1>
+          <span
+            class={`badge status-${shown}`}
+            data-run-status={status}
+            title={rejected ? 'cancelled: its plan was rejected' : undefined}
+          >
+            {shown}
+          </span>
+          <span class="muted step-counts">
+            {completed}/{view.steps.length} steps completed
+            {failed ? ` · ${failed} failed` : ''}
+            {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
+            {streaming ? (
+              <span class="streaming" role="status">
+                {' '}
+                · the plan is still streaming in: more steps may come
+              </span>
+            ) : null}
+            {run?.token_usage.total_tokens ? ` · ${run.token_usage.total_tokens} tokens` : ''}
+          </span>
+        </div>
+        {/* One block: a long goal gives way to it, rather than Modify and Cancel wrapping under Approve. */}
+        <div class="actions">
+          {waitingApproval ? (
+            <>
+              <button
+                type="button"
+                class="primary"
+                disabled={!!busy}
+                onClick={() =>
+                  void act('approve', () => api().approve(runId, { comment: comment.trim() }), true)
+                }
+              >
+                Approve
+              </button>
+              <button
+                type="button"
+                disabled={!!busy}
+                onClick={() =>
+                  void act('reject', () => api().reject(runId, { comment: comment.trim() }), true)
+                }
+              >
+                Reject
+              </button>
+              <button
+                type="button"
+                disabled={!!busy}
+                aria-expanded={modifying}
+                onClick={() => setModifying((m) => !m)}
+              >
+                Modify
+              </button>
+            </>
+          ) : null}
+          {acts && ENDED.has(status) && status !== 'completed' && !view.unapproved ? (
             <button
               type="button"
               disabled={!!busy}
-              onClick={() => void act('reject', () => api().reject(runId, { comment: comment.trim() }), true)}
+              onClick={() => void act('retry', () => api().retry(runId), true)}
             >
-              Reject
+              Retry
             </button>
+          ) : null}
+          {acts && !ENDED.has(status) ? (
             <button
               type="button"
+              class="danger"
               disabled={!!busy}
-              aria-expanded={modifying}
-              onClick={() => setModifying((m) => !m)}
+              onClick={() => void act('cancel', () => api().cancel(runId, 'from the dashboard'))}
             >
-              Modify
+              Cancel
             </button>
-          </>
-        ) : null}
-        {acts && ENDED.has(status) && status !== 'completed' && !view.unapproved ? (
-          <button
-            type="button"
-            disabled={!!busy}
-            onClick={() => void act('retry', () => api().retry(runId), true)}
-          >
-            Retry
-          </button>
-        ) : null}
-        {acts && !ENDED.has(status) ? (
-          <button
-            type="button"
-            class="danger"
-            disabled={!!busy}
-            onClick={() => void act('cancel', () => api().cancel(runId, 'from the dashboard'))}
-          >
-            Cancel
-          </button>
-        ) : null}
+          ) : null}
+        </div>
       </div>
+      <p class="sr-only" role="status" data-run-announcement>
+        {announcement}
+      </p>
       <p class="run-id muted">
         <code>{runId}</code> · <a href={href.runs()}>all runs</a>
       </p>
@@ -244,6 +285,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             }
             setModifying(false);
             live.restart();
+            // The editor, and the button pressed in it, are gone: focus to the heading, not the page's start.
+            requestAnimationFrame(() => {
+              const now = document.activeElement;
+              if (!now || now === document.body || !now.isConnected) heading.current?.focus();
+            });
           }}
         />
       ) : null}
@@ -327,7 +373,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       ) : null}
       {tab === 'planning' ? (
         <section class="planning">
-          <h3>Plan versions</h3>
+          <h2>Plan versions</h2>
           {view.versions.length === 0 ? (
             <p class="muted">
               {streaming
@@ -363,7 +409,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             </div>
           )}
           <Reasoning events={live.events} />
-          <h3>LLM attempts</h3>
+          <h2>LLM attempts</h2>
           <PlanningAttempts
             runId={runId}
             // Read again when the run gets a plan version, or its planning ends (failed, or planned).

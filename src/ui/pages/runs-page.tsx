@@ -87,7 +87,7 @@ export function RunsPage() {
   return (
     <main>
       <div class="toolbar">
-        <h2>Runs</h2>
+        <h1>Runs</h1>
         <label>
           Status{' '}
           <select
