@@ -109,6 +109,11 @@ export default defineConfig(async () => {
         ),
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main
         // module: its run object, queue consumer and HTTP app share one registry.
+        // `npm run capture:storage` only (scripts/capture-storage-fixtures.mjs): writes the storage
+        // fixtures of this release's format, which are frozen once committed.
+        ...(env.EDGEPLAN_CAPTURE_STORAGE
+          ? [workersProject('storage-capture', 'test/storage-capture', {}, ['test/storage-capture/sink.ts'])]
+          : []),
         workersProject(
           'workers-factory',
           'test/workers-factory',

@@ -62,6 +62,11 @@ export const ERROR_CODES = {
     about:
       'The run’s stored state does not fit this release’s schema (another release wrote it); the message names the row.',
   },
+  run_newer_format: {
+    status: 500,
+    about:
+      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md).',
+  },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
   run_not_found: { status: 404, about: 'No run with this id.' },

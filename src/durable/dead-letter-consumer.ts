@@ -8,6 +8,7 @@
  */
 import type { StepOutcome } from '../engine/machine';
 import type { StepMessage } from './messages';
+import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
 
 /** The dead-letter queue of `steps`, as named in this repository's wrangler.toml. */
 export const DEAD_LETTER_QUEUE = 'steps-dlq';
@@ -59,7 +60,8 @@ export async function consumeDeadLetters(batch: MessageBatch<StepMessage>, env: 
         for (const m of msgs) m.ack();
       } catch (err) {
         console.error(`steps-dlq: run ${runId} unreachable; ${msgs.length} message(s) retried`, err);
-        for (const m of msgs) m.retry({ delaySeconds: 5 });
+        // A run a newer release wrote (a rollback) is not reachable for a while: wait longer.
+        for (const m of msgs) m.retry({ delaySeconds: isNewerFormatRun(err) ? NEWER_FORMAT_RETRY_S : 5 });
       }
     }),
   );

@@ -26,6 +26,7 @@ import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
+import { isNewerFormatRun, STORAGE_FORMAT, upgradeStorage } from './storage-format';
 import { IndexWriter } from './index-writer';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
@@ -68,6 +69,8 @@ export type Continuation = { step_id: string; attempt: number } & Extract<BeginS
 const INLINE_RECOVERY_MS = 5_000;
 /** When the run index is tried again while a D1 write is owed (lost with an instance, or refused). */
 const INDEX_RETRY_MS = 10_000;
+/** How often a run a newer release wrote wakes while an older one is deployed (a rollback). */
+const NEWER_FORMAT_WAKE_MS = 5 * 60_000;
 
 /**
  * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
@@ -186,6 +189,7 @@ export class PlanRun extends DurableObject<Env> {
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */
   listEvents(after: number, limit: number): EventsPage {
+    if (this.#store.exists) this.#upgrade();
     return eventsPage(this.#store, after, limit);
   }
 
@@ -223,7 +227,9 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
-    return this.#store.exists ? this.#store.attempts(stepId) : [];
+    if (!this.#store.exists) return [];
+    this.#upgrade();
+    return this.#store.attempts(stepId);
   }
 
   async cancel(reason?: string): Promise<RpcResult<{ status: RunStatus }>> {
@@ -380,7 +386,17 @@ export class PlanRun extends DurableObject<Env> {
   /** Retries due, attempts past their deadline, inline attempts lost to an eviction. */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
-    const m = this.#load();
+    let m: RunMachine | null;
+    try {
+      m = this.#load();
+    } catch (err) {
+      if (!isNewerFormatRun(err)) throw err;
+      // A rollback: the run waits as the newer release left it. Its alarm is kept (a thrown alarm is
+      // retried a few times, then dropped), so once that release is back the run carries on by itself.
+      console.error((err as Error).message);
+      await this.#alarm.to(Date.now() + NEWER_FORMAT_WAKE_MS);
+      return;
+    }
     if (!m) return;
     if (this.#index.owed) await this.#index.resync();
     const now = Date.now();
@@ -485,12 +501,24 @@ export class PlanRun extends DurableObject<Env> {
   #load(): RunMachine | null {
     if (this.#machine) return this.#machine;
     if (!this.#store.exists) return null;
+    // An object an earlier release wrote is brought up to date first; one a newer release wrote (a
+    // rollback) is refused before anything reads its rows as this release's (storage-format.ts).
+    this.#upgrade();
     const state = load(this.#store);
     if (!state) return null;
     this.#machine = new RunMachine(state, this.#deps());
     // A new instance: what the last one owed D1 may never have been written.
     this.ctx.waitUntil(this.#index.resync());
     return this.#machine;
+  }
+
+  /** Brings the tables to this release's storage format, or throws for a newer one (nothing read). */
+  #upgrade(): void {
+    const format = this.#store.format;
+    if (format === STORAGE_FORMAT) return;
+    this.#store.upgraded(
+      upgradeStorage(this.ctx.storage, format, this.ctx.id.name ?? this.ctx.id.toString()),
+    );
   }
 
   #registry(): ToolRegistry {

@@ -9,16 +9,19 @@
  */
 import type { Leases } from './leases';
 import type { SideWorkJournal } from './side-work-journal';
-import { STORE_SCHEMA, type SqlStore } from './sql-store';
+import { STAMPED_SCHEMA, type SqlStore } from './sql-store';
 
-/** Creates the run's tables (idempotent; one call), then tells their keepers they exist. */
+/**
+ * Creates the run's tables, stamped with this release's storage format (idempotent; one call), then
+ * tells their keepers they exist.
+ */
 export function createRunTables(
   sql: SqlStorage,
   keepers: { store: SqlStore; journal: SideWorkJournal; leases: Leases },
 ): void {
   // No run's tables yet: a new database, where no table created on first use exists either.
   const fresh = !keepers.store.exists;
-  sql.exec(STORE_SCHEMA);
+  sql.exec(STAMPED_SCHEMA);
   keepers.store.tablesCreated(fresh);
   if (fresh) {
     keepers.journal.fresh();

@@ -12,6 +12,8 @@ const INLINE_LIMIT = 512 * 1024;
 const CHUNK = 512 * 1024;
 /** How a stored value that lives in `blobs` begins: `{"$blob":"<id>"}`. */
 const BLOB_REF = '{"$blob":"';
+/** The `meta` row counting the blob ids given out. */
+export const SEQ_KEY = 'blob_seq';
 
 /**
  * SQL for the size in bytes of the value a column holds — its text, or the chunks it refers to — read
@@ -46,11 +48,17 @@ export class SpilledValues {
     for (const table of ['outputs', 'vars', 'meta'] as const) this.#known.set(table, new Map());
   }
 
-  /** An existing database, or one rolled back: what this instance knew is read again when needed. */
-  reload(): void {
+  /**
+   * An existing database, or one rolled back: what this instance knew is read again when needed.
+   * `blobSeq`: the `blob_seq` meta value, when the caller read it already (null: there is none).
+   */
+  reload(blobSeq?: string | null): void {
     this.#known.clear();
-    const row = this.sql.exec<Row>("SELECT value FROM meta WHERE key = 'blob_seq'").toArray()[0];
-    this.#seq = Number(row ? sqlText(row.value) : 0);
+    if (blobSeq === undefined) {
+      const row = this.sql.exec<Row>(`SELECT value FROM meta WHERE key = '${SEQ_KEY}'`).toArray()[0];
+      blobSeq = row ? sqlText(row.value) : null;
+    }
+    this.#seq = Number(blobSeq ?? 0);
   }
 
   /**
@@ -61,7 +69,7 @@ export class SpilledValues {
     if (json.length <= INLINE_LIMIT && !json.startsWith(BLOB_REF)) return json;
     const id = `b${++this.#seq}`;
     this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES ('blob_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      `INSERT INTO meta (key, value) VALUES ('${SEQ_KEY}', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
       String(this.#seq),
     );
     for (let i = 0, c = 0; i < json.length; i += CHUNK, c++) {

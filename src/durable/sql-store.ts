@@ -8,7 +8,8 @@ import type { ResultStore } from '../engine/state';
 import { chunked, insertMany, sqlText, statementFor } from './sql-batch';
 import { eventJson, jsonOf } from './plan-text';
 import { hasTable, LazyTable } from './lazy-table';
-import { KEY_OF, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
+import { KEY_OF, SEQ_KEY, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
+import { FORMAT_KEY, STORAGE_FORMAT, storedFormat } from './storage-format';
 
 /** An attempt's new status and times: one by its key, or many joined with a list of `(key…, values…)`. */
 const MARK_ONE = `UPDATE attempts SET status = ?3, invoked_at = coalesce(?4, invoked_at),
@@ -58,6 +59,17 @@ CREATE TABLE IF NOT EXISTS outputs (step_id TEXT PRIMARY KEY, value TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (id, chunk));
 `;
 
+/** The meta rows read when an existing object's tables are found: its format's stamp, its blob count. */
+const STAMPS = `SELECT key, value FROM meta WHERE key IN ('${FORMAT_KEY}', '${SEQ_KEY}')`;
+
+/**
+ * A new run's tables, stamped with this release's storage format (storage-format.ts) in the same
+ * call: the stamp costs the first transaction a row, no statement of its own.
+ */
+export const STAMPED_SCHEMA = `${STORE_SCHEMA}
+INSERT OR IGNORE INTO meta (key, value) VALUES ('${FORMAT_KEY}', '${STORAGE_FORMAT}');
+`;
+
 const VARS_SCHEMA = 'CREATE TABLE IF NOT EXISTS vars (key TEXT PRIMARY KEY, value TEXT NOT NULL);';
 
 type Row = Record<string, SqlStorageValue>;
@@ -91,6 +103,7 @@ export type AttemptRow = {
 
 export class SqlStore implements ResultStore {
   #exists = false;
+  #format = STORAGE_FORMAT;
   readonly #spill: SpilledValues;
   /** Outputs set and not yet written, as stored text, by step (see {@link setOutput}). */
   readonly #pendingOutputs = new Map<string, string>();
@@ -119,8 +132,15 @@ export class SqlStore implements ResultStore {
    */
   tablesCreated(fresh = false): void {
     this.#exists = true;
-    if (!fresh) return this.#spill.reload();
-    // A new database: nothing spilled, no state variable — nothing to read.
+    if (!fresh) {
+      // The storage format's stamp comes with the blob count: one statement, which loading ran anyway.
+      const stamps = new Map<string, string>();
+      for (const r of this.sql.exec<Row>(STAMPS)) stamps.set(sqlText(r.key), sqlText(r.value));
+      this.#format = storedFormat(stamps.get(FORMAT_KEY) ?? null);
+      return this.#spill.reload(stamps.get(SEQ_KEY) ?? null);
+    }
+    // A new database, stamped with this release's format: nothing spilled, no state variable.
+    this.#format = STORAGE_FORMAT;
     this.#vars.absent();
     this.#spill.fresh();
   }
@@ -128,6 +148,16 @@ export class SqlStore implements ResultStore {
   /** Whether this object's database holds a run's tables. */
   get exists(): boolean {
     return this.#exists;
+  }
+
+  /** The storage format the tables are in (storage-format.ts); read with them. */
+  get format(): number {
+    return this.#format;
+  }
+
+  /** The tables were brought to `format` (storage-format.ts's upgradeStorage). */
+  upgraded(format: number): void {
+    this.#format = format;
   }
 
   // ---- meta -------------------------------------------------------------------------------------

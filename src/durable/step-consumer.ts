@@ -21,6 +21,7 @@ import type { StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
 import { LEASE_MS } from './leases';
 import { groupsOf, reportable } from './call-limits';
+import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -97,7 +98,10 @@ class RunConsumer {
         `steps consumer: run ${this.runId} unreachable; ${msgs.length} message(s) redelivered`,
         err,
       );
-      for (const m of msgs) m.retry({ delaySeconds: 1 });
+      // A run a newer release wrote (a rollback) waits for that release: its messages wait too,
+      // long enough between deliveries that the queue's retries last through a rollback of an hour.
+      const delaySeconds = isNewerFormatRun(err) ? NEWER_FORMAT_RETRY_S : 1;
+      for (const m of msgs) m.retry({ delaySeconds });
       return;
     }
     msgs.forEach((msg, i) => {

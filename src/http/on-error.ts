@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isUnreadableRun } from '../durable/row-schemas';
+import { isNewerFormatRun } from '../durable/storage-format';
 import { EdgeplanError } from '../errors';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
 import { misconfiguration } from './misconfiguration';
@@ -25,7 +26,8 @@ const CODE_FOR_STATUS: Partial<Record<number, string>> = {
 /**
  * `app.onError`: {@link EdgeplanError} → its code's status; Hono's `HTTPException` → the envelope
  * with a code for its status; a run whose stored rows this release cannot read → `500 run_unreadable`
- * saying so; anything else → `500 internal` (or `misconfigured`), logged.
+ * saying so, and one a newer release wrote → `500 run_newer_format`; anything else → `500 internal`
+ * (or `misconfigured`), logged.
  */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof EdgeplanError) {
@@ -34,6 +36,7 @@ export function handleError(err: Error, c: Context): Response {
   }
   if (err instanceof HTTPException) return fromHttpException(err, c);
   console.error(`Unhandled error on ${c.req.method} ${c.req.path}:`, err);
+  if (isNewerFormatRun(err)) return jsonError(c, 'run_newer_format', err.message);
   if (isUnreadableRun(err)) return jsonError(c, 'run_unreadable', err.message);
   const fix = misconfiguration(err, c.env as object | undefined);
   if (fix) return jsonError(c, 'misconfigured', fix);
