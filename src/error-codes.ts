@@ -6,7 +6,7 @@
  * refuses a code nobody mapped (which would otherwise surface as a 500).
  */
 /** The statuses the API sends errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 426 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 426 | 429 | 500 | 503;
 
 type Row = { status: ErrorStatus | null; about: string };
 
@@ -63,9 +63,9 @@ export const ERROR_CODES = {
       'The run’s stored state does not fit this release’s schema (another release wrote it); the message names the row.',
   },
   run_newer_format: {
-    status: 500,
+    status: 503,
     about:
-      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md).',
+      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). Sent with `Retry-After`.',
   },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------

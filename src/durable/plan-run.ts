@@ -26,7 +26,12 @@ import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
-import { isNewerFormatRun, STORAGE_FORMAT, upgradeStorage } from './storage-format';
+import {
+  isNewerFormatRun,
+  NEWER_FORMAT_RETRY_AFTER_S,
+  STORAGE_FORMAT,
+  upgradeStorage,
+} from './storage-format';
 import { IndexWriter } from './index-writer';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
@@ -69,8 +74,6 @@ export type Continuation = { step_id: string; attempt: number } & Extract<BeginS
 const INLINE_RECOVERY_MS = 5_000;
 /** When the run index is tried again while a D1 write is owed (lost with an instance, or refused). */
 const INDEX_RETRY_MS = 10_000;
-/** How often a run a newer release wrote wakes while an older one is deployed (a rollback). */
-const NEWER_FORMAT_WAKE_MS = 5 * 60_000;
 
 /**
  * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
@@ -394,7 +397,7 @@ export class PlanRun extends DurableObject<Env> {
       // A rollback: the run waits as the newer release left it. Its alarm is kept (a thrown alarm is
       // retried a few times, then dropped), so once that release is back the run carries on by itself.
       console.error((err as Error).message);
-      await this.#alarm.to(Date.now() + NEWER_FORMAT_WAKE_MS);
+      await this.#alarm.to(Date.now() + NEWER_FORMAT_RETRY_AFTER_S * 1000);
       return;
     }
     if (!m) return;

@@ -56,6 +56,9 @@ export function storedFormat(stamp: string | null): number {
  */
 export const NEWER_FORMAT_RETRY_S = 360;
 
+/** How often such a run's alarm wakes (and does nothing), and the `Retry-After` its API answers carry. */
+export const NEWER_FORMAT_RETRY_AFTER_S = 300;
+
 /** How the message of a run refused for its newer format begins (it crosses RPC as text only). */
 const NEWER = 'Run storage format newer than this release:';
 

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isUnreadableRun } from '../durable/row-schemas';
-import { isNewerFormatRun } from '../durable/storage-format';
+import { isNewerFormatRun, NEWER_FORMAT_RETRY_AFTER_S } from '../durable/storage-format';
 import { EdgeplanError } from '../errors';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
 import { misconfiguration } from './misconfiguration';
@@ -26,7 +26,7 @@ const CODE_FOR_STATUS: Partial<Record<number, string>> = {
 /**
  * `app.onError`: {@link EdgeplanError} → its code's status; Hono's `HTTPException` → the envelope
  * with a code for its status; a run whose stored rows this release cannot read → `500 run_unreadable`
- * saying so, and one a newer release wrote → `500 run_newer_format`; anything else → `500 internal`
+ * saying so, and one a newer release wrote → `503 run_newer_format` (with `Retry-After`); anything else → `500 internal`
  * (or `misconfigured`), logged.
  */
 export function handleError(err: Error, c: Context): Response {
@@ -36,7 +36,11 @@ export function handleError(err: Error, c: Context): Response {
   }
   if (err instanceof HTTPException) return fromHttpException(err, c);
   console.error(`Unhandled error on ${c.req.method} ${c.req.path}:`, err);
-  if (isNewerFormatRun(err)) return jsonError(c, 'run_newer_format', err.message);
+  // Not the caller's fault and not a bug: the run is there, for the release that wrote it. Ask again.
+  if (isNewerFormatRun(err)) {
+    c.header('Retry-After', String(NEWER_FORMAT_RETRY_AFTER_S));
+    return jsonError(c, 'run_newer_format', err.message);
+  }
   if (isUnreadableRun(err)) return jsonError(c, 'run_unreadable', err.message);
   const fix = misconfiguration(err, c.env as object | undefined);
   if (fix) return jsonError(c, 'misconfigured', fix);

@@ -6,12 +6,12 @@ export async function api(
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: Json }> {
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const init: RequestInit = { method, headers: { 'content-type': 'application/json' } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const res = await exports.default.fetch(new Request(`http://edgeplan.test${path}`, init));
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+  return { status: res.status, body: text ? (JSON.parse(text) as Json) : {}, headers: res.headers };
 }
 
 export async function startRun(plan: unknown, config: unknown = {}, input?: unknown): Promise<string> {

@@ -85,7 +85,8 @@ describe('a run object’s storage format', () => {
       ['POST', '/cancel', {}],
     ] as const) {
       const res = await api(method, `/v1/runs/${runId}${path}`, body);
-      expect(res.status, path).toBe(500);
+      expect(res.status, path).toBe(503);
+      expect(res.headers.get('retry-after'), path).toBe('300');
       const error = res.body.error as { code: string; message: string };
       expect(error.code, path).toBe('run_newer_format');
       expect(error.message).toContain(`stored in format ${newer}`);
