@@ -54,8 +54,10 @@ export async function executeTool(
   };
 
   // A TEA workflow's `${VAR}` settings get their values only now (never in the plan or the events);
-  // a tool that starts a child run passes them on as written, for the child's tools to expand.
-  const given = tool.passesSettingsOn ? withoutEnvNames(params) : expandSettingsParams(params, ctx.env);
+  // a tool that starts a child run (or stores what it is given) passes them on as written, for the
+  // child's tools to expand.
+  const kept = tool.passesSettingsOn;
+  const given = kept === true ? withoutEnvNames(params) : expandSettingsParams(params, ctx.env, kept ?? []);
   const input = tool.input.safeParse(given);
   if (!input.success) {
     const message = `Invalid parameters for ${tool.name}: ${formatIssues(input.error)}`;
