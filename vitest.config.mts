@@ -78,7 +78,11 @@ export default defineConfig(async () => {
         {
           test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node' },
         },
-        workersProject('workers', 'test/workers', { WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' }),
+        // TEA_TEST_VAR: a Worker variable whose value appears nowhere else (settings-secrets.test.ts).
+        workersProject('workers', 'test/workers', {
+          WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+          TEA_TEST_VAR: 'tea-var-7f3e9',
+        }),
         // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
         // runs plan inside the run's object, revisions call the planner.
         workersProject('workers-llm', 'test/workers-llm', {

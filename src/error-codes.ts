@@ -34,7 +34,10 @@ export const ERROR_CODES = {
     about:
       'A link that worked once and no longer does (used, expired, or its run no longer awaits approval).',
   },
-  payload_too_large: { status: 413, about: 'The body is over the size limit.' },
+  payload_too_large: {
+    status: 413,
+    about: 'The body is over the size limit (5 MiB), or a TEA workflow’s YAML `source` over its own (1 MiB).',
+  },
   unsupported_media_type: {
     status: 415,
     about: 'A body that is not JSON, or is compressed or in a charset other than UTF-8.',

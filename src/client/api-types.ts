@@ -1900,6 +1900,8 @@ export interface components {
             findings: components["schemas"]["Finding"][];
             prompt_tokens: number;
             completion_tokens: number;
+            /** @description The server never reported usage (the stream was cut off before it): the token counts are estimated as 4 characters a token */
+            tokens_estimated: boolean;
             latency_ms: number;
             strategy: string;
             created_at: string;

@@ -16,6 +16,8 @@ export type BeginStep =
       parameters: Record<string, unknown>;
       idempotency_key: string;
       timeout_ms: number;
+      /** The step's configured time limit, which a timeout's message names. */
+      limit_ms: number;
       /** Length of the parameters' JSON text (call-limits.ts budgets replies by it). */
       parameters_length: number;
       /** The run's `max_output_bytes`: a larger output is reported as `output_too_large`. */
@@ -37,7 +39,7 @@ export function beginAttempt(
   const r = begin(m.state, results, tools, stepId, attempt, Date.now());
   pending.push(...r.inputs);
   if (!r.begun) return { proceed: false, reason: r.reason ?? 'not begun' };
-  const { action, parameters, idempotency_key, timeout_ms, parameters_length } = r.begun;
+  const { action, parameters, idempotency_key, timeout_ms, limit_ms, parameters_length } = r.begun;
   const max_output_bytes = m.state.config.max_output_bytes;
   return {
     proceed: true,
@@ -45,6 +47,7 @@ export function beginAttempt(
     parameters,
     idempotency_key,
     timeout_ms,
+    limit_ms,
     parameters_length,
     max_output_bytes,
   };

@@ -15,6 +15,8 @@ export type ApprovedAttempt = {
   parameters: Record<string, unknown>;
   idempotency_key: string;
   timeout_ms: number;
+  /** The step's configured time limit, which a timeout's message names (absent from an older object). */
+  limit_ms?: number;
 };
 
 export async function executeApproved(
@@ -40,6 +42,7 @@ export async function executeApproved(
         env: env as unknown as Record<string, unknown>,
       },
       timeoutMs: a.timeout_ms,
+      ...(a.limit_ms !== undefined ? { limitMs: a.limit_ms } : {}),
       signal,
       cache: env.KV,
     });

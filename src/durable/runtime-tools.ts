@@ -131,6 +131,9 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     idempotent: true,
     deterministic: false,
     estimated_tokens: 1500,
+    // The goal is in the plan this returns and in the prompt the planning provenance stores: `${VAR}`
+    // stays as written there (the planner's model gets its value).
+    passesSettingsOn: ['goal'],
     run: async ({ planner, ...given }, ctx) => {
       // An option given beside `planner:` wins over the same option inside it.
       const p = { ...planner, ...given };
@@ -162,6 +165,8 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     idempotent: true,
     deterministic: false,
     estimated_tokens: 1500,
+    // The plan and results are in the plan this returns and in the stored prompt: kept as written.
+    passesSettingsOn: ['plan', 'subtask_results', 'failed_subtask', 'failure_reason'],
     run: async (p, ctx) => {
       const plan = asSteps(asPlan(p.plan, NO_PLAN_TO_REPLAN));
       const results: Record<string, unknown> = { ...(p.subtask_results ?? {}) };
@@ -228,6 +233,8 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
     }),
     idempotent: true,
     deterministic: true,
+    // Its output lists the plan's subtasks: kept as written.
+    passesSettingsOn: true,
     run: (p) =>
       Promise.resolve(
         statusOf(p.plan, p.subtask_results ?? {}, p.include_details ?? false, p.include_completed ?? true),

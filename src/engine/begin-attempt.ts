@@ -14,7 +14,7 @@ import { collectReferences, resolveValue } from '../plan/references';
 import { teaMetaOf, type TeaMeta } from '../plan/tea-meta';
 import { ENV_NAMES_PARAM } from '../plan/tea-settings';
 import { subplanCall } from './child-run';
-import { actionFor, scopeFor, stepDef } from './decide';
+import { actionFor, scopeFor, stepDef, stepTimeoutMs } from './decide';
 import { stepEffectKey } from './idempotency';
 import type { MachineInput } from './machine-types';
 import type { ResultStore, RunState } from './state';
@@ -26,7 +26,13 @@ export type BegunAttempt = {
   action: string;
   parameters: Record<string, unknown>;
   idempotency_key: string;
+  /** What is left of the attempt's time: its deadline, from now. */
   timeout_ms: number;
+  /**
+   * The attempt's time limit as configured — the step's `timeout_ms`, else the tool's own (a child run,
+   * a person's answer), else the run's `step_timeout` — which a timeout's message names.
+   */
+  limit_ms: number;
   fallback: boolean;
   /** Length of the parameters' JSON text: what carrying them elsewhere costs. */
   parameters_length: number;
@@ -102,6 +108,7 @@ export function beginAttempt(
     ...(deadline_at !== undefined ? { deadline_at } : {}),
   };
   const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now);
+  const limit_ms = deadline_at !== undefined && own !== undefined ? own : stepTimeoutMs(state, step);
   return {
     inputs: [invoked],
     begun: {
@@ -110,6 +117,7 @@ export function beginAttempt(
       parameters: params,
       idempotency_key,
       timeout_ms,
+      limit_ms,
       fallback: rt.on_fallback,
       parameters_length: parametersText.length,
     },

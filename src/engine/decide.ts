@@ -242,7 +242,7 @@ function schedule(
   fallback: boolean,
 ): EventDraft {
   const action = fallback ? fallbackAction(step) : step.action;
-  const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
+  const timeout = stepTimeoutMs(state, step);
   return draft(
     'StepScheduled',
     {
@@ -258,8 +258,7 @@ function schedule(
 }
 
 function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft {
-  const step = stepDef(state, id);
-  const timeout = step.timeout_ms ?? state.config.step_timeout * 1000;
+  const timeout = stepTimeoutMs(state, stepDef(state, id));
   const payload = {
     step_id: id,
     attempt: rt.attempt,
@@ -359,6 +358,11 @@ export function actionFor(
 
 export function stepDef(state: RunState, id: string): PlanStep {
   return state.plan!.steps[state.graph!.index.get(id)!]!;
+}
+
+/** A step's time limit as configured: its `timeout_ms`, else the run's `step_timeout`. */
+export function stepTimeoutMs(state: RunState, step: PlanStep): number {
+  return step.timeout_ms ?? state.config.step_timeout * 1000;
 }
 
 function runStopped(state: RunState): ErrorInfo {

@@ -16,6 +16,8 @@ export type AttemptRequest = {
   parameters: Record<string, unknown>;
   context: Omit<ToolContext, 'signal'>;
   timeoutMs: number;
+  /** The step's configured time limit, which a timeout's message names (run-step.ts). */
+  limitMs?: number;
   signal?: AbortSignal;
   cache?: ResultCache;
 };
@@ -36,6 +38,7 @@ export async function runAttempt(req: AttemptRequest): Promise<StepOutcome & { c
   const outcome = await executeTool(req.tool, req.parameters, {
     ...req.context,
     timeoutMs: req.timeoutMs,
+    ...(req.limitMs !== undefined ? { limitMs: req.limitMs } : {}),
     signal: req.signal,
   });
   if (key && req.cache && outcome.success) {

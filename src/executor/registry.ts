@@ -59,12 +59,14 @@ export type ToolDefinition<I = unknown, O = unknown> = {
    */
   placement?: 'object' | 'queue';
   /**
-   * The tool starts a run of its own with its parameters (`plan.execute`: the child workflow's plan,
-   * executor and settings): they reach it with `${VAR}` as written, not expanded — the child expands
+   * The tool stores its parameters or starts a run with them (`plan.execute`, `agent.dispatch`: the
+   * child's goal, plan and settings; a planning action's goal or plan, which its output and the
+   * planning provenance keep): they reach it with `${VAR}` as written, not expanded — a child expands
    * them as its own tools are called, for the names it may read (`ToolContext.settingsEnv`), so no
-   * variable's value is written into the child's plan.
+   * variable's value is written into a plan, an output or the log. `true`: every parameter; a list:
+   * those top-level parameters (the rest — a planning action's `model` — get their values).
    */
-  passesSettingsOn?: boolean;
+  passesSettingsOn?: true | readonly string[];
   /** Typical latency for estimates when there is no history. */
   estimated_latency_ms?: number;
   /**

@@ -22,6 +22,12 @@ export type StepOutcome =
 export type ExecuteContext = Omit<ToolContext, 'signal'> & {
   /** Deadline for this attempt; the tool's signal aborts and the step fails with `timeout` after it. */
   timeoutMs: number;
+  /**
+   * The step's time limit as configured, which a timeout's message names: an attempt begun late (a
+   * queue hop, a redelivery) has less than that left, and "timed out after 499 ms" for a step whose
+   * limit is 500 ms names a figure nobody wrote. Defaults to `timeoutMs`.
+   */
+  limitMs?: number;
   /** Outer cancellation (the run was cancelled); the step fails with `cancelled`. */
   signal?: AbortSignal;
 };
@@ -54,17 +60,19 @@ export async function executeTool(
   };
 
   // A TEA workflow's `${VAR}` settings get their values only now (never in the plan or the events);
-  // a tool that starts a child run passes them on as written, for the child's tools to expand.
-  const given = tool.passesSettingsOn ? withoutEnvNames(params) : expandSettingsParams(params, ctx.env);
+  // a tool that starts a child run (or stores what it is given) passes them on as written, for the
+  // child's tools to expand.
+  const kept = tool.passesSettingsOn;
+  const given = kept === true ? withoutEnvNames(params) : expandSettingsParams(params, ctx.env, kept ?? []);
   const input = tool.input.safeParse(given);
   if (!input.success) {
     const message = `Invalid parameters for ${tool.name}: ${formatIssues(input.error)}`;
     return finish({ error: fail('invalid_parameters', message) });
   }
 
-  const { timeoutMs, signal: outer, ...rest } = ctx;
+  const { timeoutMs, limitMs = timeoutMs, signal: outer, ...rest } = ctx;
   // Never start a side effect for a step that is already cancelled.
-  if (outer?.aborted) return finish({ error: abortInfo(tool, outer, timeoutMs) });
+  if (outer?.aborted) return finish({ error: abortInfo(tool, outer, limitMs) });
   const controller = new AbortController();
   // The deadline settles only when the step is stopped (timeout or cancel): a step that finishes in
   // time pays for no abort, no DOMException and no rejection (a burst of 1,000 steps spent ~10% of
@@ -74,7 +82,7 @@ export async function executeTool(
     stopStep = (reason) => {
       if (controller.signal.aborted) return;
       controller.abort(reason);
-      reject(new StepAborted(abortInfo(tool, controller.signal, timeoutMs)));
+      reject(new StepAborted(abortInfo(tool, controller.signal, limitMs)));
     };
   });
   deadline.catch(() => {}); // settled by the race, or after the step when nobody is listening
@@ -83,7 +91,7 @@ export async function executeTool(
   const timer =
     Number.isFinite(timeoutMs) && timeoutMs > 0
       ? setTimeout(
-          () => stopStep(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')),
+          () => stopStep(new DOMException(`Timed out after ${limitMs} ms`, 'TimeoutError')),
           Math.min(timeoutMs, MAX_TIMER_MS),
         )
       : undefined;
@@ -116,10 +124,10 @@ export async function executeTool(
   }
 }
 
-function abortInfo(tool: AnyTool, signal: AbortSignal, timeoutMs: number): ErrorInfo {
+function abortInfo(tool: AnyTool, signal: AbortSignal, limitMs: number): ErrorInfo {
   const reason: unknown = signal.reason;
   if (reason instanceof Error && reason.name === 'TimeoutError') {
-    return fail('timeout', `${tool.name} timed out after ${timeoutMs} ms`, true);
+    return fail('timeout', `${tool.name} timed out after ${limitMs} ms`, true);
   }
   const why =
     reason instanceof Error ? `: ${reason.message}` : typeof reason === 'string' ? `: ${reason}` : '';

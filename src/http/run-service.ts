@@ -43,7 +43,13 @@ export type StartResult =
   | { kind: 'dry_run'; validation: ValidationResult }
   | {
       kind: 'error';
-      code: 'invalid_plan' | 'invalid_request' | 'planning_unavailable' | 'planning_failed' | 'conflict';
+      code:
+        | 'invalid_plan'
+        | 'invalid_request'
+        | 'payload_too_large'
+        | 'planning_unavailable'
+        | 'planning_failed'
+        | 'conflict';
       message: string;
       details?: unknown;
     };

@@ -11,7 +11,7 @@ import { isRecord } from '../plan/model';
 import { checkStateSchema } from '../plan/state-schema';
 import type { Finding } from '../plan/validate';
 import { convertLlmCompiler } from './llmcompiler';
-import { convertTeaYaml } from './tea-yaml';
+import { convertTeaYaml, MAX_TEA_SOURCE_BYTES } from './tea-yaml';
 import { convertToolCalls, isToolCallPlan } from './tool-calls';
 import type { ImportIssue } from './types';
 
@@ -41,7 +41,11 @@ export type PreparedRun =
     }
   | {
       ok: false;
-      error: { code: 'invalid_request' | 'invalid_plan'; message: string; details?: unknown };
+      error: {
+        code: 'invalid_request' | 'invalid_plan' | 'payload_too_large';
+        message: string;
+        details?: unknown;
+      };
       /**
        * Set when the source was refused before converting for a limit validation checks (more steps
        * than `maxSteps`): these are the validation findings, with their source line, and `error` says
@@ -99,6 +103,19 @@ export function prepareRunPlan(
     return invalidRequest(
       'For a TEA workflow "input" is its initial state: send an object such as {"user_goal": "…"}',
     );
+  }
+  // Reading a workflow costs about a second of CPU a MiB, and one that navigates is counted only
+  // once read: its size is bounded before it is parsed (tea-yaml.ts).
+  const bytes = new TextEncoder().encode(req.source).length;
+  if (bytes > MAX_TEA_SOURCE_BYTES) {
+    return {
+      ok: false,
+      error: {
+        code: 'payload_too_large',
+        message: `The TEA workflow is ${bytes} bytes of YAML; the limit is ${MAX_TEA_SOURCE_BYTES} bytes (1 MiB), though a request may carry 5 MiB: split it into smaller workflows, or pass large values in the run's "input" instead of writing them into the workflow`,
+        details: { max_bytes: MAX_TEA_SOURCE_BYTES, bytes },
+      },
+    };
   }
   const r = convertTeaYaml(req.source, opts.maxSteps === undefined ? {} : { maxSteps: opts.maxSteps });
   if (!r.ok) return r.tooManySteps ? tooManySteps(r.errors[0]) : invalidPlan(req.format, r.errors);

@@ -55,6 +55,15 @@ export type TeaImportOptions = {
 export const MAX_ALIASES = 1000;
 
 /**
+ * The largest TEA workflow the API reads: 1 MiB of YAML (UTF-8). A workflow with `goto:`,
+ * `navigation:` or `edges:` cannot have its nodes counted before it is parsed, so without this only
+ * the 5 MiB request body bounded the work: reading and converting takes about a second of CPU a MiB
+ * (POST /v1/plans/validate under `wrangler dev`: 4.9 MiB took 5–7 s, 1 MiB 1–2 s), and real
+ * workflows are a few KiB. Checked by the API (import/run-request.ts), not by `convertTeaYaml`.
+ */
+export const MAX_TEA_SOURCE_BYTES = 1024 * 1024;
+
+/**
  * The most a workflow may come to with its aliases written out: 5 MiB, what one API request body
  * carries (src/http/middleware/body-limit.ts).
  */
@@ -190,8 +199,10 @@ export function convertTeaYaml(source: string, opts: TeaImportOptions = {}): Tea
       lines[name] = c.line;
       previous = name;
     }
+    // A set: the list's includes() made this quadratic (a 5 MiB workflow of 42,000 nodes: 20 s of CPU).
+    const run = new Set(order.order);
     for (const name of Object.keys(meta.params)) {
-      if (order.order.includes(name)) continue;
+      if (run.has(name)) continue;
       delete meta.params[name];
       delete meta.lines[name];
     }

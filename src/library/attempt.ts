@@ -24,7 +24,10 @@ export type BegunAttempt = {
   action: string;
   parameters: Record<string, unknown>;
   idempotencyKey: string;
+  /** What is left of the attempt's time. */
   timeoutMs: number;
+  /** The step's configured time limit, which a timeout's message names. */
+  limitMs: number;
 };
 
 /**
@@ -63,6 +66,7 @@ export function beginAttempt(
       parameters: b.parameters,
       idempotencyKey: b.idempotency_key,
       timeoutMs: b.timeout_ms,
+      limitMs: b.limit_ms,
     },
   };
 }
@@ -89,6 +93,7 @@ export async function performAttempt(a: BegunAttempt, ctx: AttemptContext): Prom
     env: ctx.env,
     ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
     timeoutMs: a.timeoutMs,
+    limitMs: a.limitMs,
     signal: ctx.signal,
   });
 }

@@ -75,7 +75,7 @@ export async function runSubplan(
   }
   const cancel = () => child.cancel(`step "${a.step.id}" of run ${a.runId} was cancelled`);
   // Past the attempt's deadline the parent step has timed out: stop the child rather than wait for it.
-  const late = `${CHILD_RUN_ACTION} timed out after ${a.timeoutMs} ms`;
+  const late = `${CHILD_RUN_ACTION} timed out after ${a.limitMs} ms`;
   let timedOut = false;
   const timer = timers.set(
     () => {

@@ -37,12 +37,14 @@ export function settingsEnvOf(params: Record<string, unknown>): string[] {
 
 /**
  * A tool's parameters with whole-string `${NAME}` / `${NAME:-default}` expanded from `env`, for the
- * names in their {@link ENV_NAMES_PARAM}; parameters without it come back unchanged.
+ * names in their {@link ENV_NAMES_PARAM}; parameters without it come back unchanged. The top-level
+ * parameters named in `kept` stay as written (a planning action's goal: its output stores it).
  * @example expandSettingsParams({ model: '${M:-gpt-4}', $env: ['M'] }, { M: 'gpt-4o' }) // { model: 'gpt-4o' }
  */
 export function expandSettingsParams(
   params: Record<string, unknown>,
   env: Record<string, unknown>,
+  kept: readonly string[] = [],
 ): Record<string, unknown> {
   if (!Array.isArray(params[ENV_NAMES_PARAM])) return params;
   const allowed = new Set(settingsEnvOf(params));
@@ -67,7 +69,7 @@ export function expandSettingsParams(
     return v;
   };
   const { [ENV_NAMES_PARAM]: _names, ...rest } = params;
-  return walk(rest) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, kept.includes(k) ? v : walk(v)]));
 }
 /** A tool's parameters without their {@link ENV_NAMES_PARAM}, `${VAR}` left as written. */
 export function withoutEnvNames(params: Record<string, unknown>): Record<string, unknown> {

@@ -160,6 +160,7 @@ export async function recordAttempt(
     plan_id: outcome === 'ok' ? (validation?.plan?.id ?? null) : null,
     strategy: ctx.candidate.state.strategy ?? 'flat',
     created_at: ctx.clock.now().toISOString(),
+    ...(facts.usage.estimated ? { tokens_estimated: true as const } : {}),
   };
   if (ctx.provenance) {
     await ctx.provenance.recordAttempt(attempt).catch((err: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * {@link ProvenanceStore} in D1 (`migrations/0002_planning.sql`): an attempt row and its model's
+ * {@link ProvenanceStore} in D1 (`migrations/0002_planning.sql`, 0004, 0005): an attempt row and its model's
  * reliability counters are written in one batch, so the two never disagree.
  */
 import { z } from 'zod';
@@ -11,8 +11,10 @@ import type { AttemptOutcome, ModelReliability } from './reliability';
 
 const INSERT_ATTEMPT = `INSERT INTO planning_attempts (id, planning_id, seq, model, temperature, template_id,
   template_version, retry, candidate, response_format, prompt, raw_output, outcome, error, parse_format,
-  findings_json, prompt_tokens, completion_tokens, latency_ms, plan_id, strategy, created_at, run_id)
-  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
+  findings_json, prompt_tokens, completion_tokens, latency_ms, plan_id, strategy, created_at, run_id,
+  tokens_estimated)
+  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+  ?24)
   ON CONFLICT (id) DO NOTHING`;
 
 // Counters are added in SQL, so concurrent planners in different isolates never lose an update; and
@@ -51,6 +53,8 @@ const AttemptRow = z.object({
   strategy: z.string(),
   created_at: z.string(),
   run_id: z.string().nullish(),
+  /** 1 when the token counts were estimated (migration 0005; 0 for rows written before it). */
+  tokens_estimated: z.union([z.literal(0), z.literal(1)]).default(0),
 });
 
 const ReliabilityRow = z.object({
@@ -122,6 +126,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
           a.strategy,
           a.created_at,
           this.#runId,
+          a.tokens_estimated ? 1 : 0,
         ),
       this.#db
         .prepare(UPSERT_RELIABILITY)
@@ -204,12 +209,17 @@ export class D1ProvenanceStore implements ProvenanceStore {
 }
 
 function fromRow(row: z.infer<typeof AttemptRow>): PlanningAttempt {
-  const { findings_json, response_format, run_id: _run, ...rest } = row;
+  const { findings_json, response_format, run_id: _run, tokens_estimated, ...rest } = row;
   let findings: Finding[] = [];
   try {
     findings = JSON.parse(findings_json) as Finding[];
   } catch {
     // a hand-edited row: show the attempt without its findings rather than fail the read
   }
-  return { ...rest, response_format: response_format satisfies FormatMode, findings };
+  return {
+    ...rest,
+    response_format: response_format satisfies FormatMode,
+    findings,
+    ...(tokens_estimated === 1 ? { tokens_estimated: true as const } : {}),
+  };
 }

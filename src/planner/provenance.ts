@@ -42,6 +42,8 @@ export type PlanningAttempt = {
   findings: Finding[];
   prompt_tokens: number;
   completion_tokens: number;
+  /** The server never reported usage (a stream cut off before it): the token counts are estimated. */
+  tokens_estimated?: true;
   latency_ms: number;
   /** The plan this attempt produced, when it was valid. */
   plan_id: string | null;

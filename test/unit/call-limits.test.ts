@@ -8,6 +8,7 @@ const begun = (length: number): BeginStep => ({
   parameters: {},
   idempotency_key: 'r:s:1',
   timeout_ms: 1000,
+  limit_ms: 1000,
   parameters_length: length,
   max_output_bytes: 1024 * 1024,
 });

@@ -69,6 +69,20 @@ export function provenanceStoreConformance(name: string, make: () => ProvenanceS
       expect(await store.attempts(planning_id)).toEqual([first, second]);
     });
 
+    it('keeps which attempts’ token counts were estimated (a stream cut off before its usage)', async () => {
+      const store = make();
+      const planning_id = unique('planning');
+      const cut = attempt({ planning_id, seq: 1, tokens_estimated: true });
+      const whole = attempt({ planning_id, seq: 2 });
+      await store.recordAttempt(cut);
+      await store.recordAttempt(whole);
+      const [first, second] = await store.attempts(planning_id);
+      expect(first).toEqual(cut);
+      expect(first?.tokens_estimated).toBe(true);
+      expect(second).toEqual(whole);
+      expect(second?.tokens_estimated).toBeUndefined();
+    });
+
     it('returns nothing for an unknown planning request', async () => {
       expect(await make().attempts(unique('nobody'))).toEqual([]);
     });

@@ -32,4 +32,14 @@ describe('TEA settings ${VAR}', () => {
     });
     expect(expandSettingsParams({ key: '${KEY}' }, env)).toEqual({ key: '${KEY}' });
   });
+
+  it('leaves the parameters a tool keeps as written, and expands the rest', () => {
+    const env = { M: 'gpt-4o', TOPIC: 'secret topic' };
+    const out = expandSettingsParams(
+      { goal: '${TOPIC}', planner: { model: '${M}' }, $env: ['M', 'TOPIC'] },
+      env,
+      ['goal'],
+    );
+    expect(out).toEqual({ goal: '${TOPIC}', planner: { model: 'gpt-4o' } });
+  });
 });

@@ -232,11 +232,9 @@ describe('misbehaving MCP servers in runs', () => {
     );
     const run = await waitForRun(runId, undefined, 20_000);
     expect(run.status).toBe('failed');
-    // The time the attempt had left of its 500 ms when its consumer began it (the queue's delivery
-    // took the rest): what the tool was given.
-    const ms = Number(/mcp\.hostile_hang\.act timed out after (\d+) ms/.exec(run.error.message)?.[1]);
-    expect(ms).toBeGreaterThan(0);
-    expect(ms).toBeLessThanOrEqual(500);
+    // The step's limit as configured, though the queue's delivery took some of it before the consumer
+    // began the attempt (what the tool was given is what was left).
+    expect(run.error.message).toContain('timed out after 500 ms');
     expect((await stats('/h/hang/e2e')).call_calls).toBe(before + 2);
     expect((await api('GET', `/v1/runs/${runId}/events?limit=1000`)).status).toBe(200);
     expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);

@@ -132,6 +132,13 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     };
     expect(run.error.details.planning_trace[0].tokens).toEqual(estimated);
     expect(run.token_usage.total_tokens).toBe(estimated.prompt + estimated.completion);
+    // The provenance row (D1) says so too, as the planning tab reads it.
+    const planning = await api('GET', `/v1/runs/${r.body.run_id}/planning`);
+    expect(planning.body.attempts[0]).toMatchObject({
+      prompt_tokens: estimated.prompt,
+      completion_tokens: estimated.completion,
+      tokens_estimated: true,
+    });
     expect(run.step_results.a).toEqual({ id: 'a' });
   });
 
@@ -684,6 +691,10 @@ describe('a goal run whose planning fails', () => {
     // (The rule planner's turn is in the trace too, not in the LLM attempts.)
     expect(planning.body.attempts).toHaveLength(trace.filter((a) => a.attempt_id).length);
     expect(planning.body.attempts.length).toBeGreaterThanOrEqual(2);
-    expect(planning.body.attempts[0]).toMatchObject({ prompt_tokens: 80, completion_tokens: 30 });
+    expect(planning.body.attempts[0]).toMatchObject({
+      prompt_tokens: 80,
+      completion_tokens: 30,
+      tokens_estimated: false,
+    });
   });
 });

@@ -4,7 +4,7 @@
  * with more aliases than the importer resolves is refused naming the count, the limit and the line.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ALIASES } from '../../src/import/tea-yaml';
+import { MAX_ALIASES, MAX_TEA_SOURCE_BYTES } from '../../src/import/tea-yaml';
 import { MAX_PLAN_STEPS } from '../../src/plan/config';
 import { api } from './helpers';
 
@@ -82,6 +82,54 @@ describe('a TEA workflow with more nodes than max_steps', () => {
     expect(r.body.errors).toEqual([
       { code: 'too_many_steps', message: 'The plan has 30 steps; the limit (max_steps) is 20' },
     ]);
+  });
+});
+
+describe('a TEA workflow larger than the YAML source limit', () => {
+  // Navigation means its nodes cannot be counted before it is parsed: only the size bounds the work.
+  const goto = (n: number) => {
+    let nodes = '';
+    for (let i = 0; i < n; i++) {
+      const next = i + 1 < n ? `n${i + 1}` : '__end__';
+      nodes += `  - name: n${i}\n    uses: demo.echo\n    goto: ${next}\n    with:\n      text: "{{ state.x }} {{ state.y | upper }}"\n`;
+    }
+    return `name: big\nnodes:\n${nodes}`;
+  };
+  const over = goto(12_000);
+  const tooLarge = {
+    code: 'payload_too_large',
+    message: `The TEA workflow is ${over.length} bytes of YAML; the limit is ${MAX_TEA_SOURCE_BYTES} bytes (1 MiB), though a request may carry 5 MiB: split it into smaller workflows, or pass large values in the run's "input" instead of writing them into the workflow`,
+    details: { max_bytes: MAX_TEA_SOURCE_BYTES, bytes: over.length },
+  };
+
+  it('POST /v1/runs and POST /v1/plans/validate are 413 payload_too_large, naming the size, the limit and what to do', async () => {
+    expect(over.length).toBeGreaterThan(MAX_TEA_SOURCE_BYTES);
+    const run = await api('POST', '/v1/runs', { format: 'tea-yaml', source: over });
+    expect(run.status).toBe(413);
+    expect(run.body.error).toEqual(tooLarge);
+    const validated = await api('POST', '/v1/plans/validate', { format: 'tea-yaml', source: over });
+    expect(validated.status).toBe(413);
+    expect(validated.body.error).toEqual(tooLarge);
+  });
+
+  it('counts UTF-8 bytes, as the request does', async () => {
+    const wide = `name: big\ndescription: "${'é'.repeat(MAX_TEA_SOURCE_BYTES / 2)}"\nnodes:\n  - name: n\n    uses: demo.echo\n`;
+    expect(wide.length).toBeLessThan(MAX_TEA_SOURCE_BYTES);
+    const r = await api('POST', '/v1/plans/validate', { format: 'tea-yaml', source: wide });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('payload_too_large');
+  });
+
+  it('one just under the limit is read', async () => {
+    const under = goto(9_000);
+    expect(under.length).toBeLessThan(MAX_TEA_SOURCE_BYTES);
+    const r = await api('POST', '/v1/plans/validate', {
+      format: 'tea-yaml',
+      source: under,
+      config: { max_steps: 10_000 },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.valid).toBe(true);
   });
 });
 

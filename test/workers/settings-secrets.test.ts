@@ -152,4 +152,96 @@ nodes:
     expect(logged.map((e) => e.event_type)).toEqual(expect.arrayContaining(['PlanAuthored', 'ToolInvoked']));
     expect(JSON.stringify(logged)).not.toContain('gpt-4o-mini');
   });
+
+  it('a child run agent.dispatch starts from a TEA node keeps ${VAR} in its goal as written', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `settings:
+  x: "\${TEA_TEST_VAR}"
+nodes:
+  - name: go
+    uses: agent.dispatch
+    with: { goal: "{{ settings.x }}" }
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const runId = r.body.run_id as string;
+    await waitForRun(runId);
+    // Whatever the child's planner made of it, the value is in none of what the child stores.
+    const child = await childRunId({ run_id: runId, step_id: 'go', attempt: 1 });
+    const stored = await api('GET', `/v1/runs/${child}`);
+    expect(stored.status).toBe(200);
+    expect(stored.body.goal).toBe('${TEA_TEST_VAR}');
+    expect(JSON.stringify(stored.body)).not.toContain('tea-var-7f3e9');
+    expect(JSON.stringify(await events(child))).not.toContain('tea-var-7f3e9');
+    expect(JSON.stringify(await events(runId))).not.toContain('tea-var-7f3e9');
+  });
+
+  it('a TEA child plan agent.dispatch starts keeps ${VAR} as written, and its tools get the values', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `settings:
+  x: "\${TEA_TEST_VAR}"
+nodes:
+  - name: go
+    uses: agent.dispatch
+    with:
+      goal: "{{ settings.x }}"
+      plan:
+        goal: "{{ settings.x }}"
+        steps: [{ id: peek, action: demo.echo, dependencies: [] }]
+        metadata:
+          tea: { settings: { m: "{{ settings.x }}" }, params: { peek: { m: "{{ settings.x }}" } }, env_names: [TEA_TEST_VAR] }
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const runId = r.body.run_id as string;
+    const run = await waitForRun(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe('completed');
+    expect(run.step_results.go).toMatchObject({ subtask_results: { peek: { m: 'tea-var-7f3e9' } } });
+    const child = await childRunId({ run_id: runId, step_id: 'go', attempt: 1 });
+    const plan = await api('GET', `/v1/runs/${child}/plans/1`);
+    expect(plan.status).toBe(200);
+    expect(plan.body.goal).toBe('${TEA_TEST_VAR}');
+    expect(plan.body.metadata.tea.params).toEqual({ peek: { m: '${TEA_TEST_VAR}' } });
+    const stored = await api('GET', `/v1/runs/${child}`);
+    expect(stored.body.goal).toBe('${TEA_TEST_VAR}');
+    // The echo's output has the value (a tool that returns it is another matter); nothing else does.
+    const logged = (await events(child)).filter((e) =>
+      ['RunCreated', 'PlanAuthored', 'ToolInvoked'].includes(e.event_type),
+    );
+    expect(logged.map((e) => e.event_type)).toEqual(expect.arrayContaining(['PlanAuthored', 'ToolInvoked']));
+    expect(JSON.stringify(logged)).not.toContain('tea-var-7f3e9');
+    const parentInvoked = (await events(runId)).filter((e) => e.event_type === 'ToolInvoked');
+    expect(JSON.stringify(parentInvoked)).not.toContain('tea-var-7f3e9');
+  });
+
+  it('planning actions keep ${VAR} as written in the goal and plan they return', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'tea-yaml',
+      source: `settings:
+  x: "\${TEA_TEST_VAR}"
+nodes:
+  - name: status
+    uses: plan.status
+    with:
+      plan: { goal: "{{ settings.x }}", steps: [{ id: a, description: "{{ settings.x }}" }] }
+      include_details: true
+    output: status
+  - name: decompose
+    uses: plan.decompose
+    with: { goal: "{{ settings.x }}" }
+`,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const runId = r.body.run_id as string;
+    const run = await waitForRun(runId);
+    expect(run.state.status).toMatchObject({
+      goal: '${TEA_TEST_VAR}',
+      subtasks: [{ description: '${TEA_TEST_VAR}' }],
+    });
+    // The rule planner finds no plan for the goal; whatever it says names the goal as written.
+    expect(JSON.stringify(run)).not.toContain('tea-var-7f3e9');
+    expect(JSON.stringify(await events(runId))).not.toContain('tea-var-7f3e9');
+  });
 });

@@ -36,6 +36,9 @@ export function agentDispatchTool<O>(
     idempotent: true,
     deterministic: false,
     timeout_ms: CHILD_RUN_TIMEOUT_MS,
+    // The child's goal and plan are stored (its row, PlanAuthored, D1): `${VAR}` reaches it as written,
+    // and its own tools get the values for the names its step may read.
+    passesSettingsOn: true,
     run,
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/runs/{id}/planning` — the planning trace of a goal run (SPEC §3 provenance): every LLM
  * attempt that planned or revised its plan (or failed to), oldest first — model, retry (repairs), candidate,
- * outcome, error, findings, tokens, latency. Prompts and answers stay in D1 (redacted).
+ * outcome, error, findings, tokens (estimated ones marked), latency. Prompts and answers stay in D1 (redacted).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { D1ProvenanceStore } from '../../planner/provenance-d1';
@@ -25,6 +25,10 @@ const AttemptSchema = z
     findings: z.array(FindingSchema),
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
+    tokens_estimated: z.boolean().openapi({
+      description:
+        'The server never reported usage (the stream was cut off before it): the token counts are estimated as 4 characters a token',
+    }),
     latency_ms: z.number(),
     strategy: z.string(),
     created_at: z.string(),
@@ -110,6 +114,7 @@ export function registerRunPlanningRoutes(app: App): void {
       findings: a.findings,
       prompt_tokens: a.prompt_tokens,
       completion_tokens: a.completion_tokens,
+      tokens_estimated: a.tokens_estimated === true,
       latency_ms: a.latency_ms,
       strategy: a.strategy,
       created_at: a.created_at,

@@ -89,7 +89,11 @@ export function PlanningAttempts({
                 {a.error ? `: ${a.error}` : ''}
                 {a.findings.length ? ` (${a.findings.map((f) => f.code).join(', ')})` : ''}
               </td>
-              <td class="num nowrap">
+              <td
+                class="num nowrap"
+                title={a.tokens_estimated ? 'Estimated: the server never reported usage' : undefined}
+              >
+                {a.tokens_estimated ? '~' : ''}
                 {a.prompt_tokens} / {a.completion_tokens}
               </td>
               <td class="num nowrap">{Math.round(a.latency_ms)} ms</td>
