@@ -24,6 +24,8 @@ declare namespace Cloudflare {
     WEBHOOK_SECRET?: string;
     /** JSON array of MCP servers whose tools become `mcp.<name>.<tool>` (src/mcp/config.ts). */
     MCP_SERVERS?: string;
+    /** Days an ended run is kept before it deletes itself (src/durable/retention.ts); unset: kept until deleted. */
+    RUN_RETENTION_DAYS?: string;
     /** Tests only: D1 migrations read by vitest.config.mts. */
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }

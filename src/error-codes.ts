@@ -70,12 +70,18 @@ export const ERROR_CODES = {
     about:
       'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). Sent with `Retry-After`.',
   },
+  deletion_pending: {
+    status: 503,
+    about:
+      'DELETE /v1/runs/:id began (the run already answers 404) but D1, KV or a child run could not be reached to finish it; the run’s object finishes by itself within a minute, or DELETE again. Sent with `Retry-After`.',
+  },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
   run_not_found: { status: 404, about: 'No run with this id.' },
   run_exists: { status: 409, about: 'A run with this id was already created.' },
   run_not_started: { status: 409, about: 'The in-process runner was not started.' },
   run_finished: { status: 409, about: 'The run already ended.' },
+  run_active: { status: 409, about: 'A run that has not ended cannot be deleted: cancel it first.' },
   run_not_retryable: { status: 409, about: 'Only failed, aborted or cancelled runs can be retried.' },
   step_not_retryable: { status: 409, about: 'The step did not fail, so there is nothing to retry.' },
   value_not_found: { status: 404, about: 'GET /v1/runs/:id/values?ref= names no stored value.' },

@@ -126,7 +126,11 @@ export interface paths {
         get: operations["getRun"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an ended run and everything stored for it (its child runs too)
+         * @description Removes the run’s events, steps, outputs and state, its plan versions, planning attempts and index row, and its child runs. A run that has not ended is refused (`409 conflict`, `details.reason: "run_active"`): cancel it first. Once answered, every route for the run answers 404 and its approval link no longer works. `503 deletion_pending`: the run is already hidden, and the rest is finished by the run itself within a minute (or by another DELETE).
+         */
+        delete: operations["deleteRun"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1779,6 +1783,12 @@ export interface components {
         RetryRun: {
             step_id?: string;
         };
+        /** @description The run and everything stored for it are deleted */
+        DeletedRun: {
+            run_id: string;
+            /** @description The child runs (agent.dispatch, sub-plans) deleted with it, at any depth */
+            child_runs: string[];
+        };
         ApprovalDecision: {
             /** @enum {string} */
             decision: "approve" | "reject" | "modify";
@@ -2371,6 +2381,82 @@ export interface operations {
             };
             /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedRun"];
+                };
+            };
+            /** @description Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource or route (`not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the current state (`conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The run waits for a newer release to be deployed again (`run_newer_format`, after a rollback), or its deletion could not be finished yet (`deletion_pending`); `Retry-After` says when to ask again */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

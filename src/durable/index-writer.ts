@@ -39,6 +39,9 @@ export class IndexWriter {
   /** A {@link resync} under way: later writes go after it, so an older row never lands last. */
   #resyncing: Promise<void> | null = null;
   #owed = false;
+  /** The batch on its way to D1, if any (see {@link close}). */
+  #writing: Promise<unknown> | null = null;
+  #closed = false;
 
   constructor(private readonly host: IndexHost) {}
 
@@ -91,6 +94,7 @@ export class IndexWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#resyncing) await this.#resyncing;
+    if (this.#closed) return;
     const db = this.host.db();
     const state = this.host.state();
     const writes: D1PreparedStatement[] = [];
@@ -101,11 +105,25 @@ export class IndexWriter {
     this.#versions = [];
     if (writes.length === 0) return;
     try {
-      await db.batch(writes);
+      await (this.#writing = db.batch(writes));
       this.#settled();
     } catch (err) {
       console.error(`run ${state.run_id}: index or plan versions not recorded (${state.status})`, err);
+    } finally {
+      this.#writing = null;
     }
+  }
+
+  /**
+   * The run is being deleted: nothing more is written, and what is already on its way has landed when
+   * this resolves — so the deletion of the rows comes after it, and no write brings them back.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#owed = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await Promise.allSettled([this.#resyncing, this.#writing]);
   }
 
   /** D1 has everything written so far: nothing owed unless another write started meanwhile. */
@@ -120,6 +138,7 @@ export class IndexWriter {
    * failed). The index row is written again if D1's differs, and every plan version D1 lacks.
    */
   resync(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#resyncing = this.#resync().finally(() => (this.#resyncing = null));
     return this.#resyncing;
   }

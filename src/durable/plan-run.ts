@@ -51,9 +51,21 @@ import {
 } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
+import { retentionDueAt, retentionMs } from './retention';
+import {
+  deleteChildren,
+  deleteRows,
+  deletionNote,
+  DELETING,
+  DELETION_RETRY_MS,
+  readNote,
+  type DeletedRun,
+  type DeletionNote,
+} from './run-deletion';
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
+export type { DeletedRun } from './run-deletion';
 
 /** A new run: the machine's `create` input, plus where the API is served (for the links the run
  * hands out) and, for a child run, the parent step to report to when it ends. */
@@ -97,6 +109,10 @@ export class PlanRun extends DurableObject<Env> {
   /** Whether the steps queue left an attempt of this run untaken (read once; see #resendExpired). */
   #bypassed: boolean | undefined;
   readonly #commitParts: CommitParts;
+  /** The run's storage is gone (this instance deleted it): nothing here is a run any more. */
+  #deleted = false;
+  /** A deletion under way in this instance, which a second request waits for instead of repeating. */
+  #deletion: Promise<RpcResult<DeletedRun>> | null = null;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
 
@@ -156,6 +172,9 @@ export class PlanRun extends DurableObject<Env> {
   ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
+    // A run being deleted keeps its id until its storage is gone: a new run is not made over its rows.
+    if (this.#deleted || (this.#store.exists && this.#store.getMeta(DELETING) !== null))
+      return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} was deleted` } };
     // In this turn, with the run's first transaction: one commit for the new object.
     createRunTables(this.ctx.storage.sql, {
       store: this.#store,
@@ -188,6 +207,16 @@ export class PlanRun extends DurableObject<Env> {
   getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
     const m = this.#load();
     return m ? planStatus(m.state, this.#store, opts, storeBudget(this.#store, m.state.run_id)) : null;
+  }
+
+  /**
+   * Deletes the run, which must have ended (`cascade`: a child run of a run being deleted, cancelled
+   * first if still going), and everything stored for it (run-deletion.ts). A deletion a crash or an
+   * outage interrupted is finished by calling this again, or by the object's alarm.
+   */
+  async deleteRun(opts: { cascade?: boolean } = {}): Promise<RpcResult<DeletedRun>> {
+    this.#deletion ??= this.#delete(opts.cascade === true).finally(() => (this.#deletion = null));
+    return this.#deletion;
   }
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */
@@ -400,9 +429,14 @@ export class PlanRun extends DurableObject<Env> {
       await this.#alarm.to(Date.now() + NEWER_FORMAT_RETRY_AFTER_S * 1000);
       return;
     }
-    if (!m) return;
-    if (this.#index.owed) await this.#index.resync();
+    // Nothing to run: perhaps what is left of a deletion a crash or an outage interrupted.
+    if (!m) return void (await this.deleteRun());
     const now = Date.now();
+    const expires = TERMINAL_RUN_STATUSES.has(m.state.status)
+      ? retentionDueAt(m.state.completed_at, retentionMs(this.env))
+      : null;
+    if (expires !== null && expires <= now) return void (await this.deleteRun());
+    if (this.#index.owed) await this.#index.resync();
     this.#inline.recover(m.state);
     await this.#side.recover(now);
     // Before the tick: an attempt carried out in the object now is not timed out by it.
@@ -503,7 +537,7 @@ export class PlanRun extends DurableObject<Env> {
 
   #load(): RunMachine | null {
     if (this.#machine) return this.#machine;
-    if (!this.#store.exists) return null;
+    if (this.#deleted || !this.#store.exists) return null;
     // An object an earlier release wrote is brought up to date first; one a newer release wrote (a
     // rollback) is refused before anything reads its rows as this release's (storage-format.ts).
     this.#upgrade();
@@ -512,6 +546,9 @@ export class PlanRun extends DurableObject<Env> {
     this.#machine = new RunMachine(state, this.#deps());
     // A new instance: what the last one owed D1 may never have been written.
     this.ctx.waitUntil(this.#index.resync());
+    // An ended run from before RUN_RETENTION_DAYS was set gets its alarm when it is next woken.
+    if (state.completed_at !== null && retentionMs(this.env) !== null)
+      this.ctx.waitUntil(this.#arm(this.#machine));
     return this.#machine;
   }
 
@@ -592,6 +629,62 @@ export class PlanRun extends DurableObject<Env> {
     if (owed) await this.#index.write(created);
   }
 
+  /**
+   * Notes what is to go and hides the run in one transaction (run-deletion.ts), then removes it all.
+   * Not `#load()`ed: a run whose deletion was noted is no run any more, only what is left of one.
+   */
+  async #delete(cascade: boolean): Promise<RpcResult<DeletedRun>> {
+    const gone = { ok: false as const, error: { code: 'run_not_found' as const, message: 'No such run' } };
+    if (this.#deleted || !this.#store.exists) return gone;
+    let m = this.#load();
+    if (!m) return this.#finishNoted() ?? gone;
+    if (cascade && !TERMINAL_RUN_STATUSES.has(m.state.status))
+      await this.#control({ type: 'cancel', reason: 'its parent run was deleted' });
+    const note = await deletionNote(m.state, this.#store);
+    // Asked again after the awaits: a retry may have started the run meanwhile.
+    m = this.#load();
+    if (!m) return this.#finishNoted() ?? gone;
+    if (!TERMINAL_RUN_STATUSES.has(m.state.status)) {
+      const id = m.state.run_id;
+      const message = `Run ${id} is ${m.state.status}: cancel it first (POST /v1/runs/${id}/cancel), then delete it`;
+      return { ok: false, error: { code: 'run_active', message } };
+    }
+    this.ctx.storage.transactionSync(() => {
+      this.#store.setMeta(DELETING, JSON.stringify(note));
+      this.#store.deleteMeta('run');
+    });
+    this.#machine = null;
+    this.#inline.abortAll('the run was deleted');
+    this.#side.abortAll('the run was deleted');
+    for (const ws of this.ctx.getWebSockets()) ws.close(1000, 'run deleted');
+    await this.#index.close();
+    // If this instance dies before the end, the alarm finishes the deletion.
+    await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
+    return this.#finish(note);
+  }
+
+  /** Finishes a deletion noted earlier; null when none was. */
+  #finishNoted(): Promise<RpcResult<DeletedRun>> | null {
+    const note = this.#store.exists ? readNote(this.#store) : null;
+    return note && this.#finish(note);
+  }
+
+  async #finish(note: DeletionNote): Promise<RpcResult<DeletedRun>> {
+    try {
+      const child_runs = await deleteChildren(this.env, note.children);
+      await deleteRows(this.env, note);
+      await this.#alarm.to(null);
+      await this.ctx.storage.deleteAll();
+      this.#deleted = true;
+      return { ok: true, value: { run_id: note.run_id, child_runs } };
+    } catch (err) {
+      console.error(`run ${note.run_id}: deletion not finished yet`, err);
+      await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
+      const message = `Run ${note.run_id} is deleted from view, but not everything stored for it could be removed yet (${(err as Error).message}); it is retried within a minute, or DELETE it again`;
+      return { ok: false, error: { code: 'deletion_pending', message } };
+    }
+  }
+
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
     return beginAttempt(m, this.#store, this.#registry(), stepId, attempt, pending);
   }
@@ -601,9 +694,12 @@ export class PlanRun extends DurableObject<Env> {
    * eviction may have lost.
    */
   async #arm(m: RunMachine | null, exactly = false): Promise<void> {
-    if (!m) return;
+    // A machine no longer current (the run was deleted meanwhile) has nothing to wake for.
+    if (!m || m !== this.#machine) return;
     const now = Date.now();
     const times = [m.nextWakeAt(), this.#side.nextCheck(now), this.leases.nextExpiry()];
+    if (TERMINAL_RUN_STATUSES.has(m.state.status))
+      times.push(retentionDueAt(m.state.completed_at, retentionMs(this.env)));
     if (this.#index.owed) times.push(now + INDEX_RETRY_MS);
     for (const id of m.state.running) {
       if (this.#inline.recoverable(m.state, id)) {

@@ -162,6 +162,11 @@ export class SqlStore implements ResultStore {
 
   // ---- meta -------------------------------------------------------------------------------------
 
+  deleteMeta(key: string): void {
+    this.sql.exec('DELETE FROM meta WHERE key = ?', key);
+    this.#metaText.delete(key);
+  }
+
   getMeta(key: string): string | null {
     const row = this.sql.exec<Row>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
     return row ? sqlText(row.value) : null;
@@ -377,6 +382,17 @@ export class SqlStore implements ResultStore {
     return stepId === undefined
       ? this.sql.exec<Row>('SELECT * FROM attempts ORDER BY step_id, attempt').toArray()
       : this.sql.exec<Row>('SELECT * FROM attempts WHERE step_id = ? ORDER BY attempt', stepId).toArray();
+  }
+
+  /** The attempts (step and number) that called one of `actions`. */
+  attemptsOfActions(actions: readonly string[]): { step_id: string; attempt: number }[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT step_id, attempt FROM attempts WHERE action IN (${actions.map(() => '?').join(', ')})`,
+        ...actions,
+      )
+      .toArray()
+      .map((r) => ({ step_id: sqlText(r.step_id), attempt: Number(r.attempt) }));
   }
 
   // ---- events ---------------------------------------------------------------------------------------

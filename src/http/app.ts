@@ -28,6 +28,7 @@ import { registerMcpRoutes } from './routes/mcp';
 import { registerPlanRoutes } from './routes/plans';
 import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
+import { registerRunDeleteRoutes } from './routes/run-delete';
 import { registerToolRoutes } from './routes/tools';
 import type { App, AppEnv } from './types';
 import { validationHook } from './validation';
@@ -40,6 +41,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerToolRoutes,
   registerPlanRoutes,
   registerRunRoutes,
+  registerRunDeleteRoutes,
   registerRunRevisionRoutes,
   registerApprovalPageRoutes,
   registerRunPlanningRoutes,

@@ -24,7 +24,7 @@ function corsFor(origins: string[]): MiddlewareHandler {
   if (!middleware) {
     middleware = cors({
       origin: origins.includes('*') ? '*' : origins,
-      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
       allowHeaders: ['Authorization', 'Content-Type'],
       exposeHeaders: ['Retry-After', 'WWW-Authenticate'],
       maxAge: 600,

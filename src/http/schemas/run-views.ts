@@ -162,6 +162,15 @@ export const ControlResultSchema = z
   })
   .openapi('ControlResult', { description: 'The run’s status after the request' });
 
+export const DeletedRunSchema = z
+  .object({
+    run_id: z.string(),
+    child_runs: z
+      .array(z.string())
+      .openapi({ description: 'The child runs (agent.dispatch, sub-plans) deleted with it, at any depth' }),
+  })
+  .openapi('DeletedRun', { description: 'The run and everything stored for it are deleted' });
+
 export const DryRunSchema = z
   .object({
     mode: z.literal('lazy'),

@@ -1,0 +1,266 @@
+/**
+ * `DELETE /v1/runs/:id`: an ended run and everything stored for it go — its object's storage, its D1
+ * rows, its KV copies, its child runs — and a deletion a crash or an outage interrupted is finished by
+ * a second DELETE or by the object's own alarm, with nothing able to bring the run back meanwhile.
+ */
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { api, startRun, waitForRun, type Json } from './helpers';
+import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+
+/** Every read route of a run, each of which must answer 404 once it is deleted. */
+const readRoutes = (id: string) => [
+  `/v1/runs/${id}`,
+  `/v1/runs/${id}/status`,
+  `/v1/runs/${id}/events`,
+  `/v1/runs/${id}/values?ref=final_output`,
+  `/v1/runs/${id}/state`,
+  `/v1/runs/${id}/ws`,
+  `/v1/runs/${id}/plans`,
+  `/v1/runs/${id}/plans/1`,
+  `/v1/runs/${id}/planning`,
+];
+
+const d1Rows = async (id: string) => {
+  const [runs, versions] = await env.DB.batch<{ n: number }>([
+    env.DB.prepare('SELECT count(*) AS n FROM runs WHERE run_id = ?').bind(id),
+    env.DB.prepare('SELECT count(*) AS n FROM plan_versions WHERE run_id = ?').bind(id),
+  ]);
+  return { runs: runs!.results[0]!.n, versions: versions!.results[0]!.n };
+};
+
+/** The object's own tables (not the runtime's) and its alarm. */
+const objectStorage = (id: string) =>
+  runInDurableObject(env.PLAN_RUN.getByName(id), async (_i, state) => ({
+    tables: state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+      .toArray()
+      .map((r) => r.name),
+    alarm: await state.storage.getAlarm(),
+  }));
+
+const listed = async (id: string) =>
+  ((await api('GET', '/v1/runs?limit=100')).body.runs as Json[]).some((r) => r.run_id === id);
+
+/** A completed run, listed in D1 with its plan version, whose version 1 was read (so KV holds a copy). */
+async function endedRun(): Promise<string> {
+  const id = await startRun({ goal: 'two echoes', steps: [echo('a'), echo('b', ['a'])] });
+  expect((await waitForRun(id)).status).toBe('completed');
+  await vi.waitFor(async () => expect(await d1Rows(id)).toEqual({ runs: 1, versions: 1 }));
+  expect((await api('GET', `/v1/runs/${id}/plans/1`)).status).toBe(200);
+  expect(await env.KV.get(`plan:${id}:v1`)).not.toBeNull();
+  return id;
+}
+
+/** Makes D1 batches (or KV deletes) fail in the run's object, as an outage would. */
+async function breakInObject(id: string, what: 'DB' | 'KV'): Promise<void> {
+  await runInDurableObject(env.PLAN_RUN.getByName(id), (instance) => {
+    const own = (instance as unknown as { env: Env }).env;
+    const real = own[what];
+    const broken = (key: string | symbol) => (what === 'DB' ? key === 'batch' : key === 'delete');
+    // A per-instance copy of env, so the outage stays in this instance (and dies with it).
+    (instance as unknown as { env: Env }).env = {
+      ...own,
+      [what]: new Proxy(real, {
+        get: (target, key) =>
+          broken(key)
+            ? () => Promise.reject(new Error(`${what} is unavailable`))
+            : (Reflect.get(target, key) as unknown),
+      }),
+    };
+  });
+}
+
+/** An HTML page of the Worker (the approval link's). */
+const page = (path: string) => exports.default.fetch(new Request(`http://edgeplan.test${path}`));
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('DELETE /v1/runs/:id', () => {
+  it('deletes an ended run and everything stored for it; every route then answers 404', async () => {
+    const id = await endedRun();
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ run_id: id, child_runs: [] });
+    for (const path of readRoutes(id)) {
+      const r = await api('GET', path);
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 404, 'not_found']);
+    }
+    for (const path of ['cancel', 'retry', 'replan', 'input', 'approval']) {
+      const r = await api('POST', `/v1/runs/${id}/${path}`, path === 'replan' ? { reason: 'x' } : {});
+      expect([path, r.status]).toEqual([path, 404]);
+    }
+    expect(await listed(id)).toBe(false);
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
+    const again = await api('DELETE', `/v1/runs/${id}`);
+    expect([again.status, again.body.error.code]).toEqual([404, 'not_found']);
+  });
+
+  it('refuses a run that has not ended (409, cancel it first), and deletes it once cancelled', async () => {
+    const id = await startRun(
+      { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 5_000 } }] },
+      { execution_mode: 'parallel' },
+    );
+    await waitForRun(id, (r) => r.status === 'running');
+    const refused = await api('DELETE', `/v1/runs/${id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { reason: 'run_active' } });
+    expect(refused.body.error.message).toContain(`POST /v1/runs/${id}/cancel`);
+    expect((await api('GET', `/v1/runs/${id}`)).body.status).toBe('running');
+    await api('POST', `/v1/runs/${id}/cancel`, {});
+    await waitForRun(id);
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(200);
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+  });
+
+  it('answers 404 for a run that never existed and for an id that cannot be one', async () => {
+    expect((await api('DELETE', '/v1/runs/run_neverexisted')).body.error.code).toBe('not_found');
+    expect((await api('DELETE', '/v1/runs/nope')).status).toBeGreaterThanOrEqual(400);
+    expect((await api('DELETE', '/v1/runs/nope')).status).toBeLessThan(500);
+  });
+
+  it('deletes the run’s child runs, at any depth, with it', async () => {
+    const grandchild = { goal: 'grandchild', steps: [echo('g')] };
+    const child = {
+      goal: 'child',
+      steps: [echo('x'), { id: 'deeper', action: 'agent.dispatch', parameters: { plan: grandchild } }],
+    };
+    const id = await startRun({
+      steps: [{ id: 'c', action: 'agent.dispatch', parameters: { plan: child } }],
+    });
+    const run = await waitForRun(id);
+    expect(run.status).toBe('completed');
+    const childId = run.step_results.c.run_id as string;
+    const grandId = (await api('GET', `/v1/runs/${childId}`)).body.step_results.deeper.run_id as string;
+    expect((await api('GET', `/v1/runs/${grandId}`)).status).toBe(200);
+    // A child on its own is refused nothing: it ended too.
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body.child_runs).toEqual([childId, grandId]);
+    for (const gone of [id, childId, grandId]) {
+      expect((await api('GET', `/v1/runs/${gone}`)).status).toBe(404);
+      expect(await d1Rows(gone)).toEqual({ runs: 0, versions: 0 });
+      expect((await objectStorage(gone)).tables).toEqual([]);
+    }
+  });
+
+  it('cancels and deletes a child run still going when its ended parent is deleted', async () => {
+    // The parent's step gives up on the child (timeout), so the parent ends while the child runs on.
+    const slow = { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 10_000 } }] };
+    const id = await startRun(
+      { steps: [{ id: 'c', action: 'agent.dispatch', parameters: { plan: slow }, timeout_ms: 300 }] },
+      { retry_failed_steps: 0, execution_mode: 'parallel' },
+    );
+    const run = await waitForRun(id);
+    expect(run.status).not.toBe('completed');
+    const events = (await api('GET', `/v1/runs/${id}/events?limit=1000`)).body.events as Json[];
+    const invoked = events.find((e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'c')!;
+    const childId = await childIdOf(id, 'c', invoked.payload.attempt as number);
+    expect((await api('GET', `/v1/runs/${childId}`)).body.status).toBe('running');
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body.child_runs).toEqual([childId]);
+    expect((await api('GET', `/v1/runs/${childId}`)).status).toBe(404);
+  });
+
+  it('stops the run’s approval link from working', async () => {
+    const { runId, token } = await runAwaitingApproval(
+      { steps: [echo('a')] },
+      { require_plan_approval: true, approval: { webhook_url: APPROVER_URL } },
+    );
+    const link = `/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`;
+    expect((await page(link)).status).toBe(200);
+    // Awaiting approval is not ended: cancelled first.
+    expect((await api('DELETE', `/v1/runs/${runId}`)).status).toBe(409);
+    await api('POST', `/v1/runs/${runId}/cancel`, {});
+    expect((await api('DELETE', `/v1/runs/${runId}`)).status).toBe(200);
+    // Answered as a link naming no run is: not valid (it tells the holder nothing about the run).
+    expect((await page(link)).status).toBe(403);
+    const decided = await api('POST', link, { decision: 'approve' });
+    expect([decided.status, decided.body.error.code]).toEqual([403, 'forbidden']);
+    expect((await objectStorage(runId)).tables).toEqual([]);
+  });
+});
+
+describe('a deletion interrupted', () => {
+  it('by a D1 outage: the run is hidden at once, and a second DELETE finishes it', async () => {
+    const id = await endedRun();
+    await breakInObject(id, 'DB');
+    const first = await api('DELETE', `/v1/runs/${id}`);
+    expect([first.status, first.body.error.code]).toEqual([503, 'deletion_pending']);
+    expect(first.headers.get('Retry-After')).toBe('60');
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+    // D1 still lists it; the object waits to finish, with its alarm.
+    expect(await d1Rows(id)).toEqual({ runs: 1, versions: 1 });
+    expect((await objectStorage(id)).alarm).not.toBeNull();
+    // The instance dies (a crash); nothing that reaches the object meanwhile brings the run back.
+    await abortAllDurableObjects();
+    const stub = env.PLAN_RUN.getByName(id);
+    expect(await stub.beginSteps([{ step_id: 'a', attempt: 1 }])).toEqual([
+      { proceed: false, reason: 'no such run' },
+    ]);
+    expect(
+      await stub.completeSteps([
+        { step_id: 'a', attempt: 1, outcome: { success: true, output: 1, latency_ms: 1 } },
+      ]),
+    ).toEqual([]);
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+    expect(await d1Rows(id)).toEqual({ runs: 1, versions: 1 });
+    const second = await api('DELETE', `/v1/runs/${id}`);
+    expect(second.status).toBe(200);
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect(await listed(id)).toBe(false);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
+  });
+
+  it('by a crash after D1 and before the object’s storage: the object’s alarm finishes it by itself', async () => {
+    const id = await endedRun();
+    await breakInObject(id, 'KV');
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(503);
+    // D1's rows went; the KV copy and the object's storage are left.
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect((await objectStorage(id)).tables).not.toEqual([]);
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(id))).toBe(true);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(404);
+  });
+
+  it('after the object’s storage went but D1 still lists the run: a DELETE removes what D1 holds', async () => {
+    const id = await endedRun();
+    await runInDurableObject(env.PLAN_RUN.getByName(id), async (_i, state) => {
+      await state.storage.deleteAlarm();
+      await state.storage.deleteAll();
+    });
+    await abortAllDurableObjects();
+    expect(await listed(id)).toBe(true);
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+    // An alarm (stray or not) finds nothing to run and writes nothing back.
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(id))).toBe(false);
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ run_id: id, child_runs: [] });
+    expect(await listed(id)).toBe(false);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(404);
+    expect((await objectStorage(id)).tables).toEqual([]);
+  });
+});
+
+/** The child run id a parent attempt gets (src/engine/child-run.ts). */
+async function childIdOf(runId: string, stepId: string, attempt: number): Promise<string> {
+  const { childRunId } = await import('../../src/engine/child-run');
+  return childRunId({ run_id: runId, step_id: stepId, attempt });
+}
