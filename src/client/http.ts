@@ -43,7 +43,7 @@ export class EdgeplanApiError extends Error {
 
 /** The request function every method goes through. */
 export type Call = <T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> | undefined },
 ) => Promise<{ status: number; body: T }>;
@@ -57,7 +57,7 @@ export function makeCall(options: ClientOptions): Call {
   const base = baseOf(options);
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   return async function call<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     {
       body,

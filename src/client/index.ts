@@ -13,6 +13,7 @@ import type {
   ApprovalDecision,
   ControlResult,
   CreatedRun,
+  DeletedRun,
   CreateRunRequest,
   DryRun,
   EventsPage,
@@ -70,6 +71,11 @@ export type EdgeplanClient = {
   /** `GET /v1/runs/:id/state?at=`: the run replayed from its events up to `at`. */
   getState(runId: string, at?: number): Promise<Run>;
   cancel(runId: string, reason?: string): Promise<ControlResult>;
+  /**
+   * `DELETE /v1/runs/:id`: an ended run and everything stored for it, its child runs too. A run still
+   * going is refused (`conflict`, `details.reason: "run_active"`): cancel it first.
+   */
+  deleteRun(runId: string): Promise<DeletedRun>;
   /** Re-run a failed, aborted or cancelled run from its failed step(s), or from `stepId`. */
   retry(runId: string, stepId?: string): Promise<ControlResult>;
   /** `POST /v1/runs/:id/approval` with any decision; `token` is the approval link's. */
@@ -162,6 +168,7 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     getState: (runId, at) => get<Run>(run(runId, '/state'), { at }),
     cancel: (runId, reason) =>
       post<ControlResult>(run(runId, '/cancel'), reason === undefined ? {} : { reason }),
+    deleteRun: async (runId) => (await call<DeletedRun>('DELETE', run(runId))).body,
     retry: (runId, stepId) =>
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
     decide: (runId, decision, { token } = {}) =>

@@ -47,6 +47,8 @@ export type EventsPage = Answer<'listRunEvents', 200>;
 export type RunValue = Answer<'getRunValue', 200>;
 /** The run's status after a control request (cancel, retry, approval, input, replan, rollback). */
 export type ControlResult = Answer<'cancelRun', 200>;
+/** `DELETE /v1/runs/:id`: the run and the child runs deleted with it. */
+export type DeletedRun = Answer<'deleteRun', 200>;
 export type ApprovalDecision = Body<'decideApproval'>;
 export type PlanVersionList = Answer<'listPlanVersions', 200>;
 export type PlanVersion = Answer<'getPlanVersion', 200>;

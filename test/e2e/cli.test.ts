@@ -264,6 +264,31 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('deletes an ended run (exit 0), refuses one still going (exit 1, how to cancel), 404 after (exit 1)', () => {
+    const done = edgeplan(['run', file('del.json', JSON.stringify(parallelPlan)), '--watch']);
+    expect(done.code).toBe(0);
+    const id = /^run (run_\w+)/.exec(done.out)![1]!;
+    const deleted = edgeplan(['delete', id]);
+    expect([deleted.code, deleted.out, deleted.err]).toEqual([0, `Deleted ${id}\n`, '']);
+    expect(edgeplan(['runs', 'show', id]).err).toMatch(/not_found/);
+    const again = edgeplan(['delete', id, '--json']);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.out)).toMatchObject({ error: { code: 'not_found' } });
+    // A run still going: refused, saying how to cancel it; deleted once cancelled (--json: the answer).
+    const sleep = { steps: [{ id: 'w', action: 'demo.sleep', parameters: { ms: 20_000 } }] };
+    const started = edgeplan(['run', file('del-long.json', JSON.stringify(sleep)), '--json']);
+    const live = (JSON.parse(started.out) as { run_id: string }).run_id;
+    const refused = edgeplan(['delete', live]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('conflict');
+    expect(refused.err).toContain('edgeplan cancel');
+    expect(edgeplan(['cancel', live]).code).toBe(0);
+    const ok = edgeplan(['delete', live, '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out)).toEqual({ run_id: live, child_runs: [] });
+    expect(edgeplan(['delete']).code).toBe(2);
+  });
+
   it('Ctrl-C detaches (130) naming the run it was following, also one started from a file', async () => {
     const plan = file(
       'long.json',

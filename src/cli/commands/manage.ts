@@ -1,6 +1,6 @@
 /**
  * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `watch <id>`, `approve`,
- * `reject`, `input`, `retry`, `cancel`, `replan`, `plans <id> [--diff a b]`, and `tools`.
+ * `reject`, `input`, `retry`, `cancel`, `delete`, `replan`, `plans <id> [--diff a b]`, and `tools`.
  */
 import type { Command } from 'commander';
 import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
@@ -178,6 +178,20 @@ export function registerManage(program: Command, context: () => Context, done: D
     .action(async (id: string, o: { reason?: string }) =>
       control(context(), await context().client.cancel(runId(id), o.reason)),
     );
+  program
+    .command('delete')
+    .description('Delete an ended run and everything stored for it, its child runs too (cannot be undone)')
+    .argument('<id>', 'run id')
+    .action(async (given: string) => {
+      const ctx = context();
+      const r = await ctx.client.deleteRun(runId(given));
+      if (ctx.json) return (ctx.printJson(r), done(EXIT.ok));
+      const n = r.child_runs.length;
+      ctx.print(
+        `Deleted ${r.run_id}${n === 0 ? '' : ` and ${n} child run${n === 1 ? '' : 's'}: ${r.child_runs.join(', ')}`}`,
+      );
+      done(EXIT.ok);
+    });
   program
     .command('replan')
     .description('Ask the planner to revise the rest of a run’s plan')

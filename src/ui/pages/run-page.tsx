@@ -13,6 +13,7 @@ import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { endingOf, RunOutcome, shownStatus } from '../components/run-outcome';
 import { StepPanel } from '../components/step-panel';
 import { DecisionComment } from '../components/decision-comment';
+import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
 import { PlanningAttempts } from '../components/planning-attempts';
@@ -37,6 +38,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const deleteButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
   const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
@@ -246,6 +249,18 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               Cancel
             </button>
           ) : null}
+          {acts && ENDED.has(status) ? (
+            <button
+              type="button"
+              class="danger"
+              disabled={!!busy}
+              ref={deleteButton}
+              aria-expanded={deleting}
+              onClick={() => setDeleting((d) => !d)}
+            >
+              Delete
+            </button>
+          ) : null}
         </div>
       </div>
       <p class="sr-only" role="status" data-run-announcement>
@@ -254,6 +269,15 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       <p class="run-id muted">
         <code>{runId}</code> · <a href={href.runs()}>all runs</a>
       </p>
+      {deleting && acts && ENDED.has(status) ? (
+        <DeleteRun
+          runId={runId}
+          onKeep={() => {
+            setDeleting(false);
+            deleteButton.current?.focus();
+          }}
+        />
+      ) : null}
       {waitingApproval ? <DecisionComment value={comment} onInput={setComment} disabled={!!busy} /> : null}
       {live.reconnecting ? (
         <p class="connection" role="status">

@@ -1,0 +1,56 @@
+/**
+ * Deleting an ended run from its page: the Delete button asks first, here, in the page (what goes, that
+ * it cannot be undone); confirmed, the run is deleted and the page goes back to the runs list.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, errorText } from '../api';
+import { href, navigate } from '../router';
+
+export function DeleteRun({ runId, onKeep }: { runId: string; onKeep: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  // Focus starts on the choice that deletes nothing: a second Enter does not delete the run.
+  const keep = useRef<HTMLButtonElement>(null);
+  useEffect(() => keep.current?.focus(), []);
+
+  const remove = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api().deleteRun(runId);
+      navigate(href.runs());
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div
+      class="delete-run"
+      role="group"
+      aria-labelledby="delete-run-question"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !busy) onKeep();
+      }}
+    >
+      <p id="delete-run-question">
+        <strong>Delete this run?</strong> Its events, step results, plan versions and planning trace are
+        removed, and its child runs with it. This cannot be undone.
+      </p>
+      <div class="actions">
+        <button type="button" class="danger" disabled={busy} onClick={() => void remove()}>
+          {busy ? 'Deleting…' : 'Delete run'}
+        </button>
+        <button type="button" ref={keep} disabled={busy} onClick={onKeep}>
+          Keep it
+        </button>
+      </div>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
