@@ -57,7 +57,7 @@ describe('error envelope', () => {
   it('answers a route with the wrong method 405 method_not_allowed, with Allow', async () => {
     const cases: [string, string, string][] = [
       ['PUT', '/v1/runs', 'GET, HEAD, POST'],
-      ['DELETE', '/v1/runs/run_0123456789abcdef0123456789abcdef', 'GET, HEAD'],
+      ['PUT', '/v1/runs/run_0123456789abcdef0123456789abcdef', 'DELETE, GET, HEAD'],
       ['PATCH', '/v1/plans', 'POST'],
       ['GET', '/v1/runs/run_abc/cancel', 'POST'],
       ['PUT', '/health', 'GET, HEAD'],
