@@ -9,7 +9,6 @@ import { PlanRun as BasePlanRun } from './durable/plan-run';
 import { loadMcpTools } from './mcp/worker-tools';
 import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
 import { consumeSteps } from './durable/step-consumer';
-import type { StepMessage } from './durable/messages';
 import { toolSource } from './durable/tools';
 import type { AnyTool, ToolRegistry } from './executor/registry';
 import { createApp, type CreateAppOptions } from './http/app';
@@ -29,7 +28,8 @@ export type Edgeplan = {
   /** The Worker handler: the HTTP API and the `steps` queue consumer. */
   default: {
     fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
-    queue: (batch: MessageBatch<StepMessage>, env: Env) => Promise<void>;
+    /** Takes any batch: a message that is not a step message is acknowledged and logged. */
+    queue: (batch: MessageBatch<unknown>, env: Env) => Promise<void>;
   };
   /** The run's Durable Object class, bound in wrangler.toml as `PlanRun` (binding `PLAN_RUN`). */
   PlanRun: typeof BasePlanRun;

@@ -1452,6 +1452,8 @@ export interface components {
                 idempotency_key: string;
                 /** @description Epoch milliseconds */
                 deadline_at?: number;
+                /** @description The tool's own time limit that moved deadline_at (ms) */
+                limit_ms?: number;
             };
         };
         ToolReturnedEvent: {

@@ -7,7 +7,7 @@
  * already recorded ignores the report (a result is recorded at most once).
  */
 import type { StepOutcome } from '../engine/machine';
-import type { StepMessage } from './messages';
+import { stepMessages, type StepMessage } from './messages';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
 
 /** The dead-letter queue of `steps`, as named in this repository's wrangler.toml. */
@@ -44,9 +44,10 @@ export function deadLetterOutcome(msg: StepMessage): StepOutcome {
  * @example
  * export default { queue: (batch, env) => isDeadLetterBatch(batch) ? consumeDeadLetters(batch, env) : consumeSteps(batch, env) };
  */
-export async function consumeDeadLetters(batch: MessageBatch<StepMessage>, env: Env): Promise<void> {
+export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const byRun = new Map<string, Message<StepMessage>[]>();
-  for (const m of batch.messages) byRun.set(m.body.run_id, [...(byRun.get(m.body.run_id) ?? []), m]);
+  for (const m of stepMessages(batch.messages, 'steps-dlq'))
+    byRun.set(m.body.run_id, [...(byRun.get(m.body.run_id) ?? []), m]);
   await Promise.all(
     [...byRun].map(async ([runId, msgs]) => {
       const reports = msgs.map((m) => ({

@@ -238,6 +238,7 @@ export function compactRuntime(rt: StepRuntime): Partial<StepRuntime> {
   if (rt.invoked) out.invoked = true;
   if (rt.retry_at !== null) out.retry_at = rt.retry_at;
   if (rt.deadline_at !== null) out.deadline_at = rt.deadline_at;
+  if (rt.limit_ms !== null) out.limit_ms = rt.limit_ms;
   if (rt.started_at !== null) out.started_at = rt.started_at;
   if (rt.finished_at !== null) out.finished_at = rt.finished_at;
   if (rt.error !== null) out.error = rt.error;

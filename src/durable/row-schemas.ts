@@ -28,6 +28,8 @@ const StepRuntimeSchema = z.object({
   invoked: z.boolean(),
   retry_at: z.number().nullable(),
   deadline_at: z.number().nullable(),
+  // Rows written before a tool's own limit was kept have none: the step's timeout, as before.
+  limit_ms: z.number().int().min(1).nullable().default(null),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   error: ErrorInfoSchema.nullable(),

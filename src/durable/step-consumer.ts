@@ -17,7 +17,7 @@ import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { executeApproved } from './execute';
 import { deferredOf } from '../executor/deferred';
-import type { StepMessage } from './messages';
+import { stepMessages, type StepMessage } from './messages';
 import type { BeginStep, Continuation, PlanRun } from './plan-run';
 import { LEASE_MS } from './leases';
 import { groupsOf, reportable } from './call-limits';
@@ -40,12 +40,12 @@ export const COALESCE_MS = 2;
 export const YIELD_EVERY = 8;
 
 export async function consumeSteps(
-  batch: MessageBatch<StepMessage>,
+  batch: MessageBatch<unknown>,
   env: Env,
   tools: ToolRegistry = workerToolRegistry(env),
 ): Promise<void> {
   const byRun = new Map<string, Message<StepMessage>[]>();
-  for (const msg of batch.messages) {
+  for (const msg of stepMessages(batch.messages, 'steps consumer')) {
     const list = byRun.get(msg.body.run_id) ?? [];
     list.push(msg);
     byRun.set(msg.body.run_id, list);

@@ -96,7 +96,8 @@ export function beginAttempt(
   // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.
   const own = chosen.timeout_ms ?? tool?.timeout_ms;
   const tool_version = chosen.tool_version ?? tool?.version;
-  const deadline_at = own !== undefined && step.timeout_ms === undefined ? now + own : undefined;
+  const ownLimit = own !== undefined && step.timeout_ms === undefined ? own : undefined;
+  const deadline_at = ownLimit !== undefined ? now + ownLimit : undefined;
   const invoked: MachineInput = {
     type: 'invoked',
     step_id: stepId,
@@ -105,10 +106,10 @@ export function beginAttempt(
     parameters: params,
     idempotency_key,
     ...(tool_version !== undefined ? { tool_version } : {}),
-    ...(deadline_at !== undefined ? { deadline_at } : {}),
+    ...(ownLimit !== undefined ? { deadline_at: now + ownLimit, limit_ms: ownLimit } : {}),
   };
   const timeout_ms = Math.max(1, (deadline_at ?? rt.deadline_at ?? now) - now);
-  const limit_ms = deadline_at !== undefined && own !== undefined ? own : stepTimeoutMs(state, step);
+  const limit_ms = ownLimit ?? stepTimeoutMs(state, step);
   return {
     inputs: [invoked],
     begun: {

@@ -258,7 +258,8 @@ function schedule(
 }
 
 function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft {
-  const timeout = stepTimeoutMs(state, stepDef(state, id));
+  // A tool with its own limit (a child run, a person's answer) moved the deadline by that limit.
+  const timeout = rt.limit_ms ?? stepTimeoutMs(state, stepDef(state, id));
   const payload = {
     step_id: id,
     attempt: rt.attempt,

@@ -115,6 +115,11 @@ export type EventPayloads = {
     idempotency_key: string;
     /** A tool with its own time limit (child runs, a person's answer) moves the attempt's deadline. */
     deadline_at?: number;
+    /**
+     * That tool's own limit, which a timeout then names (absent: the step's `step_timeout`, as for
+     * events stored before it was recorded).
+     */
+    limit_ms?: number;
   };
   ToolReturned: {
     step_id: string;

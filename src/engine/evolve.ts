@@ -86,6 +86,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       rt.invoked = true;
       if (p.deadline_at !== undefined) {
         rt.deadline_at = p.deadline_at;
+        rt.limit_ms = p.limit_ms ?? null;
         state.timers.set(p.step_id, p.deadline_at);
         touch(state, p.step_id);
       }
@@ -139,6 +140,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       rt.invoked = false;
       rt.retry_at = null;
       rt.deadline_at = p.deadline_at;
+      rt.limit_ms = null;
       rt.started_at ??= event.timestamp;
       state.running.add(p.step_id);
       state.timers.set(p.step_id, p.deadline_at);

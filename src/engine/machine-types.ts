@@ -32,6 +32,7 @@ export type MachineInput =
       idempotency_key: string;
       tool_version?: string;
       deadline_at?: number;
+      limit_ms?: number;
     }
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
   /**

@@ -325,13 +325,21 @@ export class RunMachine {
       case 'invoked': {
         const rt = s.steps.get(input.step_id);
         if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || rt.invoked) return;
-        const { step_id, attempt, tool, parameters, idempotency_key, deadline_at } = input;
+        const { step_id, attempt, tool, parameters, idempotency_key, deadline_at, limit_ms } = input;
         emit({
           type: 'ToolInvoked',
           payload:
             deadline_at === undefined
               ? { step_id, attempt, tool, parameters, idempotency_key }
-              : { step_id, attempt, tool, parameters, idempotency_key, deadline_at },
+              : {
+                  step_id,
+                  attempt,
+                  tool,
+                  parameters,
+                  idempotency_key,
+                  deadline_at,
+                  ...(limit_ms !== undefined ? { limit_ms } : {}),
+                },
           references: { step_id, tool_version: input.tool_version },
         });
         return;

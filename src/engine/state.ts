@@ -26,6 +26,11 @@ export type StepRuntime = {
   invoked: boolean;
   retry_at: number | null;
   deadline_at: number | null;
+  /**
+   * The current attempt's time limit when its tool has its own (a child run, a person's answer) and
+   * moved `deadline_at` by it; null: the step's timeout. A timeout names this figure.
+   */
+  limit_ms: number | null;
   started_at: string | null;
   finished_at: string | null;
   error: ErrorInfo | null;
@@ -153,6 +158,7 @@ export function newStepRuntime(): StepRuntime {
     invoked: false,
     retry_at: null,
     deadline_at: null,
+    limit_ms: null,
     started_at: null,
     finished_at: null,
     error: null,

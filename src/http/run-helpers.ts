@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { PlanRun, RpcResult } from '../durable/plan-run';
 import type { ErrorCode as AnyErrorCode } from '../error-codes';
-import type { RunStatus } from '../plan/model';
+import { RUN_ID_PATTERN, type RunStatus } from '../plan/model';
 import { jsonError, type ErrorCode } from './errors';
 import { requireBody } from './middleware/require-body';
 import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
@@ -11,7 +11,6 @@ import { RunIdParamSchema } from './schemas/run';
 import { ControlResultSchema } from './schemas/run-views';
 import type { AppEnv } from './types';
 
-const RUN_ID = /^run_[A-Za-z0-9]{1,64}$/;
 export const anyJson = { 'application/json': { schema: z.unknown() } };
 export const tags = ['runs'];
 
@@ -51,7 +50,7 @@ export function controlRoute(
 /** The run's object, or null for an id that cannot name a run. */
 export function stubFor(c: Context<AppEnv>): DurableObjectStub<PlanRun> | null {
   const id = c.req.param('id') ?? '';
-  return RUN_ID.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
+  return RUN_ID_PATTERN.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
 }
 
 export function notFound(c: Context<AppEnv>) {

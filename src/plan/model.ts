@@ -72,6 +72,9 @@ export type RevisionStrategy = (typeof RevisionStrategy)[keyof typeof RevisionSt
 /** The tool a step runs when it names none (SPEC §4: `llm.call` is the default executor). */
 export const DEFAULT_ACTION = 'llm.call';
 
+/** A run's id: `run_` and 1-64 letters or digits (the only names a run object is reached by). */
+export const RUN_ID_PATTERN = /^run_[A-Za-z0-9]{1,64}$/;
+
 /**
  * 1-64 letters, digits, `_`, `.` or `-` — and not `__proto__`: step ids are keys of the objects a run
  * is read through (`step_results`, `steps.<id>` in references), where that one would set the prototype.

@@ -24,7 +24,8 @@ export type LiveRun = {
   caughtUp: boolean;
   /** Follow again after the last event seen (after an action that makes an ended run go on). */
   restart: () => void;
-  refresh: () => Promise<void>;
+  /** Reads the snapshot again; resolves to it, or null when it could not be read (then said). */
+  refresh: () => Promise<Run | null>;
 };
 
 /** Events after which the snapshot (plan, inferred dependencies, results) is read again. */
@@ -50,14 +51,17 @@ export function useRun(runId: string): LiveRun {
   const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[], caughtUp: false });
   const frame = useRef(0);
 
-  const refresh = useCallback(async () => {
+  const refresh = useCallback(async (): Promise<Run | null> => {
     try {
-      setRun(await api().getRun(runId));
+      const read = await api().getRun(runId);
+      setRun(read);
+      return read;
     } catch (err) {
       if (err instanceof EdgeplanApiError && err.status === 404) setMissing(true);
       // Out of reach (a restart): the watch is waiting it out, and says so; no error for it.
       if (err instanceof EdgeplanApiError && isTransient(err)) setReconnecting(true);
       else setError(errorText(err));
+      return null;
     }
   }, [runId]);
 

@@ -191,7 +191,7 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     expect(found).toEqual([]);
   }, 180_000);
 
-  it('announces a change of status once (not each event), and a refused approval as an alert, focus kept', async () => {
+  it('announces a change of status once (not each event), and a refused approval as an alert, the run read again', async () => {
     const runId = await awaitingApproval({
       goal: 'Announce me',
       steps: [echo('one'), echo('two', ['one']), echo('three', ['two'])],
@@ -214,10 +214,26 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     await page.keyboard.press('Enter');
     const alert = page.getByRole('alert');
     await alert.waitFor({ timeout: 10_000 });
-    await expect(alert.innerText()).resolves.toMatch(/\S/);
+    await expect(alert.innerText()).resolves.toMatch(/awaiting.approval/);
+    // The page read the run again: it shows the run as the API has it, not "awaiting approval" until
+    // the events come — and none can come, they are held.
+    const badge = page.locator('.toolbar .badge');
+    await expect
+      .poll(() => badge.getAttribute('data-run-status'), { timeout: 10_000 })
+      .toMatch(/^(running|completed)$/);
+    const shown = await badge.getAttribute('data-run-status');
+    const now = (await api('GET', `/v1/runs/${runId}`)) as { status: string };
+    expect(shown === now.status || (shown === 'running' && now.status === 'completed')).toBe(true);
+    await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Reject' }).count()).resolves.toBe(0);
+    // Told once, as a change of status.
+    await expect
+      .poll(() => region.innerText())
+      .toMatch(/^Status: (running|completed)\. \d of 3 steps completed\.$/);
     await page.screenshot({ path: `${SHOTS}/a11y-refused-approval.png` });
-    // Focus back on the button pressed (disabled while the request was out), not the page's start.
-    await expect.poll(() => focused(page).then((f) => f.name)).toBe('Approve');
+    // The button pressed went with the run's new status: focus on the run's heading, not the page's start.
+    await expect.poll(() => focused(page).then((f) => f.tag)).toBe('H1');
+    await expect(alert.innerText()).resolves.toMatch(/\S/);
     await close();
 
     // Followed live: approved and run to the end, three steps and a dozen events, told twice (the
@@ -256,6 +272,35 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     expect(errors).toEqual([]);
     expect(live.errors).toEqual([]);
     await live.close();
+  }, 60_000);
+
+  it('reads the run again after a refused Modify: the run approved elsewhere, its events held', async () => {
+    const runId = await awaitingApproval({
+      goal: 'Modify me late',
+      steps: [echo('one'), echo('two', ['one'])],
+    });
+    const { page, errors, close } = await openPage(
+      DESKTOP,
+      `/#/runs/${runId}`,
+      '[data-run-status="awaiting_approval"]',
+      holdableWebSockets,
+    );
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const send = page.getByRole('button', { name: 'Approve modified plan' });
+    await expect.poll(() => send.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await page.evaluate(() => (window as unknown as { holdSockets: () => void }).holdSockets());
+    await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
+    await send.click();
+    // The editor goes with the run's new status, and the page says why the plan was not sent.
+    const badge = page.locator('.toolbar .badge');
+    await expect
+      .poll(() => badge.getAttribute('data-run-status'), { timeout: 10_000 })
+      .toMatch(/^(running|completed)$/);
+    await expect(page.getByRole('alert').innerText()).resolves.toMatch(/awaiting.approval/);
+    await expect(page.locator('section.modify').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await close();
   }, 60_000);
 
   it('approves, opens a step, modifies and cancels with the keyboard alone, focus shown at every stop', async () => {

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import openapi from '../../src/client/openapi.json';
 import { MCP_API_TOOLS } from '../../src/http/mcp-tools';
 import { schemaArbitrary, type JsonSchema, type SchemaContext } from './json-schema-arbitrary';
-import { hostileValue, jsonText, mutated } from './hostile-json';
+import { deepSource, hostileValue, jsonText, mutated, ODD_STRINGS } from './hostile-json';
 
 /** A request, as data: what a failure prints and a test replays. */
 export type FuzzRequest = {
@@ -67,6 +67,23 @@ const STEPS = [
   { id: 'b', action: 'demo.echo', parameters: { text: '{{ steps.a.output }}' }, dependencies: ['a'] },
 ];
 const PLAN = { goal: 'fuzz', steps: STEPS };
+/** A config that sets most fields, so that mutating one reaches the code reading it. */
+const FULL_CONFIG = {
+  execution_mode: 'parallel',
+  max_parallel: 2,
+  step_timeout: 5,
+  retry_failed_steps: 1,
+  retry_delay: 0.1,
+  max_revisions: 1,
+  revision_threshold: 0.5,
+  require_plan_approval: false,
+  approval: { timeout_s: 60, default_action: 'reject' },
+  token_budget: 1000,
+  mode: 'lazy',
+  max_steps: 20,
+  max_depth: 3,
+  stages: [{ name: 's', prompt: 'p', tools: ['demo.echo'], max_tokens: 10 }],
+};
 
 /**
  * Bodies the schemas cannot say are whole (one of plan, goal or format; a step's dependencies that
@@ -84,12 +101,22 @@ export const SEED_BODIES: Record<string, readonly unknown[]> = {
     },
     { format: 'llmcompiler', source: '1. demo.echo(text="hi")\n2. demo.echo(text=$1)\n3. join()' },
     { plan: PLAN, config: { mode: 'lazy' } },
+    { plan: PLAN, config: FULL_CONFIG, input: { x: 1 } },
+    { plan: PLAN, config: { require_plan_approval: true, approval: { timeout_s: 60 } } },
+    // A goal: planned by the model the deployment has (none here: the planning fails, below 500).
+    { goal: 'fetch https://example.com then echo done', config: { mode: 'lazy' } },
+    // Sources nested past the parsers' limits, and a YAML alias bomb.
+    ...[0, 1].map((kind) => ({ format: 'llmcompiler', source: deepSource(10_000, kind) })),
+    ...[2, 3, 4].map((kind) => ({ format: 'tea-yaml', source: deepSource(10_000, kind) })),
   ],
   'POST /v1/plans/validate': [
     { plan: PLAN },
     { plan: PLAN, config: { max_steps: 1, require_dependencies: true } },
   ],
-  'POST /v1/plans': [{ goal: 'echo hello', max_steps: 5 }],
+  'POST /v1/plans': [
+    { goal: 'echo hello', max_steps: 5 },
+    { goal: 'echo hello', strategy: 'flat', max_steps: 5, max_depth: 2, tools: ['demo.echo'] },
+  ],
   'POST /v1/runs/{id}/approval': [
     { decision: 'approve', comment: 'ok' },
     { decision: 'reject' },
@@ -109,6 +136,8 @@ export const SEED_BODIES: Record<string, readonly unknown[]> = {
         { op: 'move_step', step_id: 'a', to_index: 0 },
       ],
     },
+    { decision: 'modify', edits: [{ op: 'move_step', step_id: 'a', to_index: 1 }] },
+    { decision: 'modify', edits: [{ op: 'set_dependencies', step_id: 'b', dependencies: [] }] },
   ],
   'POST /v1/runs/{id}/cancel': [{ reason: 'stop' }, {}],
   'POST /v1/runs/{id}/retry': [{}, { step_id: 'a' }],
@@ -166,6 +195,8 @@ export const BOGUS_IDS = [
   '%',
   '%zz',
   'run_%F0%9F%99%82',
+  '%F0%9F%99%82',
+  'run_%00',
   '%E2%80%AE',
   '__proto__',
   'constructor',
@@ -173,6 +204,9 @@ export const BOGUS_IDS = [
   'run_x%3Fa%3Db',
   'run_x%23frag',
 ];
+
+/** Approval-link tokens (`?token=`) that are not one: empty, the bare prefix, too long, the right length. */
+const BOGUS_TOKENS = ['', 'apv_', 'apv_bogus', 'x'.repeat(300), '\u0000', 'apv_' + 'A'.repeat(43), '🙂'];
 
 /** Path segments for a plan version: numbers, not numbers, out of range. */
 const VERSIONS = [
@@ -216,6 +250,7 @@ const QUERY_VALUES = [
   '%F0%9F%99%82',
   '+',
   '%2B',
+  '+%2B+',
   'a'.repeat(3000),
   '__proto__',
 ];
@@ -234,6 +269,7 @@ export const AUTH_HEADERS = [
   'bearer   x  ',
   'Basic dXNlcjpwYXNz',
   'Bearer a b',
+  `Bearer ${FUZZ_TOKEN} extra`,
   'Token x',
   'x'.repeat(10_000),
   'Bearer ' + 'x'.repeat(10_000),
@@ -250,6 +286,8 @@ const CONTENT_TYPES = [
   'application/json; charset=utf-16',
   'application/json; charset=latin1',
   'application/json;;;',
+  'application/vnd.edgeplan+json',
+  'application/jsonp',
   'text/plain',
   'application/x-www-form-urlencoded',
   'multipart/form-data; boundary=x',
@@ -292,6 +330,7 @@ function queryString(params: Parameter[]): fc.Arbitrary<string> {
         arbitrary: schemaArbitrary(schemaContext, p.schema).map((v) => `${p.name}=${encode(String(v))}`),
       },
       { weight: 2, arbitrary: fc.constantFrom(...QUERY_VALUES).map((v) => `${p.name}=${v}`) },
+      { weight: 1, arbitrary: fc.constantFrom(...ODD_STRINGS).map((v) => `${p.name}=${encode(v)}`) },
       {
         weight: 1,
         arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map((v) => `${p.name}=${encode(v)}`),
@@ -305,14 +344,20 @@ function queryString(params: Parameter[]): fc.Arbitrary<string> {
     .tuple(
       fc.tuple(...params.map(one)),
       fc.option(
-        fc.constantFrom(
-          'unknown=1',
-          '__proto__=x',
-          'constructor[prototype]=1',
-          '=',
-          '&&',
-          'a=%',
-          'token=apv_bogus',
+        fc.oneof(
+          {
+            weight: 6,
+            arbitrary: fc.constantFrom(
+              'unknown=1',
+              '__proto__=x',
+              'constructor[prototype]=1',
+              '=',
+              '&&',
+              'a=%',
+              'token=apv_bogus',
+            ),
+          },
+          { weight: 1, arbitrary: fc.constantFrom(...BOGUS_TOKENS.map((t) => `token=${encode(t)}`)) },
         ),
         { freq: 5 },
       ),
@@ -371,9 +416,19 @@ export function bodyText(
           return new Uint8Array([...bytes.slice(0, at), ...bad, ...bytes.slice(at)]);
         }),
     },
-    { weight: 1, arbitrary: hostileValue.map(jsonText) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        { weight: 4, arbitrary: hostileValue.map(jsonText) },
+        // Past the API's body limit: refused before it is parsed.
+        { weight: 1, arbitrary: fc.constant(null).map(() => OVERSIZED_BODY) },
+      ),
+    },
   );
 }
+
+/** A JSON body of 5 MB, made once. */
+const OVERSIZED_BODY = `{"input": "${'x'.repeat(5 * 1024 * 1024)}"}`;
 
 /** Headers: Content-Type (for a body), Authorization, and now and then Content-Encoding or Accept. */
 function headers(hasBody: boolean): fc.Arbitrary<Record<string, string>> {
@@ -435,15 +490,20 @@ function operationRequest(op: Operation, ids: fc.Arbitrary<string>): fc.Arbitrar
         { weight: 20, arbitrary: fc.constant('') },
         { weight: 1, arbitrary: fc.constantFrom('/', '//') },
       ),
+      // The WebSocket route asked as a plain GET now and then (no `Upgrade`): refused, not a socket.
+      upgrade: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
+      ),
     })
-    .map(({ values, query, method, body, headers: h, slash }) => {
+    .map(({ values, query, method, body, headers: h, slash, upgrade }) => {
       let path = op.path;
       pathParams.forEach((p, i) => (path = path.replace(`{${p.name}}`, values[i]!)));
       const sendsBody = methodsWithBody.has(method.toUpperCase()) && body !== undefined;
       if (!sendsBody) delete h['Content-Type'];
       // workerd's fetch sends any request with `Upgrade: websocket` as a GET (its body dropped).
       if (method !== 'GET') delete h.Upgrade;
-      if (path.endsWith('/ws') && method === 'GET' && !('Upgrade' in h)) h.Upgrade = 'websocket';
+      if (path.endsWith('/ws') && method === 'GET' && !('Upgrade' in h) && upgrade) h.Upgrade = 'websocket';
       return {
         operation: `${op.method} ${op.path}`,
         method,
@@ -592,11 +652,17 @@ export function apiRequest(ids: readonly string[]): fc.Arbitrary<FuzzRequest> {
 export function requestFor(method: string, path: string, id: string): fc.Arbitrary<FuzzRequest> {
   const op = OPERATIONS.find((o) => o.method === method && o.path === path);
   if (!op) throw new Error(`No operation ${method} ${path}`);
-  return operationRequest(op, fc.constant(id)).map((r) => ({
-    ...r,
-    method,
-    target: r.target.replace(/^(\/v1\/runs\/)[^/?]+/, `$1${encode(id)}`),
-  }));
+  return operationRequest(op, fc.constant(id)).map((r) => {
+    // The method is the operation's whatever was drawn: no `Upgrade` left from a GET drawn instead
+    // (workerd sends a request with `Upgrade: websocket` as a GET, another route than asked for).
+    const { Upgrade: _drawnForGet, ...headers } = r.headers;
+    return {
+      ...r,
+      method,
+      headers: method === 'GET' ? r.headers : headers,
+      target: r.target.replace(/^(\/v1\/runs\/)[^/?]+/, `$1${encode(id)}`),
+    };
+  });
 }
 
 /** A short, printable account of a request for a failure message. */

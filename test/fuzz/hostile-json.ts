@@ -1,8 +1,9 @@
 /**
  * Hostile JSON for the fuzz tests, as fast-check arbitraries: values of the wrong type, numbers at
  * the edges of a double, unicode edge cases (lone surrogates, NUL, right-to-left marks), huge strings
- * and arrays, deep nesting, `__proto__`/`constructor`/`prototype` keys, duplicate keys and number text
- * no double holds — and a structural mutation of a valid value (replace, remove or add a field
+ * and arrays, deep nesting, `__proto__`/`constructor`/`prototype` keys, duplicate keys, number text
+ * no double holds and import sources (LLMCompiler, TEA YAML) nested deep or built to blow up when
+ * parsed — and a structural mutation of a valid value (replace, remove or add a field
  * somewhere in it). {@link RawJson} carries JSON text that `JSON.stringify` cannot write.
  */
 import fc from 'fast-check';
@@ -27,7 +28,7 @@ export function jsonText(value: unknown): string {
 /** Keys that reach for an object's prototype, and other odd ones. */
 export const ODD_KEYS = ['__proto__', 'constructor', 'prototype', '', ' ', '🙂', '\u0000', 'unknown_field'];
 
-const ODD_STRINGS = [
+export const ODD_STRINGS = [
   '',
   ' ',
   'NaN',
@@ -37,6 +38,7 @@ const ODD_STRINGS = [
   '1e308',
   '1e999',
   'null',
+  'undefined',
   'true',
   '__proto__',
   'constructor',
@@ -51,10 +53,18 @@ const ODD_STRINGS = [
   'مرحبا\u200f',
   '🙂👩‍👩‍👧‍👦',
   '\u0301\u0301\u0301',
+  'ﷺ𒐫',
   '{{ steps.a.output }}',
+  '{{',
   '{{ input.__proto__.x }}',
+  '}}{{ input.__proto__.x }}',
   '†state.x',
   '$1',
+  '${99999999999}',
+  // Prefixes and names the API gives meaning to.
+  'run_',
+  'apv_',
+  'demo.echo',
   '../../etc/passwd',
   '<script>alert(1)</script>',
   "'; DROP TABLE runs; --",
@@ -76,6 +86,7 @@ export const EDGE_NUMBERS = [
   2 ** 53,
   2 ** 53 + 2,
   -(2 ** 53),
+  Number.MAX_SAFE_INTEGER,
   4294967296,
 ];
 
@@ -89,6 +100,21 @@ export function nestedText(levels: number, objects: boolean): string {
     : '['.repeat(levels) + ']'.repeat(levels);
 }
 
+/**
+ * Import sources (a run's `source` beside `format`) for the parsers that read them: a value nested
+ * `levels` deep in an LLMCompiler call or TEA YAML (flow and block style), and a YAML alias bomb.
+ */
+export function deepSource(levels: number, kind: number): string {
+  const n = levels;
+  return [
+    `1. demo.echo(x=${'['.repeat(n)}1${']'.repeat(n)})\n2. join()`,
+    `1. demo.echo(x=${'{"a": '.repeat(n)}1${'}'.repeat(n)})\n2. join()`,
+    `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x: ${'['.repeat(n)}${']'.repeat(n)}\n`,
+    `nodes:\n  - name: a\n    uses: demo.echo\n    with:\n      x:\n        ${'- '.repeat(n)}1\n`,
+    `a: &a [*a, *a]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b]`,
+  ][kind % 5]!;
+}
+
 /** A hostile JSON value (possibly {@link RawJson}). */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...ODD_STRINGS) },
@@ -98,6 +124,13 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   // Any string, lone surrogates and all.
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  // Import sources nested deep (below and past the parsers' limits), or an alias bomb.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(1, 63, 64, 65, 1000, 10_000), fc.nat(4))
+      .map(([levels, kind]) => deepSource(levels, kind)),
+  },
   // Deep nesting, below and past the API's limit.
   {
     weight: 1,

@@ -37,6 +37,7 @@ describe('step rows', () => {
       invoked: true,
       retry_at: 5,
       deadline_at: 6,
+      limit_ms: 60_000,
       started_at: 'a',
       finished_at: 'b',
       error: { code: 'x', message: 'y', retryable: true },

@@ -7,6 +7,7 @@ import { executeTool } from '../../src/executor/run-step';
 import type { BegunAttempt } from '../../src/library/attempt';
 import { runSubplan, type ChildRun } from '../../src/library/subplan';
 import { echo, harness } from './engine-helpers';
+import type { RunEvent } from '../../src/engine/events';
 
 /**
  * A timeout's message names the step's time limit as configured (the figure the user wrote), not what
@@ -99,6 +100,75 @@ describe('a timeout names the configured limit', () => {
     expect(await pending).toMatchObject({
       success: false,
       error: { code: 'timeout', message: 'agent.dispatch timed out after 100 ms' },
+    });
+  });
+
+  describe('a tool with its own limit, timed out past its call', () => {
+    const own = defineTool({ ...never, name: 'test.own', timeout_ms: 3_600_000 });
+    const timedOut = (events: RunEvent[], attempt: number) =>
+      events.find(
+        (e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'b' && e.payload.attempt === attempt,
+      )?.payload as { error?: { message: string }; latency_ms: number } | undefined;
+
+    it('names the tool’s limit and reports it as the latency, not the step_timeout', () => {
+      const h = harness(
+        { steps: [{ id: 'b', action: 'test.own' }] },
+        { step_timeout: 2, retry_failed_steps: 0 },
+      );
+      const r = beginAttempt(h.state, h.results, new ToolRegistry([own]), 'b', 1, h.now());
+      for (const input of r.inputs) h.events.push(...h.machine.handle(input).events);
+      const invoked = h.events.find((e) => e.event_type === 'ToolInvoked')!;
+      expect(invoked.payload).toMatchObject({ deadline_at: h.now() + 3_600_000, limit_ms: 3_600_000 });
+      // Past the step_timeout, the attempt still waits: its deadline is the tool's.
+      h.advance(2_001);
+      expect(timedOut(h.events, 1)).toBeUndefined();
+      h.advance(3_600_000);
+      expect(timedOut(h.events, 1)).toMatchObject({
+        error: { message: 'Step "b" attempt 1 timed out after 3600000 ms' },
+        latency_ms: 3_600_000,
+      });
+    });
+
+    it('does not lend that limit to the next attempt, whose deadline is the step_timeout again', () => {
+      const h = harness(
+        { steps: [{ id: 'b', action: 'test.own', fallback_action: 'demo.echo' }] },
+        { step_timeout: 2, retry_failed_steps: 0 },
+      );
+      const r = beginAttempt(h.state, h.results, new ToolRegistry([own]), 'b', 1, h.now());
+      for (const input of r.inputs) h.events.push(...h.machine.handle(input).events);
+      h.advance(3_600_001);
+      expect(timedOut(h.events, 1)?.latency_ms).toBe(3_600_000);
+      // The fallback (attempt 2) is scheduled; it is never begun, and times out on the step's limit.
+      expect(h.state.steps.get('b')).toMatchObject({ attempt: 2, on_fallback: true });
+      h.advance(2_001);
+      expect(timedOut(h.events, 2)).toMatchObject({
+        error: { message: 'Step "b" attempt 2 timed out after 2000 ms' },
+        latency_ms: 2_000,
+      });
+    });
+
+    it('names the step_timeout for an attempt invoked before the limit was recorded (stored runs)', () => {
+      const h = harness(
+        { steps: [{ id: 'b', action: 'test.own' }] },
+        { step_timeout: 2, retry_failed_steps: 0 },
+      );
+      // A ToolInvoked as releases before limit_ms wrote it: the moved deadline alone.
+      const stored = h.machine.handle({
+        type: 'invoked',
+        step_id: 'b',
+        attempt: 1,
+        tool: 'test.own',
+        parameters: {},
+        idempotency_key: 'run_1:b',
+        deadline_at: h.now() + 3_600_000,
+      });
+      h.events.push(...stored.events);
+      expect(stored.events[0]!.payload).not.toHaveProperty('limit_ms');
+      h.advance(3_600_001);
+      expect(timedOut(h.events, 1)).toMatchObject({
+        error: { message: 'Step "b" attempt 1 timed out after 2000 ms' },
+        latency_ms: 2_000,
+      });
     });
   });
 });

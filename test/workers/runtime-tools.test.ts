@@ -1,3 +1,5 @@
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, events, startRun, waitForRun } from './helpers';
 
@@ -172,6 +174,38 @@ describe('human.input', () => {
     const received = (await events(runId)).filter((e) => e.event_type === 'InputReceived');
     expect(received).toHaveLength(1);
     expect(run.step_results.ask).toBe(received[0]!.payload.input);
+  });
+});
+
+describe('a person’s answer that never comes', () => {
+  it('times out on its own 24 h, and the timeout names that limit, not the step_timeout', async () => {
+    const DAY_MS = 24 * 3600 * 1000;
+    const runId = await startRun(
+      { steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Anyone?' } }] },
+      { step_timeout: 60, retry_failed_steps: 0 },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const invoked = (await events(runId)).find((e) => e.event_type === 'ToolInvoked');
+    expect(invoked?.payload.limit_ms).toBe(DAY_MS);
+    // A day passes: the stored deadline comes due, and the object wakes from its rows (an eviction).
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), async (_i, state) => {
+      state.storage.sql.exec(
+        `UPDATE steps SET runtime = json_set(runtime, '$.deadline_at', ?) WHERE step_id = 'ask'`,
+        Date.now() - 1,
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    const run = await waitForRun(runId, (r) => r.step_statuses.ask !== 'running');
+    expect(run.steps.ask).toMatchObject({ status: 'failed', latency_ms: DAY_MS });
+    const returned = (await events(runId)).filter((e) => e.event_type === 'ToolReturned');
+    expect(returned).toHaveLength(1);
+    expect(returned[0]!.payload).toMatchObject({
+      success: false,
+      latency_ms: DAY_MS,
+      error: { code: 'timeout', message: `Step "ask" attempt 1 timed out after ${DAY_MS} ms` },
+    });
   });
 });
 

@@ -97,6 +97,11 @@ const PAYLOADS = {
     parameters: z.record(z.string(), z.unknown()),
     idempotency_key: z.string(),
     deadline_at: ms.optional(),
+    limit_ms: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The tool's own time limit that moved deadline_at (ms)" }),
   }),
   ToolReturned: z.object({
     step_id: z.string(),

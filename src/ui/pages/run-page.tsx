@@ -43,8 +43,15 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [comment, setComment] = useState('');
   const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
+  // The snapshot can be ahead of the events: read after a refused action (the run was decided
+  // elsewhere) while its events are late. Then its status is the run's, not the events' so far.
+  const ahead = run !== null && live.caughtUp && run.last_seq > view.last_seq;
   const status =
-    run && ENDED.has(run.status) ? run.status : view.status === 'planning' && run ? run.status : view.status;
+    run && (ENDED.has(run.status) || ahead)
+      ? run.status
+      : view.status === 'planning' && run
+        ? run.status
+        : view.status;
 
   useEffect(() => {
     if (ENDED.has(status)) return;
@@ -59,7 +66,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   /**
    * Resolves true when the API took the action. Then focus, if still on the control pressed, goes to
    * the run's heading (the status change is announced on its own); after a refusal it stays on the
-   * control, disabled while the request was in flight (the refusal is announced as an alert).
+   * control, disabled while the request was in flight (the refusal is announced as an alert) — or,
+   * when the run read again no longer offers it (decided elsewhere), goes to the heading too.
    */
   const act = async (name: string, action: () => Promise<unknown>, follow = false) => {
     const from = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -73,6 +81,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       else await live.refresh();
     } catch (e) {
       setMessage(errorText(e));
+      // Refused (409: approved or cancelled elsewhere, say): what the page shows is out of date, and
+      // the run's events may be slow to say so. Read it now, so the page shows what the run allows.
+      await live.refresh();
     }
     setBusy(null);
     // After the render that enables the controls again.
@@ -118,9 +129,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   // Rejected: told by the events (the decision), or by the snapshot before they are read.
   const rejected =
     ending?.kind === 'rejected' || (ENDED.has(status) && run?.termination_reason === 'plan_rejected');
-  // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran.
-  const count = (status: string) => view.steps.filter((s) => s.status === status).length;
+  // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran. From the
+  // snapshot when it is ahead, as the status is: "completed · 0/3 steps completed" read as a fault.
+  const count = (status: 'completed' | 'failed' | 'skipped') =>
+    ahead ? run.counts[status] : view.steps.filter((s) => s.status === status).length;
   const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
+  const total = ahead ? run.counts.total : view.steps.length;
   // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
   // "3/3 steps completed" while the model still writes would read as done.
   const streaming = !ENDED.has(status) && view.plan_version === null && view.steps.length > 0;
@@ -134,9 +148,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   useEffect(() => {
     if (!acts) return;
     if (announced.current !== null && announced.current !== shown)
-      setAnnouncement(
-        `Status: ${shown.replaceAll('_', ' ')}. ${completed} of ${view.steps.length} steps completed.`,
-      );
+      setAnnouncement(`Status: ${shown.replaceAll('_', ' ')}. ${completed} of ${total} steps completed.`);
     announced.current = shown;
   }, [acts, shown]);
 
@@ -185,7 +197,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             {shown}
           </span>
           <span class="muted step-counts">
-            {completed}/{view.steps.length} steps completed
+            {completed}/{total} steps completed
             {failed ? ` · ${failed} failed` : ''}
             {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
             {streaming ? (
@@ -305,6 +317,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             setMessage(null);
             try {
               await api().modify(runId, { plan, comment: 'modified in the dashboard' });
+            } catch (e) {
+              // As act() does: read the run again. Decided elsewhere, it no longer waits for approval
+              // and the editor (with the refusal in it) goes away: the page says why instead.
+              const now = await live.refresh();
+              if (now && now.status !== 'awaiting_approval') setMessage(errorText(e));
+              throw e;
             } finally {
               setBusy(null);
             }
