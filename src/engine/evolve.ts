@@ -169,6 +169,13 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
         rt.error = p.error ?? { code: 'tool_error', message: 'failed', retryable: true };
         state.adaptive_window = Math.max(1, Math.floor(state.adaptive_window / 2));
         state.needs_decision.add(p.step_id);
+        // The question the run waited on lapsed (a person's answer that never came): the run goes on,
+        // and the step's failure is decided as any other's (retry, fallback, on_step_failure). It
+        // stayed `awaiting_input` for good before, deciding nothing.
+        if (state.status === 'awaiting_input' && state.awaiting?.step_id === p.step_id) {
+          state.status = 'running';
+          state.awaiting = null;
+        }
       }
       touch(state, p.step_id);
       return;

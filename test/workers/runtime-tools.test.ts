@@ -206,6 +206,34 @@ describe('a person’s answer that never comes', () => {
       latency_ms: DAY_MS,
       error: { code: 'timeout', message: `Step "ask" attempt 1 timed out after ${DAY_MS} ms` },
     });
+    // The wait is over: the run decides the failure (no retries here) and ends, not awaiting for good.
+    const ended = await waitForRun(runId, (r) => r.status !== 'awaiting_input' && r.status !== 'running');
+    expect(ended.status).toBe('failed');
+    expect(ended.error?.message).toContain('timed out');
+  });
+
+  it('asks again when its step may be retried, and takes the answer to the second question', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Anyone?' }, retries: 1 }] },
+      { step_timeout: 60, retry_delay: 0 },
+    );
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), async (_i, state) => {
+      state.storage.sql.exec(
+        `UPDATE steps SET runtime = json_set(runtime, '$.deadline_at', ?) WHERE step_id = 'ask'`,
+        Date.now() - 1,
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    await waitForRun(runId, (r) => r.status === 'awaiting_input' && r.steps.ask?.attempts === 2);
+    const asked = (await events(runId)).filter((e) => e.event_type === 'InputRequested');
+    expect(asked).toHaveLength(2);
+    const answer = await api('POST', `/v1/runs/${runId}/input`, { input: 'me', step_id: 'ask' });
+    expect(answer.status).toBe(200);
+    const run = await waitForRun(runId, (r) => r.status === 'completed');
+    expect(run.step_results.ask).toBe('me');
   });
 });
 
