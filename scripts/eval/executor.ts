@@ -70,8 +70,15 @@ export async function runPlan(opts: RunOptions): Promise<RunReport> {
     input: opts.input ?? {},
     config: opts.config ?? {},
   });
-  // Ended, or waiting for a person with no deadline left to pass: either way the report is final.
-  await Promise.race([runner.done(), time.idle()]);
+  // Ended, or waiting for a person: either way the report is final. (Virtual time would otherwise
+  // pass the question's deadline too, and report the timeout a person never had the time to beat.)
+  let stop = () => {};
+  const asked = new Promise<void>((resolve) => (stop = resolve));
+  const unsubscribe = runner.subscribe((e) => {
+    if (e.event_type === 'InputRequested') stop();
+  });
+  await Promise.race([runner.done(), time.idle(), asked]);
+  unsubscribe();
   return reportOf(runner.state);
 }
 
