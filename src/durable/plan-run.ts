@@ -51,6 +51,7 @@ import {
 } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
+import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
@@ -396,7 +397,7 @@ export class PlanRun extends DurableObject<Env> {
       if (!isNewerFormatRun(err)) throw err;
       // A rollback: the run waits as the newer release left it. Its alarm is kept (a thrown alarm is
       // retried a few times, then dropped), so once that release is back the run carries on by itself.
-      console.error((err as Error).message);
+      log('run_newer_format', (err as Error).message, { run_id: this.ctx.id.name, code: 'run_newer_format' });
       await this.#alarm.to(Date.now() + NEWER_FORMAT_RETRY_AFTER_S * 1000);
       return;
     }
@@ -458,7 +459,8 @@ export class PlanRun extends DurableObject<Env> {
         error: notConsumed(step_id, attempt, waited_ms),
       };
     });
-    console.error(
+    log(
+      'queue_not_consumed',
       `run ${m.state.run_id}: queue_not_consumed: ${inputs[0]!.error.message}` +
         (inputs.length > 1
           ? ` (and ${inputs.length - 1} more attempt(s): ${untaken
@@ -466,6 +468,13 @@ export class PlanRun extends DurableObject<Env> {
               .map((u) => u.step_id)
               .join(', ')})`
           : ''),
+      {
+        run_id: m.state.run_id,
+        step_id: untaken[0]!.step_id,
+        attempt: untaken[0]!.attempt,
+        code: 'queue_not_consumed',
+        count: untaken.length,
+      },
     );
     return inputs;
   }
