@@ -10,6 +10,7 @@ declare namespace Cloudflare {
     ASSETS?: Fetcher;
     DEMO_TOOLS?: string;
     HTTP_ALLOWLIST?: string;
+    /** The bearer token, or several separated by commas or line breaks (a rotation: src/api-tokens.ts). */
     API_TOKEN?: string;
     /** `true`: without API_TOKEN the API is open (local use); otherwise it answers 401. */
     ALLOW_ANONYMOUS?: string;

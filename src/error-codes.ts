@@ -20,7 +20,8 @@ export const ERROR_CODES = {
   invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
   unauthorized: {
     status: 401,
-    about: 'No or a wrong bearer token, or no API_TOKEN set and ALLOW_ANONYMOUS not true.',
+    about:
+      'No or a wrong bearer token (one of those API_TOKEN holds), no API_TOKEN set and ALLOW_ANONYMOUS not true, or an API_TOKEN of only separators.',
   },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },

@@ -21,6 +21,7 @@ import { reportable } from './call-limits';
 import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
 import type { RpcResult } from './rpc-result';
+import { log } from '../log';
 
 export type { ChildRequest, ParentRef } from '../engine/child-run';
 
@@ -94,7 +95,16 @@ export async function reportToParent(env: Env, store: SqlStore, state: RunState)
     ]);
     return true;
   } catch (err) {
-    console.error(`child run ${state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`, err);
+    log(
+      'child_run_not_reported',
+      `child run ${state.run_id}: could not report to ${parent.run_id}/${parent.step_id}`,
+      {
+        run_id: state.run_id,
+        step_id: parent.step_id,
+        attempt: parent.attempt,
+        error: err,
+      },
+    );
     return false;
   }
 }

@@ -9,6 +9,7 @@
 import type { StepOutcome } from '../engine/machine';
 import { stepMessages, type StepMessage } from './messages';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
+import { log } from '../log';
 
 /** The dead-letter queue of `steps`, as named in this repository's wrangler.toml. */
 export const DEAD_LETTER_QUEUE = 'steps-dlq';
@@ -57,10 +58,26 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env)
       }));
       try {
         await env.PLAN_RUN.getByName(runId).completeSteps(reports);
-        console.warn(`steps-dlq: run ${runId}: ${msgs.length} dead-lettered attempt(s) reported as failed`);
+        log(
+          'dead_letters_failed',
+          `steps-dlq: run ${runId}: ${msgs.length} dead-lettered attempt(s) reported as failed`,
+          {
+            run_id: runId,
+            count: msgs.length,
+            ...(msgs.length === 1 ? { step_id: msgs[0]!.body.step_id, attempt: msgs[0]!.body.attempt } : {}),
+          },
+        );
         for (const m of msgs) m.ack();
       } catch (err) {
-        console.error(`steps-dlq: run ${runId} unreachable; ${msgs.length} message(s) retried`, err);
+        log(
+          'dead_letters_retried',
+          `steps-dlq: run ${runId} unreachable; ${msgs.length} message(s) retried`,
+          {
+            run_id: runId,
+            count: msgs.length,
+            error: err,
+          },
+        );
         // A run a newer release wrote (a rollback) is not reachable for a while: wait longer.
         for (const m of msgs) m.retry({ delaySeconds: isNewerFormatRun(err) ? NEWER_FORMAT_RETRY_S : 5 });
       }

@@ -16,6 +16,7 @@ import type { RunState } from '../engine/state';
 import type { Plan } from '../plan/model';
 import { knownReason, planVersionStatement } from './plan-versions';
 import { indexRunStatement } from './run-index';
+import { log } from '../log';
 
 /** How long a new run's index row and first plan version may wait to be written with the next change. */
 export const FIRST_WRITE_DELAY_MS = 250;
@@ -108,7 +109,14 @@ export class IndexWriter {
       await (this.#writing = db.batch(writes));
       this.#settled();
     } catch (err) {
-      console.error(`run ${state.run_id}: index or plan versions not recorded (${state.status})`, err);
+      log(
+        'run_index_not_recorded',
+        `run ${state.run_id}: index or plan versions not recorded (${state.status})`,
+        {
+          run_id: state.run_id,
+          error: err,
+        },
+      );
     } finally {
       this.#writing = null;
     }
@@ -171,7 +179,10 @@ export class IndexWriter {
     } catch (err) {
       // Owed until a resync gets through: the object's alarm tries again.
       this.#owed = true;
-      console.error(`run ${state.run_id}: index not resynchronised`, err);
+      log('run_index_not_resynced', `run ${state.run_id}: index not resynchronised`, {
+        run_id: state.run_id,
+        error: err,
+      });
     }
   }
 }

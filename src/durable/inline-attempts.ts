@@ -11,6 +11,7 @@ import { deferredOf } from '../executor/deferred';
 import type { ToolRegistry } from '../executor/registry';
 import type { BeginStep } from './begin-attempt';
 import { executeApproved } from './execute';
+import { log } from '../log';
 
 type Begun = Extract<BeginStep, { proceed: true }>;
 
@@ -69,7 +70,14 @@ export class InlineAttempts {
         if (deferred?.$deferred === 'input') await h.awaitInput(stepId, attempt, deferred.prompt);
         else if (!deferred) await this.#report({ step_id: stepId, attempt, outcome });
       })
-      .catch((err: unknown) => console.error(`inline step ${stepId}#${attempt} failed to report`, err))
+      .catch((err: unknown) =>
+        log('inline_step_not_reported', `run ${runId}: inline step ${stepId}#${attempt} failed to report`, {
+          run_id: runId,
+          step_id: stepId,
+          attempt,
+          error: err,
+        }),
+      )
       .finally(() => this.#running.delete(key));
     h.ctx.waitUntil(work);
   }
@@ -102,7 +110,18 @@ export class InlineAttempts {
       await this.host.complete(items.map((i) => i.report));
     } catch (err) {
       // Not recorded: the recovery check re-runs these attempts (same key).
-      console.error(`inline attempts ${items.map((i) => i.report.step_id).join(', ')} failed to report`, err);
+      log(
+        'inline_step_not_reported',
+        `inline attempts ${items.map((i) => `${i.report.step_id}#${i.report.attempt}`).join(', ')} failed to report`,
+        {
+          run_id: this.host.ctx.id.name,
+          ...(items.length === 1
+            ? { step_id: items[0]!.report.step_id, attempt: items[0]!.report.attempt }
+            : {}),
+          count: items.length,
+          error: err,
+        },
+      );
     } finally {
       for (const i of items) i.done();
     }

@@ -3,6 +3,7 @@
  * (STYLE §8: zod at every boundary). A queue's messages outlive releases and anyone holding the
  * queue's binding can send one, so its consumers — `steps` and `steps-dlq` — take only what fits.
  */
+import { log } from '../log';
 import { z } from 'zod';
 import { formatIssues } from '../executor/run-step';
 import { RUN_ID_PATTERN, StepIdSchema } from '../plan/model';
@@ -32,7 +33,8 @@ export function stepMessages(
   return messages.filter((m): m is Message<StepMessage> => {
     const parsed = StepMessageSchema.safeParse(m.body);
     if (parsed.success) return true;
-    console.error(
+    log(
+      'queue_message_unreadable',
       `${consumer}: message ${m.id} acknowledged unread: not a step message {run_id, step_id, ` +
         `attempt, plan_version} (${formatIssues(parsed.error)})`,
     );

@@ -62,6 +62,7 @@ import {
   type DeletedRun,
   type DeletionNote,
 } from './run-deletion';
+import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
@@ -425,7 +426,7 @@ export class PlanRun extends DurableObject<Env> {
       if (!isNewerFormatRun(err)) throw err;
       // A rollback: the run waits as the newer release left it. Its alarm is kept (a thrown alarm is
       // retried a few times, then dropped), so once that release is back the run carries on by itself.
-      console.error((err as Error).message);
+      log('run_newer_format', (err as Error).message, { run_id: this.ctx.id.name, code: 'run_newer_format' });
       await this.#alarm.to(Date.now() + NEWER_FORMAT_RETRY_AFTER_S * 1000);
       return;
     }
@@ -492,7 +493,8 @@ export class PlanRun extends DurableObject<Env> {
         error: notConsumed(step_id, attempt, waited_ms),
       };
     });
-    console.error(
+    log(
+      'queue_not_consumed',
       `run ${m.state.run_id}: queue_not_consumed: ${inputs[0]!.error.message}` +
         (inputs.length > 1
           ? ` (and ${inputs.length - 1} more attempt(s): ${untaken
@@ -500,6 +502,13 @@ export class PlanRun extends DurableObject<Env> {
               .map((u) => u.step_id)
               .join(', ')})`
           : ''),
+      {
+        run_id: m.state.run_id,
+        step_id: untaken[0]!.step_id,
+        attempt: untaken[0]!.attempt,
+        code: 'queue_not_consumed',
+        count: untaken.length,
+      },
     );
     return inputs;
   }
@@ -678,7 +687,10 @@ export class PlanRun extends DurableObject<Env> {
       this.#deleted = true;
       return { ok: true, value: { run_id: note.run_id, child_runs } };
     } catch (err) {
-      console.error(`run ${note.run_id}: deletion not finished yet`, err);
+      log('deletion_pending', `run ${note.run_id}: deletion not finished yet`, {
+        run_id: note.run_id,
+        error: err,
+      });
       await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
       const message = `Run ${note.run_id} is deleted from view, but not everything stored for it could be removed yet (${(err as Error).message}); it is retried within a minute, or DELETE it again`;
       return { ok: false, error: { code: 'deletion_pending', message } };

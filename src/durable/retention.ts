@@ -4,6 +4,7 @@
  * deletes itself when it fires (src/durable/run-deletion.ts). A retried run is no longer ended, so the
  * alarm finds nothing to delete and is re-armed for what the run has due instead.
  */
+import { log } from '../log';
 
 const DAY_MS = 86_400_000;
 /** Values already reported as unreadable (logged once per isolate, not at every alarm). */
@@ -21,7 +22,8 @@ export function retentionMs(env: { RUN_RETENTION_DAYS?: string | undefined }): n
   if (Number.isFinite(days) && days > 0) return days * DAY_MS;
   if (!reported.has(raw)) {
     reported.add(raw);
-    console.error(
+    log(
+      'retention_invalid',
       `RUN_RETENTION_DAYS is "${raw}": expected a positive number of days (e.g. 30, or 0.5 for 12 hours); no run is deleted by age until it is one`,
     );
   }

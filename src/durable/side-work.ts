@@ -16,6 +16,7 @@ import { reportToParent } from './child-runs';
 import { workerSidePorts } from './side-ports';
 import type { SideRow, SideTask, SideWorkJournal } from './side-work-journal';
 import type { SqlStore } from './sql-store';
+import { log } from '../log';
 
 /** How often running side work is checked on, so work lost to an eviction is issued again promptly. */
 export const SIDE_CHECK_MS = 5_000;
@@ -68,7 +69,9 @@ export class DurableSideWork {
     const controller = new AbortController();
     this.#running.set(row.id, { token: row.token, controller });
     const work = this.#run(row, controller.signal)
-      .catch((err: unknown) => console.error(`side work ${row.id} failed`, err))
+      .catch((err: unknown) =>
+        log('side_work_failed', `side work ${row.id} failed`, { run_id: this.host.ctx.id.name, error: err }),
+      )
       .finally(() => {
         if (this.#running.get(row.id)?.token === row.token) this.#running.delete(row.id);
       });

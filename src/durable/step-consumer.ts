@@ -22,6 +22,7 @@ import type { BeginStep, Continuation, PlanRun } from './plan-run';
 import { LEASE_MS } from './leases';
 import { groupsOf, reportable } from './call-limits';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
+import { log } from '../log';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -94,9 +95,10 @@ class RunConsumer {
       }));
       begins = (await this.#run.beginSteps(requests)) as BeginStep[];
     } catch (err) {
-      console.error(
+      log(
+        'consumer_run_unreachable',
         `steps consumer: run ${this.runId} unreachable; ${msgs.length} message(s) redelivered`,
-        err,
+        { run_id: this.runId, count: msgs.length, error: err },
       );
       // A run a newer release wrote (a rollback) waits for that release: its messages wait too,
       // long enough between deliveries that the queue's retries last through a rollback of an hour.
@@ -129,7 +131,10 @@ class RunConsumer {
   #renew(): void {
     if (this.#executingNow.size === 0) return;
     this.#run.renewLeases([...this.#executingNow.values()]).catch((err: unknown) => {
-      console.error(`steps consumer: run ${this.runId}: leases not renewed`, err);
+      log('leases_not_renewed', `steps consumer: run ${this.runId}: leases not renewed`, {
+        run_id: this.runId,
+        error: err,
+      });
     });
   }
 
@@ -159,9 +164,10 @@ class RunConsumer {
         if (deferred.$deferred === 'input') await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt);
         msg?.ack();
       } catch (err) {
-        console.error(
+        log(
+          'input_wait_failed',
           `steps consumer: ${this.runId}/${c.step_id}#${c.attempt} could not wait for input`,
-          err,
+          { run_id: this.runId, step_id: c.step_id, attempt: c.attempt, error: err },
         );
         msg?.retry({ delaySeconds: 1 });
       }
@@ -176,7 +182,12 @@ class RunConsumer {
       for (const n of next) this.#spawn(this.#runAttempt(n));
     } catch (err) {
       this.#inFlight -= 1;
-      console.error(`steps consumer: ${this.runId}/${c.step_id}#${c.attempt} not reported`, err);
+      log('step_not_reported', `steps consumer: ${this.runId}/${c.step_id}#${c.attempt} not reported`, {
+        run_id: this.runId,
+        step_id: c.step_id,
+        attempt: c.attempt,
+        error: err,
+      });
       msg?.retry({ delaySeconds: 1 });
     }
   }

@@ -14,6 +14,8 @@
  * test/workers/storage-fixtures.test.ts loads and drives to completion on every change.
  */
 
+import { log } from '../log';
+
 /** The `meta` row holding the stamp. */
 export const FORMAT_KEY = 'storage_format';
 
@@ -111,6 +113,6 @@ export function upgradeStorage(
       String(to),
     );
   });
-  console.warn(`run ${runId}: storage upgraded from format ${stored} to ${to}`);
+  log('storage_upgraded', `run ${runId}: storage upgraded from format ${stored} to ${to}`, { run_id: runId });
   return to;
 }

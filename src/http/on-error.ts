@@ -10,6 +10,7 @@ import { isNewerFormatRun, NEWER_FORMAT_RETRY_AFTER_S } from '../durable/storage
 import { EdgeplanError } from '../errors';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
 import { misconfiguration } from './misconfiguration';
+import { log } from '../log';
 
 /** Codes for the statuses Hono's own middleware throws `HTTPException`s with. */
 const CODE_FOR_STATUS: Partial<Record<number, string>> = {
@@ -31,18 +32,27 @@ const CODE_FOR_STATUS: Partial<Record<number, string>> = {
  */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof EdgeplanError) {
-    if (!isErrorCode(err.code)) console.error(`Error code "${err.code}" has no row in ERROR_STATUS`, err);
+    if (!isErrorCode(err.code))
+      log('unknown_error_code', `Error code "${err.code}" has no row in ERROR_STATUS`, { error: err });
     return c.json({ error: err.toJSON() }, statusForCode(err.code));
   }
   if (err instanceof HTTPException) return fromHttpException(err, c);
-  console.error(`Unhandled error on ${c.req.method} ${c.req.path}:`, err);
+  const where = { method: c.req.method, path: c.req.path };
   // Not the caller's fault and not a bug: the run is there, for the release that wrote it. Ask again.
   if (isNewerFormatRun(err)) {
+    log('run_newer_format', err.message, { ...where, code: 'run_newer_format' });
     c.header('Retry-After', String(NEWER_FORMAT_RETRY_AFTER_S));
     return jsonError(c, 'run_newer_format', err.message);
   }
-  if (isUnreadableRun(err)) return jsonError(c, 'run_unreadable', err.message);
-  const fix = misconfiguration(err, c.env as object | undefined);
+  const unreadable = isUnreadableRun(err);
+  const fix = unreadable ? null : misconfiguration(err, c.env as object | undefined);
+  const code = unreadable ? 'run_unreadable' : fix ? 'misconfigured' : 'internal';
+  log('unhandled_error', `Unhandled error on ${c.req.method} ${c.req.path} (answered ${code})`, {
+    ...where,
+    code,
+    error: err,
+  });
+  if (unreadable) return jsonError(c, 'run_unreadable', err.message);
   if (fix) return jsonError(c, 'misconfigured', fix);
   return jsonError(c, 'internal', 'Internal error: the request could not be completed. It has been logged.');
 }

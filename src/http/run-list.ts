@@ -4,6 +4,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { RunSummarySchema } from './schemas/run-views';
+import { log } from '../log';
 
 type Row = z.infer<typeof RunSummarySchema>;
 
@@ -55,7 +56,10 @@ function readRow(raw: unknown): Row[] {
   const row = RunSummarySchema.safeParse(raw);
   if (row.success) return [row.data];
   const id = (raw as { run_id?: unknown } | null)?.run_id;
-  console.error(`GET /v1/runs: index row of run ${String(id)} left out, unreadable: ${row.error.message}`);
+  log('run_index_row_unreadable', `GET /v1/runs: index row of run ${String(id)} left out, unreadable`, {
+    ...(typeof id === 'string' ? { run_id: id } : {}),
+    error: row.error,
+  });
   return [];
 }
 

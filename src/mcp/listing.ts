@@ -12,6 +12,7 @@ import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
+import { log } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
 export type McpListedTool = {
@@ -100,8 +101,10 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
       const shown = typeof name === 'string' ? name : (JSON.stringify(name) ?? '(no name)');
       const cutName = shown.length > MAX_LEFT_OUT_NAME ? `${shown.slice(0, MAX_LEFT_OUT_NAME)}…` : shown;
       if (leftOut.length < MAX_LEFT_OUT) leftOut.push({ name: cutName, reason: why });
-      console.warn(
+      log(
+        'mcp_tool_left_out',
         `MCP server "${server.name}": tool ${JSON.stringify(cutName)} left out: ${why}; the server's other tools are kept`,
+        { server: server.name },
       );
     };
     let cursor: string | undefined;
@@ -142,8 +145,10 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
       if (!cursor) break;
     }
     if (cursor)
-      console.warn(
+      log(
+        'mcp_listing_truncated',
         `MCP server "${server.name}": more than ${MAX_PAGES} pages of tools; the first ${tools.length} are kept`,
+        { server: server.name, count: tools.length },
       );
     const version = client.getServerVersion()?.version ?? 'unknown';
     return { server: server.name, version, tools, ...(leftOut.length > 0 ? { leftOut } : {}) };
@@ -164,7 +169,8 @@ export function readCachedListing(value: unknown): McpListing | undefined {
   if (value === null) return undefined;
   const parsed = CachedListing.safeParse(value);
   if (parsed.success) return parsed.data;
-  console.warn(
+  log(
+    'mcp_listing_cache_unreadable',
     `MCP listing cached in KV has another shape (${parsed.error.issues[0]?.message}); listing again`,
   );
   return undefined;

@@ -18,6 +18,7 @@ import {
   type McpListedTool,
   type McpListing,
 } from './listing';
+import { log } from '../log';
 
 /** The `_meta` key a call's idempotency key travels in (the same for every attempt of a step). */
 export const MCP_IDEMPOTENCY_META = 'edgeplan/idempotency_key';
@@ -88,8 +89,10 @@ export function mcpTool(
   const typed = listed.outputSchema !== undefined;
   // Logged, not silent: the tool is kept, but edgeplan checks nothing of what its schema says.
   const unreadable = (which: string) => (why: string) =>
-    console.warn(
+    log(
+      'mcp_schema_unreadable',
       `MCP tool "mcp.${server.name}.${listed.name}": its ${which} could not be read (${why}); any object is accepted, the server checks its own`,
+      { server: server.name },
     );
   const hints = listed.annotations ?? {};
   return defineTool<Record<string, unknown>, unknown>({

@@ -10,6 +10,7 @@ import type { AnyTool } from '../executor/registry';
 import { readMcpServers } from './config';
 import { MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
+import { log } from '../log';
 
 /** What the hook reads from the Worker's env. */
 export type McpEnv = { readonly MCP_SERVERS?: unknown; readonly KV?: KVNamespace };
@@ -65,7 +66,8 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   let leftOut: LeftOut[] = [];
   const failures = new Map<string, string>();
   const { servers, problems } = readMcpServers(env);
-  for (const p of problems) console.error(`${p.code}: ${p.message} (left out; the other servers are kept)`);
+  for (const p of problems)
+    log('mcp_server_config_invalid', `${p.message} (left out; the other servers are kept)`, { code: p.code });
   try {
     const listed = await mcpTools(servers, {
       env: env,
@@ -75,7 +77,10 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
       signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
       onListError: (server, err) => {
         failures.set(server.name, err.message.replace(`MCP server "${server.name}": `, ''));
-        console.error(`MCP server "${server.name}" left out: ${err.message}`);
+        log('mcp_server_not_listed', `MCP server "${server.name}" left out: ${err.message}`, {
+          server: server.name,
+          error: err,
+        });
       },
       onLeftOut: (server, tools) => {
         for (const t of tools) leftOut.push({ server: server.name, tool: t.name, reason: t.reason });
@@ -87,7 +92,7 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
     tools = [...listed, ...kept];
     leftOut = [...leftOut, ...(hit?.leftOut ?? []).filter((t) => failures.has(t.server))];
   } catch (err) {
-    console.error(`MCP_SERVERS ignored: ${(err as Error).message}`);
+    log('mcp_servers_ignored', `MCP_SERVERS ignored: ${(err as Error).message}`, { error: err });
   }
   const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
   loaded.set(key, { tools, until, failures, leftOut });

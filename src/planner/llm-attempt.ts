@@ -16,6 +16,7 @@ import { redactSecrets } from './redact';
 import type { AttemptOutcome } from './reliability';
 import { summarizeFindings } from './repair';
 import type { TraceEntry } from './types';
+import { log } from '../log';
 
 /** Largest prompt or answer (characters) stored per attempt; D1 rows stay well under their limit. */
 const MAX_STORED_CHARS = 200_000;
@@ -164,7 +165,13 @@ export async function recordAttempt(
   };
   if (ctx.provenance) {
     await ctx.provenance.recordAttempt(attempt).catch((err: unknown) => {
-      console.error(`planning ${ctx.planningId}: provenance for attempt ${seq} not stored`, err);
+      log(
+        'planning_provenance_not_stored',
+        `planning ${ctx.planningId}: provenance for attempt ${seq} not stored`,
+        {
+          error: err,
+        },
+      );
     });
   }
 

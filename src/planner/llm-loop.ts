@@ -17,6 +17,7 @@ import type { RenderedPrompt } from './templates';
 import type { PlannerDeps, TraceEntry } from './types';
 import { pickBest } from './verifier';
 import type { Candidate } from './verifier';
+import { log } from '../log';
 
 export type LlmPlanningInput = {
   planningId: string;
@@ -121,9 +122,10 @@ async function reliabilityOf(input: LlmPlanningInput): Promise<Map<string, Model
   try {
     return await store.reliability([input.primary, ...input.fallbacks]);
   } catch (err) {
-    console.error(
+    log(
+      'model_reliability_unavailable',
       `planning ${input.planningId}: model reliability unavailable; fallbacks in configured order`,
-      err,
+      { error: err },
     );
     return new Map();
   }

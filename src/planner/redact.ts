@@ -4,6 +4,8 @@
  * exactly; common credential shapes are replaced by pattern.
  */
 
+import { apiTokens } from '../api-tokens';
+
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
@@ -38,13 +40,18 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   return out;
 }
 
-/** The secret values of an environment worth redacting: its keys, tokens and secrets. */
+/**
+ * The secret values of an environment worth redacting: its keys, tokens and secrets — and each of
+ * the tokens `API_TOKEN` holds while one is rotated (`old,new`: either may turn up alone).
+ */
 export function secretsOf(env: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (typeof value === 'string' && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && value.trim() !== '') {
       out.push(value.trim());
+      if (name === 'API_TOKEN') out.push(...apiTokens(value));
     }
   }
-  return out;
+  // Longest first, so a whole value is redacted before a part of it.
+  return [...new Set(out)].sort((a, b) => b.length - a.length);
 }

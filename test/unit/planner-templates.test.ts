@@ -167,4 +167,10 @@ describe('secret redaction', () => {
       secretsOf({ OPENAI_API_KEY: 'k1', API_TOKEN: 't1', WEBHOOK_SECRET: 'w1', PLANNER_MODEL: 'm', DB: {} }),
     ).toEqual(['k1', 't1', 'w1']);
   });
+
+  it('collects each token of an API_TOKEN that holds several (a rotation), so either is redacted alone', () => {
+    const secrets = secretsOf({ API_TOKEN: 'tok-old-1234, tok-new-5678\n' });
+    expect(secrets).toEqual(['tok-old-1234, tok-new-5678', 'tok-old-1234', 'tok-new-5678']);
+    expect(redactSecrets('sent tok-new-5678 to the hook', secrets)).toBe('sent [REDACTED] to the hook');
+  });
 });

@@ -246,7 +246,16 @@ describe('error envelope', () => {
     const body = await json(res);
     expect(body.error.code).toBe('internal');
     expect(JSON.stringify(body)).not.toContain('hunter2');
-    expect(log).toHaveBeenCalledWith('Unhandled error on GET /boom:', expect.any(Error));
+    // One JSON line an operator can search by event (src/log.ts).
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(String(log.mock.calls[0]![0]))).toMatchObject({
+      level: 'error',
+      event: 'unhandled_error',
+      method: 'GET',
+      path: '/boom',
+      code: 'internal',
+      error: { name: 'Error', message: 'database password is hunter2', stack: expect.any(String) },
+    });
     log.mockRestore();
   });
 

@@ -1,19 +1,21 @@
 /**
  * Bearer-token auth for `/v1/*` (SPEC §6, §8 "Secure by default"): with `API_TOKEN` set a request
- * must carry it; without it every request is refused (`401`, saying how to set it) unless
- * `ALLOW_ANONYMOUS=true` opens the API on purpose (what `npm start` does for local use).
+ * must carry one of its tokens (several, comma-separated, while one is rotated: src/api-tokens.ts);
+ * without it every request is refused (`401`, saying how to set it) unless `ALLOW_ANONYMOUS=true`
+ * opens the API on purpose (what `npm start` does for local use).
  *
  * Written here rather than taken from `hono/bearer-auth` (which does compare in constant time) so
  * every failure is the API's `401 unauthorized` envelope with a `WWW-Authenticate` challenge, and a
  * malformed header is a 401 too instead of a plain-text 400.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { anyTokenMatches, apiTokens } from '../../api-tokens';
 import { jsonError } from '../errors';
 import type { AppEnv } from '../types';
 import { offersBearerProtocol, tokenFromProtocols } from '../../client/ws-protocol';
 
 export type BearerAuthOptions = {
-  /** The expected token for this request; undefined or "" means none is configured. */
+  /** The accepted tokens for this request, as `API_TOKEN` holds them; undefined or "" means none is configured. */
   token?: (c: Context<AppEnv>) => string | undefined;
   /** Whether a deployment without a token is open on purpose. */
   allowAnonymous?: (c: Context<AppEnv>) => boolean;
@@ -27,6 +29,11 @@ export type BearerAuthOptions = {
 export const NO_TOKEN_MESSAGE =
   'This deployment has no API token: set one with `wrangler secret put API_TOKEN` (then send ' +
   '"Authorization: Bearer <token>"), or set ALLOW_ANONYMOUS=true to open the API without one (local use)';
+
+/** What every request is told when `API_TOKEN` is set but holds only separators (fails closed). */
+export const EMPTY_TOKEN_LIST_MESSAGE =
+  'API_TOKEN is set but holds no token (only commas, line breaks or spaces): set it to a token, or to ' +
+  'several separated by commas while one is rotated (`wrangler secret put API_TOKEN`)';
 
 /** What a WebSocket upgrade whose `edgeplan.bearer.` subprotocol carries no readable token is told. */
 export const MALFORMED_PROTOCOL_MESSAGE =
@@ -49,12 +56,18 @@ export function bearerAuth({
 }: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async function bearerAuth(c, next) {
     if (skip(c)) return next();
-    const expected = token(c);
+    const configured = token(c);
     const challenge = `Bearer realm="${realm}"`;
-    if (!expected) {
+    if (!configured) {
       if (allowAnonymous(c)) return next();
       c.header('WWW-Authenticate', challenge);
       return jsonError(c, 'unauthorized', NO_TOKEN_MESSAGE);
+    }
+    // Set, but to nothing usable: closed, not open (ALLOW_ANONYMOUS is for a deployment without one).
+    const expected = apiTokens(configured);
+    if (expected.length === 0) {
+      c.header('WWW-Authenticate', challenge);
+      return jsonError(c, 'unauthorized', EMPTY_TOKEN_LIST_MESSAGE);
     }
 
     // A browser's WebSocket cannot send the header: it offers the token as a subprotocol instead.
@@ -65,7 +78,7 @@ export function bearerAuth({
     const fromProtocol = tokenFromProtocols(protocols);
     const header = c.req.header('Authorization');
     if (!header && fromProtocol !== undefined) {
-      if (await tokensEqual(fromProtocol, expected)) return next();
+      if (await anyTokenMatches(fromProtocol, expected)) return next();
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
       return jsonError(c, 'unauthorized', 'Invalid bearer token (in the WebSocket subprotocol)');
     }
@@ -88,24 +101,10 @@ export function bearerAuth({
       c.header('WWW-Authenticate', `${challenge}, error="invalid_request"`);
       return jsonError(c, 'unauthorized', 'Authorization header must have the form "Bearer <token>"');
     }
-    if (!(await tokensEqual(match[1], expected))) {
+    if (!(await anyTokenMatches(match[1], expected))) {
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
       return jsonError(c, 'unauthorized', 'Invalid bearer token');
     }
     return next();
   };
-}
-
-/**
- * Constant-time comparison. Both sides are hashed first so the compared buffers always have the
- * same length: `timingSafeEqual` throws on a length mismatch, and an early length check would leak
- * the token's length.
- */
-export async function tokensEqual(given: string, expected: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest('SHA-256', encoder.encode(given)),
-    crypto.subtle.digest('SHA-256', encoder.encode(expected)),
-  ]);
-  return crypto.subtle.timingSafeEqual(a, b);
 }

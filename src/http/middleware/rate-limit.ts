@@ -1,13 +1,13 @@
 /**
  * Requests per client through a Workers rate-limit binding (SPEC §8; wrangler.toml `[[ratelimits]]`,
- * bound as `RATE_LIMITER`). The key is the bearer token when it is the deployment's (hashed: the
- * limiter never sees it), else the client address (`CF-Connecting-IP`) — a wrong token too, so each
+ * bound as `RATE_LIMITER`). The key is the bearer token when it is one of the deployment's (hashed:
+ * the limiter never sees it; while a token is rotated, old and new each have their own allowance), else the client address (`CF-Connecting-IP`) — a wrong token too, so each
  * guess does not get a fresh allowance. Over the limit: `429 rate_limited` with
  * `Retry-After`. Without the binding nothing is limited.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { anyTokenMatches, apiTokens } from '../../api-tokens';
 import { jsonError } from '../errors';
-import { tokensEqual } from './auth';
 import type { AppEnv } from '../types';
 
 export type RateLimitOptions = {
@@ -18,8 +18,8 @@ export type RateLimitOptions = {
 };
 
 /**
- * The limiter's key: `token:<sha-256 of the token>` for the deployment's own token (`expected`), else
- * `ip:<CF-Connecting-IP>`, else `ip:unknown`.
+ * The limiter's key: `token:<sha-256 of the token>` for one of the deployment's own tokens
+ * (`expected`, as `API_TOKEN` holds them), else `ip:<CF-Connecting-IP>`, else `ip:unknown`.
  */
 export async function rateLimitKey(
   authorization: string | undefined,
@@ -27,7 +27,7 @@ export async function rateLimitKey(
   expected?: string,
 ) {
   const token = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
-  if (token && expected && (await tokensEqual(token, expected))) {
+  if (token && (await anyTokenMatches(token, apiTokens(expected)))) {
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
     const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
     return `token:${hex.slice(0, 32)}`;
