@@ -1,0 +1,3 @@
+/** zod/v4/core's exports with English the only locale (see ./index.ts). */
+export * from 'zod/v4/core';
+export * as locales from './locales';
