@@ -178,6 +178,20 @@ describe('human.input', () => {
 });
 
 describe('a person’s answer that never comes', () => {
+  /** The step's stored deadline comes due, and the object wakes from its rows (an eviction) to its alarm. */
+  async function passDeadline(runId: string, stepId: string): Promise<void> {
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), async (_i, state) => {
+      state.storage.sql.exec(
+        `UPDATE steps SET runtime = json_set(runtime, '$.deadline_at', ?) WHERE step_id = ?`,
+        Date.now() - 1,
+        stepId,
+      );
+      await state.storage.setAlarm(Date.now());
+    });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+  }
+
   it('times out on its own 24 h, and the timeout names that limit, not the step_timeout', async () => {
     const DAY_MS = 24 * 3600 * 1000;
     const runId = await startRun(
@@ -187,16 +201,8 @@ describe('a person’s answer that never comes', () => {
     await waitForRun(runId, (r) => r.status === 'awaiting_input');
     const invoked = (await events(runId)).find((e) => e.event_type === 'ToolInvoked');
     expect(invoked?.payload.limit_ms).toBe(DAY_MS);
-    // A day passes: the stored deadline comes due, and the object wakes from its rows (an eviction).
-    await runInDurableObject(env.PLAN_RUN.getByName(runId), async (_i, state) => {
-      state.storage.sql.exec(
-        `UPDATE steps SET runtime = json_set(runtime, '$.deadline_at', ?) WHERE step_id = 'ask'`,
-        Date.now() - 1,
-      );
-      await state.storage.setAlarm(Date.now());
-    });
-    await abortAllDurableObjects();
-    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    // A day passes.
+    await passDeadline(runId, 'ask');
     const run = await waitForRun(runId, (r) => r.step_statuses.ask !== 'running');
     expect(run.steps.ask).toMatchObject({ status: 'failed', latency_ms: DAY_MS });
     const returned = (await events(runId)).filter((e) => e.event_type === 'ToolReturned');
@@ -218,15 +224,7 @@ describe('a person’s answer that never comes', () => {
       { step_timeout: 60, retry_delay: 0 },
     );
     await waitForRun(runId, (r) => r.status === 'awaiting_input');
-    await runInDurableObject(env.PLAN_RUN.getByName(runId), async (_i, state) => {
-      state.storage.sql.exec(
-        `UPDATE steps SET runtime = json_set(runtime, '$.deadline_at', ?) WHERE step_id = 'ask'`,
-        Date.now() - 1,
-      );
-      await state.storage.setAlarm(Date.now());
-    });
-    await abortAllDurableObjects();
-    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    await passDeadline(runId, 'ask');
     await waitForRun(runId, (r) => r.status === 'awaiting_input' && r.steps.ask?.attempts === 2);
     const asked = (await events(runId)).filter((e) => e.event_type === 'InputRequested');
     expect(asked).toHaveLength(2);
