@@ -6,6 +6,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { fs, http, nodeProcess } from '../../scripts/eval/node-api';
+import { listenOnLoopback } from '../workers-http/free-port';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,14 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.end();
     })();
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('no TCP port'));
-      else resolve(address.port);
-    });
-  });
+  const port = await listenOnLoopback(server);
   project.provide('storageSink', `http://127.0.0.1:${port}`);
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }

@@ -17,6 +17,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { http, type IncomingMessage, type ServerResponse } from '../../scripts/eval/node-api';
+import { listenOnLoopback } from './free-port';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,14 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.end(String(err));
     });
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('no TCP port'));
-      else resolve(address.port);
-    });
-  });
+  const port = await listenOnLoopback(server);
   project.provide('httpPort', port);
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
