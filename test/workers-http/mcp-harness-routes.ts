@@ -1,8 +1,11 @@
 /**
- * What the loopback MCP servers of these tests share besides MCP: reading a request's body, and their
- * own routes — `/<prefix>-stats?path=` (a path's counters as JSON), `/<prefix>-down?path=&down=` (that
+ * What the loopback MCP servers of these tests share: reading a request's body, answering an MCP
+ * request through the SDK's transport, and their own routes — `/<prefix>-stats?path=` (a path's counters as JSON), `/<prefix>-down?path=&down=` (that
  * path answers 503 until set back) — and the 503 of a path taken down.
  */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { IncomingMessage, ServerResponse } from '../../scripts/eval/node-api';
 
 /** The request's body as text. */
@@ -41,4 +44,32 @@ export function answerHarness(
     return true;
   }
   return false;
+}
+
+/**
+ * Answers one MCP POST (already read: `text`, parsed as `body`) with a fresh `server` on a stateless
+ * Streamable HTTP transport answering in JSON, then closes it.
+ * @example await answerMcp(mcpServer(), req, res, url, text, JSON.parse(text));
+ */
+export async function answerMcp(
+  server: McpServer | Server,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  text: string,
+  body: unknown,
+): Promise<void> {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers))
+    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  await server.connect(transport);
+  const response = await transport.handleRequest(new Request(url, { method: 'POST', headers, body: text }), {
+    parsedBody: body,
+  });
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, key) => (out[key] = value));
+  res.writeHead(response.status, out);
+  res.end(await response.text());
+  await server.close();
 }

@@ -29,11 +29,10 @@
  * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { TestProject } from 'vitest/node';
 import { http, nodeProcess, type IncomingMessage, type ServerResponse } from '../../scripts/eval/node-api';
-import { answerHarness, readText } from './mcp-harness-routes';
+import { answerHarness, answerMcp, readText } from './mcp-harness-routes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -250,18 +249,5 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
       return;
     }
   }
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers))
-    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-  const server = mcpServer(mode, authorization);
-  await server.connect(transport);
-  const response = await transport.handleRequest(new Request(url, { method: 'POST', headers, body: text }), {
-    parsedBody: body,
-  });
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, key) => (out[key] = value));
-  res.writeHead(response.status, out);
-  res.end(await response.text());
-  await server.close();
+  await answerMcp(mcpServer(mode, authorization), req, res, url, text, body);
 }

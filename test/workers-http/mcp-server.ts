@@ -15,7 +15,6 @@
  * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { TestProject } from 'vitest/node';
 import { z } from 'zod';
 import {
@@ -25,7 +24,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from '../../scripts/eval/node-api';
-import { answerHarness, readText } from './mcp-harness-routes';
+import { answerHarness, answerMcp, readText } from './mcp-harness-routes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -129,18 +128,5 @@ async function bridge(req: IncomingMessage, res: ServerResponse, stats: Stats): 
     if (method === 'tools/list') s.list_calls++;
     if (method === 'tools/call') s.call_calls++;
   }
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers))
-    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-  const server = mcpServer();
-  await server.connect(transport);
-  const response = await transport.handleRequest(new Request(url, { method: 'POST', headers, body: text }), {
-    parsedBody: body,
-  });
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, key) => (out[key] = value));
-  res.writeHead(response.status, out);
-  res.end(await response.text());
-  await server.close();
+  await answerMcp(mcpServer(), req, res, url, text, body);
 }
