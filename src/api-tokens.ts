@@ -29,9 +29,22 @@ export async function anyTokenMatches(given: string, tokens: readonly string[]):
   let found = false;
   for (const token of tokens) {
     // No early exit: which entry matched, and whether any did, takes the same time.
-    found = constantTimeEqual(digest, await sha256Hex(token)) || found;
+    found = constantTimeEqual(digest, await tokenDigest(token)) || found;
   }
   return found;
+}
+
+/** The configured tokens' digests, computed once per isolate rather than on every request. */
+const digests = new Map<string, Promise<string>>();
+
+function tokenDigest(token: string): Promise<string> {
+  let d = digests.get(token);
+  if (!d) {
+    // A handful of entries at most; a secret changed by a deploy comes with a new isolate.
+    if (digests.size >= 16) digests.clear();
+    digests.set(token, (d = sha256Hex(token)));
+  }
+  return d;
 }
 
 async function sha256Hex(s: string): Promise<string> {
