@@ -27,6 +27,8 @@ export const LOG_EVENTS = {
   child_run_not_reported: 'error',
   deletion_pending: 'error',
   retention_invalid: 'error',
+  retention_sweep: 'info',
+  retention_sweep_failed: 'error',
   // The steps queue and its dead letters
   consumer_run_unreachable: 'error',
   leases_not_renewed: 'error',
