@@ -22,6 +22,7 @@ export const LOG_EVENTS = {
   storage_upgraded: 'info',
   run_newer_format: 'warn',
   queue_not_consumed: 'error',
+  held_past_queue_window: 'warn',
   inline_step_not_reported: 'error',
   side_work_failed: 'error',
   child_run_not_reported: 'error',
