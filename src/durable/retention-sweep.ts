@@ -58,21 +58,14 @@ export async function sweepRetention(env: Env, now = Date.now(), limit = SWEEP_R
   try {
     rows = await page(env.DB, cutoff, from, limit);
   } catch (err) {
-    log(
-      'retention_sweep_failed',
-      `RUN_RETENTION_DAYS: the run index could not be read; tried again next invocation`,
-      {
-        error: err,
-      },
-    );
+    const message = 'RUN_RETENTION_DAYS: the run index could not be read; tried again next invocation';
+    log('retention_sweep_failed', message, { error: err });
     return result;
   }
   for (let i = 0; i < rows.length; i += AT_ONCE)
     await Promise.all(rows.slice(i, i + AT_ONCE).map((r) => wake(env, r.run_id, result)));
   result.more = rows.length === limit;
-  const last = rows[rows.length - 1];
-  if (result.more && last) await env.KV.put(SWEEP_CURSOR_KEY, JSON.stringify(last));
-  else if (from) await env.KV.delete(SWEEP_CURSOR_KEY);
+  await saveCursor(env.KV, result.more ? (rows[rows.length - 1] ?? null) : null, from !== null);
   if (rows.length > 0)
     log(
       'retention_sweep',
@@ -105,6 +98,21 @@ async function page(db: D1Database, cutoff: string, from: Cursor | null, limit: 
 async function readCursor(kv: KVNamespace): Promise<Cursor | null> {
   const parsed = Cursor.safeParse(await kv.get(SWEEP_CURSOR_KEY, 'json').catch(() => null));
   return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Keeps where this invocation stopped (null: the pass reached the end, the next starts over). Not
+ * kept, the next invocation reads this page again: its runs are woken twice, which is harmless.
+ */
+async function saveCursor(kv: KVNamespace, last: Cursor | null, had: boolean): Promise<void> {
+  try {
+    if (last) await kv.put(SWEEP_CURSOR_KEY, JSON.stringify(last));
+    else if (had) await kv.delete(SWEEP_CURSOR_KEY);
+  } catch (err) {
+    log('retention_sweep_failed', 'RUN_RETENTION_DAYS: where the sweep stopped could not be kept (KV)', {
+      error: err,
+    });
+  }
 }
 
 /**
