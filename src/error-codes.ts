@@ -209,6 +209,11 @@ export const ERROR_CODES = {
     about:
       'No consumer of the steps queue took a queued attempt in time (a Worker that sends to the queue but has no [[queues.consumers]] for it, or does not export the queue handler): the run carries the attempt out in its object instead (StepRedispatched), and its later steps too.',
   },
+  held_past_queue_window: {
+    status: null,
+    about:
+      "A queued attempt no consumer began, which the run's object could only look at long after its queue window ended: the run was held meanwhile (most often a rollback to a release that refused its newer storage format, whose consumers could not begin it either). Carried out in the object (StepRedispatched); its later steps still go to the queue.",
+  },
   steps_failed: { status: null, about: 'The run ended with failed steps.' },
   stalled: { status: null, about: 'Steps remain that can never become ready.' },
   stage_input_invalid: {

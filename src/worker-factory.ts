@@ -1,13 +1,14 @@
 /**
  * `edgeplan/worker` (SPEC §8): a Worker of your own with your own tools. {@link createEdgeplan} composes
  * one tool registry — edgeplan's built-ins, the demo pack when `DEMO_TOOLS=true`, and yours — and
- * returns the Worker handler (HTTP + the `steps` queue consumer) and the Durable Object class, all
- * reading that registry. Tools read secrets from the Worker's bindings through `ctx.env`, never from
+ * returns the Worker handler (HTTP, the `steps` queue consumer, the Cron Trigger's retention sweep) and
+ * the Durable Object class, all reading that registry. Tools read secrets from the Worker's bindings through `ctx.env`, never from
  * the plan.
  */
 import { PlanRun as BasePlanRun } from './durable/plan-run';
 import { loadMcpTools } from './mcp/worker-tools';
 import { consumeDeadLetters, isDeadLetterBatch } from './durable/dead-letter-consumer';
+import { sweepRetention } from './durable/retention-sweep';
 import { consumeSteps } from './durable/step-consumer';
 import { toolSource } from './durable/tools';
 import type { AnyTool, ToolRegistry } from './executor/registry';
@@ -25,11 +26,16 @@ export type EdgeplanOptions = Omit<CreateAppOptions, 'tools'> & {
 
 /** What {@link createEdgeplan} returns: export `default` and `PlanRun` from your Worker's main module. */
 export type Edgeplan = {
-  /** The Worker handler: the HTTP API and the `steps` queue consumer. */
+  /** The Worker handler: the HTTP API, the `steps` queue consumer and the Cron Trigger. */
   default: {
     fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response>;
     /** Takes any batch: a message that is not a step message is acknowledged and logged. */
     queue: (batch: MessageBatch<unknown>, env: Env) => Promise<void>;
+    /**
+     * Any cron of wrangler.toml's `[triggers]`: with `RUN_RETENTION_DAYS` set, wakes a page of the runs
+     * that ended longer ago so they delete themselves (src/durable/retention-sweep.ts); unset, nothing.
+     */
+    scheduled: (controller: ScheduledController, env: Env) => Promise<void>;
   };
   /** The run's Durable Object class, bound in wrangler.toml as `PlanRun` (binding `PLAN_RUN`). */
   PlanRun: typeof BasePlanRun;
@@ -64,6 +70,9 @@ export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {
         if (isDeadLetterBatch(batch)) return consumeDeadLetters(batch, env);
         await loadMcpTools(env);
         return consumeSteps(batch, env, tools(env));
+      },
+      scheduled: async (_controller, env) => {
+        await sweepRetention(env);
       },
     },
     PlanRun,

@@ -69,7 +69,8 @@ export type RunView = {
   unapproved: boolean;
   /**
    * What the run worked around and someone should fix, once per code: `queue_not_consumed` (no
-   * consumer took a queued step, so the run carries its steps out in its object).
+   * consumer took a queued step, so the run carries its steps out in its object), or
+   * `held_past_queue_window` (the run was held, as by a rollback, past a queued step's window).
    */
   notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;

@@ -98,25 +98,26 @@ export class Leases {
    * Running queue attempts whose lease ran out (`running`: step id → attempt); `begun` false: no
    * consumer ever took it (sent to a queue nobody consumes, or one that far behind). Each gets a queued
    * lease again, as it is about to be sent again; a running attempt with no lease row gets one.
-   * Rows of attempts no longer running go.
+   * Rows of attempts no longer running go. `until`: when the lease ran out (the object's alarm was set
+   * for then: a check long after it means the object was held meanwhile, untaken-attempts.ts).
    */
   expired(
     running: ReadonlyMap<string, number>,
     now: number,
-  ): { step_id: string; attempt: number; begun: boolean }[] {
+  ): { step_id: string; attempt: number; begun: boolean; until: number }[] {
     const held = this.#all();
     const stale = [...held].filter(([id, l]) => running.get(id) !== l.attempt).map(([id]) => id);
     for (const id of stale) {
       this.sql.exec('DELETE FROM leases WHERE step_id = ?', id);
       held.delete(id);
     }
-    const out: { step_id: string; attempt: number; begun: boolean }[] = [];
+    const out: { step_id: string; attempt: number; begun: boolean; until: number }[] = [];
     const fresh: [string, Lease][] = [];
     for (const [step_id, attempt] of running) {
       const l = held.get(step_id);
       if (!l) fresh.push([step_id, { attempt, until: now + this.ttlMs, begun: false }]);
       else if (l.until <= now) {
-        out.push({ step_id, attempt, begun: l.begun });
+        out.push({ step_id, attempt, begun: l.begun, until: l.until });
         fresh.push([step_id, { attempt, until: now + this.queuedMs, begun: false }]);
       }
     }

@@ -10,7 +10,7 @@ import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
 import { placeAttempt } from '../engine/placement';
-import { notConsumed, QUEUE_BYPASSED, scheduledAt } from './untaken-attempts';
+import { QUEUE_BYPASSED, untakenInputs } from './untaken-attempts';
 import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
@@ -481,35 +481,10 @@ export class PlanRun extends DurableObject<Env> {
     }
     if (untaken.length === 0) return [];
     this.leases.release(untaken.map((u) => u.step_id));
-    if (!this.#queueBypassed()) this.#store.setMeta(QUEUE_BYPASSED, String(now));
-    this.#bypassed = true;
-    const inputs = untaken.map(({ step_id, attempt }) => {
-      const waited_ms = now - scheduledAt(m.state, step_id);
-      return {
-        type: 'redispatch' as const,
-        step_id,
-        attempt,
-        waited_ms,
-        error: notConsumed(step_id, attempt, waited_ms),
-      };
-    });
-    log(
-      'queue_not_consumed',
-      `run ${m.state.run_id}: queue_not_consumed: ${inputs[0]!.error.message}` +
-        (inputs.length > 1
-          ? ` (and ${inputs.length - 1} more attempt(s): ${untaken
-              .slice(1)
-              .map((u) => u.step_id)
-              .join(', ')})`
-          : ''),
-      {
-        run_id: m.state.run_id,
-        step_id: untaken[0]!.step_id,
-        attempt: untaken[0]!.attempt,
-        code: 'queue_not_consumed',
-        count: untaken.length,
-      },
-    );
+    // Later steps go to the object only when no consumer took an attempt looked at in time.
+    const { inputs, unconsumed } = untakenInputs(m.state, untaken, now);
+    if (unconsumed && !this.#queueBypassed()) this.#store.setMeta(QUEUE_BYPASSED, String(now));
+    if (unconsumed) this.#bypassed = true;
     return inputs;
   }
 

@@ -2,7 +2,9 @@
  * `RUN_RETENTION_DAYS`: how long an ended run is kept. Unset, runs are kept until deleted (and nothing
  * here costs anything); set, an ended run's object keeps an alarm for `completed_at` + that long, and
  * deletes itself when it fires (src/durable/run-deletion.ts). A retried run is no longer ended, so the
- * alarm finds nothing to delete and is re-armed for what the run has due instead.
+ * alarm finds nothing to delete and is re-armed for what the run has due instead. A run that ended
+ * before the variable was set is armed when next loaded: the Cron Trigger's sweep loads those
+ * (retention-sweep.ts).
  */
 import { log } from '../log';
 

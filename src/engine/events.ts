@@ -144,7 +144,8 @@ export type EventPayloads = {
   /**
    * A queued attempt that no consumer began within `waited_ms` is carried out in the run's object
    * instead — the same attempt, with the same idempotency key (its tool never ran: no `ToolInvoked`
-   * came before). `error` says why (`queue_not_consumed`, naming what to fix); the attempt gets a new
+   * came before). `error` says why (`queue_not_consumed`, naming what to fix; `held_past_queue_window`
+   * when the run was held past the attempt's window, as by a rollback); the attempt gets a new
    * deadline, as a step scheduled now would.
    */
   StepRedispatched: {

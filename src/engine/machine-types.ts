@@ -37,7 +37,7 @@ export type MachineInput =
   | { type: 'result'; step_id: string; attempt: number; outcome: StepOutcome }
   /**
    * A queued attempt no consumer took within its window (`waited_ms`): carried out in the run's
-   * object instead, same attempt and idempotency key; `error` says why (`queue_not_consumed`).
+   * object instead, same attempt and idempotency key; `error` says why (`queue_not_consumed`, `held_past_queue_window`).
    */
   | { type: 'redispatch'; step_id: string; attempt: number; waited_ms: number; error: ErrorInfo }
   | { type: 'tick' }

@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { abortAllDurableObjects, createScheduledController, runInDurableObject } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
 import { createEdgeplan } from '../../src/worker-factory';
 import { api, startRun, waitForRun } from '../workers/helpers';
-import { greet } from './worker';
+import worker, { greet } from './worker';
+
+/** The Worker's own scheduled handler, run by the runtime (its type names only fetch). */
+const scheduled = (cron: string) =>
+  (exports.default as unknown as { scheduled(o: { cron: string }): Promise<unknown> }).scheduled({ cron });
 
 const plan = (ids: string[]) => ({
   goal: 'greet',
@@ -37,6 +43,28 @@ describe('a Worker built with createEdgeplan and a tool of its own', () => {
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');
     expect(run.step_results.cy.greeting).toBe('Hello, cy!');
+  });
+
+  it('sweeps for RUN_RETENTION_DAYS from its Cron Trigger: an ended run is woken and arms its alarm', async () => {
+    const runId = await startRun(plan(['ada']), { execution_mode: 'sequential' });
+    const ended = Date.parse((await waitForRun(runId)).completed_at as string);
+    // A stub each time: one made before abortAllDurableObjects() is broken after it.
+    const stub = () => env.PLAN_RUN.getByName(runId);
+    const alarm = () => runInDurableObject(stub(), (_i, state) => state.storage.getAlarm());
+    await vi.waitFor(async () => expect(await alarm()).toBeNull());
+    // Unset (the test's bindings): the cron does nothing.
+    await scheduled('*/5 * * * *');
+    expect(await alarm()).toBeNull();
+    // Set: the run's object keeps it a day (its alarm then is its end + a day, and stays put); the
+    // sweep is run with a retention the run is already past, so it is woken now.
+    await abortAllDurableObjects();
+    await runInDurableObject(stub(), (instance) => {
+      const own = instance as unknown as { env: Env };
+      own.env = { ...own.env, RUN_RETENTION_DAYS: '1' };
+    });
+    await worker.scheduled(createScheduledController(), { ...env, RUN_RETENTION_DAYS: '0.00000001' });
+    // (Nothing else reads the run after the abort: only the sweep can have woken it.)
+    await vi.waitFor(async () => expect(await alarm()).toBe(ended + 86_400_000));
   });
 
   it('refuses, at startup, a tool named like a built-in', () => {

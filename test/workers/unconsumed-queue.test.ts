@@ -5,12 +5,14 @@
  * attempt, same idempotency key, once — and the trace (`StepRedispatched`, `queue_not_consumed`) and
  * the log say what to fix; the run's later steps are placed in the object too.
  */
-import { runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
+import { FORMAT_KEY, STORAGE_FORMAT } from '../../src/durable/storage-format';
+import { QUEUE_BYPASSED } from '../../src/durable/untaken-attempts';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
-import { events, startRun, waitForRun, type Json } from './helpers';
+import { api, events, startRun, waitForRun, type Json } from './helpers';
 
 const unconsumed = (env as unknown as { STEPS_UNCONSUMED: Queue }).STEPS_UNCONSUMED;
 
@@ -71,6 +73,76 @@ describe('a steps queue nothing consumes', () => {
     // The log says it too, with the code to search for.
     const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
     expect(lines.some((l) => l.includes(runId) && l.includes('queue_not_consumed'))).toBe(true);
+    logged.mockRestore();
+  });
+
+  it('says the run was held, not that the queue is unconsumed, when it looks long after the window (a rollback)', async () => {
+    const logged = vi.spyOn(console, 'warn');
+    const [kb, kc] = [`held-b-${crypto.randomUUID()}`, `held-c-${crypto.randomUUID()}`];
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'a', action: 'demo.sleep', parameters: { ms: 200, value: 'a' } },
+          { id: 'b', action: 'demo.counter', parameters: { key: kb }, dependencies: ['a'] },
+          { id: 'c', action: 'demo.counter', parameters: { key: kc }, dependencies: ['b'] },
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    const stub = () => env.PLAN_RUN.getByName(runId);
+    // b's message goes where nothing takes it — as a message refused until it ran out of retries.
+    await runInDurableObject(stub(), (instance: PlanRun) => {
+      Object.defineProperty(instance, 'env', { value: { ...env, STEPS: unconsumed } });
+    });
+    await vi.waitFor(
+      async () => {
+        const queued = (await events(runId)).find(
+          (e) => e.event_type === 'StepScheduled' && e.payload.step_id === 'b',
+        );
+        expect(queued?.payload.dispatch).toBe('queue');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    // A rollback: the older release refuses the run (a newer storage format) and its alarm waits.
+    await runInDurableObject(stub(), (_i, state) =>
+      state.storage.sql.exec(
+        'INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)',
+        FORMAT_KEY,
+        String(STORAGE_FORMAT + 1),
+      ),
+    );
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect((await api('GET', `/v1/runs/${runId}`)).body.error.code).toBe('run_newer_format');
+    // 80 minutes pass: b's queue window ended that long before the run is looked at again…
+    await runInDurableObject(stub(), (_i, state) => {
+      state.storage.sql.exec('UPDATE leases SET until = ? WHERE step_id = ?', Date.now() - 80 * 60_000, 'b');
+      // …when the newer release is back (its format is this release's).
+      state.storage.sql.exec('DELETE FROM meta WHERE key = ?', FORMAT_KEY);
+    });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect([await readDemoCounter(env, kb), await readDemoCounter(env, kc)]).toEqual([1, 1]);
+    const trace = await events(runId);
+    const moved = trace.filter((e) => e.event_type === 'StepRedispatched');
+    expect(moved.map((e) => e.payload.step_id)).toEqual(['b']);
+    expect(moved[0]!.payload.error).toMatchObject({ code: 'held_past_queue_window', retryable: true });
+    expect(moved[0]!.payload.error.message).toContain('80 min after its queue window ended');
+    expect(moved[0]!.payload.error.message).toContain('rollback');
+    // The queue is consumed: c, scheduled after, goes to it as before, and nothing marks it bypassed.
+    const c = trace.filter((e) => e.event_type === 'StepScheduled' && e.payload.step_id === 'c');
+    expect(c.map((e) => e.payload.dispatch)).toEqual(['queue']);
+    const bypassed = await runInDurableObject(
+      stub(),
+      (_i, state) =>
+        state.storage.sql.exec('SELECT count(*) AS n FROM meta WHERE key = ?', QUEUE_BYPASSED).one().n,
+    );
+    expect(bypassed).toBe(0);
+    const lines = logged.mock.calls.map((l) => l.map(String).join(' '));
+    expect(lines.some((l) => l.includes(runId) && l.includes('held_past_queue_window'))).toBe(true);
+    expect(lines.some((l) => l.includes(runId) && l.includes('queue_not_consumed'))).toBe(false);
     logged.mockRestore();
   });
 });
