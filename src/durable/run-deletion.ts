@@ -13,11 +13,15 @@ import { childRunId, CHILD_RUN_ACTION } from '../engine/child-run';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import type { RpcResult } from './rpc-result';
+import { settleBounded } from './settle-bounded';
 
 /** The meta key of a deletion under way. */
 export const DELETING = 'deleting';
 /** How soon the object's alarm finishes (or retries) a deletion a crash or an outage interrupted. */
 export const DELETION_RETRY_MS = 60_000;
+
+/** How many child runs are deleted at once (each deletes its own children as many at a time). */
+export const CHILD_DELETIONS_AT_ONCE = 8;
 
 /** What a run's deletion still has to remove besides its object's storage. */
 export type DeletionNote = {
@@ -77,17 +81,26 @@ export function readNote(store: SqlStore): DeletionNote | null {
 }
 
 /**
- * Deletes the child runs (each with its own children, cancelled first if still going: its parent has
- * ended, so nothing waits for its result); throws when one could not be deleted. The ids deleted.
+ * Deletes the child runs, {@link CHILD_DELETIONS_AT_ONCE} at a time (each with its own children,
+ * cancelled first if still going: its parent has ended, so nothing waits for its result). Every child
+ * is tried; then this throws if one could not be deleted, naming each. The ids deleted, each child
+ * followed by its own, in the children's order.
  */
 export async function deleteChildren(env: Env, ids: readonly string[]): Promise<string[]> {
-  const deleted: string[] = [];
-  for (const id of ids) {
-    const r = (await env.PLAN_RUN.getByName(id).deleteRun({ cascade: true })) as RpcResult<DeletedRun>;
-    if (r.ok) deleted.push(id, ...r.value.child_runs);
-    else if (r.error.code !== 'run_not_found') throw new Error(`child run ${id}: ${r.error.message}`);
-  }
-  return deleted;
+  const opts = { cascade: true };
+  const outcomes = await settleBounded(ids, CHILD_DELETIONS_AT_ONCE, async (id) => {
+    const r = (await env.PLAN_RUN.getByName(id).deleteRun(opts)) as RpcResult<DeletedRun>;
+    if (r.ok) return [id, ...r.value.child_runs];
+    if (r.error.code === 'run_not_found') return [];
+    throw new Error(r.error.message);
+  });
+  const failed = outcomes.flatMap((o, i) =>
+    o.status === 'rejected'
+      ? [`child run ${ids[i]}: ${o.reason instanceof Error ? o.reason.message : String(o.reason)}`]
+      : [],
+  );
+  if (failed.length > 0) throw new Error(failed.join('; '));
+  return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
 }
 
 const kvKey = (runId: string, version: number) => `plan:${runId}:v${version}`;
