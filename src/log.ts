@@ -26,6 +26,7 @@ export const LOG_EVENTS = {
   side_work_failed: 'error',
   child_run_not_reported: 'error',
   deletion_pending: 'error',
+  run_force_deleted: 'warn',
   retention_invalid: 'error',
   // The steps queue and its dead letters
   consumer_run_unreachable: 'error',

@@ -56,7 +56,7 @@ import type { RpcResult } from './rpc-result';
 import type { Continuation, CreateRunRequest } from './run-requests';
 import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
-import { RunDeleter } from './run-deleter';
+import { RunDeleter, type DeleteOptions } from './run-deleter';
 import { ExpiredLeases } from './expired-leases';
 import { machineDeps } from './machine-deps';
 import { wakeAt } from './wake-time';
@@ -148,6 +148,7 @@ export class PlanRun extends DurableObject<Env> {
       storage: ctx.storage,
       store: this.#store,
       alarm: this.#alarm,
+      runId: () => this.ctx.id.name,
       load: () => this.#load(),
       cancel: (reason) => this.#control({ type: 'cancel', reason }),
       release: () => this.#release(),
@@ -205,10 +206,11 @@ export class PlanRun extends DurableObject<Env> {
 
   /**
    * Deletes the run, which must have ended (`cascade`: a child run of a run being deleted, cancelled
-   * first if still going), and everything stored for it (run-deletion.ts). A deletion a crash or an
-   * outage interrupted is finished by calling this again, or by the object's alarm.
+   * first if still going), and everything stored for it (run-deletion.ts). `force`: a run this release
+   * cannot read is deleted without reading it (run-deleter.ts). A deletion a crash or an outage
+   * interrupted is finished by calling this again, or by the object's alarm.
    */
-  async deleteRun(opts: { cascade?: boolean } = {}): Promise<RpcResult<DeletedRun>> {
+  async deleteRun(opts: DeleteOptions = {}): Promise<RpcResult<DeletedRun>> {
     return this.#deleter.delete(opts);
   }
 
