@@ -128,8 +128,9 @@ export class RunDeleter {
         `${err.message} To delete it without reading it (with its child runs, D1 rows and KV copies): ` +
           `DELETE /v1/runs/${id}?force=true (edgeplan delete ${id} --force).`,
       );
-    log('run_force_deleted', `run ${id}: deleted by force, its state unread (${err.message})`, {
+    log('run_force_deleted', `run ${id}: deleting it by force, without reading its state`, {
       run_id: id,
+      error: err,
     });
     return this.#noteAndFinish(await forcedNote(id, this.host.store));
   }
