@@ -94,6 +94,18 @@ describe('DELETE of a run this release cannot read', () => {
     expect((await api('DELETE', `/v1/runs/${id}?force=true`)).status).toBe(404);
   });
 
+  it('with force: a run one of whose rows is not JSON at all', async () => {
+    const id = await endedRun();
+    await sqlOf(id, (sql) => sql.exec("UPDATE meta SET value = '{\"run_id\": ' WHERE key = 'run'"));
+    await abortAllDurableObjects();
+    const plain = await api('DELETE', `/v1/runs/${id}`);
+    expect([plain.status, plain.body.error.code]).toEqual([500, 'run_unreadable']);
+    expect(plain.body.error.message).toContain('?force=true');
+    expect((await api('DELETE', `/v1/runs/${id}?force=true`)).body).toEqual({ run_id: id, child_runs: [] });
+    await gone(id);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+  });
+
   it('a forced deletion a D1 outage interrupts: hidden at once, and finished by the object’s alarm', async () => {
     const id = await endedRun();
     await makeUnreadable(id);
