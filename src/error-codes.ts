@@ -64,12 +64,12 @@ export const ERROR_CODES = {
   run_unreadable: {
     status: 500,
     about:
-      'The run’s stored state does not fit this release’s schema (another release wrote it); the message names the row.',
+      'The run’s stored state does not fit this release’s schema (another release wrote it); the message names the row. DELETE /v1/runs/:id?force=true deletes such a run without reading it.',
   },
   run_newer_format: {
     status: 503,
     about:
-      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). Sent with `Retry-After`.',
+      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). It cannot be deleted meanwhile, `?force=true` included. Sent with `Retry-After`.',
   },
   deletion_pending: {
     status: 503,

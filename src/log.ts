@@ -27,6 +27,7 @@ export const LOG_EVENTS = {
   side_work_failed: 'error',
   child_run_not_reported: 'error',
   deletion_pending: 'error',
+  run_force_deleted: 'warn',
   retention_invalid: 'error',
   retention_sweep: 'info',
   retention_sweep_failed: 'error',

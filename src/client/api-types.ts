@@ -128,7 +128,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an ended run and everything stored for it (its child runs too)
-         * @description Removes the run’s events, steps, outputs and state, its plan versions, planning attempts and index row, and its child runs. A run that has not ended is refused (`409 conflict`, `details.reason: "run_active"`): cancel it first. Once answered, every route for the run answers 404 and its approval link no longer works. `503 deletion_pending`: the run is already hidden, and the rest is finished by the run itself within a minute (or by another DELETE).
+         * @description Removes the run’s events, steps, outputs and state, its plan versions, planning attempts and index row, and its child runs. A run that has not ended is refused (`409 conflict`, `details.reason: "run_active"`): cancel it first. Once answered, every route for the run answers 404 and its approval link no longer works. `503 deletion_pending`: the run is already hidden, and the rest is finished by the run itself within a minute (or by another DELETE). A run this release cannot read answers `500 run_unreadable`; `?force=true` deletes it without reading its state (its object, D1 rows, KV copies and child runs), and is a plain DELETE for a readable run. A run a newer release wrote answers `503 run_newer_format`, with `force` too: that release owns it.
          */
         delete: operations["deleteRun"];
         options?: never;
@@ -2394,7 +2394,10 @@ export interface operations {
     };
     deleteRun: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete a run this release cannot read (`run_unreadable`) without reading it; a readable run is deleted as without it */
+                force?: "0" | "1" | "true" | "false" | "";
+            };
             header?: never;
             path: {
                 id: string;

@@ -73,9 +73,10 @@ export type EdgeplanClient = {
   cancel(runId: string, reason?: string): Promise<ControlResult>;
   /**
    * `DELETE /v1/runs/:id`: an ended run and everything stored for it, its child runs too. A run still
-   * going is refused (`conflict`, `details.reason: "run_active"`): cancel it first.
+   * going is refused (`conflict`, `details.reason: "run_active"`): cancel it first. `force`: a run this
+   * release cannot read (`run_unreadable`) is deleted without reading it; a readable run as without it.
    */
-  deleteRun(runId: string): Promise<DeletedRun>;
+  deleteRun(runId: string, options?: { force?: boolean | undefined }): Promise<DeletedRun>;
   /** Re-run a failed, aborted or cancelled run from its failed step(s), or from `stepId`. */
   retry(runId: string, stepId?: string): Promise<ControlResult>;
   /** `POST /v1/runs/:id/approval` with any decision; `token` is the approval link's. */
@@ -168,7 +169,8 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     getState: (runId, at) => get<Run>(run(runId, '/state'), { at }),
     cancel: (runId, reason) =>
       post<ControlResult>(run(runId, '/cancel'), reason === undefined ? {} : { reason }),
-    deleteRun: async (runId) => (await call<DeletedRun>('DELETE', run(runId))).body,
+    deleteRun: async (runId, { force } = {}) =>
+      (await call<DeletedRun>('DELETE', run(runId), force ? { query: { force: true } } : {})).body,
     retry: (runId, stepId) =>
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
     decide: (runId, decision, { token } = {}) =>

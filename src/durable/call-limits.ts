@@ -8,7 +8,7 @@
 import type { StepOutcome } from '../engine/machine';
 import { jsonText, outputTextLimitError } from '../engine/value-limits';
 import type { BeginStep } from './begin-attempt';
-import type { Continuation } from './plan-run';
+import type { Continuation } from './run-requests';
 
 /** JSON text (UTF-16 units, which serialise to at most twice as many bytes) per call, past the first item. */
 export const CALL_BUDGET = 4 * 1024 * 1024;

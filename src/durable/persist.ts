@@ -9,7 +9,7 @@ import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '
 import { withStreamedStep } from '../engine/evolve';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
-import { parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
+import { notJsonRow, parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
 import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
 
 type Meta = Omit<
@@ -166,8 +166,19 @@ class AttemptJournal {
   }
 }
 
-/** Rebuilds the in-memory state from the rows, or null for an object that holds no run. */
+/**
+ * Rebuilds the in-memory state from the rows, or null for an object that holds no run. A row that does
+ * not fit its schema, or is not JSON, throws the error the API answers with `run_unreadable`.
+ */
 export function load(store: SqlStore): RunState | null {
+  try {
+    return loadRows(store);
+  } catch (err) {
+    throw err instanceof SyntaxError ? notJsonRow(err) : err;
+  }
+}
+
+function loadRows(store: SqlStore): RunState | null {
   const stored = store.getMetaValue('run');
   if (!stored.found) return null;
   // A run written before the input and final output had rows of their own has them here.

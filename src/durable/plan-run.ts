@@ -3,15 +3,17 @@
  * event log in SQLite, feeds every input through the run machine, persists the resulting events in
  * one transaction, then carries the commands out: ready steps to the `steps` queue (or inline for
  * sequential plans), one alarm re-armed to the earliest deadline, events to WebSocket clients.
+ *
+ * This file is the object's entry points (RPC, fetch, alarm) and that decide-persist-act loop; the
+ * parts with a job of their own are beside it: the run's deletion (run-deleter.ts), queue attempts
+ * whose lease ran out (expired-leases.ts), when to wake next (wake-time.ts), what the machine is given
+ * (machine-deps.ts), and the WebSocket answers (sockets.ts).
  */
 import { DurableObject } from 'cloudflare:workers';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import { emptyRunState, type RunState } from '../engine/state';
-import { placeAttempt } from '../engine/placement';
-import { QUEUE_BYPASSED, untakenInputs } from './untaken-attempts';
-import type { ParentRef } from './child-runs';
 import { beginAttempt, type BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
 import { workerToolRegistry } from './tools';
@@ -36,8 +38,8 @@ import { IndexWriter } from './index-writer';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
-import { InlineAttempts, rerunnable } from './inline-attempts';
-import { acceptEventSocket, answerClientFrame, broadcast } from './sockets';
+import { InlineAttempts } from './inline-attempts';
+import { answerClientFrame, broadcast, closeClientSocket, eventSocketResponse } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
 import {
@@ -51,42 +53,19 @@ import {
 } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
+import type { Continuation, CreateRunRequest } from './run-requests';
 import { retentionDueAt, retentionMs } from './retention';
-import {
-  deleteChildren,
-  deleteRows,
-  deletionNote,
-  DELETING,
-  DELETION_RETRY_MS,
-  readNote,
-  type DeletedRun,
-  type DeletionNote,
-} from './run-deletion';
+import type { DeletedRun } from './run-deletion';
+import { RunDeleter, type DeleteOptions } from './run-deleter';
+import { ExpiredLeases } from './expired-leases';
+import { machineDeps } from './machine-deps';
+import { wakeAt } from './wake-time';
 import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
 export type { DeletedRun } from './run-deletion';
-
-/** A new run: the machine's `create` input, plus where the API is served (for the links the run
- * hands out) and, for a child run, the parent step to report to when it ends. */
-export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, 'type'> & {
-  origin?: string;
-  parent?: ParentRef;
-  /**
-   * The plan (validated) as JSON text, instead of `plan`: a large plan crosses the call as one string
-   * far faster than as a structured clone of its objects (a 100,000-step plan: ~1 s less).
-   */
-  plan_json?: string;
-};
-
-/** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
-export type Continuation = { step_id: string; attempt: number } & Extract<BeginStep, { proceed: true }>;
-
-/** How often a running inline attempt is checked on, so one lost to an eviction is re-run promptly. */
-const INLINE_RECOVERY_MS = 5_000;
-/** When the run index is tried again while a D1 write is owed (lost with an instance, or refused). */
-const INDEX_RETRY_MS = 10_000;
+export type { Continuation, CreateRunRequest } from './run-requests';
 
 /**
  * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
@@ -107,13 +86,11 @@ export class PlanRun extends DurableObject<Env> {
   readonly #index: IndexWriter;
   /** Whether the run is a child run with a parent step to report to (set at create, else read once). */
   #hasParent: boolean | undefined;
-  /** Whether the steps queue left an attempt of this run untaken (read once; see #resendExpired). */
-  #bypassed: boolean | undefined;
+  /** Queue attempts whose lease ran out: sent again, or carried out here (expired-leases.ts). */
+  readonly #expired: ExpiredLeases;
   readonly #commitParts: CommitParts;
-  /** The run's storage is gone (this instance deleted it): nothing here is a run any more. */
-  #deleted = false;
-  /** A deletion under way in this instance, which a second request waits for instead of repeating. */
-  #deletion: Promise<RpcResult<DeletedRun>> | null = null;
+  /** The run's deletion (run-deleter.ts), lent only what it needs. */
+  readonly #deleter: RunDeleter;
   /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
   readonly leases: Leases;
 
@@ -159,6 +136,23 @@ export class PlanRun extends DurableObject<Env> {
       complete: async (reports) => void (await this.completeSteps(reports)),
       awaitInput: (stepId, attempt, prompt) => this.awaitInput(stepId, attempt, prompt),
     });
+    this.#expired = new ExpiredLeases({
+      steps: () => this.env.STEPS,
+      waitUntil: (p) => ctx.waitUntil(p),
+      store: this.#store,
+      leases: this.leases,
+      tools: () => this.#registry(),
+    });
+    this.#deleter = new RunDeleter({
+      env: () => this.env,
+      storage: ctx.storage,
+      store: this.#store,
+      alarm: this.#alarm,
+      runId: () => this.ctx.id.name,
+      load: () => this.#load(),
+      cancel: (reason) => this.#control({ type: 'cancel', reason }),
+      release: () => this.#release(),
+    });
   }
 
   // ---- RPC ----------------------------------------------------------------------------------------
@@ -174,7 +168,7 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#load())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     // A run being deleted keeps its id until its storage is gone: a new run is not made over its rows.
-    if (this.#deleted || (this.#store.exists && this.#store.getMeta(DELETING) !== null))
+    if (this.#deleter.deleted || this.#deleter.noted())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} was deleted` } };
     // In this turn, with the run's first transaction: one commit for the new object.
     createRunTables(this.ctx.storage.sql, {
@@ -182,7 +176,7 @@ export class PlanRun extends DurableObject<Env> {
       journal: this.#journal,
       leases: this.leases,
     });
-    this.#machine = new RunMachine(emptyRunState(req.run_id, req.config), this.#deps());
+    this.#machine = this.#newMachine(emptyRunState(req.run_id, req.config));
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
     if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
@@ -212,12 +206,12 @@ export class PlanRun extends DurableObject<Env> {
 
   /**
    * Deletes the run, which must have ended (`cascade`: a child run of a run being deleted, cancelled
-   * first if still going), and everything stored for it (run-deletion.ts). A deletion a crash or an
-   * outage interrupted is finished by calling this again, or by the object's alarm.
+   * first if still going), and everything stored for it (run-deletion.ts). `force`: a run this release
+   * cannot read is deleted without reading it (run-deleter.ts). A deletion a crash or an outage
+   * interrupted is finished by calling this again, or by the object's alarm.
    */
-  async deleteRun(opts: { cascade?: boolean } = {}): Promise<RpcResult<DeletedRun>> {
-    this.#deletion ??= this.#delete(opts.cascade === true).finally(() => (this.#deletion = null));
-    return this.#deletion;
+  async deleteRun(opts: DeleteOptions = {}): Promise<RpcResult<DeletedRun>> {
+    return this.#deleter.delete(opts);
   }
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */
@@ -388,18 +382,9 @@ export class PlanRun extends DurableObject<Env> {
     return handoff.taken;
   }
 
+  /** `GET /v1/runs/:id/ws`: the run's events over a WebSocket (sockets.ts). */
   override fetch(request: Request): Response {
-    const url = new URL(request.url);
-    if (request.headers.get('Upgrade') !== 'websocket') {
-      return Response.json(
-        { error: { code: 'upgrade_required', message: 'Connect with a WebSocket upgrade' } },
-        { status: 426 },
-      );
-    }
-    if (!this.#load())
-      return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
-    const after = Number(url.searchParams.get('after') ?? 0);
-    return acceptEventSocket(this.ctx, this.#store, Number.isFinite(after) ? after : 0);
+    return eventSocketResponse(this.ctx, this.#store, request, () => this.#load() !== null);
   }
 
   override webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
@@ -407,13 +392,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   override webSocketClose(ws: WebSocket, code: number): void {
-    // A client that dropped its connection without a close frame leaves a socket that cannot be closed
-    // (1006 may not be sent): there is nothing left to do for it, and a throw here helps nobody.
-    try {
-      ws.close(code === 1005 || code === 1006 || code === 1015 ? 1000 : code, 'closing');
-    } catch {
-      // already closed
-    }
+    closeClientSocket(ws, code);
   }
 
   /** Retries due, attempts past their deadline, inline attempts lost to an eviction. */
@@ -441,57 +420,9 @@ export class PlanRun extends DurableObject<Env> {
     this.#inline.recover(m.state);
     await this.#side.recover(now);
     // Before the tick: an attempt carried out in the object now is not timed out by it.
-    const redispatch = this.#resendExpired(m, now);
+    const redispatch = this.#expired.collect(m, now);
     await this.#apply([...redispatch, { type: 'tick' }]);
     await this.#arm(m);
-  }
-
-  /**
-   * Queue attempts whose consumer stopped renewing its lease: sent again, same attempt and key. Those
-   * no consumer ever took (the queue has no consumer) come back as inputs: carried out in the object
-   * instead, said so in the trace and the log, and the run's later steps are placed there too.
-   */
-  #resendExpired(m: RunMachine, now: number): MachineInput[] {
-    // An ended run starts nothing again; its attempts still out report or time out on their own.
-    if (TERMINAL_RUN_STATUSES.has(m.state.status)) return [];
-    const running = new Map<string, number>();
-    for (const id of m.state.running) {
-      const rt = m.state.steps.get(id)!;
-      // A deferred tool's attempt that began is not sent again (a second child run); one never begun is.
-      if (rt.dispatch === 'queue' && (!rt.invoked || rerunnable(m.state, id, this.#registry())))
-        running.set(id, rt.attempt);
-    }
-    const expired = this.leases.expired(running, now);
-    // Untaken: never begun by any consumer. (An attempt begun before a lease was kept for it — one
-    // still out when its run was retried — has an unbegun row until its consumer renews it; one whose
-    // consumer died meanwhile runs out so, and is sent again.)
-    const taken = (l: { step_id: string; begun: boolean }) =>
-      l.begun || m.state.steps.get(l.step_id)!.invoked;
-    const lost = expired.filter(taken);
-    const untaken = expired.filter((l) => !taken(l));
-    if (lost.length > 0) {
-      const version = m.state.plan?.version ?? 1;
-      const run_id = m.state.run_id;
-      this.ctx.waitUntil(
-        sendSteps(
-          this.env.STEPS,
-          lost.map(({ step_id, attempt }) => ({ run_id, step_id, attempt, plan_version: version })),
-        ),
-      );
-    }
-    if (untaken.length === 0) return [];
-    this.leases.release(untaken.map((u) => u.step_id));
-    // Later steps go to the object only when no consumer took an attempt looked at in time.
-    const { inputs, unconsumed } = untakenInputs(m.state, untaken, now);
-    if (unconsumed && !this.#queueBypassed()) this.#store.setMeta(QUEUE_BYPASSED, String(now));
-    if (unconsumed) this.#bypassed = true;
-    return inputs;
-  }
-
-  /** Whether no consumer took one of this run's queued attempts: its later attempts run in the object. */
-  #queueBypassed(): boolean {
-    this.#bypassed ??= this.#store.getMeta(QUEUE_BYPASSED) !== null;
-    return this.#bypassed;
   }
 
   /** A side-work answer: applied with its row settled in one transaction, if the row still wants it. */
@@ -502,38 +433,31 @@ export class PlanRun extends DurableObject<Env> {
 
   // ---- internals ----------------------------------------------------------------------------------
 
-  #deps() {
-    return {
-      clock: { now: () => new Date() },
-      ids: {
-        id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
-        uuid: () => crypto.randomUUID(),
-      },
-      results: this.#store,
-      canRevise: plannerConfigured(this.env),
-      judge: plannerConfigured(this.env),
-      dispatch: (state: RunState, _step: unknown, action: string) => {
-        const placed = placeAttempt(state, action, (a) => this.#registry().get(a)?.placement);
-        return placed === 'queue' && this.#queueBypassed() ? 'inline' : placed;
-      },
-    };
-  }
-
   #load(): RunMachine | null {
     if (this.#machine) return this.#machine;
-    if (this.#deleted || !this.#store.exists) return null;
+    if (this.#deleter.deleted || !this.#store.exists) return null;
     // An object an earlier release wrote is brought up to date first; one a newer release wrote (a
     // rollback) is refused before anything reads its rows as this release's (storage-format.ts).
     this.#upgrade();
     const state = load(this.#store);
     if (!state) return null;
-    this.#machine = new RunMachine(state, this.#deps());
+    this.#machine = this.#newMachine(state);
     // A new instance: what the last one owed D1 may never have been written.
     this.ctx.waitUntil(this.#index.resync());
     // An ended run from before RUN_RETENTION_DAYS was set gets its alarm when it is next woken.
     if (state.completed_at !== null && retentionMs(this.env) !== null)
       this.ctx.waitUntil(this.#arm(this.#machine));
     return this.#machine;
+  }
+
+  #newMachine(state: RunState): RunMachine {
+    const deps = machineDeps(
+      this.env,
+      this.#store,
+      () => this.#registry(),
+      () => this.#expired.bypassed(),
+    );
+    return new RunMachine(state, deps);
   }
 
   /** Brings the tables to this release's storage format, or throws for a newer one (nothing read). */
@@ -613,63 +537,13 @@ export class PlanRun extends DurableObject<Env> {
     if (owed) await this.#index.write(created);
   }
 
-  /**
-   * Notes what is to go and hides the run in one transaction (run-deletion.ts), then removes it all.
-   * Not `#load()`ed: a run whose deletion was noted is no run any more, only what is left of one.
-   */
-  async #delete(cascade: boolean): Promise<RpcResult<DeletedRun>> {
-    const gone = { ok: false as const, error: { code: 'run_not_found' as const, message: 'No such run' } };
-    if (this.#deleted || !this.#store.exists) return gone;
-    let m = this.#load();
-    if (!m) return this.#finishNoted() ?? gone;
-    if (cascade && !TERMINAL_RUN_STATUSES.has(m.state.status))
-      await this.#control({ type: 'cancel', reason: 'its parent run was deleted' });
-    const note = await deletionNote(m.state, this.#store);
-    // Asked again after the awaits: a retry may have started the run meanwhile.
-    m = this.#load();
-    if (!m) return this.#finishNoted() ?? gone;
-    if (!TERMINAL_RUN_STATUSES.has(m.state.status)) {
-      const id = m.state.run_id;
-      const message = `Run ${id} is ${m.state.status}: cancel it first (POST /v1/runs/${id}/cancel), then delete it`;
-      return { ok: false, error: { code: 'run_active', message } };
-    }
-    this.ctx.storage.transactionSync(() => {
-      this.#store.setMeta(DELETING, JSON.stringify(note));
-      this.#store.deleteMeta('run');
-    });
+  /** The run was hidden for its deletion: forgotten here, and all this instance did for it stopped. */
+  async #release(): Promise<void> {
     this.#machine = null;
     this.#inline.abortAll('the run was deleted');
     this.#side.abortAll('the run was deleted');
     for (const ws of this.ctx.getWebSockets()) ws.close(1000, 'run deleted');
     await this.#index.close();
-    // If this instance dies before the end, the alarm finishes the deletion.
-    await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
-    return this.#finish(note);
-  }
-
-  /** Finishes a deletion noted earlier; null when none was. */
-  #finishNoted(): Promise<RpcResult<DeletedRun>> | null {
-    const note = this.#store.exists ? readNote(this.#store) : null;
-    return note && this.#finish(note);
-  }
-
-  async #finish(note: DeletionNote): Promise<RpcResult<DeletedRun>> {
-    try {
-      const child_runs = await deleteChildren(this.env, note.children);
-      await deleteRows(this.env, note);
-      await this.#alarm.to(null);
-      await this.ctx.storage.deleteAll();
-      this.#deleted = true;
-      return { ok: true, value: { run_id: note.run_id, child_runs } };
-    } catch (err) {
-      log('deletion_pending', `run ${note.run_id}: deletion not finished yet`, {
-        run_id: note.run_id,
-        error: err,
-      });
-      await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
-      const message = `Run ${note.run_id} is deleted from view, but not everything stored for it could be removed yet (${(err as Error).message}); it is retried within a minute, or DELETE it again`;
-      return { ok: false, error: { code: 'deletion_pending', message } };
-    }
   }
 
   #begin(m: RunMachine, stepId: string, attempt: number, pending: MachineInput[]): BeginStep {
@@ -683,19 +557,17 @@ export class PlanRun extends DurableObject<Env> {
   async #arm(m: RunMachine | null, exactly = false): Promise<void> {
     // A machine no longer current (the run was deleted meanwhile) has nothing to wake for.
     if (!m || m !== this.#machine) return;
-    const now = Date.now();
-    const times = [m.nextWakeAt(), this.#side.nextCheck(now), this.leases.nextExpiry()];
-    if (TERMINAL_RUN_STATUSES.has(m.state.status))
-      times.push(retentionDueAt(m.state.completed_at, retentionMs(this.env)));
-    if (this.#index.owed) times.push(now + INDEX_RETRY_MS);
-    for (const id of m.state.running) {
-      if (this.#inline.recoverable(m.state, id)) {
-        times.push(now + INLINE_RECOVERY_MS);
-        break;
-      }
-    }
-    const due = times.filter((t): t is number => t !== null);
-    const at = due.length > 0 ? Math.min(...due) : null;
+    const at = wakeAt(
+      m,
+      {
+        side: this.#side,
+        leases: this.leases,
+        index: this.#index,
+        inline: this.#inline,
+        retentionMs: () => retentionMs(this.env),
+      },
+      Date.now(),
+    );
     await (exactly ? this.#alarm.to(at) : this.#alarm.by(at));
   }
 }

@@ -102,14 +102,26 @@ export function isUnreadableRun(err: unknown): err is Error {
   return err instanceof Error && err.message.includes(UNREADABLE);
 }
 
+/** What an unreadable run's message goes on to say, whatever did not fit. */
+const UNREADABLE_TAIL =
+  'A release that stored it differently wrote it, and this one cannot load the run; nothing was ' +
+  'changed. Report it with the run id and this message; meanwhile the release that wrote the run ' +
+  'can still serve it.';
+
+/**
+ * A run's row whose text is not JSON at all (cut short, or written by something else than edgeplan):
+ * unreadable as a row that does not fit its schema is, not an anonymous `internal`.
+ */
+export function notJsonRow(err: SyntaxError): Error {
+  return new Error(`${UNREADABLE} one of its stored rows is not JSON (${err.message}). ${UNREADABLE_TAIL}`);
+}
+
 function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success)
     throw new Error(
       `${UNREADABLE} its stored ${what} does not fit this release's schema (${z.prettifyError(r.error)}). ` +
-        'A release that stored it differently wrote it, and this one cannot load the run; nothing was ' +
-        'changed. Report it with the run id and this message; meanwhile the release that wrote the run ' +
-        'can still serve it.',
+        UNREADABLE_TAIL,
     );
   return r.data;
 }

@@ -8,29 +8,41 @@
  * every read answers 404 and nothing can restart it), and keeps an alarm to finish by itself. Its
  * storage goes last: until then the note says which rows and children are left. A run whose object is
  * already gone but that D1 still lists is deleted from D1 alone ({@link deleteIndexedRun}).
+ *
+ * A run this release cannot read (`run_unreadable`) is deleted only when asked to by force: its note
+ * is made from its rows' plain columns ({@link forcedNote}), without its state, and says it was forced,
+ * so that whoever finishes the deletion forces its child runs too.
  */
+import { z } from 'zod';
 import { childRunId, CHILD_RUN_ACTION } from '../engine/child-run';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import type { RpcResult } from './rpc-result';
+import { settleBounded } from './settle-bounded';
 
 /** The meta key of a deletion under way. */
 export const DELETING = 'deleting';
 /** How soon the object's alarm finishes (or retries) a deletion a crash or an outage interrupted. */
 export const DELETION_RETRY_MS = 60_000;
 
-/** What a run's deletion still has to remove besides its object's storage. */
-export type DeletionNote = {
-  run_id: string;
+/** How many child runs are deleted at once (each deletes its own children as many at a time). */
+export const CHILD_DELETIONS_AT_ONCE = 8;
+
+/** What a run's deletion still has to remove besides its object's storage (stored: checked when read). */
+const DeletionNoteSchema = z.object({
+  run_id: z.string(),
   /** Plan versions 1..versions: their KV copies. */
-  versions: number;
+  versions: z.number().int().min(0),
   /** The run's plans: planning attempts filed under a plan before attempts named their run. */
-  plan_ids: string[];
+  plan_ids: z.array(z.string()),
   /** Attempts of a planning that failed, named by the run's error (their rows name no plan). */
-  attempt_ids: string[];
+  attempt_ids: z.array(z.string()),
   /** The run's child runs (agent.dispatch, sub-plans, plan.execute), by id. */
-  children: string[];
-};
+  children: z.array(z.string()),
+  /** A forced deletion (the run could not be read): its child runs are deleted by force too. */
+  force: z.literal(true).optional(),
+});
+export type DeletionNote = z.infer<typeof DeletionNoteSchema>;
 
 /** What a deletion removed: the run and every child run (at any depth). */
 export type DeletedRun = { run_id: string; child_runs: string[] };
@@ -39,18 +51,38 @@ export type DeletedRun = { run_id: string; child_runs: string[] };
 const CHILD_RUN_TOOLS = [CHILD_RUN_ACTION, 'plan.execute'];
 
 /** The note for a run about to be deleted, from its state and its object's rows. */
-export async function deletionNote(state: RunState, store: SqlStore): Promise<DeletionNote> {
+export function deletionNote(state: RunState, store: SqlStore): Promise<DeletionNote> {
+  return noteFrom(state.run_id, state.error?.details, store);
+}
+
+/**
+ * The note for a run whose state this release cannot read, deleted by force: from the plain columns of
+ * its plans and attempts (no stored state is parsed), and the planning trace of the run's error when
+ * its row can still be made out as JSON.
+ */
+export async function forcedNote(runId: string, store: SqlStore): Promise<DeletionNote> {
+  let details: unknown;
+  try {
+    const run = store.getMetaValue('run');
+    details = (run.value as { error?: { details?: unknown } | null } | null | undefined)?.error?.details;
+  } catch {
+    // Not JSON: its failed planning's attempts are found by run id alone (deleteRows).
+  }
+  return { ...(await noteFrom(runId, details, store)), force: true };
+}
+
+async function noteFrom(runId: string, errorDetails: unknown, store: SqlStore): Promise<DeletionNote> {
   const plans = store.listPlans();
   const children = await Promise.all(
     store
       .attemptsOfActions(CHILD_RUN_TOOLS)
-      .map((a) => childRunId({ run_id: state.run_id, step_id: a.step_id, attempt: a.attempt })),
+      .map((a) => childRunId({ run_id: runId, step_id: a.step_id, attempt: a.attempt })),
   );
   return {
-    run_id: state.run_id,
+    run_id: runId,
     versions: plans.reduce((n, p) => Math.max(n, p.version), 0),
     plan_ids: [...new Set(plans.map((p) => p.plan_id))],
-    attempt_ids: failedPlanningAttempts(state.error?.details),
+    attempt_ids: failedPlanningAttempts(errorDetails),
     children,
   };
 }
@@ -70,24 +102,34 @@ export function readNote(store: SqlStore): DeletionNote | null {
   const text = store.getMeta(DELETING);
   if (text === null) return null;
   try {
-    return JSON.parse(text) as DeletionNote;
+    const r = DeletionNoteSchema.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
   } catch {
     return null;
   }
 }
 
 /**
- * Deletes the child runs (each with its own children, cancelled first if still going: its parent has
- * ended, so nothing waits for its result); throws when one could not be deleted. The ids deleted.
+ * Deletes the child runs, {@link CHILD_DELETIONS_AT_ONCE} at a time (each with its own children,
+ * cancelled first if still going: its parent has ended, so nothing waits for its result; `force`: one
+ * this release cannot read is deleted by force). Every child is tried; then this throws if one could
+ * not be deleted, naming each. The ids deleted, each child followed by its own, in the children's order.
  */
-export async function deleteChildren(env: Env, ids: readonly string[]): Promise<string[]> {
-  const deleted: string[] = [];
-  for (const id of ids) {
-    const r = (await env.PLAN_RUN.getByName(id).deleteRun({ cascade: true })) as RpcResult<DeletedRun>;
-    if (r.ok) deleted.push(id, ...r.value.child_runs);
-    else if (r.error.code !== 'run_not_found') throw new Error(`child run ${id}: ${r.error.message}`);
-  }
-  return deleted;
+export async function deleteChildren(env: Env, ids: readonly string[], force = false): Promise<string[]> {
+  const opts = force ? { cascade: true, force } : { cascade: true };
+  const outcomes = await settleBounded(ids, CHILD_DELETIONS_AT_ONCE, async (id) => {
+    const r = (await env.PLAN_RUN.getByName(id).deleteRun(opts)) as RpcResult<DeletedRun>;
+    if (r.ok) return [id, ...r.value.child_runs];
+    if (r.error.code === 'run_not_found') return [];
+    throw new Error(r.error.message);
+  });
+  const failed = outcomes.flatMap((o, i) =>
+    o.status === 'rejected'
+      ? [`child run ${ids[i]}: ${o.reason instanceof Error ? o.reason.message : String(o.reason)}`]
+      : [],
+  );
+  if (failed.length > 0) throw new Error(failed.join('; '));
+  return outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
 }
 
 const kvKey = (runId: string, version: number) => `plan:${runId}:v${version}`;

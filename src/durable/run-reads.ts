@@ -12,7 +12,7 @@ import { bytesOver, utf8Bytes } from '../engine/value-limits';
 import { readReference } from '../plan/references';
 import { parseReferenceExpression } from '../plan/reference-syntax';
 import type { SqlStore } from './sql-store';
-import type { RpcResult } from './plan-run';
+import type { RpcResult } from './rpc-result';
 
 const MIB = 1024 * 1024;
 /** Most bytes of values (final output, step results, state) one snapshot carries. */

@@ -38,6 +38,28 @@ export function setWsBacklogBytes(bytes: number | null): void {
   backlogBytes = bytes ?? WS_BACKLOG_BYTES;
 }
 
+/**
+ * The object's answer to `GET /v1/runs/:id/ws`: `426` without a WebSocket upgrade, `404` when the
+ * object holds no run (`hasRun`, asked after the upgrade check), else the socket, from event `?after=`.
+ */
+export function eventSocketResponse(
+  ctx: DurableObjectState,
+  store: SqlStore,
+  request: Request,
+  hasRun: () => boolean,
+): Response {
+  if (request.headers.get('Upgrade') !== 'websocket') {
+    return Response.json(
+      { error: { code: 'upgrade_required', message: 'Connect with a WebSocket upgrade' } },
+      { status: 426 },
+    );
+  }
+  if (!hasRun())
+    return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
+  const after = Number(new URL(request.url).searchParams.get('after') ?? 0);
+  return acceptEventSocket(ctx, store, Number.isFinite(after) ? after : 0);
+}
+
 export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, after: number): Response {
   const pair = new WebSocketPair();
   const [client, server] = [pair[0], pair[1]];
@@ -104,4 +126,15 @@ export function eventMessage(e: RunEvent): string {
     href: `/v1/runs/${runId}/events?after=${e.seq - 1}&limit=1`,
   };
   return JSON.stringify({ ...e, payload: { $elided } });
+}
+
+/** A client closed its socket: closed on this side too (a close code it may not send becomes 1000). */
+export function closeClientSocket(ws: WebSocket, code: number): void {
+  // A client that dropped its connection without a close frame leaves a socket that cannot be closed
+  // (1006 may not be sent): there is nothing left to do for it, and a throw here helps nobody.
+  try {
+    ws.close(code === 1005 || code === 1006 || code === 1015 ? 1000 : code, 'closing');
+  } catch {
+    // already closed
+  }
 }

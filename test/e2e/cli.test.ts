@@ -287,6 +287,12 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out)).toEqual({ run_id: live, child_runs: [] });
     expect(edgeplan(['delete']).code).toBe(2);
+    // --force sends ?force=true: on a run this release can read, a plain deletion.
+    const other = edgeplan(['run', file('del-force.json', JSON.stringify(parallelPlan)), '--watch']);
+    const otherId = /^run (run_\w+)/.exec(other.out)![1]!;
+    const forced = edgeplan(['delete', otherId, '--force']);
+    expect([forced.code, forced.out, forced.err]).toEqual([0, `Deleted ${otherId}\n`, '']);
+    expect(edgeplan(['delete', otherId, '--force']).err).toMatch(/not_found/);
   });
 
   it('Ctrl-C detaches (130) naming the run it was following, also one started from a file', async () => {

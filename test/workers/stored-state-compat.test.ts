@@ -99,6 +99,20 @@ describe('a run written by another release', () => {
     expect(error.message).toContain('execution_mode');
   });
 
+  it('answers run_unreadable, not internal, when a row is not JSON at all', async () => {
+    const runId = await awaitingApproval('compat-not-json');
+    await inObject(runId, (sql) =>
+      sql.exec("UPDATE steps SET runtime = '{\"status\": \"comp' WHERE step_id = 'a'"),
+    );
+    await abortAllDurableObjects();
+    const res = await api('GET', `/v1/runs/${runId}`);
+    expect(res.status).toBe(500);
+    const error = res.body.error as { code: string; message: string };
+    expect(error.code).toBe('run_unreadable');
+    expect(error.message).toContain('is not JSON');
+    expect(error.message).toContain('Report it with the run id');
+  });
+
   it('reads past a cached plan version that is not a plan, and answers from D1', async () => {
     const runId = await awaitingApproval('compat-bad-cache');
     await waitForD1Version(runId);

@@ -182,9 +182,13 @@ export function registerManage(program: Command, context: () => Context, done: D
     .command('delete')
     .description('Delete an ended run and everything stored for it, its child runs too (cannot be undone)')
     .argument('<id>', 'run id')
-    .action(async (given: string) => {
+    .option(
+      '-f, --force',
+      'delete a run this release cannot read (run_unreadable) without reading it; a readable run is deleted as without it',
+    )
+    .action(async (given: string, o: { force?: boolean }) => {
       const ctx = context();
-      const r = await ctx.client.deleteRun(runId(given));
+      const r = await ctx.client.deleteRun(runId(given), { force: o.force === true });
       if (ctx.json) return (ctx.printJson(r), done(EXIT.ok));
       const n = r.child_runs.length;
       ctx.print(

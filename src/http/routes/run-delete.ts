@@ -1,14 +1,16 @@
 /**
  * `DELETE /v1/runs/{id}`: an ended run and everything stored for it — its child runs, its D1 rows, its
  * KV entries, its object's storage (src/durable/run-deletion.ts). Afterwards every route for the run
- * answers 404 and the run list leaves it out; a second DELETE is a 404 too.
+ * answers 404 and the run list leaves it out; a second DELETE is a 404 too. `?force=true` deletes a run
+ * this release cannot read (`run_unreadable`) without reading it; without it such a run answers that
+ * error, saying so. A run a newer release wrote (`run_newer_format`) is never deleted here.
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { RpcResult } from '../../durable/rpc-result';
 import { deleteIndexedRun, DELETION_RETRY_MS, type DeletedRun } from '../../durable/run-deletion';
 import { jsonError } from '../errors';
 import { errorResponses, V1_SECURITY } from '../openapi';
-import { RunIdParamSchema } from '../schemas/run';
+import { DeleteRunQuerySchema, RunIdParamSchema } from '../schemas/run';
 import { DeletedRunSchema } from '../schemas/run-views';
 import type { App } from '../types';
 import { notFound, stubFor, tags } from '../run-helpers';
@@ -24,9 +26,12 @@ const remove = createRoute({
     'index row, and its child runs. A run that has not ended is refused (`409 conflict`, ' +
     '`details.reason: "run_active"`): cancel it first. Once answered, every route for the run answers ' +
     '404 and its approval link no longer works. `503 deletion_pending`: the run is already hidden, ' +
-    'and the rest is finished by the run itself within a minute (or by another DELETE).',
+    'and the rest is finished by the run itself within a minute (or by another DELETE). A run this ' +
+    'release cannot read answers `500 run_unreadable`; `?force=true` deletes it without reading its ' +
+    'state (its object, D1 rows, KV copies and child runs), and is a plain DELETE for a readable run. A ' +
+    'run a newer release wrote answers `503 run_newer_format`, with `force` too: that release owns it.',
   security: V1_SECURITY,
-  request: { params: RunIdParamSchema },
+  request: { params: RunIdParamSchema, query: DeleteRunQuerySchema },
   responses: {
     200: {
       description: 'The run is deleted',
@@ -41,7 +46,8 @@ export function registerRunDeleteRoutes(app: App): void {
   app.openapi(remove, async (c) => {
     const run = stubFor(c);
     if (!run) return notFound(c);
-    const r = (await run.deleteRun()) as RpcResult<DeletedRun>;
+    const { force } = c.req.valid('query');
+    const r = (await run.deleteRun(force ? { force } : {})) as RpcResult<DeletedRun>;
     if (r.ok) return c.json(r.value, 200);
     if (r.error.code === 'run_active')
       return jsonError(c, 'conflict', r.error.message, { reason: r.error.code });

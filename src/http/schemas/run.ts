@@ -51,6 +51,13 @@ const flag = z
 
 export const StatusQuerySchema = z.object({ include_details: flag, include_completed: flag });
 
+export const DeleteRunQuerySchema = z.object({
+  force: flag.openapi({
+    description:
+      'Delete a run this release cannot read (`run_unreadable`) without reading it; a readable run is deleted as without it',
+  }),
+});
+
 const seq = wholeNumber(z.number().int().min(0));
 
 export const EventsQuerySchema = z.object({

@@ -1,0 +1,19 @@
+/** What callers of a run's object send it to start a run, and the steps it hands back to run at once. */
+import type { MachineInput } from '../engine/machine';
+import type { BeginStep } from './begin-attempt';
+import type { ParentRef } from './child-runs';
+
+/** A new run: the machine's `create` input, plus where the API is served (for the links the run
+ * hands out) and, for a child run, the parent step to report to when it ends. */
+export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, 'type'> & {
+  origin?: string;
+  parent?: ParentRef;
+  /**
+   * The plan (validated) as JSON text, instead of `plan`: a large plan crosses the call as one string
+   * far faster than as a structured clone of its objects (a 100,000-step plan: ~1 s less).
+   */
+  plan_json?: string;
+};
+
+/** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
+export type Continuation = { step_id: string; attempt: number } & Extract<BeginStep, { proceed: true }>;
