@@ -4,58 +4,21 @@
  * console), not in an API response. Through the real Worker (src/worker.ts) with `MCP_SERVERS` set as
  * a deployment would set it; the same for a header secret the runtime cannot send.
  */
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/worker';
+import { SECRET, ask as askWorker, logged, pieces } from './secret-leaks';
 
 afterEach(() => vi.restoreAllMocks());
 
-/** A token no redaction pattern knows the shape of (not `sk-…`, `Bearer …`, `token=…`). */
-const SECRET = 'Zq7vK2mXw9pL4tRbN8cY';
-
-/** Every run of 5 characters of SECRET that `text` holds: none, when nothing of it is quoted. */
-const pieces = (text: string) =>
-  [...Array(SECRET.length - 4).keys()].map((i) => SECRET.slice(i, i + 5)).filter((p) => text.includes(p));
-
-/** Everything the Worker logs while `fn` runs (every console method, every argument). */
-async function logged(fn: () => Promise<string>): Promise<{ lines: string; answers: string }> {
-  const lines: string[] = [];
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const)
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
-    });
-  const answers = await fn();
-  vi.restoreAllMocks();
-  return { lines: lines.join('\n'), answers };
-}
-
 /** The answers to what an operator or a client would ask a Worker deployed with `more`, as text. */
-async function ask(more: Partial<Env>): Promise<string> {
+function ask(more: Record<string, unknown>): Promise<string> {
   const plan = { goal: 'g', steps: [{ id: 'a', action: 'mcp.files.read', parameters: {} }] };
-  const requests: [string, string, unknown?][] = [
+  return askWorker(more, [
     ['GET', '/v1/tools'],
     ['GET', '/v1/tools?refresh=true'],
     ['GET', '/health'],
     ['POST', '/v1/plans/validate', { plan }],
     ['POST', '/v1/runs', { plan }],
-  ];
-  const out: string[] = [];
-  for (const [method, path, body] of requests) {
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      new Request(`http://edgeplan.test${path}`, {
-        method,
-        ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-      }),
-      { ...env, ...more },
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
-    // Never a 5xx: a bad variable leaves the MCP tools out and the rest of the Worker working.
-    out.push(`${method} ${path} → ${res.status} ${await res.text()}`);
-  }
-  return out.join('\n');
+  ]);
 }
 
 describe('a malformed MCP_SERVERS holding a secret', () => {
@@ -99,7 +62,7 @@ describe('a malformed MCP_SERVERS holding a secret', () => {
       ask({
         MCP_SERVERS: `[${entry('"X-Team-Key":"${TEAM_KEY}"')}]`,
         TEAM_KEY: `first-line\n${SECRET}`,
-      } as Partial<Env>),
+      }),
     );
     expect(lines).toContain('"event":"mcp_server_not_listed"');
     expect(answers).toMatch(/"unavailable":\[\{"server":"files"/);
