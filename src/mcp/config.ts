@@ -95,12 +95,20 @@ function rawServers(env: { readonly MCP_SERVERS?: unknown }): unknown {
 
 /**
  * Where in `text` the parser stopped, as ` (at line L, column C)`, from the position its message
- * gives; "" when it gives none. Only the numbers are taken from the message: the rest quotes `text`.
+ * gives, or what it stopped at when it gives none: a bracket or a quote, not a letter or a digit (a
+ * token's). Only that much is taken from the message: the rest quotes `text`.
  */
 function whereInText(text: string, err: unknown): string {
   const message = err instanceof Error ? err.message : '';
   const at = /\bposition (\d+)/.exec(message);
-  if (!at) return /Unexpected end of JSON input/.test(message) ? ' (it ends too soon)' : '';
+  if (!at) {
+    if (/Unexpected end of JSON input/.test(message)) return ' (it ends too soon)';
+    const token = /^Unexpected token '(.)'/u.exec(message)?.[1] ?? '';
+    if (/^[\p{L}\p{N}]$/u.test(token))
+      return ' (a letter or digit where a quote, bracket or comma belongs: a value without its double quotes?)';
+    if (token === ']' || token === '}') return ` (an unexpected ${token}: a comma before it?)`;
+    return /^[\x21-\x7e]$/.test(token) ? ` (an unexpected ${token})` : '';
+  }
   const before = text.slice(0, Number(at[1]));
   const line = before.split('\n').length;
   return ` (at line ${line}, column ${before.length - before.lastIndexOf('\n')})`;

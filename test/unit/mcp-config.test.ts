@@ -103,11 +103,15 @@ describe('a malformed MCP_SERVERS is never quoted (its header values and URLs ma
 
   it.each([
     // JSON.parse's own message quotes the text around the mistake ("…Y"}},]" is not valid JSON).
-    ['a trailing comma', `[${entry},]`, /^MCP_SERVERS is not JSON: check its quotes/],
+    [
+      'a trailing comma',
+      `[${entry},]`,
+      /^MCP_SERVERS is not JSON \(an unexpected \]: a comma before it\?\): check its quotes/,
+    ],
     [
       'a value without quotes',
       `[{"name":"a","url":"https://x.example","headers":{"k":${SECRET}}}]`,
-      /not JSON/,
+      /not JSON \(a letter or digit where a quote, bracket or comma belongs/,
     ],
     ['single quotes', `[{'name':'a','headers':{'k':'${SECRET}'}}]`, /not JSON \(at line 1, column 3\)/],
     ['text after the array', `[${entry}] ${SECRET}`, /not JSON \(at line 1, column \d+\)/],

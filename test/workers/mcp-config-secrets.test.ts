@@ -26,8 +26,16 @@ describe('a malformed MCP_SERVERS holding a secret', () => {
     `{"name":"files","url":"${url}","headers":{${headers}}}`;
 
   it.each([
-    ['a trailing comma', `[${entry(`"X-Team-Key":"${SECRET}"`)},]`, /MCP_SERVERS is not JSON/],
-    ['a value without quotes', `[${entry(`"X-Team-Key":${SECRET}`)}]`, /MCP_SERVERS is not JSON/],
+    [
+      'a trailing comma',
+      `[${entry(`"X-Team-Key":"${SECRET}"`)},]`,
+      /MCP_SERVERS is not JSON \(an unexpected \]: a comma before it\?\)/,
+    ],
+    [
+      'a value without quotes',
+      `[${entry(`"X-Team-Key":${SECRET}`)}]`,
+      /MCP_SERVERS is not JSON \(a letter or digit where a quote/,
+    ],
     ['single quotes', `[{'name':'files','headers':{'X-Team-Key':'Bearer ${SECRET}'}}]`, /not JSON/],
     [
       'a URL with a key that is not http(s)',
