@@ -152,12 +152,22 @@ export function resolveHeaders(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(server.headers ?? {})) {
+    const reads: string[] = [];
     out[key] = value.replace(PLACEHOLDER, (_, variable: string) => {
       const secret = env[variable];
       if (typeof secret !== 'string' || secret === '')
         throw invalid(`MCP server "${server.name}": header ${key} reads \${${variable}}, which is not set`);
+      reads.push(`\${${variable}}`);
       return secret;
     });
+    // Refused by fetch as "Invalid header value." — which reads as a server that could not be reached.
+    if (/[\0\r\n]/.test(out[key])) {
+      const from = reads.length ? `reads ${reads.join(', ')}, whose value holds` : 'holds';
+      throw invalid(
+        `MCP server "${server.name}": header ${key} ${from} a line break or a NUL, which no HTTP header ` +
+          'can carry (a secret set with a trailing newline inside quotes, or two values in one?)',
+      );
+    }
   }
   return out;
 }
@@ -167,6 +177,8 @@ function checkHeaders(headers: unknown, where: string): Record<string, string> {
     throw invalid(`${where}.headers must be an object of strings`);
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key))
+      throw invalid(`${where}.headers has a name no HTTP header may have: ${fieldName(key)}`);
     if (typeof value !== 'string')
       throw invalid(`${where}.headers.${fieldName(key)} must be a string (got ${kindOf(value)})`);
     out[key] = value;

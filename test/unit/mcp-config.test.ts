@@ -12,6 +12,16 @@ function thrown(fn: () => unknown): { code?: string; message?: string } {
   throw new Error('did not throw');
 }
 
+/** A token no redaction pattern knows the shape of (not `sk-…`, `Bearer …`, `token=…`). */
+const SECRET = 'Zq7vK2mXw9pL4tRbN8cY';
+
+/** Every run of 5 characters of `secret` that `text` holds: none, when nothing of it is quoted. */
+const pieces = (text: string, secret = SECRET) =>
+  [...Array(secret.length - 4).keys()].map((i) => secret.slice(i, i + 5)).filter((p) => text.includes(p));
+
+/** The messages of every problem `raw` has, as a deployment reads it. */
+const problemsOf = (raw: string) => readMcpServers({ MCP_SERVERS: raw }).problems.map((p) => p.message);
+
 describe('MCP_SERVERS', () => {
   it('reads a JSON array of {name, url, headers?}; no variable is no servers', () => {
     expect(
@@ -79,6 +89,23 @@ describe('header secrets', () => {
     expect(resolveHeaders(server, { MCP_TOKEN: 's3cret' })).toEqual({ Authorization: 'Bearer s3cret' });
   });
 
+  it('names the variable, never its value, when the value is one no header can carry', () => {
+    for (const bad of [`first\n${SECRET}`, `${SECRET}\r\n`, `a\0${SECRET}`]) {
+      const err = thrown(() => resolveHeaders(server, { MCP_TOKEN: bad }));
+      expect(err).toMatchObject({
+        code: 'mcp_config_invalid',
+        message: expect.stringMatching(
+          /^MCP server "a": header Authorization reads \$\{MCP_TOKEN\}, whose value holds a line break or a NUL/,
+        ),
+      });
+      expect(pieces(err.message!)).toEqual([]);
+    }
+    const literal = { ...server, headers: { 'X-Key': `one\ntwo` } };
+    expect(thrown(() => resolveHeaders(literal, {})).message).toMatch(
+      /^MCP server "a": header X-Key holds a line break or a NUL, which no HTTP header can carry/,
+    );
+  });
+
   it('names the server and the variable, never a value, when the secret is not set', () => {
     const err = thrown(() => resolveHeaders(server, {}));
     expect(err).toMatchObject({
@@ -87,16 +114,6 @@ describe('header secrets', () => {
     });
   });
 });
-
-/** A token no redaction pattern knows the shape of (not `sk-…`, `Bearer …`, `token=…`). */
-const SECRET = 'Zq7vK2mXw9pL4tRbN8cY';
-
-/** Every run of 5 characters of `secret` that `text` holds: none, when nothing of it is quoted. */
-const pieces = (text: string, secret = SECRET) =>
-  [...Array(secret.length - 4).keys()].map((i) => secret.slice(i, i + 5)).filter((p) => text.includes(p));
-
-/** The messages of every problem `raw` has, as a deployment reads it. */
-const problemsOf = (raw: string) => readMcpServers({ MCP_SERVERS: raw }).problems.map((p) => p.message);
 
 describe('a malformed MCP_SERVERS is never quoted (its header values and URLs may hold secrets)', () => {
   const entry = `{"name":"files","url":"https://mcp.example/mcp","headers":{"X-Team-Key":"${SECRET}"}}`;
@@ -147,6 +164,11 @@ describe('a malformed MCP_SERVERS is never quoted (its header values and URLs ma
       'the secret as a field name',
       `[{"name":"a","url":"https://x.example","${SECRET} x":1}]`,
       /unknown field\(s\): \(a name of 22 characters\)/,
+    ],
+    [
+      'a header name no header may have',
+      `[{"name":"a","url":"https://x.example","headers":{"Bearer ${SECRET}":"x"}}]`,
+      /headers has a name no HTTP header may have: \(a name of 27 characters\)/,
     ],
     [
       'a header value that is not text',

@@ -73,7 +73,13 @@ describe('a malformed MCP_SERVERS holding a secret', () => {
       }),
     );
     expect(lines).toContain('"event":"mcp_server_not_listed"');
-    expect(answers).toMatch(/"unavailable":\[\{"server":"files"/);
+    // Said as what it is, a value no header can carry, not as a server that could not be reached.
+    const why = 'header X-Team-Key reads ${TEAM_KEY}, whose value holds a line break or a NUL';
+    expect(lines).toContain(why);
+    expect(lines).toContain('"code":"mcp_config_invalid"');
+    expect(answers).toMatch(
+      /"unavailable":\[\{"server":"files","reason":"could not be listed: header X-Team-Key reads/,
+    );
     expect(answers).not.toMatch(/→ 5\d\d/);
     expect(pieces(lines)).toEqual([]);
     expect(pieces(answers)).toEqual([]);
