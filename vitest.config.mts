@@ -99,7 +99,10 @@ export default defineConfig(async () => {
           'test/workers-http',
           {
             HTTP_ALLOWLIST: '127.0.0.1',
-            WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+            // Two secrets, as in the middle of a rotation: every webhook carries a signature by each
+            // (test/workers-http/webhook-rotation.test.ts).
+            WEBHOOK_SECRET:
+              'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=, whsec_dGhlLXJvdGF0ZWQtaW4td2ViaG9vay1zZWNyZXQ=',
             MCP_SERVERS: JSON.stringify(mcpServers),
             MCP_TEST_TOKEN: 'mcp-s3cret',
             HOSTILE_MCP_TOKEN: 'hostile-s3cret',

@@ -147,9 +147,11 @@ try {
     );
   step('the dashboard and /docs are served from the package’s assets');
 
-  // Bundled as the example's wrangler.toml says: minified, ajv aliased to the package's stub.
+  // Bundled as the example's wrangler.toml says: minified, ajv aliased to the package's stub and zod
+  // to its English-only shim (esbuild's metafile names every input that put bytes in the bundle).
   const out = join(work, 'bundle');
-  execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out], {
+  const metafile = join(work, 'bundle-meta.json');
+  execFileSync('wrangler', ['deploy', '--dry-run', '--outdir', out, '--metafile', metafile], {
     cwd: app,
     env: npmEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -157,7 +159,18 @@ try {
   const bundle = readFileSync(join(out, 'index.js'), 'utf8');
   if (!bundle.includes('ajv is not bundled in the Worker') || bundle.includes('strictSchema'))
     throw new Error('the bundle carries ajv: wrangler.toml [alias] did not take edgeplan/ajv-stub');
-  step(`wrangler deploy --dry-run: ${(bundle.length / 1024).toFixed(0)} KiB, ajv aliased to the stub`);
+  const { outputs } = JSON.parse(readFileSync(metafile, 'utf8'));
+  const inputs = Object.values(outputs).find((o) => o.entryPoint !== undefined)?.inputs ?? {};
+  const locales = Object.entries(inputs)
+    .filter(([path, { bytesInOutput }]) => path.includes('zod/v4/locales/') && bytesInOutput > 0)
+    .map(([path]) => path.replace(/.*\/locales\//, ''));
+  if (locales.join() !== 'en.js' || !bundle.includes('Invalid input: expected'))
+    throw new Error(
+      `the bundle carries zod's locales ${locales.join(', ')}: wrangler.toml [alias] did not take edgeplan/zod-english`,
+    );
+  step(
+    `wrangler deploy --dry-run: ${(bundle.length / 1024).toFixed(0)} KiB, ajv aliased to the stub, zod's locales: ${locales.join(', ')}`,
+  );
 } finally {
   server?.stop();
   mcp?.close();

@@ -22,6 +22,7 @@ declare namespace Cloudflare {
     OPENAI_BASE_URL?: string;
     PLANNER_MODEL?: string;
     PLANNER_FALLBACK_MODELS?: string;
+    /** Signs approval webhooks: `whsec_<base64>`, or several separated by commas, spaces or line breaks (a rotation: src/approval/webhook.ts). */
     WEBHOOK_SECRET?: string;
     /** JSON array of MCP servers whose tools become `mcp.<name>.<tool>` (src/mcp/config.ts). */
     MCP_SERVERS?: string;

@@ -149,7 +149,10 @@ export const ERROR_CODES = {
   bad_signature: { status: null, about: 'No webhook signature matches the body.' },
   invalid_payload: { status: null, about: 'A webhook body that is not JSON.' },
   invalid_webhook_id: { status: null, about: 'A webhook id that cannot be a header value.' },
-  invalid_webhook_secret: { status: null, about: 'A WEBHOOK_SECRET that is not whsec_<base64>.' },
+  invalid_webhook_secret: {
+    status: null,
+    about: 'A WEBHOOK_SECRET (or one secret it lists) that is not whsec_<base64>, or one of separators only.',
+  },
 
   // ---- how planning ended, in run data -------------------------------------------------------------
   planning_timeout: {

@@ -1,7 +1,9 @@
 /**
  * Approval webhooks signed per Standard Webhooks (SPEC §6): `webhook-id`, `webhook-timestamp` (whole
  * seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by
- * `WEBHOOK_SECRET` in `whsec_<base64>` form.
+ * `WEBHOOK_SECRET` in `whsec_<base64>` form. `WEBHOOK_SECRET` may list several secrets (a rotation:
+ * {@link webhookSecrets}); a webhook then carries one signature for each, space-separated, as the
+ * spec provides for rotation, so a receiver verifying with any one of them accepts it.
  *
  * The HMAC comes from the `standardwebhooks` package: for string bodies it is plain JavaScript
  * (no Buffer, no node:crypto), so it runs unchanged in Workers and Node. Its own `verify()` reads
@@ -14,8 +16,10 @@ import type { ErrorInfo } from '../errors';
 import type { Plan } from '../plan/model';
 import { constantTimeEqual } from './constant-time';
 import { WebhookError } from './webhook-error';
+import { webhookSecrets } from './webhook-secrets';
 
 export { WebhookError, WebhookErrorCode } from './webhook-error';
+export { webhookSecrets } from './webhook-secrets';
 
 /** Receivers refuse timestamps further than this from their clock (SPEC §6: five minutes). */
 export const DEFAULT_TOLERANCE_S = 300;
@@ -48,8 +52,11 @@ export type ApprovalWebhookPayload = {
 
 /**
  * Signs `body` for sending. `timestamp` is epoch milliseconds (the engine's clock); the header
- * carries whole seconds. Throws `EdgeplanError` `invalid_webhook_secret` for a secret that is not
- * base64 and `invalid_webhook_id` for an id that cannot be a header value.
+ * carries whole seconds. `secret` is a `WEBHOOK_SECRET` value: one secret, or several (a rotation,
+ * {@link webhookSecrets}), each signing, so `webhook-signature` is `v1,<sig1> v1,<sig2>`. Throws
+ * `EdgeplanError` `invalid_webhook_secret` for a secret that is not base64 (naming which entry,
+ * never its text) or a value with no secret in it, and `invalid_webhook_id` for an id that cannot be
+ * a header value.
  * @example
  * const headers = signWebhook(env.WEBHOOK_SECRET, 'msg_2b1f', Date.now(), JSON.stringify(payload));
  * // { 'webhook-id': 'msg_2b1f', 'webhook-timestamp': '1767225600', 'webhook-signature': 'v1,K5o…=' }
@@ -65,12 +72,13 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return {
     'webhook-id': id,
     'webhook-timestamp': String(seconds),
-    'webhook-signature': signatureFor(secret, id, seconds, body),
+    'webhook-signature': signaturesFor(secret, id, seconds, body).join(' '),
   };
 }
 
 /**
  * Checks a received webhook and returns its parsed JSON body (`undefined` for an empty body).
+ * `secret` may list several secrets as `WEBHOOK_SECRET` does; a `v1` signature by any of them will do.
  * Throws {@link WebhookError}: `missing_headers`, `stale_timestamp` (older or newer than
  * `toleranceS` around `now`), `bad_signature`, `invalid_payload`. Replays inside the tolerance
  * window verify again: a receiver that must act once remembers `webhook-id`s for that window.
@@ -114,9 +122,11 @@ export function verifyWebhook(
     );
   }
 
-  const expected = signatureFor(secret, id, seconds, body);
+  const expected = signaturesFor(secret, id, seconds, body);
   // The header may list several space-separated signatures (key rotation); any v1 match will do.
-  const matched = sig.split(' ').some((s) => s.startsWith('v1,') && constantTimeEqual(s, expected));
+  const matched = sig
+    .split(' ')
+    .some((s) => s.startsWith('v1,') && expected.some((e) => constantTimeEqual(s, e)));
   if (!matched)
     throw new WebhookError('bad_signature', `No v1 signature in webhook-signature matches webhook ${id}`);
 
@@ -203,18 +213,30 @@ export async function sendApprovalWebhook(opts: SendWebhookOptions): Promise<Sen
   );
 }
 
-function signatureFor(secret: string, id: string, seconds: number, body: string): string {
-  let wh: Webhook;
-  try {
-    wh = new Webhook(secret);
-  } catch (err) {
-    // Never echo the secret itself.
+/** One `v1,<base64>` signature for each secret `value` lists, in its order. */
+function signaturesFor(value: string, id: string, seconds: number, body: string): string[] {
+  const secrets = webhookSecrets(value);
+  if (secrets.length === 0) {
     throw new EdgeplanError(
       'invalid_webhook_secret',
-      `WEBHOOK_SECRET must be "whsec_" followed by non-empty base64: ${messageOf(err)}`,
+      'WEBHOOK_SECRET holds no secret, only separators: set it to "whsec_" followed by base64 ' +
+        '(several, separated by commas, while one is rotated)',
     );
   }
-  return wh.sign(id, new Date(seconds * 1000), body);
+  return secrets.map((secret, i) => {
+    let wh: Webhook;
+    try {
+      wh = new Webhook(secret);
+    } catch (err) {
+      // Never echo the secret itself: say which entry it is.
+      const which = secrets.length > 1 ? `'s entry ${i + 1} of ${secrets.length}` : '';
+      throw new EdgeplanError(
+        'invalid_webhook_secret',
+        `WEBHOOK_SECRET${which} must be "whsec_" followed by non-empty base64: ${messageOf(err)}`,
+      );
+    }
+    return wh.sign(id, new Date(seconds * 1000), body);
+  });
 }
 
 function readHeader(headers: HeaderSource, name: string): string | undefined {

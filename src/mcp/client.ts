@@ -13,7 +13,6 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors';
-import { redact } from '../executor/tools/guarded-fetch';
 import { OUTPUT_LIMIT_CEILING } from '../plan/config';
 import { redactSecrets } from '../planner/redact';
 import type { McpServerConfig } from './config';
@@ -179,7 +178,8 @@ export function toMcpToolError(
   const message = err instanceof Error ? err.message : String(err);
   return new ToolError(
     'mcp_unreachable',
-    clean(`${where} could not be reached (${redact(server.url)}): ${message}`),
+    // Only the origin: hosted MCP servers put their key in the URL's path (…/s/<key>/mcp).
+    clean(`${where} could not be reached (${new URL(server.url).origin}): ${message}`),
     { retryable: true },
   );
 }

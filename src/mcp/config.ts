@@ -2,7 +2,10 @@
  * MCP servers a deployment takes tools from (SPEC §8): the `MCP_SERVERS` variable, a JSON array of
  * `{"name", "url", "headers"?}`, where `${NAME}` in a header value reads the secret `NAME` from the
  * Worker's env. A malformed entry is an `mcp_config_invalid` error naming it; a deployment leaves it
- * out and keeps the others ({@link readMcpServers}).
+ * out and keeps the others ({@link readMcpServers}). No message quotes the variable's text: its
+ * header values (and URLs) may hold tokens, and the messages are logged. They say where the problem
+ * is (the entry, the field, a position in the text) and what is wrong, not what was written there —
+ * not even the JSON parser's own message, which quotes the text around the mistake.
  */
 import { EdgeplanError } from '../errors';
 
@@ -83,8 +86,32 @@ function rawServers(env: { readonly MCP_SERVERS?: unknown }): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch (err) {
-    throw invalid(`MCP_SERVERS is not JSON: ${(err as Error).message}`);
+    throw invalid(
+      `MCP_SERVERS is not JSON${whereInText(raw, err)}: check its quotes (double quotes only), commas and ` +
+        'brackets; the text is not quoted here, as its header values may hold secrets',
+    );
   }
+}
+
+/**
+ * Where in `text` the parser stopped, as ` (at line L, column C)`, from the position its message
+ * gives, or what it stopped at when it gives none: a bracket or a quote, not a letter or a digit (a
+ * token's). Only that much is taken from the message: the rest quotes `text`.
+ */
+function whereInText(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  const at = /\bposition (\d+)/.exec(message);
+  if (!at) {
+    if (/Unexpected end of JSON input/.test(message)) return ' (it ends too soon)';
+    const token = /^Unexpected token '(.)'/u.exec(message)?.[1] ?? '';
+    if (/^[\p{L}\p{N}]$/u.test(token))
+      return ' (a letter or digit where a quote, bracket or comma belongs: a value without its double quotes?)';
+    if (token === ']' || token === '}') return ` (an unexpected ${token}: a comma before it?)`;
+    return /^[\x21-\x7e]$/.test(token) ? ` (an unexpected ${token})` : '';
+  }
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  return ` (at line ${line}, column ${before.length - before.lastIndexOf('\n')})`;
 }
 
 function notAnArray(): EdgeplanError {
@@ -98,14 +125,17 @@ function checkEntry(entry: unknown, i: number, seen: Set<string>): McpServerConf
     throw invalid(`${label} must be an object {name, url, headers?}`);
   const { name, url, headers, ...rest } = entry as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) throw invalid(`${label} has unknown field(s): ${extra.join(', ')}`);
+  if (extra.length)
+    throw invalid(
+      `${label} has unknown field(s): ${extra.map(fieldName).join(', ')} (it takes name, url, headers)`,
+    );
   if (typeof name !== 'string' || !NAME.test(name))
-    throw invalid(`${label}.name must be 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(name)})`);
+    throw invalid(`${label}.name must be 1-64 letters, digits, "_" or "-" (${nameProblem(name)})`);
   const where = `${label} ("${name}")`;
   if (seen.has(name)) throw invalid(`${where}: another server is already named "${name}"`);
   seen.add(name);
   if (typeof url !== 'string' || !isHttpUrl(url))
-    throw invalid(`${where}.url must be an http(s) URL (got ${JSON.stringify(url)})`);
+    throw invalid(`${where}.url must be an http(s) URL (${urlProblem(url)})`);
   const server: McpServerConfig = { name, url };
   if (headers !== undefined) server.headers = checkHeaders(headers, where);
   return server;
@@ -122,12 +152,22 @@ export function resolveHeaders(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(server.headers ?? {})) {
+    const reads: string[] = [];
     out[key] = value.replace(PLACEHOLDER, (_, variable: string) => {
       const secret = env[variable];
       if (typeof secret !== 'string' || secret === '')
         throw invalid(`MCP server "${server.name}": header ${key} reads \${${variable}}, which is not set`);
+      reads.push(`\${${variable}}`);
       return secret;
     });
+    // Refused by fetch as "Invalid header value." — which reads as a server that could not be reached.
+    if (/[\0\r\n]/.test(out[key])) {
+      const from = reads.length ? `reads ${reads.join(', ')}, whose value holds` : 'holds';
+      throw invalid(
+        `MCP server "${server.name}": header ${key} ${from} a line break or a NUL, which no HTTP header ` +
+          'can carry (a secret set with a trailing newline inside quotes, or two values in one?)',
+      );
+    }
   }
   return out;
 }
@@ -137,10 +177,50 @@ function checkHeaders(headers: unknown, where: string): Record<string, string> {
     throw invalid(`${where}.headers must be an object of strings`);
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(headers)) {
-    if (typeof value !== 'string') throw invalid(`${where}.headers.${key} must be a string`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key))
+      throw invalid(`${where}.headers has a name no HTTP header may have: ${fieldName(key)}`);
+    if (typeof value !== 'string')
+      throw invalid(`${where}.headers.${fieldName(key)} must be a string (got ${kindOf(value)})`);
     out[key] = value;
   }
   return out;
+}
+
+/** What is wrong with a name, without quoting it (a misplaced value may be a secret). */
+function nameProblem(name: unknown): string {
+  if (typeof name !== 'string') return `got ${kindOf(name)}`;
+  if (name === '') return 'it is empty';
+  if (name.length > 64) return `it is ${name.length} characters long`;
+  const chars = [...name];
+  const i = chars.findIndex((c) => !/[A-Za-z0-9_-]/.test(c));
+  const c = chars[i] ?? '';
+  // Only the character a name may not hold: never a letter or a digit.
+  const shown = /^[\x20-\x7e]$/.test(c)
+    ? `"${c}"`
+    : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `character ${i + 1} is ${shown}`;
+}
+
+/** What is wrong with a URL, without quoting it: a URL may carry a key in its query or user part. */
+function urlProblem(url: unknown): string {
+  if (typeof url !== 'string') return `got ${kindOf(url)}`;
+  if (!URL.canParse(url)) return 'got text that is not an absolute URL';
+  const scheme = new URL(url).protocol;
+  return /^[a-z][a-z0-9+.-]{0,15}:$/.test(scheme)
+    ? `its scheme is ${scheme}`
+    : 'its scheme is not http or https';
+}
+
+/** A field or header name as written when it looks like one, else only how long it is. */
+function fieldName(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(key) ? key : `(a name of ${key.length} characters)`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'none';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function isHttpUrl(text: string): boolean {

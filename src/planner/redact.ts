@@ -5,6 +5,7 @@
  */
 
 import { apiTokens } from '../api-tokens';
+import { webhookSecrets } from '../approval/webhook-secrets';
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -42,7 +43,8 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
 
 /**
  * The secret values of an environment worth redacting: its keys, tokens and secrets — and each of
- * the tokens `API_TOKEN` holds while one is rotated (`old,new`: either may turn up alone).
+ * the tokens `API_TOKEN` and the secrets `WEBHOOK_SECRET` holds while one is rotated (`old,new`:
+ * either may turn up alone).
  */
 export function secretsOf(env: Record<string, unknown>): string[] {
   const out: string[] = [];
@@ -50,6 +52,7 @@ export function secretsOf(env: Record<string, unknown>): string[] {
     if (typeof value === 'string' && /KEY|TOKEN|SECRET|PASSWORD/i.test(name) && value.trim() !== '') {
       out.push(value.trim());
       if (name === 'API_TOKEN') out.push(...apiTokens(value));
+      if (name === 'WEBHOOK_SECRET') out.push(...webhookSecrets(value));
     }
   }
   // Longest first, so a whole value is redacted before a part of it.

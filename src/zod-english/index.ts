@@ -1,5 +1,7 @@
 /**
- * What `zod` resolves to in the Worker bundle (wrangler.toml `[alias]`): zod/v4 as it is, except that
+ * What `zod` resolves to in the Worker bundle (wrangler.toml `[alias]`), and in a team's Worker as the
+ * package's `edgeplan/zod-english` (scripts/build-zod-english.mjs; examples/custom-worker's
+ * wrangler.toml): zod/v4 as it is, except that
  * `locales` (and `core.locales`) hold English only. esbuild cannot shake a namespace that escapes as a
  * value, and zod's `z` does: `import { z } from 'zod'` re-exports `import * as z`, and
  * @hono/zod-openapi calls `extendZodWithOpenApi(z)`. So every language's error messages (258 KiB of

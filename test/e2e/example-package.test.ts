@@ -2,7 +2,8 @@
  * The package as a team installs it: `npm run check:example` packs edgeplan, installs the tarball
  * into a copy of examples/custom-worker as its README says, names an MCP server of the team's own in
  * its .dev.vars, starts `wrangler dev` there and runs a plan using the example's own tool
- * `example.greet` and the MCP server's tool through POST /v1/runs (scripts/example-check.mjs).
+ * `example.greet` and the MCP server's tool through POST /v1/runs, and bundles it with `wrangler
+ * deploy --dry-run` (scripts/example-check.mjs).
  */
 import { describe, expect, it } from 'vitest';
 import { nodeProcess } from '../../scripts/eval/node-api';
@@ -39,6 +40,8 @@ describe('the packed package in examples/custom-worker', () => {
         /the team's MCP server answered "HELLO, HELLO, ADA!!" \(_meta: run_\w+:shout\)/,
       );
       expect(r.stdout).toMatch(/the dashboard and \/docs are served from the package’s assets/);
+      // Bundled with the example's [alias]: no MCP SDK ajv, and zod's English only (not its 60 locales).
+      expect(r.stdout).toMatch(/ajv aliased to the stub, zod's locales: en\.js \(/);
       expect(r.stdout).toMatch(/example-check: ok/);
       expect(r.status).toBe(0);
     },

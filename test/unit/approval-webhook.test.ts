@@ -6,6 +6,7 @@ import {
   sendApprovalWebhook,
   signWebhook,
   verifyWebhook,
+  webhookSecrets,
   type ApprovalWebhookPayload,
 } from '../../src/approval/webhook';
 import type { Plan } from '../../src/plan/model';
@@ -93,6 +94,61 @@ describe('signWebhook', () => {
     expect(err).toBeInstanceOf(EdgeplanError);
     expect((err as EdgeplanError).code).toBe('invalid_webhook_secret');
     expect((err as EdgeplanError).message).not.toContain('not*base64!');
+  });
+});
+
+describe('WEBHOOK_SECRET listing several secrets (a rotation)', () => {
+  const BOTH = `${SECRET},${OTHER_SECRET}`;
+
+  it('reads the secrets separated by commas, spaces or line breaks, each once', () => {
+    expect(webhookSecrets(undefined)).toEqual([]);
+    expect(webhookSecrets(' , \n')).toEqual([]);
+    expect(webhookSecrets(SECRET)).toEqual([SECRET]);
+    expect(webhookSecrets(` ${SECRET} ,\n${OTHER_SECRET}\r\n${SECRET}`)).toEqual([SECRET, OTHER_SECRET]);
+    expect(webhookSecrets(`${SECRET} ${OTHER_SECRET}`)).toEqual([SECRET, OTHER_SECRET]);
+  });
+
+  it('signs with each, in order, space-separated as Standard Webhooks lists signatures', () => {
+    const h = signWebhook(BOTH, 'msg_1', NOW, BODY);
+    const one = signWebhook(SECRET, 'msg_1', NOW, BODY)['webhook-signature'];
+    const other = signWebhook(OTHER_SECRET, 'msg_1', NOW, BODY)['webhook-signature'];
+    expect(one).not.toBe(other);
+    expect(h['webhook-signature']).toBe(`${one} ${other}`);
+  });
+
+  it('is accepted by a receiver holding either secret alone (the standardwebhooks package)', () => {
+    const headers = signWebhook(`${SECRET}\n${OTHER_SECRET}`, 'msg_1', Date.now(), BODY);
+    expect(new Webhook(SECRET).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    expect(new Webhook(OTHER_SECRET).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    const third = 'whsec_' + btoa('a third secret, not listed');
+    expect(() => new Webhook(third).verify(BODY, headers)).toThrow('No matching signature found');
+  });
+
+  it('verifies with a list as the receiver’s secret: a signature by any listed one will do', () => {
+    const byOther = signWebhook(OTHER_SECRET, 'msg_1', NOW, BODY);
+    expect(verifyWebhook(BOTH, byOther, BODY, { now: NOW })).toEqual(JSON.parse(BODY));
+    const third = signWebhook('whsec_' + btoa('a third secret, not listed'), 'msg_1', NOW, BODY);
+    expect(refusal(() => verifyWebhook(BOTH, third, BODY, { now: NOW })).code).toBe('bad_signature');
+  });
+
+  it('names a bad entry by its place, never its text, and refuses a value of separators only', () => {
+    const thrown = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (e) {
+        return e as EdgeplanError;
+      }
+      throw new Error('expected an EdgeplanError, nothing was thrown');
+    };
+    const bad = thrown(() => signWebhook(`${SECRET},whsec_not*base64!`, 'msg_1', NOW, BODY));
+    expect(bad).toBeInstanceOf(EdgeplanError);
+    expect(bad.code).toBe('invalid_webhook_secret');
+    expect(bad.message).toMatch(/^WEBHOOK_SECRET's entry 2 of 2 must be "whsec_" followed by/);
+    expect(bad.message).not.toContain('not*base64!');
+    expect(bad.message).not.toContain(SECRET.slice('whsec_'.length));
+    const empty = thrown(() => signWebhook(' ,\n', 'msg_1', NOW, BODY));
+    expect(empty.code).toBe('invalid_webhook_secret');
+    expect(empty.message).toMatch(/holds no secret, only separators/);
   });
 });
 

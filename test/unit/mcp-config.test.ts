@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mcpServersFromEnv, parseMcpServers, readMcpServers, resolveHeaders } from '../../src/mcp/config';
 
@@ -10,6 +11,16 @@ function thrown(fn: () => unknown): { code?: string; message?: string } {
   }
   throw new Error('did not throw');
 }
+
+/** A token no redaction pattern knows the shape of (not `sk-…`, `Bearer …`, `token=…`). */
+const SECRET = 'Zq7vK2mXw9pL4tRbN8cY';
+
+/** Every run of 5 characters of `secret` that `text` holds: none, when nothing of it is quoted. */
+const pieces = (text: string, secret = SECRET) =>
+  [...Array(secret.length - 4).keys()].map((i) => secret.slice(i, i + 5)).filter((p) => text.includes(p));
+
+/** The messages of every problem `raw` has, as a deployment reads it. */
+const problemsOf = (raw: string) => readMcpServers({ MCP_SERVERS: raw }).problems.map((p) => p.message);
 
 describe('MCP_SERVERS', () => {
   it('reads a JSON array of {name, url, headers?}; no variable is no servers', () => {
@@ -78,11 +89,115 @@ describe('header secrets', () => {
     expect(resolveHeaders(server, { MCP_TOKEN: 's3cret' })).toEqual({ Authorization: 'Bearer s3cret' });
   });
 
+  it('names the variable, never its value, when the value is one no header can carry', () => {
+    for (const bad of [`first\n${SECRET}`, `${SECRET}\r\n`, `a\0${SECRET}`]) {
+      const err = thrown(() => resolveHeaders(server, { MCP_TOKEN: bad }));
+      expect(err).toMatchObject({
+        code: 'mcp_config_invalid',
+        message: expect.stringMatching(
+          /^MCP server "a": header Authorization reads \$\{MCP_TOKEN\}, whose value holds a line break or a NUL/,
+        ),
+      });
+      expect(pieces(err.message!)).toEqual([]);
+    }
+    const literal = { ...server, headers: { 'X-Key': `one\ntwo` } };
+    expect(thrown(() => resolveHeaders(literal, {})).message).toMatch(
+      /^MCP server "a": header X-Key holds a line break or a NUL, which no HTTP header can carry/,
+    );
+  });
+
   it('names the server and the variable, never a value, when the secret is not set', () => {
     const err = thrown(() => resolveHeaders(server, {}));
     expect(err).toMatchObject({
       code: 'mcp_config_invalid',
       message: 'MCP server "a": header Authorization reads ${MCP_TOKEN}, which is not set',
     });
+  });
+});
+
+describe('a malformed MCP_SERVERS is never quoted (its header values and URLs may hold secrets)', () => {
+  const entry = `{"name":"files","url":"https://mcp.example/mcp","headers":{"X-Team-Key":"${SECRET}"}}`;
+
+  it.each([
+    // JSON.parse's own message quotes the text around the mistake ("…Y"}},]" is not valid JSON).
+    [
+      'a trailing comma',
+      `[${entry},]`,
+      /^MCP_SERVERS is not JSON \(an unexpected \]: a comma before it\?\): check its quotes/,
+    ],
+    [
+      'a value without quotes',
+      `[{"name":"a","url":"https://x.example","headers":{"k":${SECRET}}}]`,
+      /not JSON \(a letter or digit where a quote, bracket or comma belongs/,
+    ],
+    ['single quotes', `[{'name':'a','headers':{'k':'${SECRET}'}}]`, /not JSON \(at line 1, column 3\)/],
+    ['text after the array', `[${entry}] ${SECRET}`, /not JSON \(at line 1, column \d+\)/],
+    ['a cut-off value', `[{"name":"a","headers":{"k":"${SECRET}`, /not JSON \(at line 1, column \d+\)/],
+    ['a cut-off array', `[${entry}`, /^MCP_SERVERS is not JSON \(at line 1, column 98\)/],
+    ['only its start', '[', /^MCP_SERVERS is not JSON \(it ends too soon\)/],
+    [
+      'a URL with a key that is not http(s)',
+      `[{"name":"a","url":"htps://x.example/mcp?key=${SECRET}"}]`,
+      /url must be an http\(s\) URL \(its scheme is htps:\)/,
+    ],
+    [
+      'a URL that is not one',
+      `[{"name":"a","url":"Bearer ${SECRET}"}]`,
+      /url must be an http\(s\) URL \(got text that is not an absolute URL\)/,
+    ],
+    [
+      'a URL that is not text',
+      `[{"name":"a","url":["${SECRET}"]}]`,
+      /url must be an http\(s\) URL \(got an array\)/,
+    ],
+    [
+      'the secret as the name',
+      `[{"name":"${SECRET}!","url":"https://x.example"}]`,
+      /name must be .* \(character 21 is "!"\)/,
+    ],
+    [
+      'a name too long',
+      `[{"name":"${SECRET.repeat(4)}","url":"https://x.example"}]`,
+      /\(it is 80 characters long\)/,
+    ],
+    [
+      'the secret as a field name',
+      `[{"name":"a","url":"https://x.example","${SECRET} x":1}]`,
+      /unknown field\(s\): \(a name of 22 characters\)/,
+    ],
+    [
+      'a header name no header may have',
+      `[{"name":"a","url":"https://x.example","headers":{"Bearer ${SECRET}":"x"}}]`,
+      /headers has a name no HTTP header may have: \(a name of 27 characters\)/,
+    ],
+    [
+      'a header value that is not text',
+      `[{"name":"a","url":"https://x.example","headers":{"k":{"v":"${SECRET}"}}}]`,
+      /headers\.k must be a string \(got an object\)/,
+    ],
+  ])('%s: says where, not what was written', (_, raw, message) => {
+    const problems = problemsOf(raw);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+    expect(pieces(problems[0]!)).toEqual([]);
+  });
+
+  it('quotes nothing of a header value wherever a well-formed value is cut or broken', () => {
+    // Every cut of a well-formed value, and every one with a character put in or taken out: JSON
+    // the parser refuses at every kind of place, or entries the checks refuse.
+    const raw = `[{"name":"ok","url":"https://ok.example/mcp"},${entry}]`;
+    fc.assert(
+      fc.property(
+        fc.nat(raw.length),
+        fc.constantFrom('', ',', '"', "'", '}', ']', '{', ':', ' ', 'x', '\\', '\n'),
+        fc.nat(1),
+        (at, inserted, drop) => {
+          const broken = raw.slice(0, at) + inserted + raw.slice(at + drop);
+          const problems = problemsOf(broken).join('\n');
+          expect(pieces(problems)).toEqual([]);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

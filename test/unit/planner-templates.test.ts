@@ -173,4 +173,14 @@ describe('secret redaction', () => {
     expect(secrets).toEqual(['tok-old-1234, tok-new-5678', 'tok-old-1234', 'tok-new-5678']);
     expect(redactSecrets('sent tok-new-5678 to the hook', secrets)).toBe('sent [REDACTED] to the hook');
   });
+
+  it('collects each secret of a WEBHOOK_SECRET that lists several (a rotation), with or without whsec_', () => {
+    // A bare base64 secret is one the standardwebhooks package takes too; no pattern knows its shape.
+    const secrets = secretsOf({ WEBHOOK_SECRET: 'whsec_b2xkLXNlY3JldA==, bmV3LXNlY3JldC0xMjM0' });
+    expect(secrets).toContain('bmV3LXNlY3JldC0xMjM0');
+    expect(secrets).toContain('whsec_b2xkLXNlY3JldA==');
+    expect(redactSecrets('keyed with bmV3LXNlY3JldC0xMjM0 alone', secrets)).toBe(
+      'keyed with [REDACTED] alone',
+    );
+  });
 });

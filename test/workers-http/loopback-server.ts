@@ -10,11 +10,15 @@
  * - `/redirect…?to=<url>` → 302 to `<url>`
  * - `/fail-first/<n>/<id>` → 503 for the first `n` requests of that path, then 200 `{received: <body>}`
  * - `/hang-first/<id>` → the first request never gets an answer; later ones 200 `{received: <body>}`
+ * - `/verify/<id>?secret=whsec_…` → a Standard Webhooks receiver holding that one secret: 200
+ *   `{verified: true}` when the `standardwebhooks` package's own `verify` accepts the request, else 401
+ *   `{verified: false, error}`
  * - `/last-body?path=<path>` → 200 `{body}`: the last request body that path received
  * - `/hits` → 200 JSON `{ "<path>": <requests so far> }`, so a test can tell whether a request
  *   arrived (give each test paths of its own: test files may run at the same time)
  * - anything else → 404
  */
+import { Webhook } from 'standardwebhooks';
 import type { TestProject } from 'vitest/node';
 import { http, type IncomingMessage, type ServerResponse } from '../../scripts/eval/node-api';
 import { listenOnLoopback } from './free-port';
@@ -88,6 +92,18 @@ async function handle(
     const depth = Number(url.pathname.slice('/deep/'.length));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('['.repeat(depth) + ']'.repeat(depth));
+  } else if (url.pathname.startsWith('/verify/')) {
+    const headers = {
+      'webhook-id': header(req, 'webhook-id') ?? '',
+      'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
+      'webhook-signature': header(req, 'webhook-signature') ?? '',
+    };
+    try {
+      new Webhook(url.searchParams.get('secret') ?? '').verify(text, headers);
+      json(200, { verified: true });
+    } catch (err) {
+      json(401, { verified: false, error: String(err) });
+    }
   } else if (url.pathname === '/last-body') {
     json(200, { body: bodies[url.searchParams.get('path') ?? ''] ?? null });
   } else if (url.pathname === '/hits') {
