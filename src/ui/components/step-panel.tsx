@@ -30,6 +30,8 @@ export function StepPanel({
   onRetry?: (id: string) => void;
 }) {
   const last = step.history.at(-1);
+  // Ran, as the run read again says, before the page has the events of its attempts (late, or held).
+  const unread = step.history.length === 0 && step.attempts > 0;
   const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
   // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
   const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
@@ -99,8 +101,12 @@ export function StepPanel({
         <>
           <h3>Planned parameters</h3>
           <p class="muted note">
-            {step.status === 'skipped' ? 'It never ran' : 'It has not run yet'}: these are the parameters as
-            planned, references unresolved.
+            {unread
+              ? 'Its attempts are still being read'
+              : step.status === 'skipped'
+                ? 'It never ran'
+                : 'It has not run yet'}
+            : these are the parameters as planned, references unresolved.
           </p>
           <JsonBlock value={step.planned.parameters ?? {}} file={`${step.id}-parameters.json`} />
         </>
@@ -113,7 +119,13 @@ export function StepPanel({
       ) : null}
       <h3>Attempts</h3>
       {step.history.length === 0 ? (
-        <p class="muted">{step.status === 'skipped' ? 'None: it never ran.' : 'Not run yet.'}</p>
+        <p class="muted">
+          {unread
+            ? `${step.attempts === 1 ? 'One' : step.attempts}, still being read: they show once the run’s events arrive.`
+            : step.status === 'skipped'
+              ? 'None: it never ran.'
+              : 'Not run yet.'}
+        </p>
       ) : (
         <table class="attempts">
           <thead>

@@ -19,6 +19,7 @@ import { Versions } from '../components/versions';
 import { PlanningAttempts } from '../components/planning-attempts';
 import { Reasoning } from '../components/reasoning';
 import { href } from '../router';
+import { stepsNow } from '../steps-now';
 import { useRun } from '../use-run';
 
 const TABS = [
@@ -100,10 +101,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
   );
   const goal = view.goal || run?.goal || runId;
-  const step = view.steps.find((s) => s.id === selected) ?? null;
+  // Drawn as the run read again has them when that is ahead of the events (as the status is).
+  const steps = stepsNow(view, ahead ? run : null);
+  const step = steps.find((s) => s.id === selected) ?? null;
   /** A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that one, not `id`. */
   const failedDependency = (id: string): string | null => {
-    const byId = new Map(view.steps.map((s) => [s.id, s]));
+    const byId = new Map(steps.map((s) => [s.id, s]));
     const seen = new Set<string>();
     const stack = [...(byId.get(id)?.dependencies ?? []), ...(inferred[id] ?? [])];
     while (stack.length > 0) {
@@ -374,7 +377,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'graph' ? (
         <div class="graph-view">
           <Dag
-            steps={view.steps}
+            steps={steps}
             inferred={inferred}
             critical={view.critical_path}
             selected={selected}
