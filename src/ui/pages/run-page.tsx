@@ -41,6 +41,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [modifying, setModifying] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const deleteButton = useRef<HTMLButtonElement>(null);
+  const modifyButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
   const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
@@ -238,6 +239,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               <button
                 type="button"
                 disabled={!!busy}
+                ref={modifyButton}
                 aria-expanded={modifying}
                 onClick={() => setModifying((m) => !m)}
               >
@@ -287,6 +289,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {deleting && acts && ENDED.has(status) ? (
         <DeleteRun
           runId={runId}
+          opener={deleteButton}
           onKeep={() => {
             setDeleting(false);
             deleteButton.current?.focus();
@@ -313,6 +316,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
+          opener={modifyButton}
+          onClose={() => {
+            setModifying(false);
+            modifyButton.current?.focus();
+          }}
           // Not through act(): a refusal (422 with findings, 409) goes back to the editor, which stays
           // open with the edits and lists the findings.
           onSend={async (plan) => {
