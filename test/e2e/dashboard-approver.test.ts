@@ -37,8 +37,9 @@ const nodeStatuses = (page: Page) =>
 /** Whether the element `locator` finds has focus. */
 const hasFocus = (l: Locator) => l.evaluate((el) => el === document.activeElement);
 /** A run of `plan` awaiting approval, its approval link sent to the test's webhook receiver. */
-async function awaitingApproval(plan: unknown): Promise<string> {
+async function awaitingApproval(plan: unknown, config: Json = {}): Promise<string> {
   const runId = await startRun(plan, {
+    ...config,
     require_plan_approval: true,
     approval: { webhook_url: env.hooks.url },
   });
@@ -169,6 +170,112 @@ describe('the dashboard for a first-time approver', () => {
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
     expect((await api('GET', `/v1/runs/${runId}`)).status).toBe('completed');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe('the dashboard for a first-time approver, reading a plan', () => {
+  it('draws a 30-step plan in plan order, offers "Fit to width" at 1280×800, and says no description twice', async () => {
+    const region = (i: number) => String(i).padStart(2, '0');
+    const steps = [echo('fetch_customer_accounts')];
+    for (let i = 1; i <= 12; i++)
+      steps.push(echo(`enrich_region_${region(i)}_with_billing_history`, ['fetch_customer_accounts']));
+    for (let i = 1; i <= 12; i++)
+      steps.push(echo(`score_region_${region(i)}`, [`enrich_region_${region(i)}_with_billing_history`]));
+    steps.push(
+      echo(
+        'merge_scores',
+        steps.slice(13).map((s) => s.id),
+      ),
+    );
+    for (const id of ['write_report', 'notify_account_managers', 'archive', 'done'])
+      steps.push(echo(id, [steps.at(-1)!.id]));
+    expect(steps).toHaveLength(30);
+    const runId = await awaitingApproval({ goal: 'Thirty steps to approve', steps }, { max_steps: 30 });
+    const { page, errors } = await openPage(`/#/runs/${runId}`);
+    await page.locator('svg.dag [data-step-id="done"]').waitFor({ timeout: 15_000 });
+    // Region 1 on top, region 12 at the bottom, as planned (dagre had stacked them the other way).
+    const tops = await page.$$eval('svg.dag [data-step-id]', (nodes) =>
+      nodes.map((n) => [n.getAttribute('data-step-id'), n.getBoundingClientRect().top] as const),
+    );
+    const top = new Map(tops);
+    for (const col of ['enrich_region_', 'score_region_']) {
+      const ys = tops.filter(([id]) => id?.startsWith(col)).map(([, y]) => y);
+      expect(ys).toHaveLength(12);
+      expect(ys).toEqual([...ys].sort((a, b) => a - b));
+    }
+    expect(top.get('enrich_region_01_with_billing_history')!).toBeLessThan(
+      top.get('enrich_region_12_with_billing_history')!,
+    );
+    // Wider than its box on a desktop: "Fit to width" shows the whole width, the last step in view.
+    const box = page.locator('.dag-scroll');
+    const last = page.locator('svg.dag [data-step-id="done"]');
+    const right = async () => (await last.boundingBox())!.x + (await last.boundingBox())!.width;
+    const edge = async () => (await box.boundingBox())!.x + (await box.boundingBox())!.width;
+    expect(await right()).toBeGreaterThan(await edge());
+    await page.getByRole('button', { name: 'Fit to width' }).click();
+    await expect.poll(async () => (await right()) <= (await edge())).toBe(true);
+    await shot(page, 'approver-30-steps-fit');
+    await page.getByRole('button', { name: 'Actual size' }).click();
+    // A step planned without a description: its action is not said a second time as one.
+    await page.locator('svg.dag [data-step-id="archive"]').click();
+    const panel = page.getByRole('complementary', { name: 'Step archive' });
+    await expect(panel.locator('dt').allInnerTexts()).resolves.not.toContain('Description');
+    await expect(panel.locator('dt').allInnerTexts()).resolves.toContain('Action');
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // Nor on the approval link's page, where the description goes under the step's id.
+    const link = await env.hooks.approvalLink(runId);
+    const approval = await openPage(`${link.pathname}${link.search}`);
+    await approval.page.locator('table.plan-steps tbody tr').first().waitFor({ timeout: 15_000 });
+    await expect(approval.page.locator('table.plan-steps .description').count()).resolves.toBe(0);
+    expect(approval.errors).toEqual([]);
+    await approval.page.close();
+  }, 60_000);
+
+  it('links a step’s child run, and names a failed step’s Retry for the step', async () => {
+    const runId = await startRun(
+      {
+        goal: 'Parent of a child',
+        steps: [
+          echo('prepare'),
+          {
+            id: 'delegate',
+            action: 'agent.dispatch',
+            parameters: { plan: { goal: 'The child’s work', steps: [echo('c1'), echo('c2', ['c1'])] } },
+            dependencies: ['prepare'],
+          },
+          {
+            id: 'push',
+            action: 'demo.flaky',
+            parameters: { fail_times: 5, key: `push-${Date.now()}` },
+            dependencies: ['delegate'],
+          },
+        ],
+      },
+      { retry_failed_steps: 0 },
+    );
+    const ended = (await waitForStatus(runId, 'failed')) as {
+      step_results: Record<string, { run_id?: string }>;
+    };
+    const child = ended.step_results.delegate?.run_id;
+    expect(child).toMatch(/^run_[0-9a-f]{32}$/);
+    const { page, errors } = await openPage(`/#/runs/${runId}`);
+    await page.locator('svg.dag [data-step-id="push"]').click({ timeout: 15_000 });
+    const failed = page.getByRole('complementary', { name: 'Step push' });
+    // Two buttons "Retry" (the run's, the step's) read alike: the step's names the step.
+    await expect(failed.getByRole('button', { name: 'Retry push', exact: true }).count()).resolves.toBe(1);
+    await expect(page.getByRole('button', { name: 'Retry', exact: true }).count()).resolves.toBe(1);
+    await page.locator('svg.dag [data-step-id="delegate"]').click();
+    const panel = page.getByRole('complementary', { name: 'Step delegate' });
+    const link = panel.getByRole('link', { name: child! });
+    await link.waitFor({ timeout: 10_000 });
+    await shot(page, 'approver-child-run-link');
+    await link.click();
+    await page.locator('h1', { hasText: 'The child’s work' }).waitFor({ timeout: 15_000 });
+    expect(page.url()).toContain(`#/runs/${child}`);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

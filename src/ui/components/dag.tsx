@@ -2,9 +2,9 @@
  * The plan as a graph: a node per step coloured by status (updated live), explicit dependencies
  * drawn solid and reference-inferred ones dashed, the critical path highlighted. Every node carries
  * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
- * The graph scrolls in its box at its own size; on a touch screen, when it is wider than the box,
- * "Fit to width" draws the whole of it at the box's width (a phone's 390 px showed a three-step
- * plan's first two steps only).
+ * The graph scrolls in its box at its own size; when it is wider than the box, "Fit to width" draws
+ * the whole of it at the box's width (a phone's 390 px showed a three-step plan's first two steps
+ * only, a desktop's graph box a thirty-step plan's first third).
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';

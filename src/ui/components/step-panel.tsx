@@ -3,6 +3,7 @@
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
 import type { Run, StepView } from '../../client';
+import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
 
@@ -49,8 +50,9 @@ export function StepPanel({
               Retry {failedDependency}
             </button>
           ) : (
+            // Named for the step: the toolbar's "Retry" retries the run, two buttons of one name read alike.
             <button type="button" onClick={() => onRetry(step.id)}>
-              Retry
+              Retry {step.id}
             </button>
           )
         ) : null}
@@ -65,7 +67,8 @@ export function StepPanel({
         <dd>
           <code>{step.action}</code>
         </dd>
-        {step.planned.description ? (
+        {/* A plan written without one gets its action as description (plan/model.ts): no second "demo.echo". */}
+        {step.planned.description && step.planned.description !== step.action ? (
           <>
             <dt>Description</dt>
             <dd>{step.planned.description}</dd>
@@ -80,6 +83,14 @@ export function StepPanel({
             <dt>Fallback</dt>
             <dd>
               <code>{typeof fallback === 'string' ? fallback : jsonText(fallback)}</code>
+            </dd>
+          </>
+        ) : null}
+        {run && runsChild(step) ? (
+          <>
+            <dt>Child run</dt>
+            <dd>
+              <ChildRuns runId={run.run_id} step={step} />
             </dd>
           </>
         ) : null}

@@ -157,7 +157,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
               <td>
                 <code>{s.id}</code>
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
-                {s.description ? <div class="description">{s.description}</div> : null}
+                {/* Not the action again (what a plan written without descriptions gets). */}
+                {s.description && s.description !== s.action ? (
+                  <div class="description">{s.description}</div>
+                ) : null}
               </td>
               <td>{s.action}</td>
               <td class="deps">
