@@ -208,6 +208,19 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     expect(top.get('enrich_region_01_with_billing_history')!).toBeLessThan(
       top.get('enrich_region_12_with_billing_history')!,
     );
+    // A long id's node, focused from the keyboard: its ring is drawn round its box, not round the whole
+    // of its (cut) text, which ran over the next step's box.
+    await page.locator('svg.dag [data-step-id="fetch_customer_accounts"]').focus();
+    await page.keyboard.press('Tab');
+    const focusedNode = page.locator('svg.dag [data-step-id="enrich_region_01_with_billing_history"]');
+    await expect(hasFocus(focusedNode)).resolves.toBe(true);
+    const ring = await focusedNode.evaluate((g) => ({
+      group: getComputedStyle(g).outlineStyle,
+      box: getComputedStyle(g.querySelector(':scope > rect')!).outlineStyle,
+      boxWidth: getComputedStyle(g.querySelector(':scope > rect')!).outlineWidth,
+    }));
+    expect(ring).toEqual({ group: 'none', box: 'solid', boxWidth: '2px' });
+    await shot(page, 'approver-30-steps-focus');
     // Wider than its box on a desktop: "Fit to width" shows the whole width, the last step in view.
     const box = page.locator('.dag-scroll');
     const last = page.locator('svg.dag [data-step-id="done"]');
