@@ -201,9 +201,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             {shown}
           </span>
           <span class="muted step-counts">
-            {completed}/{total} steps completed
+            {/* Not "0/0 steps completed · v–" while the planner writes: nothing to count, no version. */}
+            {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
             {failed ? ` · ${failed} failed` : ''}
-            {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
+            {skipped ? ` · ${skipped} skipped` : ''}
+            {view.plan_version === null ? '' : ` · v${view.plan_version}`}
             {streaming ? (
               <span class="streaming" role="status">
                 {' '}
