@@ -208,6 +208,11 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     expect(top.get('enrich_region_01_with_billing_history')!).toBeLessThan(
       top.get('enrich_region_12_with_billing_history')!,
     );
+    // A cut id is there whole on hover (the node's tooltip); a short one needs none.
+    await expect(
+      page.locator('svg.dag [data-step-id="enrich_region_01_with_billing_history"] > title').textContent(),
+    ).resolves.toBe('enrich_region_01_with_billing_history · demo.echo');
+    await expect(page.locator('svg.dag [data-step-id="score_region_01"] > title').count()).resolves.toBe(0);
     // A long id's node, focused from the keyboard: its ring is drawn round its box, not round the whole
     // of its (cut) text, which ran over the next step's box.
     await page.locator('svg.dag [data-step-id="fetch_customer_accounts"]').focus();

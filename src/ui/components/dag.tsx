@@ -136,6 +136,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                   onSelect(s.id);
                 }}
               >
+                {/* A cut id or action, whole on hover (a mouse user has no other way to read it there). */}
+                {idCut || s.action.length > ACTION_CHARS ? <title>{`${s.id} · ${s.action}`}</title> : null}
                 <rect width={NODE_W} height={NODE_H} rx="6" />
                 {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
                 <text
