@@ -175,6 +175,21 @@ describe('the dashboard for a first-time approver', () => {
   }, 60_000);
 });
 
+/**
+ * Runs in the page before its scripts: counts the frames drawn with the graph but without its tools
+ * ("Fit to width") in `window.framesWithoutTools` — each one a jump when the tools then push it down.
+ */
+function recordGraphFrames() {
+  const seen = { framesWithoutTools: 0 };
+  Object.assign(window, seen);
+  const frame = () => {
+    if (document.querySelector('svg.dag') && !document.querySelector('.dag-tools'))
+      (window as unknown as typeof seen).framesWithoutTools++;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
 describe('the dashboard for a first-time approver, reading a plan', () => {
   it('draws a 30-step plan in plan order, offers "Fit to width" at 1280×800, and says no description twice', async () => {
     const region = (i: number) => String(i).padStart(2, '0');
@@ -193,7 +208,7 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
       steps.push(echo(id, [steps.at(-1)!.id]));
     expect(steps).toHaveLength(30);
     const runId = await awaitingApproval({ goal: 'Thirty steps to approve', steps }, { max_steps: 30 });
-    const { page, errors } = await openPage(`/#/runs/${runId}`);
+    const { page, errors } = await openPage(`/#/runs/${runId}`, recordGraphFrames);
     await page.locator('svg.dag [data-step-id="done"]').waitFor({ timeout: 15_000 });
     // Region 1 on top, region 12 at the bottom, as planned (dagre had stacked them the other way).
     const tops = await page.$$eval('svg.dag [data-step-id]', (nodes) =>
@@ -232,6 +247,10 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     const right = async () => (await last.boundingBox())!.x + (await last.boundingBox())!.width;
     const edge = async () => (await box.boundingBox())!.x + (await box.boundingBox())!.width;
     expect(await right()).toBeGreaterThan(await edge());
+    // Offered from the first frame the graph is drawn in: it did not jump down when it came.
+    await expect(
+      page.evaluate(() => (window as unknown as { framesWithoutTools: number }).framesWithoutTools),
+    ).resolves.toBe(0);
     await page.getByRole('button', { name: 'Fit to width' }).click();
     await expect.poll(async () => (await right()) <= (await edge())).toBe(true);
     await shot(page, 'approver-30-steps-fit');

@@ -6,7 +6,7 @@
  * the whole of it at the box's width (a phone's 390 px showed a three-step plan's first two steps
  * only, a desktop's graph box a thirty-step plan's first third).
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
 
@@ -45,7 +45,9 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
   // The box's width, to offer "Fit to width" only for a graph wider than it.
   const box = useRef<HTMLDivElement>(null);
   const [boxWidth, setBoxWidth] = useState(Infinity);
-  useEffect(() => {
+  // Measured before the first paint: measured after it, "Fit to width" came a frame late and pushed
+  // the graph down under the reader's eyes.
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const measure = () => setBoxWidth(el.clientWidth);
