@@ -50,7 +50,40 @@ function withDagre(steps: GraphInput): Layout {
     ).slice(),
   }));
   const label = g.graph() as { width?: number; height?: number };
+  // (dagre's height holds its margins: turned around it, the graph keeps its place.)
+  if (upsideDown(steps, nodes)) mirror(nodes, laid, label.height ?? 0);
   return fit(nodes, laid, (label.width ?? 0) + 24, (label.height ?? 0) + 24);
+}
+
+/**
+ * Whether dagre stacked the steps of its columns mostly against plan order: with no crossing either
+ * way it may pick the reverse, and a plan's twelve regions read from region 12 down to region 1.
+ * Counted over pairs of steps in the same column.
+ */
+function upsideDown(steps: GraphInput, nodes: Map<string, LaidNode>): boolean {
+  const columns = new Map<number, LaidNode[]>();
+  for (const s of steps) {
+    const n = nodes.get(s.id)!;
+    const col = columns.get(n.x);
+    if (col) col.push(n);
+    else columns.set(n.x, [n]);
+  }
+  let along = 0;
+  let against = 0;
+  for (const col of columns.values())
+    for (let i = 0; i < col.length; i++)
+      for (let j = i + 1; j < col.length; j++) {
+        // col is in plan order: i was planned before j.
+        if (col[i]!.y < col[j]!.y) along++;
+        else if (col[i]!.y > col[j]!.y) against++;
+      }
+  return against > along;
+}
+
+/** The layout turned upside down: as good a layout (the same crossings), drawn the other way. */
+function mirror(nodes: Map<string, LaidNode>, edges: LaidEdge[], height: number): void {
+  for (const n of nodes.values()) n.y = height - n.y - NODE_H;
+  for (const e of edges) for (const p of e.points) p.y = height - p.y;
 }
 
 /**

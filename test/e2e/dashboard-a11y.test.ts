@@ -59,7 +59,9 @@ const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.activeElement;
     if (!el || el === document.body) return { tag: 'BODY', name: '', shown: false };
-    const css = getComputedStyle(el);
+    // A graph node draws its ring on its box (its first rect), not round the whole group.
+    const ring = el instanceof SVGGElement ? (el.querySelector(':scope > rect') ?? el) : el;
+    const css = getComputedStyle(ring);
     const outline = css.outlineStyle !== 'none' && parseFloat(css.outlineWidth) >= 2;
     const label = (el as HTMLTextAreaElement).labels?.[0]?.firstChild?.textContent;
     return {

@@ -54,6 +54,10 @@ describe('the dashboard following LLM-planned runs', () => {
     // The first step ran while the model still writes: not "1/1 steps completed" as if done.
     await page.waitForSelector('.step-counts .streaming', { timeout: 15_000 });
     await expect(page.locator('.step-counts').innerText()).resolves.toMatch(/still streaming in/);
+    // No plan version yet, and none made up ("v–" read as a glitch).
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(
+      /^1\/1 steps completed · the plan is still streaming in/,
+    );
     // The planning tab does not claim that no LLM planned this run (once it has read the attempts).
     await page.getByText('The planner is at work').waitFor({ timeout: 10_000 });
     await expect(page.locator('.planning').innerText()).resolves.toMatch(

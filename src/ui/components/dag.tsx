@@ -2,11 +2,11 @@
  * The plan as a graph: a node per step coloured by status (updated live), explicit dependencies
  * drawn solid and reference-inferred ones dashed, the critical path highlighted. Every node carries
  * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
- * The graph scrolls in its box at its own size; on a touch screen, when it is wider than the box,
- * "Fit to width" draws the whole of it at the box's width (a phone's 390 px showed a three-step
- * plan's first two steps only).
+ * The graph scrolls in its box at its own size; when it is wider than the box, "Fit to width" draws
+ * the whole of it at the box's width (a phone's 390 px showed a three-step plan's first two steps
+ * only, a desktop's graph box a thirty-step plan's first third).
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
 
@@ -45,7 +45,9 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
   // The box's width, to offer "Fit to width" only for a graph wider than it.
   const box = useRef<HTMLDivElement>(null);
   const [boxWidth, setBoxWidth] = useState(Infinity);
-  useEffect(() => {
+  // Measured before the first paint: measured after it, "Fit to width" came a frame late and pushed
+  // the graph down under the reader's eyes.
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const measure = () => setBoxWidth(el.clientWidth);
@@ -136,6 +138,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                   onSelect(s.id);
                 }}
               >
+                {/* A cut id or action, whole on hover (a mouse user has no other way to read it there). */}
+                {idCut || s.action.length > ACTION_CHARS ? <title>{`${s.id} · ${s.action}`}</title> : null}
                 <rect width={NODE_W} height={NODE_H} rx="6" />
                 {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
                 <text

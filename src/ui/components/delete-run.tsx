@@ -2,16 +2,30 @@
  * Deleting an ended run from its page: the Delete button asks first, here, in the page (what goes, that
  * it cannot be undone); confirmed, the run is deleted and the page goes back to the runs list.
  */
+import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { href, navigate } from '../router';
+import { useEscape } from '../use-escape';
 
-export function DeleteRun({ runId, onKeep }: { runId: string; onKeep: () => void }) {
+export function DeleteRun({
+  runId,
+  onKeep,
+  opener,
+}: {
+  runId: string;
+  /** Closes the question, nothing deleted (Keep it, or Escape). */
+  onKeep: () => void;
+  /** The Delete button: Escape pressed on it closes the question too. */
+  opener: RefObject<HTMLButtonElement | null>;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // Focus starts on the choice that deletes nothing: a second Enter does not delete the run.
   const keep = useRef<HTMLButtonElement>(null);
   useEffect(() => keep.current?.focus(), []);
+  const group = useRef<HTMLDivElement>(null);
+  useEscape(!busy, onKeep, [group, opener]);
 
   const remove = async () => {
     setBusy(true);
@@ -26,14 +40,7 @@ export function DeleteRun({ runId, onKeep }: { runId: string; onKeep: () => void
   };
 
   return (
-    <div
-      class="delete-run"
-      role="group"
-      aria-labelledby="delete-run-question"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && !busy) onKeep();
-      }}
-    >
+    <div class="delete-run" role="group" aria-labelledby="delete-run-question" ref={group}>
       <p id="delete-run-question">
         <strong>Delete this run?</strong> Its events, step results, plan versions and planning trace are
         removed, and its child runs with it. This cannot be undone.

@@ -1,10 +1,13 @@
 /**
  * The run page's "Modify" form: the plan awaiting approval in the plan editor, checked against the
- * run's own limits as you type, sent as the approver's modified plan.
+ * run's own limits as you type, sent as the approver's modified plan. "Discard edits" or Escape closes
+ * it, the edits dropped, focus back on the Modify button that opened it.
  */
-import { useState } from 'preact/hooks';
+import type { RefObject } from 'preact';
+import { useRef, useState } from 'preact/hooks';
 import type { RunEvent } from '../../client';
 import { findingsOf, refusalText } from '../api';
+import { useEscape } from '../use-escape';
 import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
 
 /** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
@@ -20,6 +23,8 @@ export function ModifyPlan({
   limits,
   anonymous = false,
   onSend,
+  onClose,
+  opener,
 }: {
   plan: unknown;
   limits: ValidationLimits | undefined;
@@ -27,11 +32,18 @@ export function ModifyPlan({
   anonymous?: boolean;
   /** Sends the plan; a refusal it throws (422 findings, 409) is shown here, the edits kept. */
   onSend: (plan: never) => Promise<void>;
+  /** Closes the editor, nothing sent (the caller puts focus back on `opener`). */
+  onClose: () => void;
+  /** The Modify button: Escape pressed on it closes the editor too. */
+  opener: RefObject<HTMLButtonElement | null>;
 }) {
   const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
   const [valid, setValid] = useState(false);
   const [sending, setSending] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; findings: Finding[] } | null>(null);
+  const section = useRef<HTMLElement>(null);
+  // Not while the plan is out: its answer decides whether the editor stays (refused) or goes.
+  useEscape(!sending, onClose, [section, opener]);
   const send = async () => {
     setSending(true);
     setRefusal(null);
@@ -43,7 +55,7 @@ export function ModifyPlan({
     setSending(false);
   };
   return (
-    <section class="modify" aria-label="Modify the plan">
+    <section class="modify" aria-label="Modify the plan" ref={section}>
       <PlanEditor
         text={text}
         onText={(t) => {
@@ -61,9 +73,14 @@ export function ModifyPlan({
           {refusal.findings.length ? <FindingList findings={refusal.findings} /> : null}
         </div>
       ) : null}
-      <button type="button" class="primary" disabled={!valid || sending} onClick={() => void send()}>
-        Approve modified plan
-      </button>
+      <div class="actions">
+        <button type="button" class="primary" disabled={!valid || sending} onClick={() => void send()}>
+          Approve modified plan
+        </button>
+        <button type="button" disabled={sending} onClick={onClose} aria-keyshortcuts="Escape">
+          Discard edits
+        </button>
+      </div>
     </section>
   );
 }

@@ -3,6 +3,7 @@
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
 import type { Run, StepView } from '../../client';
+import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
 
@@ -30,6 +31,8 @@ export function StepPanel({
   onRetry?: (id: string) => void;
 }) {
   const last = step.history.at(-1);
+  // Ran, as the run read again says, before the page has the events of its attempts (late, or held).
+  const unread = step.history.length === 0 && step.attempts > 0;
   const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
   // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
   const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
@@ -47,8 +50,9 @@ export function StepPanel({
               Retry {failedDependency}
             </button>
           ) : (
+            // Named for the step: the toolbar's "Retry" retries the run, two buttons of one name read alike.
             <button type="button" onClick={() => onRetry(step.id)}>
-              Retry
+              Retry {step.id}
             </button>
           )
         ) : null}
@@ -63,7 +67,8 @@ export function StepPanel({
         <dd>
           <code>{step.action}</code>
         </dd>
-        {step.planned.description ? (
+        {/* A plan written without one gets its action as description (plan/model.ts): no second "demo.echo". */}
+        {step.planned.description && step.planned.description !== step.action ? (
           <>
             <dt>Description</dt>
             <dd>{step.planned.description}</dd>
@@ -78,6 +83,14 @@ export function StepPanel({
             <dt>Fallback</dt>
             <dd>
               <code>{typeof fallback === 'string' ? fallback : jsonText(fallback)}</code>
+            </dd>
+          </>
+        ) : null}
+        {run && runsChild(step) ? (
+          <>
+            <dt>Child run</dt>
+            <dd>
+              <ChildRuns runId={run.run_id} step={step} />
             </dd>
           </>
         ) : null}
@@ -99,8 +112,12 @@ export function StepPanel({
         <>
           <h3>Planned parameters</h3>
           <p class="muted note">
-            {step.status === 'skipped' ? 'It never ran' : 'It has not run yet'}: these are the parameters as
-            planned, references unresolved.
+            {unread
+              ? 'Its attempts are still being read'
+              : step.status === 'skipped'
+                ? 'It never ran'
+                : 'It has not run yet'}
+            : these are the parameters as planned, references unresolved.
           </p>
           <JsonBlock value={step.planned.parameters ?? {}} file={`${step.id}-parameters.json`} />
         </>
@@ -113,7 +130,13 @@ export function StepPanel({
       ) : null}
       <h3>Attempts</h3>
       {step.history.length === 0 ? (
-        <p class="muted">{step.status === 'skipped' ? 'None: it never ran.' : 'Not run yet.'}</p>
+        <p class="muted">
+          {unread
+            ? `${step.attempts === 1 ? 'One' : step.attempts}, still being read: they show once the run’s events arrive.`
+            : step.status === 'skipped'
+              ? 'None: it never ran.'
+              : 'Not run yet.'}
+        </p>
       ) : (
         <table class="attempts">
           <thead>

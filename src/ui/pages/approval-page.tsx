@@ -25,6 +25,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
+  const modifyButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
   const [selected, setSelected] = useState<string | null>(null);
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
@@ -107,6 +108,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           <button
             type="button"
             disabled={busy}
+            ref={modifyButton}
             aria-expanded={modifying}
             onClick={() => setModifying((m) => !m)}
           >
@@ -121,7 +123,17 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
       ) : null}
       {modifying && !outcome ? (
         // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
-        <ModifyPlan plan={data.plan} limits={undefined} anonymous onSend={(plan) => decide('modify', plan)} />
+        <ModifyPlan
+          plan={data.plan}
+          limits={undefined}
+          anonymous
+          onSend={(plan) => decide('modify', plan)}
+          opener={modifyButton}
+          onClose={() => {
+            setModifying(false);
+            modifyButton.current?.focus();
+          }}
+        />
       ) : null}
       <Dag
         steps={view.steps}
@@ -145,7 +157,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
               <td>
                 <code>{s.id}</code>
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
-                {s.description ? <div class="description">{s.description}</div> : null}
+                {/* Not the action again (what a plan written without descriptions gets). */}
+                {s.description && s.description !== s.action ? (
+                  <div class="description">{s.description}</div>
+                ) : null}
               </td>
               <td>{s.action}</td>
               <td class="deps">

@@ -19,6 +19,7 @@ import { Versions } from '../components/versions';
 import { PlanningAttempts } from '../components/planning-attempts';
 import { Reasoning } from '../components/reasoning';
 import { href } from '../router';
+import { stepsNow } from '../steps-now';
 import { useRun } from '../use-run';
 
 const TABS = [
@@ -40,6 +41,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const [modifying, setModifying] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const deleteButton = useRef<HTMLButtonElement>(null);
+  const modifyButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
   const [wholeGoal, setWholeGoal] = useState(false);
   const [now, setNow] = useState(Date.now());
@@ -100,10 +102,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
   );
   const goal = view.goal || run?.goal || runId;
-  const step = view.steps.find((s) => s.id === selected) ?? null;
+  // Drawn as the run read again has them when that is ahead of the events (as the status is).
+  const steps = stepsNow(view, ahead ? run : null);
+  const step = steps.find((s) => s.id === selected) ?? null;
   /** A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that one, not `id`. */
   const failedDependency = (id: string): string | null => {
-    const byId = new Map(view.steps.map((s) => [s.id, s]));
+    const byId = new Map(steps.map((s) => [s.id, s]));
     const seen = new Set<string>();
     const stack = [...(byId.get(id)?.dependencies ?? []), ...(inferred[id] ?? [])];
     while (stack.length > 0) {
@@ -197,9 +201,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             {shown}
           </span>
           <span class="muted step-counts">
-            {completed}/{total} steps completed
+            {/* Not "0/0 steps completed · v–" while the planner writes: nothing to count, no version. */}
+            {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
             {failed ? ` · ${failed} failed` : ''}
-            {skipped ? ` · ${skipped} skipped` : ''} · v{view.plan_version ?? '–'}
+            {skipped ? ` · ${skipped} skipped` : ''}
+            {view.plan_version === null ? '' : ` · v${view.plan_version}`}
             {streaming ? (
               <span class="streaming" role="status">
                 {' '}
@@ -235,6 +241,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
               <button
                 type="button"
                 disabled={!!busy}
+                ref={modifyButton}
                 aria-expanded={modifying}
                 onClick={() => setModifying((m) => !m)}
               >
@@ -284,6 +291,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {deleting && acts && ENDED.has(status) ? (
         <DeleteRun
           runId={runId}
+          opener={deleteButton}
           onKeep={() => {
             setDeleting(false);
             deleteButton.current?.focus();
@@ -310,6 +318,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
+          opener={modifyButton}
+          onClose={() => {
+            setModifying(false);
+            modifyButton.current?.focus();
+          }}
           // Not through act(): a refusal (422 with findings, 409) goes back to the editor, which stays
           // open with the edits and lists the findings.
           onSend={async (plan) => {
@@ -374,7 +387,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'graph' ? (
         <div class="graph-view">
           <Dag
-            steps={view.steps}
+            steps={steps}
             inferred={inferred}
             critical={view.critical_path}
             selected={selected}
