@@ -44,10 +44,14 @@ export function mcpServersFromEnv(env: { readonly MCP_SERVERS?: unknown }): McpS
   return raw === null ? [] : parseMcpServers(raw);
 }
 
+/** Which `MCP_SERVERS` entry a problem is about, and the name it gives; absent for the whole variable. */
+export type McpConfigProblemDetails = { entry: number; name?: string };
+
 /**
  * A deployment's servers as far as they are well-formed: a bad entry is left out (and reported), the
- * others kept — one typo does not take every server's tools away. A variable that is not a JSON array
- * gives no servers and one problem.
+ * others kept — one typo does not take every server's tools away; each entry's problem carries
+ * {@link McpConfigProblemDetails}. A variable that is not a JSON array gives no servers and one problem
+ * (without details).
  * @example const { servers, problems } = readMcpServers(env);
  */
 export function readMcpServers(env: { readonly MCP_SERVERS?: unknown }): {
@@ -69,7 +73,10 @@ export function readMcpServers(env: { readonly MCP_SERVERS?: unknown }): {
     try {
       servers.push(checkEntry(entry, i, seen));
     } catch (err) {
-      problems.push(err as EdgeplanError);
+      // The name the entry gives (if any), so what its tools would be called can say why they are missing.
+      const name = (entry as { name?: unknown } | null)?.name;
+      const details: McpConfigProblemDetails = { entry: i, ...(typeof name === 'string' ? { name } : {}) };
+      problems.push(new EdgeplanError('mcp_config_invalid', (err as Error).message, { details }));
     }
   });
   return { servers, problems };

@@ -291,7 +291,7 @@ export function registerManage(program: Command, context: () => Context, done: D
           ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
         ]),
       );
-      // What an MCP server lists but plans cannot call (or a server that could not be listed), and why.
+      // What an MCP server lists but plans cannot call (or a server that could not be listed or is misconfigured), and why.
       if (unavailable.length > 0)
         ctx.print(
           `\nUnavailable:\n${table([
