@@ -167,6 +167,24 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(started.code).toBe(3);
     const created = JSON.parse(started.out) as { run_id: string; status: string };
     expect(created.status).toBe('awaiting_approval');
+    // A changed plan the API refuses: its findings at their lines in the file, as `run` shows them
+    // (they came as the API's message, without a line), and the run still waits.
+    const broken = {
+      ...parallelPlan,
+      steps: parallelPlan.steps.map((s) => (s.id === 'c' ? { ...s, dependencies: ['a', 'zzz'] } : s)),
+    };
+    const badEdit = edgeplan([
+      'approve',
+      created.run_id,
+      '--edit',
+      file('bad-edit.json', JSON.stringify(broken, null, 2)),
+    ]);
+    expect(badEdit.code).toBe(1);
+    expect(badEdit.err).toMatch(/^edgeplan: invalid_plan: 1 finding in bad-edit\.json\n/);
+    expect(badEdit.err).toMatch(/^ {2}bad-edit\.json:\d+: error unknown_dependency \[c\]: .*zzz/m);
+    expect(JSON.parse(edgeplan(['runs', 'show', created.run_id, '--json']).out)).toMatchObject({
+      status: 'awaiting_approval',
+    });
     const edits = file('edits.json', JSON.stringify({ edits: [{ op: 'remove_step', step_id: 'c' }] }));
     const approved = edgeplan(['approve', created.run_id, '--edit', edits, '--json']);
     expect(approved.code).toBe(0);
