@@ -58,3 +58,16 @@ export function findingLines(ctx: Context, file: string, format: string | undefi
     return `${where}: ${ctx.style.red('error')} ${f.code}${f.step_id ? ` [${f.step_id}]` : ''}: ${message}`;
   });
 }
+
+/** An invalid plan from `file` on stderr, as `validate` shows one: how many findings, each at its line. */
+export function reportFindings(
+  ctx: Context,
+  code: string,
+  file: string,
+  format: string | undefined,
+  errors: Finding[],
+): void {
+  const n = errors.length;
+  process.stderr.write(`edgeplan: ${code}: ${n} finding${n === 1 ? '' : 's'} in ${file}\n`);
+  for (const line of findingLines(ctx, file, format, errors)) process.stderr.write(`  ${line}\n`);
+}

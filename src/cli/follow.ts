@@ -65,10 +65,17 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   }
 
   const { createLogUpdate } = await import('log-update');
-  const log = createLogUpdate(process.stdout);
+  const stdout = sizedStdout();
+  const log = createLogUpdate(stdout);
   let frame = 0;
-  // A terminal that reports no size (0 columns) is drawn 100 wide.
-  const draw = () => log(renderLive(view, Date.now(), frame, o.style, process.stdout.columns || 100));
+  const text = () => renderLive(view, Date.now(), frame, o.style, stdout.columns);
+  const draw = () => log(text());
+  // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
+  // the view that stays — before a question, and at the end — is written whole.
+  const keep = () => {
+    log.persist(text());
+    log.done();
+  };
   const tick = () => {
     frame += 1;
     draw();
@@ -85,7 +92,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
         if (!o.interactive || !request || !view.waiting) continue;
         if (!(await stillWaiting(client, runId))) continue;
         clearInterval(timer);
-        log.done();
+        keep();
         await ask(client, view);
         after = view.last_seq;
         timer = setInterval(tick, 80);
@@ -96,9 +103,29 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   } finally {
     clearInterval(timer);
   }
-  draw();
-  log.done();
+  keep();
   return view;
+}
+
+/**
+ * stdout as the live view draws on it. A terminal that reports no size (0×0: `script` without a
+ * terminal, some CI and container consoles) is drawn 100 wide and 24 high — at 0 rows log-update
+ * draws nothing, at 0 columns it wraps every character onto a line of its own.
+ */
+function sizedStdout(): NodeJS.WritableStream & { readonly columns: number; readonly rows: number } {
+  const out = process.stdout;
+  // Read at each frame, so a resized terminal is drawn at its new size.
+  const sized = {
+    isTTY: out.isTTY,
+    write: (chunk: string) => out.write(chunk),
+    get columns() {
+      return out.columns || 100;
+    },
+    get rows() {
+      return out.rows || 24;
+    },
+  };
+  return sized as unknown as NodeJS.WritableStream & typeof sized;
 }
 
 /** Whether the run waits for approval or input now (`GET /status`, not the whole snapshot). */

@@ -46,7 +46,7 @@ export interface paths {
         };
         /**
          * List registered tools
-         * @description Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted by name. `unavailable` says which MCP servers could not be listed and which tools a server lists were left out, and why. `refresh=true` lists the MCP servers again instead of using the cached listings.
+         * @description Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted by name. `unavailable` says which MCP_SERVERS entries are malformed, which MCP servers could not be listed and which tools a server lists were left out, and why. `refresh=true` lists the MCP servers again instead of using the cached listings.
          */
         get: operations["listTools"];
         put?: never;
@@ -473,12 +473,12 @@ export interface components {
         };
         UnavailableTool: {
             /**
-             * @description The MCP_SERVERS entry
+             * @description The MCP_SERVERS entry: its name (`MCP_SERVERS[i]` for a malformed entry without one, `MCP_SERVERS` when the variable itself is malformed)
              * @example files
              */
             server: string;
             /**
-             * @description The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed
+             * @description The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed or its MCP_SERVERS entry is malformed
              * @example mcp.files.ünï
              */
             name?: string;
@@ -1990,7 +1990,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         tools: components["schemas"]["Tool"][];
-                        /** @description MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same */
+                        /** @description Malformed MCP_SERVERS entries, MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same */
                         unavailable: components["schemas"]["UnavailableTool"][];
                     };
                 };

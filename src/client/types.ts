@@ -60,7 +60,7 @@ export type ValidationResult = Answer<'validatePlan', 200>;
 export type PlanGoalRequest = Body<'planGoal'>;
 export type PlanGoalResult = Answer<'planGoal', 201>;
 export type Tool = Schemas['Tool'];
-/** A tool an MCP server lists that cannot be called, or a server that could not be listed (no `name`), and why. */
+/** A tool an MCP server lists that cannot be called, or a server that could not be listed or is misconfigured (no `name`), and why. */
 export type UnavailableTool = Schemas['UnavailableTool'];
 
 /** A run event: a discriminated union on `event_type`. */

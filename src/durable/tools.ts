@@ -6,7 +6,7 @@
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 import { createToolRegistry, builtinTools, type ToolEnv } from '../executor/tools';
 import { demoTools } from '../executor/tools/demo';
-import { loadedMcpTools, mcpUnavailable, type McpEnv } from '../mcp/worker-tools';
+import { loadedMcpTools, mcpMissingPrefixes, mcpUnavailable, type McpEnv } from '../mcp/worker-tools';
 import { runtimeTools } from './runtime-tools';
 
 /** The registry for a Worker's bindings (the same object for the same bindings). */
@@ -19,9 +19,10 @@ export type ToolSource = (env: ToolEnv & McpEnv) => ToolRegistry;
 export function workerToolRegistry(env: ToolEnv & McpEnv, own: readonly AnyTool[] = []): ToolRegistry {
   const registry = createToolRegistry(env);
   for (const tool of loadedMcpTools(env)) registry.register(tool);
+  for (const { prefix, server, reason } of mcpMissingPrefixes(env))
+    registry.markUnavailable(prefix, `MCP server "${server}" ${reason}`);
   for (const { server, name, reason } of mcpUnavailable(env)) {
-    if (name === undefined) registry.markUnavailable(`mcp.${server}.`, `MCP server "${server}" ${reason}`);
-    else
+    if (name !== undefined)
       registry.markToolUnavailable(
         name,
         `MCP server "${server}" lists "${name.slice(`mcp.${server}.`.length)}", but it is left out: ${reason}`,

@@ -47,10 +47,14 @@ export function mcpServersFromEnv(env: { readonly MCP_SERVERS?: unknown }): McpS
   return raw === null ? [] : parseMcpServers(raw);
 }
 
+/** Which `MCP_SERVERS` entry a problem is about, and the name it gives; absent for the whole variable. */
+export type McpConfigProblemDetails = { entry: number; name?: string };
+
 /**
  * A deployment's servers as far as they are well-formed: a bad entry is left out (and reported), the
- * others kept — one typo does not take every server's tools away. A variable that is not a JSON array
- * gives no servers and one problem.
+ * others kept — one typo does not take every server's tools away; each entry's problem carries
+ * {@link McpConfigProblemDetails}. A variable that is not a JSON array gives no servers and one problem
+ * (without details).
  * @example const { servers, problems } = readMcpServers(env);
  */
 export function readMcpServers(env: { readonly MCP_SERVERS?: unknown }): {
@@ -72,7 +76,12 @@ export function readMcpServers(env: { readonly MCP_SERVERS?: unknown }): {
     try {
       servers.push(checkEntry(entry, i, seen));
     } catch (err) {
-      problems.push(err as EdgeplanError);
+      // The name the entry gives, so what its tools would be called can say why they are missing — only
+      // a well-formed one: a bad name may be a secret pasted in the wrong field, and is quoted nowhere.
+      const name = (entry as { name?: unknown } | null)?.name;
+      const named = typeof name === 'string' && NAME.test(name);
+      const details: McpConfigProblemDetails = { entry: i, ...(named ? { name } : {}) };
+      problems.push(new EdgeplanError('mcp_config_invalid', (err as Error).message, { details }));
     }
   });
   return { servers, problems };

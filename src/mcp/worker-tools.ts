@@ -4,10 +4,12 @@
  * lists the servers — KV-cached — and keeps the tools for the isolate; {@link loadedMcpTools} (sync,
  * in the registry builder) hands them over. A malformed `MCP_SERVERS`, or a server that cannot be
  * listed, is logged with its reason and leaves those tools out; the rest of the Worker keeps working.
- * Both, and each tool a server lists that cannot be used, are kept with why ({@link mcpUnavailable}).
+ * Both, and each tool a server lists that cannot be used, are kept with why ({@link mcpUnavailable},
+ * {@link mcpMissingPrefixes}): a misconfigured entry is otherwise only in the Worker's log, and a plan
+ * naming its tools would hear "unknown tool" without a word about the typo in MCP_SERVERS.
  */
 import type { AnyTool } from '../executor/registry';
-import { readMcpServers } from './config';
+import { readMcpServers, type McpConfigProblemDetails } from './config';
 import { MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
 import { log } from '../log';
@@ -33,7 +35,27 @@ type Loaded = {
   until: number;
   failures: ReadonlyMap<string, string>;
   leftOut: readonly LeftOut[];
+  misconfigured: readonly Misconfigured[];
 };
+
+/**
+ * A malformed `MCP_SERVERS` entry (`server`: the name it gives if that is a name — a bad one may be a secret in the wrong field — else
+ * `MCP_SERVERS[i]`), or the whole
+ * variable (`server`: `MCP_SERVERS`); `prefix`: the actions it leaves out (`mcp.` for the variable).
+ */
+type Misconfigured = { server: string; prefix: string; reason: string };
+
+/** Where a malformed MCP_SERVERS is corrected. */
+const FIX_MCP_SERVERS =
+  'correct it in MCP_SERVERS (.dev.vars, then restart wrangler dev; deployed: [vars] or the secret)';
+
+function misconfigured(problem: { message: string; details?: unknown }): Misconfigured {
+  const at = problem.details as McpConfigProblemDetails | undefined;
+  const reason = `is misconfigured: ${problem.message}; ${FIX_MCP_SERVERS}`;
+  if (at === undefined) return { server: 'MCP_SERVERS', prefix: 'mcp.', reason };
+  const server = at.name ?? `MCP_SERVERS[${at.entry}]`;
+  return { server, prefix: at.name === undefined ? 'mcp.' : `mcp.${at.name}.`, reason };
+}
 
 /**
  * An MCP server, or one tool of it (`name`, as a plan would call it), that plans cannot use now, and why.
@@ -68,6 +90,7 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const { servers, problems } = readMcpServers(env);
   for (const p of problems)
     log('mcp_server_config_invalid', `${p.message} (left out; the other servers are kept)`, { code: p.code });
+  const wrong = problems.map(misconfigured);
   try {
     const listed = await mcpTools(servers, {
       env: env,
@@ -95,23 +118,49 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
     log('mcp_servers_ignored', `MCP_SERVERS ignored: ${(err as Error).message}`, { error: err });
   }
   const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
-  loaded.set(key, { tools, until, failures, leftOut });
+  loaded.set(key, { tools, until, failures, leftOut, misconfigured: wrong });
   return tools;
 }
 
 /**
- * What of `env`'s servers plans cannot use, with why: each server whose last listing failed (no `name`),
- * then each tool a server listed that was left out (its action name, `mcp.<server>.<tool>`).
+ * What of `env`'s servers plans cannot use, with why: each malformed `MCP_SERVERS` entry and each
+ * server whose last listing failed (no `name`), then each tool a server listed that was left out (its
+ * action name, `mcp.<server>.<tool>`).
  * @example mcpUnavailable(env); // [{server: 'files', name: 'mcp.files.ünï', reason: 'MCP tool names are …'}]
  */
 export function mcpUnavailable(env: McpEnv): McpUnavailable[] {
-  const key = keyOf(env);
-  const hit = key === null ? undefined : loaded.get(key);
+  const hit = loadedFor(env);
   if (!hit) return [];
   return [
+    ...hit.misconfigured.map(({ server, reason }) => ({ server, reason })),
     ...[...hit.failures].map(([server, error]) => ({ server, reason: `could not be listed: ${error}` })),
     ...hit.leftOut.map((t) => ({ server: t.server, name: `mcp.${t.server}.${t.tool}`, reason: t.reason })),
   ];
+}
+
+/**
+ * Why actions under a prefix may be missing, most specific first: each server whose last listing failed
+ * or whose `MCP_SERVERS` entry is malformed (`mcp.<server>.`), then a malformed variable or an entry
+ * without a name (`mcp.`). `reason` follows `MCP server "<server>"`.
+ * @example mcpMissingPrefixes(env); // [{prefix: 'mcp.files.', server: 'files', reason: 'could not be listed: …'}]
+ */
+export function mcpMissingPrefixes(env: McpEnv): { prefix: string; server: string; reason: string }[] {
+  const hit = loadedFor(env);
+  if (!hit) return [];
+  const all = [
+    ...[...hit.failures].map(([server, error]) => ({
+      prefix: `mcp.${server}.`,
+      server,
+      reason: `could not be listed: ${error}`,
+    })),
+    ...hit.misconfigured,
+  ];
+  return [...all.filter((m) => m.prefix !== 'mcp.'), ...all.filter((m) => m.prefix === 'mcp.')];
+}
+
+function loadedFor(env: McpEnv): Loaded | undefined {
+  const key = keyOf(env);
+  return key === null ? undefined : loaded.get(key);
 }
 
 /**

@@ -167,6 +167,24 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(started.code).toBe(3);
     const created = JSON.parse(started.out) as { run_id: string; status: string };
     expect(created.status).toBe('awaiting_approval');
+    // A changed plan the API refuses: its findings at their lines in the file, as `run` shows them
+    // (they came as the API's message, without a line), and the run still waits.
+    const broken = {
+      ...parallelPlan,
+      steps: parallelPlan.steps.map((s) => (s.id === 'c' ? { ...s, dependencies: ['a', 'zzz'] } : s)),
+    };
+    const badEdit = edgeplan([
+      'approve',
+      created.run_id,
+      '--edit',
+      file('bad-edit.json', JSON.stringify(broken, null, 2)),
+    ]);
+    expect(badEdit.code).toBe(1);
+    expect(badEdit.err).toMatch(/^edgeplan: invalid_plan: 1 finding in bad-edit\.json\n/);
+    expect(badEdit.err).toMatch(/^ {2}bad-edit\.json:\d+: error unknown_dependency \[c\]: .*zzz/m);
+    expect(JSON.parse(edgeplan(['runs', 'show', created.run_id, '--json']).out)).toMatchObject({
+      status: 'awaiting_approval',
+    });
     const edits = file('edits.json', JSON.stringify({ edits: [{ op: 'remove_step', step_id: 'c' }] }));
     const approved = edgeplan(['approve', created.run_id, '--edit', edits, '--json']);
     expect(approved.code).toBe(0);
@@ -591,4 +609,61 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       tmux('kill-session', '-t', session);
     }
   }, 30_000);
+
+  it('leaves the whole view on a terminal shorter than the plan: the run id, every step, the output', async () => {
+    // Each frame is cut to the terminal's 12 rows; the view that stayed was the last frame, cut: the
+    // run's id, status and first steps were gone, scrollback too.
+    const session = `edgeplan-cli-tall-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    const steps = Array.from({ length: 25 }, (_, i) => ({
+      id: `s${i}`,
+      action: 'demo.echo',
+      parameters: { i },
+      dependencies: i ? [`s${i - 1}`] : [],
+    }));
+    file('tall.json', JSON.stringify({ goal: 'tall', steps }));
+    const plan = join(dir, 'tall.json');
+    const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${plan} --config max_steps=30; echo EXIT=$?; sleep 20`;
+    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '12', command);
+    try {
+      let screen = '';
+      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p', '-S', '-', '-t', session);
+      }
+      expect(screen).toMatch(/EXIT=0/);
+      expect(screen.match(/edgeplan run_\w+ {2}completed/g)).toHaveLength(1);
+      expect(steps.filter((s) => !new RegExp(`✔ ${s.id}\\s+demo\\.echo`).test(screen))).toEqual([]);
+      expect(screen).toMatch(/25\/25 steps done/);
+      expect(screen).toMatch(/output: \{"i":24\}/);
+    } finally {
+      tmux('kill-session', '-t', session);
+    }
+  }, 30_000);
+
+  it('draws the view on a terminal that reports no size (0×0, as `script` gives without one)', () => {
+    // log-update drew nothing at 0 rows: the command exited 0 having printed no step, no output.
+    const r = spawnSync(
+      'script',
+      [
+        '-qec',
+        `${process.execPath} ${cli} run ${join(dir, file('par0.json', JSON.stringify(parallelPlan)))}`,
+        '/dev/null',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    expect(r.status).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the terminal's escape sequences
+    const shown = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(shown).toMatch(/edgeplan run_\w+ {2}completed/);
+    expect(shown).toMatch(/✔ c\s+demo\.echo/);
+    expect(shown).toMatch(/output: "joined"|output: \{"value":"joined"\}/);
+    // Not wrapped a character a line, as at 0 columns.
+    expect(shown).toMatch(/3\/3 steps done/);
+  });
 });

@@ -66,6 +66,14 @@ describe('MCP_SERVERS', () => {
     expect(r.problems.map((p) => p.code)).toEqual(['mcp_config_invalid', 'mcp_config_invalid']);
     expect(r.problems[0]!.message).toMatch(/^MCP_SERVERS\[1\]\.name must be/);
     expect(r.problems[1]!.message).toMatch(/^MCP_SERVERS\[2\] \("a"\): another server is already named/);
+    // Each names its entry and the name it gives, so the tools it would have had can say why they are missing.
+    expect(r.problems.map((p) => p.details)).toEqual([
+      { entry: 1 }, // a name that is not one is not quoted (it may be a secret in the wrong field)
+      { entry: 2, name: 'a' },
+    ]);
+    expect(readMcpServers({ MCP_SERVERS: '[{"url":"https://a.example"}]' }).problems[0]!.details).toEqual({
+      entry: 0,
+    });
     for (const raw of ['[{', '{"name":"a"}']) {
       const bad = readMcpServers({ MCP_SERVERS: raw });
       expect(bad.servers).toEqual([]);

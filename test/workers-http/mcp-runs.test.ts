@@ -23,6 +23,35 @@ describe('MCP_SERVERS tools in runs', () => {
     expect(names.filter((n) => n.startsWith('mcp.bad'))).toEqual([]);
   });
 
+  it('says why a malformed entry’s tools are missing: in GET /v1/tools and in the plan’s finding', async () => {
+    // "bad.name" (vitest.config.mts) was only in the Worker's log: a plan naming its tools heard
+    // `unknown tool` and the list of registered tools, not a word about MCP_SERVERS. A name that is not
+    // one is not quoted (it may be a secret in the wrong field): the entry is named by its place.
+    const r = await api('GET', '/v1/tools');
+    const unavailable = r.body.unavailable as { server: string; name?: string; reason: string }[];
+    const bad = unavailable.filter((u) => u.server === 'MCP_SERVERS[2]');
+    expect(bad).toEqual([
+      {
+        server: 'MCP_SERVERS[2]',
+        reason: expect.stringMatching(
+          /^is misconfigured: MCP_SERVERS\[2\]\.name must be .*; correct it in MCP_SERVERS/,
+        ),
+      },
+    ]);
+    const v = await api('POST', '/v1/plans/validate', {
+      plan: { steps: [{ id: 'a', action: 'mcp.bad.name.add', parameters: {} }] },
+    });
+    expect(v.status).toBe(200);
+    expect(v.body.errors).toEqual([
+      expect.objectContaining({
+        code: 'unknown_tool',
+        message: expect.stringContaining(
+          'unknown tool "mcp.bad.name.add" (MCP server "MCP_SERVERS[2]" is misconfigured: MCP_SERVERS[2].name must be',
+        ),
+      }),
+    ]);
+  });
+
   it('lists the servers again on GET /v1/tools?refresh=true, and from the cache without it', async () => {
     await api('GET', '/v1/tools');
     const before = await stats('/mcp/e2e');
@@ -123,6 +152,30 @@ describe('an MCP server that cannot be listed', () => {
     // Listed again once it answers: the failure is gone.
     await loadMcpTools(env, { refresh: true });
     expect(mcpListingFailures(env).size).toBe(0);
+  });
+
+  it('names the entry in the finding when MCP_SERVERS is malformed, whole or in part', async () => {
+    const typo = { MCP_SERVERS: '[{"name":"weather","url":"127.0.0.1:8894/mcp"}]' };
+    expect(await loadMcpTools(typo)).toEqual([]);
+    const one = validatePlan(
+      { steps: [{ id: 'a', action: 'mcp.weather.forecast', parameters: {} }] },
+      check(typo),
+    ).errors;
+    expect(one[0]?.message).toBe(
+      'Step "a": unknown tool "mcp.weather.forecast" (MCP server "weather" is misconfigured: MCP_SERVERS[0] ' +
+        '("weather").url must be an http(s) URL (got text that is not an absolute URL); correct it in MCP_SERVERS ' +
+        '(.dev.vars, then restart wrangler dev; deployed: [vars] or the secret))',
+    );
+    // Not JSON at all: every mcp.* action says so.
+    const broken = { MCP_SERVERS: "[{'name':'weather'}]" };
+    await loadMcpTools(broken);
+    const all = validatePlan(
+      { steps: [{ id: 'a', action: 'mcp.weather.forecast', parameters: {} }] },
+      check(broken),
+    ).errors;
+    expect(all[0]?.message).toMatch(
+      /\(MCP server "MCP_SERVERS" is misconfigured: MCP_SERVERS is not JSON \(at line 1, column \d+\)/,
+    );
   });
 
   it('names the server in the finding when it was down from the start', async () => {

@@ -213,7 +213,11 @@ describe('plan versions', () => {
     expect(v3.body.steps).toEqual(v1.body.steps);
     const list = await api('GET', `/v1/runs/${runId}/plans`);
     expect(list.body.versions.map((v: Json) => v.version)).toEqual([1, 2, 3]);
-    expect((await api('GET', `/v1/runs/${runId}/plans/9`)).status).toBe(404);
+    const nine = await api('GET', `/v1/runs/${runId}/plans/9`);
+    expect(nine.status).toBe(404);
+    expect(nine.body.error.message).toBe(`Run "${runId}" has no plan version 9 (its versions: 1, 2, 3)`);
+    const diff9 = await api('GET', `/v1/runs/${runId}/plans/1/diff/9`);
+    expect([diff9.status, diff9.body.error.message]).toEqual([404, nine.body.error.message]);
     expect((await api('POST', `/v1/runs/${runId}/rollback`, { version: 9 })).status).toBe(404);
     expect((await waitForRun(runId)).step_results.b).toEqual({ id: 'b' }); // version 1's b ran
   });

@@ -21,9 +21,11 @@ const tablesOf = (id: string) =>
 describe('a run object’s storage', () => {
   it('is left empty by reads of an id no run has', async () => {
     const id = 'run_nobodyhome0000000000000000000';
-    for (const path of ['', '/status', '/events', '/state', '/plans/1']) {
+    for (const path of ['', '/status', '/events', '/state', '/plans', '/plans/1', '/plans/1/diff/2']) {
       const res = await api('GET', `/v1/runs/${id}${path}`);
       expect(res.status, path).toBe(404);
+      // No run, said so: not "has no plan version 1", as if there were one.
+      expect(res.body.error.message, path).toBe(`No run "${id}"`);
     }
     expect(await tablesOf(id)).toEqual([]);
   });

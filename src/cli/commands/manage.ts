@@ -3,9 +3,16 @@
  * `reject`, `input`, `retry`, `cancel`, `delete`, `replan`, `plans <id> [--diff a b]`, and `tools`.
  */
 import type { Command } from 'commander';
-import type { ApprovalDecision, ControlResult, RunEvent } from '../../client';
+import {
+  EdgeplanApiError,
+  type ApprovalDecision,
+  type ControlResult,
+  type Finding,
+  type RunEvent,
+} from '../../client';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
+import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { clip, duration, eventLine } from '../render';
@@ -150,7 +157,18 @@ export function registerManage(program: Command, context: () => Context, done: D
       const change: Pick<ApprovalDecision, 'plan' | 'edits'> = Array.isArray(file.edits)
         ? { edits: file.edits as NonNullable<ApprovalDecision['edits']> }
         : { plan: file as NonNullable<ApprovalDecision['plan']> };
-      control(ctx, await ctx.client.modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}) }));
+      const decided = await ctx.client
+        .modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}) })
+        .catch((err: unknown) => {
+          // A changed plan the API refuses: its findings at their lines in the file, as `run` shows them.
+          const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
+          if (!change.plan || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors))
+            throw err;
+          reportFindings(ctx, err.code, o.edit!, undefined, errors);
+          return null;
+        });
+      if (!decided) return done(EXIT.failed);
+      control(ctx, decided);
     });
   program
     .command('reject')
@@ -295,7 +313,7 @@ export function registerManage(program: Command, context: () => Context, done: D
           ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
         ]),
       );
-      // What an MCP server lists but plans cannot call (or a server that could not be listed), and why.
+      // What an MCP server lists but plans cannot call (or a server that could not be listed or is misconfigured), and why.
       if (unavailable.length > 0)
         ctx.print(
           `\nUnavailable:\n${table([

@@ -4,7 +4,7 @@ import { EdgeplanApiError, estimateText, type CreateRunRequest, type Finding } f
 import type { Context } from '../context';
 import { EXIT, UsageError } from '../exit-codes';
 import { followToEnd, following } from '../follow';
-import { findingLines } from '../findings';
+import { findingLines, reportFindings } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
 
 type RunOptions = { goal?: string; format?: string; input: string[]; config: string[]; watch?: boolean };
@@ -44,8 +44,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         // An invalid plan from a file: its findings at their lines, as `validate` shows them.
         const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
         if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;
-        process.stderr.write(`edgeplan: ${err.code}: ${findings(errors.length)} in ${file}\n`);
-        for (const line of findingLines(ctx, file, o.format, errors)) process.stderr.write(`  ${line}\n`);
+        reportFindings(ctx, err.code, file, o.format, errors);
         return null;
       });
       if (!created) return done(EXIT.failed);

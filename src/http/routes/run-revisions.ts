@@ -4,6 +4,7 @@
  */
 import { inferredDependencies } from '../../plan/inferred-dependencies';
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { INVALID_TOKEN_MESSAGE } from '../../approval/tokens';
 import type { RpcResult } from '../../durable/plan-run';
 import type { RunStatus } from '../../plan/model';
@@ -18,7 +19,7 @@ import { RunIdParamSchema } from '../schemas/run';
 import { strictObject } from '../schemas/strict-object';
 import { wholeNumber } from '../schemas/whole-number';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
-import type { App } from '../types';
+import type { App, AppEnv } from '../types';
 
 const InputSchema = z
   .object({
@@ -208,8 +209,9 @@ export function registerRunRevisionRoutes(app: App): void {
 
   app.openapi(getPlan, async (c) => {
     const { id, version: v } = c.req.valid('param');
-    const plan = stubFor(c) ? await getPlanVersion(c.env, id, v) : null;
-    if (!plan) return jsonError(c, 'not_found', `Run "${id}" has no plan version ${v}`);
+    if (!stubFor(c)) return notFound(c);
+    const plan = await getPlanVersion(c.env, id, v);
+    if (!plan) return noPlanVersion(c, id, v);
     return c.json({ ...plan, inferred_dependencies: inferredDependencies(plan.steps) }, 200);
   });
 
@@ -217,7 +219,21 @@ export function registerRunRevisionRoutes(app: App): void {
     const { id, a, b } = c.req.valid('param');
     if (!stubFor(c)) return notFound(c);
     const [pa, pb] = await Promise.all([getPlanVersion(c.env, id, a), getPlanVersion(c.env, id, b)]);
-    if (!pa || !pb) return jsonError(c, 'not_found', `Run "${id}" has no plan version ${!pa ? a : b}`);
+    if (!pa || !pb) return noPlanVersion(c, id, !pa ? a : b);
     return c.json(diffPlans(pa, pb), 200);
   });
+}
+
+/**
+ * The 404 for a plan version a run lacks: `No run` when there is no run (a mistyped id read as "has
+ * no plan version 1", as if the run existed), else the versions it has.
+ */
+async function noPlanVersion(c: Context<AppEnv>, id: string, v: number) {
+  const versions = await listPlanVersions(c.env, id);
+  if (!versions) return notFound(c);
+  const has =
+    versions.length === 0
+      ? 'it has no plan yet'
+      : `its versions: ${versions.map((r) => r.version).join(', ')}`;
+  return jsonError(c, 'not_found', `Run "${id}" has no plan version ${v} (${has})`);
 }

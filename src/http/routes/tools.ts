@@ -13,7 +13,8 @@ const listTools = createRoute({
   summary: 'List registered tools',
   description:
     "Built-in tools, the demo pack when DEMO_TOOLS=true, the MCP_SERVERS tools and a team's own. Sorted " +
-    'by name. `unavailable` says which MCP servers could not be listed and which tools a server lists were ' +
+    'by name. `unavailable` says which MCP_SERVERS entries are malformed, which MCP servers could not be ' +
+    'listed and which tools a server lists were ' +
     'left out, and why. `refresh=true` lists the MCP servers again instead of using the cached listings.',
   security: V1_SECURITY,
   request: {

@@ -19,10 +19,14 @@ export const ToolDescriptionSchema = z
 
 export const UnavailableToolSchema = z
   .object({
-    server: z.string().openapi({ description: 'The MCP_SERVERS entry', example: 'files' }),
+    server: z.string().openapi({
+      description:
+        'The MCP_SERVERS entry: its name (`MCP_SERVERS[i]` for a malformed entry without one, `MCP_SERVERS` when the variable itself is malformed)',
+      example: 'files',
+    }),
     name: z.string().optional().openapi({
       description:
-        'The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed',
+        'The action a plan would name (`mcp.<server>.<tool>`); absent when the whole server could not be listed or its MCP_SERVERS entry is malformed',
       example: 'mcp.files.ünï',
     }),
     reason: z.string().openapi({
@@ -36,6 +40,6 @@ export const ToolListSchema = z.object({
   tools: z.array(ToolDescriptionSchema),
   unavailable: z.array(UnavailableToolSchema).openapi({
     description:
-      'MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same',
+      'Malformed MCP_SERVERS entries, MCP servers that could not be listed, and tools a server lists that were left out (a name MCP does not allow, a second tool of one name, a definition MCP refuses), each with why; a plan naming one gets `unknown_tool` saying the same',
   }),
 });
