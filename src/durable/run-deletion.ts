@@ -42,9 +42,7 @@ const CHILD_RUN_TOOLS = [CHILD_RUN_ACTION, 'plan.execute'];
 export async function deletionNote(state: RunState, store: SqlStore): Promise<DeletionNote> {
   const plans = store.listPlans();
   const children = await Promise.all(
-    store
-      .attemptsOfActions(CHILD_RUN_TOOLS)
-      .map((a) => childRunId({ run_id: state.run_id, step_id: a.step_id, attempt: a.attempt })),
+    childAttempts(store).map((a) => childRunId({ run_id: state.run_id, ...a })),
   );
   return {
     run_id: state.run_id,
@@ -53,6 +51,23 @@ export async function deletionNote(state: RunState, store: SqlStore): Promise<De
     attempt_ids: failedPlanningAttempts(state.error?.details),
     children,
   };
+}
+
+/**
+ * The attempts that started (or may have started) a child run, each once: those scheduled under a
+ * child-run tool, and those invoked as one — a sub-plan step's attempt is scheduled under the step's
+ * own action and only invoked as `agent.dispatch` (src/engine/begin-attempt.ts), so its row in
+ * `attempts` does not name the tool; its `ToolInvoked` does, and always precedes the child run.
+ */
+function childAttempts(store: SqlStore): { step_id: string; attempt: number }[] {
+  const invoked = store
+    .eventsOfType('ToolInvoked')
+    .filter((e) => CHILD_RUN_TOOLS.includes(e.payload.tool))
+    .map((e) => ({ step_id: e.payload.step_id, attempt: e.payload.attempt }));
+  const once = new Map<string, { step_id: string; attempt: number }>();
+  for (const a of [...store.attemptsOfActions(CHILD_RUN_TOOLS), ...invoked])
+    if (!once.has(`${a.step_id}#${a.attempt}`)) once.set(`${a.step_id}#${a.attempt}`, a);
+  return [...once.values()];
 }
 
 /** The attempt ids in a planning error's `details.planning_trace` (src/http/routes/run-planning.ts). */

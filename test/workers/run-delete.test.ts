@@ -154,6 +154,24 @@ describe('DELETE /v1/runs/:id', () => {
     }
   });
 
+  it('deletes a sub-plan step’s child run with it (the step names another action)', async () => {
+    // Found by scripts/chaos.mjs: a sub-plan step's attempt is scheduled under the step's own action
+    // (demo.echo here) and only invoked as agent.dispatch, so its child run was left behind, readable.
+    const id = await startRun({
+      steps: [{ id: 's', description: 'a sub-plan', action: 'demo.echo', subplan: { steps: [echo('x')] } }],
+    });
+    const run = await waitForRun(id);
+    expect(run.status).toBe('completed');
+    const childId = run.step_results.s.run_id as string;
+    await vi.waitFor(async () => expect(await d1Rows(childId)).toEqual({ runs: 1, versions: 1 }));
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body.child_runs).toEqual([childId]);
+    expect((await api('GET', `/v1/runs/${childId}`)).status).toBe(404);
+    expect(await d1Rows(childId)).toEqual({ runs: 0, versions: 0 });
+    expect((await objectStorage(childId)).tables).toEqual([]);
+  });
+
   it('cancels and deletes a child run still going when its ended parent is deleted', async () => {
     // The parent's step gives up on the child (timeout), so the parent ends while the child runs on.
     const slow = { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 10_000 } }] };
