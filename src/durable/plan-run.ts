@@ -663,12 +663,14 @@ export class PlanRun extends DurableObject<Env> {
       this.#store.deleteMeta('run');
     });
     this.#machine = null;
+    // If this instance dies before the end, the alarm finishes the deletion: set with the note, before
+    // anything waits on I/O (the D1 writes below), or a crash meanwhile left the run hidden, still
+    // listed and its plans readable, until someone sent DELETE again.
+    await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
     this.#inline.abortAll('the run was deleted');
     this.#side.abortAll('the run was deleted');
     for (const ws of this.ctx.getWebSockets()) ws.close(1000, 'run deleted');
     await this.#index.close();
-    // If this instance dies before the end, the alarm finishes the deletion.
-    await this.#alarm.to(Date.now() + DELETION_RETRY_MS);
     return this.#finish(note);
   }
 

@@ -256,6 +256,46 @@ describe('a deletion interrupted', () => {
     expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(404);
   });
 
+  it('by a crash while the run is hidden and D1 is still being waited on: its alarm finishes it', async () => {
+    const id = await endedRun();
+    // A new instance: the DELETE's first read of the run re-syncs its D1 row, which the deletion waits
+    // for before removing the rows — made to hang here, as a slow D1 would, so the crash lands there.
+    await abortAllDurableObjects();
+    const real = env.DB;
+    const hanging = new Proxy(real, {
+      get: (target, key) =>
+        key === 'batch' ? () => new Promise(() => undefined) : (Reflect.get(target, key) as unknown),
+    });
+    await runInDurableObject(env.PLAN_RUN.getByName(id), (instance) => {
+      (instance as unknown as { env: Env }).env.DB = hanging;
+    });
+    const pending = api('DELETE', `/v1/runs/${id}`).catch(() => null);
+    try {
+      await vi.waitFor(async () => {
+        const noted = await runInDurableObject(
+          env.PLAN_RUN.getByName(id),
+          (_i, state) => state.storage.sql.exec("SELECT 1 FROM meta WHERE key = 'deleting'").toArray().length,
+        );
+        expect(noted).toBe(1);
+      });
+    } finally {
+      await runInDurableObject(env.PLAN_RUN.getByName(id), (instance) => {
+        (instance as unknown as { env: Env }).env.DB = real;
+      });
+    }
+    // The instance dies there: the run is hidden, D1 still lists it, and no one DELETEs it again.
+    await abortAllDurableObjects();
+    await pending;
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+    expect(await listed(id)).toBe(true);
+    expect((await objectStorage(id)).alarm).not.toBeNull();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(id))).toBe(true);
+    expect(await listed(id)).toBe(false);
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
+  });
+
   it('after the object’s storage went but D1 still lists the run: a DELETE removes what D1 holds', async () => {
     const id = await endedRun();
     await runInDurableObject(env.PLAN_RUN.getByName(id), async (_i, state) => {
