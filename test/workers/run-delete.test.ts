@@ -172,6 +172,35 @@ describe('DELETE /v1/runs/:id', () => {
     expect((await objectStorage(childId)).tables).toEqual([]);
   });
 
+  it('leaves no KV copy behind from a plan version read while the run was deleted', async () => {
+    const id = await startRun({ goal: 'one echo', steps: [echo('a')] });
+    expect((await waitForRun(id)).status).toBe('completed');
+    await vi.waitFor(async () => expect(await d1Rows(id)).toEqual({ runs: 1, versions: 1 }));
+    // A first read of version 1 (no copy yet) got the row from D1; its copy lands after the deletion.
+    let release = () => undefined as void;
+    const gate = new Promise<void>((r) => (release = r));
+    let putting = false;
+    const slowPut = new Proxy(env.KV, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key) as unknown;
+        if (key !== 'put') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<KVNamespace['put']>) => {
+          putting = true;
+          await gate;
+          return target.put(...args);
+        };
+      },
+    });
+    const { getPlanVersion } = await import('../../src/durable/plan-versions');
+    const reading = getPlanVersion({ ...env, KV: slowPut }, id, 1);
+    await vi.waitFor(() => expect(putting).toBe(true));
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(200);
+    release();
+    expect((await reading)?.steps.map((s) => s.id)).toEqual(['a']);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect((await api('GET', `/v1/runs/${id}/plans/1`)).status).toBe(404);
+  });
+
   it('cancels and deletes a child run still going when its ended parent is deleted', async () => {
     // The parent's step gives up on the child (timeout), so the parent ends while the child runs on.
     const slow = { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 10_000 } }] };
