@@ -1027,9 +1027,16 @@ async function rounds(names, extraArgs) {
     await server.kill();
     server = await startDevServer({ name: 'edgeplan-chaos', persist, port, extraArgs });
     const restartMs = server.upAt - killedAt;
-    // Let every scenario's pre-kill action finish (they retry while the server is down).
-    await Promise.all(Object.values(ctxs).map((c) => c.trigger?.catch((err) => (c.triggerError = err))));
-    await Promise.all(names.map((n) => SCENARIOS[n].afterRestart?.(ctxs[n])));
+    // Each scenario's pre-kill action finishes (they retry while the server is down), then its
+    // after-restart one, each at its own pace: one scenario's long wait (a run whose queued step the
+    // kill lost goes on after 60 s) must not hold another's client back (a cancel sent a minute late
+    // finds its run completed).
+    await Promise.all(
+      names.map(async (n) => {
+        await ctxs[n].trigger?.catch((err) => (ctxs[n].triggerError = err));
+        await SCENARIOS[n].afterRestart?.(ctxs[n]);
+      }),
+    );
     const lines = [];
     const keys = [];
     const maybeOnce = [];
