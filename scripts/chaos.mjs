@@ -52,6 +52,8 @@
 //   each round restarts wrangler dev (~10–15 s on 2 busy cores); 9 rounds take about 5 minutes, and
 //   retention's rounds (a server of their own) about 30 s each. --port P uses P+1 for the inspector.
 //   Run with the project's Node (PATH=node_modules/.bin:$PATH): the storage checks need node:sqlite.
+//   Round r's focus is scenario r (mod their number): --rounds=12 gives each of the 12 sharing a
+//   server one round whose kill it times (the default 9 leaves delete, mcp and lapse as bystanders).
 import { createServer } from 'node:http';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
