@@ -20,6 +20,24 @@
 //   cancel    a chain of slow counters, POST /cancel, killed right after
 //   http      http.request POSTs to a loopback server that counts requests per idempotency key and
 //             answers slowly
+//   delete    a goal run with a child run (agent.dispatch) and a sub-plan step, ended, then DELETEd:
+//             killed right after the answer or while the deletion is under way. Checked: a run still
+//             readable has lost nothing (children, index row, KV copies); a hidden one is finished
+//             within 75 s by its own alarm (its storage is polled from the state's files, no request);
+//             a client that got no answer DELETEs again; then every id answers 404 (run, events,
+//             plans, state), the list leaves it out, and D1 (index row, plan versions, planning
+//             attempts) and KV (plan copies) hold nothing for it or its children
+//   retention the same run with RUN_RETENTION_DAYS=0.0001 (8.64 s), killed around the moment its
+//             retention alarm fires; nothing may be asked of it after the restart, and it (children
+//             too) must be gone within 75 s. Every run of a server is kept that short, so this
+//             scenario gets a server (and rounds) of its own
+//   mcp       mcp.<server>.<tool> steps against a real MCP server (the official SDK, loopback) whose
+//             tool counts calls per idempotency key and answers slowly, killed while a call is with
+//             it: one successful result per step, and it is an answer the server gave for that key;
+//             no call after the result was recorded. A repeated call (same key, the server keeps no
+//             dedup) is what a server must dedup, and is shown, not counted as a failure
+//   lapse     a human.input with a short timeout_ms and retries: 0, nobody answering, killed around
+//             its deadline: the run fails by itself, asked once, and the step after it never runs
 // Checks after every round, for every run: the expected terminal status with no request to the run
 // after the restart; every demo.counter key applied once (a witness run increments each again and must
 // read 2; a cancelled run's keys may read 1); events' seq gap-free from 1 and no duplicated logical
@@ -31,12 +49,20 @@
 //
 // Usage: node scripts/chaos.mjs [--rounds=9] [--only=stream,input] [--seed=N] [--port=8791]
 //   [--keep] (every run's events to a JSON file; failed runs' always are). Not part of `npm test`:
-//   each round restarts wrangler dev (~10–15 s on 2 busy cores); 9 rounds take about 5 minutes.
+//   each round restarts wrangler dev (~10–15 s on 2 busy cores); 9 rounds take about 5 minutes, and
+//   retention's rounds (a server of their own) about 30 s each. --port P uses P+1 for the inspector.
+//   Run with the project's Node (PATH=node_modules/.bin:$PATH): the storage checks need node:sqlite.
+//   Round r's focus is scenario r (mod their number): --rounds=12 gives each of the 12 sharing a
+//   server one round whose kill it times (the default 9 leaves delete, mcp and lapse as bystanders).
 import { createServer } from 'node:http';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { nothingStored, storedFor } from './chaos-storage.mjs';
 import { freePort, migratedState, startDevServer } from './dev-server.mjs';
+import { serveMcp } from './mcp-loopback.mjs';
 
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(arg('rounds') ?? 9);
@@ -184,6 +210,38 @@ async function approveVia(link, delay) {
 await new Promise((r) => loop.listen(0, '127.0.0.1', r));
 const loopBase = `http://127.0.0.1:${loop.address().port}`;
 
+// A team's MCP server (the official SDK, stateless Streamable HTTP on loopback): `tally {delay_ms}`
+// counts its calls per idempotency key (`_meta["edgeplan/idempotency_key"]`) and answers slowly with
+// which call it was. It keeps no dedup of its own, so what it saw is what a server would have to dedup.
+const mcpCalls = new Map(); // idempotency key → [{ at, attempt, n, answeredAt? }]
+const mcpHttp = await serveMcp(() => {
+  const s = new Server({ name: 'chaos', version: '1.0.0' }, { capabilities: { tools: {} } });
+  s.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      {
+        name: 'tally',
+        description: 'Counts its calls per idempotency key',
+        inputSchema: { type: 'object', properties: { delay_ms: { type: 'number' } } },
+      },
+    ],
+  }));
+  s.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const meta = req.params._meta ?? {};
+    const key = String(meta['edgeplan/idempotency_key'] ?? '(none)');
+    const list = mcpCalls.get(key) ?? [];
+    const call = { at: Date.now(), attempt: meta['edgeplan/attempt'], n: list.length + 1 };
+    list.push(call);
+    mcpCalls.set(key, list);
+    await sleep(Number(req.params.arguments?.delay_ms ?? 0));
+    call.answeredAt = Date.now();
+    return { content: [{ type: 'text', text: JSON.stringify({ key, call: call.n }) }] };
+  });
+  return s;
+});
+const MCP_SERVERS = JSON.stringify([
+  { name: 'chaos', url: `http://127.0.0.1:${mcpHttp.address().port}/mcp` },
+]);
+
 // ---------------------------------------------------------------------------------------------------
 // The API, tolerant of the server being down (a user's client tries again).
 
@@ -235,6 +293,90 @@ const counter = (tag, id, delay_ms = 0, deps = []) => ({
   parameters: { key: `${tag}:${id}`, ...(delay_ms ? { delay_ms } : {}) },
   dependencies: deps,
 });
+
+/**
+ * A goal run (planned by the scripted LLM, so it has planning attempts) with a child run
+ * (agent.dispatch) and a sub-plan step (a second child run), for the deletion scenarios.
+ */
+async function parentWithChildren(tag) {
+  const steps = [
+    counter(tag, 'p0'),
+    {
+      id: 'child',
+      description: 'a child run',
+      action: 'agent.dispatch',
+      parameters: { plan: { steps: [counter(tag, 'c1', 100), counter(tag, 'c2', 0, ['c1'])] } },
+      dependencies: ['p0'],
+    },
+    {
+      id: 'sub',
+      description: 'a sub-plan',
+      action: 'demo.echo',
+      subplan: { steps: [counter(tag, 's1', 100)] },
+      dependencies: ['p0'],
+    },
+    counter(tag, 'p1', 0, ['child', 'sub']),
+  ];
+  llmPlans.set(tag, { steps, gap: 20 });
+  const id = await create({ goal: `count, then forget ${tag}`, config: { execution_mode: 'parallel' } });
+  return { id, keys: ['p0', 'c1', 'c2', 's1', 'p1'].map((k) => `${tag}:${k}`) };
+}
+
+/**
+ * What a run about to be deleted has: its children (from its steps' results), every run's plan ids,
+ * and what storage holds for each (read after each run's plan version was read once, which puts its
+ * KV copy in place). Problems if the storage check would see nothing to begin with.
+ */
+async function beforeDeletion(run) {
+  const children = Object.values(run.step_results ?? {})
+    .map((v) => v?.run_id)
+    .filter((v) => typeof v === 'string');
+  const ids = [run.run_id, ...children];
+  const plans = {};
+  const problems = [];
+  if (children.length !== 2) problems.push(`${children.length} child runs, expected 2`);
+  for (const id of ids) {
+    const { versions } = await get(`/v1/runs/${id}/plans`);
+    plans[id] = versions.map((v) => v.plan_id);
+    for (const v of versions) await get(`/v1/runs/${id}/plans/${v.version}`);
+  }
+  // The index row is written within 250 ms of a change.
+  await sleep(400);
+  const stored = Object.fromEntries(ids.map((id) => [id, storedFor(persist, id, plans[id])]));
+  for (const id of ids) {
+    const s = stored[id];
+    if (s.index_rows !== 1 || s.plan_versions === 0 || s.kv_keys.length === 0)
+      problems.push(`before deletion, ${id} has ${JSON.stringify(s)} stored`);
+  }
+  if (stored[run.run_id].planning_attempts === 0)
+    problems.push('before deletion, no planning attempts stored');
+  return { ids, plans, stored, problems };
+}
+
+/** Whether nothing is stored for any of the runs any more (read from the state's files, no request). */
+const allGone = (b) => b.ids.every((id) => nothingStored(storedFor(persist, id, b.plans[id])));
+
+/** Polls the state's files (never the API) until every run is gone, up to `ms`; whether they went. */
+async function goneWithin(b, ms) {
+  for (const end = Date.now() + ms; ; await sleep(500)) {
+    if (allGone(b)) return true;
+    if (Date.now() > end) return false;
+  }
+}
+
+/** Every run of `b` answers 404 everywhere, the list leaves it out, and storage holds nothing for it. */
+async function checkDeleted(b) {
+  const p = [];
+  const { runs } = await get('/v1/runs?limit=100');
+  for (const id of b.ids) {
+    for (const path of ['', '/events', '/plans', '/plans/1', '/state'])
+      if ((await call('GET', `/v1/runs/${id}${path}`)).status !== 404) p.push(`GET ${id}${path} is not 404`);
+    if (runs.some((r) => r.run_id === id)) p.push(`the list still shows ${id}`);
+    const s = storedFor(persist, id, b.plans[id]);
+    if (!nothingStored(s)) p.push(`${id} still has ${JSON.stringify(s)} stored`);
+  }
+  return p;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Scenarios. start(tag) starts the run(s) and returns { runs: [{id, expect}], keys, trigger? , act? };
@@ -572,6 +714,190 @@ const SCENARIOS = {
       return p;
     },
   },
+  delete: {
+    async start(tag) {
+      const { id, keys } = await parentWithChildren(tag);
+      const ctx = { runs: [], keys, answers: [], deleted: id };
+      ctx.trigger = (async () => {
+        // A step message a kill lost (wrangler dev's queue is in memory) is carried out by the run
+        // itself after 60 s (untaken-attempts.ts), hence the long wait.
+        const run = await until(id, (r) => TERMINAL.includes(r.status), 150_000);
+        ctx.before = await beforeDeletion(run);
+        // Killed right after the answer, or while the deletion is under way (it takes ~50-300 ms).
+        ctx.mode = rnd() < 0.5 ? 'after-answer' : 'mid-way';
+        const sentAt = Date.now();
+        ctx.sent = call('DELETE', `/v1/runs/${id}`, undefined, { retry: false }).then(
+          (r) => ctx.answers.push(`${r.status} in ${Date.now() - sentAt} ms`),
+          () => ctx.answers.push(0),
+        );
+        if (ctx.mode === 'after-answer') await ctx.sent;
+        await sleep(between(0, ctx.mode === 'after-answer' ? 100 : 200));
+      })();
+      return ctx;
+    },
+    async afterRestart(ctx) {
+      await ctx.sent;
+      const b = ctx.before;
+      if (!b) return void (ctx.problems = [`its run never got to the deletion: ${ctx.triggerError?.stack}`]);
+      const p = [...b.problems];
+      // What a client sees first: not deleted at all (then nothing may be gone), or hidden.
+      const first = (await call('GET', `/v1/runs/${ctx.deleted}`)).status;
+      if (first === 200) {
+        for (const id of b.ids.slice(1))
+          if ((await call('GET', `/v1/runs/${id}`)).status !== 200)
+            p.push(`the run is readable but its child ${id} is not`);
+        const s = storedFor(persist, ctx.deleted, b.plans[ctx.deleted]);
+        if (s.index_rows !== 1 || s.kv_keys.length === 0)
+          p.push(`the run is readable but has ${JSON.stringify(s)} stored`);
+      } else if (first !== 404) p.push(`GET after the restart: ${first}`);
+      // Answered 200: gone already. Hidden otherwise: its alarm finishes within a minute, unasked.
+      let how = 'deleted before the kill';
+      if (!ctx.answers.some((a) => String(a).startsWith('200'))) {
+        if (first === 404 && (await goneWithin(b, 75_000))) how = 'finished by itself';
+        else {
+          if (first === 404)
+            p.push(
+              `hidden but not finished 75 s after the restart (${JSON.stringify(b.ids.map((id) => storedFor(persist, id, b.plans[id])))})`,
+            );
+          const again = await call('DELETE', `/v1/runs/${ctx.deleted}`);
+          ctx.answers.push(again.status);
+          if (again.status !== 200 && again.status !== 404)
+            p.push(`second DELETE: ${again.status} ${JSON.stringify(again.body)}`);
+          how = 'finished by a second DELETE';
+        }
+      }
+      p.push(...(await checkDeleted(b)));
+      ctx.problems = p;
+      ctx.note = `${ctx.mode}, answers ${ctx.answers.join(',')}, first GET ${first}, ${how}`;
+    },
+    verify: (ctx) => ctx.problems,
+  },
+  retention: {
+    // 0.0001 days: an ended run deletes itself 8.64 s after its end. Every run of the server is kept
+    // that short, so this scenario gets a server of its own.
+    vars: { RUN_RETENTION_DAYS: '0.0001' },
+    async start(tag) {
+      const { id, keys } = await parentWithChildren(tag);
+      const ctx = { runs: [], keys, deleted: id };
+      ctx.trigger = (async () => {
+        const run = await until(id, (r) => TERMINAL.includes(r.status), 150_000);
+        ctx.before = await beforeDeletion(run);
+        // Killed around the moment its retention alarm fires.
+        const due = Date.parse(run.completed_at) + 8_640;
+        ctx.offset = between(-2500, 1500);
+        await sleep(Math.max(0, due + ctx.offset - Date.now()));
+      })();
+      return ctx;
+    },
+    async afterRestart(ctx) {
+      const b = ctx.before;
+      if (!b) return void (ctx.problems = [`its run never got to the deletion: ${ctx.triggerError?.stack}`]);
+      const p = [...b.problems];
+      // No request to the run: only its alarm (and its children's) can delete it.
+      const gone = await goneWithin(b, 75_000);
+      if (!gone)
+        p.push(
+          `not deleted 75 s after the restart (${JSON.stringify(b.ids.map((id) => storedFor(persist, id, b.plans[id])))})`,
+        );
+      p.push(...(await checkDeleted(b)));
+      ctx.problems = p;
+      ctx.note = `killed ${ctx.offset} ms from the due time`;
+    },
+    verify: (ctx) => ctx.problems,
+  },
+  mcp: {
+    async start(tag) {
+      const m = (id, deps = []) => ({
+        id,
+        action: 'mcp.chaos.tally',
+        parameters: { delay_ms: between(200, 1500) },
+        dependencies: deps,
+      });
+      const plan = { steps: [m('m1'), m('m2'), m('m3', ['m1']), m('m4', ['m2', 'm3'])] };
+      const id = await create({ plan, config: { execution_mode: 'parallel' } });
+      const ctx = { runs: [{ id, expect: 'completed' }], keys: [] };
+      // Killed while a call is with the server.
+      ctx.trigger = (async () => {
+        for (const end = Date.now() + 20_000; Date.now() < end; await sleep(20))
+          if ([...mcpCalls.keys()].some((k) => k.startsWith(`${id}:`))) break;
+        await sleep(between(0, 1200));
+      })();
+      return ctx;
+    },
+    check(ctx, run, events) {
+      const p = [];
+      const id = ctx.runs[0].id;
+      const seen = [];
+      for (const step of ['m1', 'm2', 'm3', 'm4']) {
+        const ok = events.filter(
+          (e) => e.event_type === 'ToolReturned' && e.payload.step_id === step && e.payload.success,
+        );
+        if (ok.length !== 1) p.push(`${step}: ${ok.length} successful results`);
+        const key = events.find((e) => e.event_type === 'ToolInvoked' && e.payload.step_id === step)?.payload
+          .idempotency_key;
+        if (key !== `${id}:${step}`) p.push(`${step}: idempotency key ${key}`);
+        const calls = mcpCalls.get(key) ?? [];
+        if (calls.length === 0) p.push(`${step}: no call reached the server`);
+        let result;
+        try {
+          result = JSON.parse(run.step_results?.[step]?.text ?? 'null');
+        } catch {
+          result = null;
+        }
+        if (result?.key !== key || !calls.some((c) => c.n === result.call && c.answeredAt))
+          p.push(`${step}: result ${JSON.stringify(run.step_results?.[step])} is no answer the server gave`);
+        const after = ok[0] ? calls.filter((c) => c.at > Date.parse(ok[0].timestamp) + 5) : [];
+        if (after.length) p.push(`${step}: ${after.length} call(s) after its result was recorded`);
+        seen.push(`${step} ${calls.map((c) => `#${c.attempt}${c.answeredAt ? '' : '(cut)'}`).join('')}`);
+      }
+      ctx.note = `server saw ${seen.join(', ')}`;
+      return p;
+    },
+  },
+  lapse: {
+    async start(tag) {
+      const timeout = between(1500, 4000);
+      const plan = {
+        steps: [
+          counter(tag, 'a'),
+          {
+            id: 'ask',
+            action: 'human.input',
+            parameters: { prompt: 'anyone there?' },
+            timeout_ms: timeout,
+            retries: 0,
+            dependencies: ['a'],
+          },
+          counter(tag, 'b', 0, ['ask']),
+        ],
+      };
+      const id = await create({ plan });
+      const ctx = { runs: [{ id, expect: 'failed' }], keys: [`${tag}:a`], never: [`${tag}:b`] };
+      // Killed around the question's deadline (its ToolInvoked + timeout_ms).
+      ctx.trigger = (async () => {
+        await until(id, (r) => r.status === 'awaiting_input' || TERMINAL.includes(r.status));
+        const { events } = await get(`/v1/runs/${id}/events?limit=1000`);
+        const asked = events.find((e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'ask');
+        ctx.offset = between(-1000, 600);
+        if (asked) await sleep(Math.max(0, Date.parse(asked.timestamp) + timeout + ctx.offset - Date.now()));
+      })();
+      return ctx;
+    },
+    check(ctx, run, events) {
+      const p = [];
+      if (run.step_statuses?.ask !== 'failed') p.push(`ask is ${run.step_statuses?.ask}`);
+      if (run.step_statuses?.b === 'completed') p.push('b ran after an unanswered question');
+      const n = events.filter((e) => e.event_type === 'InputReceived').length;
+      if (n !== 0) p.push(`${n} InputReceived`);
+      const asks = events.filter((e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'ask').length;
+      if (asks !== 1) p.push(`asked ${asks} times with retries: 0`);
+      const why = events.find((e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'ask')?.payload
+        .error;
+      if (why?.code !== 'timeout') p.push(`ask ended ${JSON.stringify(why)}, not by its timeout`);
+      ctx.note = `killed ${ctx.offset} ms from the deadline; ${run.error?.code}: ${why?.message}`;
+      return p;
+    },
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -628,9 +954,18 @@ async function commonChecks(runId, expect) {
 // ---------------------------------------------------------------------------------------------------
 
 const names = Object.keys(SCENARIOS).filter((n) => !ONLY || ONLY.includes(n));
-const persist = migratedState('edgeplan-chaos');
+// Scenarios that need Worker vars of their own (RUN_RETENTION_DAYS) get a server of their own: one
+// group of rounds per set of vars, each on a fresh state.
+const groups = new Map();
+for (const n of names) {
+  const vars = JSON.stringify(SCENARIOS[n].vars ?? {});
+  groups.set(vars, [...(groups.get(vars) ?? []), n]);
+}
+let persist;
 const port = Number(arg('port') ?? (await freePort()));
-const extraArgs = [
+const baseArgs = [
+  '--inspector-port',
+  String(port + 1),
   '--log-level',
   'error',
   '--var',
@@ -643,16 +978,38 @@ const extraArgs = [
   'PLANNER_MODEL:scripted',
   '--var',
   'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+  '--var',
+  `MCP_SERVERS:${MCP_SERVERS}`,
 ];
 const cleanup = () => {
   server?.stop();
-  rmSync(persist, { recursive: true, force: true });
+  server = null;
+  if (persist) rmSync(persist, { recursive: true, force: true });
 };
 process.on('exit', cleanup);
 const tally = Object.fromEntries(names.map((n) => [n, { trials: 0, focus: 0, bad: 0 }]));
 const failures = [];
-console.log(`chaos: ${ROUNDS} rounds of ${names.join(', ')}; seed ${seed}; port ${port}`);
+console.log(
+  `chaos: ${ROUNDS} rounds of ${[...groups.values()].map((g) => g.join(', ')).join(' / ')}; seed ${seed}; port ${port}`,
+);
 try {
+  for (const [varsJson, group] of groups) {
+    const extraArgs = [
+      ...baseArgs,
+      ...Object.entries(JSON.parse(varsJson)).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+    ];
+    persist = migratedState('edgeplan-chaos');
+    if (varsJson !== '{}') console.log(`(${group.join(', ')}: a server of their own, with ${varsJson})`);
+    await rounds(group, extraArgs);
+    cleanup();
+  }
+} finally {
+  cleanup();
+  loop.close();
+  mcpHttp.close();
+}
+
+async function rounds(names, extraArgs) {
   server = await startDevServer({ name: 'edgeplan-chaos', persist, port, extraArgs });
   for (let round = 0; round < ROUNDS; round++) {
     const focus = names[round % names.length];
@@ -672,17 +1029,23 @@ try {
     await server.kill();
     server = await startDevServer({ name: 'edgeplan-chaos', persist, port, extraArgs });
     const restartMs = server.upAt - killedAt;
-    // Let every scenario's pre-kill action finish (they retry while the server is down).
-    await Promise.all(Object.values(ctxs).map((c) => c.trigger?.catch(() => {})));
-    await Promise.all(names.map((n) => SCENARIOS[n].afterRestart?.(ctxs[n])));
+    // Each scenario's pre-kill action finishes (they retry while the server is down), then its
+    // after-restart one, each at its own pace: one scenario's long wait (a run whose queued step the
+    // kill lost goes on after 60 s) must not hold another's client back (a cancel sent a minute late
+    // finds its run completed).
+    await Promise.all(
+      names.map(async (n) => {
+        await ctxs[n].trigger?.catch((err) => (ctxs[n].triggerError = err));
+        await SCENARIOS[n].afterRestart?.(ctxs[n]);
+      }),
+    );
     const lines = [];
     const keys = [];
     const maybeOnce = [];
+    const never = [];
     for (const n of names) {
       const ctx = ctxs[n];
-      for (const { id, expect } of ctx.runs) {
-        const { problems, run, events } = await commonChecks(id, expect);
-        problems.push(...SCENARIOS[n].check(ctx, run, events));
+      const report1 = (id, status, problems, run, events) => {
         tally[n].trials++;
         if (n === focus) tally[n].focus++;
         if (problems.length) {
@@ -691,17 +1054,29 @@ try {
         }
         if (problems.length || KEEP) {
           mkdirSync(report, { recursive: true });
-          writeFileSync(join(report, `${n}-${id}.json`), JSON.stringify({ problems, run, events }, null, 2));
+          writeFileSync(
+            join(report, `${n}-${id}.json`),
+            JSON.stringify({ problems, run, events, ctx }, null, 2),
+          );
         }
         lines.push(
-          `  ${n === focus ? '*' : ' '}${n.padEnd(9)} ${id} ${run.status}${ctx.note ? ` (${ctx.note})` : ''}` +
+          `  ${n === focus ? '*' : ' '}${n.padEnd(9)} ${id} ${status}${ctx.note ? ` (${ctx.note})` : ''}` +
             (problems.length ? `\n      PROBLEMS: ${problems.join('\n                ')}` : ''),
         );
+      };
+      for (const { id, expect } of ctx.runs) {
+        const { problems, run, events } = await commonChecks(id, expect);
+        problems.push(...SCENARIOS[n].check(ctx, run, events));
+        report1(id, run.status, problems, run, events);
       }
+      // A scenario whose run is gone (deleted) checks what is left of it instead.
+      if (SCENARIOS[n].verify) report1(ctx.deleted, 'deleted', SCENARIOS[n].verify(ctx));
       (ctx.cancelled ? maybeOnce : keys).push(...ctx.keys);
+      never.push(...(ctx.never ?? []));
     }
-    // The witness: every key once more under new idempotency keys; one applied twice reads 3.
-    const all = [...keys, ...maybeOnce];
+    // The witness: every key once more under new idempotency keys; one applied twice reads 3, one
+    // that must never have been applied reads 1.
+    const all = [...keys, ...maybeOnce, ...never];
     const witness = await create({
       plan: { steps: all.map((key, i) => ({ id: `w${i}`, action: 'demo.counter', parameters: { key } })) },
       config: { execution_mode: 'parallel', max_parallel: 20, max_steps: 1000 },
@@ -709,7 +1084,9 @@ try {
     const w = await until(witness, (r) => TERMINAL.includes(r.status), 60_000);
     const bad = all
       .map((key, i) => [key, w.step_results?.[`w${i}`]?.value])
-      .filter(([key, v]) => (keys.includes(key) ? v !== 2 : !(v >= 1 && v <= 2)));
+      .filter(([key, v]) =>
+        keys.includes(key) ? v !== 2 : never.includes(key) ? v !== 1 : !(v >= 1 && v <= 2),
+      );
     for (const [key, v] of bad) {
       const n = key.split('-')[1];
       failures.push({ round, scenario: n, problems: [`counter ${key} reads ${v} in the witness`] });
@@ -721,9 +1098,6 @@ try {
     );
     console.log(lines.join('\n'));
   }
-} finally {
-  cleanup();
-  loop.close();
 }
 console.log('\nsummary (trials = runs checked after a kill; focus = rounds whose kill this scenario timed)');
 for (const n of names)

@@ -73,7 +73,27 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
     text = JSON.stringify(plan);
   }
   const plan = parsePlanRow(JSON.parse(text));
-  // A failed cache write only costs the next read a trip to D1 (or the object).
-  await env.KV.put(cacheKey(runId, version), text).catch(() => undefined);
+  if (row) await cache(env, runId, version, text);
   return plan;
+}
+
+/**
+ * Puts a version's copy in KV — and takes it out again if the run's row went meanwhile: a deletion
+ * removes the D1 rows, then the copies (run-deletion.ts), so a copy put after that would serve a
+ * deleted run's plan for good. Either the row is still there when checked after the put (then the
+ * deletion's own KV delete comes after the put), or it is gone and the copy goes here. A plan read
+ * from the run's object (D1 not written yet) is not cached: the next read, from D1, caches it. A
+ * failed cache write only costs the next read a trip to D1.
+ */
+async function cache(env: Env, runId: string, version: number, text: string): Promise<void> {
+  const key = cacheKey(runId, version);
+  try {
+    await env.KV.put(key, text);
+    const still = await env.DB.prepare('SELECT 1 FROM plan_versions WHERE run_id = ? AND version = ?')
+      .bind(runId, version)
+      .first();
+    if (!still) await env.KV.delete(key);
+  } catch {
+    // not cached
+  }
 }

@@ -142,9 +142,11 @@ export class RunDeleter {
       store.setMeta(DELETING, JSON.stringify(note));
       store.deleteMeta('run');
     });
-    await this.host.release();
-    // If this instance dies before the end, the alarm finishes the deletion.
+    // If this instance dies before the end, the alarm finishes the deletion: set with the note, before
+    // anything waits on I/O (the run index's D1 writes `release` waits for), or a crash meanwhile left
+    // the run hidden, still listed and its plans readable, until someone sent DELETE again.
     await this.host.alarm.to(Date.now() + DELETION_RETRY_MS);
+    await this.host.release();
     return this.#finish(note, false);
   }
 

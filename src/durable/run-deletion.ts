@@ -29,6 +29,9 @@ export const DELETION_RETRY_MS = 60_000;
 export const CHILD_DELETIONS_AT_ONCE = 8;
 
 /** What a run's deletion still has to remove besides its object's storage (stored: checked when read). */
+/** What a child-run tool's `ToolInvoked` payload must hold to name a child run. */
+const InvokedChildTool = z.object({ tool: z.string(), step_id: z.string(), attempt: z.number().int() });
+
 const DeletionNoteSchema = z.object({
   run_id: z.string(),
   /** Plan versions 1..versions: their KV copies. */
@@ -73,11 +76,7 @@ export async function forcedNote(runId: string, store: SqlStore): Promise<Deleti
 
 async function noteFrom(runId: string, errorDetails: unknown, store: SqlStore): Promise<DeletionNote> {
   const plans = store.listPlans();
-  const children = await Promise.all(
-    store
-      .attemptsOfActions(CHILD_RUN_TOOLS)
-      .map((a) => childRunId({ run_id: runId, step_id: a.step_id, attempt: a.attempt })),
-  );
+  const children = await Promise.all(childAttempts(store).map((a) => childRunId({ run_id: runId, ...a })));
   return {
     run_id: runId,
     versions: plans.reduce((n, p) => Math.max(n, p.version), 0),
@@ -85,6 +84,35 @@ async function noteFrom(runId: string, errorDetails: unknown, store: SqlStore): 
     attempt_ids: failedPlanningAttempts(errorDetails),
     children,
   };
+}
+
+/**
+ * The attempts that started (or may have started) a child run, each once: those scheduled under a
+ * child-run tool, and those invoked as one — a sub-plan step's attempt is scheduled under the step's
+ * own action and only invoked as `agent.dispatch` (src/engine/begin-attempt.ts), so its row in
+ * `attempts` does not name the tool; its `ToolInvoked` does, and always precedes the child run.
+ */
+function childAttempts(store: SqlStore): { step_id: string; attempt: number }[] {
+  const once = new Map<string, { step_id: string; attempt: number }>();
+  for (const a of [...store.attemptsOfActions(CHILD_RUN_TOOLS), ...invokedChildTools(store)])
+    if (!once.has(`${a.step_id}#${a.attempt}`)) once.set(`${a.step_id}#${a.attempt}`, a);
+  return [...once.values()];
+}
+
+/** The `ToolInvoked` events of a child-run tool; those that cannot be read (a forced delete) are skipped. */
+function invokedChildTools(store: SqlStore): { step_id: string; attempt: number }[] {
+  let events: unknown[];
+  try {
+    events = store.eventsOfType('ToolInvoked');
+  } catch {
+    return []; // storage this release cannot read: the attempts' rows are what is known
+  }
+  return events.flatMap((e) => {
+    const r = InvokedChildTool.safeParse((e as { payload?: unknown } | null)?.payload);
+    return r.success && CHILD_RUN_TOOLS.includes(r.data.tool)
+      ? [{ step_id: r.data.step_id, attempt: r.data.attempt }]
+      : [];
+  });
 }
 
 /** The attempt ids in a planning error's `details.planning_trace` (src/http/routes/run-planning.ts). */

@@ -98,6 +98,53 @@ describe('DELETE /v1/runs/:id', () => {
     }
   });
 
+  it('deletes a sub-plan step’s child run with it (the step names another action)', async () => {
+    // Found by scripts/chaos.mjs: a sub-plan step's attempt is scheduled under the step's own action
+    // (demo.echo here) and only invoked as agent.dispatch, so its child run was left behind, readable.
+    const id = await startRun({
+      steps: [{ id: 's', description: 'a sub-plan', action: 'demo.echo', subplan: { steps: [echo('x')] } }],
+    });
+    const run = await waitForRun(id);
+    expect(run.status).toBe('completed');
+    const childId = run.step_results.s.run_id as string;
+    await vi.waitFor(async () => expect(await d1Rows(childId)).toEqual({ runs: 1, versions: 1 }));
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.body.child_runs).toEqual([childId]);
+    expect((await api('GET', `/v1/runs/${childId}`)).status).toBe(404);
+    expect(await d1Rows(childId)).toEqual({ runs: 0, versions: 0 });
+    expect((await objectStorage(childId)).tables).toEqual([]);
+  });
+
+  it('leaves no KV copy behind from a plan version read while the run was deleted', async () => {
+    const id = await startRun({ goal: 'one echo', steps: [echo('a')] });
+    expect((await waitForRun(id)).status).toBe('completed');
+    await vi.waitFor(async () => expect(await d1Rows(id)).toEqual({ runs: 1, versions: 1 }));
+    // A first read of version 1 (no copy yet) got the row from D1; its copy lands after the deletion.
+    let release = () => undefined as void;
+    const gate = new Promise<void>((r) => (release = r));
+    let putting = false;
+    const slowPut = new Proxy(env.KV, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key) as unknown;
+        if (key !== 'put') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<KVNamespace['put']>) => {
+          putting = true;
+          await gate;
+          return target.put(...args);
+        };
+      },
+    });
+    const { getPlanVersion } = await import('../../src/durable/plan-versions');
+    const reading = getPlanVersion({ ...env, KV: slowPut }, id, 1);
+    await vi.waitFor(() => expect(putting).toBe(true));
+    expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(200);
+    release();
+    expect((await reading)?.steps.map((s) => s.id)).toEqual(['a']);
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect((await api('GET', `/v1/runs/${id}/plans/1`)).status).toBe(404);
+  });
+
   it('cancels and deletes a child run still going when its ended parent is deleted', async () => {
     // The parent's step gives up on the child (timeout), so the parent ends while the child runs on.
     const slow = { steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 10_000 } }] };
@@ -180,6 +227,46 @@ describe('a deletion interrupted', () => {
     expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
     expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
     expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(404);
+  });
+
+  it('by a crash while the run is hidden and D1 is still being waited on: its alarm finishes it', async () => {
+    const id = await endedRun();
+    // A new instance: the DELETE's first read of the run re-syncs its D1 row, which the deletion waits
+    // for before removing the rows — made to hang here, as a slow D1 would, so the crash lands there.
+    await abortAllDurableObjects();
+    const real = env.DB;
+    const hanging = new Proxy(real, {
+      get: (target, key) =>
+        key === 'batch' ? () => new Promise(() => undefined) : (Reflect.get(target, key) as unknown),
+    });
+    await runInDurableObject(env.PLAN_RUN.getByName(id), (instance) => {
+      (instance as unknown as { env: Env }).env.DB = hanging;
+    });
+    const pending = api('DELETE', `/v1/runs/${id}`).catch(() => null);
+    try {
+      await vi.waitFor(async () => {
+        const noted = await runInDurableObject(
+          env.PLAN_RUN.getByName(id),
+          (_i, state) => state.storage.sql.exec("SELECT 1 FROM meta WHERE key = 'deleting'").toArray().length,
+        );
+        expect(noted).toBe(1);
+      });
+    } finally {
+      await runInDurableObject(env.PLAN_RUN.getByName(id), (instance) => {
+        (instance as unknown as { env: Env }).env.DB = real;
+      });
+    }
+    // The instance dies there: the run is hidden, D1 still lists it, and no one DELETEs it again.
+    await abortAllDurableObjects();
+    await pending;
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+    expect(await listed(id)).toBe(true);
+    expect((await objectStorage(id)).alarm).not.toBeNull();
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(id))).toBe(true);
+    expect(await listed(id)).toBe(false);
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+    expect(await objectStorage(id)).toEqual({ tables: [], alarm: null });
   });
 
   it('after the object’s storage went but D1 still lists the run: a DELETE removes what D1 holds', async () => {
