@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIError, RateLimitError } from 'openai';
 import { ToolError } from '../../src/errors';
-import { createOpenAIClient, readLlmConfig, toLlmError } from '../../src/executor/tools/openai-client';
+import {
+  createOpenAIClient,
+  readLlmConfig,
+  shownUrl,
+  toLlmError,
+} from '../../src/executor/tools/openai-client';
 
 describe('LLM configuration', () => {
   it('is absent when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set', () => {
@@ -50,6 +55,18 @@ describe('LLM error mapping', () => {
     for (const status of [400, 401, 403, 404, 422]) {
       expect((toLlmError(apiError(status), where) as ToolError).retryable, String(status)).toBe(false);
     }
+  });
+
+  it('names the endpoint without the credentials a base URL may carry (user, password, query)', () => {
+    const down = new APIConnectionError({ message: 'down' });
+    const at = (baseURL: string) => (toLlmError(down, { model: 'm', baseURL }) as ToolError).message;
+    expect(at('https://alice:s3cret-pw@gw.example/v1/openai?key=k3y-123#x')).toBe(
+      'Could not reach the LLM at https://gw.example/v1/openai (model m): down',
+    );
+    expect(at('http://127.0.0.1:11434/v1')).toContain('at http://127.0.0.1:11434/v1 (model m)');
+    expect(at('http://127.0.0.1:11434/')).toContain('at http://127.0.0.1:11434 (model m)');
+    expect(at('not a url s3cret')).toContain('at OPENAI_BASE_URL (not an absolute URL) (model m)');
+    expect(shownUrl('https://u:p@gw.example/v1?key=k')).toBe('https://gw.example/v1');
   });
 
   it('quotes the server without the secrets it echoes (a proxy quoting the key it refused)', () => {

@@ -103,7 +103,7 @@ export function toLlmError(err: unknown, where: LlmCallSite): unknown {
 }
 
 function mapLlmError(err: unknown, where: LlmCallSite): unknown {
-  const target = `${where.baseURL ?? 'api.openai.com'} (model ${where.model})`;
+  const target = `${where.baseURL === undefined ? 'api.openai.com' : shownUrl(where.baseURL)} (model ${where.model})`;
   if (err instanceof APIConnectionTimeoutError) {
     return new ToolError('timeout', `LLM request to ${target} timed out`);
   }
@@ -127,6 +127,17 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
     return new ToolError('llm_error', `LLM call to ${target} failed: ${err.message}`, { retryable: false });
   }
   return err;
+}
+
+/**
+ * `OPENAI_BASE_URL` as errors show it: without a user and password, query or fragment, where a gateway
+ * may carry a credential (the path, which routes to a provider or gateway, is kept).
+ * @example shownUrl('https://u:p@gw.example/v1?key=k') // 'https://gw.example/v1'
+ */
+export function shownUrl(raw: string): string {
+  if (!URL.canParse(raw)) return 'OPENAI_BASE_URL (not an absolute URL)';
+  const url = new URL(raw);
+  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
 }
 
 function nonEmpty(value: unknown): string | undefined {
