@@ -159,8 +159,10 @@ export class RunDeleter {
   async #finish(note: DeletionNote, force: boolean): Promise<RpcResult<DeletedRun>> {
     const env = this.host.env();
     try {
-      const child_runs = await deleteChildren(env, note.children, force || note.force === true);
+      // Its D1 rows and KV copies first: the run leaves the list and its plan versions at once, even
+      // when a child's deletion has to wait (one this release cannot read waits for ?force=true).
       await deleteRows(env, note);
+      const child_runs = await deleteChildren(env, note.children, force || note.force === true);
       await this.host.alarm.to(null);
       await this.host.storage.deleteAll();
       this.#deleted = true;

@@ -1,7 +1,7 @@
 /**
  * Deleting a run (`DELETE /v1/runs/:id`, or its retention alarm): everything stored for it goes — its
- * child runs, its D1 rows (index row, plan versions, planning attempts), its KV copies of plan
- * versions, and last its object's storage.
+ * D1 rows (index row, plan versions, planning attempts) and its KV copies of plan versions (first, so
+ * the run leaves the list at once), its child runs, and last its object's storage.
  *
  * In that order, so a crash anywhere leaves what a repeated deletion finishes: the object first notes
  * what is to go ({@link DeletionNote}, in the same transaction that removes the run's row — from then on

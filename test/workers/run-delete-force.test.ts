@@ -178,6 +178,10 @@ describe('child runs of a deleted run', () => {
     expect(first.body.error.message).toContain(`child run ${bad}`);
     expect(first.body.error.message).toContain('?force=true');
     for (const child of good) await gone(child);
+    // The run itself left the list and D1 already: only its storage waits for the child.
+    expect(await listed(id)).toBe(false);
+    expect(await d1Rows(id)).toEqual({ runs: 0, versions: 0 });
+    expect((await api('GET', `/v1/runs/${id}/plans/1`)).status).toBe(404);
     expect((await api('GET', `/v1/runs/${bad}`)).body.error.code).toBe('run_unreadable');
     // Asked again with force: the deletion noted before finishes, forcing the unreadable child.
     const forced = await api('DELETE', `/v1/runs/${id}?force=true`);
