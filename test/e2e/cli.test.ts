@@ -155,6 +155,23 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(r.out).toMatch(/^bad\.json:8: error \w+ \[a\]: .*zzz/m);
   });
 
+  it('rejects a plan: says rejected, as `runs` shows the run, not the cancelled it ends as', () => {
+    const started = edgeplan([
+      'run',
+      'par.json',
+      '--no-watch',
+      '--json',
+      '--config',
+      'require_plan_approval=true',
+    ]);
+    expect(started.code).toBe(3);
+    const id = (JSON.parse(started.out) as { run_id: string }).run_id;
+    const rejected = edgeplan(['reject', id, '-m', 'not today']);
+    expect(rejected.code).toBe(0);
+    expect(rejected.out.trim()).toMatch(new RegExp(`^${id}  rejected`));
+    expect(edgeplan(['runs', 'show', id]).out).toMatch(/rejected/);
+  });
+
   it('approves with an edit: waits (exit 3), then runs the edited plan', () => {
     const started = edgeplan([
       'run',

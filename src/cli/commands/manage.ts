@@ -23,10 +23,10 @@ type Done = (code: number) => void;
 const ACTIONS = ['retry', 'skip', 'abort', 'replan'];
 
 export function registerManage(program: Command, context: () => Context, done: Done): void {
-  const control = (ctx: Context, r: ControlResult) => {
+  // `shown`: the status as `runs` shows it (a rejected plan ends the run `cancelled`: `rejected`).
+  const control = (ctx: Context, r: ControlResult, shown: string = r.status) => {
     if (ctx.json) ctx.printJson(r);
-    else
-      ctx.print(`${r.run_id}  ${r.status}${r.plan_version === undefined ? '' : `  plan v${r.plan_version}`}`);
+    else ctx.print(`${r.run_id}  ${shown}${r.plan_version === undefined ? '' : `  plan v${r.plan_version}`}`);
     done(EXIT.ok);
   };
 
@@ -176,7 +176,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     .argument('<id>', 'run id')
     .option('-m, --comment <text>', 'why')
     .action(async (id: string, o: { comment?: string }) =>
-      control(context(), await context().client.reject(runId(id), o)),
+      control(context(), await context().client.reject(runId(id), o), 'rejected'),
     );
   program
     .command('retry')
