@@ -250,32 +250,37 @@ describe('TEA YAML limits', () => {
     expect(!r.ok && r.errors[0]!.code).toBe('yaml_syntax');
   });
 
-  it('refuses far more nodes than maxSteps before parsing; past the largest max_steps it says to split', () => {
-    const nodes = (n: number) => `nodes:\n${'  - { name: x, uses: demo.echo }\n'.repeat(n)}`;
-    // Duplicate names: the refusal comes from the count alone, before any node is read.
-    expect(convertTeaYaml(nodes(5), { maxSteps: 2 })).toEqual({
-      ok: false,
-      tooManySteps: true,
-      errors: [
-        {
-          code: 'too_many_steps',
-          message: `The workflow has 5 nodes, each a step; the limit (max_steps) is 2: raise config.max_steps (up to ${MAX_PLAN_STEPS}) or split the workflow`,
-          line: 1,
-          column: 1,
-        },
-      ],
-    });
-    const r = convertTeaYaml(nodes(MAX_PLAN_STEPS + 1), { maxSteps: MAX_PLAN_STEPS });
-    expect(!r.ok && r.errors[0]!.message).toBe(
-      `The workflow has ${MAX_PLAN_STEPS + 1} nodes, each a step; the limit (max_steps) is ${MAX_PLAN_STEPS}: split the workflow`,
-    );
-    // At the limit, and up to twice it, it is read: the duplicate names are found (validation
-    // counts the steps of one that converts).
-    for (const n of [2, 4]) {
-      const read = convertTeaYaml(nodes(n), { maxSteps: 2 });
-      expect(!read.ok && read.errors.map((e) => e.code)).toEqual(Array(n - 1).fill('duplicate_node'));
-    }
-  });
+  // 3.5 MB of YAML scanned (100,001 nodes): seconds on a busy machine, past vitest's default 5 s.
+  it(
+    'refuses far more nodes than maxSteps before parsing; past the largest max_steps it says to split',
+    { timeout: 60_000 },
+    () => {
+      const nodes = (n: number) => `nodes:\n${'  - { name: x, uses: demo.echo }\n'.repeat(n)}`;
+      // Duplicate names: the refusal comes from the count alone, before any node is read.
+      expect(convertTeaYaml(nodes(5), { maxSteps: 2 })).toEqual({
+        ok: false,
+        tooManySteps: true,
+        errors: [
+          {
+            code: 'too_many_steps',
+            message: `The workflow has 5 nodes, each a step; the limit (max_steps) is 2: raise config.max_steps (up to ${MAX_PLAN_STEPS}) or split the workflow`,
+            line: 1,
+            column: 1,
+          },
+        ],
+      });
+      const r = convertTeaYaml(nodes(MAX_PLAN_STEPS + 1), { maxSteps: MAX_PLAN_STEPS });
+      expect(!r.ok && r.errors[0]!.message).toBe(
+        `The workflow has ${MAX_PLAN_STEPS + 1} nodes, each a step; the limit (max_steps) is ${MAX_PLAN_STEPS}: split the workflow`,
+      );
+      // At the limit, and up to twice it, it is read: the duplicate names are found (validation
+      // counts the steps of one that converts).
+      for (const n of [2, 4]) {
+        const read = convertTeaYaml(nodes(n), { maxSteps: 2 });
+        expect(!read.ok && read.errors.map((e) => e.code)).toEqual(Array(n - 1).fill('duplicate_node'));
+      }
+    },
+  );
 
   it('reads an alias as the last anchor of its name before it, as YAML does', () => {
     const r = convertTeaYaml(
