@@ -110,23 +110,27 @@ function setPlan(view: RunView, steps: readonly PlanStep[], version: number | nu
   const before = new Map(view.steps.map((s) => [s.id, s]));
   view.steps = steps.map((s) => {
     const kept = before.get(s.id);
-    if (kept) return { ...kept, planned: s, dependencies: s.dependencies ?? [] };
-    return {
-      id: s.id,
-      action: s.action ?? (s.subplan ? 'subplan' : ''),
-      dependencies: s.dependencies ?? [],
-      status: 'pending',
-      attempts: 0,
-      started_at: null,
-      latency_ms: null,
-      error: null,
-      skip_reason: null,
-      fallback: false,
-      history: [],
-      planned: s,
-    };
+    return kept ? { ...kept, planned: s, dependencies: s.dependencies ?? [] } : unstartedStep(s);
   });
   view.plan_version = version;
+}
+
+/** A planned step no event has touched yet. */
+export function unstartedStep(s: PlanStep): StepView {
+  return {
+    id: s.id,
+    action: s.action ?? (s.subplan ? 'subplan' : ''),
+    dependencies: s.dependencies ?? [],
+    status: 'pending',
+    attempts: 0,
+    started_at: null,
+    latency_ms: null,
+    error: null,
+    skip_reason: null,
+    fallback: false,
+    history: [],
+    planned: s,
+  };
 }
 
 const step = (view: RunView, id: string) => view.steps.find((s) => s.id === id);

@@ -7,6 +7,7 @@
  * <Dag steps={stepsNow(view, ahead ? run : null)} … />
  */
 import type { PlanStep, Run, RunView, StepView } from '../client';
+import { unstartedStep } from '../client/run-view';
 
 type SnapshotStatus = NonNullable<Run['steps'][string]>['status'];
 
@@ -30,7 +31,7 @@ export function stepsNow(view: RunView, ahead: Run | null): StepView[] {
   const planned: readonly PlanStep[] =
     plan && ahead.plan_version !== view.plan_version ? plan.steps : view.steps.map((s) => s.planned);
   return planned.map((p) => {
-    const kept = byId.get(p.id) ?? newStep(p);
+    const kept = byId.get(p.id) ?? unstartedStep(p);
     const now = ahead.steps[p.id];
     if (!now) return kept;
     return {
@@ -43,21 +44,4 @@ export function stepsNow(view: RunView, ahead: Run | null): StepView[] {
       started_at: now.status === 'running' && now.started_at ? Date.parse(now.started_at) : null,
     };
   });
-}
-
-function newStep(p: PlanStep): StepView {
-  return {
-    id: p.id,
-    action: p.action ?? (p.subplan ? 'subplan' : ''),
-    dependencies: p.dependencies ?? [],
-    status: 'pending',
-    attempts: 0,
-    started_at: null,
-    latency_ms: null,
-    error: null,
-    skip_reason: null,
-    fallback: false,
-    history: [],
-    planned: p,
-  };
 }
