@@ -155,7 +155,8 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(r.out).toMatch(/^bad\.json:8: error \w+ \[a\]: .*zzz/m);
   });
 
-  it('rejects a plan: says rejected, as `runs` shows the run, not the cancelled it ends as', () => {
+  /** `run par.json` with plan approval on: it waits (exit 3). */
+  const awaitingApproval = () => {
     const started = edgeplan([
       'run',
       'par.json',
@@ -165,6 +166,11 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       'require_plan_approval=true',
     ]);
     expect(started.code).toBe(3);
+    return started;
+  };
+
+  it('rejects a plan: says rejected, as `runs` shows the run, not the cancelled it ends as', () => {
+    const started = awaitingApproval();
     const id = (JSON.parse(started.out) as { run_id: string }).run_id;
     const rejected = edgeplan(['reject', id, '-m', 'not today']);
     expect(rejected.code).toBe(0);
@@ -173,15 +179,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
   });
 
   it('approves with an edit: waits (exit 3), then runs the edited plan', () => {
-    const started = edgeplan([
-      'run',
-      'par.json',
-      '--no-watch',
-      '--json',
-      '--config',
-      'require_plan_approval=true',
-    ]);
-    expect(started.code).toBe(3);
+    const started = awaitingApproval();
     const created = JSON.parse(started.out) as { run_id: string; status: string };
     expect(created.status).toBe('awaiting_approval');
     // A changed plan the API refuses: its findings at their lines in the file, as `run` shows them
