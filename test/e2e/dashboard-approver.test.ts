@@ -299,6 +299,17 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     expect(cells.map((c) => c[0]!.split('\n')[0])).toEqual(steps.map((s) => s.id));
     expect(cells.map((c) => c[1])).toEqual(steps.map(() => 'demo.echo'));
     expect(cells.map((c) => c[2])).toEqual(steps.map((s) => s.dependencies.join(', ') || '—'));
+    // Each action on a line of its own, the parameters folded or whole: their long JSON once squeezed
+    // the other columns to a few letters ("demo.e|cho").
+    const actionLines = () =>
+      rows.evaluateAll((trs) =>
+        trs.map((tr) => {
+          const range = document.createRange();
+          range.selectNodeContents(tr.children[1]!);
+          return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+        }),
+      );
+    await expect(actionLines()).resolves.toEqual(steps.map(() => 1));
     // A description under its id, unless it is the action again.
     const described = await rows.evaluateAll((trs) =>
       trs.map((tr) => tr.querySelector('.description')?.textContent ?? null),
@@ -323,6 +334,7 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     await expect(fold.getAttribute('aria-expanded')).resolves.toBe('true');
     await expect(hasFocus(fold)).resolves.toBe(true);
     await shot(page, 'approver-30-steps-table-unfolded');
+    await expect(actionLines()).resolves.toEqual(steps.map(() => 1));
     await page.keyboard.press('Space');
     await expect(long.locator('code').last().innerText()).resolves.not.toBe(whole);
     expect(errors).toEqual([]);

@@ -36,7 +36,7 @@ export function PlanSteps({
           // A sub-plan step has no action of its own: its steps are the child run's.
           const action = s.action ?? (s.subplan ? 'subplan' : '');
           return (
-            <tr key={s.id} class={selected === s.id ? 'selected' : ''} data-step-id={s.id}>
+            <tr key={s.id} class={selected === s.id ? 'selected' : ''} data-plan-step={s.id}>
               <td>
                 <code>{s.id}</code>
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
