@@ -1,11 +1,12 @@
 /**
  * The dashboard for a person approving runs with a keyboard or a screen reader, in chromium against
  * `wrangler dev`: axe-core finds no serious or critical violation on any page or state (the runs
- * list empty and full, a run awaiting approval, running, completed, failed, rejected, its step panel
- * and Modify editor open, the approval link's page, the API reference; light and dark, desktop and
- * phone); a run's change of status is announced once (a polite live region, not each event) and a
- * refused approval as an alert; and a run is approved, opened, modified and cancelled with the keyboard
- * alone, focus shown at every stop and never dropped to the page's start after an action.
+ * list empty and full, a run awaiting approval — its plan's steps listed, a step's long parameters
+ * shown whole —, running, completed, failed, rejected, its step panel and Modify editor open, the
+ * approval link's page, the API reference; light and dark, desktop and phone); a run's change of
+ * status is announced once (a polite live region, not each event) and a refused approval as an alert;
+ * and a run is approved, opened, modified and cancelled with the keyboard alone, focus shown at every
+ * stop and never dropped to the page's start after an action.
  */
 import { describe, expect, it } from 'vitest';
 import type { BrowserContextOptions, Page } from 'playwright-core';
@@ -107,7 +108,17 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
 
     const waiting = await awaitingApproval({
       goal: 'Deploy the new pricing page',
-      steps: [echo('build'), echo('deploy', ['build'])],
+      steps: [
+        echo('build'),
+        // Parameters long enough to be folded in the plan's table, with a button to show them whole.
+        {
+          id: 'deploy',
+          action: 'demo.echo',
+          description: 'Ship the build to the edge',
+          parameters: { notes: 'Release notes for the pricing page. '.repeat(12), region: 'eu' },
+          dependencies: ['build'],
+        },
+      ],
     });
     const running = await startRun({
       goal: 'Sleep a while',
@@ -145,7 +156,11 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     });
     const desktop: State[] = [
       { name: 'runs list', path: '/', ready: 'table.runs' },
-      { name: 'awaiting approval', ...run(waiting, 'awaiting_approval') },
+      {
+        name: 'awaiting approval, the plan’s steps listed',
+        ...run(waiting, 'awaiting_approval'),
+        then: (p) => p.locator('section.approve-steps table.plan-steps').waitFor(),
+      },
       { name: 'running', ...run(running, 'running') },
       { name: 'completed', ...run(completed, 'completed') },
       ...Object.entries({
@@ -170,6 +185,17 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
         },
       },
       {
+        name: 'awaiting approval: a step’s parameters shown whole',
+        ...run(waiting, 'awaiting_approval'),
+        then: async (p) => {
+          const unfold = p.getByRole('region', { name: '2 steps to approve' }).getByRole('button', {
+            name: /^show all/,
+          });
+          await unfold.click();
+          await p.getByRole('button', { name: 'fold', expanded: true }).waitFor();
+        },
+      },
+      {
         name: 'Modify editor open',
         ...run(waiting, 'awaiting_approval'),
         then: async (p) => {
@@ -186,7 +212,17 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     );
     const phone: State[] = [
       { name: 'phone: runs list', path: '/', ready: 'table.runs' },
-      { name: 'phone: awaiting approval', ...run(waiting, 'awaiting_approval') },
+      {
+        name: 'phone: awaiting approval, a step’s parameters shown whole',
+        ...run(waiting, 'awaiting_approval'),
+        then: async (p) => {
+          await p
+            .locator('section.approve-steps')
+            .getByRole('button', { name: /^show all/ })
+            .click();
+          await p.getByRole('button', { name: 'fold', expanded: true }).waitFor();
+        },
+      },
       { name: 'phone: approval link', path: linkPath, ready: 'main.approval' },
     ];
     found.push(...(await audit(phone, PHONE, ['light', 'dark'])));

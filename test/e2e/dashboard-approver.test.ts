@@ -272,6 +272,103 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     await approval.page.close();
   }, 60_000);
 
+  it('lists a 30-step plan’s steps with their parameters under the graph while it awaits approval, and not once approved', async () => {
+    const prompt = 'Summarise the quarterly report for the board. '.repeat(20);
+    const steps = Array.from({ length: 30 }, (_, i) => ({
+      id: `step_${String(i + 1).padStart(2, '0')}`,
+      action: 'demo.echo',
+      // Every third step says what it is for; the others repeat the action (said once, as the action).
+      description: i % 3 === 0 ? `Echo row ${i + 1} of the ledger` : 'demo.echo',
+      parameters: i === 6 ? { prompt, model: 'small', n: i } : { row: i + 1, label: `row ${i + 1}` },
+      dependencies: i === 0 ? [] : [`step_${String(i).padStart(2, '0')}`],
+    }));
+    const runId = await awaitingApproval(
+      { goal: 'Thirty steps, read before approving', steps },
+      { max_steps: 30 },
+    );
+    const { page, errors } = await openPage(`/#/runs/${runId}`);
+    const table = page.getByRole('region', { name: '30 steps to approve' }).locator('table.plan-steps');
+    const rows = table.locator('tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(30);
+    // Below the graph, not instead of it.
+    const graphBottom = (await page.locator('.graph-view').boundingBox())!;
+    expect((await table.boundingBox())!.y).toBeGreaterThanOrEqual(graphBottom.y + graphBottom.height);
+    const cells = await rows.evaluateAll((trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText.trim())),
+    );
+    expect(cells.map((c) => c[0]!.split('\n')[0])).toEqual(steps.map((s) => s.id));
+    expect(cells.map((c) => c[1])).toEqual(steps.map(() => 'demo.echo'));
+    expect(cells.map((c) => c[2])).toEqual(steps.map((s) => s.dependencies.join(', ') || '—'));
+    // Each action on a line of its own, the parameters folded or whole: their long JSON once squeezed
+    // the other columns to a few letters ("demo.e|cho").
+    const actionLines = () =>
+      rows.evaluateAll((trs) =>
+        trs.map((tr) => {
+          const range = document.createRange();
+          range.selectNodeContents(tr.children[1]!);
+          return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+        }),
+      );
+    await expect(actionLines()).resolves.toEqual(steps.map(() => 1));
+    // A description under its id, unless it is the action again.
+    const described = await rows.evaluateAll((trs) =>
+      trs.map((tr) => tr.querySelector('.description')?.textContent ?? null),
+    );
+    expect(described).toEqual(steps.map((s) => (s.description === s.action ? null : s.description)));
+    // Every step's parameters as compact JSON; the long prompt folded, its other keys still shown.
+    const params = cells.map((c) => c[3]);
+    steps.forEach((s, i) => expect(i === 6 || params[i] === JSON.stringify(s.parameters)).toBe(true));
+    const long = rows.nth(6);
+    const whole = JSON.stringify(steps[6]!.parameters);
+    const unfold = long.getByRole('button', { name: /^show all [\d,.]+ characters$/ });
+    await expect(long.locator('code').last().innerText()).resolves.toMatch(
+      /^\{"prompt":"Summarise the quarterly report for the board\. Summ[^"]*…,"model":"small","n":6\}$/,
+    );
+    await expect(unfold.getAttribute('aria-expanded')).resolves.toBe('false');
+    await shot(page, 'approver-30-steps-table');
+    // Shown whole from the keyboard, and folded again.
+    await unfold.focus();
+    await page.keyboard.press('Enter');
+    await expect(long.locator('code').last().innerText()).resolves.toBe(whole);
+    const fold = long.getByRole('button', { name: 'fold' });
+    await expect(fold.getAttribute('aria-expanded')).resolves.toBe('true');
+    await expect(hasFocus(fold)).resolves.toBe(true);
+    await shot(page, 'approver-30-steps-table-unfolded');
+    await expect(actionLines()).resolves.toEqual(steps.map(() => 1));
+    await page.keyboard.press('Space');
+    await expect(long.locator('code').last().innerText()).resolves.not.toBe(whole);
+    expect(errors).toEqual([]);
+
+    // On a phone: every row there, nothing wider than the screen.
+    const phone = await env.browser.newPage({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    await phone.goto(`${env.server.base}/#/runs/${runId}`);
+    const phoneRows = phone.locator('section.approve-steps table.plan-steps tbody tr');
+    await expect.poll(() => phoneRows.count(), { timeout: 15_000 }).toBe(30);
+    await phoneRows
+      .nth(6)
+      .getByRole('button', { name: /^show all/ })
+      .click();
+    await expect(
+      phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    ).resolves.toBe(true);
+    await phoneRows.nth(6).scrollIntoViewIfNeeded();
+    await shot(phone, 'approver-30-steps-table-phone');
+    await phone.close();
+
+    // Approved: what each step did is the graph's and the step panel's to tell; the table goes.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('[data-run-status="completed"]').waitFor({ timeout: 15_000 });
+    await expect(page.locator('table.plan-steps').count()).resolves.toBe(0);
+    await expect(page.locator('svg.dag [data-step-id]').count()).resolves.toBe(30);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('links a step’s child run, and names a failed step’s Retry for the step', async () => {
     const runId = await startRun(
       {

@@ -6,9 +6,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { emptyView, applyEvent, estimateText, type Estimates, type Plan, type RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
-import { Dependencies } from '../components/dependencies';
 import { DecisionComment } from '../components/decision-comment';
 import { ModifyPlan } from '../components/modify-plan';
+import { PlanSteps } from '../components/plan-steps';
 
 export type ApprovalData = {
   run_id: string;
@@ -142,37 +142,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         selected={selected}
         onSelect={setSelected}
       />
-      <table class="plan-steps">
-        <thead>
-          <tr>
-            <th scope="col">Step</th>
-            <th scope="col">Action</th>
-            <th scope="col">Depends on</th>
-            <th scope="col">Parameters</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.plan.steps.map((s) => (
-            <tr key={s.id} class={selected === s.id ? 'selected' : ''}>
-              <td>
-                <code>{s.id}</code>
-                {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
-                {/* Not the action again (what a plan written without descriptions gets). */}
-                {s.description && s.description !== s.action ? (
-                  <div class="description">{s.description}</div>
-                ) : null}
-              </td>
-              <td>{s.action}</td>
-              <td class="deps">
-                <Dependencies listed={s.dependencies ?? []} inferred={inferred[s.id] ?? []} />
-              </td>
-              <td class="params">
-                <code>{JSON.stringify(s.parameters ?? {})}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PlanSteps steps={data.plan.steps} inferred={inferred} selected={selected} />
     </main>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * One run, live: status and the actions it allows (Approve / Reject / Modify while it waits for
  * approval, a form while it waits for input, Retry, Cancel), then the graph with the selected step's
- * details, the timeline of attempts, the event log, the plan versions and the planning trace.
+ * details (and, while it waits for approval, every step's parameters in a table), the timeline of attempts, the event log, the plan versions and the planning trace.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
@@ -17,6 +17,7 @@ import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
 import { PlanningAttempts } from '../components/planning-attempts';
+import { PlanSteps } from '../components/plan-steps';
 import { Reasoning } from '../components/reasoning';
 import { href } from '../router';
 import { stepsNow } from '../steps-now';
@@ -411,6 +412,16 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             <aside class="step-panel muted">Click a step for its inputs, output and attempts.</aside>
           )}
         </div>
+      ) : null}
+      {tab === 'graph' && waitingApproval ? (
+        // Every step's parameters at once, to read before approving (not one node at a time); gone
+        // once the run is decided, when the graph's colours and the step panel tell what each step did.
+        <section class="approve-steps" aria-labelledby="approve-steps-title">
+          <h2 id="approve-steps-title">
+            {steps.length} {steps.length === 1 ? 'step' : 'steps'} to approve
+          </h2>
+          <PlanSteps steps={steps.map((s) => s.planned)} inferred={inferred} selected={selected} />
+        </section>
       ) : null}
       {tab === 'timeline' ? <Timeline view={view} now={now} /> : null}
       {tab === 'events' ? <EventLog events={live.events} /> : null}

@@ -1,0 +1,82 @@
+/**
+ * A plan's steps as a table — id (with its description), action, dependencies, parameters — for an
+ * approver reading the plan before deciding: on the approval link's page, and on the run page while the
+ * run awaits approval (thirty steps read there one graph node at a time otherwise).
+ * @example
+ * <PlanSteps steps={plan.steps} inferred={inferred} selected={selected} />
+ */
+import { useMemo, useState } from 'preact/hooks';
+import type { PlanStep } from '../../client';
+import { foldJson } from '../fold-json';
+import { Dependencies } from './dependencies';
+
+export function PlanSteps({
+  steps,
+  inferred,
+  selected,
+}: {
+  steps: readonly PlanStep[];
+  /** Step id → the dependencies its references add to the ones it lists. */
+  inferred: Readonly<Record<string, readonly string[]>>;
+  /** The step selected in the graph, marked in its row. */
+  selected: string | null;
+}) {
+  return (
+    <table class="plan-steps">
+      <thead>
+        <tr>
+          <th scope="col">Step</th>
+          <th scope="col">Action</th>
+          <th scope="col">Depends on</th>
+          <th scope="col">Parameters</th>
+        </tr>
+      </thead>
+      <tbody>
+        {steps.map((s) => {
+          // A sub-plan step has no action of its own: its steps are the child run's.
+          const action = s.action ?? (s.subplan ? 'subplan' : '');
+          return (
+            <tr key={s.id} class={selected === s.id ? 'selected' : ''} data-plan-step={s.id}>
+              <td>
+                <code>{s.id}</code>
+                {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
+                {/* Not the action again (what a plan written without descriptions gets). */}
+                {s.description && s.description !== action ? (
+                  <div class="description">{s.description}</div>
+                ) : null}
+              </td>
+              <td>{action}</td>
+              <td class="deps">
+                <Dependencies listed={s.dependencies ?? []} inferred={inferred[s.id] ?? []} />
+              </td>
+              <td class="params">
+                <Parameters stepId={s.id} value={s.parameters ?? {}} />
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** A step's parameters as compact JSON, folded when long, with a button to show them whole. */
+function Parameters({ stepId, value }: { stepId: string; value: Record<string, unknown> }) {
+  const [open, setOpen] = useState(false);
+  const { whole, folded } = useMemo(() => foldJson(value), [value]);
+  if (folded === null) return <code>{whole}</code>;
+  return (
+    <>
+      <code id={`params-${stepId}`}>{open ? whole : folded}</code>{' '}
+      <button
+        type="button"
+        class="unfold"
+        aria-expanded={open}
+        aria-controls={`params-${stepId}`}
+        onClick={() => setOpen((o) => !o)}
+      >
+        {open ? 'fold' : `show all ${whole.length.toLocaleString()} characters`}
+      </button>
+    </>
+  );
+}
