@@ -231,10 +231,10 @@ export class PlanChecker {
     for (const key of named) {
       const path = [...base, key];
       const near = nearestKey(key, known);
-      const meant = near === null ? '' : ` (did you mean "${near}"?)`;
+      const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
       this.#findings.push({
         code: 'invalid_parameters',
-        message: `Step "${sid}": ${formatPath(path)}: unknown parameter "${key}"${meant}; tool ${tool.name} ${takes(known)}`,
+        message: `Step "${sid}": ${formatPath([...base, cut(key)])}: unknown parameter ${quoted(key)}${meant}; tool ${tool.name} ${takes(known)}`,
         step_id: sid,
         path,
       });
@@ -254,12 +254,21 @@ export class PlanChecker {
 /** Unknown parameter keys of one step named one finding each; the rest are counted in one more. */
 const MAX_KEY_FINDINGS = 10;
 
-/** What a tool's parameters are, for a finding: `takes a, b` (the first 20 of many). */
+/** What a tool's parameters are, for a finding: `takes a, b` (the first 20 of many, each cut). */
 function takes(keys: readonly string[]): string {
   if (keys.length === 0) return 'takes no parameters';
-  const shown =
-    keys.length <= 20 ? keys.join(', ') : `${keys.slice(0, 20).join(', ')} and ${keys.length - 20} more`;
-  return `takes ${shown}`;
+  const shown = keys.slice(0, 20).map(cut).join(', ');
+  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+}
+
+/** A key as a message shows it: JSON-quoted (a line break stays on its line) and cut. */
+function quoted(key: string): string {
+  return JSON.stringify(cut(key));
+}
+
+/** Keys a plan or a listed schema gives can be any length; a message shows the first 64 characters. */
+function cut(key: string): string {
+  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
 }
 
 /** The longest proper prefix of `id` (cut at a `.`) that is a step id, or null. */

@@ -150,6 +150,21 @@ describe('a parameter the tool does not take', () => {
     ]);
   });
 
+  it('quotes a key with its line breaks escaped and a long one cut, its path whole', () => {
+    const long = 'k'.repeat(100);
+    const r = oneStep(wordcount, { text: 't', 'a\nb': 1, [long]: 2 });
+    expect(r.errors.map((e) => [e.message, e.path])).toEqual([
+      [
+        'Step "s": parameters["a\\nb"]: unknown parameter "a\\nb"; tool team.tool takes text, max',
+        ['parameters', 'a\nb'],
+      ],
+      [
+        `Step "s": parameters["${'k'.repeat(64)}…"]: unknown parameter "${'k'.repeat(64)}…"; tool team.tool takes text, max`,
+        ['parameters', long],
+      ],
+    ]);
+  });
+
   it('names the first ten keys of a step and counts the rest in one finding', () => {
     const params: Record<string, unknown> = { text: 't' };
     for (let k = 0; k < 25; k++) params[`k${k}`] = k;
