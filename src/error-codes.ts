@@ -175,7 +175,11 @@ export const ERROR_CODES = {
   timeout: { status: null, about: 'An attempt or call ran past its time limit.' },
   aborted: { status: null, about: 'The attempt was stopped (the run ended or was revised).' },
   unknown_tool: { status: null, about: 'The step names no registered tool.' },
-  invalid_parameters: { status: null, about: "The step's resolved parameters fail the tool's input schema." },
+  invalid_parameters: {
+    status: null,
+    about:
+      "The step's resolved parameters fail the tool's input schema, or name a key its closed schema (a z.object, additionalProperties: false) does not declare.",
+  },
   invalid_output: { status: null, about: "The tool's result fails its declared output schema." },
   missing_input: { status: null, about: 'A referenced value was never written.' },
   bad_output: {

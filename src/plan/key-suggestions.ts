@@ -36,20 +36,27 @@ export function nearestKey(key: string, known: readonly string[]): string | null
   return best;
 }
 
-/** Levenshtein distance, giving up (returning `cap`) once every path costs at least `cap`. */
+/**
+ * Edit distance counting a swap of two neighbouring letters as one edit (optimal string alignment:
+ * `vlaue` is one from `value`), giving up (returning `cap`) once every path costs at least `cap`.
+ */
 function editDistance(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) >= cap) return cap;
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, before[j - 2]! + 1);
       row.push(v);
       rowMin = Math.min(rowMin, v);
     }
     if (rowMin >= cap) return cap;
+    before = prev;
     prev = row;
   }
   return prev[b.length]!;

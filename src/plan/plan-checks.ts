@@ -6,7 +6,10 @@ import type { z } from 'zod';
 import type { Finding, Limits } from './findings';
 import { buildGraph, findCycles } from './graph';
 import type { PlanGraph } from './graph';
+import { nearestKey } from './key-suggestions';
+import { isRecord } from './model';
 import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
+import { closedKeys } from './parameter-keys';
 import { ReferenceTypeChecker } from './reference-types';
 import { formatPath } from './references';
 import type { PathSegment, Reference } from './references';
@@ -188,10 +191,14 @@ export class PlanChecker {
     i: number,
   ): void {
     if (tool === undefined) return;
+    const keys = closedKeys(tool.input);
+    if (keys !== null) this.#unknownKeys(tool, keys, params, base, sid);
     const result = tool.input.safeParse(params);
     if (result.success) return;
     const refs = graph.refsOf(i);
     for (const issue of result.error.issues) {
+      // A strict object's own report of them, said better above.
+      if (keys !== null && issue.code === 'unrecognized_keys' && issue.path.length === 0) continue;
       const path = [...base, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
       if (coveredByReference(issue, path, refs)) continue;
       this.#findings.push({
@@ -202,6 +209,66 @@ export class PlanChecker {
       });
     }
   }
+
+  /**
+   * A key a closed input schema does not declare (`z.object` would drop it and run the step without
+   * it): named, with the key it most likely meant and the keys the tool takes. Keys count whatever
+   * their values, references included.
+   */
+  #unknownKeys(
+    tool: AnyTool,
+    keys: ReadonlySet<string>,
+    params: unknown,
+    base: readonly PathSegment[],
+    sid: string,
+  ): void {
+    if (!isRecord(params)) return;
+    let unknown: string[] | null = null;
+    for (const key of Object.keys(params)) if (!keys.has(key)) (unknown ??= []).push(key);
+    if (unknown === null) return;
+    const known = [...keys];
+    const named = unknown.slice(0, MAX_KEY_FINDINGS);
+    for (const key of named) {
+      const path = [...base, key];
+      const near = nearestKey(key, known);
+      const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
+      this.#findings.push({
+        code: 'invalid_parameters',
+        message: `Step "${sid}": ${formatPath([...base, cut(key)])}: unknown parameter ${quoted(key)}${meant}; tool ${tool.name} ${takes(known)}`,
+        step_id: sid,
+        path,
+      });
+    }
+    const more = unknown.length - named.length;
+    if (more > 0) {
+      this.#findings.push({
+        code: 'invalid_parameters',
+        message: `Step "${sid}": ${formatPath(base)}: ${more} more unknown parameters; tool ${tool.name} ${takes(known)}`,
+        step_id: sid,
+        path: [...base],
+      });
+    }
+  }
+}
+
+/** Unknown parameter keys of one step named one finding each; the rest are counted in one more. */
+const MAX_KEY_FINDINGS = 10;
+
+/** What a tool's parameters are, for a finding: `takes a, b` (the first 20 of many, each cut). */
+function takes(keys: readonly string[]): string {
+  if (keys.length === 0) return 'takes no parameters';
+  const shown = keys.slice(0, 20).map(cut).join(', ');
+  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+}
+
+/** A key as a message shows it: JSON-quoted (a line break stays on its line) and cut. */
+function quoted(key: string): string {
+  return JSON.stringify(cut(key));
+}
+
+/** Keys a plan or a listed schema gives can be any length; a message shows the first 64 characters. */
+function cut(key: string): string {
+  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
 }
 
 /** The longest proper prefix of `id` (cut at a `.`) that is a step id, or null. */

@@ -11,6 +11,8 @@
  * - `echo_meta {}` → structured `{meta}`: the `_meta` the call carried
  * - `whoami {}` → structured `{authorization}`: the Authorization header the call came with
  * - `shout {text}` → text content only (no output schema): the text upper-cased
+ * - `forecast {city}` → text content only; declared with `z.strictObject`, so listed with
+ *   `additionalProperties: false` (a closed schema: edgeplan refuses a key it does not declare)
  * - `GET /mcp-stats?path=<path>` → `{list_calls, call_calls}` that path has had
  * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
@@ -105,6 +107,11 @@ function mcpServer(): McpServer {
     'shout',
     { description: 'Upper-cases text', inputSchema: { text: z.string() } },
     ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
+  );
+  server.registerTool(
+    'forecast',
+    { description: 'Says the weather in a city', inputSchema: z.strictObject({ city: z.string() }) },
+    ({ city }) => ({ content: [{ type: 'text', text: `sunny in ${city}` }] }),
   );
   return server;
 }

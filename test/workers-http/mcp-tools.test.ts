@@ -10,7 +10,7 @@ import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
 import { PlanningPattern } from '../../src/index';
 import { mcpServersFromEnv, type McpServerConfig } from '../../src/mcp/config';
-import { listingKey } from '../../src/mcp/listing';
+import { listMcpTools, listingKey } from '../../src/mcp/listing';
 import { MCP_ATTEMPT_META, MCP_IDEMPOTENCY_META, mcpTools } from '../../src/mcp/tools';
 import { validatePlan } from '../../src/plan/validate';
 
@@ -50,7 +50,7 @@ describe('MCP servers as tool sources', () => {
     const tools = await mcpTools([server('math', 'list-a'), server('other', 'list-b')], { env: {} });
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['add', 'echo_meta', 'fail', 'shout', 'whoami']
+      ['add', 'echo_meta', 'fail', 'forecast', 'shout', 'whoami']
         .flatMap((t) => [`mcp.math.${t}`, `mcp.other.${t}`])
         .sort(),
     );
@@ -145,6 +145,38 @@ describe('MCP servers as tool sources', () => {
       ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
     });
     expect(checked.errors.map((e) => e.code)).toContain('bad_reference');
+  });
+
+  it('refuses a parameter a strict tool does not declare; a z.object tool is listed open and takes any', async () => {
+    // What the SDK lists for z.strictObject, and for a raw shape (a z.object, which strips on the server).
+    const listing = await listMcpTools(server('wx', 'closed-keys'), { headers: {} });
+    const additional = (name: string) =>
+      listing.tools.find((t) => t.name === name)?.inputSchema as { additionalProperties?: unknown };
+    expect(additional('forecast')).toMatchObject({ additionalProperties: false });
+    expect(additional('shout')).not.toHaveProperty('additionalProperties');
+    const registry = new ToolRegistry(await mcpTools([server('wx', 'closed-keys')], { env: {} }));
+    const checked = validatePlan(
+      {
+        steps: [
+          { id: 'weather', action: 'mcp.wx.forecast', parameters: { city: 'Oslo', units: 'metric' } },
+          { id: 'loud', action: 'mcp.wx.shout', parameters: { text: 'hi', volume: 11 } },
+        ],
+      },
+      {
+        tools: registry,
+        clock: { now: () => new Date() },
+        ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
+      },
+    );
+    expect(checked.errors).toEqual([
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "weather": parameters.units: unknown parameter "units"; tool mcp.wx.forecast takes city',
+        step_id: 'weather',
+        path: ['parameters', 'units'],
+      },
+    ]);
   });
 
   it('fails a listing, and a call, to a server that is down as retryable', async () => {

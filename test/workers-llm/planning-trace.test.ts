@@ -37,6 +37,36 @@ describe('GET /v1/runs/:id/planning', () => {
     expect(attempts.every((a) => (a.prompt_tokens as number) > 0)).toBe(true);
   });
 
+  it('sends a misspelt parameter back to the model, which repairs it, so the run never drops it', async () => {
+    const sleep = (parameters: Json) => ({
+      steps: [{ id: 'a', action: 'demo.sleep', parameters, dependencies: [] }],
+    });
+    const llm = scriptedLlm([
+      JSON.stringify(sleep({ ms: 0, vlaue: 'kept' })),
+      JSON.stringify(sleep({ ms: 0, value: 'kept' })),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'wait, then say kept',
+      config: { require_plan_approval: true },
+    });
+    await waitForRun(r.body.run_id, (x) => x.status === 'awaiting_approval');
+    await api('POST', `/v1/runs/${r.body.run_id}/approval`, { decision: 'approve' });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(run.step_results).toEqual({ a: 'kept' });
+    const attempts = (await api('GET', `/v1/runs/${r.body.run_id}/planning`)).body.attempts as Json[];
+    expect(attempts.map((a) => a.outcome)).toEqual(['invalid', 'ok']);
+    const message =
+      'Step "a": parameters.vlaue: unknown parameter "vlaue" (did you mean "value"?); tool demo.sleep takes ms, value';
+    expect(attempts[0]!.findings).toEqual([
+      { code: 'invalid_parameters', message, step_id: 'a', path: ['parameters', 'vlaue'] },
+    ]);
+    // The repair request tells the model what to fix.
+    expect(llm.sent).toHaveLength(2);
+    expect(llm.sent[1]!.body.messages.at(-1)!.content).toContain(`- invalid_parameters: ${message}`);
+  });
+
   it('lists the attempts of a revision that failed beside those of the plan (their tokens count in the run)', async () => {
     const step = (id: string, action: string, parameters: Json, dependencies: string[] = []) => ({
       id,

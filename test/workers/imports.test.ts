@@ -152,12 +152,25 @@ describe('POST /v1/runs with an LLMCompiler plan', () => {
   });
 
   it('answers validation findings with the source line of the step', async () => {
-    // Three positional arguments for a tool with two fields stay in `args`, which demo.sleep refuses.
+    // Three positional arguments for a tool with two fields stay in `args`, which demo.sleep does not
+    // take (named, not dropped), so its `ms` is missing too.
     const tooMany = source.replace('demo.sleep(150, value="right")', 'demo.sleep(150, "right", 3)');
     const r = await api('POST', '/v1/runs', { format: 'llmcompiler', source: tooMany });
     expect(r.status).toBe(422);
     expect(r.body.error.details.errors).toEqual([
-      expect.objectContaining({ code: 'invalid_parameters', step_id: '2', line: 3 }),
+      expect.objectContaining({
+        code: 'invalid_parameters',
+        step_id: '2',
+        line: 3,
+        path: ['parameters', 'args'],
+        message: 'Step "2": parameters.args: unknown parameter "args"; tool demo.sleep takes ms, value',
+      }),
+      expect.objectContaining({
+        code: 'invalid_parameters',
+        step_id: '2',
+        line: 3,
+        path: ['parameters', 'ms'],
+      }),
     ]);
   });
 
