@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api';
 import { href, navigate } from '../router';
 import { useEscape } from '../use-escape';
+import { ErrorAlert } from './error-alert';
 
 export function DeleteRun({
   runId,
@@ -53,11 +54,7 @@ export function DeleteRun({
           Keep it
         </button>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert text={error} />
     </div>
   );
 }

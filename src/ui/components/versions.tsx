@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PlanDiff, PlanVersion, PlanVersionList } from '../../client';
 import { api, errorText } from '../api';
+import { ErrorAlert } from './error-alert';
 
 type Pair = { a: PlanVersion; b: PlanVersion; diff: PlanDiff };
 
@@ -119,11 +120,7 @@ export function Versions({
           ))}
         </tbody>
       </table>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert text={error} />
       {notice ? (
         <p class="ok" role="status">
           {notice}

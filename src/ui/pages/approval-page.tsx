@@ -9,6 +9,7 @@ import { Dag } from '../components/dag';
 import { DecisionComment } from '../components/decision-comment';
 import { ModifyPlan } from '../components/modify-plan';
 import { PlanSteps } from '../components/plan-steps';
+import { ErrorAlert } from '../components/error-alert';
 
 export type ApprovalData = {
   run_id: string;
@@ -116,11 +117,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           </button>
         </div>
       )}
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert text={error} />
       {modifying && !outcome ? (
         // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
         <ModifyPlan

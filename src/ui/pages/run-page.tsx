@@ -22,6 +22,7 @@ import { Reasoning } from '../components/reasoning';
 import { href } from '../router';
 import { stepsNow } from '../steps-now';
 import { useRun } from '../use-run';
+import { ErrorAlert } from '../components/error-alert';
 
 const TABS = [
   ['graph', 'Graph'],
@@ -305,16 +306,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           Connection lost — reconnecting… <span class="muted">(showing the run as last seen)</span>
         </p>
       ) : null}
-      {live.error ? (
-        <p class="error" role="alert">
-          {live.error}
-        </p>
-      ) : null}
-      {message ? (
-        <p class="error" role="alert">
-          {message}
-        </p>
-      ) : null}
+      <ErrorAlert text={live.error} />
+      <ErrorAlert text={message} />
       {waitingApproval && modifying && run?.plan && !('$elided' in run.plan) ? (
         <ModifyPlan
           plan={run.plan}

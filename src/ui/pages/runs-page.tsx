@@ -4,6 +4,7 @@ import type { RunStatus, RunSummary } from '../../client';
 import { api, errorText } from '../api';
 import { shownStatus } from '../components/run-outcome';
 import { href } from '../router';
+import { ErrorAlert } from '../components/error-alert';
 
 /** Rows a page; the API gives at most MAX_PAGE a request. */
 const PAGE = 50;
@@ -104,11 +105,7 @@ export function RunsPage() {
           New run
         </a>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert text={error} />
       {loaded && runs.length === 0 && !error ? (
         status ? (
           <p class="muted empty">
