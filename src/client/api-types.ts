@@ -932,6 +932,10 @@ export interface components {
             completed_at: string | null;
             /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
             termination_reason: string | null;
+            /** @description The run whose step started this one; null for a run no step started, and for a child run whose index row predates migration 0007 until its run is next read */
+            parent_run_id: string | null;
+            /** @description The step of `parent_run_id` that started this run; null with it */
+            parent_step_id: string | null;
         };
         Run: {
             run_id: string;
@@ -979,6 +983,10 @@ export interface components {
             /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
             termination_reason: string | null;
             last_seq: number;
+            /** @description The run whose step started this one (a sub-plan, agent.dispatch, plan.execute); null for a run no step started */
+            parent_run_id: string | null;
+            /** @description The step of `parent_run_id` that started this run; null with it */
+            parent_step_id: string | null;
         };
         /** @description A value left out of this answer for its size; `href` reads it */
         ElidedValue: {
@@ -1031,6 +1039,10 @@ export interface components {
             /** @description With include_details */
             subtasks?: components["schemas"]["Subtask"][];
             success: boolean;
+            /** @description The run whose step started this one (a sub-plan, agent.dispatch, plan.execute); null for a run no step started */
+            parent_run_id: string | null;
+            /** @description The step of `parent_run_id` that started this run; null with it */
+            parent_step_id: string | null;
         };
         Subtask: {
             id: string;
@@ -2193,6 +2205,10 @@ export interface operations {
                 status?: components["schemas"]["RunStatus"];
                 limit?: number;
                 cursor?: string;
+                /** @description Only the child runs this run’s steps started (sub-plans, agent.dispatch) */
+                parent_run_id?: string;
+                /** @description true: only runs no step started (leaves child runs out). Child runs whose index row predates migration 0007 are listed as top-level until their run is next read */
+                top_level?: "0" | "1" | "true" | "false" | "";
             };
             header?: never;
             path?: never;

@@ -41,7 +41,11 @@ export type DryRun = Answer<'createRun', 200>;
 export type Run = Answer<'getRun', 200>;
 export type RunStatusView = Answer<'getRunStatus', 200>;
 export type RunPage = Answer<'listRuns', 200>;
-export type ListRunsQuery = Query<'listRuns'>;
+/**
+ * `GET /v1/runs`'s filters. `top_level` is a boolean here (the query string spells it `true`).
+ * @example client.listRuns({ parent_run_id: 'run_…' }) // the child runs of one run
+ */
+export type ListRunsQuery = Omit<Query<'listRuns'>, 'top_level'> & { top_level?: boolean };
 export type RunSummary = RunPage['runs'][number];
 export type EventsPage = Answer<'listRunEvents', 200>;
 export type RunValue = Answer<'getRunValue', 200>;

@@ -20,6 +20,7 @@ import type { SqlStore } from './sql-store';
 import { reportable } from './call-limits';
 import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
+import { readParent } from './run-parent';
 import type { RpcResult } from './rpc-result';
 import { log } from '../log';
 
@@ -79,9 +80,8 @@ export async function startChildRun(
  * parent could not be told (the caller tries again later); a parent that no longer waits is told too.
  */
 export async function reportToParent(env: Env, store: SqlStore, state: RunState): Promise<boolean> {
-  const raw = store.getMeta('parent');
-  if (!raw) return true;
-  const parent = JSON.parse(raw) as ParentRef;
+  const parent = readParent(store);
+  if (!parent) return true;
   // The child runs with its parent's config: an outcome the parent would refuse as too large is
   // refused here, so it never has to cross the call (which would fail, leaving the step to time out).
   const { outcome } = reportable(

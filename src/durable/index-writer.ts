@@ -11,6 +11,7 @@
  * of a run (a third of the isolate's time for a chain of 200 instant steps, a sixth in a burst of
  * small runs); D1's single writer is also what bounds runs per second in production (docs/scaling.md).
  */
+import type { ParentRef } from '../engine/child-run';
 import type { RunEvent } from '../engine/events';
 import type { RunState } from '../engine/state';
 import type { Plan } from '../plan/model';
@@ -29,6 +30,8 @@ export type IndexHost = {
   state: () => RunState;
   /** A plan version as the object stored it (for {@link IndexWriter.resync}). */
   plan: (version: number) => Plan | null;
+  /** A child run's parent attempt (run-parent.ts); null for a run no step started. */
+  parent: () => ParentRef | null;
   /** Nothing is owed to D1 any more (the alarm kept for it can go). */
   settled?: () => void;
 };
@@ -99,7 +102,7 @@ export class IndexWriter {
     const db = this.host.db();
     const state = this.host.state();
     const writes: D1PreparedStatement[] = [];
-    if (this.#rowChanged) writes.push(indexRunStatement(db, state));
+    if (this.#rowChanged) writes.push(indexRunStatement(db, state, this.host.parent()));
     for (const v of this.#versions)
       writes.push(planVersionStatement(db, state.run_id, v.plan, v.reason, v.at));
     this.#rowChanged = false;
@@ -158,16 +161,18 @@ export class IndexWriter {
       const [row, versions] = await db.batch<IndexedRow & { version?: number }>([
         db
           .prepare(
-            'SELECT status, plan_id, plan_version, step_count, termination_reason FROM runs WHERE run_id = ?',
+            `SELECT status, plan_id, plan_version, step_count, termination_reason, parent_run_id, parent_step_id
+               FROM runs WHERE run_id = ?`,
           )
           .bind(state.run_id),
         db.prepare('SELECT version FROM plan_versions WHERE run_id = ?').bind(state.run_id),
       ]);
       const indexed = row?.results[0];
+      const parent = this.host.parent();
       const have = new Set(versions?.results.map((r) => r.version));
       // Only what differs is written: a read of an idle run wakes its object, and should not cost D1 a write.
       const writes: D1PreparedStatement[] = [];
-      if (!indexedAsIs(indexed, state)) writes.push(indexRunStatement(db, state));
+      if (!indexedAsIs(indexed, state, parent)) writes.push(indexRunStatement(db, state, parent));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
         // A plan still streaming in is not a version yet (D1 keeps the first row it gets for one).
         if (have.has(v) || (state.streaming && v === state.plan?.version)) continue;
@@ -193,20 +198,25 @@ type IndexedRow = {
   plan_version?: number | null;
   step_count?: number;
   termination_reason?: string | null;
+  parent_run_id?: string | null;
+  parent_step_id?: string | null;
 };
 
 /**
  * Whether D1's index row says what the run's state says. A row an earlier release wrote may differ in
  * more than its status: a streamed plan's first step listed under the stream's own plan id with one
- * step, a version written without its row, no termination_reason (migration 0003 came later).
+ * step, a version written without its row, no termination_reason (migration 0003 came later), a
+ * child run with no parent (migration 0007 came later).
  */
-function indexedAsIs(row: IndexedRow | undefined, state: RunState): boolean {
+function indexedAsIs(row: IndexedRow | undefined, state: RunState, parent: ParentRef | null): boolean {
   return (
     row !== undefined &&
     row.status === state.status &&
     row.plan_id === (state.plan?.id ?? null) &&
     row.plan_version === (state.plan?.version ?? null) &&
     row.step_count === state.steps.size &&
-    row.termination_reason === (state.termination_reason ?? null)
+    row.termination_reason === (state.termination_reason ?? null) &&
+    row.parent_run_id === (parent?.run_id ?? null) &&
+    row.parent_step_id === (parent?.step_id ?? null)
   );
 }

@@ -35,6 +35,8 @@ import {
   upgradeStorage,
 } from './storage-format';
 import { IndexWriter } from './index-writer';
+import { parentFields, readParent, writeParent, type ParentFields } from './run-parent';
+import type { ParentRef } from '../engine/child-run';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
@@ -84,8 +86,8 @@ export class PlanRun extends DurableObject<Env> {
   readonly #journal: SideWorkJournal;
   readonly #side: DurableSideWork;
   readonly #index: IndexWriter;
-  /** Whether the run is a child run with a parent step to report to (set at create, else read once). */
-  #hasParent: boolean | undefined;
+  /** A child run's parent step, which it reports to; null for a run no step started (read once). */
+  #parent: ParentRef | null | undefined;
   /** Queue attempts whose lease ran out: sent again, or carried out here (expired-leases.ts). */
   readonly #expired: ExpiredLeases;
   readonly #commitParts: CommitParts;
@@ -108,6 +110,7 @@ export class PlanRun extends DurableObject<Env> {
       waitUntil: (p) => ctx.waitUntil(p),
       state: () => this.#load()!.state,
       plan: (version) => this.#store.getPlan(version) as Plan | null,
+      parent: () => this.#parentRef(),
       // The alarm kept for the write can go (or move to what else is due).
       settled: () => ctx.waitUntil(this.#arm(this.#machine, true)),
     });
@@ -126,7 +129,7 @@ export class PlanRun extends DurableObject<Env> {
       journal: this.#journal,
       leases: this.leases,
       begin: (stepId, attempt, pending) => this.#begin(this.#machine!, stepId, attempt, pending),
-      hasParent: () => (this.#hasParent ??= this.#store.getMeta('parent') !== null),
+      hasParent: () => this.#parentRef() !== null,
     };
     this.#inline = new InlineAttempts({
       ctx,
@@ -179,8 +182,8 @@ export class PlanRun extends DurableObject<Env> {
     this.#machine = this.#newMachine(emptyRunState(req.run_id, req.config));
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
-    if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
-    this.#hasParent = req.parent !== undefined;
+    if (req.parent) writeParent(this.#store, req.parent);
+    this.#parent = req.parent ?? null;
     const outbox: StepMessage[] = [];
     const { plan_json, ...rest } = req;
     const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
@@ -190,18 +193,21 @@ export class PlanRun extends DurableObject<Env> {
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
   }
 
-  getRun(): ServedSnapshot | null {
+  getRun(): (ServedSnapshot & ParentFields) | null {
     const m = this.#load();
     if (!m) return null;
-    return servedSnapshot(
-      snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id)),
-      this.#store,
-    );
+    const snap = snapshotRun(m.state, this.#store, storeBudget(this.#store, m.state.run_id));
+    return { ...servedSnapshot(snap, this.#store), ...parentFields(this.#parentRef()) };
   }
 
-  getStatus(opts: { include_details?: boolean; include_completed?: boolean }): PlanStatusView | null {
+  getStatus(opts: {
+    include_details?: boolean;
+    include_completed?: boolean;
+  }): (PlanStatusView & ParentFields) | null {
     const m = this.#load();
-    return m ? planStatus(m.state, this.#store, opts, storeBudget(this.#store, m.state.run_id)) : null;
+    if (!m) return null;
+    const view = planStatus(m.state, this.#store, opts, storeBudget(this.#store, m.state.run_id));
+    return { ...view, ...parentFields(this.#parentRef()) };
   }
 
   /**
@@ -228,11 +234,11 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): ServedSnapshot | null {
+  stateAt(at?: number): (ServedSnapshot & ParentFields) | null {
     if (!this.#load()) return null;
     const r = replay(this.#store.eventStream(0, at));
     const snap = snapshotRun(r.state, r.results, memoryBudget(this.#machine!.state.run_id));
-    return servedSnapshot(snap, this.#store);
+    return { ...servedSnapshot(snap, this.#store), ...parentFields(this.#parentRef()) };
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
@@ -432,6 +438,12 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   // ---- internals ----------------------------------------------------------------------------------
+
+  /** The run's parent attempt (run-parent.ts), read once per instance: it never changes. */
+  #parentRef(): ParentRef | null {
+    if (this.#parent === undefined) this.#parent = readParent(this.#store);
+    return this.#parent;
+  }
 
   #load(): RunMachine | null {
     if (this.#machine) return this.#machine;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { SKIP_REASONS } from '../engine/events';
+import type { ParentRef } from '../engine/child-run';
 import type { RunState, StepRuntime } from '../engine/state';
 import { applyConfigAliases, RunConfigSchema, type RunConfig } from '../plan/config';
 import { RunStatus, StepStatus, type Plan } from '../plan/model';
@@ -84,6 +85,17 @@ export function parsePlanRow(value: unknown): Plan {
 export function cachedPlan(value: unknown): Plan | null {
   const r = PlanShapeSchema.safeParse(value);
   return r.success ? (r.data as unknown as Plan) : null;
+}
+
+const ParentRefSchema = z.object({
+  run_id: z.string().min(1),
+  step_id: z.string().min(1),
+  attempt: z.number().int().min(0),
+}) satisfies z.ZodType<ParentRef, unknown>;
+
+/** A child run's `parent` meta row: the parent attempt it reports to (child-runs.ts). */
+export function parseParentRow(value: unknown): ParentRef {
+  return parseRow('parent', ParentRefSchema, value);
 }
 
 /** The run's config as stored, with the defaults of fields added since (seed aliases applied). */

@@ -1,6 +1,8 @@
 /**
  * `GET /v1/runs`: a page of the D1 run index, newest first, with an opaque cursor (the last row's
- * `created_at` and id) so pages never skip or repeat a run while new ones arrive.
+ * `created_at` and id) so pages never skip or repeat a run while new ones arrive. Filters: `status`,
+ * `parent_run_id` (a run's child runs; index runs_parent, migration 0007) and `top_level` (runs no
+ * step started).
  */
 import type { z } from '@hono/zod-openapi';
 import { RunSummarySchema } from './schemas/run-views';
@@ -12,8 +14,13 @@ export type RunPage = { runs: Row[]; next_cursor: string | null };
 
 export async function listRuns(
   db: D1Database,
-  q: { status?: string; limit: number; cursor?: string },
+  q: { status?: string; limit: number; cursor?: string; parent_run_id?: string; top_level?: boolean },
 ): Promise<RunPage | { error: string }> {
+  if (q.parent_run_id !== undefined && q.top_level)
+    return {
+      error:
+        'parent_run_id and top_level=true exclude each other (a run with a parent is not top-level): give one of them',
+    };
   let after: { created_at: string; run_id: string } | null = null;
   if (q.cursor !== undefined) {
     after = decodeCursor(q.cursor);
@@ -26,12 +33,18 @@ export async function listRuns(
     where.push('status = ?');
     args.push(q.status);
   }
+  // Additive filters: without them the list is every run, child runs included, as before.
+  if (q.parent_run_id !== undefined) {
+    where.push('parent_run_id = ?');
+    args.push(q.parent_run_id);
+  }
+  if (q.top_level) where.push('parent_run_id IS NULL');
   if (after) {
     where.push('(created_at < ? OR (created_at = ? AND run_id < ?))');
     args.push(after.created_at, after.created_at, after.run_id);
   }
   const sql = `SELECT run_id, status, goal, plan_id, plan_version, step_count, created_at, updated_at, completed_at,
-    termination_reason FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
+    termination_reason, parent_run_id, parent_step_id FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id DESC LIMIT ?`;
   const { results } = await db
     .prepare(sql)
     .bind(...args, q.limit + 1)

@@ -12,6 +12,7 @@ import type { PlanDiff } from '../../src/plan/diff';
 import type { Estimates } from '../../src/plan/estimates';
 import type { PlanVersionRow } from '../../src/durable/plan-versions';
 import type { EventsPage } from '../../src/durable/run-reads';
+import type { ParentFields } from '../../src/durable/run-parent';
 import { EVENT_PAYLOAD_SCHEMAS, RunEventSchema } from '../../src/http/schemas/events';
 import type {
   EventsPageSchema,
@@ -66,11 +67,14 @@ describe('API schemas match the code’s types', () => {
   });
 
   it('the snapshot, plan.status, estimates, versions and diffs', () => {
+    // As the object serves them: the engine's views with the run's parent (run-parent.ts) beside.
     expectTypeOf<
       Omit<Out<typeof RunSnapshotSchema>, 'plan' | 'step_results' | 'state' | 'final_output'>
-    >().toEqualTypeOf<Omit<RunSnapshot, 'plan' | 'step_results' | 'state' | 'final_output'>>();
+    >().toEqualTypeOf<
+      Flat<Omit<RunSnapshot, 'plan' | 'step_results' | 'state' | 'final_output'> & ParentFields>
+    >();
     expectTypeOf<Omit<Out<typeof PlanStatusSchema>, 'status'>>().toEqualTypeOf<
-      Omit<PlanStatusView, 'status'>
+      Flat<Omit<PlanStatusView, 'status'> & ParentFields>
     >();
     expectTypeOf<Flat<Out<typeof PlanStatusSchema>['status']>>().toEqualTypeOf<
       Flat<PlanStatusView['status']>

@@ -254,6 +254,7 @@ describe('a run’s rows in D1', () => {
       waitUntil: () => undefined,
       state: () => state as unknown as RunState,
       plan: () => null,
+      parent: () => null,
     });
     const event = (event_type: string, p: ReturnType<typeof plan>, reason?: string) => ({
       event_type,
@@ -309,6 +310,7 @@ describe('a run’s rows in D1', () => {
       waitUntil: () => undefined,
       state: () => state as unknown as RunState,
       plan: () => null,
+      parent: () => null,
     });
     const authored = { event_type: 'PlanAuthored', timestamp: plan.created_at, payload: { plan } };
     await writer.record([authored] as unknown as RunEvent[], true, true); // the new run: waits

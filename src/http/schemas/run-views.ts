@@ -36,6 +36,18 @@ const TerminationReasonSchema = z
       'null until it ends (and again after a retry resumes it)',
   });
 
+/** A child run's parent (src/durable/run-parent.ts), in the run, its status and its list row. */
+const PARENT_FIELDS = {
+  parent_run_id: z.string().nullable().openapi({
+    description:
+      'The run whose step started this one (a sub-plan, agent.dispatch, plan.execute); null for a run no step started',
+  }),
+  parent_step_id: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The step of `parent_run_id` that started this run; null with it' }),
+};
+
 const CountsSchema = z.object({
   total: z.number().int(),
   pending: z.number().int(),
@@ -94,6 +106,7 @@ export const RunSnapshotSchema = z
     error: ErrorInfoSchema.optional(),
     termination_reason: TerminationReasonSchema,
     last_seq: z.number().int(),
+    ...PARENT_FIELDS,
   })
   .openapi('Run');
 
@@ -119,6 +132,7 @@ export const PlanStatusSchema = z
     run_status: RunStatusSchema,
     subtasks: z.array(SubtaskSchema).optional().openapi({ description: 'With include_details' }),
     success: z.boolean(),
+    ...PARENT_FIELDS,
   })
   .openapi('PlanStatus');
 
@@ -144,6 +158,12 @@ export const RunSummarySchema = z
     updated_at: z.string(),
     completed_at: z.string().nullable(),
     termination_reason: TerminationReasonSchema,
+    parent_run_id: PARENT_FIELDS.parent_run_id.openapi({
+      description:
+        'The run whose step started this one; null for a run no step started, and for a child run ' +
+        'whose index row predates migration 0007 until its run is next read',
+    }),
+    parent_step_id: PARENT_FIELDS.parent_step_id,
   })
   .openapi('RunSummary');
 

@@ -85,6 +85,17 @@ export const ListRunsQuerySchema = z.object({
   status: RunStatusSchema.optional(),
   limit: wholeNumber(z.number().int().min(1).max(200)).default(50),
   cursor: z.string().optional(),
+  parent_run_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Only the child runs this run’s steps started (sub-plans, agent.dispatch)' }),
+  top_level: flag.openapi({
+    description:
+      'true: only runs no step started (leaves child runs out). Child runs whose index row predates ' +
+      'migration 0007 are listed as top-level until their run is next read',
+  }),
 });
 
 export const CancelSchema = strictObject({ reason: z.string().max(1000).optional() }).openapi('CancelRun');
