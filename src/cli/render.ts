@@ -48,6 +48,16 @@ function symbol(s: StepView, frame: number, c: Style): string {
   }
 }
 
+/**
+ * Where a child run came from: `child of run_… (step research)`, or null for a run no step started
+ * (and for one whose server predates parents: no field at all).
+ * @example parentLine({ parent_run_id: 'run_a', parent_step_id: 'go' }) // 'child of run_a (step go)'
+ */
+export function parentLine(run: { parent_run_id?: string | null; parent_step_id?: string | null }) {
+  if (!run.parent_run_id) return null;
+  return `child of ${run.parent_run_id}${run.parent_step_id ? ` (step ${run.parent_step_id})` : ''}`;
+}
+
 /** `1 step`, `3 steps`. */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 

@@ -422,6 +422,65 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(missing.err).toMatch(/not_found/);
   });
 
+  it('shows a child run’s parent: runs show, watch, the PARENT column, --parent and --top-level', () => {
+    const plan = {
+      goal: 'a parent',
+      steps: [
+        { id: 'prepare', action: 'demo.echo', parameters: { x: 1 } },
+        {
+          id: 'research',
+          action: 'demo.echo',
+          dependencies: ['prepare'],
+          subplan: { goal: 'the child', steps: [{ id: 'x', action: 'demo.echo', parameters: {} }] },
+        },
+      ],
+    };
+    const started = edgeplan(['run', file('parent.json', JSON.stringify(plan)), '--watch']);
+    expect(started.code).toBe(0);
+    const parent = /^run (run_\w+)$/m.exec(started.out)?.[1];
+    expect(parent).toMatch(/^run_/);
+    const shown = JSON.parse(edgeplan(['runs', 'show', parent!, '--json']).out) as {
+      parent_run_id: string | null;
+      step_results: { research: { run_id: string } };
+    };
+    expect(shown.parent_run_id).toBeNull();
+    const child = shown.step_results.research.run_id;
+
+    const show = edgeplan(['runs', 'show', child]);
+    expect(show.code).toBe(0);
+    expect(show.out.split('\n')[1]).toBe(`child of ${parent} (step research)`);
+    expect(edgeplan(['runs', 'show', parent!]).out).not.toMatch(/child of/);
+
+    // Piped: the parent on stderr, stdout one line per event as before.
+    const watch = edgeplan(['watch', child]);
+    expect(watch.code).toBe(0);
+    expect(watch.err).toBe(`${child}: child of ${parent} (step research)\n`);
+    expect(
+      watch.out
+        .trim()
+        .split('\n')
+        .every((l) => /^\s*\d+ /.test(l)),
+    ).toBe(true);
+    expect(edgeplan(['watch', parent!]).err).toBe('');
+
+    // The child's index row is written when it ends (the parent's step waited for that).
+    const children = edgeplan(['runs', '--parent', parent!]);
+    expect(children.code).toBe(0);
+    const rows = children.out.trim().split('\n');
+    expect(rows[0]).toMatch(/^RUN\s+STATUS\s+STEPS\s+CREATED\s+PARENT\s+GOAL$/);
+    expect(rows.slice(1).map((r) => r.split(/\s+/).slice(0, 2))).toEqual([[child, 'completed']]);
+    expect(rows[1]).toContain(parent!);
+    const top = edgeplan(['runs', '--top-level', '--limit', '200']).out;
+    expect([top.includes(parent!), top.includes(child)]).toEqual([true, false]);
+    expect(top.split('\n')[0]).not.toMatch(/PARENT/);
+    const all = edgeplan(['runs', '--limit', '200']).out;
+    expect([all.includes(parent!), all.includes(child)]).toEqual([true, true]);
+    expect(edgeplan(['runs', '--parent', child]).out.trim()).toBe(`No child runs of ${child}.`);
+    const both = edgeplan(['runs', '--parent', parent!, '--top-level']);
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--parent and --top-level exclude each other/);
+  });
+
   it('ends a watch resumed after the run’s last event at once, with the run’s exit code', () => {
     const failing = file(
       'fail-once.json',

@@ -15,7 +15,7 @@ import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
-import { clip, duration, eventLine } from '../render';
+import { clip, duration, eventLine, parentLine } from '../render';
 
 type Done = (code: number) => void;
 
@@ -37,34 +37,44 @@ export function registerManage(program: Command, context: () => Context, done: D
     .option('-s, --status <status>', 'only runs with this status')
     .option('-n, --limit <n>', 'how many (1–200)', '20')
     .option('--cursor <cursor>', 'the next page, as the last list said')
-    .action(async (o: { status?: string; limit: string; cursor?: string }) => {
-      const ctx = context();
-      const page = await ctx.client.listRuns({
-        ...(o.status ? { status: o.status as never } : {}),
-        ...(o.cursor ? { cursor: o.cursor } : {}),
-        limit: wholeNumber(o.limit, '--limit', 1, 200),
-      });
-      if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
-      const rows = page.runs.map((r) => [
-        r.run_id,
-        r.termination_reason === 'plan_rejected' ? 'rejected' : r.status,
-        String(r.step_count),
-        r.created_at.slice(0, 19),
-        r.goal.slice(0, 60),
-      ]);
-      // An empty filtered page says what was filtered: "No runs yet." beside finished runs misleads.
-      const none = o.status
-        ? `No runs with status ${o.status}.`
-        : o.cursor
-          ? 'No more runs.'
-          : 'No runs yet.';
-      ctx.print(rows.length ? table([['RUN', 'STATUS', 'STEPS', 'CREATED', 'GOAL'], ...rows]) : none);
-      if (page.next_cursor) {
-        const filter = `${o.status ? ` --status ${o.status}` : ''}${o.limit !== '20' ? ` --limit ${o.limit}` : ''}`;
-        ctx.print(ctx.style.dim(`More: edgeplan runs${filter} --cursor ${page.next_cursor}`));
-      }
-      done(EXIT.ok);
-    });
+    .option('-p, --parent <id>', 'only the child runs this run’s steps started')
+    .option('--top-level', 'only runs no step started (no child runs)')
+    .action(
+      async (o: { status?: string; limit: string; cursor?: string; parent?: string; topLevel?: boolean }) => {
+        const ctx = context();
+        if (o.parent !== undefined && o.topLevel)
+          throw new UsageError('--parent and --top-level exclude each other: give one of them');
+        const page = await ctx.client.listRuns({
+          ...(o.status ? { status: o.status as never } : {}),
+          ...(o.cursor ? { cursor: o.cursor } : {}),
+          ...(o.parent !== undefined ? { parent_run_id: runId(o.parent) } : {}),
+          ...(o.topLevel ? { top_level: true } : {}),
+          limit: wholeNumber(o.limit, '--limit', 1, 200),
+        });
+        if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
+        // The PARENT column only when the page has a child run: most lists have none, and ids are wide.
+        const parents = page.runs.some((r) => r.parent_run_id);
+        const rows = page.runs.map((r) => [
+          r.run_id,
+          r.termination_reason === 'plan_rejected' ? 'rejected' : r.status,
+          String(r.step_count),
+          r.created_at.slice(0, 19),
+          ...(parents ? [r.parent_run_id ?? '-'] : []),
+          r.goal.slice(0, 60),
+        ]);
+        const head = ['RUN', 'STATUS', 'STEPS', 'CREATED', ...(parents ? ['PARENT'] : []), 'GOAL'];
+        ctx.print(rows.length ? table([head, ...rows]) : noRuns(o));
+        if (page.next_cursor) {
+          const filter =
+            (o.status ? ` --status ${o.status}` : '') +
+            (o.parent !== undefined ? ` --parent ${o.parent}` : '') +
+            (o.topLevel ? ' --top-level' : '') +
+            (o.limit !== '20' ? ` --limit ${o.limit}` : '');
+          ctx.print(ctx.style.dim(`More: edgeplan runs${filter} --cursor ${page.next_cursor}`));
+        }
+        done(EXIT.ok);
+      },
+    );
   runs
     .command('show')
     .description('A run: status, each step, the output')
@@ -81,6 +91,8 @@ export function registerManage(program: Command, context: () => Context, done: D
           ? ` (${run.termination_reason})`
           : '';
       ctx.print(`${run.run_id}  ${status}${why}${time}  plan v${run.plan_version ?? '-'}`);
+      const parent = parentLine(run);
+      if (parent) ctx.print(parent);
       if (run.goal) ctx.print(`goal: ${run.goal}`);
       const rows = Object.entries(run.steps).map(([step, d]) => [
         step,
@@ -133,7 +145,10 @@ export function registerManage(program: Command, context: () => Context, done: D
     )
     .argument('<id>', 'run id')
     .action(async (given: string) => {
-      const code = await followToEnd(context(), runId(given));
+      const ctx = context();
+      const id = runId(given);
+      await sayParent(ctx, id);
+      const code = await followToEnd(ctx, id);
       if (code !== null) done(code);
     });
 
@@ -323,4 +338,25 @@ export function registerManage(program: Command, context: () => Context, done: D
         );
       done(EXIT.ok);
     });
+}
+
+/** What an empty page of `runs` says: what was filtered ("No runs yet." beside finished runs misleads). */
+function noRuns(o: { status?: string; cursor?: string; parent?: string; topLevel?: boolean }): string {
+  const kind = o.parent !== undefined ? `child runs of ${o.parent}` : o.topLevel ? 'top-level runs' : 'runs';
+  if (o.status) return `No ${kind} with status ${o.status}.`;
+  if (o.cursor) return `No more ${kind}.`;
+  return o.parent !== undefined || o.topLevel ? `No ${kind}.` : 'No runs yet.';
+}
+
+/**
+ * Before following a child run: which run and step started it. On a terminal above the live view; in a
+ * pipe on stderr, where stdout stays one line per event; with --json not at all (the run that ends
+ * the output names it).
+ */
+async function sayParent(ctx: Context, id: string): Promise<void> {
+  if (ctx.json) return;
+  const line = parentLine(await ctx.client.getStatus(id));
+  if (!line) return;
+  if (ctx.tty) ctx.print(ctx.style.dim(`${id}: ${line}`));
+  else process.stderr.write(`${id}: ${line}\n`);
 }
