@@ -369,7 +369,7 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     await page.close();
   }, 60_000);
 
-  it('links a step’s child run, and names a failed step’s Retry for the step', async () => {
+  it('links a step’s child run and the child back to its parent; names a failed step’s Retry for the step', async () => {
     const runId = await startRun(
       {
         goal: 'Parent of a child',
@@ -410,6 +410,18 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     await link.click();
     await page.locator('h1', { hasText: 'The child’s work' }).waitFor({ timeout: 15_000 });
     expect(page.url()).toContain(`#/runs/${child}`);
+    // The child's page links back to its parent, naming the step that started it.
+    const back = page.locator('.run-id').getByRole('link', { name: runId });
+    await back.waitFor({ timeout: 10_000 });
+    await expect(page.locator('.run-id').innerText()).resolves.toBe(
+      `${child} · Child of ${runId} (step delegate) · all runs`,
+    );
+    await shot(page, 'approver-child-run-parent-link');
+    await back.click();
+    await page.locator('h1', { hasText: 'Parent of a child' }).waitFor({ timeout: 15_000 });
+    expect(page.url()).toContain(`#/runs/${runId}`);
+    // A run no step started says nothing of a parent.
+    await expect(page.locator('.run-id').innerText()).resolves.toBe(`${runId} · all runs`);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -23,6 +23,7 @@ import { href } from '../router';
 import { stepsNow } from '../steps-now';
 import { useRun } from '../use-run';
 import { ErrorAlert } from '../components/error-alert';
+import { ParentRun } from '../components/parent-run';
 
 const TABS = [
   ['graph', 'Graph'],
@@ -288,7 +289,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         {announcement}
       </p>
       <p class="run-id muted">
-        <code>{runId}</code> · <a href={href.runs()}>all runs</a>
+        <code>{runId}</code>
+        <ParentRun run={run} /> · <a href={href.runs()}>all runs</a>
       </p>
       {deleting && acts && ENDED.has(status) ? (
         <DeleteRun
