@@ -1,0 +1,80 @@
+/**
+ * A run's Graph tab: the plan as a graph beside the selected step's panel and, while the run waits
+ * for approval, every step's parameters in a table to read before approving (not one node at a time)
+ * — gone once the run is decided, when the graph's colours and the step panel tell what each step did.
+ */
+import type { Run, StepView } from '../../client';
+import { failedDependency } from '../run-status';
+import { Dag } from './dag';
+import { PlanSteps } from './plan-steps';
+import { StepPanel } from './step-panel';
+
+export function GraphTab({
+  steps,
+  inferred,
+  critical,
+  run,
+  selected,
+  onSelect,
+  waitingApproval,
+  onRetry,
+}: {
+  steps: StepView[];
+  inferred: Record<string, string[]>;
+  critical: string[];
+  run: Run | null;
+  selected: string | null;
+  onSelect: (id: string) => void;
+  waitingApproval: boolean;
+  /** Retries a failed step, when the run allows it. */
+  onRetry: ((id: string) => void) | undefined;
+}) {
+  const step = steps.find((s) => s.id === selected) ?? null;
+  return (
+    <>
+      <div class="graph-view">
+        <Dag
+          steps={steps}
+          inferred={inferred}
+          critical={critical}
+          selected={selected}
+          onSelect={(id) => {
+            onSelect(id);
+            revealStepPanel();
+          }}
+        />
+        {step ? (
+          <StepPanel
+            step={step}
+            run={run}
+            failedDependency={step.status === 'skipped' ? failedDependency(steps, inferred, step.id) : null}
+            onRetry={onRetry}
+          />
+        ) : (
+          <aside class="step-panel muted">Click a step for its inputs, output and attempts.</aside>
+        )}
+      </div>
+      {waitingApproval ? (
+        <section class="approve-steps" aria-labelledby="approve-steps-title">
+          <h2 id="approve-steps-title">
+            {steps.length} {steps.length === 1 ? 'step' : 'steps'} to approve
+          </h2>
+          <PlanSteps steps={steps.map((s) => s.planned)} inferred={inferred} selected={selected} />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * After a step is tapped, brings its panel into view when it is drawn below the graph far down the
+ * screen (a phone's one column: a tall graph left only the panel's heading showing, if that). Beside
+ * the graph, as on a desktop, the panel is already in view and nothing moves.
+ */
+function revealStepPanel(): void {
+  requestAnimationFrame(() => {
+    const panel = document.querySelector('.graph-view .step-panel');
+    if (panel && panel.getBoundingClientRect().top > innerHeight * 0.6)
+      panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * A run page's title: the goal (cut to a line; a click or Enter shows it whole), the status badge
+ * and the step counts, the plan version, and the tokens spent.
+ */
+import type { Ref } from 'preact';
+import { useState } from 'preact/hooks';
+import type { RunStatusNow } from '../run-status';
+
+export function RunTitle({
+  now,
+  planVersion,
+  tokens,
+  headingRef,
+}: {
+  now: RunStatusNow;
+  planVersion: number | null;
+  /** Tokens the run has spent (not shown while 0). */
+  tokens: number | undefined;
+  /** The heading, where focus goes after an action (use-run-actions.ts). */
+  headingRef: Ref<HTMLHeadingElement>;
+}) {
+  const [wholeGoal, setWholeGoal] = useState(false);
+  const { goal, shown, status, rejected, total, completed, failed, skipped, streaming } = now;
+  return (
+    <div class="title">
+      <h1
+        ref={headingRef}
+        class={wholeGoal ? 'whole' : undefined}
+        title={goal}
+        // A long goal is cut to a line; a click (or Enter) shows it whole. Only to the eye: a screen
+        // reader reads it whole either way, so no expanded state (nor a button role whose name, the
+        // goal, could be taken for Approve's or Reject's by a test that finds buttons by name).
+        tabindex={0}
+        onClick={() => setWholeGoal((w) => !w)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            setWholeGoal((w) => !w);
+          }
+        }}
+      >
+        {goal}
+      </h1>
+      <span
+        class={`badge status-${shown}`}
+        data-run-status={status}
+        title={rejected ? 'cancelled: its plan was rejected' : undefined}
+      >
+        {shown}
+      </span>
+      <span class="muted step-counts">
+        {/* Not "0/0 steps completed · v–" while the planner writes: nothing to count, no version. */}
+        {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
+        {failed ? ` · ${failed} failed` : ''}
+        {skipped ? ` · ${skipped} skipped` : ''}
+        {planVersion === null ? '' : ` · v${planVersion}`}
+        {streaming ? (
+          <span class="streaming" role="status">
+            {' '}
+            · the plan is still streaming in: more steps may come
+          </span>
+        ) : null}
+        {tokens ? ` · ${tokens} tokens` : ''}
+      </span>
+    </div>
+  );
+}

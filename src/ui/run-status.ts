@@ -1,0 +1,125 @@
+/**
+ * What a run's page says the run is now, derived from the run followed live (use-run.ts): its status
+ * (the snapshot's when that is ahead of the events), whether the page may offer actions yet, what it
+ * waits for, how it ended, its step counts and the steps as drawn. Pure: no state of its own.
+ */
+import type { RunEvent, StepView } from '../client';
+import { endingOf, shownStatus, type Ending } from './components/run-outcome';
+import { stepsNow } from './steps-now';
+import type { LiveRun } from './use-run';
+
+/** The statuses a run ends in (it may go on after a retry). */
+export const ENDED = new Set(['completed', 'failed', 'aborted', 'cancelled']);
+
+export type RunStatusNow = {
+  status: string;
+  /** The status as shown: `rejected` for a run whose plan was rejected. */
+  shown: string;
+  ended: boolean;
+  /** The page has read the run up to its snapshot: actions may be offered. */
+  acts: boolean;
+  waitingApproval: boolean;
+  waitingInput: boolean;
+  /** The input request being answered (a new one gets a new form). */
+  request: RunEvent | undefined;
+  /** For ask_user: the step the run asks about. */
+  asked: StepView | undefined;
+  ending: Ending | null;
+  rejected: boolean;
+  completed: number;
+  failed: number;
+  skipped: number;
+  total: number;
+  /** A streamed plan still arriving: more steps may come. */
+  streaming: boolean;
+  goal: string;
+  steps: StepView[];
+  /** Step id → the dependencies its references add (from the snapshot). */
+  inferred: Record<string, string[]>;
+};
+
+/** The run as its page shows it now. */
+export function runStatusNow(live: LiveRun, runId: string): RunStatusNow {
+  const { view, run } = live;
+  // The snapshot can be ahead of the events: read after a refused action (the run was decided
+  // elsewhere) while its events are late. Then its status is the run's, not the events' so far.
+  const ahead = run !== null && live.caughtUp && run.last_seq > view.last_seq;
+  const status =
+    run && (ENDED.has(run.status) || ahead)
+      ? run.status
+      : view.status === 'planning' && run
+        ? run.status
+        : view.status;
+  const ended = ENDED.has(status);
+  const inferred = Object.fromEntries(
+    Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
+  );
+  const goal = view.goal || run?.goal || runId;
+  // Drawn as the run read again has them when that is ahead of the events (as the status is).
+  const steps = stepsNow(view, ahead ? run : null);
+  // Actions only once the page has read the run up to its snapshot: while it replays the past it would
+  // offer what the run no longer allows (Retry on a rejected run, Roll back on a completed one).
+  const acts = live.caughtUp;
+  const waitingApproval = acts && status === 'awaiting_approval';
+  const waitingInput = acts && status === 'awaiting_input';
+  // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
+  const request = live.events.findLast((e) => e.event_type === 'InputRequested');
+  const asked =
+    view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
+  const ending = ended ? endingOf(live.events) : null;
+  // Rejected: told by the events (the decision), or by the snapshot before they are read.
+  const rejected = ending?.kind === 'rejected' || (ended && run?.termination_reason === 'plan_rejected');
+  // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran. From the
+  // snapshot when it is ahead, as the status is: "completed · 0/3 steps completed" read as a fault.
+  const count = (status: 'completed' | 'failed' | 'skipped') =>
+    ahead ? run.counts[status] : view.steps.filter((s) => s.status === status).length;
+  const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
+  const total = ahead ? run.counts.total : view.steps.length;
+  // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
+  // "3/3 steps completed" while the model still writes would read as done.
+  const streaming = !ended && view.plan_version === null && view.steps.length > 0;
+  const shown = shownStatus(status, rejected ? 'plan_rejected' : null);
+  return {
+    status,
+    shown,
+    ended,
+    acts,
+    waitingApproval,
+    waitingInput,
+    request,
+    asked,
+    ending,
+    rejected,
+    completed,
+    failed,
+    skipped,
+    total,
+    streaming,
+    goal,
+    steps,
+    inferred,
+  };
+}
+
+/**
+ * A failed step among `id`'s dependencies (listed or inferred), transitively: the API retries that
+ * one, not `id`.
+ */
+export function failedDependency(
+  steps: readonly StepView[],
+  inferred: Record<string, string[]>,
+  id: string,
+): string | null {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  const stack = [...(byId.get(id)?.dependencies ?? []), ...(inferred[id] ?? [])];
+  while (stack.length > 0) {
+    const dep = stack.pop()!;
+    if (seen.has(dep)) continue;
+    seen.add(dep);
+    const d = byId.get(dep);
+    if (d?.status === 'failed') return dep;
+    stack.push(...(d?.dependencies ?? []), ...(inferred[dep] ?? []));
+  }
+  return null;
+}
