@@ -3,13 +3,15 @@
  * (the snapshot's when that is ahead of the events), whether the page may offer actions yet, what it
  * waits for, how it ended, its step counts and the steps as drawn. Pure: no state of its own.
  */
-import type { RunEvent, StepView } from '../client';
-import { endingOf, shownStatus, type Ending } from './components/run-outcome';
+import type { Run, RunEvent, RunView, StepView } from '../client';
+import { endingOf, shownStatus, type Ending } from './run-ending';
 import { stepsNow } from './steps-now';
-import type { LiveRun } from './use-run';
 
 /** The statuses a run ends in (it may go on after a retry). */
 export const ENDED = new Set(['completed', 'failed', 'aborted', 'cancelled']);
+
+/** What the page has of the run (use-run.ts's LiveRun): the fold of its events and its snapshot. */
+export type FollowedRun = { view: RunView; run: Run | null; events: RunEvent[]; caughtUp: boolean };
 
 export type RunStatusNow = {
   status: string;
@@ -39,7 +41,7 @@ export type RunStatusNow = {
 };
 
 /** The run as its page shows it now. */
-export function runStatusNow(live: LiveRun, runId: string): RunStatusNow {
+export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   const { view, run } = live;
   // The snapshot can be ahead of the events: read after a refused action (the run was decided
   // elsewhere) while its events are late. Then its status is the run's, not the events' so far.

@@ -4,33 +4,7 @@
  * `cancelled` with `termination_reason: "plan_rejected"` (the runs list too); the approver's comment is
  * in the run's events (`ApprovalRejected`).
  */
-import type { EventOf, RunEvent } from '../../client';
-
-export type Ending =
-  { kind: 'rejected'; by: 'approver' | 'timeout'; comment?: string } | { kind: 'cancelled'; reason: string };
-
-const is =
-  <T extends RunEvent['event_type']>(type: T) =>
-  (e: RunEvent): e is EventOf<T> =>
-    e.event_type === type;
-
-/** A cancellation or a rejection, from the run's events; null for any other ending (or none yet). */
-export function endingOf(events: readonly RunEvent[]): Ending | null {
-  const end = events.findLast(is('RunTerminated'));
-  if (!end || end.payload.status !== 'cancelled') return null;
-  // A retry after it: that ending is over.
-  if (events.some((e) => e.event_type === 'RunResumed' && e.seq > end.seq)) return null;
-  if (end.payload.reason !== 'plan_rejected') return { kind: 'cancelled', reason: end.payload.reason };
-  const rejected = events.findLast(is('ApprovalRejected'));
-  const by = rejected?.payload.by ?? 'approver';
-  const comment = rejected?.payload.comment;
-  return comment ? { kind: 'rejected', by, comment } : { kind: 'rejected', by };
-}
-
-/** The status a person reads: a cancelled run whose plan was rejected says `rejected`. */
-export function shownStatus(status: string, terminationReason: string | null | undefined): string {
-  return status === 'cancelled' && terminationReason === 'plan_rejected' ? 'rejected' : status;
-}
+import type { Ending } from '../run-ending';
 
 export function RunOutcome({
   status,

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunStatus, RunSummary } from '../../client';
 import { api, errorText } from '../api';
-import { shownStatus } from '../components/run-outcome';
+import { shownStatus } from '../run-ending';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
 

@@ -1,0 +1,105 @@
+/**
+ * What a run's page says the run is now (src/ui/run-status.ts), in plain Node: the snapshot's status
+ * when it is ahead of the events, no actions while the page replays the run's past, a rejected plan
+ * shown as `rejected`, and the failed step a skipped one waits behind, through inferred dependencies.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Run, StepView } from '../../src/client';
+import { emptyView } from '../../src/client/run-view';
+import { failedDependency, runStatusNow, type FollowedRun } from '../../src/ui/run-status';
+
+const step = (id: string, status: StepView['status'], dependencies: string[] = []): StepView => ({
+  id,
+  action: 'demo.echo',
+  dependencies,
+  status,
+  attempts: status === 'pending' ? 0 : 1,
+  started_at: null,
+  latency_ms: null,
+  error: null,
+  skip_reason: null,
+  fallback: false,
+  history: [],
+  planned: { id, action: 'demo.echo', parameters: {}, dependencies },
+});
+
+/** A page following run_x: its events folded up to `last_seq`, and the snapshot it read. */
+function live(o: {
+  status: string;
+  last_seq: number;
+  steps: StepView[];
+  run: Partial<Run> | null;
+  caughtUp: boolean;
+}): FollowedRun {
+  const view = {
+    ...emptyView('run_x'),
+    status: o.status,
+    last_seq: o.last_seq,
+    steps: o.steps,
+    plan_version: 1,
+  };
+  return { view, events: [], run: o.run as Run | null, caughtUp: o.caughtUp };
+}
+
+const counts = (completed: number, total: number) => ({
+  total,
+  pending: 0,
+  blocked: 0,
+  running: 0,
+  completed,
+  failed: 0,
+  skipped: total - completed,
+});
+
+describe('a run page’s status now', () => {
+  it('takes the snapshot’s status and counts when it is ahead of the events', () => {
+    const now = runStatusNow(
+      live({
+        status: 'awaiting_approval',
+        last_seq: 4,
+        steps: [step('a', 'pending'), step('b', 'pending')],
+        run: {
+          status: 'cancelled',
+          last_seq: 6,
+          counts: counts(0, 2),
+          termination_reason: 'plan_rejected',
+          steps: {},
+        },
+        caughtUp: true,
+      }),
+      'run_x',
+    );
+    expect(now).toMatchObject({
+      status: 'cancelled',
+      shown: 'rejected',
+      ended: true,
+      rejected: true,
+      waitingApproval: false,
+      completed: 0,
+      skipped: 2,
+      total: 2,
+    });
+  });
+
+  it('offers nothing while the page replays the run’s past, and the events’ status until the snapshot is ahead', () => {
+    const replaying = live({
+      status: 'awaiting_approval',
+      last_seq: 2,
+      steps: [step('a', 'pending')],
+      run: { status: 'running', last_seq: 9, counts: counts(0, 1), termination_reason: null, steps: {} },
+      caughtUp: false,
+    });
+    const now = runStatusNow(replaying, 'run_x');
+    expect([now.status, now.acts, now.waitingApproval]).toEqual(['awaiting_approval', false, false]);
+    // The goal: the events', else the snapshot's, else the run id.
+    expect(now.goal).toBe('run_x');
+  });
+
+  it('finds the failed step a skipped one waits behind, through listed and inferred dependencies', () => {
+    const steps = [step('fetch', 'failed'), step('parse', 'skipped'), step('report', 'skipped', ['parse'])];
+    const inferred = { parse: ['fetch'] };
+    expect(failedDependency(steps, inferred, 'report')).toBe('fetch');
+    expect(failedDependency(steps, inferred, 'parse')).toBe('fetch');
+    expect(failedDependency(steps, {}, 'parse')).toBeNull();
+  });
+});
