@@ -60,6 +60,7 @@ import { RunDeleter, type DeleteOptions } from './run-deleter';
 import { ExpiredLeases } from './expired-leases';
 import { machineDeps } from './machine-deps';
 import { wakeAt } from './wake-time';
+import { hasParent, writeParent } from './parent-meta';
 import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
@@ -126,7 +127,7 @@ export class PlanRun extends DurableObject<Env> {
       journal: this.#journal,
       leases: this.leases,
       begin: (stepId, attempt, pending) => this.#begin(this.#machine!, stepId, attempt, pending),
-      hasParent: () => (this.#hasParent ??= this.#store.getMeta('parent') !== null),
+      hasParent: () => (this.#hasParent ??= hasParent(this.#store)),
     };
     this.#inline = new InlineAttempts({
       ctx,
@@ -179,7 +180,7 @@ export class PlanRun extends DurableObject<Env> {
     this.#machine = this.#newMachine(emptyRunState(req.run_id, req.config));
     this.#alarm.fresh();
     if (req.origin) this.#store.setMeta('origin', req.origin);
-    if (req.parent) this.#store.setMeta('parent', JSON.stringify(req.parent));
+    if (req.parent) writeParent(this.#store, req.parent);
     this.#hasParent = req.parent !== undefined;
     const outbox: StepMessage[] = [];
     const { plan_json, ...rest } = req;

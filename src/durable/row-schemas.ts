@@ -116,6 +116,23 @@ export function notJsonRow(err: SyntaxError): Error {
   return new Error(`${UNREADABLE} one of its stored rows is not JSON (${err.message}). ${UNREADABLE_TAIL}`);
 }
 
+/**
+ * A run's row stored as JSON text, read through its schema: text that is not JSON, or JSON that does
+ * not fit, throws the error the API answers with `run_unreadable`, naming the row.
+ * @example const parent = parseJsonRow('parent', ParentRefSchema, store.getMeta('parent'))
+ */
+export function parseJsonRow<T>(what: string, schema: z.ZodType<T>, text: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${UNREADABLE} its stored ${what} is not JSON (${String(err)}). ${UNREADABLE_TAIL}`, {
+      cause: err,
+    });
+  }
+  return parseRow(what, schema, value);
+}
+
 function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success)
