@@ -4,9 +4,10 @@
  * the way its reader documents, never a 5xx of its own and never a retry that cannot succeed.
  */
 import { runInDurableObject } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { childRunId } from '../../src/engine/child-run';
+import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 import { api, waitForRun, type Json } from './helpers';
 
 afterEach(() => vi.restoreAllMocks());
@@ -66,4 +67,41 @@ describe('a child run whose parent row is unreadable', () => {
     expect((await api('GET', `/v1/runs/${parentId}`)).body.step_statuses.c).toBe('running');
     expect((await api('POST', `/v1/runs/${parentId}/cancel`)).status).toBe(200);
   });
+});
+
+describe('an approval link whose stored record is unreadable', () => {
+  const plan = { steps: [{ id: 'a', action: 'demo.echo', parameters: { value: 1 } }] };
+  const config = { require_plan_approval: true, approval: { webhook_url: APPROVER_URL } };
+  const viaLink = (runId: string, token: string) =>
+    api('POST', `/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`, { decision: 'approve' });
+
+  for (const [what, record] of [
+    ['does not fit', JSON.stringify({ hash: 42, expires_at: 'tomorrow' })],
+    ['is not JSON', '{"hash": "ab'],
+  ] as const) {
+    it(`is refused 403 forbidden, saying why and what to do, when it ${what}; the run still waits`, async () => {
+      const { runId, token } = await runAwaitingApproval(plan, config);
+      await setMeta(runId, 'approval_token', record);
+      const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const res = await viaLink(runId, token);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+      expect(res.body.error.message).toContain('cannot be checked');
+      expect(res.body.error.message).toContain(`POST /v1/runs/${runId}/approval`);
+      // The link's page (HTML) too.
+      const page = await exports.default.fetch(
+        `http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`,
+      );
+      expect([page.status, page.headers.get('content-type')]).toEqual([403, 'text/html; charset=UTF-8']);
+      await page.body?.cancel();
+      expect(lines(errors).filter((l) => l.run_id === runId)).toEqual([
+        expect.objectContaining({ event: 'approval_link_unreadable' }),
+        expect.objectContaining({ event: 'approval_link_unreadable' }),
+      ]);
+      expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_approval');
+      // Decided with an API token, as the message says.
+      expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
+      expect((await waitForRun(runId)).status).toBe('completed');
+    });
+  }
 });
