@@ -122,15 +122,21 @@ export function notJsonRow(err: SyntaxError): Error {
  * @example const parent = parseJsonRow('parent', ParentRefSchema, store.getMeta('parent'))
  */
 export function parseJsonRow<T>(what: string, schema: z.ZodType<T>, text: string): T {
-  let value: unknown;
+  return parseRow(what, schema, jsonRow(what, text));
+}
+
+/** A run's row's JSON text parsed: text that is not JSON throws the `run_unreadable` error. */
+export function jsonRow(what: string, text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${UNREADABLE} its stored ${what} is not JSON (${String(err)}). ${UNREADABLE_TAIL}`, {
-      cause: err,
-    });
+    throw new Error(
+      `${UNREADABLE} its stored ${what} is not JSON (${err instanceof Error ? err.message : String(err)}). ${UNREADABLE_TAIL}`,
+      {
+        cause: err,
+      },
+    );
   }
-  return parseRow(what, schema, value);
 }
 
 function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {

@@ -113,6 +113,30 @@ describe('a run written by another release', () => {
     expect(error.message).toContain('Report it with the run id');
   });
 
+  for (const [what, stored, says] of [
+    ['a chunk reference cut short', '{"$blob":"b1', 'stored value reference is not JSON'],
+    [
+      'a chunk reference that does not fit',
+      '{"$blob":"b1","extra":1}',
+      'stored value reference does not fit',
+    ],
+    ['a reference to chunks that are gone', '{"$blob":"b99"}', 'stored value b99 (0 chunks) is not JSON'],
+  ] as const) {
+    it(`answers run_unreadable naming the value when a step's output holds ${what}`, async () => {
+      const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] });
+      expect((await waitForRun(runId)).status).toBe('completed');
+      await inObject(runId, (sql) => sql.exec("UPDATE outputs SET value = ? WHERE step_id = 'a'", stored));
+      await abortAllDurableObjects();
+      for (const path of ['', '/values?ref=steps.a.output']) {
+        const res = await api('GET', `/v1/runs/${runId}${path}`);
+        expect(res.status, path).toBe(500);
+        const error = res.body.error as { code: string; message: string };
+        expect(error.code, path).toBe('run_unreadable');
+        expect(error.message, path).toContain(says);
+      }
+    });
+  }
+
   it('reads past a cached plan version that is not a plan, and answers from D1', async () => {
     const runId = await awaitingApproval('compat-bad-cache');
     await waitForD1Version(runId);
