@@ -139,7 +139,11 @@ export function jsonRow(what: string, text: string): unknown {
   }
 }
 
-function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
+/**
+ * A run's stored row — SQLite, D1 (a `.first<T>()` / `.all<T>()` generic is a cast) — read through
+ * its schema: one that does not fit throws the `run_unreadable` error naming it.
+ */
+export function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success)
     throw new Error(

@@ -163,6 +163,36 @@ describe('a run written by another release', () => {
     expect(error.code).toBe('run_unreadable');
     expect(error.message).toContain('stored plan does not fit');
   });
+
+  it('answers run_unreadable naming the plan when D1 holds a plan version that is not JSON', async () => {
+    const runId = await awaitingApproval('compat-version-not-json');
+    await waitForD1Version(runId);
+    await env.KV.delete(`plan:${runId}:v1`);
+    await env.DB.prepare('UPDATE plan_versions SET plan_json = ? WHERE run_id = ?')
+      .bind('{"id": "plan_x", "st', runId)
+      .run();
+    const res = await api('GET', `/v1/runs/${runId}/plans/1`);
+    expect([res.status, res.body.error.code]).toEqual([500, 'run_unreadable']);
+    expect(res.body.error.message).toContain('stored plan is not JSON');
+  });
+
+  it('answers run_unreadable naming the plan version when its D1 row does not fit', async () => {
+    const runId = await awaitingApproval('compat-version-row');
+    await waitForD1Version(runId);
+    await env.KV.delete(`plan:${runId}:v1`);
+    // A BLOB where text belongs: SQLite's column types do not stop it.
+    await env.DB.prepare("UPDATE plan_versions SET reason = x'01', plan_json = x'02' WHERE run_id = ?")
+      .bind(runId)
+      .run();
+    for (const [path, says] of [
+      ['/plans', 'stored plan version does not fit'],
+      ['/plans/1', 'stored plan version 1 does not fit'],
+    ] as const) {
+      const res = await api('GET', `/v1/runs/${runId}${path}`);
+      expect([res.status, res.body.error.code], path).toEqual([500, 'run_unreadable']);
+      expect(res.body.error.message, path).toContain(says);
+    }
+  });
 });
 
 async function waitForD1Version(runId: string): Promise<void> {
