@@ -80,6 +80,23 @@ export function parsePlanRow(value: unknown): Plan {
   return parseRow('plan', PlanShapeSchema, value) as unknown as Plan;
 }
 
+/**
+ * The plan a caller sent the run's object as text (`plan_json`, validated by the Worker before it was
+ * sent), read through the plan's shape — it is what the run stores — or why it cannot be: text that
+ * is not JSON or not a plan (a Worker of another release, mid-deployment) is refused, not cast.
+ */
+export function sentPlan(text: string): { ok: true; plan: Plan } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, message: `The plan sent to the run is not JSON (${(err as Error).message})` };
+  }
+  const r = PlanShapeSchema.safeParse(value);
+  if (r.success) return { ok: true, plan: r.data as unknown as Plan };
+  return { ok: false, message: `The plan sent to the run is not a plan (${z.prettifyError(r.error)})` };
+}
+
 /** A plan from a cache (KV), or null when what is there is not one: the cache is read past, not trusted. */
 export function cachedPlan(value: unknown): Plan | null {
   const r = PlanShapeSchema.safeParse(value);
