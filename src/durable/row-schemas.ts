@@ -5,7 +5,7 @@
  * re-validated: it was validated before it was stored.
  */
 import { z } from 'zod';
-import { SKIP_REASONS } from '../engine/events';
+import { SKIP_REASONS, type RunEvent } from '../engine/events';
 import type { RunState, StepRuntime } from '../engine/state';
 import { applyConfigAliases, RunConfigSchema, type RunConfig } from '../plan/config';
 import { RunStatus, StepStatus, type Plan } from '../plan/model';
@@ -63,6 +63,26 @@ const PlanShapeSchema = z.looseObject({
   goal: z.string(),
   steps: z.array(z.looseObject({ id: z.string(), action: z.string() })),
 });
+
+/**
+ * An event of the log as {@link eventJson} wrote it: the envelope is checked, the payload (whose
+ * shape is its type's) is not — the log is read a page at a time on every replay and backlog, and
+ * the envelope is what its readers go by (seq, type, step).
+ */
+const EventEnvelopeSchema = z.looseObject({
+  event_id: z.string(),
+  seq: z.number().int().min(1),
+  event_type: z.string(),
+  timestamp: z.string(),
+  actor: z.string(),
+  references: z.looseObject({}),
+  payload: z.unknown(),
+});
+
+/** One event read back from the log: one whose envelope does not fit is the `run_unreadable` error. */
+export function parseEventRow(seq: number, value: unknown): RunEvent {
+  return parseRow(`event ${seq}`, EventEnvelopeSchema, value) as unknown as RunEvent;
+}
 
 /** The run's fields from its `run` meta row (the config is parsed by its own schema after this). */
 export function parseMetaRow(value: unknown): Partial<RunState> & { run_id: string; config: unknown } {

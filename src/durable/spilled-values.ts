@@ -88,12 +88,12 @@ export class SpilledValues {
   }
 
   /** The value a stored text holds, its chunks read back when it refers to them. */
-  unpack(stored: string): unknown {
+  unpack(stored: string, what = 'value'): unknown {
     const id = blobIdOf(stored);
-    if (id === null) return jsonRow('value', stored);
+    if (id === null) return jsonRow(what, stored);
     const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', id).toArray();
     // Chunks missing, or cut short: the value is unreadable, said so, not an anonymous SyntaxError.
-    return jsonRow(`value ${id} (${parts.length} chunks)`, parts.map((p) => sqlText(p.data)).join(''));
+    return jsonRow(`${what} ${id} (${parts.length} chunks)`, parts.map((p) => sqlText(p.data)).join(''));
   }
 
   /** `key`'s new value in `table`, packed: the old value's chunks dropped, the new one's remembered. */

@@ -137,6 +137,20 @@ describe('a run written by another release', () => {
     });
   }
 
+  it('answers run_unreadable naming the event when an event of its log does not fit', async () => {
+    const runId = await awaitingApproval('compat-bad-event');
+    await inObject(runId, (sql) =>
+      sql.exec('UPDATE events SET body = ? WHERE seq = 1', JSON.stringify({ seq: 1, type: 'RunCreated' })),
+    );
+    await abortAllDurableObjects();
+    for (const path of ['/events', '/state?at=1']) {
+      const res = await api('GET', `/v1/runs/${runId}${path}`);
+      expect([res.status, res.body.error?.code], path).toEqual([500, 'run_unreadable']);
+      expect(res.body.error.message, path).toContain('stored event 1 does not fit');
+      expect(res.body.error.message, path).toContain('event_type');
+    }
+  });
+
   it('reads past a cached plan version that is not a plan, and answers from D1', async () => {
     const runId = await awaitingApproval('compat-bad-cache');
     await waitForD1Version(runId);
