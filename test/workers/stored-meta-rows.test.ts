@@ -75,6 +75,36 @@ describe('an approval link whose stored record is unreadable', () => {
   const viaLink = (runId: string, token: string) =>
     api('POST', `/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`, { decision: 'approve' });
 
+  it('is replaced by a new link that a webhook retry sends, and that link approves the run', async () => {
+    const sent: string[] = [];
+    const real = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const req = new Request(input, init);
+      if (!req.url.startsWith(new URL(APPROVER_URL).origin)) return real(input, init);
+      sent.push(await req.text());
+      // The first delivery fails as a receiver that is down does: it is tried again (1 s later).
+      return new Response(sent.length === 1 ? 'down' : 'ok', { status: sent.length === 1 ? 503 : 200 });
+    });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const created = await api('POST', '/v1/runs', { plan, config });
+    const runId = created.body.run_id as string;
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    await setMeta(runId, 'approval_token', '{"hash": "ab');
+    await vi.waitFor(() => expect(sent).toHaveLength(2), { timeout: 10_000, interval: 50 });
+    const tokens = sent.map((b) =>
+      new URL((JSON.parse(b) as Json).approval_url as string).searchParams.get('token')!,
+    );
+    expect(tokens[1]).not.toBe(tokens[0]);
+    expect(
+      lines(errors)
+        .filter((l) => l.run_id === runId)
+        .map((l) => l.event),
+    ).toEqual(['approval_link_unreadable']);
+    expect((await viaLink(runId, tokens[0]!)).status).toBe(403);
+    expect((await viaLink(runId, tokens[1]!)).status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+  });
+
   for (const [what, record] of [
     ['does not fit', JSON.stringify({ hash: 42, expires_at: 'tomorrow' })],
     ['is not JSON', '{"hash": "ab'],
