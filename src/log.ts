@@ -26,6 +26,7 @@ export const LOG_EVENTS = {
   inline_step_not_reported: 'error',
   side_work_failed: 'error',
   child_run_not_reported: 'error',
+  approval_link_unreadable: 'error',
   deletion_pending: 'error',
   run_force_deleted: 'warn',
   retention_invalid: 'error',
@@ -42,6 +43,7 @@ export const LOG_EVENTS = {
   // Planning
   model_reliability_unavailable: 'warn',
   planning_provenance_not_stored: 'error',
+  planning_attempt_unreadable: 'error',
   // MCP servers
   mcp_server_config_invalid: 'error',
   mcp_server_not_listed: 'error',

@@ -3,6 +3,7 @@
  * run's plan once, before the deadline, with no API token. Only a SHA-256 of the token is stored, so
  * a leaked row or event log grants nothing. Web Crypto only, for Workers and Node alike.
  */
+import { z } from 'zod';
 import { constantTimeEqual } from './constant-time';
 
 /** Random bytes per token: 256 bits, beyond guessing however many attempts are made. */
@@ -17,14 +18,18 @@ export const INVALID_TOKEN_MESSAGE = 'The approval token is not valid for this r
 /** Longer strings cannot be tokens; refusing them early avoids hashing large inputs. */
 const MAX_TOKEN_LENGTH = 256;
 
-/** What the caller stores for a run; it marks `used: true` when the token is spent. */
-export type ApprovalTokenRecord = {
+/**
+ * What the caller stores for a run; it marks `used: true` when the token is spent. The one schema
+ * its writer ({@link mintApprovalToken}) and whoever reads it back share.
+ */
+export const ApprovalTokenRecordSchema = z.object({
   /** SHA-256 of the token, lowercase hex. */
-  hash: string;
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lowercase hex'),
   /** Epoch milliseconds after which the token is refused. */
-  expires_at: number;
-  used: boolean;
-};
+  expires_at: z.number().finite(),
+  used: z.boolean(),
+});
+export type ApprovalTokenRecord = z.infer<typeof ApprovalTokenRecordSchema>;
 
 export type ApprovalTokenCheck = { ok: true } | { ok: false; code: ApprovalTokenRefusal; message: string };
 

@@ -5,7 +5,12 @@
  */
 import type { ErrorCode } from '../error-codes';
 import { applyEdits, parseApprovalDecision, type ApprovalDecision } from '../approval/decision';
-import { checkApprovalToken, mintApprovalToken, type ApprovalTokenRecord } from '../approval/tokens';
+import {
+  ApprovalTokenRecordSchema,
+  checkApprovalToken,
+  mintApprovalToken,
+  type ApprovalTokenRecord,
+} from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
 import { notNow } from '../engine/machine-support';
@@ -16,6 +21,7 @@ import type { Plan } from '../plan/model';
 import { validatePlan, type Finding } from '../plan/validate';
 import { validationLimits } from '../plan/config';
 import type { SqlStore } from './sql-store';
+import { log } from '../log';
 
 /** How long an approval link lives when the run sets no approval timeout. */
 const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -52,11 +58,15 @@ export async function deliverApproval(
   const now = Date.now();
   const origin = store.getMeta('origin') ?? 'http://localhost:8787';
   const runUrl = `${origin}/v1/runs/${state.run_id}`;
-  if (link === undefined) {
+  let stored = link === undefined ? null : readLinkRecord(store, state.run_id);
+  // A retry sends the link it minted; one whose record can no longer be read would not work, so a
+  // new link is minted for the retry to send instead.
+  if (link === undefined || stored === null || stored === UNREADABLE_LINK) {
     const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
     const { token, record } = await mintApprovalToken(now, ttl);
     store.setMeta(TOKEN_KEY, JSON.stringify(record));
     link = `${runUrl}/approval?token=${token}`;
+    stored = record;
   }
   const url = state.config.approval?.webhook_url;
   if (!url) return { input: null, link };
@@ -68,8 +78,7 @@ export async function deliverApproval(
   if (!secret) return record(false, null, { error: 'WEBHOOK_SECRET is not set; no webhook sent' });
   const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
   if (!decision.allowed) return record(false, null, { error: `webhook_url refused: ${decision.reason}` });
-  const raw = store.getMeta(TOKEN_KEY);
-  const expires = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : now + DEFAULT_LINK_TTL_MS;
+  const expires = stored.expires_at;
   const result = await sendApprovalWebhook({
     url,
     secret,
@@ -99,11 +108,52 @@ export async function deliverApproval(
   });
 }
 
-/** A link's token that checked out: the hash of the record it matched, to spend it by. */
-type CheckedLink = { ok: true; hash: string };
+/** A link's token that checked out: the record it matched (its hash is what spends it). */
+type CheckedLink = { ok: true; record: ApprovalTokenRecord };
 
 /** What a run without a link is checked against: no token matches it. */
 const NO_LINK: ApprovalTokenRecord = { hash: '', expires_at: 0, used: true };
+
+/** A link record that is there but does not fit {@link ApprovalTokenRecordSchema}. */
+const UNREADABLE_LINK = 'unreadable';
+
+/**
+ * The run's approval link record: null when it has none, {@link UNREADABLE_LINK} (logged, with why)
+ * when its row is not JSON or does not fit — another release or a hand wrote it.
+ */
+function readLinkRecord(store: SqlStore, runId: string): ApprovalTokenRecord | null | typeof UNREADABLE_LINK {
+  const raw = store.getMeta(TOKEN_KEY);
+  if (raw === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    log('approval_link_unreadable', `run ${runId}: its approval link record is not JSON`, {
+      run_id: runId,
+      error: err,
+    });
+    return UNREADABLE_LINK;
+  }
+  const r = ApprovalTokenRecordSchema.safeParse(value);
+  if (r.success) return r.data;
+  log('approval_link_unreadable', `run ${runId}: its approval link record does not fit`, {
+    run_id: runId,
+    error: r.error,
+  });
+  return UNREADABLE_LINK;
+}
+
+/**
+ * The refusal of a link whose record cannot be read: `forbidden`, as a token that does not fit, since
+ * no token can be checked against it — but saying so, so that the link's holder knows what to do
+ * instead of trying again. It tells a caller without the token only that the run has such a record.
+ */
+const unreadableLink = (runId: string): ApprovalRefusal => ({
+  code: 'forbidden',
+  message:
+    `The approval link of run ${runId} cannot be checked: its stored record is unreadable (written by ` +
+    `another release). Decide with an API token instead (POST /v1/runs/${runId}/approval).`,
+});
 
 /**
  * Checks a capability token without spending it. A run without a link answers as a wrong token
@@ -111,16 +161,17 @@ const NO_LINK: ApprovalTokenRecord = { hash: '', expires_at: 0, used: true };
  */
 async function checkApprovalLink(
   store: SqlStore,
+  runId: string,
   presented: string,
 ): Promise<CheckedLink | { ok: false; refusal: ApprovalRefusal }> {
-  const raw = store.getMeta(TOKEN_KEY);
-  const record = raw ? (JSON.parse(raw) as ApprovalTokenRecord) : NO_LINK;
+  const record = readLinkRecord(store, runId) ?? NO_LINK;
+  if (record === UNREADABLE_LINK) return { ok: false, refusal: unreadableLink(runId) };
   const check = await checkApprovalToken(record, presented, Date.now());
   if (!check.ok) {
     const code = check.code === 'invalid_token' ? 'forbidden' : 'gone';
     return { ok: false, refusal: { code, message: check.message } };
   }
-  return { ok: true, hash: record.hash };
+  return { ok: true, record };
 }
 
 /**
@@ -128,10 +179,14 @@ async function checkApprovalLink(
  * checked at once only the first spends it; a link replaced meanwhile (a new version to approve)
  * is not spent by the old token.
  */
-export function spendApprovalToken(store: SqlStore, link: CheckedLink): ApprovalRefusal | null {
-  const raw = store.getMeta(TOKEN_KEY);
-  const record = raw ? (JSON.parse(raw) as ApprovalTokenRecord) : NO_LINK;
-  if (record.used || record.hash !== link.hash) {
+export function spendApprovalToken(
+  store: SqlStore,
+  runId: string,
+  link: CheckedLink,
+): ApprovalRefusal | null {
+  const record = readLinkRecord(store, runId) ?? NO_LINK;
+  if (record === UNREADABLE_LINK) return unreadableLink(runId);
+  if (record.used || record.hash !== link.record.hash) {
     return { code: 'gone', message: 'This approval link has already been used' };
   }
   store.setMeta(TOKEN_KEY, JSON.stringify({ ...record, used: true }));
@@ -206,7 +261,7 @@ export async function approvalInput(
   body: unknown,
   token: string | undefined,
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
-  const link = token === undefined ? null : await checkApprovalLink(store, token);
+  const link = token === undefined ? null : await checkApprovalLink(store, state.run_id, token);
   if (link && !link.ok) return link;
   // A link whose run no longer waits (decided through the API, cancelled, timed out) is dead, as its
   // page says: 410 whatever the body, not a 409 about the run's status its holder cannot change.
@@ -226,7 +281,7 @@ export async function approvalInput(
     plan = r.plan;
   }
   if (link) {
-    const refusal = spendApprovalToken(store, link);
+    const refusal = spendApprovalToken(store, state.run_id, link);
     if (refusal) return { ok: false, refusal };
   }
   const { decision: verdict, comment } = decision.value;
@@ -252,12 +307,11 @@ export async function approvalView(
   store: SqlStore,
   token: string,
 ): Promise<{ ok: true; view: ApprovalView } | { ok: false; refusal: ApprovalRefusal }> {
-  const link = await checkApprovalLink(store, token);
+  const link = await checkApprovalLink(store, state.run_id, token);
   if (!link.ok) return link;
   if (state.status !== 'awaiting_approval' || !state.plan)
     return { ok: false, refusal: nothingToApprove(state) };
-  const raw = store.getMeta(TOKEN_KEY);
-  const expires_at = raw ? (JSON.parse(raw) as ApprovalTokenRecord).expires_at : 0;
+  const expires_at = link.record.expires_at;
   return {
     ok: true,
     view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at },

@@ -23,6 +23,7 @@ import { sendSteps } from './fan-out';
 import { readParent } from './run-parent';
 import type { RpcResult } from './rpc-result';
 import { log } from '../log';
+import { isUnreadableRun } from './row-schemas';
 
 export type { ChildRequest, ParentRef } from '../engine/child-run';
 
@@ -80,7 +81,20 @@ export async function startChildRun(
  * parent could not be told (the caller tries again later); a parent that no longer waits is told too.
  */
 export async function reportToParent(env: Env, store: SqlStore, state: RunState): Promise<boolean> {
-  const parent = readParent(store);
+  let parent: ParentRef | null;
+  try {
+    parent = readParent(store);
+  } catch (err) {
+    if (!isUnreadableRun(err)) throw err;
+    // Which parent to tell is in a row this release cannot read: trying again cannot read it either,
+    // so this is the end of it (true), told to the operator. The parent's step fails at its deadline,
+    // as it does for a child that was lost; the child itself is served as it is.
+    log('child_run_not_reported', `child run ${state.run_id}: its parent row is unreadable`, {
+      run_id: state.run_id,
+      error: err,
+    });
+    return true;
+  }
   if (!parent) return true;
   // The child runs with its parent's config: an outcome the parent would refuse as too large is
   // refused here, so it never has to cross the call (which would fail, leaving the step to time out).

@@ -11,6 +11,7 @@
  * of a run (a third of the isolate's time for a chain of 200 instant steps, a sixth in a burst of
  * small runs); D1's single writer is also what bounds runs per second in production (docs/scaling.md).
  */
+import { z } from 'zod';
 import type { ParentRef } from '../engine/child-run';
 import type { RunEvent } from '../engine/events';
 import type { RunState } from '../engine/state';
@@ -158,7 +159,7 @@ export class IndexWriter {
     const db = this.host.db();
     const state = this.host.state();
     try {
-      const [row, versions] = await db.batch<IndexedRow & { version?: number }>([
+      const [row, versions] = await db.batch([
         db
           .prepare(
             `SELECT status, plan_id, plan_version, step_count, termination_reason, parent_run_id, parent_step_id
@@ -167,9 +168,13 @@ export class IndexWriter {
           .bind(state.run_id),
         db.prepare('SELECT version FROM plan_versions WHERE run_id = ?').bind(state.run_id),
       ]);
-      const indexed = row?.results[0];
+      // A row that does not read as one (another release's) is as good as none: written again.
+      const read = IndexedRowSchema.safeParse(row?.results[0]);
+      const indexed = read.success ? read.data : undefined;
+      const have = new Set(
+        versions?.results.flatMap((r) => VersionRowSchema.safeParse(r).data?.version ?? []),
+      );
       const parent = this.host.parent();
-      const have = new Set(versions?.results.map((r) => r.version));
       // Only what differs is written: a read of an idle run wakes its object, and should not cost D1 a write.
       const writes: D1PreparedStatement[] = [];
       if (!indexedAsIs(indexed, state, parent)) writes.push(indexRunStatement(db, state, parent));
@@ -192,15 +197,21 @@ export class IndexWriter {
   }
 }
 
-type IndexedRow = {
-  status?: string;
-  plan_id?: string | null;
-  plan_version?: number | null;
-  step_count?: number;
-  termination_reason?: string | null;
-  parent_run_id?: string | null;
-  parent_step_id?: string | null;
-};
+/** What {@link IndexWriter} compares of D1's index row (run-index.ts writes it). */
+const IndexedRowSchema = z.object({
+  status: z.string(),
+  plan_id: z.string().nullable(),
+  plan_version: z.number().nullable(),
+  step_count: z.number(),
+  // Null in rows written before migration 0003.
+  termination_reason: z.string().nullable(),
+  // Null in rows written before migration 0007, and for a run no step started.
+  parent_run_id: z.string().nullable(),
+  parent_step_id: z.string().nullable(),
+});
+type IndexedRow = z.infer<typeof IndexedRowSchema>;
+
+const VersionRowSchema = z.object({ version: z.number().int() });
 
 /**
  * Whether D1's index row says what the run's state says. A row an earlier release wrote may differ in

@@ -35,7 +35,7 @@ import {
   upgradeStorage,
 } from './storage-format';
 import { IndexWriter } from './index-writer';
-import { parentFields, readParent, writeParent, type ParentFields } from './run-parent';
+import { hasParent, parentFields, readParent, writeParent, type ParentFields } from './run-parent';
 import type { ParentRef } from '../engine/child-run';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { sendSteps } from './fan-out';
@@ -62,6 +62,7 @@ import { RunDeleter, type DeleteOptions } from './run-deleter';
 import { ExpiredLeases } from './expired-leases';
 import { machineDeps } from './machine-deps';
 import { wakeAt } from './wake-time';
+import { parsePlanRow, sentPlan } from './row-schemas';
 import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
@@ -109,7 +110,7 @@ export class PlanRun extends DurableObject<Env> {
       db: () => env.DB,
       waitUntil: (p) => ctx.waitUntil(p),
       state: () => this.#load()!.state,
-      plan: (version) => this.#store.getPlan(version) as Plan | null,
+      plan: (version) => this.#storedPlan(version),
       parent: () => this.#parentRef(),
       // The alarm kept for the write can go (or move to what else is due).
       settled: () => ctx.waitUntil(this.#arm(this.#machine, true)),
@@ -129,7 +130,8 @@ export class PlanRun extends DurableObject<Env> {
       journal: this.#journal,
       leases: this.leases,
       begin: (stepId, attempt, pending) => this.#begin(this.#machine!, stepId, attempt, pending),
-      hasParent: () => this.#parentRef() !== null,
+      // Whether there is a parent row, not what it says: a commit must not fail on a row it need not read.
+      hasParent: () => (this.#parent === undefined ? hasParent(this.#store) : this.#parent !== null),
     };
     this.#inline = new InlineAttempts({
       ctx,
@@ -173,6 +175,10 @@ export class PlanRun extends DurableObject<Env> {
     // A run being deleted keeps its id until its storage is gone: a new run is not made over its rows.
     if (this.#deleter.deleted || this.#deleter.noted())
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} was deleted` } };
+    const { plan_json, ...rest } = req;
+    const sent = plan_json === undefined ? null : sentPlan(plan_json);
+    // Before anything is written: a plan the object cannot read leaves no run behind.
+    if (sent && !sent.ok) return { ok: false, error: { code: 'invalid_plan', message: sent.message } };
     // In this turn, with the run's first transaction: one commit for the new object.
     createRunTables(this.ctx.storage.sql, {
       store: this.#store,
@@ -185,9 +191,8 @@ export class PlanRun extends DurableObject<Env> {
     if (req.parent) writeParent(this.#store, req.parent);
     this.#parent = req.parent ?? null;
     const outbox: StepMessage[] = [];
-    const { plan_json, ...rest } = req;
-    const plan = plan_json === undefined ? req.plan : (JSON.parse(plan_json) as Plan);
-    if (plan && plan_json !== undefined) rememberPlanText(plan, plan_json);
+    const plan = sent ? sent.plan : req.plan;
+    if (sent && plan_json !== undefined) rememberPlanText(sent.plan, plan_json);
     const r = await this.#apply([{ type: 'create', ...rest, ...(plan ? { plan } : {}) }], { outbox });
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#machine.state.status, outbox } };
@@ -245,7 +250,16 @@ export class PlanRun extends DurableObject<Env> {
   planVersion(version: number): Plan | null {
     const m = this.#load();
     if (!m || version === streamingVersion(m)) return null;
-    return this.#store.getPlan(version) as Plan | null;
+    return this.#storedPlan(version);
+  }
+
+  /**
+   * A plan version from the object's rows, read through the plan's row schema: one that does not
+   * fit throws the `run_unreadable` error naming it (the run's latest is read so by `load`).
+   */
+  #storedPlan(version: number): Plan | null {
+    const stored = this.#store.getPlan(version);
+    return stored === null ? null : parsePlanRow(stored);
   }
 
   /** The versions the run has had, as its object keeps them (a version's reason is D1's to know). */

@@ -8,14 +8,29 @@
  */
 import type { Plan } from '../plan/model';
 import { jsonOf } from './plan-text';
-import { cachedPlan, parsePlanRow } from './row-schemas';
+import { z } from 'zod';
+import { cachedPlan, jsonRow, parseRow, parsePlanRow } from './row-schemas';
 
 /** The largest plan JSON copied into D1 (characters; at most 3 bytes each, within a 2 MB value). */
 export const D1_PLAN_CHARS = 512 * 1024;
 /** What `plan_json` holds for a plan kept only in the run's object. */
 const IN_OBJECT = '';
 
-export type PlanVersionRow = { version: number; plan_id: string; reason: string | null; created_at: string };
+/**
+ * A version as listed: one row of `plan_versions` without its plan, read back through this schema
+ * (the one {@link planVersionStatement} writes). A row that does not fit is the run's state this
+ * release cannot read: the `run_unreadable` error naming it, as a plan that does not fit is.
+ */
+const PlanVersionRowSchema = z.object({
+  version: z.number().int().min(1),
+  plan_id: z.string(),
+  reason: z.string().nullable(),
+  created_at: z.string(),
+});
+export type PlanVersionRow = z.infer<typeof PlanVersionRowSchema>;
+
+/** What a version's `plan_json` holds: its plan's JSON, or {@link IN_OBJECT}. */
+const PlanTextRowSchema = z.object({ plan_json: z.string() });
 
 const cacheKey = (runId: string, version: number) => `plan:${runId}:v${version}`;
 
@@ -54,8 +69,8 @@ export async function listPlanVersions(env: Env, runId: string): Promise<PlanVer
     'SELECT version, plan_id, reason, created_at FROM plan_versions WHERE run_id = ? ORDER BY version',
   )
     .bind(runId)
-    .all<PlanVersionRow>();
-  if (results.length > 0) return results;
+    .all();
+  if (results.length > 0) return results.map((r) => parseRow('plan version', PlanVersionRowSchema, r));
   return env.PLAN_RUN.getByName(runId).planVersions();
 }
 
@@ -65,14 +80,15 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
   if (cached) return cached;
   const row = await env.DB.prepare('SELECT plan_json FROM plan_versions WHERE run_id = ? AND version = ?')
     .bind(runId, version)
-    .first<{ plan_json: string }>();
+    .first()
+    .then((r) => (r === null ? null : parseRow(`plan version ${version}`, PlanTextRowSchema, r)));
   let text = row?.plan_json ?? IN_OBJECT;
   if (text === IN_OBJECT) {
     const plan = await env.PLAN_RUN.getByName(runId).planVersion(version);
     if (!plan) return null;
     text = JSON.stringify(plan);
   }
-  const plan = parsePlanRow(JSON.parse(text));
+  const plan = parsePlanRow(jsonRow('plan', text));
   if (row) await cache(env, runId, version, text);
   return plan;
 }

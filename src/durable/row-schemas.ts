@@ -5,7 +5,7 @@
  * re-validated: it was validated before it was stored.
  */
 import { z } from 'zod';
-import { SKIP_REASONS } from '../engine/events';
+import { SKIP_REASONS, type RunEvent } from '../engine/events';
 import type { ParentRef } from '../engine/child-run';
 import type { RunState, StepRuntime } from '../engine/state';
 import { applyConfigAliases, RunConfigSchema, type RunConfig } from '../plan/config';
@@ -65,6 +65,26 @@ const PlanShapeSchema = z.looseObject({
   steps: z.array(z.looseObject({ id: z.string(), action: z.string() })),
 });
 
+/**
+ * An event of the log as {@link eventJson} wrote it: the envelope is checked, the payload (whose
+ * shape is its type's) is not — the log is read a page at a time on every replay and backlog, and
+ * the envelope is what its readers go by (seq, type, step).
+ */
+const EventEnvelopeSchema = z.looseObject({
+  event_id: z.string(),
+  seq: z.number().int().min(1),
+  event_type: z.string(),
+  timestamp: z.string(),
+  actor: z.string(),
+  references: z.looseObject({}),
+  payload: z.unknown(),
+});
+
+/** One event read back from the log: one whose envelope does not fit is the `run_unreadable` error. */
+export function parseEventRow(seq: number, value: unknown): RunEvent {
+  return parseRow(`event ${seq}`, EventEnvelopeSchema, value) as unknown as RunEvent;
+}
+
 /** The run's fields from its `run` meta row (the config is parsed by its own schema after this). */
 export function parseMetaRow(value: unknown): Partial<RunState> & { run_id: string; config: unknown } {
   return parseRow('run meta', MetaSchema, value) as Partial<RunState> & {
@@ -81,22 +101,35 @@ export function parsePlanRow(value: unknown): Plan {
   return parseRow('plan', PlanShapeSchema, value) as unknown as Plan;
 }
 
+/**
+ * The plan a caller sent the run's object as text (`plan_json`, validated by the Worker before it was
+ * sent), read through the plan's shape — it is what the run stores — or why it cannot be: text that
+ * is not JSON or not a plan (a Worker of another release, mid-deployment) is refused, not cast.
+ */
+export function sentPlan(text: string): { ok: true; plan: Plan } | { ok: false; message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, message: `The plan sent to the run is not JSON (${(err as Error).message})` };
+  }
+  const r = PlanShapeSchema.safeParse(value);
+  if (r.success) return { ok: true, plan: r.data as unknown as Plan };
+  return { ok: false, message: `The plan sent to the run is not a plan (${z.prettifyError(r.error)})` };
+}
+
 /** A plan from a cache (KV), or null when what is there is not one: the cache is read past, not trusted. */
 export function cachedPlan(value: unknown): Plan | null {
   const r = PlanShapeSchema.safeParse(value);
   return r.success ? (r.data as unknown as Plan) : null;
 }
 
-const ParentRefSchema = z.object({
+/** A child run's `parent` meta row: the parent attempt it reports to (run-parent.ts). */
+export const ParentRefSchema = z.object({
   run_id: z.string().min(1),
   step_id: z.string().min(1),
   attempt: z.number().int().min(0),
 }) satisfies z.ZodType<ParentRef, unknown>;
-
-/** A child run's `parent` meta row: the parent attempt it reports to (child-runs.ts). */
-export function parseParentRow(value: unknown): ParentRef {
-  return parseRow('parent', ParentRefSchema, value);
-}
 
 /** The run's config as stored, with the defaults of fields added since (seed aliases applied). */
 export function parseConfigRow(value: unknown): RunConfig {
@@ -128,7 +161,34 @@ export function notJsonRow(err: SyntaxError): Error {
   return new Error(`${UNREADABLE} one of its stored rows is not JSON (${err.message}). ${UNREADABLE_TAIL}`);
 }
 
-function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
+/**
+ * A run's row stored as JSON text, read through its schema: text that is not JSON, or JSON that does
+ * not fit, throws the error the API answers with `run_unreadable`, naming the row.
+ * @example const parent = parseJsonRow('parent', ParentRefSchema, store.getMeta('parent'))
+ */
+export function parseJsonRow<T>(what: string, schema: z.ZodType<T>, text: string): T {
+  return parseRow(what, schema, jsonRow(what, text));
+}
+
+/** A run's row's JSON text parsed: text that is not JSON throws the `run_unreadable` error. */
+export function jsonRow(what: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(
+      `${UNREADABLE} its stored ${what} is not JSON (${err instanceof Error ? err.message : String(err)}). ${UNREADABLE_TAIL}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/**
+ * A run's stored row — SQLite, D1 (a `.first<T>()` / `.all<T>()` generic is a cast) — read through
+ * its schema: one that does not fit throws the `run_unreadable` error naming it.
+ */
+export function parseRow<T>(what: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (!r.success)
     throw new Error(

@@ -190,6 +190,9 @@ function indexedRows(db: D1Database, runId: string): D1PreparedStatement[] {
   ];
 }
 
+/** A `plan_versions` row's version, as {@link deleteIndexedRun} reads it. */
+const VersionRow = z.object({ version: z.number().int() });
+
 /**
  * A run D1 still knows but whose object has nothing (a deletion that lost its note, or an index row
  * written for an object that never kept the run): its D1 rows and KV entries. Whether there were any.
@@ -199,7 +202,13 @@ export async function deleteIndexedRun(env: Env, runId: string): Promise<boolean
   const { results } = await db
     .prepare('SELECT version FROM plan_versions WHERE run_id = ?')
     .bind(runId)
-    .all<{ version: number }>();
+    .all();
+  // Only to name the KV copies to delete (the listing below finds them too): a row whose version
+  // does not read as one names none, and the deletion goes on.
+  const versionNumbers = results.flatMap((r) => {
+    const v = VersionRow.safeParse(r);
+    return v.success ? [v.data.version] : [];
+  });
   const [attempts, versions, row] = await db.batch([
     db
       .prepare(
@@ -210,7 +219,7 @@ export async function deleteIndexedRun(env: Env, runId: string): Promise<boolean
     ...indexedRows(db, runId),
   ]);
   const listed = await env.KV.list({ prefix: `plan:${runId}:` });
-  const keys = new Set([...results.map((r) => kvKey(runId, r.version)), ...listed.keys.map((k) => k.name)]);
+  const keys = new Set([...versionNumbers.map((v) => kvKey(runId, v)), ...listed.keys.map((k) => k.name)]);
   await Promise.all([...keys].map((k) => env.KV.delete(k)));
   const changed = [attempts, versions, row].reduce((n, r) => n + (r?.meta.changes ?? 0), 0);
   return changed > 0 || keys.size > 0;

@@ -4,7 +4,7 @@
  * the run index show it: `parent_run_id` and `parent_step_id`, null for a run no step started.
  */
 import type { ParentRef } from '../engine/child-run';
-import { notJsonRow, parseParentRow } from './row-schemas';
+import { parseJsonRow, ParentRefSchema } from './row-schemas';
 import type { SqlStore } from './sql-store';
 
 /** The meta key of a child run's parent. */
@@ -20,14 +20,12 @@ export type ParentFields = { parent_run_id: string | null; parent_step_id: strin
  */
 export function readParent(store: SqlStore): ParentRef | null {
   const raw = store.getMeta(PARENT_META);
-  if (raw === null) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (err) {
-    throw err instanceof SyntaxError ? notJsonRow(err) : err;
-  }
-  return parseParentRow(value);
+  return raw === null ? null : parseJsonRow('parent', ParentRefSchema, raw);
+}
+
+/** Whether the run is a child run (its row is not read: only whether there is one). */
+export function hasParent(store: SqlStore): boolean {
+  return store.getMeta(PARENT_META) !== null;
 }
 
 /** Stores a new child run's parent (with the run's first transaction). */

@@ -5,6 +5,8 @@
  * and then kept up to date, so replacing a value (whose chunks must go) needs no read first.
  */
 
+import { z } from 'zod';
+import { jsonRow, parseJsonRow } from './row-schemas';
 import { sqlText } from './sql-batch';
 
 /** Values above this go to `blobs`. */
@@ -30,9 +32,16 @@ export const KEY_OF: Record<KeyedTable, string> = { outputs: 'step_id', vars: 'k
 
 type Row = Record<string, SqlStorageValue>;
 
+/**
+ * What a value stored in chunks leaves in its row ({@link SpilledValues.pack}). A text that begins
+ * like it and is not it is never written (such a value goes to chunks itself), so one that does not
+ * fit is a row this release cannot read: the `run_unreadable` error.
+ */
+const BlobRefSchema = z.strictObject({ $blob: z.string().regex(/^b\d+$/, 'a blob id, b<n>') });
+
 /** The blob id a stored value refers to, or null for a value stored inline. */
 function blobIdOf(stored: string): string | null {
-  return stored.startsWith(BLOB_REF) ? (JSON.parse(stored) as { $blob: string }).$blob : null;
+  return stored.startsWith(BLOB_REF) ? parseJsonRow('value reference', BlobRefSchema, stored).$blob : null;
 }
 
 export class SpilledValues {
@@ -79,11 +88,12 @@ export class SpilledValues {
   }
 
   /** The value a stored text holds, its chunks read back when it refers to them. */
-  unpack(stored: string): unknown {
+  unpack(stored: string, what = 'value'): unknown {
     const id = blobIdOf(stored);
-    if (id === null) return JSON.parse(stored);
+    if (id === null) return jsonRow(what, stored);
     const parts = this.sql.exec<Row>('SELECT data FROM blobs WHERE id = ? ORDER BY chunk', id).toArray();
-    return JSON.parse(parts.map((p) => sqlText(p.data)).join(''));
+    // Chunks missing, or cut short: the value is unreadable, said so, not an anonymous SyntaxError.
+    return jsonRow(`${what} ${id} (${parts.length} chunks)`, parts.map((p) => sqlText(p.data)).join(''));
   }
 
   /** `key`'s new value in `table`, packed: the old value's chunks dropped, the new one's remembered. */

@@ -10,6 +10,7 @@ import { eventJson, jsonOf } from './plan-text';
 import { hasTable, LazyTable } from './lazy-table';
 import { KEY_OF, SEQ_KEY, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
 import { FORMAT_KEY, STORAGE_FORMAT, storedFormat } from './storage-format';
+import { parseEventRow } from './row-schemas';
 
 /** An attempt's new status and times: one by its key, or many joined with a list of `(key…, values…)`. */
 const MARK_ONE = `UPDATE attempts SET status = ?3, invoked_at = coalesce(?4, invoked_at),
@@ -410,23 +411,29 @@ export class SqlStore implements ResultStore {
   /** Every event of one type, oldest first (a scan of the log: for rare reads only). */
   eventsOfType<T extends EventType>(type: T): RunEvent<T>[] {
     return this.sql
-      .exec<Row>('SELECT body FROM events WHERE event_type = ? ORDER BY seq', type)
+      .exec<Row>('SELECT seq, body FROM events WHERE event_type = ? ORDER BY seq', type)
       .toArray()
-      .map((r) => this.#spill.unpack(sqlText(r.body)) as RunEvent<T>);
+      .map((r) => this.#event(r) as RunEvent<T>);
   }
 
   /** Events with seq > after, oldest first, at most `limit`. */
   events(after: number, limit: number, upTo?: number): RunEvent[] {
     const rows =
       upTo === undefined
-        ? this.sql.exec<Row>('SELECT body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
+        ? this.sql.exec<Row>('SELECT seq, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?', after, limit)
         : this.sql.exec<Row>(
-            'SELECT body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+            'SELECT seq, body FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
             after,
             upTo,
             limit,
           );
-    return rows.toArray().map((r) => this.#spill.unpack(sqlText(r.body)) as RunEvent);
+    return rows.toArray().map((r) => this.#event(r));
+  }
+
+  /** An event row read back: its JSON, through the envelope's schema (row-schemas.ts). */
+  #event(r: Row): RunEvent {
+    const seq = Number(r.seq);
+    return parseEventRow(seq, this.#spill.unpack(sqlText(r.body), `event ${seq}`));
   }
 
   /**

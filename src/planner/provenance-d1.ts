@@ -3,7 +3,8 @@
  * reliability counters are written in one batch, so the two never disagree.
  */
 import { z } from 'zod';
-import type { Finding } from '../plan/findings';
+import { FindingCode, type Finding } from '../plan/findings';
+import { log } from '../log';
 import type { FormatMode } from './chat';
 import type { PlanningAttempt, ProvenanceStore } from './provenance';
 import { withRates } from './reliability';
@@ -56,6 +57,20 @@ const AttemptRow = z.object({
   /** 1 when the token counts were estimated (migration 0005; 0 for rows written before it). */
   tokens_estimated: z.union([z.literal(0), z.literal(1)]).default(0),
 });
+
+/**
+ * What `findings_json` holds: the attempt's findings as {@link D1ProvenanceStore.recordAttempt} wrote
+ * them. Read back through this schema, not cast: a row written by hand or by another release that does
+ * not fit it is reported (see {@link fromRow}), never served as findings.
+ */
+const StoredFindings = z.array(
+  z.object({
+    code: z.enum(FindingCode),
+    message: z.string(),
+    step_id: z.string().optional(),
+    path: z.array(z.union([z.string(), z.number()])).optional(),
+  }),
+) satisfies z.ZodType<Finding[], unknown>;
 
 const ReliabilityRow = z.object({
   model: z.string(),
@@ -118,7 +133,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
           a.outcome,
           a.error,
           a.parse_format,
-          JSON.stringify(a.findings),
+          JSON.stringify(a.findings satisfies z.input<typeof StoredFindings>),
           a.prompt_tokens,
           a.completion_tokens,
           Math.round(a.latency_ms),
@@ -147,7 +162,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
       .prepare('SELECT * FROM planning_attempts WHERE planning_id = ?1 ORDER BY seq')
       .bind(planningId)
       .all();
-    return results.map((r) => fromRow(AttemptRow.parse(r)));
+    return results.flatMap(readAttempt);
   }
 
   /**
@@ -163,7 +178,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
       )
       .bind(planId, limit)
       .all();
-    return results.map((r) => fromRow(AttemptRow.parse(r)));
+    return results.flatMap(readAttempt);
   }
 
   /** Every attempt filed under run `runId` (its plannings and revisions, failed ones included), oldest first. */
@@ -175,7 +190,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
       )
       .bind(runId, limit)
       .all();
-    return results.map((r) => fromRow(AttemptRow.parse(r)));
+    return results.flatMap(readAttempt);
   }
 
   /** The attempts with these ids (a planning that failed: its attempts name no plan), oldest first. */
@@ -188,7 +203,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
       )
       .bind(JSON.stringify(ids))
       .all();
-    return results.map((r) => fromRow(AttemptRow.parse(r)));
+    return results.flatMap(readAttempt);
   }
 
   async reliability(models?: readonly string[]): Promise<Map<string, ModelReliability>> {
@@ -208,18 +223,48 @@ export class D1ProvenanceStore implements ProvenanceStore {
   }
 }
 
+/**
+ * One stored attempt as served, or none. The trace is for looking back at what planning did, so one
+ * row this release cannot read (another release's, or edited by hand) does not cost the others: a row
+ * that does not fit is left out, and a row whose findings do not fit is served with none — each logged
+ * as `planning_attempt_unreadable`, naming the attempt and what did not fit, for the operator (the
+ * row stays as it is in D1). Before, such a row made the whole trace answer 500.
+ */
+function readAttempt(raw: unknown): PlanningAttempt[] {
+  const row = AttemptRow.safeParse(raw);
+  if (row.success) return [fromRow(row.data)];
+  unreadable(raw, 'left out', row.error);
+  return [];
+}
+
 function fromRow(row: z.infer<typeof AttemptRow>): PlanningAttempt {
   const { findings_json, response_format, run_id: _run, tokens_estimated, ...rest } = row;
-  let findings: Finding[] = [];
-  try {
-    findings = JSON.parse(findings_json) as Finding[];
-  } catch {
-    // a hand-edited row: show the attempt without its findings rather than fail the read
-  }
   return {
     ...rest,
     response_format: response_format satisfies FormatMode,
-    findings,
+    findings: findingsOf(row, findings_json),
     ...(tokens_estimated === 1 ? { tokens_estimated: true as const } : {}),
   };
+}
+
+function findingsOf(row: z.infer<typeof AttemptRow>, text: string): Finding[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    unreadable(row, 'served without its findings (not JSON)', err);
+    return [];
+  }
+  const findings = StoredFindings.safeParse(value);
+  if (findings.success) return findings.data;
+  unreadable(row, 'served without its findings', findings.error);
+  return [];
+}
+
+function unreadable(raw: unknown, what: string, error: unknown): void {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as { id?: unknown; run_id?: unknown };
+  log('planning_attempt_unreadable', `planning attempt ${String(r.id)}: unreadable row, ${what}`, {
+    ...(typeof r.run_id === 'string' ? { run_id: r.run_id } : {}),
+    error,
+  });
 }

@@ -5,7 +5,9 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { getToken, setToken } from './api';
-import { ApprovalPage, type ApprovalData } from './pages/approval-page';
+import { ErrorAlert } from './components/error-alert';
+import { approvalDataOf } from './page-inputs';
+import { ApprovalPage } from './pages/approval-page';
 import { NewRunPage } from './pages/new-run-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
@@ -54,8 +56,19 @@ function App() {
   );
 }
 
-const data = document.getElementById('edgeplan-data')?.textContent;
-const approval = data ? (JSON.parse(data) as { approval?: ApprovalData }).approval : undefined;
+/** The approval link's page, when the server handed one over; what it says when its data is unreadable. */
+function ApprovalOrApp() {
+  const approval = approvalDataOf(document.getElementById('edgeplan-data')?.textContent);
+  if (approval === null) return <App />;
+  if (approval.ok) return <ApprovalPage data={approval.value} />;
+  return (
+    <main>
+      <h1>Approval</h1>
+      <ErrorAlert text={`${approval.error}. Reload the link, or decide from the dashboard.`} />
+    </main>
+  );
+}
+
 const root = document.getElementById('app')!;
 root.textContent = '';
-render(approval ? <ApprovalPage data={approval} /> : <App />, root);
+render(<ApprovalOrApp />, root);

@@ -4,7 +4,8 @@
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
  * cancellation's reason in neutral colours; the event log shows earlier events and any event in full
  * (a huge one's start, and the whole as a download);
- * an empty status filter says so and clears. Screenshots go to test-results/screenshots/.
+ * an empty status filter says so and clears; a new run's config or input, and an approval page's data,
+ * that do not parse or fit are said in the page's alert. Screenshots go to test-results/screenshots/.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -229,6 +230,55 @@ describe('the dashboard’s controls', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('shows a new run’s config or input that does not parse or fit in the page’s alert, and sends nothing', async () => {
+    const { page, errors } = await open('/#/new');
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/runs')) posts.push(r.postData() ?? '');
+    });
+    const alert = page.locator('main [role="alert"]');
+    for (const [field, text, says] of [
+      ['Config (JSON)', '[1]', 'Config: expected a JSON object ({ … })'],
+      ['Config (JSON)', '{"execution_mode": ', 'Config is not JSON: '],
+      ['Input (JSON, optional)', '{city: Oslo}', 'Input is not JSON: '],
+    ] as const) {
+      if (field === 'Input (JSON, optional)') await page.getByLabel('Config (JSON)').fill('{}');
+      await page.getByLabel(field).fill(text);
+      await page.getByRole('button', { name: 'Start run' }).click();
+      await page.waitForFunction(
+        (s) => document.querySelector('main [role="alert"]')?.textContent?.includes(s),
+        says,
+        { timeout: 10_000 },
+      );
+      await expect(alert.count()).resolves.toBe(1);
+    }
+    expect(posts).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows approval data it cannot read in the page’s alert, not a blank page', async () => {
+    const page = await env.browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The approval page's shell (src/http/app-shell.ts) with data another release might have written.
+    const data = { approval: { run_id: 'run_x', goal: 'g', plan: { steps: [] }, estimates: {}, token: 't' } };
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Approve</title>
+<link rel="stylesheet" href="/app/app.css"></head><body><div id="app"></div>
+<script type="application/json" id="edgeplan-data">${JSON.stringify(data)}</script>
+<script type="module" src="/app/app.js"></script></body></html>`;
+    const url = `${env.server.base}/v1/runs/run_x/approval-unreadable`;
+    await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: html }));
+    await page.goto(url);
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toBe(
+      "The page's approval data at expires_at: Invalid input. Reload the link, or decide from the dashboard.",
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   it('shows earlier events than the last 500, and any event’s payload in full', async () => {
     const long = 'x'.repeat(300) + '-the-end';

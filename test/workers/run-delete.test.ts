@@ -288,6 +288,31 @@ describe('a deletion interrupted', () => {
     expect((await api('DELETE', `/v1/runs/${id}`)).status).toBe(404);
     expect((await objectStorage(id)).tables).toEqual([]);
   });
+
+  it('after the object’s storage went: removes what D1 holds even when a version row does not read as one', async () => {
+    const id = await endedRun();
+    await runInDurableObject(env.PLAN_RUN.getByName(id), async (_i, state) => {
+      await state.storage.deleteAlarm();
+      await state.storage.deleteAll();
+    });
+    await abortAllDurableObjects();
+    // Another release's row: its version is text.
+    await env.DB.prepare(
+      `INSERT INTO plan_versions (run_id, version, plan_id, plan_json, reason, created_at)
+       VALUES (?, 'v2-draft', 'plan_x', '', null, '2026-01-01T00:00:00.000Z')`,
+    )
+      .bind(id)
+      .run();
+    await env.KV.put(`plan:${id}:v1`, '{}');
+    const del = await api('DELETE', `/v1/runs/${id}`);
+    expect([del.status, del.body]).toEqual([200, { run_id: id, child_runs: [] }]);
+    expect(await listed(id)).toBe(false);
+    const left = await env.DB.prepare('SELECT count(*) AS n FROM plan_versions WHERE run_id = ?')
+      .bind(id)
+      .first();
+    expect(left).toEqual({ n: 0 });
+    expect(await env.KV.get(`plan:${id}:v1`)).toBeNull();
+  });
 });
 
 /** The child run id a parent attempt gets (src/engine/child-run.ts). */

@@ -193,6 +193,20 @@ describe('a run’s rows in D1', () => {
     });
   });
 
+  it('are written again by the next instance when the index row does not read as one', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    await waitForRun(runId);
+    await vi.waitFor(async () => expect((await indexRow(runId))?.status).toBe('completed'));
+    const stepCount = () =>
+      env.DB.prepare('SELECT step_count FROM runs WHERE run_id = ?').bind(runId).first('step_count');
+    // Text where a count belongs: SQLite's column types do not stop it.
+    await env.DB.prepare("UPDATE runs SET step_count = 'one' WHERE run_id = ?").bind(runId).run();
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(200);
+    await vi.waitFor(async () => expect(await stepCount()).toBe(1), { timeout: 2_000, interval: 20 });
+    expect((await api('GET', '/v1/runs?limit=100')).body.runs.map((r: Json) => r.run_id)).toContain(runId);
+  });
+
   it('are corrected by the next instance when an earlier release left the row behind the run', async () => {
     const runId = await startRun(
       {

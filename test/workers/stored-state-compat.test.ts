@@ -113,6 +113,44 @@ describe('a run written by another release', () => {
     expect(error.message).toContain('Report it with the run id');
   });
 
+  for (const [what, stored, says] of [
+    ['a chunk reference cut short', '{"$blob":"b1', 'stored value reference is not JSON'],
+    [
+      'a chunk reference that does not fit',
+      '{"$blob":"b1","extra":1}',
+      'stored value reference does not fit',
+    ],
+    ['a reference to chunks that are gone', '{"$blob":"b99"}', 'stored value b99 (0 chunks) is not JSON'],
+  ] as const) {
+    it(`answers run_unreadable naming the value when a step's output holds ${what}`, async () => {
+      const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] });
+      expect((await waitForRun(runId)).status).toBe('completed');
+      await inObject(runId, (sql) => sql.exec("UPDATE outputs SET value = ? WHERE step_id = 'a'", stored));
+      await abortAllDurableObjects();
+      for (const path of ['', '/values?ref=steps.a.output']) {
+        const res = await api('GET', `/v1/runs/${runId}${path}`);
+        expect(res.status, path).toBe(500);
+        const error = res.body.error as { code: string; message: string };
+        expect(error.code, path).toBe('run_unreadable');
+        expect(error.message, path).toContain(says);
+      }
+    });
+  }
+
+  it('answers run_unreadable naming the event when an event of its log does not fit', async () => {
+    const runId = await awaitingApproval('compat-bad-event');
+    await inObject(runId, (sql) =>
+      sql.exec('UPDATE events SET body = ? WHERE seq = 1', JSON.stringify({ seq: 1, type: 'RunCreated' })),
+    );
+    await abortAllDurableObjects();
+    for (const path of ['/events', '/state?at=1']) {
+      const res = await api('GET', `/v1/runs/${runId}${path}`);
+      expect([res.status, res.body.error?.code], path).toEqual([500, 'run_unreadable']);
+      expect(res.body.error.message, path).toContain('stored event 1 does not fit');
+      expect(res.body.error.message, path).toContain('event_type');
+    }
+  });
+
   it('reads past a cached plan version that is not a plan, and answers from D1', async () => {
     const runId = await awaitingApproval('compat-bad-cache');
     await waitForD1Version(runId);
@@ -138,6 +176,36 @@ describe('a run written by another release', () => {
     const error = res.body.error as { code: string; message: string };
     expect(error.code).toBe('run_unreadable');
     expect(error.message).toContain('stored plan does not fit');
+  });
+
+  it('answers run_unreadable naming the plan when D1 holds a plan version that is not JSON', async () => {
+    const runId = await awaitingApproval('compat-version-not-json');
+    await waitForD1Version(runId);
+    await env.KV.delete(`plan:${runId}:v1`);
+    await env.DB.prepare('UPDATE plan_versions SET plan_json = ? WHERE run_id = ?')
+      .bind('{"id": "plan_x", "st', runId)
+      .run();
+    const res = await api('GET', `/v1/runs/${runId}/plans/1`);
+    expect([res.status, res.body.error.code]).toEqual([500, 'run_unreadable']);
+    expect(res.body.error.message).toContain('stored plan is not JSON');
+  });
+
+  it('answers run_unreadable naming the plan version when its D1 row does not fit', async () => {
+    const runId = await awaitingApproval('compat-version-row');
+    await waitForD1Version(runId);
+    await env.KV.delete(`plan:${runId}:v1`);
+    // A BLOB where text belongs: SQLite's column types do not stop it.
+    await env.DB.prepare("UPDATE plan_versions SET reason = x'01', plan_json = x'02' WHERE run_id = ?")
+      .bind(runId)
+      .run();
+    for (const [path, says] of [
+      ['/plans', 'stored plan version does not fit'],
+      ['/plans/1', 'stored plan version 1 does not fit'],
+    ] as const) {
+      const res = await api('GET', `/v1/runs/${runId}${path}`);
+      expect([res.status, res.body.error.code], path).toEqual([500, 'run_unreadable']);
+      expect(res.body.error.message, path).toContain(says);
+    }
   });
 });
 

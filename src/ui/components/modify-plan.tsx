@@ -5,8 +5,9 @@
  */
 import type { RefObject } from 'preact';
 import { useRef, useState } from 'preact/hooks';
-import type { RunEvent } from '../../client';
+import type { Plan, RunEvent } from '../../client';
 import { findingsOf, refusalText } from '../api';
+import { modifiedPlanOf } from '../page-inputs';
 import { useEscape } from '../use-escape';
 import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
 
@@ -31,7 +32,7 @@ export function ModifyPlan({
   /** The approval link's page: validated with no API token. */
   anonymous?: boolean;
   /** Sends the plan; a refusal it throws (422 findings, 409) is shown here, the edits kept. */
-  onSend: (plan: never) => Promise<void>;
+  onSend: (plan: Plan) => Promise<void>;
   /** Closes the editor, nothing sent (the caller puts focus back on `opener`). */
   onClose: () => void;
   /** The Modify button: Escape pressed on it closes the editor too. */
@@ -47,8 +48,13 @@ export function ModifyPlan({
   const send = async () => {
     setSending(true);
     setRefusal(null);
+    const plan = modifiedPlanOf(text);
+    if (!plan.ok) {
+      setRefusal({ message: plan.error, findings: [] });
+      return setSending(false);
+    }
     try {
-      await onSend(JSON.parse(text) as never);
+      await onSend(plan.value);
     } catch (e) {
       setRefusal({ message: refusalText(e), findings: findingsOf(e) });
     }

@@ -3,24 +3,14 @@
  * Modify, each sent once with the link's token.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { emptyView, applyEvent, estimateText, type Estimates, type Plan, type RunEvent } from '../../client';
+import { emptyView, applyEvent, estimateText, type Plan, type RunEvent } from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { DecisionComment } from '../components/decision-comment';
 import { ModifyPlan } from '../components/modify-plan';
 import { PlanSteps } from '../components/plan-steps';
 import { ErrorAlert } from '../components/error-alert';
-
-export type ApprovalData = {
-  run_id: string;
-  goal: string;
-  plan: Plan;
-  estimates: Estimates;
-  expires_at: number;
-  token: string;
-  /** Step id → the dependencies its references add to the ones it lists. */
-  inferred?: Record<string, string[]>;
-};
+import type { ApprovalData } from '../page-inputs';
 
 export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);

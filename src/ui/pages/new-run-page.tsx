@@ -4,6 +4,7 @@ import type { CreateRunRequest } from '../../client';
 import { api, findingsOf, refusalText } from '../api';
 import { FindingList, PlanEditor, sourceOf, type Finding } from '../components/plan-editor';
 import { DEMO_CONFIG, DEMO_PLAN } from '../demo-plan';
+import { configOf, inputOf } from '../page-inputs';
 import { href, navigate } from '../router';
 
 export function NewRunPage() {
@@ -19,20 +20,19 @@ export function NewRunPage() {
     setError(null);
     setFindings([]);
     let body: CreateRunRequest;
-    try {
-      const cfg = config.trim() ? (JSON.parse(config) as CreateRunRequest['config']) : undefined;
-      const inp = input.trim() ? (JSON.parse(input) as unknown) : undefined;
-      if (mode === 'goal') body = { goal };
-      else {
-        const source = sourceOf(text);
-        if ('error' in source) return setError(source.error);
-        body = { ...source.body };
-      }
-      if (cfg) body.config = cfg;
-      if (inp !== undefined) body.input = inp;
-    } catch (e) {
-      return setError(`Config and input must be JSON: ${(e as Error).message}`);
+    const cfg = configOf(config);
+    if (!cfg.ok) return setError(cfg.error);
+    const inp = inputOf(input);
+    if (!inp.ok) return setError(inp.error);
+    if (mode === 'goal') body = { goal };
+    else {
+      const source = sourceOf(text);
+      if ('error' in source) return setError(source.error);
+      body = { ...source.body };
     }
+    // The config's fields are the server's to check (a 400 naming the field, shown here).
+    if (cfg.value !== undefined) body.config = cfg.value;
+    if (inp.value !== undefined) body.input = inp.value;
     try {
       const created = await api().createRun(body);
       navigate(href.run(created.run_id));
