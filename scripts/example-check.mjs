@@ -70,6 +70,11 @@ try {
   if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
     throw new Error('the example’s .gitignore does not keep .dev.vars out');
   step('installed the tarball into a copy of examples/custom-worker');
+  // What `npm start` checks first (its prestart): the package installed, with migrations and assets.
+  execFileSync(process.execPath, [join(app, 'scripts/check-install.mjs'), app], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  step('npm start’s prestart finds edgeplan installed and built');
 
   // The team's code typechecks against the package's declarations, as `npm run typecheck` there does.
   execFileSync('tsc', ['--noEmit', '-p', app], {

@@ -33,6 +33,7 @@ describe('the packed package in examples/custom-worker', () => {
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
       // The team's own MCP server (the SDK on loopback, named in the copy's .dev.vars) in the same plan.
