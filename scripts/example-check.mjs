@@ -2,9 +2,9 @@
 // copies examples/custom-worker out of the repository and installs the tarball there as its README
 // says (`npm install <tarball>`; the other dependencies from the npm cache, --prefer-offline; wrangler
 // from this repository), names an MCP server of the team's own (the official SDK on loopback, in this
-// process) in its .dev.vars, starts `wrangler dev` there, runs a plan using the example's own tool
-// `example.greet` and the MCP server's tool through POST /v1/runs, checks both answers, and stops the
-// whole process group. Exits 0 when the example works; prints what it did.
+// process) and the secret `example.greet` reads in its .dev.vars, starts `wrangler dev` there, runs a
+// plan using the example's own tool `example.greet` and the MCP server's tool through POST /v1/runs,
+// checks both answers, and stops the whole process group. Exits 0 when the example works; prints what it did.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,6 +70,11 @@ try {
   if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
     throw new Error('the example’s .gitignore does not keep .dev.vars out');
   step('installed the tarball into a copy of examples/custom-worker');
+  // What `npm start` checks first (its prestart): the package installed, with migrations and assets.
+  execFileSync(process.execPath, [join(app, 'scripts/check-install.mjs'), app], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  step('npm start’s prestart finds edgeplan installed and built');
 
   // The team's code typechecks against the package's declarations, as `npm run typecheck` there does.
   execFileSync('tsc', ['--noEmit', '-p', app], {
@@ -81,9 +86,11 @@ try {
 
   // The team's own MCP server, named in .dev.vars as the example's README shows.
   mcp = await teamMcpServer(mcpCalls);
+  // And the secret example.greet reads through ctx.env, as a team's own tool reads its keys.
   writeFileSync(
     join(app, '.dev.vars'),
-    `MCP_SERVERS='${JSON.stringify([{ name: 'team', url: `http://127.0.0.1:${mcp.address().port}/mcp` }])}'\n`,
+    `MCP_SERVERS='${JSON.stringify([{ name: 'team', url: `http://127.0.0.1:${mcp.address().port}/mcp` }])}'\n` +
+      'GREETING_SIGNATURE=the team\n',
   );
 
   server = await startDevServer({
@@ -124,12 +131,18 @@ try {
   if (run.status !== 'completed')
     throw new Error(`run ${run_id} ended ${run.status}: ${JSON.stringify(run.error)}`);
   const greeting = run.step_results.hi?.greeting;
-  if (typeof greeting !== 'string' || !greeting.includes('Ada'))
-    throw new Error(`example.greet answered ${JSON.stringify(run.step_results.hi)}`);
+  if (greeting !== 'Hello, Ada! — the team')
+    throw new Error(
+      `example.greet answered ${JSON.stringify(run.step_results.hi)}, not signed with GREETING_SIGNATURE`,
+    );
   step(`run ${run_id} completed: ${JSON.stringify(run.step_results.again.greeting)}`);
+  step('example.greet signed with GREETING_SIGNATURE from .dev.vars (ctx.env)');
   const shouted = run.step_results.shout?.text;
   const meta = mcpCalls[0]?.meta ?? {};
-  if (shouted !== 'HELLO, HELLO, ADA!!' || meta['edgeplan/idempotency_key'] !== `${run_id}:shout`)
+  if (
+    shouted !== 'HELLO, HELLO, ADA! — THE TEAM! — THE TEAM' ||
+    meta['edgeplan/idempotency_key'] !== `${run_id}:shout`
+  )
     throw new Error(
       `mcp.team.shout answered ${JSON.stringify(run.step_results.shout)}, called with ${JSON.stringify(mcpCalls)}`,
     );

@@ -16,8 +16,19 @@ import { d1Id, deployConfig, kvId, queueNames, unconsumedQueues, wantedResources
 
 export const DEPLOY_CONFIG = 'wrangler.deploy.toml';
 
-/** Runs wrangler in `cwd`; `capture` returns its stdout, otherwise its output goes to ours. Throws on failure. */
-function wrangler(cwd: string, args: string[], { capture = false } = {}): string {
+/**
+ * What to do when a call on the account fails: wrangler has said why above, and most often on a first
+ * deploy it is a login missing, which "exited with 1" alone does not tell.
+ */
+const ACCOUNT_HINT =
+  "; wrangler's message above says why. Not logged in? Run `npx wrangler login` " +
+  '(in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again';
+
+/**
+ * Runs wrangler in `cwd`; `capture` returns its stdout, otherwise its output goes to ours. Throws on
+ * failure; `account: false` for a call that needs no account (a dry run), whose failure is no login's.
+ */
+function wrangler(cwd: string, args: string[], { capture = false, account = true } = {}): string {
   console.error(`$ wrangler ${args.join(' ')}`);
   const r = spawnSync('wrangler', args, {
     cwd,
@@ -29,7 +40,8 @@ function wrangler(cwd: string, args: string[], { capture = false } = {}): string
     throw new Error(
       `wrangler could not be started (${r.error.message}): install it in the project (npm i -D wrangler) and run this with npx or npm run`,
     );
-  if (r.status !== 0) throw new Error(`wrangler ${args.join(' ')} exited with ${r.status}`);
+  if (r.status !== 0)
+    throw new Error(`wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}`);
   return r.stdout ?? '';
 }
 
@@ -77,7 +89,7 @@ export function deploy(deployArgs: string[], cwd = process.cwd()): void {
   if (unconsumed) throw new Error(unconsumed);
   if (deployArgs.includes('--dry-run')) {
     console.error('deploy: --dry-run: nothing is created, migrated or uploaded; building the bundle only');
-    wrangler(cwd, ['deploy', ...deployArgs]);
+    wrangler(cwd, ['deploy', ...deployArgs], { account: false });
     return;
   }
   const want = wantedResources(toml);

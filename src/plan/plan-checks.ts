@@ -150,15 +150,20 @@ export class PlanChecker {
     }
   }
 
-  /** What to say after an unknown tool's name: why its source may lack it, else what there is. */
+  /**
+   * What to say after an unknown tool's name: why its source may lack it, else the registered tool it
+   * likely meant (past 20 tools the list is left out, so a misspelt `mcp.weather.forcast` would
+   * otherwise get no hint) and what there is.
+   */
   #why(name: string): string {
     const reason = this.#tools.unavailableReason(name);
-    return reason === undefined ? this.#registered() : ` (${reason})`;
-  }
-
-  #registered(): string {
+    if (reason !== undefined) return ` (${reason})`;
     const names = this.#tools.names();
-    return names.length <= 20 ? ` (registered: ${names.join(', ') || 'none'})` : '';
+    const near = nearestKey(name, names);
+    const meant = near === null ? '' : `did you mean "${near}"?`;
+    const listed = names.length <= 20 ? `registered: ${names.join(', ') || 'none'}` : '';
+    const said = [meant, listed].filter((part) => part !== '').join(' ');
+    return said === '' ? '' : ` (${said})`;
   }
 
   #unknownDependency(graph: PlanGraph, step: PlanStep, i: number, sid: string, id: string): void {

@@ -33,11 +33,14 @@ describe('the packed package in examples/custom-worker', () => {
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
-      expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada!!"/);
+      expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada! — the team! — the team"/);
+      // A secret from the copy's .dev.vars, read by the team's tool through ctx.env.
+      expect(r.stdout).toMatch(/example\.greet signed with GREETING_SIGNATURE from \.dev\.vars/);
       // The team's own MCP server (the SDK on loopback, named in the copy's .dev.vars) in the same plan.
       expect(r.stdout).toMatch(
-        /the team's MCP server answered "HELLO, HELLO, ADA!!" \(_meta: run_\w+:shout\)/,
+        /the team's MCP server answered "HELLO, HELLO, ADA! — THE TEAM! — THE TEAM" \(_meta: run_\w+:shout\)/,
       );
       expect(r.stdout).toMatch(/the dashboard and \/docs are served from the package’s assets/);
       // Bundled with the example's [alias]: no MCP SDK ajv, and zod's English only (not its 60 locales).

@@ -212,4 +212,18 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     );
     expect(run.commands.some((c) => c.startsWith('deploy'))).toBe(false);
   });
+
+  it('says how to log in when the account cannot be listed, and asks for no login on a dry run', () => {
+    const { deploy } = setup(empty);
+    const run = deploy([], { STUB_FAIL: 'd1 list' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      "deploy: wrangler d1 list --json exited with 3; wrangler's message above says why. Not logged in? " +
+        'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again',
+    );
+    expect(run.commands).toEqual(['d1 list --json']);
+    const dry = deploy(['--dry-run'], { STUB_FAIL: 'deploy' });
+    expect(dry.status).toBe(1);
+    expect(dry.stderr).toContain('deploy: wrangler deploy --dry-run exited with 3\n');
+  });
 });

@@ -145,6 +145,32 @@ describe('validatePlan', () => {
     expect(r.errors[0]?.message).toContain('web.search');
   });
 
+  it('names the registered tool a misspelt action likely meant, with or without the list', () => {
+    const r = validate({ steps: [{ id: 'a', action: 'web.serch', parameters: {} }] });
+    expect(r.errors[0]?.message).toMatch(
+      /^Step "a": unknown tool "web\.serch" \(did you mean "web\.search"\? registered: .*\bweb\.search\b.*\)$/,
+    );
+    const far = validate({ steps: [{ id: 'a', action: 'files.read', parameters: {} }] });
+    expect(far.errors[0]?.message).toMatch(/^Step "a": unknown tool "files\.read" \(registered: /);
+    // Past 20 tools the list is left out; the likely one is still named.
+    const many = new ToolRegistry([
+      ...Array.from({ length: 24 }, (_, i) => tool(`team.tool${i}`, z.object({}))),
+      tool('mcp.weather.forecast', z.object({ city: z.string() })),
+    ]);
+    const typo = validatePlan(
+      { goal: 'g', steps: [{ id: 'w', action: 'mcp.weather.forcast', parameters: {} }] },
+      { ...base, tools: many },
+    );
+    expect(typo.errors.map((e) => e.message)).toEqual([
+      'Step "w": unknown tool "mcp.weather.forcast" (did you mean "mcp.weather.forecast"?)',
+    ]);
+    const none = validatePlan(
+      { goal: 'g', steps: [{ id: 'w', action: 'files.read', parameters: {} }] },
+      { ...base, tools: many },
+    );
+    expect(none.errors.map((e) => e.message)).toEqual(['Step "w": unknown tool "files.read"']);
+  });
+
   it('checks parameters against the tool input schema, with the parameter path', () => {
     const r = validate({ steps: [{ id: 'a', action: 'web.search', parameters: { query: 3, limit: 1.5 } }] });
     expect(codes(r.errors)).toEqual(['invalid_parameters', 'invalid_parameters']);

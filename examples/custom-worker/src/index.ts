@@ -15,8 +15,9 @@ const greet = defineTool({
   idempotent: true,
   deterministic: true,
   run: ({ name }, ctx) => {
-    const signature =
-      typeof ctx.env.GREETING_SIGNATURE === 'string' ? ` — ${ctx.env.GREETING_SIGNATURE}` : '';
+    // A secret from .dev.vars (`wrangler secret put` deployed); `GREETING_SIGNATURE=` left empty is none.
+    const sig = ctx.env.GREETING_SIGNATURE;
+    const signature = typeof sig === 'string' && sig !== '' ? ` — ${sig}` : '';
     return Promise.resolve({ greeting: `Hello, ${name}!${signature}` });
   },
 });
