@@ -4,6 +4,14 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
 import { SqlStore, STORE_SCHEMA, type AttemptRow } from '../../src/durable/sql-store';
 
+/** An event's envelope as the log stores it (its schema is checked when read back). */
+const envelope = (seq: number) => ({
+  event_id: `evt_${seq}`,
+  seq,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  actor: 'test',
+});
+
 let n = 0;
 /** A fresh object's SQLite, with the run schema, for each test. */
 async function withStore<T>(fn: (store: SqlStore, sql: SqlStorage, storage: DurableObjectStorage) => T) {
@@ -132,7 +140,7 @@ describe('SqlStore', () => {
         { length: 130 },
         (_, i) =>
           ({
-            seq: i + 1,
+            ...envelope(i + 1),
             event_type: 'StepStreamed',
             references: { step_id: `s${i}` },
             payload: { i },
@@ -209,7 +217,7 @@ describe('SqlStore', () => {
     await withStore((store) => {
       const event = (seq: number, text: string) =>
         ({
-          seq,
+          ...envelope(seq),
           event_type: 'InputReceived',
           references: {},
           payload: { input: text },
