@@ -65,8 +65,8 @@ export type McpUnavailable = { server: string; name?: string; reason: string };
 // One empty listing, so a registry cached against "no MCP tools" stays valid across calls.
 const NONE: AnyTool[] = [];
 
-// Plain data per MCP_SERVERS value, never a promise: a Worker may not await I/O started by another
-// request. Concurrent first requests each list (the KV cache makes the second one cheap).
+// Plain data per MCP_SERVERS value. Concurrent first requests each load, but share each server's
+// `tools/list` (listing-flight.ts), then the KV cache answers.
 const loaded = new Map<string, Loaded>();
 
 function keyOf(env: McpEnv): string | null {
