@@ -273,6 +273,11 @@ export const ERROR_CODES = {
     status: null,
     about: 'An MCP server that could not be reached or answered 5xx/429 (retryable).',
   },
+  mcp_session_lost: {
+    status: null,
+    about:
+      'An MCP server forgot the session it had just opened, twice (it restarts, or its instances do not share sessions); nothing was run (retryable).',
+  },
   mcp_error: { status: null, about: 'An MCP server refused the request (a JSON-RPC error or an HTTP 4xx).' },
   mcp_bad_response: {
     status: null,
