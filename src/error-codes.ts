@@ -288,6 +288,11 @@ export const ERROR_CODES = {
     status: null,
     about: "An MCP server's answer was over the size limit (32 MiB); it was not read further.",
   },
+  mcp_tool_not_found: {
+    status: null,
+    about:
+      "An MCP server no longer lists the step's tool (it did when the plan was checked); the listing is refreshed, so revised plans do not offer it.",
+  },
   mcp_tool_error: {
     status: null,
     about: "An MCP tool's result had isError; the message is the server's text.",

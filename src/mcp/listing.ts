@@ -60,6 +60,29 @@ const CachedListing = z.object({
   leftOut: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
 });
 
+/**
+ * How many times this isolate found a server's listing out of date (a tool it lists no longer there):
+ * what the isolate loaded before that is loaded again ({@link noteListingOutdated}).
+ */
+let outdated = 0;
+
+/**
+ * Says a listing this isolate holds is out of date; the fresh one is in KV already.
+ * @example noteListingOutdated(); // loadMcpTools lists again (from KV) on its next call
+ */
+export function noteListingOutdated(): void {
+  outdated++;
+}
+
+/**
+ * A number that changes whenever a listing is found out of date: what was loaded under another one is
+ * loaded again.
+ * @example const seen = listingsOutdated(); … if (listingsOutdated() !== seen) reload();
+ */
+export function listingsOutdated(): number {
+  return outdated;
+}
+
 /** Default lifetime of a cached listing, in seconds. */
 export const MCP_LISTING_TTL_S = 300;
 /** KV refuses expirations under a minute. */

@@ -10,7 +10,7 @@
  */
 import type { AnyTool } from '../executor/registry';
 import { readMcpServers, type McpConfigProblemDetails } from './config';
-import { MCP_LISTING_TTL_S } from './listing';
+import { listingsOutdated, MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
 import { log } from '../log';
 
@@ -33,6 +33,8 @@ type LeftOut = { server: string; tool: string; reason: string };
 type Loaded = {
   tools: AnyTool[];
   until: number;
+  /** {@link listingsOutdated} when loaded: a listing found out of date since means load again. */
+  outdated: number;
   failures: ReadonlyMap<string, string>;
   leftOut: readonly LeftOut[];
   misconfigured: readonly Misconfigured[];
@@ -83,7 +85,8 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const key = keyOf(env);
   if (key === null) return [];
   const hit = loaded.get(key);
-  if (hit && !opts.refresh && Date.now() < hit.until) return hit.tools;
+  const outdated = listingsOutdated();
+  if (hit && !opts.refresh && Date.now() < hit.until && hit.outdated === outdated) return hit.tools;
   let tools: AnyTool[] = hit?.tools ?? [];
   let leftOut: LeftOut[] = [];
   const failures = new Map<string, string>();
@@ -118,7 +121,7 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
     log('mcp_servers_ignored', `MCP_SERVERS ignored: ${(err as Error).message}`, { error: err });
   }
   const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
-  loaded.set(key, { tools, until, failures, leftOut, misconfigured: wrong });
+  loaded.set(key, { tools, until, outdated, failures, leftOut, misconfigured: wrong });
   return tools;
 }
 

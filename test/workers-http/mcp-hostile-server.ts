@@ -24,6 +24,7 @@
  * - `redirect` — every request is answered 307 to http://169.254.169.254/latest/meta-data/
  * - `sse` — the old HTTP+SSE transport's endpoint: POST is 405, GET opens an event stream
  * - `slow` — `tools/list` answers after 300 ms
+ * - `gone` — lists only `ok`; `tools/call` of any other tool is the JSON-RPC error `Unknown tool: <name>`
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
  * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
@@ -148,6 +149,8 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
       };
     case 'schemas-self':
       return { tools: [OK, tool('self', { type: 'object', properties: { child: { $ref: '#' } } })] };
+    case 'gone':
+      return { tools: [OK] };
     default:
       return { tools: [OK, tool('act')] };
   }
@@ -239,6 +242,19 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
     if (name !== 'ok' && mode === 'hang') return; // never answered
     if (name !== 'ok' && mode === 'drop') {
       req.socket.destroy();
+      return;
+    }
+    if (name !== 'ok' && mode === 'gone') {
+      // Refused as most servers refuse a tool they do not have: a JSON-RPC error.
+      const { id } = messages[0] as { id: unknown };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32602, message: `Unknown tool: ${String(name)}` },
+        }),
+      );
       return;
     }
     if (name !== 'ok' && mode === 'malformed') {

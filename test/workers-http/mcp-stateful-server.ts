@@ -7,7 +7,8 @@
  * chose for `MCP_SERVERS`, in `EDGEPLAN_TEST_STATEFUL_MCP_PORT`).
  *
  * Every path under `/s/` is a server of its own (its sessions, tools and counters): give each test one.
- * Tools: `add {a, b}` → structured `{sum}`; `ok {}` → text `ok`.
+ * Tools: `add {a, b}` → structured `{sum}`; `ok {}` → text `ok`; `lookup {id}` → an `isError` result
+ * `user <id> not found` (a tool's own "not found", while the tool is there).
  * - `POST /s-restart?path=&after_init=N&before_call=M&status=404|400` — the server restarts now (its
  *   sessions are forgotten), again right after each of the next N `initialize`s it answers, and just
  *   before each of the next M `tools/call`s reaches it. A request naming a
@@ -106,6 +107,15 @@ function mcpServer(w: World): McpServer {
     server.registerTool('ok', { description: 'Answers ok', inputSchema: {} }, () => ({
       content: [{ type: 'text', text: 'ok' }],
     }));
+  if (!w.removed.has('lookup'))
+    server.registerTool(
+      'lookup',
+      { description: 'Finds a user', inputSchema: { id: z.number() } },
+      ({ id }) => ({
+        isError: true,
+        content: [{ type: 'text', text: `user ${id} not found` }],
+      }),
+    );
   return server;
 }
 
