@@ -96,13 +96,22 @@ async function inSession<T>(
     fetch: limited.fetch,
   });
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: zodJsonSchemaValidator });
+  // An event the SDK cannot read only reaches onerror, and the request it answered would wait for
+  // the step's deadline: it fails the call at once instead.
+  let unreadable!: (err: Error) => void;
+  const unread = new Promise<never>((_, reject) => (unreadable = reject));
+  unread.catch(() => {}); // raced only while the session is open
+  client.onerror = (err) => {
+    if (err instanceof SyntaxError || isSchemaRefusal(err)) unreadable(err);
+  };
   try {
     // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.
     await Promise.race([
       client.connect(transport, opts.signal ? { signal: opts.signal } : undefined),
       limited.overflow,
+      unread,
     ]);
-    return await Promise.race([use(client), limited.overflow]);
+    return await Promise.race([use(client), limited.overflow, unread]);
   } catch (err) {
     if (transport.sessionId !== undefined && isUnknownSession(err))
       throw new SessionLost(`${err.code}: ${err.message.slice(0, 200)}`);
@@ -221,6 +230,15 @@ export function toMcpToolError(
     if (err.code === Number(ErrorCode.ConnectionClosed))
       return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
     return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
+  }
+  if (err instanceof SyntaxError) {
+    return new ToolError(
+      'mcp_bad_response',
+      clean(
+        `${where} answered with something that is not JSON (${err.message.slice(0, 120)}); not retried: a call may have had its effect`,
+      ),
+      { retryable: false },
+    );
   }
   if (isSchemaRefusal(err)) {
     const issues = err.issues

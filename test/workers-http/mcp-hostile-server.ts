@@ -24,6 +24,9 @@
  * - `redirect` — every request is answered 307 to http://169.254.169.254/latest/meta-data/
  * - `sse` — the old HTTP+SSE transport's endpoint: POST is 405, GET opens an event stream
  * - `slow` — `tools/list` answers after 300 ms
+ * - `nonjson` — `tools/call` answers 200 `application/json` whose body is HTML
+ * - `nonjson-sse` — `tools/call` answers an event stream whose one event is not JSON
+ * - `untyped` — like `mismatch`, but `tools/call` answers text only, no structuredContent
  * - `gone` — lists only `ok`; `tools/call` of any other tool is the JSON-RPC error `Unknown tool: <name>`
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
@@ -128,6 +131,7 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
         ],
       };
     case 'mismatch':
+    case 'untyped':
       return {
         tools: [
           OK,
@@ -242,6 +246,23 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
     if (name !== 'ok' && mode === 'hang') return; // never answered
     if (name !== 'ok' && mode === 'drop') {
       req.socket.destroy();
+      return;
+    }
+    if (name !== 'ok' && mode === 'nonjson') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('<html><body>502 Bad Gateway (from a proxy, with a 200)</body></html>');
+      return;
+    }
+    if (name !== 'ok' && mode === 'nonjson-sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('event: message\ndata: this is not JSON\n\n');
+      return;
+    }
+    if (name !== 'ok' && mode === 'untyped') {
+      // A tool that declares an outputSchema answering text only.
+      const { id } = messages[0] as { id: unknown };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: '3' }] } }));
       return;
     }
     if (name !== 'ok' && mode === 'gone') {

@@ -165,6 +165,28 @@ describe('an MCP tool call that misbehaves', () => {
     expect((out as { error: { message: string } }).error.message.length).toBeLessThan(300);
   });
 
+  it('fails an answer that is not JSON as mcp_bad_response naming the server, not retried', async () => {
+    const out = await executeTool(byName(await listed('nonjson', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({
+      success: false,
+      error: {
+        code: 'mcp_bad_response',
+        retryable: false,
+        message: expect.stringContaining('MCP server "h" answered with something that is not JSON'),
+      },
+    });
+  });
+
+  it('fails an event stream whose event is not JSON without waiting for the step’s timeout', async () => {
+    const out = await executeTool(byName(await listed('nonjson-sse', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'mcp_bad_response', retryable: false } });
+  });
+
+  it('fails a typed tool answering no structuredContent as invalid_output', async () => {
+    const out = await executeTool(byName(await listed('untyped', 'a'), 'mcp.h.add'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'invalid_output', retryable: false } });
+  });
+
   it('returns images, resource links and embedded binaries as content beside the text', async () => {
     const out = await executeTool(byName(await listed('content', 'a'), 'mcp.h.act'), {}, ctx());
     expect(out).toMatchObject({

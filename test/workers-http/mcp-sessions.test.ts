@@ -120,7 +120,7 @@ describe('an MCP server that keeps sessions', () => {
     const path = '/s/restart-listing';
     await restart(path, 1);
     const listing = await listMcpTools({ name: 's', url: `${base}${path}` }, { headers: {} });
-    expect(listing.tools.map((t) => t.name)).toEqual(['add', 'ok']);
+    expect(listing.tools.map((t) => t.name)).toEqual(['add', 'ok', 'lookup']);
     expect(await stats(path)).toMatchObject({ initialize: 2, list_calls: 1, lost: 1 });
   });
 });
