@@ -9,6 +9,7 @@
  * naming its tools would hear "unknown tool" without a word about the typo in MCP_SERVERS.
  */
 import type { AnyTool } from '../executor/registry';
+import { ToolError } from '../errors';
 import { readMcpServers, type McpConfigProblemDetails } from './config';
 import { listingsOutdated, MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
@@ -102,8 +103,16 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
       // Bounded: PlanRun loads inside blockConcurrencyWhile, which resets the object after 30 s.
       signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
       onListError: (server, err) => {
-        failures.set(server.name, err.message.replace(`MCP server "${server.name}": `, ''));
-        log('mcp_server_not_listed', `MCP server "${server.name}" left out: ${err.message}`, {
+        // The deadline's own words ("The operation was aborted due to timeout") say nothing of what hung.
+        const timedOut =
+          err.name === 'TimeoutError' ||
+          err.name === 'AbortError' ||
+          (err instanceof ToolError && err.code === 'timeout');
+        const why = timedOut
+          ? `did not answer tools/list within ${LIST_TIMEOUT_MS} ms (asked again in ${RELIST_FAILED_MS / 1000} s)`
+          : err.message.replace(`MCP server "${server.name}": `, '');
+        failures.set(server.name, why);
+        log('mcp_server_not_listed', `MCP server "${server.name}" left out: ${why}`, {
           server: server.name,
           error: err,
         });

@@ -10,6 +10,7 @@ import { executeTool } from '../../src/executor/run-step';
 import type { AnyTool } from '../../src/executor/registry';
 import { listMcpTools } from '../../src/mcp/listing';
 import { mcpTools } from '../../src/mcp/tools';
+import { loadMcpTools, mcpUnavailable } from '../../src/mcp/worker-tools';
 
 const base = `http://127.0.0.1:${inject('statefulMcpPort')}`;
 
@@ -123,4 +124,25 @@ describe('an MCP server that keeps sessions', () => {
     expect(listing.tools.map((t) => t.name)).toEqual(['add', 'ok', 'lookup']);
     expect(await stats(path)).toMatchObject({ initialize: 2, list_calls: 1, lost: 1 });
   });
+
+  it('gives up on a listing the server never answers at the load’s deadline, naming the server, and keeps the others', async () => {
+    const path = '/s/hang-list';
+    await fetch(`${base}/s-hang?path=${path}&list=true`, { method: 'POST' });
+    const mcpEnv = {
+      MCP_SERVERS: JSON.stringify([
+        { name: 'hung', url: `${base}${path}` },
+        { name: 'fine', url: `${base}/s/hang-list-neighbour` },
+      ]),
+    };
+    const tools = await loadMcpTools(mcpEnv);
+    expect(tools.map((t) => t.name)).toEqual(['mcp.fine.add', 'mcp.fine.ok', 'mcp.fine.lookup']);
+    expect(mcpUnavailable(mcpEnv)).toEqual([
+      {
+        server: 'hung',
+        reason: expect.stringMatching(/^could not be listed: did not answer tools\/list within \d+ ms/),
+      },
+    ]);
+    await fetch(`${base}/s-hang?path=${path}&list=false`, { method: 'POST' });
+    // The load waits LIST_TIMEOUT_MS (5 s) for the hung server: more than vitest's default 5 s.
+  }, 20_000);
 });
