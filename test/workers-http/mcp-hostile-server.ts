@@ -10,6 +10,7 @@
  * - `many` — `tools/list` gives 5,000 tools, 100 a page
  * - `bigList` — one tool whose description is 8 MB
  * - `names` — tools named `a.b`, `ünï`, `x` ×10,000, `http.request`, and `dup` twice
+ * - `names-path` — tools named `fs/read`, `../../etc/passwd`, `a.b.c`, `y` ×128, `z` ×129 and `` (empty)
  * - `schemas` — tools whose inputSchema is invalid (`properties: 5`), nested 1,000 deep, or a `$ref` loop
  *   (`schemas-<one>` lists only that one; `schemas-longkey`: a property of 100,000 characters that is not
  *   a schema)
@@ -155,6 +156,18 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
       return { tools: [OK, tool('self', { type: 'object', properties: { child: { $ref: '#' } } })] };
     case 'gone':
       return { tools: [OK] };
+    case 'names-path':
+      return {
+        tools: [
+          OK,
+          tool('fs/read'),
+          tool('../../etc/passwd'),
+          tool('a.b.c'),
+          tool('y'.repeat(128)),
+          tool('z'.repeat(129)),
+          tool(''),
+        ],
+      };
     default:
       return { tools: [OK, tool('act')] };
   }

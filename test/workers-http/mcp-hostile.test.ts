@@ -83,6 +83,20 @@ describe('an MCP server whose listing misbehaves', () => {
     ]);
   });
 
+  it('leaves out names with slashes or path segments, over 128 characters or empty, and keeps dotted ones callable', async () => {
+    const leftOut: McpLeftOutTool[] = [];
+    const tools = await mcpTools([{ name: 'h', url: `${base}/h/names-path/a` }], {
+      env: {},
+      onLeftOut: (_, l) => leftOut.push(...l),
+    });
+    expect(tools.map((t) => t.name)).toEqual(['mcp.h.ok', 'mcp.h.a.b.c', `mcp.h.${'y'.repeat(128)}`]);
+    expect(leftOut.map((t) => t.name)).toEqual(['fs/read', '../../etc/passwd', `${'z'.repeat(129)}`, '']);
+    expect(leftOut.every((t) => t.reason.includes('rename the tool on the server'))).toBe(true);
+    // The dotted name reaches the server as it listed it.
+    const out = await executeTool(byName(tools, 'mcp.h.a.b.c'), {}, ctx());
+    expect(out).toMatchObject({ success: true, output: { text: 'a.b.c in names-path' } });
+  });
+
   it('keeps the reason short when the invalid part is a 100,000-character key of the server’s', async () => {
     const leftOut: McpLeftOutTool[] = [];
     const tools = await mcpTools([{ name: 'h', url: `${base}/h/schemas-longkey/a` }], {
