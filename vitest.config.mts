@@ -14,6 +14,8 @@ export default defineConfig(async () => {
   const mcpPort = env.EDGEPLAN_TEST_MCP_PORT;
   // The misbehaving MCP server (test/workers-http/mcp-hostile-server.ts), likewise.
   env.EDGEPLAN_TEST_HOSTILE_MCP_PORT ??= String(await freePort());
+  // The MCP server that keeps sessions (test/workers-http/mcp-stateful-server.ts), likewise.
+  env.EDGEPLAN_TEST_STATEFUL_MCP_PORT ??= String(await freePort());
   const hostile = (name: string, path: string, headers?: Record<string, string>) => ({
     name,
     url: `http://127.0.0.1:${env.EDGEPLAN_TEST_HOSTILE_MCP_PORT}/h/${path}`,
@@ -37,6 +39,8 @@ export default defineConfig(async () => {
     hostile('hostile_invalid', 'schemas-invalid/e2e'),
     // Refused (a wrong token), with the token echoed in the 401's body.
     hostile('hostile_badauth', 'leak/badauth', { Authorization: 'Bearer ${HOSTILE_WRONG_TOKEN}' }),
+    // A server with sessions whose tools go away mid-run (test/workers-http/mcp-sessions.test.ts).
+    { name: 'stateful', url: `http://127.0.0.1:${env.EDGEPLAN_TEST_STATEFUL_MCP_PORT}/s/e2e` },
   ];
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (
@@ -112,6 +116,7 @@ export default defineConfig(async () => {
             'test/workers-http/loopback-server.ts',
             'test/workers-http/mcp-server.ts',
             'test/workers-http/mcp-hostile-server.ts',
+            'test/workers-http/mcp-stateful-server.ts',
           ],
         ),
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main

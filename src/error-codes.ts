@@ -273,6 +273,11 @@ export const ERROR_CODES = {
     status: null,
     about: 'An MCP server that could not be reached or answered 5xx/429 (retryable).',
   },
+  mcp_session_lost: {
+    status: null,
+    about:
+      'An MCP server forgot the session it had just opened, twice (it restarts, or its instances do not share sessions); nothing was run (retryable).',
+  },
   mcp_error: { status: null, about: 'An MCP server refused the request (a JSON-RPC error or an HTTP 4xx).' },
   mcp_bad_response: {
     status: null,
@@ -282,6 +287,11 @@ export const ERROR_CODES = {
   mcp_response_too_large: {
     status: null,
     about: "An MCP server's answer was over the size limit (32 MiB); it was not read further.",
+  },
+  mcp_tool_not_found: {
+    status: null,
+    about:
+      "An MCP server no longer lists the step's tool (it did when the plan was checked); the listing is refreshed, so revised plans do not offer it.",
   },
   mcp_tool_error: {
     status: null,

@@ -52,6 +52,7 @@ export const LOG_EVENTS = {
   mcp_listing_truncated: 'warn',
   mcp_listing_cache_unreadable: 'warn',
   mcp_schema_unreadable: 'warn',
+  mcp_tool_gone: 'warn',
 } as const;
 
 export type LogEvent = keyof typeof LOG_EVENTS;

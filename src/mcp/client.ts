@@ -3,8 +3,10 @@
  * failures become step errors: a server that cannot be reached, or answers 5xx / 429, is a retryable
  * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
  * protocol's schema refuses is `mcp_bad_response` and one over {@link MAX_MCP_RESPONSE_BYTES} is
- * `mcp_response_too_large`, neither retried (the call may have had its effect). No message carries the
- * configured headers' values: a server that echoes the token it was sent is redacted.
+ * `mcp_response_too_large`, neither retried (the call may have had its effect); a server that forgets
+ * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. Each
+ * session is ended (`DELETE`) when its work is done. No message carries the configured headers'
+ * values: a server that echoes the token it was sent is redacted.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -37,12 +39,53 @@ export type McpConnectOptions = {
 };
 
 /**
- * Runs `use` with a connected client, then closes the session whatever happens; errors come out as
- * {@link ToolError}s (see the module comment).
+ * Sessions one call may open: a server that forgets the session it just opened (it restarted, or
+ * another of its instances answered) is asked again in a new one, once.
+ */
+export const MAX_MCP_SESSIONS = 2;
+
+/** How long closing a session (`DELETE`) may take before the call goes on without waiting. */
+const END_SESSION_MS = 1_000;
+
+/**
+ * Runs `use` with a connected client, then ends the session whatever happens; errors come out as
+ * {@link ToolError}s (see the module comment). A server that answers a request naming the session it
+ * gave "no such session" (404, as the spec says; or 400 saying so, as the SDK's example servers do)
+ * did not run it: `use` runs again in a new session, up to {@link MAX_MCP_SESSIONS}, then fails as a
+ * retryable `mcp_session_lost`.
  * @example
  * const tools = await withMcpClient(server, { headers: {} }, (client) => client.listTools());
  */
 export async function withMcpClient<T>(
+  server: McpServerConfig,
+  opts: McpConnectOptions,
+  use: (client: Client) => Promise<T>,
+): Promise<T> {
+  const secrets = headerSecrets(opts.headers);
+  for (let session = 1; ; session++) {
+    try {
+      return await inSession(server, opts, use);
+    } catch (err) {
+      if (!(err instanceof SessionLost)) throw toMcpToolError(server, err, secrets);
+      if (session >= MAX_MCP_SESSIONS)
+        throw new ToolError(
+          'mcp_session_lost',
+          redactSecrets(
+            `MCP server "${server.name}" forgot the session it had just opened, ${session} times in a row (${err.message}): it restarts, or its instances do not share sessions (route each client to one instance, or run the server stateless); the request was not run`,
+            secrets,
+          ),
+          { retryable: true },
+        );
+    }
+  }
+}
+
+/** A server's "no such session" for the session it gave: nothing was run, a new session may be tried. */
+class SessionLost extends Error {
+  override name = 'SessionLost';
+}
+
+async function inSession<T>(
   server: McpServerConfig,
   opts: McpConnectOptions,
   use: (client: Client) => Promise<T>,
@@ -53,18 +96,42 @@ export async function withMcpClient<T>(
     fetch: limited.fetch,
   });
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: zodJsonSchemaValidator });
+  // An event the SDK cannot read only reaches onerror, and the request it answered would wait for
+  // the step's deadline: it fails the call at once instead.
+  let unreadable!: (err: Error) => void;
+  const unread = new Promise<never>((_, reject) => (unreadable = reject));
+  unread.catch(() => {}); // raced only while the session is open
+  client.onerror = (err) => {
+    if (err instanceof SyntaxError || isSchemaRefusal(err)) unreadable(err);
+  };
   try {
     // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.
     await Promise.race([
       client.connect(transport, opts.signal ? { signal: opts.signal } : undefined),
       limited.overflow,
+      unread,
     ]);
-    return await Promise.race([use(client), limited.overflow]);
+    return await Promise.race([use(client), limited.overflow, unread]);
   } catch (err) {
-    throw toMcpToolError(server, err, headerSecrets(opts.headers));
+    if (transport.sessionId !== undefined && isUnknownSession(err))
+      throw new SessionLost(`${err.code}: ${err.message.slice(0, 200)}`);
+    throw err;
   } finally {
+    // A server keeping sessions keeps each until told it is over: one per call would pile up.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      transport.terminateSession().catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, END_SESSION_MS))),
+    ]);
+    clearTimeout(timer);
     await client.close().catch(() => undefined);
   }
+}
+
+/** "No such session": 404 (the spec's), or a 400 that says so (the SDK's example servers'). */
+function isUnknownSession(err: unknown): err is StreamableHTTPError & { code: number } {
+  if (!(err instanceof StreamableHTTPError)) return false;
+  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
 
 /**
@@ -163,6 +230,15 @@ export function toMcpToolError(
     if (err.code === Number(ErrorCode.ConnectionClosed))
       return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
     return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
+  }
+  if (err instanceof SyntaxError) {
+    return new ToolError(
+      'mcp_bad_response',
+      clean(
+        `${where} answered with something that is not JSON (${err.message.slice(0, 120)}); not retried: a call may have had its effect`,
+      ),
+      { retryable: false },
+    );
   }
   if (isSchemaRefusal(err)) {
     const issues = err.issues

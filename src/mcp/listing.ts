@@ -7,11 +7,14 @@
  * allow (1-128 of `A-Z a-z 0-9 _ - .`), or a second tool of the same name is left out, logged, and kept
  * in the listing's `leftOut` with why (so a plan naming it, and `GET /v1/tools`, can say); the server's
  * other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
+ *
+ * Listings of one server that start together share one `tools/list` (listing-flight.ts).
  */
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
+import { sharedListing } from './listing-flight';
 import { log } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
@@ -57,6 +60,29 @@ const CachedListing = z.object({
   leftOut: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
 });
 
+/**
+ * How many times this isolate found a server's listing out of date (a tool it lists no longer there):
+ * what the isolate loaded before that is loaded again ({@link noteListingOutdated}).
+ */
+let outdated = 0;
+
+/**
+ * Says a listing this isolate holds is out of date; the fresh one is in KV already.
+ * @example noteListingOutdated(); // loadMcpTools lists again (from KV) on its next call
+ */
+export function noteListingOutdated(): void {
+  outdated++;
+}
+
+/**
+ * A number that changes whenever a listing is found out of date: what was loaded under another one is
+ * loaded again.
+ * @example const seen = listingsOutdated(); … if (listingsOutdated() !== seen) reload();
+ */
+export function listingsOutdated(): number {
+  return outdated;
+}
+
 /** Default lifetime of a cached listing, in seconds. */
 export const MCP_LISTING_TTL_S = 300;
 /** KV refuses expirations under a minute. */
@@ -93,6 +119,13 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
     const cached = readCachedListing(await opts.kv.get(key, 'json'));
     if (cached) return cached;
   }
+  // Keyed by the credentials too: a server may list other tools for another token.
+  const flight = `${key}:${await sha256Hex(JSON.stringify(Object.entries(opts.headers).sort()))}`;
+  return sharedListing(flight, opts.signal, () => listAndStore(server, key, opts));
+}
+
+/** Asks the server for every page of its tools, and stores the listing in KV when there is one. */
+async function listAndStore(server: McpServerConfig, key: string, opts: ListingOptions): Promise<McpListing> {
   const listing = await withMcpClient(server, opts, async (client) => {
     const tools: McpListedTool[] = [];
     const leftOut: McpLeftOutTool[] = [];
@@ -181,9 +214,12 @@ export function readCachedListing(value: unknown): McpListing | undefined {
  * @example await listingKey({ name: 'files', url: 'https://mcp.example/mcp' }); // 'mcp-tools:files:3f…'
  */
 export async function listingKey(server: McpServerConfig): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(server.url));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `mcp-tools:${server.name}:${hex.slice(0, 32)}`;
+  return `mcp-tools:${server.name}:${(await sha256Hex(server.url)).slice(0, 32)}`;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function pick(tool: McpListedTool): McpListedTool {

@@ -2,8 +2,11 @@
  * MCP servers as tool sources (SPEC §8): each tool a configured server lists becomes the edgeplan tool
  * `mcp.<server>.<tool>`, validated with the server's `inputSchema` before anything is sent, typed by its
  * `outputSchema` where it declares one. A call carries the step's idempotency key in `_meta`
- * ({@link MCP_IDEMPOTENCY_META}); an `isError` result fails the step with the server's text.
+ * ({@link MCP_IDEMPOTENCY_META}); an `isError` result fails the step with the server's text. A call
+ * refused because the server no longer has the tool (confirmed by listing it again) fails as
+ * `mcp_tool_not_found`, and the isolate's listing is refreshed.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { ToolError } from '../errors';
 import { defineTool, type AnyTool, type ToolContext } from '../executor/registry';
@@ -13,6 +16,7 @@ import { headerSecrets, withMcpClient } from './client';
 import { zodFromJsonSchema } from './json-schema';
 import {
   listMcpTools,
+  noteListingOutdated,
   type ListingOptions,
   type McpLeftOutTool,
   type McpListedTool,
@@ -84,7 +88,7 @@ export function mcpTool(
   server: McpServerConfig,
   listing: McpListing,
   listed: McpListedTool,
-  opts: Pick<McpToolsOptions, 'env' | 'fetch'>,
+  opts: Pick<McpToolsOptions, 'env' | 'fetch' | 'kv'>,
 ): AnyTool {
   const typed = listed.outputSchema !== undefined;
   // Logged, not silent: the tool is kept, but edgeplan checks nothing of what its schema says.
@@ -116,27 +120,38 @@ async function callMcpTool(
   tool: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
-  opts: Pick<McpToolsOptions, 'env' | 'fetch'>,
+  opts: Pick<McpToolsOptions, 'env' | 'fetch' | 'kv'>,
   typed: boolean,
 ): Promise<unknown> {
   const headers = resolveHeaders(server, { ...opts.env, ...ctx.env });
   const fetcher = opts.fetch ?? ctx.fetch;
   const connect = { headers, signal: ctx.signal, ...(fetcher ? { fetch: fetcher } : {}) };
-  const result = await withMcpClient(server, connect, (client) =>
-    client.callTool(
-      {
-        name: tool,
-        arguments: args,
-        _meta: { [MCP_IDEMPOTENCY_META]: ctx.idempotencyKey, [MCP_ATTEMPT_META]: ctx.attempt },
-      },
-      undefined,
-      // The step's own deadline (ctx.signal) bounds the call, not the SDK's 60 s default.
-      { signal: ctx.signal, timeout: 2 ** 31 - 1 },
-    ),
-  );
+  let result: Awaited<ReturnType<Client['callTool']>>;
+  try {
+    result = await withMcpClient(server, connect, (client) =>
+      client.callTool(
+        {
+          name: tool,
+          arguments: args,
+          _meta: { [MCP_IDEMPOTENCY_META]: ctx.idempotencyKey, [MCP_ATTEMPT_META]: ctx.attempt },
+        },
+        undefined,
+        // The step's own deadline (ctx.signal) bounds the call, not the SDK's 60 s default.
+        { signal: ctx.signal, timeout: 2 ** 31 - 1 },
+      ),
+    );
+  } catch (err) {
+    // A JSON-RPC refusal ("Unknown tool: x") is how most servers say a tool is not there.
+    if (err instanceof ToolError && err.code === 'mcp_error' && SAYS_NOT_FOUND.test(err.message))
+      await failIfNoLongerListed(server, tool, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
+    throw err;
+  }
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
   const text = textOf(content);
   if (result.isError) {
+    // The SDK's McpServer answers a call to a tool it does not have with an isError result.
+    if (SAYS_NOT_FOUND.test(text))
+      await failIfNoLongerListed(server, tool, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
     // The server's words, but never the credentials it was sent (a server may echo them).
     const why = redactSecrets(text || 'the tool reported an error', headerSecrets(headers));
     throw new ToolError('mcp_tool_error', `mcp.${server.name}.${tool}: ${why}`, { retryable: false });
@@ -144,6 +159,39 @@ async function callMcpTool(
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   if (typed) return structured;
   return structured === undefined ? { text, content } : { text, content, structured_content: structured };
+}
+
+/** How servers word "no such tool" (the SDK's `Tool x not found`, `Unknown tool: x`, …). */
+const SAYS_NOT_FOUND = /not found|unknown tool|no such tool|does not exist|doesn't exist/i;
+
+/**
+ * After a call refused in words that may mean "no such tool": lists the server again (storing the
+ * fresh listing in KV), and when the tool is no longer there, says the isolate's listing is out of date
+ * and throws `mcp_tool_not_found` — a plan validated, or revised, from now on no longer has the tool.
+ * Returns when the tool is still listed (the refusal was the tool's own) or the server cannot be
+ * listed: the call's own error stands.
+ */
+async function failIfNoLongerListed(
+  server: McpServerConfig,
+  tool: string,
+  opts: Omit<ListingOptions, 'refresh'>,
+): Promise<void> {
+  let listing: McpListing;
+  try {
+    listing = await listMcpTools(server, { ...opts, refresh: true });
+  } catch {
+    return;
+  }
+  if (listing.tools.some((t) => t.name === tool)) return;
+  noteListingOutdated();
+  log('mcp_tool_gone', `MCP server "${server.name}" no longer lists "${tool}"; its listing is refreshed`, {
+    server: server.name,
+  });
+  throw new ToolError(
+    'mcp_tool_not_found',
+    `mcp.${server.name}.${tool}: MCP server "${server.name}" no longer lists "${tool}" (it did when the plan was checked); nothing was run. Its listing is refreshed, so new and revised plans no longer offer it: revise the plan to use another tool, or restore the tool on the server, refresh (GET /v1/tools?refresh=true) and retry the step`,
+    { retryable: false },
+  );
 }
 
 /** The text parts of a result's content, joined by newlines. */

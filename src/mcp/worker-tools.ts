@@ -9,8 +9,9 @@
  * naming its tools would hear "unknown tool" without a word about the typo in MCP_SERVERS.
  */
 import type { AnyTool } from '../executor/registry';
+import { ToolError } from '../errors';
 import { readMcpServers, type McpConfigProblemDetails } from './config';
-import { MCP_LISTING_TTL_S } from './listing';
+import { listingsOutdated, MCP_LISTING_TTL_S } from './listing';
 import { mcpTools } from './tools';
 import { log } from '../log';
 
@@ -33,6 +34,8 @@ type LeftOut = { server: string; tool: string; reason: string };
 type Loaded = {
   tools: AnyTool[];
   until: number;
+  /** {@link listingsOutdated} when loaded: a listing found out of date since means load again. */
+  outdated: number;
   failures: ReadonlyMap<string, string>;
   leftOut: readonly LeftOut[];
   misconfigured: readonly Misconfigured[];
@@ -65,8 +68,8 @@ export type McpUnavailable = { server: string; name?: string; reason: string };
 // One empty listing, so a registry cached against "no MCP tools" stays valid across calls.
 const NONE: AnyTool[] = [];
 
-// Plain data per MCP_SERVERS value, never a promise: a Worker may not await I/O started by another
-// request. Concurrent first requests each list (the KV cache makes the second one cheap).
+// Plain data per MCP_SERVERS value. Concurrent first requests each load, but share each server's
+// `tools/list` (listing-flight.ts), then the KV cache answers.
 const loaded = new Map<string, Loaded>();
 
 function keyOf(env: McpEnv): string | null {
@@ -83,7 +86,8 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
   const key = keyOf(env);
   if (key === null) return [];
   const hit = loaded.get(key);
-  if (hit && !opts.refresh && Date.now() < hit.until) return hit.tools;
+  const outdated = listingsOutdated();
+  if (hit && !opts.refresh && Date.now() < hit.until && hit.outdated === outdated) return hit.tools;
   let tools: AnyTool[] = hit?.tools ?? [];
   let leftOut: LeftOut[] = [];
   const failures = new Map<string, string>();
@@ -99,8 +103,16 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
       // Bounded: PlanRun loads inside blockConcurrencyWhile, which resets the object after 30 s.
       signal: AbortSignal.timeout(LIST_TIMEOUT_MS),
       onListError: (server, err) => {
-        failures.set(server.name, err.message.replace(`MCP server "${server.name}": `, ''));
-        log('mcp_server_not_listed', `MCP server "${server.name}" left out: ${err.message}`, {
+        // The deadline's own words ("The operation was aborted due to timeout") say nothing of what hung.
+        const timedOut =
+          err.name === 'TimeoutError' ||
+          err.name === 'AbortError' ||
+          (err instanceof ToolError && err.code === 'timeout');
+        const why = timedOut
+          ? `did not answer tools/list within ${LIST_TIMEOUT_MS} ms (asked again in ${RELIST_FAILED_MS / 1000} s)`
+          : err.message.replace(`MCP server "${server.name}": `, '');
+        failures.set(server.name, why);
+        log('mcp_server_not_listed', `MCP server "${server.name}" left out: ${why}`, {
           server: server.name,
           error: err,
         });
@@ -118,7 +130,7 @@ export async function loadMcpTools(env: McpEnv, opts: { refresh?: boolean } = {}
     log('mcp_servers_ignored', `MCP_SERVERS ignored: ${(err as Error).message}`, { error: err });
   }
   const until = Date.now() + (failures.size > 0 ? RELIST_FAILED_MS : MCP_LISTING_TTL_S * 1000);
-  loaded.set(key, { tools, until, failures, leftOut, misconfigured: wrong });
+  loaded.set(key, { tools, until, outdated, failures, leftOut, misconfigured: wrong });
   return tools;
 }
 

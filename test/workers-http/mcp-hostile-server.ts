@@ -10,6 +10,7 @@
  * - `many` — `tools/list` gives 5,000 tools, 100 a page
  * - `bigList` — one tool whose description is 8 MB
  * - `names` — tools named `a.b`, `ünï`, `x` ×10,000, `http.request`, and `dup` twice
+ * - `names-path` — tools named `fs/read`, `../../etc/passwd`, `a.b.c`, `y` ×128, `z` ×129 and `` (empty)
  * - `schemas` — tools whose inputSchema is invalid (`properties: 5`), nested 1,000 deep, or a `$ref` loop
  *   (`schemas-<one>` lists only that one; `schemas-longkey`: a property of 100,000 characters that is not
  *   a schema)
@@ -24,6 +25,10 @@
  * - `redirect` — every request is answered 307 to http://169.254.169.254/latest/meta-data/
  * - `sse` — the old HTTP+SSE transport's endpoint: POST is 405, GET opens an event stream
  * - `slow` — `tools/list` answers after 300 ms
+ * - `nonjson` — `tools/call` answers 200 `application/json` whose body is HTML
+ * - `nonjson-sse` — `tools/call` answers an event stream whose one event is not JSON
+ * - `untyped` — like `mismatch`, but `tools/call` answers text only, no structuredContent
+ * - `gone` — lists only `ok`; `tools/call` of any other tool is the JSON-RPC error `Unknown tool: <name>`
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
  * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
@@ -127,6 +132,7 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
         ],
       };
     case 'mismatch':
+    case 'untyped':
       return {
         tools: [
           OK,
@@ -148,6 +154,20 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
       };
     case 'schemas-self':
       return { tools: [OK, tool('self', { type: 'object', properties: { child: { $ref: '#' } } })] };
+    case 'gone':
+      return { tools: [OK] };
+    case 'names-path':
+      return {
+        tools: [
+          OK,
+          tool('fs/read'),
+          tool('../../etc/passwd'),
+          tool('a.b.c'),
+          tool('y'.repeat(128)),
+          tool('z'.repeat(129)),
+          tool(''),
+        ],
+      };
     default:
       return { tools: [OK, tool('act')] };
   }
@@ -239,6 +259,36 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
     if (name !== 'ok' && mode === 'hang') return; // never answered
     if (name !== 'ok' && mode === 'drop') {
       req.socket.destroy();
+      return;
+    }
+    if (name !== 'ok' && mode === 'nonjson') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('<html><body>502 Bad Gateway (from a proxy, with a 200)</body></html>');
+      return;
+    }
+    if (name !== 'ok' && mode === 'nonjson-sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('event: message\ndata: this is not JSON\n\n');
+      return;
+    }
+    if (name !== 'ok' && mode === 'untyped') {
+      // A tool that declares an outputSchema answering text only.
+      const { id } = messages[0] as { id: unknown };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: '3' }] } }));
+      return;
+    }
+    if (name !== 'ok' && mode === 'gone') {
+      // Refused as most servers refuse a tool they do not have: a JSON-RPC error.
+      const { id } = messages[0] as { id: unknown };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32602, message: `Unknown tool: ${String(name)}` },
+        }),
+      );
       return;
     }
     if (name !== 'ok' && mode === 'malformed') {

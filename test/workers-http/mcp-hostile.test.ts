@@ -83,6 +83,20 @@ describe('an MCP server whose listing misbehaves', () => {
     ]);
   });
 
+  it('leaves out names with slashes or path segments, over 128 characters or empty, and keeps dotted ones callable', async () => {
+    const leftOut: McpLeftOutTool[] = [];
+    const tools = await mcpTools([{ name: 'h', url: `${base}/h/names-path/a` }], {
+      env: {},
+      onLeftOut: (_, l) => leftOut.push(...l),
+    });
+    expect(tools.map((t) => t.name)).toEqual(['mcp.h.ok', 'mcp.h.a.b.c', `mcp.h.${'y'.repeat(128)}`]);
+    expect(leftOut.map((t) => t.name)).toEqual(['fs/read', '../../etc/passwd', `${'z'.repeat(129)}`, '']);
+    expect(leftOut.every((t) => t.reason.includes('rename the tool on the server'))).toBe(true);
+    // The dotted name reaches the server as it listed it.
+    const out = await executeTool(byName(tools, 'mcp.h.a.b.c'), {}, ctx());
+    expect(out).toMatchObject({ success: true, output: { text: 'a.b.c in names-path' } });
+  });
+
   it('keeps the reason short when the invalid part is a 100,000-character key of the server’s', async () => {
     const leftOut: McpLeftOutTool[] = [];
     const tools = await mcpTools([{ name: 'h', url: `${base}/h/schemas-longkey/a` }], {
@@ -163,6 +177,28 @@ describe('an MCP tool call that misbehaves', () => {
     });
     // It was read as "could not be reached": retried, and the message a dump of zod's issues.
     expect((out as { error: { message: string } }).error.message.length).toBeLessThan(300);
+  });
+
+  it('fails an answer that is not JSON as mcp_bad_response naming the server, not retried', async () => {
+    const out = await executeTool(byName(await listed('nonjson', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({
+      success: false,
+      error: {
+        code: 'mcp_bad_response',
+        retryable: false,
+        message: expect.stringContaining('MCP server "h" answered with something that is not JSON'),
+      },
+    });
+  });
+
+  it('fails an event stream whose event is not JSON without waiting for the step’s timeout', async () => {
+    const out = await executeTool(byName(await listed('nonjson-sse', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'mcp_bad_response', retryable: false } });
+  });
+
+  it('fails a typed tool answering no structuredContent as invalid_output', async () => {
+    const out = await executeTool(byName(await listed('untyped', 'a'), 'mcp.h.add'), {}, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'invalid_output', retryable: false } });
   });
 
   it('returns images, resource links and embedded binaries as content beside the text', async () => {
