@@ -275,7 +275,11 @@ describe('the dashboard', () => {
     await page.waitForSelector('[data-step-id="after"][data-status="completed"]', { timeout: 15_000 });
     await waitForStatus(run_id, 'completed');
     await page.click('svg.dag [data-step-id="flaky"]');
-    await expect(page.locator('.step-panel table.attempts tbody tr').count()).resolves.toBe(2);
+    // Waited for: the retried attempt's row may come a moment after the run reads completed (under
+    // load the panel once counted 1).
+    await expect
+      .poll(() => page.locator('.step-panel table.attempts tbody tr').count(), { timeout: 10_000 })
+      .toBe(2);
     // The attempts fit the panel (the idempotency key was cut off), and a failure says its code once.
     const fits = await page
       .locator('.step-panel')
