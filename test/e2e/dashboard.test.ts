@@ -275,7 +275,8 @@ describe('the dashboard', () => {
     await page.waitForSelector('[data-step-id="after"][data-status="completed"]', { timeout: 15_000 });
     await waitForStatus(run_id, 'completed');
     await page.click('svg.dag [data-step-id="flaky"]');
-    // The panel may open on the snapshot from before the retry's attempt landed: it catches up live.
+    // Waited for: the retried attempt's row may come a moment after the run reads completed (under
+    // load the panel once counted 1).
     await expect
       .poll(() => page.locator('.step-panel table.attempts tbody tr').count(), { timeout: 10_000 })
       .toBe(2);
