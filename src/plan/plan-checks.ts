@@ -80,7 +80,7 @@ export class PlanChecker {
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
         this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, graph, i);
-      }
+      } else if (!tea) this.#checkFallbackInput(step, sid, graph, i);
     }
 
     const cycles = findCycles(graph);
@@ -214,7 +214,36 @@ export class PlanChecker {
       });
     }
   }
+
+  /**
+   * A fallback given as a tool's name (or as `{action}` alone) runs with the step's own parameters
+   * (engine/decide.ts `actionFor`): when its tool cannot take them, the step would validate and fail
+   * only once the fallback fires — one finding here instead, saying what does not fit and how to give
+   * the fallback parameters of its own.
+   */
+  #checkFallbackInput(step: PlanStep, sid: string, graph: PlanGraph, i: number): void {
+    const fb = step.fallback_action;
+    if (fb == null || (typeof fb === 'object' && fb.parameters !== undefined)) return;
+    const name = typeof fb === 'string' ? fb : fb.action;
+    const tool = this.#tools.get(name);
+    // The step's own tool was checked against them already; an unknown tool is its own finding.
+    if (tool === undefined || name === step.action) return;
+    const problems = parameterProblems(tool, step.parameters, PARAMETERS, graph.refsOf(i));
+    if (problems.length === 0) return;
+    const shown = problems.slice(0, MAX_FALLBACK_PROBLEMS).map((p) => p.message);
+    if (problems.length > shown.length) shown.push(`${problems.length - shown.length} more`);
+    const field = typeof fb === 'string' ? 'fallback_action' : 'fallback_action.action';
+    this.#findings.push({
+      code: 'invalid_parameters',
+      message: `Step "${sid}": ${field} "${name}" runs with the step's parameters, which it cannot take: ${shown.join('; ')} — give the fallback parameters of its own: "fallback_action": {"action": "${name}", "parameters": {…}}`,
+      step_id: sid,
+      path: typeof fb === 'string' ? ['fallback_action'] : ['fallback_action', 'action'],
+    });
+  }
 }
+
+/** Problems quoted in the one finding of a fallback that cannot take the step's parameters. */
+const MAX_FALLBACK_PROBLEMS = 5;
 
 /** The longest proper prefix of `id` (cut at a `.`) that is a step id, or null. */
 function knownPrefix(graph: PlanGraph, id: string): string | null {
