@@ -40,8 +40,8 @@ const MAX_WALK_DEPTH = 32;
 
 /**
  * Every key of `value` that a closed object of `schema` does not declare, at any depth the schema
- * describes: the top level, nested objects, the items of arrays and tuples, the values of records. In
- * the order the value gives them. `complete` is false when the walk stopped at its bounds
+ * describes: the top level, nested objects, the items of arrays and tuples, the values of records. An
+ * object's own keys come first, then those inside its values, each in the order the value gives them. `complete` is false when the walk stopped at its bounds
  * ({@link MAX_WALK_NODES} objects and arrays, {@link MAX_WALK_DEPTH} levels), with what it found so far.
  * A value that is not an object or array (a reference's text, say) has no keys to check.
  * @example
