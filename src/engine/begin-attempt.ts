@@ -1,7 +1,8 @@
 /**
  * Beginning an attempt, the same way in every runtime (the Durable Object and the in-process
  * runner): is it still current, what are its concrete parameters, which time limit applies. Returns
- * the inputs to feed the machine next — `invoked`, or a failure: `missing_input` when a referenced
+ * the inputs to feed the machine next — `invoked`, or a failure: `invalid_parameters` when the plan
+ * gives a key the tool's closed input does not take, `missing_input` when a referenced
  * value was never written, `parameters_too_large` when the resolved parameters are over the limit
  * (value-limits.ts) — and, when there is something to run, what to run. A step with a sub-plan runs
  * it as a child run (engine/child-run.ts), the same call in every host. Pure.
@@ -10,6 +11,7 @@ import type { ErrorInfo } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
 import { isRecord, TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { renderValue } from '../plan/jinja';
+import { unknownKeysSummary } from '../plan/parameter-problems';
 import { collectReferences, resolveValue } from '../plan/references';
 import { teaMetaOf, type TeaMeta } from '../plan/tea-meta';
 import { ENV_NAMES_PARAM } from '../plan/tea-settings';
@@ -74,6 +76,17 @@ export function beginAttempt(
   // A sub-plan's references name its own steps: the child run resolves them, not this one.
   const meta = teaMetaOf(state.plan);
   const node = meta && !child && !rt.on_fallback ? meta : null;
+  const tool = tools.get(action);
+  // Keys as the plan writes them (validation refuses the same ones): a plan that reached the run
+  // some other way — a version stored before the check, a rollback — never has one silently dropped.
+  const unknown =
+    tool && !child
+      ? unknownKeysSummary(tool, node ? (node.params[step.id] ?? step.parameters) : parameters)
+      : null;
+  if (unknown !== null) {
+    const message = `Invalid parameters for ${action}: ${unknown}`;
+    return failed(stepId, attempt, { code: 'invalid_parameters', message, retryable: false });
+  }
   if (node) {
     const rendered = renderTea(state, results, node, step);
     if (!rendered.ok) return failed(stepId, attempt, rendered.error);
@@ -92,7 +105,6 @@ export function beginAttempt(
   const tooLarge = parametersLimitError(stepId, parametersText);
   if (tooLarge) return failed(stepId, attempt, tooLarge);
   const idempotency_key = stepEffectKey(state.run_id, stepId, rt);
-  const tool = tools.get(action);
   // A tool with its own time limit (a child run, a person's answer) gets it unless the step sets one.
   const own = chosen.timeout_ms ?? tool?.timeout_ms;
   const tool_version = chosen.tool_version ?? tool?.version;

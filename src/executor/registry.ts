@@ -186,6 +186,22 @@ export function describeTool(tool: AnyTool): ToolDescription {
   return d;
 }
 
+/**
+ * The input side, as a caller writes it — with `additionalProperties: false` on every `z.object`, which
+ * zod leaves out there (a `z.object` strips unknown keys rather than refusing them) but edgeplan refuses
+ * an unknown key for (src/plan/parameter-keys.ts): a model or client reading the listing is told the
+ * same as validation will say.
+ */
 function toJsonSchema(schema: z.ZodType): unknown {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: closeObjects });
+}
+
+function closeObjects(ctx: {
+  zodSchema: { _zod: { def: z.core.$ZodTypeDef } };
+  jsonSchema: Record<string, unknown>;
+}): void {
+  const def = ctx.zodSchema._zod.def;
+  if (def.type === 'object' && (def as z.core.$ZodObjectDef).catchall === undefined) {
+    ctx.jsonSchema.additionalProperties ??= false;
+  }
 }

@@ -22,7 +22,7 @@ export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) 
     // zod converts it, but checking any value against it recurses until the stack overflows.
     if (loop)
       throw new Error(`"$ref": ${JSON.stringify(loop)} refers back to itself without reading a value`);
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return z.fromJSONSchema(withoutUnevaluated(schema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
     onUnreadable?.(err instanceof Error ? err.message : String(err));
     return ANY_OBJECT;
@@ -32,6 +32,48 @@ export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) 
 type Node = Record<string, unknown>;
 
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An object schema with the keyword (not a `properties` map with a property of that name). */
+const hasUnevaluated = (n: Node) =>
+  Object.hasOwn(n, 'unevaluatedProperties') && (n.type === 'object' || isNode(n.properties));
+
+/** Keywords that let `unevaluatedProperties` see properties other than the node's own. */
+const EVALUATING = [
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$ref',
+  '$dynamicRef',
+  'dependentSchemas',
+];
+
+/**
+ * `schema` with `unevaluatedProperties` (draft 2020-12), which zod does not convert, said the way it
+ * does: on a node that nothing else evaluates properties for, `false` is `additionalProperties: false`
+ * and `true` says nothing. Left as it is anywhere else (the conversion fails and the tool takes any
+ * object, as before). Without this a closed schema written that way ended up open: no unknown key
+ * was named, and nothing of the schema checked. The server's object is not changed.
+ * @example withoutUnevaluated({ type: 'object', properties: { a: {} }, unevaluatedProperties: false });
+ * // { type: 'object', properties: { a: {} }, additionalProperties: false }
+ */
+function withoutUnevaluated(schema: object): object {
+  if (!nodesOf(schema).some(hasUnevaluated)) return schema;
+  const copy = structuredClone(schema);
+  for (const node of nodesOf(copy)) {
+    if (!hasUnevaluated(node)) continue;
+    const u = node.unevaluatedProperties;
+    if (u === true) delete node.unevaluatedProperties;
+    else if (u === false && node.additionalProperties === undefined && !EVALUATING.some((k) => k in node)) {
+      delete node.unevaluatedProperties;
+      node.additionalProperties = false;
+    }
+  }
+  return copy;
+}
 
 /**
  * A `$ref` that leads back to itself through nothing but references and combinators (`allOf`,

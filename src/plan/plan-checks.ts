@@ -2,17 +2,14 @@
  * The per-plan validation rules of SPEC §2, run over a normalised plan and, within `max_depth`, over
  * each of its sub-plans. Findings are appended, never thrown: validation reports everything at once.
  */
-import type { z } from 'zod';
 import type { Finding, Limits } from './findings';
 import { buildGraph, findCycles } from './graph';
 import type { PlanGraph } from './graph';
-import { nearestKey } from './key-suggestions';
 import { isRecord } from './model';
 import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
-import { closedKeys } from './parameter-keys';
+import { parameterProblems, unknownKeyProblems } from './parameter-problems';
 import { ReferenceTypeChecker } from './reference-types';
-import { formatPath } from './references';
-import type { PathSegment, Reference } from './references';
+import type { PathSegment } from './references';
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 
 const PARAMETERS: readonly PathSegment[] = ['parameters'];
@@ -37,6 +34,11 @@ export class PlanChecker {
     const { steps } = plan;
     this.#checkSize(steps.length, prefix);
 
+    const tea = plan.metadata?.tea !== undefined;
+    // Only the with: of each node, read as it is (any value is safe to walk): parsing all of
+    // metadata.tea with teaMetaOf cost a 9,000-node workflow ~100 ms per validation.
+    const teaParams: unknown = tea ? (plan.metadata!.tea as { params?: unknown }).params : undefined;
+    const written = (id: string): unknown => (isRecord(teaParams) ? teaParams[id] : undefined);
     const toolOf: (AnyTool | undefined)[] = [];
     for (let i = 0; i < steps.length; i++) toolOf.push(this.#tools.get(steps[i]!.action));
     const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, prefix);
@@ -71,14 +73,17 @@ export class PlanChecker {
       for (let k = 0; k < missing.length; k++) this.#unknownDependency(graph, step, i, sid, missing[k]!);
       const typed = types.findingsOf(i);
       for (let k = 0; k < typed.length; k++) this.#findings.push(typed[k]!);
-      // A TEA workflow's parameters are Jinja templates, rendered (and checked by the tool) at run time.
       // A step with a sub-plan runs the sub-plan (agent.dispatch), never its action: nothing to check.
-      if (plan.metadata?.tea === undefined && step.subplan == null)
-        this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
+      // A TEA workflow's values are Jinja templates, rendered (and checked by the tool) at run time;
+      // its keys are as written.
+      if (step.subplan == null) {
+        if (!tea) this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
+        else this.#checkKeys(toolOf[i], written(step.id) ?? step.parameters, sid);
+      }
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
         this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, graph, i);
-      }
+      } else if (!tea) this.#checkFallbackInput(step, sid, graph, i);
     }
 
     const cycles = findCycles(graph);
@@ -183,9 +188,8 @@ export class PlanChecker {
   }
 
   /**
-   * Parameters against the tool's input schema. A reference stands for a value of unknown shape:
-   * issues at or under a whole-string reference are left to the typed-reference check, and an
-   * interpolated string is only held to being a string.
+   * Parameters against the tool's input schema (parameter-problems.ts), each problem a finding at its
+   * path in the step.
    */
   #checkInput(
     tool: AnyTool | undefined,
@@ -196,85 +200,58 @@ export class PlanChecker {
     i: number,
   ): void {
     if (tool === undefined) return;
-    const keys = closedKeys(tool.input);
-    if (keys !== null) this.#unknownKeys(tool, keys, params, base, sid);
-    const result = tool.input.safeParse(params);
-    if (result.success) return;
-    const refs = graph.refsOf(i);
-    for (const issue of result.error.issues) {
-      // A strict object's own report of them, said better above.
-      if (keys !== null && issue.code === 'unrecognized_keys' && issue.path.length === 0) continue;
-      const path = [...base, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
-      if (coveredByReference(issue, path, refs)) continue;
+    for (const p of parameterProblems(tool, params, base, graph.refsOf(i))) {
       this.#findings.push({
         code: 'invalid_parameters',
-        message: `Step "${sid}": ${formatPath(path)}: ${issue.message} (tool ${tool.name})`,
+        message: `Step "${sid}": ${p.message}`,
         step_id: sid,
-        path,
+        path: p.path,
+      });
+    }
+  }
+
+  /** Only the keys of parameters whose values are checked when the step runs (a TEA node's `with:`). */
+  #checkKeys(tool: AnyTool | undefined, params: unknown, sid: string): void {
+    if (tool === undefined) return;
+    for (const p of unknownKeyProblems(tool, params, PARAMETERS)) {
+      this.#findings.push({
+        code: 'invalid_parameters',
+        message: `Step "${sid}": ${p.message}`,
+        step_id: sid,
+        path: p.path,
       });
     }
   }
 
   /**
-   * A key a closed input schema does not declare (`z.object` would drop it and run the step without
-   * it): named, with the key it most likely meant and the keys the tool takes. Keys count whatever
-   * their values, references included.
+   * A fallback given as a tool's name (or as `{action}` alone) runs with the step's own parameters
+   * (engine/decide.ts `actionFor`): when its tool cannot take them, the step would validate and fail
+   * only once the fallback fires — one finding here instead, saying what does not fit and how to give
+   * the fallback parameters of its own.
    */
-  #unknownKeys(
-    tool: AnyTool,
-    keys: ReadonlySet<string>,
-    params: unknown,
-    base: readonly PathSegment[],
-    sid: string,
-  ): void {
-    if (!isRecord(params)) return;
-    let unknown: string[] | null = null;
-    for (const key of Object.keys(params)) if (!keys.has(key)) (unknown ??= []).push(key);
-    if (unknown === null) return;
-    const known = [...keys];
-    const named = unknown.slice(0, MAX_KEY_FINDINGS);
-    for (const key of named) {
-      const path = [...base, key];
-      const near = nearestKey(key, known);
-      const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
-      this.#findings.push({
-        code: 'invalid_parameters',
-        message: `Step "${sid}": ${formatPath([...base, cut(key)])}: unknown parameter ${quoted(key)}${meant}; tool ${tool.name} ${takes(known)}`,
-        step_id: sid,
-        path,
-      });
-    }
-    const more = unknown.length - named.length;
-    if (more > 0) {
-      this.#findings.push({
-        code: 'invalid_parameters',
-        message: `Step "${sid}": ${formatPath(base)}: ${more} more unknown parameters; tool ${tool.name} ${takes(known)}`,
-        step_id: sid,
-        path: [...base],
-      });
-    }
+  #checkFallbackInput(step: PlanStep, sid: string, graph: PlanGraph, i: number): void {
+    const fb = step.fallback_action;
+    if (fb == null || (typeof fb === 'object' && fb.parameters !== undefined)) return;
+    const name = typeof fb === 'string' ? fb : fb.action;
+    const tool = this.#tools.get(name);
+    // The step's own tool was checked against them already; an unknown tool is its own finding.
+    if (tool === undefined || name === step.action) return;
+    const problems = parameterProblems(tool, step.parameters, PARAMETERS, graph.refsOf(i));
+    if (problems.length === 0) return;
+    const shown = problems.slice(0, MAX_FALLBACK_PROBLEMS).map((p) => p.message);
+    if (problems.length > shown.length) shown.push(`${problems.length - shown.length} more`);
+    const field = typeof fb === 'string' ? 'fallback_action' : 'fallback_action.action';
+    this.#findings.push({
+      code: 'invalid_parameters',
+      message: `Step "${sid}": ${field} "${name}" runs with the step's parameters, which it cannot take: ${shown.join('; ')} — give the fallback parameters of its own: "fallback_action": {"action": "${name}", "parameters": {…}}`,
+      step_id: sid,
+      path: typeof fb === 'string' ? ['fallback_action'] : ['fallback_action', 'action'],
+    });
   }
 }
 
-/** Unknown parameter keys of one step named one finding each; the rest are counted in one more. */
-const MAX_KEY_FINDINGS = 10;
-
-/** What a tool's parameters are, for a finding: `takes a, b` (the first 20 of many, each cut). */
-function takes(keys: readonly string[]): string {
-  if (keys.length === 0) return 'takes no parameters';
-  const shown = keys.slice(0, 20).map(cut).join(', ');
-  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
-}
-
-/** A key as a message shows it: JSON-quoted (a line break stays on its line) and cut. */
-function quoted(key: string): string {
-  return JSON.stringify(cut(key));
-}
-
-/** Keys a plan or a listed schema gives can be any length; a message shows the first 64 characters. */
-function cut(key: string): string {
-  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
-}
+/** Problems quoted in the one finding of a fallback that cannot take the step's parameters. */
+const MAX_FALLBACK_PROBLEMS = 5;
 
 /** The longest proper prefix of `id` (cut at a `.`) that is a step id, or null. */
 function knownPrefix(graph: PlanGraph, id: string): string | null {
@@ -283,27 +260,4 @@ function knownPrefix(graph: PlanGraph, id: string): string | null {
     if (graph.index.has(owner)) return owner;
   }
   return null;
-}
-
-function coveredByReference(
-  issue: z.core.$ZodIssue,
-  path: readonly PathSegment[],
-  refs: readonly Reference[],
-): boolean {
-  for (const r of refs) {
-    const at = r.at;
-    if (at === undefined) continue;
-    if (r.whole === true) {
-      if (isPrefix(at, path)) return true;
-    } else if (at.length === path.length && isPrefix(at, path)) {
-      if (issue.code !== 'invalid_type' || issue.expected === 'string') return true;
-    }
-  }
-  return false;
-}
-
-function isPrefix(prefix: readonly PathSegment[], path: readonly PathSegment[]): boolean {
-  if (prefix.length > path.length) return false;
-  for (let k = 0; k < prefix.length; k++) if (String(prefix[k]) !== String(path[k])) return false;
-  return true;
 }

@@ -74,7 +74,7 @@ export function renderOutputFormat(strategy: Strategy): string {
     '- "dependencies": the ids of the steps this step needs; [] when none. Always include the field.',
     '- A parameter may use an earlier step\'s result: "{{ steps.<id>.output }}" or a path into it ("{{ steps.<id>.output.items[0].url }}"); the run\'s input is "{{ input.<path> }}". A step whose result is used must be listed in "dependencies".',
     '- Dependencies must not form a cycle.',
-    '- Optional per step: "expected_output" (what a good result looks like), "fallback_action" (a tool to try if the step fails), "estimated_tokens".',
+    '- Optional per step: "expected_output" (what a good result looks like), "fallback_action" (a tool to try if the step fails: its name alone runs it with the step\'s parameters, so only a tool that takes them; otherwise {"action": "<tool>", "parameters": {…}}), "estimated_tokens".',
   ];
   if (strategy === 'hierarchical') {
     lines.push('- Optional per step: "subplan": {"steps": [...]} with the same rules; its ids are its own.');

@@ -69,6 +69,42 @@ describe('TEA YAML workflows', () => {
     });
   });
 
+  it('refuses a with: key the node’s tool does not take, though its values are templates rendered later', () => {
+    const source = [
+      'name: summary',
+      'nodes:',
+      '  - name: summarise',
+      '    action: llm.call',
+      '    with:',
+      '      prompt: "Summarise {{ state.text }}"',
+      '      temprature: 0.2',
+      '      messages:',
+      '        - role: user',
+      '          content: "{{ state.text }}"',
+      '          nmae: reader',
+      'edges:',
+      '  - from: __start__',
+      '    to: summarise',
+    ].join('\n');
+    const v = validate(convert(source).plan, createToolRegistry({}));
+    expect(v.errors.map((e) => [e.code, e.step_id, e.path, e.message])).toEqual([
+      [
+        'invalid_parameters',
+        'summarise',
+        ['parameters', 'temprature'],
+        expect.stringContaining(
+          'unknown parameter "temprature" (did you mean "temperature"?); tool llm.call takes',
+        ),
+      ],
+      [
+        'invalid_parameters',
+        'summarise',
+        ['parameters', 'messages', 0, 'nmae'],
+        'Step "summarise": parameters.messages[0].nmae: unknown key "nmae"; parameters.messages[0] of tool llm.call takes role, content',
+      ],
+    ]);
+  });
+
   it('with only the built-in tools, the findings are exactly the unknown plan.* actions', () => {
     const v = validate(convert(RESEARCH_PLANNER).plan, createToolRegistry({}));
     expect(v.errors.map((e) => [e.code, e.step_id])).toEqual([

@@ -206,6 +206,47 @@ describe('closedKeys of an MCP tool’s JSON Schema', () => {
     }
   });
 
+  it('is the declared keys for a draft 2020-12 unevaluatedProperties: false, at any depth (zod reads no such keyword)', () => {
+    const source = {
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        units: {
+          type: 'object',
+          properties: { temperature: { type: 'string' } },
+          unevaluatedProperties: false,
+        },
+        extra: { type: 'object', unevaluatedProperties: true },
+      },
+      unevaluatedProperties: false,
+    };
+    const before = structuredClone(source);
+    const schema = zodFromJsonSchema(source);
+    expect([...(closedKeys(schema) ?? [])]).toEqual(['city', 'units', 'extra']);
+    expect(
+      oneStep(schema, {
+        city: 'Oslo',
+        units: { temprature: 'C' },
+        extra: { any: 1 },
+        country: 'NO',
+      }).errors.map((e) => e.path),
+    ).toEqual([
+      ['parameters', 'country'],
+      ['parameters', 'units', 'temprature'],
+    ]);
+    expect(source).toEqual(before); // the server's listing is left as it was
+  });
+
+  it('leaves unevaluatedProperties beside a combinator unread: any object, and the server checks', () => {
+    let why = '';
+    const schema = zodFromJsonSchema(
+      { type: 'object', allOf: [{ properties: { a: { type: 'string' } } }], unevaluatedProperties: false },
+      (w) => (why = w),
+    );
+    expect(why).toContain('unevaluatedProperties');
+    expect(closedKeys(schema)).toBeNull();
+  });
+
   it('is what an MCP SDK server emits: z.object open, z.strictObject closed', () => {
     // The SDK lists a zod-declared tool as z.toJSONSchema(schema, { io: 'input' }) (zod-json-schema-compat).
     const listed = (s: z.ZodType) => zodFromJsonSchema(z.toJSONSchema(s, { io: 'input' }));

@@ -337,7 +337,12 @@ describe('validatePlan', () => {
   });
 
   it('requires fallbacks only when require_fallbacks is on', () => {
-    const plan = { steps: [search, { ...search, id: 'b', fallback_action: 'llm.call' }] };
+    // llm.call cannot take the search's {query}: the fallback gets parameters of its own.
+    const fallback_action = {
+      action: 'llm.call',
+      parameters: { prompt: 'What is known about edge runtimes?' },
+    };
+    const plan = { steps: [search, { ...search, id: 'b', fallback_action }] };
     expect(validate(plan).valid).toBe(true);
     expect(validate(plan, { require_fallbacks: true }).errors).toEqual([
       {

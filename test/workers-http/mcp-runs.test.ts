@@ -105,6 +105,61 @@ describe('MCP_SERVERS tools in runs', () => {
     expect((await stats('/mcp/e2e')).call_calls).toBe(before.call_calls);
   });
 
+  it('names a key inside a strict MCP tool’s nested object, and a name-only fallback that cannot take the step’s parameters, before calling the server', async () => {
+    const before = await stats('/mcp/e2e');
+    const plan = {
+      steps: [
+        {
+          id: 'stay',
+          action: 'mcp.math.book',
+          parameters: { city: 'Oslo', stay: { nigths: 2 } },
+          fallback_action: 'mcp.math.forecast',
+        },
+      ],
+    };
+    const checked = await api('POST', '/v1/plans/validate', { plan });
+    expect(checked.status).toBe(200);
+    expect(checked.body.valid).toBe(false);
+    expect(checked.body.errors).toEqual([
+      expect.objectContaining({
+        code: 'invalid_parameters',
+        step_id: 'stay',
+        path: ['parameters', 'stay', 'nigths'],
+        message:
+          'Step "stay": parameters.stay.nigths: unknown key "nigths" (did you mean "nights"?); parameters.stay of tool mcp.math.book takes nights, guests',
+      }),
+      expect.objectContaining({ code: 'invalid_parameters', path: ['parameters', 'stay', 'nights'] }),
+      expect.objectContaining({
+        code: 'invalid_parameters',
+        path: ['fallback_action'],
+        message: expect.stringContaining(
+          'fallback_action "mcp.math.forecast" runs with the step\'s parameters, which it cannot take: parameters.stay: unknown parameter "stay"; tool mcp.math.forecast takes city',
+        ),
+      }),
+    ]);
+    const refused = await api('POST', '/v1/runs', { plan });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('invalid_plan');
+    expect((refused.body.error.details.errors as { path: unknown }[]).map((e) => e.path)).toEqual(
+      (checked.body.errors as { path: unknown }[]).map((e) => e.path),
+    );
+    expect((await stats('/mcp/e2e')).call_calls).toBe(before.call_calls);
+
+    // As the findings say: the key spelt right, the fallback given parameters of its own.
+    const fixed = {
+      steps: [
+        {
+          ...plan.steps[0]!,
+          parameters: { city: 'Oslo', stay: { nights: 2 } },
+          fallback_action: { action: 'mcp.math.forecast', parameters: { city: 'Oslo' } },
+        },
+      ],
+    };
+    const run = await waitForRun(await startRun(fixed, { retry_failed_steps: 0 }));
+    expect(run.status).toBe('completed');
+    expect(run.step_results.stay).toMatchObject({ text: '2 nights in Oslo' });
+  });
+
   it('fails the step with the server’s text when the tool answers isError', async () => {
     const run = await waitForRun(
       await startRun(

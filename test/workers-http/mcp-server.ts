@@ -13,6 +13,8 @@
  * - `shout {text}` → text content only (no output schema): the text upper-cased
  * - `forecast {city}` → text content only; declared with `z.strictObject`, so listed with
  *   `additionalProperties: false` (a closed schema: edgeplan refuses a key it does not declare)
+ * - `book {city, stay: {nights, guests?}}` → text content only; strict at both levels, so a key
+ *   inside `stay` is refused too
  * - `GET /mcp-stats?path=<path>` → `{list_calls, call_calls}` that path has had
  * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
@@ -112,6 +114,17 @@ function mcpServer(): McpServer {
     'forecast',
     { description: 'Says the weather in a city', inputSchema: z.strictObject({ city: z.string() }) },
     ({ city }) => ({ content: [{ type: 'text', text: `sunny in ${city}` }] }),
+  );
+  server.registerTool(
+    'book',
+    {
+      description: 'Books a stay',
+      inputSchema: z.strictObject({
+        city: z.string(),
+        stay: z.strictObject({ nights: z.number().int().min(1), guests: z.number().int().optional() }),
+      }),
+    },
+    ({ city, stay }) => ({ content: [{ type: 'text', text: `${stay.nights} nights in ${city}` }] }),
   );
   return server;
 }

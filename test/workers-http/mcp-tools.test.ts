@@ -50,7 +50,7 @@ describe('MCP servers as tool sources', () => {
     const tools = await mcpTools([server('math', 'list-a'), server('other', 'list-b')], { env: {} });
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['add', 'echo_meta', 'fail', 'forecast', 'shout', 'whoami']
+      ['add', 'book', 'echo_meta', 'fail', 'forecast', 'shout', 'whoami']
         .flatMap((t) => [`mcp.math.${t}`, `mcp.other.${t}`])
         .sort(),
     );

@@ -124,6 +124,48 @@ describe('plan approval', () => {
     expect(diff.body.added.map((s: Json) => s.id)).toEqual(['c']);
   });
 
+  it('refuses an edit at approval that gives a nested key a tool does not take, or a fallback that cannot take the step’s parameters', async () => {
+    const runId = await startRun(plan, { require_plan_approval: true });
+    await waitForRun(runId, awaiting);
+    const nested = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [
+        {
+          op: 'add_step',
+          step: {
+            id: 'ask',
+            action: 'llm.call',
+            parameters: { messages: [{ role: 'user', content: 'hi', rol: 'system' }] },
+            dependencies: ['b'],
+          },
+        },
+      ],
+    });
+    expect(nested.status).toBe(422);
+    expect(nested.body.error.code).toBe('invalid_plan');
+    expect(nested.body.error.details.errors).toEqual([
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "ask": parameters.messages[0].rol: unknown key "rol" (did you mean "role"?); parameters.messages[0] of tool llm.call takes role, content',
+        step_id: 'ask',
+        path: ['parameters', 'messages', 0, 'rol'],
+      },
+    ]);
+    const fallback = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'modify',
+      edits: [{ op: 'update_step', step_id: 'b', changes: { fallback_action: 'demo.sleep' } }],
+    });
+    expect(fallback.status).toBe(422);
+    expect(fallback.body.error.details.errors).toEqual([
+      expect.objectContaining({ code: 'invalid_parameters', step_id: 'b', path: ['fallback_action'] }),
+    ]);
+    // Neither edit was taken: the run still waits on version 1.
+    const run = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect([run.status, run.plan_version]).toEqual(['awaiting_approval', 1]);
+    await api('POST', `/v1/runs/${runId}/approval`, { decision: 'reject' });
+  });
+
   it('applies the default action when the approval deadline passes', async () => {
     const runId = await startRun(plan, {
       require_plan_approval: true,

@@ -100,6 +100,13 @@ describe('edgeplan as an MCP server at /mcp', () => {
       required: ['run_id'],
       properties: { reason: { type: 'string' } },
     });
+    // Closed where the route is: a key the route refuses is not listed as taken (approve_run's body
+    // was documented open though the run refuses an unknown key).
+    for (const name of ['plan_goal', 'validate_plan', 'start_run', 'approve_run', 'cancel_run']) {
+      expect(schema(name).additionalProperties, name).toBe(false);
+    }
+    const edits = (schema('approve_run').$defs as Record<string, Json>).PlanEdit!.oneOf as Json[];
+    for (const op of edits) expect(op.additionalProperties).toBe(false);
     // Every reference resolves inside the tool's own schema.
     for (const t of tools) {
       const refs = [...JSON.stringify(t.inputSchema).matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)].map(

@@ -40,29 +40,34 @@ const version = wholeNumber(z.number().int().positive());
 /** The edit operations as documented (the run parses them with PlanEditSchema, src/approval/edits.ts). */
 const PlanEditDocSchema = z
   .discriminatedUnion('op', [
-    z.object({
+    z.strictObject({
       op: z.literal('update_step'),
       step_id: z.string(),
       changes: z.record(z.string(), z.unknown()).openapi({ description: 'Step fields to change (not `id`)' }),
     }),
-    z.object({ op: z.literal('remove_step'), step_id: z.string() }),
-    z.object({
+    z.strictObject({ op: z.literal('remove_step'), step_id: z.string() }),
+    z.strictObject({
       op: z.literal('add_step'),
       step: PlanStepSchema,
       after: z.string().optional().openapi({ description: 'Insert after this step (default: at the end)' }),
     }),
-    z.object({ op: z.literal('move_step'), step_id: z.string(), to_index: z.number().int().min(0) }),
-    z.object({ op: z.literal('set_dependencies'), step_id: z.string(), dependencies: z.array(z.string()) }),
+    z.strictObject({ op: z.literal('move_step'), step_id: z.string(), to_index: z.number().int().min(0) }),
+    z.strictObject({
+      op: z.literal('set_dependencies'),
+      step_id: z.string(),
+      dependencies: z.array(z.string()),
+    }),
   ])
   .openapi('PlanEdit');
 
 /**
  * The approval body as documented. The run parses requests with ApprovalDecisionSchema (after the
  * link's token); its edit operations embed the recursive step schema, which the OpenAPI generator
- * cannot walk.
+ * cannot walk. Closed like the schemas the run parses with (an unknown key is refused), so the
+ * document — and `approve_run`'s arguments at /mcp, taken from it — say so.
  */
 export const ApprovalDocSchema = z
-  .object({
+  .strictObject({
     decision: z.enum(['approve', 'reject', 'modify']),
     comment: z.string().optional(),
     plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),

@@ -1,0 +1,163 @@
+/**
+ * How a step's parameters fail its tool's input schema, as `invalid_parameters` findings say it: the
+ * schema's own issues, and every key a closed object of it does not declare (parameter-keys.ts), at
+ * any depth, with the key it most likely meant. A reference stands for a value of unknown shape:
+ * issues at or under a whole-string reference are left to the typed-reference check, and an
+ * interpolated string is only held to being a string.
+ */
+import type { z } from 'zod';
+import type { AnyTool } from '../executor/registry';
+import { nearestKey } from './key-suggestions';
+import { unknownKeys, type UnknownKey } from './parameter-keys';
+import { formatPath } from './reference-syntax';
+import type { PathSegment, Reference } from './reference-syntax';
+
+/** One way parameters do not fit: where in the step, and what is wrong there (path first). */
+export type ParameterProblem = { path: PathSegment[]; message: string };
+
+/** Unknown keys of one set of parameters named one problem each; the rest are counted in one more. */
+const MAX_KEY_PROBLEMS = 10;
+
+/**
+ * The problems of `params` (found at `base` in the step: `['parameters']`, `['fallback_action',
+ * 'parameters']`) for `tool`; `refs` are the step's references, placed by their `at`.
+ * @example
+ * parameterProblems(wordcount, { text: 't', maxx: 2 }, ['parameters'], []);
+ * // [{ path: ['parameters', 'maxx'], message: 'parameters.maxx: unknown parameter "maxx" (did you mean "max"?); tool team.wordcount takes text, max' }]
+ */
+export function parameterProblems(
+  tool: AnyTool,
+  params: unknown,
+  base: readonly PathSegment[],
+  refs: readonly Reference[],
+): ParameterProblem[] {
+  const { found, complete } = unknownKeys(tool.input, params);
+  const problems = keyProblems(tool, found, base);
+  const result = tool.input.safeParse(params);
+  if (result.success) return problems;
+  // A strict object's own report of keys named above, said better there.
+  const reported = complete ? new Set(found.map((u) => JSON.stringify(u.path))) : null;
+  for (const issue of result.error.issues) {
+    const at = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    if (reported !== null && issue.code === 'unrecognized_keys') {
+      if (issue.keys.every((k) => reported.has(JSON.stringify([...at, k])))) continue;
+    }
+    const path = [...base, ...at];
+    if (coveredByReference(issue, path, refs)) continue;
+    problems.push({ path, message: `${formatPath(path)}: ${issue.message} (tool ${tool.name})` });
+  }
+  return problems;
+}
+
+/**
+ * Only the keys of `params` a closed object of `tool`'s input does not declare, as problems — for
+ * parameters whose values are checked later (a TEA node's `with:`, Jinja templates rendered as the
+ * node runs) while its keys are as written.
+ */
+export function unknownKeyProblems(
+  tool: AnyTool,
+  params: unknown,
+  base: readonly PathSegment[],
+): ParameterProblem[] {
+  return keyProblems(tool, unknownKeys(tool.input, params).found, base);
+}
+
+function keyProblems(
+  tool: AnyTool,
+  found: readonly UnknownKey[],
+  base: readonly PathSegment[],
+): ParameterProblem[] {
+  const named = found.slice(0, MAX_KEY_PROBLEMS);
+  const problems = named.map((u) => unknownKeyProblem(tool, u, base));
+  const more = found.length - named.length;
+  if (more > 0) {
+    const top = found.every((u) => u.path.length === 1);
+    const what = top ? `parameters; tool ${tool.name} ${takes(found[0]!.known)}` : 'keys';
+    problems.push({ path: [...base], message: `${formatPath(base)}: ${more} more unknown ${what}` });
+  }
+  return problems;
+}
+
+/**
+ * What a run says when an attempt's parameters, as the plan writes them (references unresolved, a TEA
+ * node's `with:` unrendered), hold a key a closed object of the tool's input does not declare — the
+ * keys validation refuses, refused again as the attempt begins, so a plan that reached the run some
+ * other way (a version stored before this check, a rollback) never has one silently dropped. Null when
+ * there is none.
+ * @example unknownKeysSummary(wordcount, { text: 't', maxx: 2 }); // 'parameters.maxx: unknown parameter "maxx" (did you mean "max"?); tool team.wordcount takes text, max'
+ */
+export function unknownKeysSummary(tool: AnyTool, params: unknown): string | null {
+  const { found } = unknownKeys(tool.input, params);
+  if (found.length === 0) return null;
+  const shown = found.slice(0, 3).map((u) => unknownKeyProblem(tool, u, PARAMETERS).message);
+  if (found.length > shown.length) shown.push(`${found.length - shown.length} more unknown keys`);
+  return shown.join('; ');
+}
+
+const PARAMETERS: readonly PathSegment[] = ['parameters'];
+
+/**
+ * `parameters.maxx: unknown parameter "maxx" (did you mean "max"?); tool t takes text, max` at the top;
+ * a nested key says which object of the tool's input does not take it.
+ */
+function unknownKeyProblem(tool: AnyTool, u: UnknownKey, base: readonly PathSegment[]): ParameterProblem {
+  const key = String(u.path[u.path.length - 1]);
+  const near = nearestKey(key, u.known);
+  const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
+  const shown = formatPath([...base, ...u.path.map((p) => (typeof p === 'string' ? cut(p) : p))]);
+  const path = [...base, ...u.path];
+  if (u.path.length === 1) {
+    return {
+      path,
+      message: `${shown}: unknown parameter ${quoted(key)}${meant}; tool ${tool.name} ${takes(u.known)}`,
+    };
+  }
+  const owner = formatPath([
+    ...base,
+    ...u.path.slice(0, -1).map((p) => (typeof p === 'string' ? cut(p) : p)),
+  ]);
+  return {
+    path,
+    message: `${shown}: unknown key ${quoted(key)}${meant}; ${owner} of tool ${tool.name} ${takes(u.known)}`,
+  };
+}
+
+/** What an object of a tool's input takes, for a finding: `takes a, b` (the first 20 of many, each cut). */
+function takes(keys: readonly string[]): string {
+  if (keys.length === 0) return 'takes no parameters';
+  const shown = keys.slice(0, 20).map(cut).join(', ');
+  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+}
+
+/** A key as a message shows it: JSON-quoted (a line break stays on its line) and cut. */
+function quoted(key: string): string {
+  return JSON.stringify(cut(key));
+}
+
+/** Keys a plan or a listed schema gives can be any length; a message shows the first 64 characters. */
+function cut(key: string): string {
+  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
+}
+
+function coveredByReference(
+  issue: z.core.$ZodIssue,
+  path: readonly PathSegment[],
+  refs: readonly Reference[],
+): boolean {
+  for (const r of refs) {
+    const at = r.at;
+    if (at === undefined) continue;
+    if (r.whole === true) {
+      if (isPrefix(at, path)) return true;
+    } else if (at.length === path.length && isPrefix(at, path)) {
+      if (issue.code !== 'invalid_type' || issue.expected === 'string') return true;
+    }
+  }
+  return false;
+}
+
+function isPrefix(prefix: readonly PathSegment[], path: readonly PathSegment[]): boolean {
+  if (prefix.length > path.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (String(prefix[k]) !== String(path[k])) return false;
+  return true;
+}
