@@ -7,6 +7,7 @@ import { buildGraph, findCycles } from './graph';
 import type { PlanGraph } from './graph';
 import { isRecord } from './model';
 import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
+import { nearestKey } from './key-suggestions';
 import { parameterProblems, unknownKeyProblems } from './parameter-problems';
 import { ReferenceTypeChecker } from './reference-types';
 import type { PathSegment } from './references';
