@@ -62,6 +62,7 @@ export async function startRun(
   const prepared = prepareRunPlan(req, {
     inputFields: (tool) => deps.tools.inputFields(tool),
     hasTool: (tool) => deps.tools.has(tool),
+    toolNames: () => deps.tools.names(),
     maxSteps: req.config.max_steps,
   });
   if (!prepared.ok) return { kind: 'error', ...prepared.error };

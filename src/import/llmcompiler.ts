@@ -17,6 +17,7 @@
  * `Thought:` lines describe the next step; `join()` ends the plan. Blank lines, `#` comments and
  * code fences are skipped; anything else is an error naming its line.
  */
+import { nearestKey } from '../plan/key-suggestions';
 import type { PlanStepInput } from '../plan/model';
 import { collectReferences, normalizeLegacyReferences } from '../plan/references';
 import { parseCallArgs } from './call-args';
@@ -40,6 +41,8 @@ export function convertLlmCompiler(
     inputFields?: (tool: string) => readonly string[] | undefined;
     /** Whether a tool exists: with other problems, the calls to missing tools are named too. */
     hasTool?: (tool: string) => boolean;
+    /** The registered tools' names: a missing tool's message names the one it likely meant. */
+    toolNames?: () => readonly string[];
   } = {},
 ): ImportResult {
   const index = new LineIndex(source);
@@ -137,10 +140,18 @@ export function convertLlmCompiler(
     if (hasTool)
       for (const step of steps)
         if (step.action !== undefined && !hasTool(step.action))
-          errors.push(issueAt('unknown_tool', lines[step.id]!, `unknown tool "${step.action}"`));
+          errors.push(
+            issueAt('unknown_tool', lines[step.id]!, unknownToolMessage(step.action, opts.toolNames)),
+          );
     return importFailed(errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
   }
   return { ok: true, plan: { steps, metadata: { imported_from: 'llmcompiler' } }, lines };
+}
+
+/** `unknown tool "x"`, with the registered tool it likely meant when one is near. */
+function unknownToolMessage(action: string, toolNames: (() => readonly string[]) | undefined): string {
+  const near = toolNames ? nearestKey(action, toolNames()) : null;
+  return `unknown tool "${action}"${near === null ? '' : ` (did you mean "${near}"?)`}`;
 }
 
 function toStep(

@@ -72,6 +72,7 @@ export function prepareRunPlan(
     /** A tool's input fields in declared order: LLMCompiler's positional arguments fill them. */
     inputFields?: (tool: string) => readonly string[] | undefined;
     hasTool?: (tool: string) => boolean;
+    toolNames?: () => readonly string[];
     /** The run's `max_steps`: an import sure to have more steps is refused before it is converted. */
     maxSteps?: number;
   } = {},
@@ -94,6 +95,7 @@ export function prepareRunPlan(
     const r = convertLlmCompiler(req.source, {
       ...(opts.inputFields ? { inputFields: opts.inputFields } : {}),
       ...(opts.hasTool ? { hasTool: opts.hasTool } : {}),
+      ...(opts.toolNames ? { toolNames: opts.toolNames } : {}),
     });
     return r.ok
       ? { ok: true, plan: r.plan, format: req.format, lines: r.lines ?? {} }

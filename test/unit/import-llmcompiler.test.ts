@@ -137,6 +137,15 @@ describe('LLMCompiler plans', () => {
       [2, 'unknown_tool', 'line 2: unknown tool "demo.nosuch"'],
       [3, 'bad_reference', 'line 3: step 3 refers to step 9, which does not come before it ($9)'],
     ]);
+    // With the registered names, a near miss says which tool it likely meant, as validation does.
+    const names = ['demo.sleep', 'demo.echo', 'web.search'];
+    const hinted = convertLlmCompiler('1. web.serch(q=1)\n2. demo.echo(first=$9)', {
+      hasTool: (t) => names.includes(t),
+      toolNames: () => names,
+    });
+    expect(!hinted.ok && hinted.errors[0]?.message).toBe(
+      'line 1: unknown tool "web.serch" (did you mean "web.search"?)',
+    );
     // A text without other problems imports; the plan's check names the missing tool.
     expect(convertLlmCompiler('1. demo.nosuch(x=1)', { hasTool: () => false }).ok).toBe(true);
   });

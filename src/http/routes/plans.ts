@@ -107,6 +107,7 @@ export function registerPlanRoutes(app: App): void {
         requireState: input !== undefined,
         inputFields: (tool) => tools.inputFields(tool),
         hasTool: (tool) => tools.has(tool),
+        toolNames: () => tools.names(),
         maxSteps: config?.max_steps ?? DEFAULT_MAX_STEPS,
       },
     );
