@@ -188,6 +188,22 @@ describe('POST /v1/runs with an LLMCompiler plan', () => {
     });
   });
 
+  it('names the tool a misspelt call likely meant beside the text’s own problems', async () => {
+    const r = await api('POST', '/v1/runs', {
+      format: 'llmcompiler',
+      source: '1. demo.ecoh(x=1)\n2. join()\n3. demo.echo(y=$1)',
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details.errors).toEqual([
+      expect.objectContaining({
+        code: 'unknown_tool',
+        line: 1,
+        message: 'line 1: unknown tool "demo.ecoh" (did you mean "demo.echo"?)',
+      }),
+      expect.objectContaining({ code: 'after_join', line: 3 }),
+    ]);
+  });
+
   it('answers "format" without "source" with 400', async () => {
     const r = await api('POST', '/v1/runs', { format: 'llmcompiler' });
     expect(r.status).toBe(400);
