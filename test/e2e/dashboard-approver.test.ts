@@ -422,6 +422,16 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     expect(page.url()).toContain(`#/runs/${runId}`);
     // A run no step started says nothing of a parent.
     await expect(page.locator('.run-id').innerText()).resolves.toBe(`${runId} · all runs`);
+    // In the list, the child's row says whose child it is and links there; the parent's says nothing.
+    await page.goto(page.url().replace(/#.*$/, '#/'));
+    const childRow = page.locator(`tr[data-run-id="${child}"]`);
+    await childRow.waitFor({ timeout: 10_000 });
+    await expect(childRow.locator('.child-of').innerText()).resolves.toBe(`child of ${runId.slice(0, 12)}…`);
+    await expect(page.locator(`tr[data-run-id="${runId}"] .child-of`).count()).resolves.toBe(0);
+    await shot(page, 'approver-runs-list-child');
+    await childRow.getByRole('link', { name: `child of ${runId}` }).click();
+    await page.locator('h1', { hasText: 'Parent of a child' }).waitFor({ timeout: 15_000 });
+    expect(page.url()).toContain(`#/runs/${runId}`);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

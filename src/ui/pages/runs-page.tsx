@@ -136,6 +136,14 @@ export function RunsPage() {
               <tr key={r.run_id} data-run-id={r.run_id}>
                 <td>
                   <a href={href.run(r.run_id)}>{r.run_id}</a>
+                  {r.parent_run_id ? (
+                    <div class="muted child-of">
+                      {'child of '}
+                      <a href={href.run(r.parent_run_id)} aria-label={`child of ${r.parent_run_id}`}>
+                        {r.parent_run_id.slice(0, 12)}…
+                      </a>
+                    </div>
+                  ) : null}
                 </td>
                 <td>
                   <span
