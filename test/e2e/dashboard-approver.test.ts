@@ -102,6 +102,9 @@ describe('the dashboard for a first-time approver', () => {
     const approve = page.getByRole('button', { name: 'Approve' });
     await approve.waitFor({ timeout: 15_000 });
     await expect(nodeStatuses(page)).resolves.toEqual({ one: 'pending', ask: 'pending', last: 'pending' });
+    // Held only once the page has read the run's past: a read still under way would bring the approval
+    // in over HTTP (under load it did, and Approve went away before it was clicked).
+    await page.waitForSelector('main.run-page[aria-busy="false"]', { timeout: 15_000 });
     await page.evaluate(() => (window as unknown as { holdSockets: () => void }).holdSockets());
     await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
     const run = (await waitForStatus(runId, 'awaiting_input')) as {
