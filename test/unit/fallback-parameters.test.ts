@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolRegistry, defineTool } from '../../src/executor/registry';
-import { validatePlan } from '../../src/plan/validate';
-import type { ValidateOptions } from '../../src/plan/validate';
-
-function tool(name: string, input: z.ZodType) {
-  return defineTool({
-    name,
-    description: name,
-    version: '1',
-    input,
-    idempotent: true,
-    deterministic: true,
-    run: () => Promise.resolve(null),
-  });
-}
+import { ToolRegistry } from '../../src/executor/registry';
+import { tool, validate as validateWith } from './validation-helpers';
 
 const registry = new ToolRegistry([
   tool('web.search', z.object({ query: z.string(), limit: z.number().optional() })),
@@ -24,15 +11,7 @@ const registry = new ToolRegistry([
   tool('team.lookup', z.object({ id: z.string() })),
 ]);
 
-let n = 0;
-function validate(raw: unknown) {
-  const opts: ValidateOptions = {
-    tools: registry,
-    clock: { now: () => new Date('2025-01-01T00:00:00Z') },
-    ids: { id: (prefix) => `${prefix}_${++n}`, uuid: () => `uuid-${++n}` },
-  };
-  return validatePlan(raw, opts);
-}
+const validate = (raw: unknown) => validateWith(registry, raw);
 
 const step = (
   fallback_action: unknown,

@@ -1,38 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolRegistry, defineTool } from '../../src/executor/registry';
 import { zodFromJsonSchema } from '../../src/mcp/json-schema';
 import { unknownKeys } from '../../src/plan/parameter-keys';
-import { validatePlan } from '../../src/plan/validate';
-import type { ValidateOptions } from '../../src/plan/validate';
-
-function tool(name: string, input: z.ZodType) {
-  return defineTool({
-    name,
-    description: name,
-    version: '1',
-    input,
-    idempotent: true,
-    deterministic: true,
-    run: () => Promise.resolve(null),
-  });
-}
-
-let n = 0;
-function validate(registry: ToolRegistry, raw: unknown) {
-  const opts: ValidateOptions = {
-    tools: registry,
-    clock: { now: () => new Date('2025-01-01T00:00:00Z') },
-    ids: { id: (prefix) => `${prefix}_${++n}`, uuid: () => `uuid-${++n}` },
-  };
-  return validatePlan(raw, opts);
-}
-
-function oneStep(input: z.ZodType, parameters: Record<string, unknown>) {
-  return validate(new ToolRegistry([tool('team.tool', input)]), {
-    steps: [{ id: 's', action: 'team.tool', parameters }],
-  });
-}
+import { oneStep } from './validation-helpers';
 
 const search = z.object({
   query: z.string(),

@@ -1,41 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolRegistry, defineTool } from '../../src/executor/registry';
+import { ToolRegistry } from '../../src/executor/registry';
 import { zodFromJsonSchema } from '../../src/mcp/json-schema';
 import { closedKeys } from '../../src/plan/parameter-keys';
-import { validatePlan } from '../../src/plan/validate';
-import type { ValidateOptions } from '../../src/plan/validate';
-
-function tool(name: string, input: z.ZodType) {
-  return defineTool({
-    name,
-    description: name,
-    version: '1',
-    input,
-    idempotent: true,
-    deterministic: true,
-    run: () => Promise.resolve(null),
-  });
-}
+import { oneStep, tool, validate } from './validation-helpers';
 
 const wordcount = z.object({ text: z.string(), max: z.number().int().optional() });
-
-let n = 0;
-function validate(registry: ToolRegistry, raw: unknown) {
-  const opts: ValidateOptions = {
-    tools: registry,
-    clock: { now: () => new Date('2025-01-01T00:00:00Z') },
-    ids: { id: (prefix) => `${prefix}_${++n}`, uuid: () => `uuid-${++n}` },
-  };
-  return validatePlan(raw, opts);
-}
-
-/** A one-step plan running `action` with `parameters`, in a registry holding only that tool. */
-function oneStep(input: z.ZodType, parameters: Record<string, unknown>) {
-  return validate(new ToolRegistry([tool('team.tool', input)]), {
-    steps: [{ id: 's', action: 'team.tool', parameters }],
-  });
-}
 
 describe('a parameter the tool does not take', () => {
   it("is invalid_parameters for a z.object tool, naming the key, the step, the tool's keys and the likely key", () => {
