@@ -40,6 +40,11 @@ export type InlineHost = {
 export class InlineAttempts {
   /** Running in this instance, by `step#attempt`. */
   readonly #running = new Map<string, AbortController>();
+  /**
+   * Deferred attempts this instance saw hand over (their child run started or found, their question
+   * recorded): not re-run while it lives. A new instance knows none, so it re-runs each once.
+   */
+  readonly #handedOver = new Set<string>();
   /** Finished, not yet reported. */
   #finished: { report: InlineReport; done: () => void }[] = [];
   /** The pending coalescing timer: at most one, whoever flushes first (a burst of instant steps would
@@ -68,7 +73,8 @@ export class InlineAttempts {
         this.#executing -= 1;
         const deferred = deferredOf(outcome);
         if (deferred?.$deferred === 'input') await h.awaitInput(stepId, attempt, deferred.prompt);
-        else if (!deferred) await this.#report({ step_id: stepId, attempt, outcome });
+        if (deferred) this.#handedOver.add(key);
+        else await this.#report({ step_id: stepId, attempt, outcome });
       })
       .catch((err: unknown) =>
         log('inline_step_not_reported', `run ${runId}: inline step ${stepId}#${attempt} failed to report`, {
@@ -147,11 +153,19 @@ export class InlineAttempts {
   }
 
   /**
-   * An inline attempt this object must re-run if it is lost. Not a deferred tool's (a child run or a
-   * person answers it; its own deadline is the backstop), which would otherwise be re-run every check.
+   * An inline attempt this object must re-run if it is lost — a deferred one (a child run or a person
+   * answers it) too, until this instance saw it hand over. The attempt is recorded before its child
+   * run is created or its question asked, so an instance lost in between left the step waiting for a
+   * child that does not exist, or for an answer to a question never asked, until the tool's time
+   * limit (an hour, a day). Running it again is safe: the child's id comes from the attempt, so it
+   * finds the child it started, and a question the run already waits on is not asked again. One seen
+   * handing over is not re-run every check (a sub-plan step's was, each 5 s, for its child's life).
    */
   recoverable(state: RunState, id: string): boolean {
-    return state.steps.get(id)?.dispatch === 'inline' && rerunnable(state, id, this.host.tools());
+    const rt = state.steps.get(id);
+    if (rt?.dispatch !== 'inline' || this.#handedOver.has(`${id}#${rt.attempt}`)) return false;
+    if (rerunnable(state, id, this.host.tools())) return true;
+    return !(state.status === 'awaiting_input' && state.awaiting?.step_id === id);
   }
 }
 
