@@ -41,6 +41,8 @@ export default defineConfig(async () => {
     hostile('hostile_badauth', 'leak/badauth', { Authorization: 'Bearer ${HOSTILE_WRONG_TOKEN}' }),
     // A server with sessions whose tools go away mid-run (test/workers-http/mcp-sessions.test.ts).
     { name: 'stateful', url: `http://127.0.0.1:${env.EDGEPLAN_TEST_STATEFUL_MCP_PORT}/s/e2e` },
+    // The same with a `hold` tool whose calls wait until released (test/workers-http/mcp-crash.test.ts).
+    { name: 'holding', url: `http://127.0.0.1:${env.EDGEPLAN_TEST_STATEFUL_MCP_PORT}/s/hold-e2e` },
   ];
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (

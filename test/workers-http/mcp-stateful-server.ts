@@ -19,6 +19,11 @@
  * - `POST /s-hang?path=&list=true|false` — `tools/list` is never answered (the socket stays open).
  * - `GET /s-stats?path=` → `{initialize, list_calls, call_calls, deletes, lost, open}`: `lost` counts
  *   requests refused for a forgotten session (a DELETE ending one aside), `open` the sessions the server holds now.
+ * - `hold {tag}` (a tool, listed only on paths under `/s/hold`): its calls with a held tag are not answered until released; every call is
+ *   recorded with the `_meta` edgeplan sent and its session. `POST /s-hold?path=&tag=` holds the tag's
+ *   next calls, `POST /s-release?path=&tag=` answers the held ones and holds no more;
+ *   `GET /s-calls?path=&tag=` → `[{key, attempt, session, answered}]` (so a test can cut a call short
+ *   while the server has it, and see what was called again).
  */
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -34,8 +39,16 @@ declare module 'vitest' {
   }
 }
 
+/** One call of the `hold` tool, as the server saw it. */
+type HoldCall = { key: unknown; attempt: unknown; session: string | undefined; answered: boolean };
+
 type World = {
   sessions: Map<string, WebStandardStreamableHTTPServerTransport>;
+  /** `hold`: tags whose calls wait, each with the releases of the calls waiting. */
+  /** Whether this path's server offers `hold`. */
+  holds: boolean;
+  held: Map<string, (() => void)[]>;
+  holdCalls: Map<string, HoldCall[]>;
   removed: Set<string>;
   restartsAfterInit: number;
   restartsBeforeCall: number;
@@ -53,6 +66,9 @@ function world(path: string): World {
   if (!w) {
     w = {
       sessions: new Map(),
+      holds: path.startsWith('/s/hold'),
+      held: new Map(),
+      holdCalls: new Map(),
       removed: new Set(),
       restartsAfterInit: 0,
       restartsBeforeCall: 0,
@@ -107,6 +123,7 @@ function mcpServer(w: World): McpServer {
     server.registerTool('ok', { description: 'Answers ok', inputSchema: {} }, () => ({
       content: [{ type: 'text', text: 'ok' }],
     }));
+  if (w.holds) registerHold(server, w);
   if (!w.removed.has('lookup'))
     server.registerTool(
       'lookup',
@@ -117,6 +134,32 @@ function mcpServer(w: World): McpServer {
       }),
     );
   return server;
+}
+
+/** The `hold` tool (see the header). */
+function registerHold(server: McpServer, w: World): void {
+  server.registerTool(
+    'hold',
+    {
+      description: 'Answers when released',
+      inputSchema: { tag: z.string() },
+      outputSchema: { tag: z.string(), call: z.number() },
+    },
+    async ({ tag }, extra) => {
+      const call: HoldCall = {
+        key: extra._meta?.['edgeplan/idempotency_key'],
+        attempt: extra._meta?.['edgeplan/attempt'],
+        session: extra.sessionId,
+        answered: false,
+      };
+      w.holdCalls.set(tag, [...(w.holdCalls.get(tag) ?? []), call]);
+      const waiting = w.held.get(tag);
+      if (waiting) await new Promise<void>((resolve) => waiting.push(resolve));
+      call.answered = true;
+      const n = w.holdCalls.get(tag)!.indexOf(call) + 1;
+      return { content: [{ type: 'text', text: `call ${n}` }], structuredContent: { tag, call: n } };
+    },
+  );
 }
 
 function forget(w: World): void {
@@ -157,6 +200,24 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     if (restore) w.removed.delete(restore);
     res.writeHead(204, {});
     res.end();
+    return;
+  }
+  if (url.pathname === '/s-hold' || url.pathname === '/s-release') {
+    const w = world(q.get('path') ?? '');
+    const tag = q.get('tag') ?? '';
+    const waiting = w.held.get(tag) ?? [];
+    if (url.pathname === '/s-hold') w.held.set(tag, waiting);
+    else {
+      w.held.delete(tag);
+      for (const release of waiting) release();
+    }
+    res.writeHead(204, {});
+    res.end();
+    return;
+  }
+  if (url.pathname === '/s-calls') {
+    const w = world(q.get('path') ?? '');
+    json(res, 200, w.holdCalls.get(q.get('tag') ?? '') ?? []);
     return;
   }
   if (url.pathname === '/s-hang') {
