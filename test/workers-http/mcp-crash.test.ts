@@ -18,7 +18,7 @@ type HoldCall = { key: string; attempt: number; session: string; answered: boole
 const control = async (what: string, q: string) =>
   expect((await fetch(`${base}/${what}?path=${PATH}&${q}`, { method: 'POST' })).status).toBe(204);
 const lost = async (): Promise<number> =>
-  ((await (await fetch(`${base}/s-stats?path=${PATH}`)).json()) as { lost: number }).lost;
+  (await (await fetch(`${base}/s-stats?path=${PATH}`)).json<{ lost: number }>()).lost;
 const calls = async (tag: string): Promise<HoldCall[]> =>
   (await fetch(`${base}/s-calls?path=${PATH}&tag=${tag}`)).json();
 
