@@ -46,6 +46,8 @@ export type ApprovalDelivery = {
  * Mints the run's approval link (once: retries send the same one) and, when `approval.webhook_url`
  * is set, makes one signed delivery attempt of the webhook. A failure the receiver may get over
  * (network, timeout, 408/429/5xx) gets a next attempt with backoff, until the approval deadline.
+ * `keep` stores a new link with its token's record, before anything is sent: a delivery cut short by
+ * a crash may have reached the receiver, and the re-sent one must carry the same link.
  */
 export async function deliverApproval(
   state: RunState,
@@ -54,6 +56,7 @@ export async function deliverApproval(
   deadlineAt: number | null,
   attempt: number,
   link: string | undefined,
+  keep: (link: string) => void = () => undefined,
 ): Promise<ApprovalDelivery> {
   const now = Date.now();
   const origin = store.getMeta('origin') ?? 'http://localhost:8787';
@@ -64,8 +67,10 @@ export async function deliverApproval(
   if (link === undefined || stored === null || stored === UNREADABLE_LINK) {
     const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
     const { token, record } = await mintApprovalToken(now, ttl);
-    store.setMeta(TOKEN_KEY, JSON.stringify(record));
     link = `${runUrl}/approval?token=${token}`;
+    // Both writes in one turn, so one transaction: the record never matches a link the row lacks.
+    store.setMeta(TOKEN_KEY, JSON.stringify(record));
+    keep(link);
     stored = record;
   }
   const url = state.config.approval?.webhook_url;

@@ -153,6 +153,20 @@ export class SideWorkJournal {
     );
   }
 
+  /**
+   * Records what the running issue settled that a re-issue must reuse (an approval link minted before
+   * its first send), the row left running; nothing when `token` is no longer the current issue.
+   */
+  retask(id: string, token: string, task: SideTask): void {
+    if (!this.#table.exists) return;
+    this.sql.exec(
+      'UPDATE side_work SET task = ? WHERE id = ? AND token = ?',
+      JSON.stringify(task),
+      id,
+      token,
+    );
+  }
+
   /** The work answered: the row goes. */
   done(id: string, token: string): void {
     this.#summary = null;

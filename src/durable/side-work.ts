@@ -136,7 +136,15 @@ export class DurableSideWork {
     const task = row.task;
     switch (task.type) {
       case 'approval_requested': {
-        const d = await deliverApproval(state, h.store, h.env, task.deadline_at, row.issued, task.link);
+        const d = await deliverApproval(
+          state,
+          h.store,
+          h.env,
+          task.deadline_at,
+          row.issued,
+          task.link,
+          (link) => h.journal.retask(row.id, row.token, { ...task, link }),
+        );
         const next = d.input?.next_attempt_at ?? null;
         const after: RowAfter =
           next === null ? 'done' : { park_until: next, task: { ...task, link: d.link } };

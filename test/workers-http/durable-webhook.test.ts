@@ -46,6 +46,13 @@ describe('approval webhook delivery', () => {
       approval: { webhook_url: `${base}${path}`, timeout_s: 600 },
     });
     await vi.waitFor(async () => expect(await hits(path)).toBe(1), { timeout: 5_000, interval: 50 });
+    // What the receiver got before the crash: a receiver may have passed its link on already.
+    const lastBody = async () =>
+      JSON.parse(
+        (await (await fetch(`${base}/last-body?path=${encodeURIComponent(path)}`)).json<Json>())
+          .body as string,
+      ) as Json;
+    const firstLink = (await lastBody()).approval_url as string;
     await abortAllDurableObjects(); // the delivery in flight dies with its instance
     expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
     await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
@@ -55,9 +62,10 @@ describe('approval webhook delivery', () => {
     expect(await hits(path)).toBe(2);
     const ok = (await attempts(runId)).filter((a) => a.ok);
     expect(ok).toHaveLength(1);
-    // The link the receiver got approves the run, with no API token.
-    const last = await (await fetch(`${base}/last-body?path=${encodeURIComponent(path)}`)).json<Json>();
-    const link = new URL((JSON.parse(last.body as string) as Json).approval_url as string);
+    // The same link is sent again (README: every attempt the same single-use link), so the one the
+    // receiver got before the crash approves the run, with no API token.
+    expect((await lastBody()).approval_url).toBe(firstLink);
+    const link = new URL(firstLink);
     const r = await api('POST', `${link.pathname}${link.search}`, { decision: 'approve' });
     expect(r.status).toBe(200);
     const done = await waitForRun(runId);
