@@ -1,8 +1,8 @@
 /**
  * Runs on the newest paths across a real crash: `wrangler dev`'s whole process group is SIGKILLed while
  * (1) a goal's plan is half streamed in from the LLM, one streamed step already run, (2) an MCP tool
- * call is with the server (the official SDK on loopback), and (3) an approval webhook is with its
- * receiver — then started again on the same state and port. Every loopback server lives in this
+ * call is with the server (the official SDK on loopback), (3) an approval webhook is with its
+ * receiver, and (4) a child run's MCP step is with the server — then started again on the same state and port. Every loopback server lives in this
  * process and outlasts the kill; each holds its call until the kill, then answers it (to no one).
  * After the restart every run must finish by itself, each step run and recorded once, planning done
  * once, and the webhook sent again as docs/operating.md and README promise (same `webhook-id`, same
@@ -44,24 +44,30 @@ function gate() {
 const llm = await startScriptedLlm();
 const streamGate = gate();
 
-/** The MCP server's `hold` tool: every call recorded with its `_meta`; the first one waits. */
-const mcpCalls: { key: unknown; attempt: unknown; answered: boolean }[] = [];
+/** The MCP server's `hold` tool: every call recorded with its `_meta`; the first of each tag waits. */
+const mcpCalls: { tag: string; key: unknown; attempt: unknown; answered: boolean }[] = [];
+const callsOf = (tag: string) => mcpCalls.filter((c) => c.tag === tag);
 const mcpGate = gate();
 const mcpHttp = (await serveMcp(() => {
   const server = new McpServer({ name: 'crash', version: '1.0.0' });
   server.registerTool(
     'hold',
-    { description: 'Answers once released', inputSchema: {}, outputSchema: { call: z.number() } },
-    async (_args, extra) => {
+    {
+      description: 'Answers once released',
+      inputSchema: { tag: z.string() },
+      outputSchema: { call: z.number() },
+    },
+    async ({ tag }, extra) => {
       const call = {
+        tag,
         key: extra._meta?.['edgeplan/idempotency_key'],
         attempt: extra._meta?.['edgeplan/attempt'],
         answered: false,
       };
       mcpCalls.push(call);
-      if (mcpCalls.length === 1) await mcpGate.held;
+      if (callsOf(tag).length === 1) await mcpGate.held;
       call.answered = true;
-      const n = mcpCalls.indexOf(call) + 1;
+      const n = callsOf(tag).indexOf(call) + 1;
       return { content: [{ type: 'text', text: `call ${n}` }], structuredContent: { call: n } };
     },
   );
@@ -158,7 +164,7 @@ const eventsOf = async (id: string) => (await get(`/v1/runs/${id}/events?limit=1
 
 // ---- the crash ----------------------------------------------------------------------------------
 
-const runs = { stream: '', mcp: '', approval: '' };
+const runs = { stream: '', mcp: '', approval: '', parent: '' };
 
 beforeAll(async () => {
   server = (await startDevServer({ name: 'edgeplan-crash', persist, port: PORT, extraArgs: ARGS })) as Dev;
@@ -181,7 +187,7 @@ beforeAll(async () => {
   runs.mcp = await create({
     plan: {
       steps: [
-        { id: 'call', action: 'mcp.crash.hold', parameters: {} },
+        { id: 'call', action: 'mcp.crash.hold', parameters: { tag: 'mcp' } },
         {
           id: 'after',
           action: 'demo.echo',
@@ -199,14 +205,29 @@ beforeAll(async () => {
       approval: { webhook_url: `${loop(hooks)}/hook`, timeout_s: 600, default_action: 'reject' },
     },
   });
+  // (4) A parent whose child run (agent.dispatch) has its MCP step with the server.
+  runs.parent = await create({
+    plan: {
+      steps: [
+        {
+          id: 'child',
+          action: 'agent.dispatch',
+          parameters: {
+            plan: { steps: [{ id: 'c1', action: 'mcp.crash.hold', parameters: { tag: 'child' } }] },
+          },
+        },
+      ],
+    },
+  });
   await until(
     'every run at its crash point',
     async () => ({
       a: (await get(`/v1/runs/${runs.stream}`)).step_statuses?.a as unknown,
-      mcp: mcpCalls.length,
+      mcp: callsOf('mcp').length,
+      child: callsOf('child').length,
       hooks: deliveries.length,
     }),
-    (s) => s.a === 'completed' && s.mcp === 1 && s.hooks === 1,
+    (s) => s.a === 'completed' && s.mcp === 1 && s.child === 1 && s.hooks === 1,
   );
   await server.kill();
   // Answered now, to a server that is gone.
@@ -253,7 +274,7 @@ describe('across a SIGKILL of wrangler dev and a restart on the same state', () 
     const run = await ended(runs.mcp);
     expect(run.status).toBe('completed');
     const key = `${runs.mcp}:call`;
-    expect(mcpCalls.map((c) => [c.key, c.attempt, c.answered])).toEqual([
+    expect(callsOf('mcp').map((c) => [c.key, c.attempt, c.answered])).toEqual([
       [key, 1, true],
       [key, 1, true],
     ]);
@@ -287,5 +308,30 @@ describe('across a SIGKILL of wrangler dev and a restart on the same state', () 
     expect(events.filter((e) => e.event_type === 'ApprovalGranted')).toHaveLength(1);
     // Every delivery the object recorded had one id: no second webhook beyond the re-send.
     expect(new Set(deliveries.map((d) => d.id)).size).toBe(1);
+  });
+
+  it('finishes a child run cut mid-step, one child with its parent fields, reported to its parent once', async () => {
+    const run = await ended(runs.parent);
+    expect(run.status).toBe('completed');
+    const child = run.step_results.child as Json;
+    const listed = (await get(`/v1/runs?limit=100&parent_run_id=${runs.parent}`)).runs as Json[];
+    expect(listed.map((r) => [r.run_id, r.parent_run_id, r.parent_step_id])).toEqual([
+      [child.run_id, runs.parent, 'child'],
+    ]);
+    const childRun = await get(`/v1/runs/${child.run_id as string}`);
+    expect(childRun).toMatchObject({
+      status: 'completed',
+      parent_run_id: runs.parent,
+      parent_step_id: 'child',
+    });
+    expect(childRun.step_results.c1).toEqual({ call: 2 });
+    const key = `${child.run_id as string}:c1`;
+    expect(callsOf('child').map((c) => [c.key, c.attempt])).toEqual([
+      [key, 1],
+      [key, 1],
+    ]);
+    const events = await eventsOf(runs.parent);
+    gapFree(events);
+    expect(per(events, 'ToolReturned')).toEqual(['child#1']);
   });
 });
