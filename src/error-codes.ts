@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400,
     about:
-      'The body or a parameter fails its schema (details name the fields), or the body broke off before it was read in full (details.body: "unreadable"; send it again).',
+      'The body or a parameter fails its schema (details name the fields), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
   },
   invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
   unauthorized: {
