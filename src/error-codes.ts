@@ -151,7 +151,8 @@ export const ERROR_CODES = {
   invalid_webhook_id: { status: null, about: 'A webhook id that cannot be a header value.' },
   invalid_webhook_secret: {
     status: null,
-    about: 'A WEBHOOK_SECRET (or one secret it lists) that is not whsec_<base64>, or one of separators only.',
+    about:
+      'A WEBHOOK_SECRET (or one secret it lists) that is not base64 after its whsec_ prefix, one of separators only, or none set when a run with a webhook_url sends its webhook.',
   },
 
   // ---- how planning ended, in run data -------------------------------------------------------------

@@ -80,8 +80,8 @@ describe('a goal-less plan awaiting approval is not stuck when its webhook canno
     expect(message).toContain('HTTP_ALLOWLIST');
   });
 
-  it('records a delivery refused since the run started once, and keeps waiting for a decision', async () => {
-    // The receiver fails the first attempt; before the retry, the operator narrows HTTP_ALLOWLIST.
+  /** Starts a run whose receiver fails the first attempt, then changes the object's variables before the retry. */
+  const changedBeforeRetry = async (change: Partial<Env>) => {
     const path = `/fail-first/1/${crypto.randomUUID()}`;
     const runId = await startRun(plan, {
       require_plan_approval: true,
@@ -91,20 +91,41 @@ describe('a goal-less plan awaiting approval is not stuck when its webhook canno
       timeout: 5_000,
       interval: 20,
     });
-    await runInDurableObject(env.PLAN_RUN.getByName(runId), (instance) => {
-      (instance as unknown as { env: Env }).env.HTTP_ALLOWLIST = '';
-    });
-    await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(2), {
-      timeout: 5_000,
-      interval: 50,
-    });
+    const stub = env.PLAN_RUN.getByName(runId);
+    const envOf = (instance: unknown) => (instance as { env: Env }).env;
+    const before = await runInDurableObject(stub, (instance) => ({ ...envOf(instance) }));
+    await runInDurableObject(stub, (instance) => void Object.assign(envOf(instance), change));
+    try {
+      await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(2), {
+        timeout: 5_000,
+        interval: 50,
+      });
+    } finally {
+      await runInDurableObject(stub, (instance) => {
+        for (const key of Object.keys(change) as (keyof Env)[])
+          Object.assign(envOf(instance), { [key]: before[key] });
+      });
+    }
     const [first, refused] = await attempts(runId);
     expect(first).toMatchObject({ ok: false, status: 503 });
     expect(refused).toMatchObject({ ok: false, next_attempt_at: null });
-    expect(String(refused!.error)).toContain('loopback');
     expect(await hits(path)).toBe(1);
     const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
     expect(r.status).toBe(200);
     expect((await waitForRun(runId)).status).toBe('completed');
+    return String(refused!.error);
+  };
+
+  it('records a delivery refused since the run started once, and keeps waiting for a decision', async () => {
+    // The operator narrowed HTTP_ALLOWLIST while the run waited.
+    const error = await changedBeforeRetry({ HTTP_ALLOWLIST: '' });
+    expect(error).toMatch(/^address_refused: webhook_url refused: 127\.0\.0\.1 is a loopback address/);
+    expect(error).toContain('HTTP_ALLOWLIST');
+  });
+
+  it('says to set WEBHOOK_SECRET when it was unset while the run waited', async () => {
+    const error = await changedBeforeRetry({ WEBHOOK_SECRET: undefined });
+    expect(error).toMatch(/^invalid_webhook_secret: WEBHOOK_SECRET is not set/);
+    expect(error).toContain('wrangler secret put WEBHOOK_SECRET');
   });
 });
