@@ -54,7 +54,11 @@ export const ERROR_CODES = {
     about: 'A value asked for (GET /v1/runs/:id/values) is larger than one response carries.',
   },
   upgrade_required: { status: 426, about: 'The WebSocket route without an upgrade.' },
-  rate_limited: { status: 429, about: 'Too many requests.' },
+  rate_limited: {
+    status: 429,
+    about:
+      'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds.',
+  },
   internal: { status: 500, about: 'A bug of ours; logged.' },
   misconfigured: {
     status: 500,
