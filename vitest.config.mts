@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { unstable_readConfig } from 'wrangler';
 import { defineConfig } from 'vitest/config';
 import { nodeProcess } from './scripts/eval/node-api.ts';
 import { freePort } from './test/workers-http/free-port.ts';
@@ -44,6 +47,18 @@ export default defineConfig(async () => {
     // The same with a `hold` tool whose calls wait until released (test/workers-http/mcp-crash.test.ts).
     { name: 'holding', url: `http://127.0.0.1:${env.EDGEPLAN_TEST_STATEFUL_MCP_PORT}/s/hold-e2e` },
   ];
+  /**
+   * What a developer's own `.dev.vars` sets (`npm start`'s secrets: a token, a retention, a webhook
+   * secret) put back as wrangler.toml has it. Wrangler's config loader reads that file for these
+   * projects too, and an API_TOKEN there answered every test's request with a 401. Without the file,
+   * nothing.
+   */
+  const devVarsUndone = (): Record<string, string> => {
+    if (!existsSync('.dev.vars')) return {};
+    const vars = unstable_readConfig({ config: './wrangler.toml' }).vars;
+    const given = Object.keys(parseEnv(readFileSync('.dev.vars', 'utf8')));
+    return Object.fromEntries(given.map((k) => [k, typeof vars[k] === 'string' ? vars[k] : '']));
+  };
   /** A project in the Workers runtime with the demo tools, migrations and these extra bindings. */
   const workersProject = (
     name: string,
@@ -58,7 +73,13 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         // ALLOW_ANONYMOUS: these tests use an open API (no API_TOKEN); auth tests set their own env.
         miniflare: {
-          bindings: { DEMO_TOOLS: 'true', ALLOW_ANONYMOUS: 'true', TEST_MIGRATIONS: migrations, ...bindings },
+          bindings: {
+            ...devVarsUndone(),
+            DEMO_TOOLS: 'true',
+            ALLOW_ANONYMOUS: 'true',
+            TEST_MIGRATIONS: migrations,
+            ...bindings,
+          },
           // A queue nothing consumes: a deployment whose Worker sends steps that no consumer takes.
           queueProducers: { STEPS_UNCONSUMED: { queueName: 'steps-unconsumed' } },
         },

@@ -78,6 +78,10 @@ export async function startDevServer({
       // Local and unauthenticated: without API_TOKEN the API answers 401 unless this is set.
       '--var',
       'ALLOW_ANONYMOUS:true',
+      // This repository's own .dev.vars is a developer's `npm start` settings (an API_TOKEN would
+      // close the API to the tests and benches): an empty env file is read instead. Another project
+      // (the example's copy) runs with its own.
+      ...(cwd === root ? ['--env-file', '/dev/null'] : []),
       ...extraArgs,
     ],
     { cwd, detached: true, stdio: ['ignore', 'ignore', 'inherit'], env: childEnv },

@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400,
     about:
-      'The body or a parameter fails its schema (details name the fields), or the body broke off before it was read in full (details.body: "unreadable"; send it again).',
+      'The body or a parameter fails its schema (details name the fields), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
   },
   invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
   unauthorized: {
@@ -54,7 +54,11 @@ export const ERROR_CODES = {
     about: 'A value asked for (GET /v1/runs/:id/values) is larger than one response carries.',
   },
   upgrade_required: { status: 426, about: 'The WebSocket route without an upgrade.' },
-  rate_limited: { status: 429, about: 'Too many requests.' },
+  rate_limited: {
+    status: 429,
+    about:
+      'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds.',
+  },
   internal: { status: 500, about: 'A bug of ours; logged.' },
   misconfigured: {
     status: 500,
@@ -151,7 +155,8 @@ export const ERROR_CODES = {
   invalid_webhook_id: { status: null, about: 'A webhook id that cannot be a header value.' },
   invalid_webhook_secret: {
     status: null,
-    about: 'A WEBHOOK_SECRET (or one secret it lists) that is not whsec_<base64>, or one of separators only.',
+    about:
+      'A WEBHOOK_SECRET (or one secret it lists) that is not base64 after its whsec_ prefix, one of separators only, or none set when a run with a webhook_url sends its webhook.',
   },
 
   // ---- how planning ended, in run data -------------------------------------------------------------

@@ -32,6 +32,11 @@ export type ApprovalRefusal = { code: ErrorCode; message: string; details?: unkn
 /** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
 const WEBHOOK_RETRY_MS = 1_000;
 const WEBHOOK_RETRY_CAP_MS = 10 * 60_000;
+/** A delivery when WEBHOOK_SECRET was unset since the run started: what it says, and what to do. */
+const NO_SECRET =
+  'invalid_webhook_secret: WEBHOOK_SECRET is not set, so no webhook was sent: set it ("whsec_" followed by ' +
+  'base64, `wrangler secret put WEBHOOK_SECRET`); decide this run through the API or the dashboard';
+
 /** Deliveries tried when the approval has no deadline to stop at. */
 const WEBHOOK_MAX_ATTEMPTS = 12;
 
@@ -80,9 +85,12 @@ export async function deliverApproval(
     link,
   });
   const secret = env.WEBHOOK_SECRET;
-  if (!secret) return record(false, null, { error: 'WEBHOOK_SECRET is not set; no webhook sent' });
+  // Checked when the run started (src/http/webhook-url-check.ts); the variables may change while it waits.
+  if (!secret) return record(false, null, { error: NO_SECRET });
   const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
-  if (!decision.allowed) return record(false, null, { error: `webhook_url refused: ${decision.reason}` });
+  if (!decision.allowed) {
+    return record(false, null, { error: `${decision.code}: webhook_url refused: ${decision.reason}` });
+  }
   const expires = stored.expires_at;
   const result = await sendApprovalWebhook({
     url,

@@ -35,6 +35,12 @@ export type IndexHost = {
   parent: () => ParentRef | null;
   /** Nothing is owed to D1 any more (the alarm kept for it can go). */
   settled?: () => void;
+  /**
+   * A resync failed: something is owed that no alarm may be kept for yet — a new instance resyncs in
+   * the background, after its alarm or request has armed the alarm for what else is due (nothing, for
+   * an ended run), so the alarm for the retry is armed here.
+   */
+  owed?: () => void;
 };
 
 export class IndexWriter {
@@ -189,6 +195,7 @@ export class IndexWriter {
     } catch (err) {
       // Owed until a resync gets through: the object's alarm tries again.
       this.#owed = true;
+      this.host.owed?.();
       log('run_index_not_resynced', `run ${state.run_id}: index not resynchronised`, {
         run_id: state.run_id,
         error: err,

@@ -114,6 +114,8 @@ export class PlanRun extends DurableObject<Env> {
       parent: () => this.#parentRef(),
       // The alarm kept for the write can go (or move to what else is due).
       settled: () => ctx.waitUntil(this.#arm(this.#machine, true)),
+      // A failed resync keeps an alarm for the next try (index-writer.ts says why it must be armed here).
+      owed: () => ctx.waitUntil(this.#arm(this.#machine)),
     });
     this.#side = new DurableSideWork({
       ctx,

@@ -30,7 +30,8 @@ export function misconfiguration(err: unknown, env: object | undefined): string 
   if (table)
     return (
       `The D1 database (binding DB) has no ${table[1] ? 'table' : 'column'} "${table[1] ?? table[2] ?? table[3]}": apply edgeplan's migrations, ` +
-      '`wrangler d1 migrations apply DB --local` (deployed: --remote, which `edgeplan deploy` runs)'
+      '`wrangler d1 migrations apply DB --local` (with `--persist-to <dir>` too when `wrangler dev` has one; ' +
+      'deployed: --remote, which `edgeplan deploy` runs)'
     );
   const bindings = (env ?? {}) as Record<string, unknown>;
   const missing = Object.keys(BINDINGS).filter((name) => bindings[name] === undefined);

@@ -14,6 +14,7 @@ import type { StepMessage } from '../durable/messages';
 import { sendSteps } from '../durable/fan-out';
 import type { RpcResult } from '../durable/rpc-result';
 import { prepareRunPlan, withSourceLines } from '../import/run-request';
+import { webhookUrlProblem } from './webhook-url-check';
 
 export type StartRun = {
   goal?: string;
@@ -58,6 +59,16 @@ export async function startRun(
   req: StartRun,
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {
+  // A webhook this deployment could never send is refused now, not found later in the run's trace.
+  const webhook = webhookUrlProblem(req.config.approval?.webhook_url, deps.env);
+  if (webhook) {
+    return {
+      kind: 'error',
+      code: 'invalid_request',
+      message: webhook,
+      details: { issues: [{ path: ['config', 'approval', 'webhook_url'], message: webhook }] },
+    };
+  }
   // Seed-004 call lists and `{format, source}` become plan candidates here (src/import).
   const prepared = prepareRunPlan(req, {
     inputFields: (tool) => deps.tools.inputFields(tool),

@@ -46,6 +46,8 @@ describe('a misconfigured Worker', () => {
       expect(misconfiguration(new Error(message), env)).toMatch(
         /^The D1 database \(binding DB\) has no column "run_id": apply edgeplan's migrations/,
       );
+      // A local state kept elsewhere (`wrangler dev --persist-to`) is migrated only when named.
+      expect(misconfiguration(new Error(message), env)).toContain('--persist-to <dir>');
     }
   });
 

@@ -3,7 +3,7 @@
  * is tried again with backoff, and one lost with its instance is sent again by the run's alarm —
  * through the runtime's own fetch to a real server on 127.0.0.1.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
@@ -75,20 +75,65 @@ describe('approval webhook delivery', () => {
 });
 
 describe('a goal-less plan awaiting approval is not stuck when its webhook cannot be sent', () => {
-  it('records the refused webhook once and keeps waiting for a decision', async () => {
+  it('is refused when started with a webhook host the deployment does not allow', async () => {
+    const r = await api('POST', '/v1/runs', {
+      plan,
+      config: { require_plan_approval: true, approval: { webhook_url: 'http://intranet-host/hook' } },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'invalid_request' });
+    const message = String((r.body.error as Json).message);
+    expect(message).toContain('config.approval.webhook_url is refused');
+    expect(message).toContain('intranet-host');
+    expect(message).toContain('HTTP_ALLOWLIST');
+  });
+
+  /** Starts a run whose receiver fails the first attempt, then changes the object's variables before the retry. */
+  const changedBeforeRetry = async (change: Partial<Env>) => {
+    const path = `/fail-first/1/${crypto.randomUUID()}`;
     const runId = await startRun(plan, {
       require_plan_approval: true,
-      approval: { webhook_url: 'http://intranet-host/hook', timeout_s: 600 },
+      approval: { webhook_url: `${base}${path}`, timeout_s: 600 },
     });
     await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(1), {
       timeout: 5_000,
-      interval: 50,
+      interval: 20,
     });
-    const [only] = await attempts(runId);
-    expect(only).toMatchObject({ ok: false, next_attempt_at: null });
-    expect(String(only!.error)).toContain('intranet-host');
+    const stub = env.PLAN_RUN.getByName(runId);
+    const envOf = (instance: unknown) => (instance as { env: Env }).env;
+    const before = await runInDurableObject(stub, (instance) => ({ ...envOf(instance) }));
+    await runInDurableObject(stub, (instance) => void Object.assign(envOf(instance), change));
+    try {
+      await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(2), {
+        timeout: 5_000,
+        interval: 50,
+      });
+    } finally {
+      await runInDurableObject(stub, (instance) => {
+        for (const key of Object.keys(change) as (keyof Env)[])
+          Object.assign(envOf(instance), { [key]: before[key] });
+      });
+    }
+    const [first, refused] = await attempts(runId);
+    expect(first).toMatchObject({ ok: false, status: 503 });
+    expect(refused).toMatchObject({ ok: false, next_attempt_at: null });
+    expect(await hits(path)).toBe(1);
     const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
     expect(r.status).toBe(200);
     expect((await waitForRun(runId)).status).toBe('completed');
+    return String(refused!.error);
+  };
+
+  it('records a delivery refused since the run started once, and keeps waiting for a decision', async () => {
+    // The operator narrowed HTTP_ALLOWLIST while the run waited.
+    const error = await changedBeforeRetry({ HTTP_ALLOWLIST: '' });
+    expect(error).toMatch(/^address_refused: webhook_url refused: 127\.0\.0\.1 is a loopback address/);
+    expect(error).toContain('HTTP_ALLOWLIST');
+  });
+
+  it('says to set WEBHOOK_SECRET when it was unset while the run waited', async () => {
+    const error = await changedBeforeRetry({ WEBHOOK_SECRET: undefined });
+    expect(error).toMatch(/^invalid_webhook_secret: WEBHOOK_SECRET is not set/);
+    expect(error).toContain('wrangler secret put WEBHOOK_SECRET');
   });
 });

@@ -171,6 +171,36 @@ describe('a run’s rows in D1', () => {
     expect(await runInDurableObject(again, (_i, state) => state.storage.getAlarm())).toBeNull();
   });
 
+  it('keep an alarm for a row a new instance could not write, and write it once D1 is back', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    await waitForRun(runId);
+    await vi.waitFor(async () => expect((await indexRow(runId))?.status).toBe('completed'));
+    // The row was lost, and D1 cannot be read either (an unmigrated or unreachable database): a new
+    // instance's catching up fails, with nothing else due to keep the ended run's alarm.
+    await env.DB.prepare('DELETE FROM runs WHERE run_id = ?').bind(runId).run();
+    await env.DB.exec('ALTER TABLE runs RENAME TO runs_away');
+    const alarmOf = (stub: DurableObjectStub) =>
+      runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    try {
+      await abortAllDurableObjects();
+      expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(200);
+      await vi.waitFor(async () => expect(await alarmOf(env.PLAN_RUN.getByName(runId))).not.toBeNull());
+      // Woken by that alarm alone, a new instance fails again: the alarm is kept for the next try.
+      await abortAllDurableObjects();
+      expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+      await vi.waitFor(async () => expect(await alarmOf(env.PLAN_RUN.getByName(runId))).not.toBeNull());
+    } finally {
+      await env.DB.exec('ALTER TABLE runs_away RENAME TO runs');
+    }
+    await abortAllDurableObjects();
+    const again = env.PLAN_RUN.getByName(runId);
+    expect(await runDurableObjectAlarm(again)).toBe(true);
+    await vi.waitFor(async () =>
+      expect(await indexRow(runId)).toEqual({ status: 'completed', plan_version: 1 }),
+    );
+    expect(await alarmOf(again)).toBeNull();
+  });
+
   it('are corrected by the next instance when D1 holds a stale status, and left alone when current', async () => {
     const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
     await waitForRun(runId);

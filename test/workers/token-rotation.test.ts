@@ -52,6 +52,10 @@ describe('API_TOKEN with several tokens', () => {
       const res = await send(list, '/v1/tools', bearer(wrong));
       expect(res.status).toBe(401);
       expect(res.headers.get('WWW-Authenticate')).toContain('error="invalid_token"');
+      // Saying what to send: a client still on the old token after a rotation is told to move.
+      expect((await res.json<{ error: { message: string } }>()).error.message).toBe(
+        'Invalid bearer token: send one of the tokens the API_TOKEN secret holds (after a rotation, the new one)',
+      );
     }
   });
 

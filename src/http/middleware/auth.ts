@@ -35,6 +35,10 @@ export const EMPTY_TOKEN_LIST_MESSAGE =
   'API_TOKEN is set but holds no token (only commas, line breaks or spaces): set it to a token, or to ' +
   'several separated by commas while one is rotated (`wrangler secret put API_TOKEN`)';
 
+/** What a request with a token the deployment does not hold is told (a typo, or the old one after a rotation). */
+export const WRONG_TOKEN_MESSAGE =
+  'Invalid bearer token: send one of the tokens the API_TOKEN secret holds (after a rotation, the new one)';
+
 /** What a WebSocket upgrade whose `edgeplan.bearer.` subprotocol carries no readable token is told. */
 export const MALFORMED_PROTOCOL_MESSAGE =
   'The WebSocket subprotocol "edgeplan.bearer.<token>" must carry the token as base64url of its UTF-8 ' +
@@ -80,7 +84,7 @@ export function bearerAuth({
     if (!header && fromProtocol !== undefined) {
       if (await anyTokenMatches(fromProtocol, expected)) return next();
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
-      return jsonError(c, 'unauthorized', 'Invalid bearer token (in the WebSocket subprotocol)');
+      return jsonError(c, 'unauthorized', `${WRONG_TOKEN_MESSAGE} (in the WebSocket subprotocol)`);
     }
     // A token was offered, just not readably: saying the header is missing would send the client
     // looking in the wrong place.
@@ -103,7 +107,7 @@ export function bearerAuth({
     }
     if (!(await anyTokenMatches(match[1], expected))) {
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
-      return jsonError(c, 'unauthorized', 'Invalid bearer token');
+      return jsonError(c, 'unauthorized', WRONG_TOKEN_MESSAGE);
     }
     return next();
   };
