@@ -21,7 +21,8 @@ function TokenField() {
       <input
         type="password"
         autocomplete="off"
-        placeholder="none (ALLOW_ANONYMOUS)"
+        placeholder="not set"
+        title="One of the server’s API_TOKEN tokens, kept in this browser (none is needed when the server allows anonymous use)"
         value={token}
         onChange={(e) => {
           const v = (e.target as HTMLInputElement).value.trim();
