@@ -84,7 +84,12 @@ describe('API_TOKEN with several tokens', () => {
     expect(spaced.status).toBe(101);
     spaced.webSocket!.accept();
     spaced.webSocket!.close();
-    expect((await upgrade('sécret token/+=', 'sécret')).status).toBe(401);
+    expect((await upgrade('sécret token/+=', 'sécret')).status).toBe(401); // As the Authorization header too: the token runs to the header's end, not its first space.
+    expect([
+      await status('my secret token', 'my secret token'),
+      await status('my secret token', 'my secret'),
+      await status('my secret token', 'my  secret token'),
+    ]).toEqual([200, 401, 401]);
   });
 
   it('opens a run’s WebSocket with either token, as the header or the subprotocol', async () => {

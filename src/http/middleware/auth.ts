@@ -100,7 +100,9 @@ export function bearerAuth({
         'Missing Authorization header: send "Authorization: Bearer <token>"',
       );
     }
-    const match = /^Bearer +(\S+) *$/i.exec(header);
+    // The token runs to the header's last non-space: API_TOKEN keeps a token's inner spaces
+    // (src/api-tokens.ts), and a header cut at the first one could never match such a token.
+    const match = /^Bearer +(\S(?:.*\S)?) *$/i.exec(header);
     if (!match?.[1]) {
       c.header('WWW-Authenticate', `${challenge}, error="invalid_request"`);
       return jsonError(c, 'unauthorized', 'Authorization header must have the form "Bearer <token>"');
