@@ -14,21 +14,13 @@ import { actionFor, decideNext, revisionPossible, stepDef } from './decide';
 import type { EventDraft, EventReferences, RunEvent, TokenCount } from './events';
 import { evolve } from './evolve';
 import { placeAttempt } from './placement';
-import {
-  answerFailure,
-  failureAction,
-  NO_PLANNER_TO_REPLAN,
-  changedSteps,
-  samePlanContent,
-  checkExpected,
-  reportUnexpected,
-  commandFor,
-  notAwaited,
-  notNow,
-  notRetryable,
-  resumableSteps,
-  returnedPayload,
-} from './machine-support';
+import { answerFailure, failureAction, NO_PLANNER_TO_REPLAN } from './failure-answer';
+import { changedSteps, samePlanContent } from './plan-changes';
+import { checkExpected, reportUnexpected } from './output-reflection';
+import { commandFor } from './event-commands';
+import { notAwaited, notNow } from './status-refusals';
+import { notRetryable, resumableSteps } from './retry-scope';
+import { returnedPayload } from './returned-payload';
 import {
   REVISION_DECLINED,
   type HandleResult,
