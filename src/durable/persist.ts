@@ -6,7 +6,7 @@
 import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
-import { withStreamedStep } from '../engine/evolve';
+import { withStreamedStep } from '../engine/install-plan';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import { notJsonRow, parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';

@@ -2,7 +2,7 @@
  * What a retry may do: whether the run can be retried at all, and which steps a retry re-opens — the
  * whole run's failures and stops, or one step and what it blocked. Pure functions over the state.
  */
-import { isSettled } from './evolve';
+import { isSettled } from './step-readiness';
 import type { Refusal } from './machine-types';
 import type { RunState } from './state';
 
