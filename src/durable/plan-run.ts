@@ -147,7 +147,7 @@ export class PlanRun extends DurableObject<Env> {
   /** The state as of event `at` (or now), rebuilt from the log alone. */
   stateAt(at?: number): (ServedSnapshot & ParentFields) | null {
     if (!this.#run.load()) return null;
-    const r = replay(this.#run.store.eventStream(0, at));
+    const r = replay(this.#run.store.events.stream(0, at));
     const snap = snapshotRun(r.state, r.results, memoryBudget(this.#run.machine!.state.run_id));
     return { ...servedSnapshot(snap, this.#run.store), ...parentFields(this.#run.parentRef()) };
   }
@@ -173,7 +173,7 @@ export class PlanRun extends DurableObject<Env> {
   attempts(stepId?: string): Record<string, SqlStorageValue>[] {
     if (!this.#run.store.exists) return [];
     this.#run.upgrade();
-    return this.#run.store.attempts(stepId);
+    return this.#run.store.attempts.list(stepId);
   }
 
   async cancel(reason?: string): Promise<RpcResult<{ status: RunStatus }>> {
