@@ -13,7 +13,7 @@ import {
 } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
-import { notNow } from '../engine/machine-support';
+import { notNow } from '../engine/status-refusals';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';

@@ -8,7 +8,7 @@
  * implicit transaction's).
  *
  * Nothing is acted on here: what comes back is carried out by the caller once the transaction is
- * written (plan-run.ts), so nothing acts on unsaved state.
+ * written (run-driver.ts), so nothing acts on unsaved state.
  */
 import type { MachineInput, RunMachine } from '../engine/machine';
 import { decide } from '../engine/run-loop';

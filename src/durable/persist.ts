@@ -6,11 +6,12 @@
 import type { RunEvent } from '../engine/events';
 import { stepEffectKey } from '../engine/idempotency';
 import { emptyRunState, newStepRuntime, type RunState, type StepRuntime } from '../engine/state';
-import { withStreamedStep } from '../engine/evolve';
+import { withStreamedStep } from '../engine/install-plan';
 import { buildGraph } from '../plan/graph';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import { notJsonRow, parseConfigRow, parseMetaRow, parsePlanRow, parseStepRow } from './row-schemas';
-import type { AttemptMark, AttemptRow, SqlStore } from './sql-store';
+import type { AttemptMark, AttemptRow } from './attempt-rows';
+import type { SqlStore } from './sql-store';
 
 type Meta = Omit<
   RunState,
@@ -50,7 +51,7 @@ function metaOf(s: RunState): Meta {
  * statement, and an attempt scheduled and begun in the same batch as one row.
  */
 export function persist(store: SqlStore, state: RunState, events: readonly RunEvent[]): void {
-  store.appendEvents(events);
+  store.events.append(events);
   const journal = new AttemptJournal(store, state);
   let streamed = false;
   for (const e of events) {
@@ -161,8 +162,8 @@ class AttemptJournal {
   }
 
   flush(): void {
-    this.store.putAttempts([...this.#fresh.values()]);
-    this.store.markAttempts([...this.#marks.values()]);
+    this.store.attempts.put([...this.#fresh.values()]);
+    this.store.attempts.mark([...this.#marks.values()]);
   }
 }
 
@@ -187,7 +188,7 @@ function loadRows(store: SqlStore): RunState | null {
   const config = parseConfigRow(meta.config);
   const state = emptyRunState(meta.run_id, config);
   // The last event's seq: the meta row no longer carries it (older rows do, never ahead of the log).
-  Object.assign(state, meta, { config, seq: store.lastSeq() });
+  Object.assign(state, meta, { config, seq: store.events.lastSeq() });
   const input = store.getMetaValue(INPUT_KEY);
   if (input.found) state.input = input.value;
   const final = store.getMetaValue(FINAL_OUTPUT_KEY);
@@ -228,7 +229,7 @@ function loadRows(store: SqlStore): RunState | null {
  */
 function streamedSoFar(store: SqlStore, state: RunState): RunState['plan'] {
   let plan: RunState['plan'] = null;
-  for (const e of store.eventsOfType('StepStreamed')) plan = withStreamedStep(plan, state, e);
+  for (const e of store.events.ofType('StepStreamed')) plan = withStreamedStep(plan, state, e);
   return plan;
 }
 

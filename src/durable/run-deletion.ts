@@ -94,7 +94,7 @@ async function noteFrom(runId: string, errorDetails: unknown, store: SqlStore): 
  */
 function childAttempts(store: SqlStore): { step_id: string; attempt: number }[] {
   const once = new Map<string, { step_id: string; attempt: number }>();
-  for (const a of [...store.attemptsOfActions(CHILD_RUN_TOOLS), ...invokedChildTools(store)])
+  for (const a of [...store.attempts.ofActions(CHILD_RUN_TOOLS), ...invokedChildTools(store)])
     if (!once.has(`${a.step_id}#${a.attempt}`)) once.set(`${a.step_id}#${a.attempt}`, a);
   return [...once.values()];
 }
@@ -103,7 +103,7 @@ function childAttempts(store: SqlStore): { step_id: string; attempt: number }[] 
 function invokedChildTools(store: SqlStore): { step_id: string; attempt: number }[] {
   let events: unknown[];
   try {
-    events = store.eventsOfType('ToolInvoked');
+    events = store.events.ofType('ToolInvoked');
   } catch {
     return []; // storage this release cannot read: the attempts' rows are what is known
   }

@@ -76,7 +76,7 @@ export type EventsPage = { events: RunEvent[]; next_after: number; has_more: boo
 export type ElidedPayload = { $elided: { bytes: number; reason: string } };
 
 export function eventsPage(store: SqlStore, after: number, limit: number): EventsPage {
-  const page = store.eventPage(after, limit, EVENTS_PAGE_BYTES);
+  const page = store.events.page(after, limit, EVENTS_PAGE_BYTES);
   const events = page.events.map((e, i) => {
     const bytes = page.sizes[i]!;
     if (bytes <= EVENT_ELIDE_BYTES) return e;

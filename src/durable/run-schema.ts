@@ -9,7 +9,8 @@
  */
 import type { Leases } from './leases';
 import type { SideWorkJournal } from './side-work-journal';
-import { STAMPED_SCHEMA, type SqlStore } from './sql-store';
+import type { SqlStore } from './sql-store';
+import { STAMPED_SCHEMA } from './store-tables';
 
 /**
  * Creates the run's tables, stamped with this release's storage format (idempotent; one call), then

@@ -9,11 +9,20 @@ import { CHILD_RUN_TIMEOUT_MS } from '../engine/child-run';
 import { deferToChildRun, deferToPerson } from '../executor/deferred';
 import { agentDispatchTool } from '../executor/tools/agent-dispatch';
 import { defineTool, type AnyTool, type ToolContext, type ToolRegistry } from '../executor/registry';
-import { isRecord, type Plan } from '../plan/model';
 import { planFromState, planGoal } from '../planner/pipeline';
-import { settingsEnvNames } from '../plan/tea-settings';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { startChildRun } from './child-runs';
+import { applyExecutor } from './subtask-executor';
+import {
+  asPlan,
+  asSteps,
+  NO_PLAN,
+  NO_PLAN_TO_REPLAN,
+  remainingPlan,
+  statusOf,
+  withSubtasks,
+  type TeaSubtask,
+} from './subtask-plans';
 
 const HOUR = 3600_000;
 
@@ -242,176 +251,4 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
   });
 
   return [agentDispatch, planExecute, humanInput, planDecompose, planReplan, planStatus];
-}
-
-/** A subtask as seed 001 and TEA show it: a step with its status and result. */
-type TeaSubtask = Plan['steps'][number] & { status?: string; result?: unknown };
-
-/** Seed 001 shows a plan's steps as `subtasks` with a status (and result); both names are given. */
-function withSubtasks(plan: Plan, results: Record<string, unknown> = {}): Plan & { subtasks: unknown[] } {
-  return {
-    ...plan,
-    subtasks: plan.steps.map((s) =>
-      s.id in results ? { ...s, status: 'completed', result: results[s.id] } : { ...s, status: 'pending' },
-    ),
-  };
-}
-
-/** TEA's error strings (planning_actions.py). */
-const NO_PLAN = 'No plan provided. Use plan.decompose first or provide plan parameter.';
-const NO_PLAN_TO_REPLAN = 'No plan to replan';
-
-/**
- * A plan given to a planning action: `{steps}` or `{subtasks}` (each may carry `status` and
- * `result`), or the whole result of plan.decompose (`output: plan` puts `{plan, …}` in state.plan).
- */
-function asPlan(given: unknown, missing: string = NO_PLAN): Plan {
-  let raw = given;
-  if (isRecord(raw) && raw.steps === undefined && raw.subtasks === undefined && isRecord(raw.plan))
-    raw = raw.plan;
-  if (!isRecord(raw) || Object.keys(raw).length === 0)
-    throw new ToolError('no_plan', missing, { retryable: false });
-  // Seed 001's subtasks carry status and result: they win over a stale `steps` copy.
-  const steps = Array.isArray(raw.subtasks) ? raw.subtasks : raw.steps;
-  if (!Array.isArray(steps))
-    throw new ToolError('invalid_plan', 'Invalid plan structure: it has no steps or subtasks', {
-      retryable: false,
-    });
-  return {
-    ...(raw as Plan),
-    goal: typeof raw.goal === 'string' ? raw.goal : '',
-    steps: steps as Plan['steps'],
-  };
-}
-
-/**
- * TEA's subtasks name no action (its executor runs them): as steps they are `llm.call` with their
- * description as the prompt, the default a plan gives a step without an action.
- */
-function asSteps(plan: Plan): Plan {
-  const steps = plan.steps.map((s) => {
-    const p: Record<string, unknown> = isRecord(s.parameters) ? s.parameters : {};
-    const bare = !s.action || (s.action === 'llm.call' && p.prompt === undefined && p.messages === undefined);
-    return bare ? { ...s, action: 'llm.call', parameters: { prompt: s.description || s.id } } : s;
-  });
-  return { ...plan, steps };
-}
-
-/**
- * The subtasks still to run: completed ones (by their `status`, or a result in `subtask_results`) are
- * left out and dependencies on them dropped, as TEA's plan.execute skips them.
- */
-function remainingPlan(plan: Plan, results: Record<string, unknown>): Plan {
-  const done = new Set(
-    (plan.steps as TeaSubtask[]).filter((s) => s.status === 'completed' || s.id in results).map((s) => s.id),
-  );
-  const steps = (plan.steps as TeaSubtask[])
-    .filter((s) => !done.has(s.id))
-    .map(({ status: _status, result: _result, ...s }) => ({
-      ...s,
-      given_dependencies: s.dependencies ?? [],
-      dependencies: (s.dependencies ?? []).filter((d) => !done.has(d)),
-    }));
-  return { ...plan, steps: steps };
-}
-
-const DEFAULT_SUBTASK_MESSAGES = [
-  {
-    role: 'system',
-    content:
-      'You are executing a subtask as part of a larger plan. Complete the subtask and return a useful result.',
-  },
-  {
-    role: 'user',
-    content:
-      "Subtask: {{ subtask.description }}{% for id, r in subtask.results.items() %}\nResult from '{{ id }}': {{ (r | string)[:500] }}{% endfor %}",
-  },
-];
-
-/**
- * Steps that name no action run with the subtask executor. With a TEA workflow's executor, its `with:`
- * is kept as written and rendered per subtask in the child run (`subtask.*`, `state.subtask_results`);
- * otherwise the description is the prompt.
- */
-function applyExecutor(
-  plan: Plan,
-  exec: { action: string; with?: Record<string, unknown> | undefined },
-  workflow:
-    { variables?: Record<string, unknown> | null; settings?: Record<string, unknown> | null } | undefined,
-  preserved: Record<string, unknown>[],
-): unknown {
-  const { subtasks: _subtasks, ...rest } = plan as Plan & { subtasks?: unknown };
-  if (workflow === undefined) {
-    return {
-      ...rest,
-      steps: plan.steps.map((s) =>
-        s.action === undefined
-          ? { ...s, action: exec.action, parameters: { ...exec.with, prompt: String(s.description ?? s.id) } }
-          : s,
-      ),
-    };
-  }
-  const params: Record<string, Record<string, unknown>> = {};
-  const withParams = exec.with ?? {};
-  // TEA's default llm.call executor messages (planning_actions.py _execute_subtask).
-  const executorParams =
-    exec.action === 'llm.call' && withParams.messages === undefined && withParams.prompt === undefined
-      ? { ...withParams, messages: DEFAULT_SUBTASK_MESSAGES }
-      : withParams;
-  const steps = plan.steps.map(
-    ({ given_dependencies: _given, ...s }: Plan['steps'][number] & { given_dependencies?: string[] }) => {
-      if (s.action !== undefined && s.action !== exec.action) return s;
-      params[s.id] = executorParams;
-      return { ...s, action: exec.action, parameters: {} };
-    },
-  );
-  const tea = {
-    subtasks: true,
-    params,
-    variables: workflow.variables ?? {},
-    settings: workflow.settings ?? {},
-    env_names: settingsEnvNames(workflow.settings ?? {}),
-    preserved,
-    dependencies: Object.fromEntries(
-      plan.steps.map((s) => [
-        s.id,
-        (s as TeaSubtask & { given_dependencies?: string[] }).given_dependencies ?? s.dependencies,
-      ]),
-    ),
-  };
-  // TEA's strategy shapes the decomposition only; plan.execute runs the subtasks as a DAG.
-  return {
-    ...rest,
-    strategy: 'flat',
-    steps,
-    metadata: { ...rest.metadata, tea, decomposed_as: rest.strategy },
-  };
-}
-
-function statusOf(
-  raw: unknown,
-  results: Record<string, unknown>,
-  details: boolean,
-  includeCompleted: boolean,
-) {
-  const plan = asPlan(raw);
-  const counts = { total: 0, pending: 0, in_progress: 0, completed: 0, failed: 0, skipped: 0 };
-  const subtasks: unknown[] = [];
-  for (const s of plan.steps as TeaSubtask[]) {
-    const status = s.id in results ? 'completed' : (s.status ?? 'pending');
-    counts.total += 1;
-    if (status in counts) counts[status as keyof typeof counts] += 1;
-    if (details && (includeCompleted || status !== 'completed'))
-      subtasks.push({ ...s, status, result: results[s.id] ?? s.result ?? null });
-  }
-  const out: Record<string, unknown> = {
-    status: counts,
-    // TEA's progress: completed and skipped subtasks over all (an empty plan is done).
-    progress: counts.total ? (counts.completed + counts.skipped) / counts.total : 1,
-    plan_id: plan.id ?? null,
-    goal: plan.goal,
-    success: true,
-  };
-  if (details) out.subtasks = subtasks;
-  return out;
 }

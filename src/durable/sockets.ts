@@ -68,7 +68,7 @@ export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, afte
   ctx.acceptWebSocket(server);
   let sent = 0;
   let last = after;
-  for (const e of store.eventStream(after)) {
+  for (const e of store.events.stream(after)) {
     if (sent >= backlogBytes) {
       // More to come: the client asks for it on a new socket (this one's share is queued already).
       server.close(BACKLOG_CLOSE, `more events after seq ${last}: reconnect with ?after=${last}`);

@@ -2,7 +2,7 @@
  * Queued attempts no consumer took: a Worker that sends steps to its queue but has no consumer for it
  * (no [[queues.consumers]] block, or no queue handler exported) leaves them there. The run's object
  * notices when an attempt's first lease runs out unbegun (leases.ts) and carries it out itself
- * (plan-run.ts); this says why, in the words the trace and the log show.
+ * (expired-leases.ts); this says why, in the words the trace and the log show.
  *
  * An unbegun attempt says no consumer took it only if the object looked when its window ended (its
  * alarm is set for then). When the object looks much later, it was held meanwhile — most often by a

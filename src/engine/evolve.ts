@@ -1,15 +1,18 @@
 /**
  * The fold: apply one event to the run state. This is the only code that changes a run's state, live
  * and in replay alike, so replay cannot drift from what happened. Deterministic: it reads nothing but
- * the state, the event and the result store — no clock, no ids, no I/O.
+ * the state, the event and the result store — no clock, no ids, no I/O. Its parts with a job of their
+ * own are beside it: installing a plan (install-plan.ts), step readiness (step-readiness.ts), writes
+ * to state variables (state-path-write.ts) and stages (evolve-stage.ts).
  */
 import { stagePlanned, stageStarted } from './evolve-stage';
-import { buildGraph } from '../plan/graph';
 import { isRecord } from '../plan/model';
-import type { PathSegment } from '../plan/references';
-import { TEA_END, teaMetaOf } from '../plan/tea-meta';
+import { TEA_END } from '../plan/tea-meta';
 import type { RunEvent, SkipReason } from './events';
+import { installPlan, withStreamedStep } from './install-plan';
 import { newStepRuntime, type ResultStore, type RunState, type StepRuntime } from './state';
+import { writeStatePath } from './state-path-write';
+import { isSettled, resume, settle, stepOf, touch } from './step-readiness';
 
 export function evolve(state: RunState, event: RunEvent, results: ResultStore): void {
   state.seq = event.seq;
@@ -306,190 +309,4 @@ function addTokens(state: RunState, tokens: { prompt: number; completion: number
   state.token_usage.prompt_tokens += tokens.prompt;
   state.token_usage.completion_tokens += tokens.completion;
   state.token_usage.total_tokens += tokens.prompt + tokens.completion;
-}
-
-/** A dependency is settled once it can no longer change: completed, skipped or failed. */
-export function isSettled(rt: StepRuntime): boolean {
-  return rt.status === 'completed' || rt.status === 'skipped' || rt.status === 'failed';
-}
-
-function stepOf(state: RunState, id: string): StepRuntime {
-  const rt = state.steps.get(id);
-  if (!rt) throw new Error(`Event names step "${id}", which is not in plan ${state.plan?.id ?? '(none)'}`);
-  return rt;
-}
-
-function touch(state: RunState, id: string): void {
-  state.dirty.add(id);
-}
-
-/** Tells the dependents of a step that settled; the ones with nothing left to wait for become ready. */
-function settle(state: RunState, id: string): void {
-  const graph = state.graph!;
-  const idx = graph.index.get(id)!;
-  for (const dep of graph.dependents[idx] ?? []) {
-    const rt = state.steps.get(dep)!;
-    rt.waiting -= 1;
-    touch(state, dep);
-    if (rt.waiting === 0 && (rt.status === 'blocked' || rt.status === 'revised')) makeReady(state, dep, rt);
-  }
-}
-
-function makeReady(state: RunState, id: string, rt: StepRuntime): void {
-  if (rt.status === 'blocked') rt.status = 'pending';
-  state.ready.push(state.graph!.index.get(id)!);
-}
-
-/**
- * Installs a plan (first or revised). Steps that keep their id keep their runtime — completed work is
- * never lost, a running attempt keeps running. On a revision, every other step that changed, failed or
- * was skipped is `revised`: it will run (again) under the new plan. Removed steps are forgotten (their
- * late results are ignored), and every unsettled step's wait count is recomputed against the new graph.
- */
-/**
- * The plan streamed in so far (`plan`, null before the first step) with the event's step added. The
- * plan being streamed has the run's strategy and exit criteria already, so a `par` run reflects on a
- * step that finishes before the stream does.
- */
-export function withStreamedStep(
-  plan: RunState['plan'],
-  state: Pick<RunState, 'goal' | 'config'>,
-  event: RunEvent<'StepStreamed'>,
-): NonNullable<RunState['plan']> {
-  const { step, plan_id } = event.payload;
-  const criteria = state.config.planning?.success_criteria;
-  const base = plan ?? {
-    id: plan_id,
-    version: 1,
-    goal: state.goal,
-    strategy: state.config.strategy ?? 'flat',
-    steps: [],
-    created_at: event.timestamp,
-    ...(criteria !== undefined ? { success_criteria: criteria } : {}),
-  };
-  return { ...base, steps: [...base.steps, step] };
-}
-
-function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reopen: boolean): void {
-  const previous = state.steps;
-  const before = new Map(state.plan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);
-  state.plan = plan;
-  state.graph = buildGraph(plan.steps);
-  state.steps = new Map();
-  state.ready.clear();
-  for (const step of plan.steps) {
-    const old = previous.get(step.id);
-    const changed = old !== undefined && before.get(step.id) !== JSON.stringify(step);
-    let rt: StepRuntime = old ?? newStepRuntime();
-    if (
-      old &&
-      old.status !== 'completed' &&
-      old.status !== 'running' &&
-      (changed || (reopen && isSettled(old)))
-    ) {
-      rt = {
-        ...old,
-        status: 'revised',
-        retries_used: 0,
-        fallback_used: false,
-        error: null,
-        handled: false,
-        skip_reason: null,
-        finished_at: null,
-        retry_at: null,
-      };
-    }
-    // A step a later version added or replaced is a new effect: its idempotency key says which version.
-    if (plan.version > 1 && (old === undefined || changed)) rt = { ...rt, key_version: plan.version };
-    state.steps.set(step.id, rt);
-    touch(state, step.id);
-  }
-  for (const id of previous.keys()) {
-    if (state.steps.has(id)) continue;
-    state.dirty.add(id);
-    state.running.delete(id);
-    state.timers.delete(id);
-    state.needs_decision.delete(id);
-  }
-  state.unhandled_failures.clear();
-  for (const [id, rt] of state.steps) {
-    if (rt.status === 'failed' && !rt.handled) state.unhandled_failures.add(id);
-    if (rt.status !== 'running' && rt.retry_at === null) state.timers.delete(id);
-  }
-  recountWaiting(
-    state,
-    plan.steps.map((s) => s.id),
-  );
-}
-
-/** Recomputes `waiting` for the given steps; those with nothing to wait for become ready. */
-function recountWaiting(state: RunState, ids: readonly string[]): void {
-  const graph = state.graph!;
-  // A TEA graph run's nodes wait for navigation to enter them (NodeEntered), not for dependencies.
-  const navigated = teaMetaOf(state.plan)?.graph !== undefined;
-  for (const id of ids) {
-    const rt = state.steps.get(id)!;
-    if (isSettled(rt) || rt.status === 'running') continue;
-    if (navigated && rt.status === 'blocked') continue;
-    let waiting = 0;
-    for (const dep of graph.deps[graph.index.get(id)!] ?? []) {
-      if (!isSettled(state.steps.get(dep)!)) waiting += 1;
-    }
-    rt.waiting = waiting;
-    if (rt.retry_at === null && waiting === 0) makeReady(state, id, rt);
-    else if (rt.status === 'pending' && rt.retry_at === null) rt.status = 'blocked';
-  }
-}
-
-function resume(state: RunState, ids: readonly string[]): void {
-  const navigated = teaMetaOf(state.plan)?.graph !== undefined;
-  for (const id of ids) {
-    const rt = stepOf(state, id);
-    state.unhandled_failures.delete(id);
-    // A graph run's node that was entered runs again; one never entered waits for navigation.
-    rt.status = navigated && rt.visit > 0 ? 'pending' : 'blocked';
-    rt.retries_used = 0;
-    rt.fallback_used = false;
-    rt.on_fallback = false;
-    rt.handled = false;
-    rt.error = null;
-    rt.skip_reason = null;
-    rt.finished_at = null;
-    rt.retry_at = null;
-    touch(state, id);
-  }
-  recountWaiting(state, ids);
-}
-
-/**
- * Writes `value` at a state path: the first segment is one variable, deeper segments are set inside
- * it. The empty path (`output_path: "state"`) merges: each own key of `value` becomes a variable,
- * replacing its value. The machine fails a step whose output cannot be merged before it is
- * recorded (see `mergeError`), so a non-object here changes nothing.
- */
-export function writeStatePath(results: ResultStore, path: readonly PathSegment[], value: unknown): void {
-  const [root, ...rest] = path;
-  if (root === undefined) {
-    if (isRecord(value)) for (const key of Object.keys(value)) results.setVar(key, value[key]);
-    return;
-  }
-  const key = String(root);
-  if (rest.length === 0) {
-    results.setVar(key, value);
-    return;
-  }
-  const current = results.getVar(key);
-  const top: unknown =
-    current.found && typeof current.value === 'object' && current.value !== null
-      ? structuredClone(current.value)
-      : {};
-  let node = top as Record<string | number, unknown>;
-  for (let i = 0; i < rest.length - 1; i++) {
-    const seg = rest[i]!;
-    const next = node[seg];
-    if (typeof next !== 'object' || next === null) node[seg] = {};
-    node = node[seg] as Record<string | number, unknown>;
-  }
-  node[rest[rest.length - 1]!] = value;
-  results.setVar(key, top);
 }

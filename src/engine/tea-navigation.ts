@@ -11,7 +11,7 @@ import { evaluateCondition } from '../plan/jinja';
 import { TEA_END, teaMetaOf, type TeaGraph, type TeaMeta } from '../plan/tea-meta';
 import type { DecideContext } from './decide-context';
 import { draft, type EventDraft } from './events';
-import { isSettled } from './evolve';
+import { isSettled } from './step-readiness';
 import type { RunState } from './state';
 import { teaContext } from './tea-context';
 

@@ -11,7 +11,8 @@ import { isRecord } from '../plan/model';
 import { checkStateSchema } from '../plan/state-schema';
 import type { Finding } from '../plan/validate';
 import { convertLlmCompiler } from './llmcompiler';
-import { convertTeaYaml, MAX_TEA_SOURCE_BYTES } from './tea-yaml';
+import { MAX_TEA_SOURCE_BYTES } from './tea-limits';
+import { convertTeaYaml } from './tea-yaml';
 import { convertToolCalls, isToolCallPlan } from './tool-calls';
 import type { ImportIssue } from './types';
 
@@ -107,7 +108,7 @@ export function prepareRunPlan(
     );
   }
   // Reading a workflow costs about a second of CPU a MiB, and one that navigates is counted only
-  // once read: its size is bounded before it is parsed (tea-yaml.ts).
+  // once read: its size is bounded before it is parsed (tea-limits.ts).
   const bytes = new TextEncoder().encode(req.source).length;
   if (bytes > MAX_TEA_SOURCE_BYTES) {
     return {

@@ -13,20 +13,18 @@
 import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import type { Document, YAMLMap } from 'yaml';
 import { MAX_NESTING_DEPTH } from '../nesting';
-import { MAX_PLAN_STEPS } from '../plan/config';
 import type { PlanStepInput } from '../plan/model';
 import { DEFAULT_MAX_ITERATIONS, TEA_END, type TeaMeta } from '../plan/tea-meta';
-import { ACTION_STATE_DEFAULTS, RAW_PARAMETERS } from './tea-results';
+import { MAX_ALIASES, MAX_EXPANDED_CHARS, refuseUnparsed, type TeaRefusal } from './tea-limits';
+import { convertNode } from './tea-node';
 import { navigationRules, type Navigation } from './tea-rules';
 import { locateNodes, scalarString } from './tea-structure';
 import type { LineOf, Located } from './tea-structure';
-import { FAILED, aliasResolver, yamlValue } from './tea-values';
+import { aliasResolver } from './tea-values';
 import type { ValueContext } from './tea-values';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
-import { LineIndex } from './line-index';
 import { scanYaml } from './yaml-scan';
-import type { YamlScan } from './yaml-scan';
 import { expandedSizeOver } from './expanded-size';
 import { settingsEnvNames } from '../plan/tea-settings';
 
@@ -39,45 +37,15 @@ export type StateRead = { key: string; node: string; line: number };
  * validation finding (`too_many_steps`), not a problem with the text.
  */
 export type TeaImportResult =
-  | (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] })
-  | (Extract<ImportResult, { ok: false }> & { tooManySteps?: true });
+  (Extract<ImportResult, { ok: true }> & { stateReads: StateRead[] }) | TeaRefusal;
 
 export type TeaImportOptions = {
   /** The run's `max_steps`: a workflow sure to have more steps is refused before it is parsed. */
   maxSteps?: number;
 };
 
-/**
- * The most aliases (`*name`) a workflow may have. The yaml library resolves each by a scan whose
- * length grows with the document, so their cost grows with their square (20,000 took minutes); and as
- * `toJS` refuses an anchor used more than 100 times, a real workflow has far fewer.
- */
-export const MAX_ALIASES = 1000;
-
-/**
- * The largest TEA workflow the API reads: 1 MiB of YAML (UTF-8). A workflow with `goto:`,
- * `navigation:` or `edges:` cannot have its nodes counted before it is parsed, so without this only
- * the 5 MiB request body bounded the work: reading and converting takes about a second of CPU a MiB
- * (POST /v1/plans/validate under `wrangler dev`: 4.9 MiB took 5–7 s, 1 MiB 1–2 s), and real
- * workflows are a few KiB. Checked by the API (import/run-request.ts), not by `convertTeaYaml`.
- */
-export const MAX_TEA_SOURCE_BYTES = 1024 * 1024;
-
-/**
- * The most a workflow may come to with its aliases written out: 5 MiB, what one API request body
- * carries (src/http/middleware/body-limit.ts).
- */
-export const MAX_EXPANDED_CHARS = 5 * 1024 * 1024;
-
 /** Scalars that navigate (`goto:`, `navigation:`, `edges:`): with them, some nodes may never run. */
 const NAVIGATION: ReadonlySet<string> = new Set(['goto', 'navigation', 'edges']);
-
-const UNSUPPORTED_NODE_KEYS: Record<string, string> = {
-  run: 'inline code (run:, Python, Lua or Prolog) cannot run here; call a registered tool with uses:/action:',
-  script: 'inline code (script:) cannot run here; call a registered tool with uses:/action:',
-  steps: 'multi-step nodes (steps:) cannot run here; make each step a node',
-  subgraph: 'subgraphs (subgraph:) cannot run here',
-};
 
 const UNSUPPORTED_TOP_KEYS: Record<string, string> = {
   imports: 'imports: loads Python modules, which cannot run here; register the actions as tools',
@@ -99,7 +67,7 @@ const UNSUPPORTED_TOP_KEYS: Record<string, string> = {
  */
 export function convertTeaYaml(source: string, opts: TeaImportOptions = {}): TeaImportResult {
   const scan = scanYaml(source, { maxDepth: MAX_NESTING_DEPTH, maxAliases: MAX_ALIASES, words: NAVIGATION });
-  const refused = refuseUnparsed(source, scan, opts);
+  const refused = refuseUnparsed(source, scan, opts.maxSteps);
   if (refused) return refused;
   const aliases = scan.aliases.count;
   const counter = new LineCounter();
@@ -256,139 +224,6 @@ function chain(
     at = rule?.to ?? TEA_END;
   }
   return { ok: true, order, unreached: nodes.filter((n) => !seen.has(n.name)).map((n) => n.name) };
-}
-
-function convertNode(
-  n: Located,
-  meta: TeaMeta,
-  { resolve, budget }: Pick<ValueContext, 'resolve' | 'budget'>,
-  lineOf: LineOf,
-  errors: ImportIssue[],
-): PlanStepInput | null {
-  for (const key of Object.keys(UNSUPPORTED_NODE_KEYS)) {
-    if (n.node.has(key)) {
-      errors.push(
-        issueAt(
-          'unsupported_node',
-          lineOf(n.node.get(key, true), n.line),
-          `node "${n.name}": ${UNSUPPORTED_NODE_KEYS[key]}`,
-        ),
-      );
-      return null;
-    }
-  }
-  const type = scalarString(n.node.get('type', true));
-  if (type !== null && type !== 'action') {
-    errors.push(
-      issueAt(
-        'unsupported_node',
-        n.line,
-        `node "${n.name}": type: ${type} nodes cannot run here; use an action node (uses:)`,
-      ),
-    );
-    return null;
-  }
-  const action = scalarString(n.node.get('uses', true)) ?? scalarString(n.node.get('action', true));
-  if (action === null || action === '') {
-    errors.push(
-      issueAt('bad_node', n.line, `node "${n.name}" needs an action: uses: <tool> (or action: <tool>)`),
-    );
-    return null;
-  }
-  const withNode = n.node.get('with', true);
-  if (withNode != null && !isMap(withNode)) {
-    errors.push(
-      issueAt(
-        'bad_node',
-        lineOf(withNode, n.line),
-        `node "${n.name}": with: must be a mapping of parameters`,
-      ),
-    );
-    return null;
-  }
-  const lines: Record<string, number> = {};
-  const params: Record<string, unknown> = {};
-  if (isMap(withNode)) {
-    const converted = yamlValue(withNode, { resolve, budget, lineOf, nodeName: n.name, errors, lines });
-    if (converted === FAILED) return null;
-    Object.assign(params, converted);
-  }
-  // TEA's planning actions read these from the state when the node leaves them out.
-  for (const [key, template] of Object.entries(ACTION_STATE_DEFAULTS[action] ?? {})) {
-    if (!Object.hasOwn(params, key)) params[key] = template;
-  }
-  meta.params[n.name] = params;
-  if (Object.keys(lines).length > 0) meta.lines[n.name] = lines;
-  const raw = RAW_PARAMETERS[action];
-  if (raw) meta.raw[n.name] = [...raw];
-
-  const outputNode = n.node.get('output', true) ?? n.node.get('output_key', true);
-  let output_path = 'state';
-  if (outputNode != null) {
-    const key = scalarString(outputNode);
-    if (key !== null && /^[A-Za-z_][\w-]*$/.test(key)) output_path = `state.${key}`;
-    else if (isMap(outputNode)) {
-      const mapping = yamlValue(outputNode, { resolve, budget, lineOf, nodeName: n.name, errors, lines: {} });
-      if (mapping === FAILED) return null;
-      meta.outputs[n.name] = mapping as Record<string, unknown>;
-    } else {
-      errors.push(
-        issueAt(
-          'bad_node',
-          lineOf(outputNode, n.line),
-          `node "${n.name}": output: is a state key name or a mapping of keys to templates`,
-        ),
-      );
-      return null;
-    }
-  }
-  return {
-    id: n.name,
-    description: scalarString(n.node.get('description', true)) ?? n.name,
-    action,
-    parameters: {},
-    dependencies: [],
-    output_path,
-  };
-}
-
-/**
- * What is refused from the text's tokens alone, before the workflow is parsed: nesting that would
- * overflow the parser's stack, aliases whose look-ups would take minutes, and more nodes than
- * `maxSteps` when each is sure to be a step.
- */
-function refuseUnparsed(source: string, scan: YamlScan, opts: TeaImportOptions): TeaImportResult | null {
-  const where = (offset: number) => new LineIndex(source).at(offset);
-  if (scan.tooDeep) {
-    const at = where(scan.tooDeep.offset);
-    const message = `sequences and mappings nest more than ${MAX_NESTING_DEPTH} levels deep here; the limit is ${MAX_NESTING_DEPTH}`;
-    return importFailed([issueAt('too_deep', at.line, message, at.column)]);
-  }
-  if (scan.aliases.pastLimit !== null) {
-    const at = where(scan.aliases.pastLimit);
-    const message = `the workflow has ${scan.aliases.count} aliases (*name); the limit is ${MAX_ALIASES}: write the repeated values out, or keep them once in variables: and use {{ variables.name }}`;
-    return importFailed([issueAt('yaml_syntax', at.line, message, at.column)]);
-  }
-  // Without navigation every node is a step, so a workflow far past max_steps (more than twice as
-  // many nodes, or past the largest max_steps) is refused here: parsing and converting it cost far
-  // more than this count (seconds at 10,000 nodes). One a little past it is read, so the refusal
-  // comes with the workflow's other findings. With navigation a node may be unreached, and not a
-  // step: validation counts those steps.
-  const nodes = scan.rootSequences.get('nodes');
-  if (opts.maxSteps === undefined || !nodes || scan.words.size > 0) return null;
-  if (nodes.entries <= Math.min(2 * opts.maxSteps, MAX_PLAN_STEPS)) return null;
-  const { line, column } = where(nodes.offset);
-  const message = tooManyNodes(nodes.entries, opts.maxSteps);
-  return { ok: false, errors: [{ code: 'too_many_steps', message, line, column }], tooManySteps: true };
-}
-
-/** Why a workflow of `nodes` nodes, each a step, does not fit `maxSteps`, and what to do. */
-function tooManyNodes(nodes: number, maxSteps: number): string {
-  const raise =
-    maxSteps < MAX_PLAN_STEPS
-      ? `raise config.max_steps (up to ${MAX_PLAN_STEPS}) or split the workflow`
-      : 'split the workflow';
-  return `The workflow has ${nodes} nodes, each a step; the limit (max_steps) is ${maxSteps}: ${raise}`;
 }
 
 function mapOf(root: YAMLMap, key: string, doc: Document): Record<string, unknown> {

@@ -4,7 +4,7 @@
  * with more aliases than the importer resolves is refused naming the count, the limit and the line.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ALIASES, MAX_TEA_SOURCE_BYTES } from '../../src/import/tea-yaml';
+import { MAX_ALIASES, MAX_TEA_SOURCE_BYTES } from '../../src/import/tea-limits';
 import { MAX_PLAN_STEPS } from '../../src/plan/config';
 import { api } from './helpers';
 

@@ -2,7 +2,9 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/events';
-import { SqlStore, STORE_SCHEMA, type AttemptRow } from '../../src/durable/sql-store';
+import type { AttemptRow } from '../../src/durable/attempt-rows';
+import { SqlStore } from '../../src/durable/sql-store';
+import { STORE_SCHEMA } from '../../src/durable/store-tables';
 
 /** An event's envelope as the log stores it (its schema is checked when read back). */
 const envelope = (seq: number) => ({
@@ -146,8 +148,8 @@ describe('SqlStore', () => {
             payload: { i },
           }) as unknown as RunEvent,
       );
-      store.appendEvents(events);
-      expect(store.events(0, 1000).map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+      store.events.append(events);
+      expect(store.events.read(0, 1000).map((e) => e.seq)).toEqual(events.map((e) => e.seq));
       const rows: AttemptRow[] = Array.from({ length: 40 }, (_, i) => ({
         step_id: `s${i}`,
         attempt: 1,
@@ -161,8 +163,8 @@ describe('SqlStore', () => {
         finished_at: null,
         error_code: null,
       }));
-      store.putAttempts(rows);
-      store.markAttempts(
+      store.attempts.put(rows);
+      store.attempts.mark(
         rows.map((r, i) => ({
           step_id: r.step_id,
           attempt: 1,
@@ -172,7 +174,7 @@ describe('SqlStore', () => {
           error_code: i % 2 ? 'boom' : null,
         })),
       );
-      const after = store.attempts();
+      const after = store.attempts.list();
       expect(after).toHaveLength(40);
       for (const a of after) {
         const i = Number((a.step_id as string).slice(1));
@@ -189,7 +191,7 @@ describe('SqlStore', () => {
         );
       }
       // One attempt moving on alone (a chain's every step) keeps what it does not set, like many do.
-      store.markAttempts([
+      store.attempts.mark([
         {
           step_id: 's0',
           attempt: 1,
@@ -199,7 +201,7 @@ describe('SqlStore', () => {
           error_code: null,
         },
       ]);
-      expect(store.attempts('s0')).toEqual([
+      expect(store.attempts.list('s0')).toEqual([
         expect.objectContaining({
           status: 'succeeded',
           invoked_at: 't1',
@@ -207,7 +209,7 @@ describe('SqlStore', () => {
           scheduled_at: 't0',
         }),
       ]);
-      expect(store.attempts('s2')[0]).toMatchObject({ status: 'invoked', finished_at: null });
+      expect(store.attempts.list('s2')[0]).toMatchObject({ status: 'invoked', finished_at: null });
       store.putSteps(Array.from({ length: 120 }, (_, i) => [`s${i}`, { i }] as const));
       expect([...store.steps()]).toHaveLength(120);
     });
@@ -222,19 +224,19 @@ describe('SqlStore', () => {
           references: {},
           payload: { input: text },
         }) as unknown as RunEvent;
-      store.appendEvents([event(1, 'a'), event(2, 'é'.repeat(700 * 1024)), event(3, 'b'), event(4, 'c')]);
-      const sizes = [1, 2, 3, 4].map((seq) => utf8(JSON.stringify(store.events(seq - 1, 1)[0])));
+      store.events.append([event(1, 'a'), event(2, 'é'.repeat(700 * 1024)), event(3, 'b'), event(4, 'c')]);
+      const sizes = [1, 2, 3, 4].map((seq) => utf8(JSON.stringify(store.events.read(seq - 1, 1)[0])));
       // Event 2 (1.4 MB, stored in chunks) fits no page of 1 MiB with another event: it comes alone.
-      const first = store.eventPage(0, 10, 1024 * 1024);
+      const first = store.events.page(0, 10, 1024 * 1024);
       expect(first).toMatchObject({ sizes: [sizes[0]], has_more: true });
       expect(first.events.map((e) => e.seq)).toEqual([1]);
-      const second = store.eventPage(1, 10, 1024 * 1024);
+      const second = store.events.page(1, 10, 1024 * 1024);
       expect(second.events.map((e) => e.seq)).toEqual([2]);
       expect(second.sizes).toEqual([sizes[1]]);
-      const rest = store.eventPage(2, 10, 1024 * 1024);
+      const rest = store.events.page(2, 10, 1024 * 1024);
       expect(rest).toMatchObject({ sizes: [sizes[2], sizes[3]], has_more: false });
-      expect(store.eventPage(0, 2, 8 * 1024 * 1024).events.map((e) => e.seq)).toEqual([1, 2]);
-      expect([...store.eventStream(0)].map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(store.events.page(0, 2, 8 * 1024 * 1024).events.map((e) => e.seq)).toEqual([1, 2]);
+      expect([...store.events.stream(0)].map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     });
   });
 

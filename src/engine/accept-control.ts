@@ -1,0 +1,113 @@
+/**
+ * The run machine's control inputs from its callers: new information or the answer the run waits
+ * for, a cancel, and a retry. Each becomes its events, or the refusal that says why it does not apply.
+ */
+import { TERMINAL_RUN_STATUSES } from '../plan/model';
+import { revisionPossible } from './decide';
+import type { EventDraft } from './events';
+import { answerFailure, failureAction, NO_PLANNER_TO_REPLAN } from './failure-answer';
+import type { MachineDeps, MachineInput, Refusal } from './machine-types';
+import { returnedPayload } from './returned-payload';
+import { notRetryable, resumableSteps } from './retry-scope';
+import type { RunState } from './state';
+import { notAwaited, notNow } from './status-refusals';
+
+type Emit = (d: EventDraft) => void;
+
+type ControlInput = Extract<MachineInput, { type: 'input' | 'cancel' | 'resume' }>;
+
+/**
+ * Turns a caller's input into its events, or says why it does not apply.
+ */
+export function acceptControlInput(
+  s: RunState,
+  input: ControlInput,
+  emit: Emit,
+  deps: MachineDeps,
+): Refusal | undefined {
+  switch (input.type) {
+    case 'input': {
+      if (TERMINAL_RUN_STATUSES.has(s.status)) return notNow(s, 'take input', 'running');
+      const waitingOn = s.awaiting?.step_id;
+      const asking = waitingOn !== undefined ? s.steps.get(waitingOn) : undefined;
+      if (input.step_id !== undefined) {
+        const refused = notAwaited(s, input.step_id);
+        if (refused) return refused;
+      }
+      if (waitingOn !== undefined && asking?.status === 'running') {
+        // The answer to a step waiting for a person is that step's output.
+        emit({
+          type: 'InputReceived',
+          payload: { input: input.input, step_id: waitingOn },
+          references: { step_id: waitingOn },
+        });
+        emit({
+          type: 'ToolReturned',
+          payload: returnedPayload(s, waitingOn, asking.attempt, {
+            success: true,
+            output: input.input ?? null,
+            latency_ms: 0,
+          }),
+          references: { step_id: waitingOn },
+        });
+        return;
+      }
+      const aboutFailure = waitingOn !== undefined && s.steps.get(waitingOn)?.status === 'failed';
+      // Refused before it is recorded: accepted, a replan nothing can make would end the run failed.
+      if (aboutFailure && failureAction(input.input) === 'replan' && !(deps.canRevise ?? false))
+        return NO_PLANNER_TO_REPLAN;
+      emit({ type: 'InputReceived', payload: { input: input.input } });
+      if (aboutFailure) {
+        answerFailure(s, waitingOn, input.input, emit);
+      } else if (
+        s.status === 'running' &&
+        !s.revising &&
+        revisionPossible(s, { canRevise: deps.canRevise ?? false })
+      ) {
+        // New information while running: the rest of the plan is revised in its light — once the
+        // plan is whole, when it still streams in.
+        emit({
+          type: 'RevisionRequested',
+          payload: {
+            trigger: 'new_information',
+            reason: 'new information arrived (POST /input)',
+            strategy: s.config.revision_strategy,
+            ...(s.streaming ? { deferred: true } : {}),
+          },
+        });
+      }
+      return;
+    }
+    case 'cancel': {
+      if (TERMINAL_RUN_STATUSES.has(s.status)) {
+        return {
+          code: 'run_finished',
+          message: `Run ${s.run_id} is already ${s.status}; there is nothing to cancel`,
+        };
+      }
+      emit({
+        type: 'RunTerminated',
+        payload: { status: 'cancelled', reason: input.reason ?? 'cancelled by request' },
+      });
+      return;
+    }
+    case 'resume': {
+      const refused = notRetryable(s);
+      if (refused) return refused;
+      if (!s.plan) {
+        // Its planning failed (or it was stopped while planning): a retry plans the goal again.
+        if (input.step_id !== undefined)
+          return {
+            code: 'unknown_step',
+            message: `Run ${s.run_id} has no plan, so no step "${input.step_id}"`,
+          };
+        emit({ type: 'RunResumed', payload: { step_ids: [] } });
+        return;
+      }
+      const ids = resumableSteps(s, input.step_id);
+      if (typeof ids === 'object' && 'code' in ids) return ids;
+      emit({ type: 'RunResumed', payload: { step_ids: ids } });
+      return;
+    }
+  }
+}

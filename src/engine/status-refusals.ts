@@ -1,0 +1,36 @@
+/**
+ * Refusals of an input that comes at the wrong moment: the run is not in a status that takes it, or
+ * the step answered is not the one the run waits on. Each says what the run is and what it needs.
+ */
+import type { Refusal } from './machine-types';
+import type { RunState } from './state';
+
+export function notNow(s: RunState, what: string, needed: string): Refusal {
+  return {
+    code: 'conflict',
+    message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}`,
+    // `reason` says which rule refused; the statuses say what to wait for.
+    details: { reason: 'run_status', status: s.status, needed },
+  };
+}
+
+/**
+ * Why an answer to `stepId` cannot be taken, or null when the run waits on that step (a person's
+ * question, or `ask_user` about its failure). Two people answering at once: the second is told the
+ * question was answered, instead of having the answer taken as new information.
+ */
+export function notAwaited(s: RunState, stepId: string): Refusal | null {
+  const rt = s.steps.get(stepId);
+  if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
+  const waiting = s.status === 'awaiting_input' && s.awaiting?.step_id === stepId;
+  if (waiting && (rt.status === 'running' || rt.status === 'failed')) return null;
+  const now =
+    s.awaiting?.step_id !== undefined && s.status === 'awaiting_input'
+      ? `; the run waits on step "${s.awaiting.step_id}"`
+      : '';
+  return {
+    code: 'conflict',
+    message: `Step "${stepId}" is not waiting for an answer (it was answered already, or has not asked)${now}. Send the input without step_id to give the run new information`,
+    details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
+  };
+}
