@@ -50,7 +50,7 @@ describe('MCP servers as tool sources', () => {
     const tools = await mcpTools([server('math', 'list-a'), server('other', 'list-b')], { env: {} });
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['add', 'book', 'echo_meta', 'fail', 'forecast', 'shout', 'whoami']
+      ['add', 'book', 'echo_meta', 'fail', 'forecast', 'label', 'shout', 'whoami']
         .flatMap((t) => [`mcp.math.${t}`, `mcp.other.${t}`])
         .sort(),
     );
@@ -175,6 +175,54 @@ describe('MCP servers as tool sources', () => {
           'Step "weather": parameters.units: unknown parameter "units"; tool mcp.wx.forecast takes city',
         step_id: 'weather',
         path: ['parameters', 'units'],
+      },
+    ]);
+  });
+
+  it('names a key a closed schema with minProperties, propertyNames and patternProperties does not take', async () => {
+    const listing = await listMcpTools(server('tags', 'key-guards'), { headers: {} });
+    // As the server lists it: closed, with the keywords zod converts to something other than an object.
+    expect(listing.tools.find((t) => t.name === 'label')?.inputSchema).toMatchObject({
+      additionalProperties: false,
+      minProperties: 1,
+      propertyNames: { pattern: '^[a-z_]+$' },
+      patternProperties: { '^x_': { type: 'string' } },
+    });
+    const registry = new ToolRegistry(await mcpTools([server('tags', 'key-guards')], { env: {} }));
+    const label = (id: string, parameters: Record<string, unknown>) => ({
+      id,
+      action: 'mcp.tags.label',
+      parameters,
+    });
+    const checked = validatePlan(
+      {
+        steps: [
+          label('misspelt', { text: 'a', colour: 'red' }),
+          label('patterned', { text: 'b', x_note: 'kept' }),
+          label('cased', { text: 'c', Color: 'red' }),
+        ],
+      },
+      {
+        tools: registry,
+        clock: { now: () => new Date() },
+        ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
+      },
+    );
+    expect(checked.errors).toEqual([
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "misspelt": parameters.colour: unknown parameter "colour" (did you mean "color"?); tool mcp.tags.label takes text, color, or keys matching /^x_/',
+        step_id: 'misspelt',
+        path: ['parameters', 'colour'],
+      },
+      // Its name is refused before the object is checked (propertyNames), so said once, that way.
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "cased": parameters.Color: key "Color" is not a name tool mcp.tags.label takes (Invalid string: must match pattern /^[a-z_]+$/) (did you mean "color"?)',
+        step_id: 'cased',
+        path: ['parameters', 'Color'],
       },
     ]);
   });
