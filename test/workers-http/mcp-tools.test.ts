@@ -5,12 +5,12 @@
  */
 import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
 import { PlanningPattern } from '../../src/index';
 import { mcpServersFromEnv, type McpServerConfig } from '../../src/mcp/config';
-import { listMcpTools, listingKey } from '../../src/mcp/listing';
+import { listMcpTools, listingKey, MCP_LISTING_KV_MAX_BYTES } from '../../src/mcp/listing';
 import { MCP_ATTEMPT_META, MCP_IDEMPOTENCY_META, mcpTools } from '../../src/mcp/tools';
 import { validatePlan } from '../../src/plan/validate';
 
@@ -261,5 +261,42 @@ describe('MCP servers as tool sources', () => {
     expect((await stats('cached')).list_calls).toBe(1);
     await mcpTools([s], { env: {}, kv: env.KV, refresh: true });
     expect((await stats('cached')).list_calls).toBe(2);
+  });
+
+  it('uses a listing too long for a KV value without caching it, says so, and lists again next time', async () => {
+    const s = server('big', 'too-long-for-kv');
+    const logged = vi.spyOn(console, 'warn');
+    // KV's real limit is 25 MiB; the test server's listing is a few KiB, so the limit is lowered.
+    const tools = await mcpTools([s], { env: {}, kv: env.KV, kvMaxBytes: 1024 });
+    const out = await executeTool(byName(tools, 'mcp.big.add'), { a: 1, b: 2 }, ctx());
+    expect(out).toMatchObject({ success: true, output: { sum: 3 } });
+    expect(await env.KV.get(await listingKey(s))).toBeNull();
+    const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
+    logged.mockRestore();
+    const line = lines.find((l) => l.includes('mcp_listing_not_cached'));
+    expect(line).toContain('MCP server \\"big\\"');
+    expect(line).toContain('is longer than a KV value may be (1024 bytes)');
+    // Not cached: the next isolate (here, the next call) asks the server again.
+    await mcpTools([s], { env: {}, kv: env.KV, kvMaxBytes: 1024 });
+    expect((await stats('too-long-for-kv')).list_calls).toBe(2);
+    // Under the default limit the same listing goes to KV.
+    expect(MCP_LISTING_KV_MAX_BYTES).toBe(25 * 1024 * 1024);
+    await mcpTools([s], { env: {}, kv: env.KV, refresh: true });
+    expect(await env.KV.get(await listingKey(s), 'json')).toMatchObject({ server: 'big' });
+  });
+
+  it('uses a listing KV refuses to read or write, logging why', async () => {
+    // A name no MCP_SERVERS entry may have (1-64 characters): its key is longer than KV takes (512 bytes).
+    const s = server('n'.repeat(600), 'kv-refuses');
+    const logged = vi.spyOn(console, 'warn');
+    const listing = await listMcpTools(s, { headers: {}, kv: env.KV });
+    const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
+    logged.mockRestore();
+    expect(listing.tools.map((t) => t.name)).toContain('add');
+    // Its read is refused too: the server is asked.
+    expect(lines.find((l) => l.includes('mcp_listing_cache_unreadable'))).toContain('could not be read');
+    const line = lines.find((l) => l.includes('mcp_listing_not_cached'));
+    expect(line).toContain('could not be written to KV');
+    expect(line).toMatch(/"error":\{"name":"\w*Error"/);
   });
 });
