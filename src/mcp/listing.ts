@@ -20,6 +20,7 @@ import { z } from 'zod';
 import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
 import { sharedListing } from './listing-flight';
+import { retireSessions } from './session-reuse';
 import { log } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
@@ -210,6 +211,9 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
     const version = client.getServerVersion()?.version ?? 'unknown';
     return { server: server.name, version, tools, ...(leftOut.length > 0 ? { leftOut } : {}) };
   });
+  // The tools may have changed since the sessions kept for calls began (a server may give each
+  // session the tools it had then): calls from now on open new ones.
+  retireSessions(server.url);
   if (opts.kv) await storeListing(opts.kv, key, listing, opts);
   return listing;
 }
