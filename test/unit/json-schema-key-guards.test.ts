@@ -134,3 +134,27 @@ describe('objectKeysAt', () => {
     expect(objectKeysAt(z.union([z.object({ a: z.string() }), z.string()]), [])).toBeNull();
   });
 });
+
+describe('a JSON Schema that cannot be read', () => {
+  it('takes any parameters, and validation says they were not checked and why', () => {
+    const schema = zodFromJsonSchema({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      if: { required: ['a'] },
+      then: { required: ['b'] },
+    });
+    const r = oneStep(schema, { a: 'x', whatever: 1 });
+    expect(r.valid).toBe(true);
+    expect(r.unchecked).toEqual([
+      {
+        step_id: 's',
+        tool: 'team.tool',
+        path: ['parameters'],
+        message:
+          'Step "s": parameters not checked: the input schema of team.tool could not be read (Conditional schemas (if/then/else) are not supported); its server checks them when the step runs',
+      },
+    ]);
+    // A schema that could be read leaves nothing unchecked.
+    expect(oneStep(zodFromJsonSchema(closed), { text: 't' }).unchecked).toBeUndefined();
+  });
+});
