@@ -183,7 +183,7 @@ export const ERROR_CODES = {
   invalid_parameters: {
     status: null,
     about:
-      "The step's resolved parameters fail the tool's input schema, or name a key a closed object of it (a z.object, additionalProperties: false) does not declare, at any depth; as a finding also a fallback named alone whose tool cannot take the step's parameters it runs with.",
+      "The step's resolved parameters fail the tool's input schema, or name a key a closed object of it (a z.object, additionalProperties: false, also beside minProperties, maxProperties, propertyNames or patternProperties) does not declare or its propertyNames refuse, at any depth; as a finding also a fallback named alone whose tool cannot take the step's parameters it runs with.",
   },
   invalid_output: { status: null, about: "The tool's result fails its declared output schema." },
   missing_input: { status: null, about: 'A referenced value was never written.' },

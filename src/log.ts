@@ -51,6 +51,7 @@ export const LOG_EVENTS = {
   mcp_tool_left_out: 'warn',
   mcp_listing_truncated: 'warn',
   mcp_listing_cache_unreadable: 'warn',
+  mcp_listing_not_cached: 'warn',
   mcp_schema_unreadable: 'warn',
   mcp_tool_gone: 'warn',
 } as const;

@@ -644,9 +644,18 @@ export interface components {
         ValidationResult: {
             valid: boolean;
             errors: components["schemas"]["Finding"][];
+            /** @description Steps whose parameters could not be checked: their tool’s input schema (an MCP server’s JSON Schema) could not be read, so any object is taken and the server checks its own. Not errors; present only when there are some */
+            unchecked?: components["schemas"]["UncheckedParameters"][];
             estimates?: components["schemas"]["Estimates"] & unknown;
             plan?: components["schemas"]["Plan"] & unknown;
             imported?: components["schemas"]["ImportedPlan"];
+        };
+        UncheckedParameters: {
+            step_id: string;
+            tool: string;
+            path: (string | number)[];
+            /** @example Step "s": parameters not checked: the input schema of mcp.files.write could not be read (Conditional schemas (if/then/else) are not supported); its server checks them when the step runs */
+            message: string;
         };
         /** @description What an imported plan became (`format` + `source`, or a seed-004 `_tool` array as `plan`) */
         ImportedPlan: {

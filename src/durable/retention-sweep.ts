@@ -7,6 +7,14 @@
  * does). The object stays the judge — it checks its own `completed_at`, so a run retried since D1 was
  * written is not deleted. A row whose object keeps nothing is removed from D1 as `DELETE` removes it.
  *
+ * A child run (a sub-plan, `agent.dispatch`, `plan.execute`) whose parent is on the same pass — its
+ * parent's index row ended before the cutoff too — is not woken: the parent's deletion takes its
+ * children with it, so waking the child would be a second deletion of the same run (and a subrequest of
+ * the page's 50). It is not left behind by this: while its parent's row is there the child is not an
+ * orphan, and once the parent's row is gone (deleted without this child, say) or no longer ended before
+ * the cutoff (retried since), the next pass wakes the child like any run, and it deletes itself by its
+ * own `completed_at` as every ended run does. A child whose parent ended after the cutoff is woken.
+ *
  * Bounded: {@link SWEEP_RUNS} runs an invocation (within the Workers Free plan's 50 subrequests).
  * Resumable: where it stopped is kept in KV ({@link SWEEP_CURSOR_KEY}); the next invocation goes on
  * from there, and once a pass reaches the end the next starts over (a run that could not be woken is
@@ -80,13 +88,15 @@ export async function sweepRetention(env: Env, now = Date.now(), limit = SWEEP_R
 
 /**
  * The next `limit` runs after `from` that ended before `cutoff`, oldest first (index runs_completed,
- * migration 0006: a page reads its own rows, not the table).
+ * migration 0006: a page reads its own rows, not the table), but for child runs whose parent ended
+ * before `cutoff` too (the parent's deletion deletes them; its row is read by primary key).
  */
 async function page(db: D1Database, cutoff: string, from: Cursor | null, limit: number): Promise<Row[]> {
   const { results } = await db
     .prepare(
-      `SELECT run_id, completed_at FROM runs
+      `SELECT run_id, completed_at FROM runs AS r
          WHERE completed_at < ?1 AND (completed_at, run_id) > (?2, ?3)
+           AND NOT EXISTS (SELECT 1 FROM runs AS p WHERE p.run_id = r.parent_run_id AND p.completed_at < ?1)
          ORDER BY completed_at, run_id LIMIT ?4`,
     )
     .bind(cutoff, from?.completed_at ?? '', from?.run_id ?? '', limit)

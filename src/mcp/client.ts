@@ -4,9 +4,11 @@
  * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
  * protocol's schema refuses is `mcp_bad_response` and one over {@link MAX_MCP_RESPONSE_BYTES} is
  * `mcp_response_too_large`, neither retried (the call may have had its effect); a server that forgets
- * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. Each
- * session is ended (`DELETE`) when its work is done. No message carries the configured headers'
- * values: a server that echoes the token it was sent is redacted.
+ * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. A
+ * listing's session is ended (`DELETE`) when its work is done; tool calls share one session per server
+ * (and credentials) per isolate instead ({@link withMcpClient}'s `reuse`, session-reuse.ts), so a
+ * call costs no handshake and no `DELETE`. No message carries the configured headers' values: a
+ * server that echoes the token it was sent is redacted.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -19,6 +21,7 @@ import { OUTPUT_LIMIT_CEILING } from '../plan/config';
 import { redactSecrets } from '../planner/redact';
 import type { McpServerConfig } from './config';
 import { zodJsonSchemaValidator } from './json-schema';
+import { sessionReuse, type KeptSession, type SessionReuse } from './session-reuse';
 
 /**
  * The most of an answer that is read: a step's output may be up to 16 MiB (`max_output_bytes`' ceiling)
@@ -53,6 +56,13 @@ const END_SESSION_MS = 1_000;
  * gave "no such session" (404, as the spec says; or 400 saying so, as the SDK's example servers do)
  * did not run it: `use` runs again in a new session, up to {@link MAX_MCP_SESSIONS}, then fails as a
  * retryable `mcp_session_lost`.
+ *
+ * `reuse: true` (tool calls): `use` runs in the session this isolate keeps for the server and these
+ * headers, if one is kept and not older than `MCP_SESSION_REUSE_MS` (no `initialize`), and the
+ * session is kept afterwards instead of ended. A kept session the server has forgotten (it restarted,
+ * or expired it) is dropped and `use` runs in a new one — the request was not run — without counting
+ * toward {@link MAX_MCP_SESSIONS}: those count sessions opened by this call. A session that outlived
+ * its reuse is ended (`DELETE`) by the call that replaces it.
  * @example
  * const tools = await withMcpClient(server, { headers: {} }, (client) => client.listTools());
  */
@@ -60,14 +70,23 @@ export async function withMcpClient<T>(
   server: McpServerConfig,
   opts: McpConnectOptions,
   use: (client: Client) => Promise<T>,
+  { reuse = false }: { reuse?: boolean } = {},
 ): Promise<T> {
   const secrets = headerSecrets(opts.headers);
+  const kept = reuse ? sessionReuse(server.url, opts.headers) : null;
+  // A kept session is tried once: after it, the call's own sessions are counted (a bound however
+  // other calls keep offering sessions the server forgets).
+  let triedKept = false;
   for (let session = 1; ; session++) {
+    const shared = triedKept ? null : (kept?.take() ?? null);
+    if (shared) triedKept = true;
     try {
-      return await inSession(server, opts, use);
+      return await inSession(server, opts, use, kept, shared);
     } catch (err) {
       if (!(err instanceof SessionLost)) throw toMcpToolError(server, err, secrets);
-      if (session >= MAX_MCP_SESSIONS)
+      // A kept session forgotten since: this call has not opened one yet.
+      if (shared !== null) session--;
+      else if (session >= MAX_MCP_SESSIONS)
         throw new ToolError(
           'mcp_session_lost',
           redactSecrets(
@@ -85,16 +104,27 @@ class SessionLost extends Error {
   override name = 'SessionLost';
 }
 
+/**
+ * `use` in one session: `shared`, a session kept from an earlier call (no handshake), or a new one.
+ * With `kept` (reuse), the session is offered to it afterwards instead of ended, and a session it
+ * retired is ended here.
+ */
 async function inSession<T>(
   server: McpServerConfig,
   opts: McpConnectOptions,
   use: (client: Client) => Promise<T>,
+  kept: SessionReuse | null,
+  shared: KeptSession | null,
 ): Promise<T> {
   const limited = limitedFetch(server, opts.fetch ?? ((input, init) => fetch(input, init)));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: opts.headers },
     fetch: limited.fetch,
+    ...(shared ? { sessionId: shared.id } : {}),
   });
+  // Sent on every request after the handshake (the spec's MCP-Protocol-Version), which a kept session skips.
+  if (shared?.protocolVersion) transport.setProtocolVersion(shared.protocolVersion);
+  let lost = false;
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: zodJsonSchemaValidator });
   // An event the SDK cannot read only reaches onerror, and the request it answered would wait for
   // the step's deadline: it fails the call at once instead.
@@ -113,19 +143,53 @@ async function inSession<T>(
     ]);
     return await Promise.race([use(client), limited.overflow, unread]);
   } catch (err) {
-    if (transport.sessionId !== undefined && isUnknownSession(err))
+    if (transport.sessionId !== undefined && isUnknownSession(err)) {
+      lost = true;
+      if (shared) kept?.forget(shared.id);
       throw new SessionLost(`${err.code}: ${err.message.slice(0, 200)}`);
+    }
     throw err;
   } finally {
-    // A server keeping sessions keeps each until told it is over: one per call would pile up.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      transport.terminateSession().catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, END_SESSION_MS))),
-    ]);
-    clearTimeout(timer);
+    const id = transport.sessionId;
+    // Kept for the next call, or — a server keeping sessions keeps each until told it is over, and
+    // one per call would pile up — ended, as is a kept one that outlived its reuse.
+    if (shared) kept?.release(shared);
+    const keep =
+      !lost && id !== undefined && kept !== null && kept.offer(id, transport.protocolVersion, shared);
+    const retired = kept?.retired() ?? [];
+    await Promise.all(
+      [
+        ...(keep || lost ? [] : [transport.terminateSession()]),
+        ...retired.map((r) => endSession(server, opts, r.id, limited.fetch)),
+      ].map(bounded),
+    );
     await client.close().catch(() => undefined);
   }
+}
+
+/** Ends a session this call did not use (a kept one retired), as `terminateSession` does. */
+function endSession(
+  server: McpServerConfig,
+  opts: McpConnectOptions,
+  sessionId: string,
+  fetcher: typeof fetch,
+): Promise<void> {
+  const t = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: opts.headers },
+    fetch: fetcher,
+    sessionId,
+  });
+  return t.terminateSession();
+}
+
+/** `work`, waited for no longer than {@link END_SESSION_MS}, its failure ignored (the server expires it). */
+async function bounded(work: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, END_SESSION_MS))),
+  ]);
+  clearTimeout(timer);
 }
 
 /** "No such session": 404 (the spec's), or a 400 that says so (the SDK's example servers'). */

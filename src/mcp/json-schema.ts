@@ -6,17 +6,16 @@
  */
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
-
-/** An object with any keys: what a schema zod cannot read falls back to. */
-const ANY_OBJECT = z.record(z.string(), z.unknown());
+import { uncheckedSchema } from '../plan/unchecked-schema';
 
 /**
  * The zod schema for `schema`, or an object with any keys when zod cannot convert it (a `$ref` it does
- * not resolve, say; `onUnreadable` is told why) — the server still validates its own input.
+ * not resolve, say; `onUnreadable` is told why) — the server still validates its own input, and
+ * validation says the step's parameters were not checked (src/plan/unchecked-schema.ts).
  * @example zodFromJsonSchema({ type: 'object', properties: { a: { type: 'number' } }, required: ['a'] });
  */
 export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) => void): z.ZodType {
-  if (typeof schema !== 'object' || schema === null) return ANY_OBJECT;
+  if (typeof schema !== 'object' || schema === null) return uncheckedSchema('it is not a JSON Schema object');
   try {
     const loop = refLoop(schema);
     // zod converts it, but checking any value against it recurses until the stack overflows.
@@ -24,8 +23,9 @@ export function zodFromJsonSchema(schema: unknown, onUnreadable?: (why: string) 
       throw new Error(`"$ref": ${JSON.stringify(loop)} refers back to itself without reading a value`);
     return z.fromJSONSchema(withoutUnevaluated(schema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
-    onUnreadable?.(err instanceof Error ? err.message : String(err));
-    return ANY_OBJECT;
+    const why = err instanceof Error ? err.message : String(err);
+    onUnreadable?.(why);
+    return uncheckedSchema(why);
   }
 }
 

@@ -9,12 +9,18 @@
  * other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
  *
  * Listings of one server that start together share one `tools/list` (listing-flight.ts).
+ *
+ * Caching is best effort: a cached listing KV cannot read is listed again, and a listing KV cannot hold (over its 25 MiB value limit, or a write KV refuses
+ * or fails) is still returned and used — the isolate keeps it in memory (worker-tools.ts), and the next
+ * isolate lists the server again — and is logged as `mcp_listing_not_cached`, so a server whose
+ * listing is never cached shows. Nothing that lists tools fails because the cache could not be written.
  */
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
 import { sharedListing } from './listing-flight';
+import { retireSessions } from './session-reuse';
 import { log } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
@@ -83,6 +89,9 @@ export function listingsOutdated(): number {
   return outdated;
 }
 
+/** KV's limit on a value (25 MiB): a listing longer than this, as JSON, is not written. */
+export const MCP_LISTING_KV_MAX_BYTES = 25 * 1024 * 1024;
+
 /** Default lifetime of a cached listing, in seconds. */
 export const MCP_LISTING_TTL_S = 300;
 /** KV refuses expirations under a minute. */
@@ -107,6 +116,8 @@ export type ListingOptions = McpConnectOptions & {
   ttlSeconds?: number;
   /** Ask the server even when KV has a listing, and store the fresh one. */
   refresh?: boolean;
+  /** The longest listing (bytes of JSON) written to KV; default {@link MCP_LISTING_KV_MAX_BYTES}. */
+  kvMaxBytes?: number;
 };
 
 /**
@@ -116,12 +127,26 @@ export type ListingOptions = McpConnectOptions & {
 export async function listMcpTools(server: McpServerConfig, opts: ListingOptions): Promise<McpListing> {
   const key = await listingKey(server);
   if (opts.kv && !opts.refresh) {
-    const cached = readCachedListing(await opts.kv.get(key, 'json'));
+    const cached = readCachedListing(await cachedValue(opts.kv, key, server));
     if (cached) return cached;
   }
   // Keyed by the credentials too: a server may list other tools for another token.
   const flight = `${key}:${await sha256Hex(JSON.stringify(Object.entries(opts.headers).sort()))}`;
   return sharedListing(flight, opts.signal, () => listAndStore(server, key, opts));
+}
+
+/** What KV holds under `key`, or null — also when KV cannot be read (logged: the server is asked). */
+async function cachedValue(kv: KVNamespace, key: string, server: McpServerConfig): Promise<unknown> {
+  try {
+    return await kv.get(key, 'json');
+  } catch (err) {
+    log(
+      'mcp_listing_cache_unreadable',
+      `MCP server "${server.name}": its cached listing could not be read from KV; listing again`,
+      { server: server.name, error: err },
+    );
+    return null;
+  }
 }
 
 /** Asks the server for every page of its tools, and stores the listing in KV when there is one. */
@@ -186,11 +211,46 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
     const version = client.getServerVersion()?.version ?? 'unknown';
     return { server: server.name, version, tools, ...(leftOut.length > 0 ? { leftOut } : {}) };
   });
-  if (opts.kv) {
-    const ttl = Math.max(KV_MIN_TTL_S, opts.ttlSeconds ?? MCP_LISTING_TTL_S);
-    await opts.kv.put(key, JSON.stringify(listing), { expirationTtl: ttl });
-  }
+  // The tools may have changed since the sessions kept for calls began (a server may give each
+  // session the tools it had then): calls from now on open new ones.
+  retireSessions(server.url);
+  if (opts.kv) await storeListing(opts.kv, key, listing, opts);
   return listing;
+}
+
+/**
+ * Writes the listing to KV for the next isolates, or logs why it could not (too long for a KV value,
+ * or the write refused or failed): never throws, the listing is used all the same.
+ */
+async function storeListing(
+  kv: KVNamespace,
+  key: string,
+  listing: McpListing,
+  opts: ListingOptions,
+): Promise<void> {
+  const text = JSON.stringify(listing);
+  const bytes = new TextEncoder().encode(text).byteLength;
+  const limit = opts.kvMaxBytes ?? MCP_LISTING_KV_MAX_BYTES;
+  const where = `MCP server "${listing.server}": its listing (${listing.tools.length} tools, ${bytes} bytes)`;
+  const fields = { server: listing.server, count: listing.tools.length, bytes };
+  if (bytes > limit) {
+    log(
+      'mcp_listing_not_cached',
+      `${where} is longer than a KV value may be (${limit} bytes), so it is not cached: this isolate keeps it, each new isolate lists the server again; list fewer tools or shorter schemas on the server`,
+      fields,
+    );
+    return;
+  }
+  try {
+    const ttl = Math.max(KV_MIN_TTL_S, opts.ttlSeconds ?? MCP_LISTING_TTL_S);
+    await kv.put(key, text, { expirationTtl: ttl });
+  } catch (err) {
+    log(
+      'mcp_listing_not_cached',
+      `${where} could not be written to KV, so it is not cached: this isolate keeps it, each new isolate lists the server again`,
+      { ...fields, error: err },
+    );
+  }
 }
 
 /**

@@ -128,17 +128,22 @@ async function callMcpTool(
   const connect = { headers, signal: ctx.signal, ...(fetcher ? { fetch: fetcher } : {}) };
   let result: Awaited<ReturnType<Client['callTool']>>;
   try {
-    result = await withMcpClient(server, connect, (client) =>
-      client.callTool(
-        {
-          name: tool,
-          arguments: args,
-          _meta: { [MCP_IDEMPOTENCY_META]: ctx.idempotencyKey, [MCP_ATTEMPT_META]: ctx.attempt },
-        },
-        undefined,
-        // The step's own deadline (ctx.signal) bounds the call, not the SDK's 60 s default.
-        { signal: ctx.signal, timeout: 2 ** 31 - 1 },
-      ),
+    result = await withMcpClient(
+      server,
+      connect,
+      (client) =>
+        client.callTool(
+          {
+            name: tool,
+            arguments: args,
+            _meta: { [MCP_IDEMPOTENCY_META]: ctx.idempotencyKey, [MCP_ATTEMPT_META]: ctx.attempt },
+          },
+          undefined,
+          // The step's own deadline (ctx.signal) bounds the call, not the SDK's 60 s default.
+          { signal: ctx.signal, timeout: 2 ** 31 - 1 },
+        ),
+      // One session per server per isolate for calls: no handshake and no DELETE each (session-reuse.ts).
+      { reuse: true },
     );
   } catch (err) {
     // A JSON-RPC refusal ("Unknown tool: x") is how most servers say a tool is not there.

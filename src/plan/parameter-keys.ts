@@ -32,6 +32,8 @@ export type UnknownKey = {
   path: PathSegment[];
   /** The keys the object it was found in declares, in declared order. */
   known: readonly string[];
+  /** Patterns of other keys that object takes (JSON Schema `patternProperties`), when it has any. */
+  patterns?: readonly string[];
 };
 
 /** Objects and arrays one walk looks into at most, and how deep: a schema and a value are a team's data. */
@@ -103,12 +105,13 @@ function declaredKeys(def: z.core.$ZodObjectDef): readonly string[] | null {
 }
 
 /**
- * The definition of the schema `schema` checks its value's keys with, through key-keeping wrappers;
+ * The definition of the schema `schema` checks its value's keys with (exported for
+ * object-keys-at.ts), through key-keeping wrappers;
  * null for anything that is not a zod 4 schema (a team's Worker may pass another validator's object:
  * its keys are its own business). Read by `def.type`, not `instanceof`: a team's Worker may bundle its
  * own copy of zod.
  */
-function baseDef(schema: unknown): z.core.$ZodTypeDef | null {
+export function baseDef(schema: unknown): z.core.$ZodTypeDef | null {
   let def = defOf(schema);
   // Bounded: wrappers nest a few deep, and a schema is a team's data.
   for (let depth = 0; depth < 16 && def !== null; depth++) {
@@ -122,9 +125,14 @@ function baseDef(schema: unknown): z.core.$ZodTypeDef | null {
       case 'catch':
         def = defOf((def as z.core.$ZodOptionalDef).innerType);
         break;
-      case 'pipe':
-        def = defOf((def as z.core.$ZodPipeDef).in);
+      case 'pipe': {
+        // The input side is what checks the value as the step gives it, but for a key guard: zod's
+        // JSON Schema conversion checks `minProperties`, `maxProperties` and `propertyNames` in an
+        // identity transform piped into the object, which then sees the same keys.
+        const pipe = def as z.core.$ZodPipeDef;
+        def = defOf(isKeyGuard(pipe.in) ? pipe.out : pipe.in);
         break;
+      }
       case 'lazy':
         def = defOf((def as z.core.$ZodLazyDef).getter());
         break;
@@ -139,3 +147,20 @@ function defOf(schema: unknown): z.core.$ZodTypeDef | null {
   const zod = (schema as { _zod?: { def?: z.core.$ZodTypeDef } } | null | undefined)?._zod;
   return typeof zod?.def?.type === 'string' ? zod.def : null;
 }
+
+/**
+ * An identity transform carrying checks: how zod's `fromJSONSchema` guards an object's keys
+ * (`(value) => value`, then `.check(…)`). Told by its function's text, `v => v` as written or
+ * minified: a transform that changes the value (`z.preprocess`) may rename keys, so the object after
+ * it is not a picture of the keys given. Not recognised (another zod's output, say), the object's
+ * unknown keys are still named from zod's own issue (parameter-problems.ts).
+ */
+function isKeyGuard(schema: unknown): boolean {
+  const def = defOf(schema) as (z.core.$ZodTransformDef & { checks?: unknown[] }) | null;
+  if (def?.type !== 'transform' || !def.checks?.length || typeof def.transform !== 'function') return false;
+  return IDENTITY.test(Function.prototype.toString.call(def.transform));
+}
+
+/** `(value) => value`, `v=>v`, `function (v) { return v; }`. */
+const IDENTITY =
+  /^\s*(?:\(\s*([\w$]+)\s*\)|([\w$]+))\s*=>\s*(?:\1|\2)\s*$|^\s*function\s*[\w$]*\s*\(\s*([\w$]+)\s*\)\s*\{\s*return\s+\3\s*;?\s*\}\s*$/;

@@ -1,13 +1,16 @@
 /**
  * How a step's parameters fail its tool's input schema, as `invalid_parameters` findings say it: the
  * schema's own issues, and every key a closed object of it does not declare (parameter-keys.ts), at
- * any depth, with the key it most likely meant. A reference stands for a value of unknown shape:
+ * any depth, with the key it most likely meant. A key zod refuses where that walk saw no closed object
+ * (a JSON Schema object with `patternProperties`, or whose `propertyNames` leave the key out) is named
+ * the same way, at its own path, from zod's issue. A reference stands for a value of unknown shape:
  * issues at or under a whole-string reference are left to the typed-reference check, and an
  * interpolated string is only held to being a string.
  */
 import type { z } from 'zod';
 import type { AnyTool } from '../executor/registry';
 import { nearestKey } from './key-suggestions';
+import { objectKeysAt } from './object-keys-at';
 import { unknownKeys, type UnknownKey } from './parameter-keys';
 import { formatPath } from './reference-syntax';
 import type { PathSegment, Reference } from './reference-syntax';
@@ -31,22 +34,70 @@ export function parameterProblems(
   base: readonly PathSegment[],
   refs: readonly Reference[],
 ): ParameterProblem[] {
-  const { found, complete } = unknownKeys(tool.input, params);
+  const { found } = unknownKeys(tool.input, params);
   const problems = keyProblems(tool, found, base);
   const result = tool.input.safeParse(params);
   if (result.success) return problems;
   // A strict object's own report of keys named above, said better there.
-  const reported = complete ? new Set(found.map((u) => JSON.stringify(u.path))) : null;
+  const reported = new Set(found.map((u) => JSON.stringify(u.path)));
   for (const issue of result.error.issues) {
     const at = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
-    if (reported !== null && issue.code === 'unrecognized_keys') {
-      if (issue.keys.every((k) => reported.has(JSON.stringify([...at, k])))) continue;
-    }
     const path = [...base, ...at];
     if (coveredByReference(issue, path, refs)) continue;
-    problems.push({ path, message: `${formatPath(path)}: ${issue.message} (tool ${tool.name})` });
+    if (issue.code === 'unrecognized_keys') {
+      const left = issue.keys.filter((k) => !reported.has(JSON.stringify([...at, k])));
+      problems.push(...refusedKeyProblems(tool, left, at, base));
+    } else if (issue.code === 'invalid_key' && at.length > 0) {
+      // A name its closed object does not take either is said once, as an unknown key.
+      if (reported.has(JSON.stringify(at))) continue;
+      problems.push(disallowedKeyProblem(tool, issue, at, base));
+    } else problems.push({ path, message: `${formatPath(path)}: ${issue.message} (tool ${tool.name})` });
   }
   return problems;
+}
+
+/**
+ * Keys zod refused as unrecognised that the walk did not name (parameter-keys.ts sees no closed
+ * object there, or stopped at its bounds): each at its own path, as the walk would have said it.
+ */
+function refusedKeyProblems(
+  tool: AnyTool,
+  keys: readonly string[],
+  at: readonly PathSegment[],
+  base: readonly PathSegment[],
+): ParameterProblem[] {
+  const object = objectKeysAt(tool.input, at) ?? { known: [], patterns: [] };
+  const found = keys.map((k) => ({ path: [...at, k], known: object.known, patterns: object.patterns }));
+  return keyProblems(tool, found, base);
+}
+
+/**
+ * A key its object's key schema refuses (JSON Schema `propertyNames`): one of a closed list of names
+ * is said as an unknown key (with the likely one); a name of the wrong form says what form.
+ */
+function disallowedKeyProblem(
+  tool: AnyTool,
+  issue: z.core.$ZodIssueInvalidKey,
+  at: readonly PathSegment[],
+  base: readonly PathSegment[],
+): ParameterProblem {
+  const object = objectKeysAt(tool.input, at.slice(0, -1)) ?? { known: [], patterns: [] };
+  const names = issue.issues.flatMap((i) =>
+    i.code === 'invalid_value' ? i.values.filter((v): v is string => typeof v === 'string') : [],
+  );
+  if (names.length > 0) {
+    const known = [...new Set([...object.known.filter((k) => names.includes(k)), ...names])];
+    return unknownKeyProblem(tool, { path: [...at], known }, base);
+  }
+  const key = String(at[at.length - 1]);
+  const near = nearestKey(key, object.known);
+  const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
+  const why = issue.issues.map((i) => i.message).join('; ') || issue.message;
+  const path = [...base, ...at];
+  return {
+    path,
+    message: `${shownPath(path)}: key ${quoted(key)} is not a name ${ownerOf(tool, base, at)} takes (${why})${meant}`,
+  };
 }
 
 /**
@@ -104,29 +155,36 @@ function unknownKeyProblem(tool: AnyTool, u: UnknownKey, base: readonly PathSegm
   const key = String(u.path[u.path.length - 1]);
   const near = nearestKey(key, u.known);
   const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
-  const shown = formatPath([...base, ...u.path.map((p) => (typeof p === 'string' ? cut(p) : p))]);
   const path = [...base, ...u.path];
-  if (u.path.length === 1) {
-    return {
-      path,
-      message: `${shown}: unknown parameter ${quoted(key)}${meant}; tool ${tool.name} ${takes(u.known)}`,
-    };
-  }
-  const owner = formatPath([
-    ...base,
-    ...u.path.slice(0, -1).map((p) => (typeof p === 'string' ? cut(p) : p)),
-  ]);
+  const what = u.path.length === 1 ? 'unknown parameter' : 'unknown key';
   return {
     path,
-    message: `${shown}: unknown key ${quoted(key)}${meant}; ${owner} of tool ${tool.name} ${takes(u.known)}`,
+    message: `${shownPath(path)}: ${what} ${quoted(key)}${meant}; ${ownerOf(tool, base, u.path)} ${takes(u.known, u.patterns)}`,
   };
 }
 
-/** What an object of a tool's input takes, for a finding: `takes a, b` (the first 20 of many, each cut). */
-function takes(keys: readonly string[]): string {
-  if (keys.length === 0) return 'takes no parameters';
+/** A path as a message shows it, its keys cut. */
+function shownPath(path: readonly PathSegment[]): string {
+  return formatPath(path.map((p) => (typeof p === 'string' ? cut(p) : p)));
+}
+
+/** Whose keys a finding on the key at `at` speaks of: `tool t`, or `parameters.options of tool t`. */
+function ownerOf(tool: AnyTool, base: readonly PathSegment[], at: readonly PathSegment[]): string {
+  return at.length <= 1
+    ? `tool ${tool.name}`
+    : `${shownPath([...base, ...at.slice(0, -1)])} of tool ${tool.name}`;
+}
+
+/**
+ * What an object of a tool's input takes, for a finding: `takes a, b` (the first 20 of many, each
+ * cut), and `or keys matching /^x_/` when it takes keys by pattern.
+ */
+function takes(keys: readonly string[], patterns: readonly string[] = []): string {
+  const matching =
+    patterns.length === 0 ? '' : `keys matching ${patterns.map((p) => `/${cut(p)}/`).join(', ')}`;
+  if (keys.length === 0) return matching === '' ? 'takes no parameters' : `takes only ${matching}`;
   const shown = keys.slice(0, 20).map(cut).join(', ');
-  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+  return `takes ${shown}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}${matching === '' ? '' : `, or ${matching}`}`;
 }
 
 /** A key as a message shows it: JSON-quoted (a line break stays on its line) and cut. */

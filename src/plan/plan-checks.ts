@@ -10,7 +10,9 @@ import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
 import { nearestKey } from './key-suggestions';
 import { parameterProblems, unknownKeyProblems } from './parameter-problems';
 import { ReferenceTypeChecker } from './reference-types';
+import { formatPath } from './references';
 import type { PathSegment } from './references';
+import { uncheckedReason, type UncheckedParameters } from './unchecked-schema';
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 
 const PARAMETERS: readonly PathSegment[] = ['parameters'];
@@ -20,6 +22,8 @@ export class PlanChecker {
   readonly #tools: ToolRegistry;
   readonly #limits: Limits;
   readonly #findings: Finding[];
+  /** Steps whose parameters no schema could check (unchecked-schema.ts): said, not refused. */
+  readonly unchecked: UncheckedParameters[] = [];
 
   constructor(tools: ToolRegistry, limits: Limits, findings: Finding[]) {
     this.#tools = tools;
@@ -201,6 +205,14 @@ export class PlanChecker {
     i: number,
   ): void {
     if (tool === undefined) return;
+    const why = uncheckedReason(tool.input);
+    if (why !== null)
+      this.unchecked.push({
+        step_id: sid,
+        tool: tool.name,
+        path: [...base],
+        message: `Step "${sid}": ${formatPath(base)} not checked: the input schema of ${tool.name} could not be read (${why}); its server checks them when the step runs`,
+      });
     for (const p of parameterProblems(tool, params, base, graph.refsOf(i))) {
       this.#findings.push({
         code: 'invalid_parameters',

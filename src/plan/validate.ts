@@ -13,6 +13,7 @@ import { unknownKeysMessage } from './key-suggestions';
 import { PlanInputSchema, PlanStepInputSchema, applyPlanAliases, isRecord, normalizePlan } from './model';
 import type { Clock, IdSource, Plan, PlanInput } from './model';
 import { PlanChecker } from './plan-checks';
+import type { UncheckedParameters } from './unchecked-schema';
 import { isPlainPlanInput } from './plan-shape';
 import {
   formatOutputPath,
@@ -51,6 +52,11 @@ export type ValidationResult = {
   plan: Plan | null;
   /** Null when the plan is not well-formed or its graph has a cycle (no critical path exists). */
   estimates: Estimates | null;
+  /**
+   * Steps whose parameters could not be checked, because their tool's input schema could not be read
+   * (unchecked-schema.ts); present only when there are some. Not findings: such a plan may be valid.
+   */
+  unchecked?: UncheckedParameters[];
 };
 
 const DEFAULTS = RunConfigSchema.parse({});
@@ -116,7 +122,13 @@ function validate(raw: unknown, opts: ValidateOptions): ValidationResult {
       message: `Estimated tokens ${estimates.estimated_tokens} exceed the token budget of ${limits.token_budget}`,
     });
   }
-  return { valid: findings.length === 0, errors: findings, plan, estimates: cyclic ? null : estimates };
+  return {
+    valid: findings.length === 0,
+    errors: findings,
+    plan,
+    estimates: cyclic ? null : estimates,
+    ...(checker.unchecked.length > 0 ? { unchecked: checker.unchecked } : {}),
+  };
 }
 
 /**

@@ -249,6 +249,31 @@ describe('an MCP tool call that misbehaves', () => {
   });
 });
 
+describe('misbehaving MCP servers in validation', () => {
+  it('says a step’s parameters were not checked when its tool’s inputSchema could not be read', async () => {
+    const plan = { steps: [{ id: 'l', action: 'mcp.hostile_loop.loop', parameters: { x: 1, anything: 2 } }] };
+    const r = await api('POST', '/v1/plans/validate', { plan });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ valid: true, errors: [] });
+    expect(r.body.unchecked).toEqual([
+      {
+        step_id: 'l',
+        tool: 'mcp.hostile_loop.loop',
+        path: ['parameters'],
+        message: expect.stringMatching(
+          /^Step "l": parameters not checked: the input schema of mcp\.hostile_loop\.loop could not be read \("\$ref": .* refers back to itself without reading a value\); its server checks them when the step runs$/,
+        ),
+      },
+    ]);
+    // The tool list says so too.
+    const tools = await api('GET', '/v1/tools');
+    const loop = (tools.body.tools as { name: string; input_schema?: Record<string, unknown> }[]).find(
+      (t) => t.name === 'mcp.hostile_loop.loop',
+    );
+    expect(loop?.input_schema?.['x-edgeplan-unchecked']).toMatch(/refers back to itself/);
+  });
+});
+
 describe('misbehaving MCP servers in runs', () => {
   it('starts and completes a run calling a tool whose inputSchema $ref loops', async () => {
     const r = await api('POST', '/v1/runs', {

@@ -15,6 +15,9 @@
  *   `additionalProperties: false` (a closed schema: edgeplan refuses a key it does not declare)
  * - `book {city, stay: {nights, guests?}}` → text content only; strict at both levels, so a key
  *   inside `stay` is refused too
+ * - `label {text, color?, x_…}` → text content only; its JSON Schema closes the object with
+ *   `additionalProperties: false` beside `minProperties`, `propertyNames` and `patternProperties`
+ *   (keys `x_…` taken too), which zod converts to a key guard and an intersection, not a plain object
  * - `GET /mcp-stats?path=<path>` → `{list_calls, call_calls}` that path has had
  * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
  */
@@ -125,6 +128,19 @@ function mcpServer(): McpServer {
       }),
     },
     ({ city, stay }) => ({ content: [{ type: 'text', text: `${stay.nights} nights in ${city}` }] }),
+  );
+  server.registerTool(
+    'label',
+    {
+      description: 'Labels a thing',
+      // JSON Schema keywords zod has no method for, carried into the listed schema as metadata.
+      inputSchema: z.strictObject({ text: z.string(), color: z.string().optional() }).meta({
+        minProperties: 1,
+        propertyNames: { pattern: '^[a-z_]+$' },
+        patternProperties: { '^x_': { type: 'string' } },
+      }),
+    },
+    ({ text }) => ({ content: [{ type: 'text', text: `labelled ${text}` }] }),
   );
   return server;
 }

@@ -1,7 +1,7 @@
 /**
  * MCP servers that keep sessions, as a team's server built on the SDK does
  * (test/workers-http/mcp-stateful-server.ts): one that restarts and forgets the session edgeplan just
- * opened, and the sessions edgeplan leaves behind. Calls go through `executeTool` (what a step runs)
+ * opened or kept, and the sessions edgeplan leaves behind (one per server per isolate, for calls). Calls go through `executeTool` (what a step runs)
  * with the runtime's own fetch, each test on a server path of its own.
  */
 import { inject } from 'vitest';
@@ -54,18 +54,47 @@ const ctx = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('an MCP server that keeps sessions', () => {
-  it('ends each session it opens, so listings and calls leave none open on the server', async () => {
+  it('ends a listing’s session, and keeps one session for calls: three calls cost one handshake and no DELETE', async () => {
     const path = '/s/ended';
     const add = await tool(path, 'add');
     for (const a of [1, 2, 3])
       expect(await executeTool(add, { a, b: 1 }, ctx())).toMatchObject({ output: { sum: a + 1 } });
     expect(await stats(path)).toMatchObject({
-      initialize: 4,
+      initialize: 2,
       list_calls: 1,
       call_calls: 3,
-      deletes: 4,
-      open: 0,
+      deletes: 1,
+      open: 1,
     });
+  });
+
+  it('retires the kept session when the server is listed again: the next call opens a new one and ends the old', async () => {
+    const path = '/s/retired';
+    const server = { name: 's', url: `${base}${path}` };
+    const add = await tool(path, 'add');
+    expect(await executeTool(add, { a: 1, b: 1 }, ctx())).toMatchObject({ success: true });
+    await listMcpTools(server, { headers: {}, refresh: true });
+    expect(await executeTool(add, { a: 2, b: 2 }, ctx())).toMatchObject({ output: { sum: 4 } });
+    // Two listings and two call sessions; each listing's ended, and the first call session too.
+    expect(await stats(path)).toMatchObject({ initialize: 4, call_calls: 2, deletes: 3, open: 1 });
+  });
+
+  it('calls in a new session when the server forgot the kept one, not counting it as one the call opened', async () => {
+    const path = '/s/kept-forgotten';
+    const add = await tool(path, 'add');
+    expect(await executeTool(add, { a: 1, b: 1 }, ctx())).toMatchObject({ success: true });
+    // Forgets the kept session now, and the next one right after it opens: two lost, then it works.
+    await restart(path, 1);
+    expect(await executeTool(add, { a: 3, b: 3 }, ctx())).toMatchObject({
+      success: true,
+      output: { sum: 6 },
+    });
+    expect(await stats(path)).toMatchObject({ call_calls: 2, lost: 2, open: 1 });
+    // Forgetting every session: the kept one, then the two this call opens → mcp_session_lost.
+    await restart(path, 1000);
+    const out = await executeTool(add, { a: 1, b: 1 }, ctx());
+    expect(out).toMatchObject({ success: false, error: { code: 'mcp_session_lost', retryable: true } });
+    expect((await stats(path)).call_calls).toBe(2);
   });
 
   it('calls again in a new session when the server restarted right after opening one, and runs the call once', async () => {
@@ -74,7 +103,8 @@ describe('an MCP server that keeps sessions', () => {
     await restart(path, 1);
     const out = await executeTool(add, { a: 2, b: 3 }, ctx());
     expect(out).toMatchObject({ success: true, output: { sum: 5 } });
-    expect(await stats(path)).toMatchObject({ initialize: 3, call_calls: 1, lost: 1, open: 0 });
+    // The call's session is kept for the next call.
+    expect(await stats(path)).toMatchObject({ initialize: 3, call_calls: 1, lost: 1, open: 1 });
   });
 
   it('calls again in a new session when the server restarted between the handshake and the call', async () => {
@@ -83,8 +113,8 @@ describe('an MCP server that keeps sessions', () => {
     await restart(path, 0, 404, 1);
     const out = await executeTool(add, { a: 4, b: 4 }, ctx());
     expect(out).toMatchObject({ success: true, output: { sum: 8 } });
-    // The refused call was never run: one call ran, the one of the second session.
-    expect(await stats(path)).toMatchObject({ initialize: 3, call_calls: 1, lost: 1, open: 0 });
+    // The refused call was never run: one call ran, the one of the second session (kept).
+    expect(await stats(path)).toMatchObject({ initialize: 3, call_calls: 1, lost: 1, open: 1 });
   });
 
   it('reads the 400 "No valid session ID provided" of the SDK’s example servers as a lost session too', async () => {

@@ -5,12 +5,12 @@
  */
 import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
 import { PlanningPattern } from '../../src/index';
 import { mcpServersFromEnv, type McpServerConfig } from '../../src/mcp/config';
-import { listMcpTools, listingKey } from '../../src/mcp/listing';
+import { listMcpTools, listingKey, MCP_LISTING_KV_MAX_BYTES } from '../../src/mcp/listing';
 import { MCP_ATTEMPT_META, MCP_IDEMPOTENCY_META, mcpTools } from '../../src/mcp/tools';
 import { validatePlan } from '../../src/plan/validate';
 
@@ -50,7 +50,7 @@ describe('MCP servers as tool sources', () => {
     const tools = await mcpTools([server('math', 'list-a'), server('other', 'list-b')], { env: {} });
     const names = tools.map((t) => t.name).sort();
     expect(names).toEqual(
-      ['add', 'book', 'echo_meta', 'fail', 'forecast', 'shout', 'whoami']
+      ['add', 'book', 'echo_meta', 'fail', 'forecast', 'label', 'shout', 'whoami']
         .flatMap((t) => [`mcp.math.${t}`, `mcp.other.${t}`])
         .sort(),
     );
@@ -179,6 +179,54 @@ describe('MCP servers as tool sources', () => {
     ]);
   });
 
+  it('names a key a closed schema with minProperties, propertyNames and patternProperties does not take', async () => {
+    const listing = await listMcpTools(server('tags', 'key-guards'), { headers: {} });
+    // As the server lists it: closed, with the keywords zod converts to something other than an object.
+    expect(listing.tools.find((t) => t.name === 'label')?.inputSchema).toMatchObject({
+      additionalProperties: false,
+      minProperties: 1,
+      propertyNames: { pattern: '^[a-z_]+$' },
+      patternProperties: { '^x_': { type: 'string' } },
+    });
+    const registry = new ToolRegistry(await mcpTools([server('tags', 'key-guards')], { env: {} }));
+    const label = (id: string, parameters: Record<string, unknown>) => ({
+      id,
+      action: 'mcp.tags.label',
+      parameters,
+    });
+    const checked = validatePlan(
+      {
+        steps: [
+          label('misspelt', { text: 'a', colour: 'red' }),
+          label('patterned', { text: 'b', x_note: 'kept' }),
+          label('cased', { text: 'c', Color: 'red' }),
+        ],
+      },
+      {
+        tools: registry,
+        clock: { now: () => new Date() },
+        ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
+      },
+    );
+    expect(checked.errors).toEqual([
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "misspelt": parameters.colour: unknown parameter "colour" (did you mean "color"?); tool mcp.tags.label takes text, color, or keys matching /^x_/',
+        step_id: 'misspelt',
+        path: ['parameters', 'colour'],
+      },
+      // Its name is refused before the object is checked (propertyNames), so said once, that way.
+      {
+        code: 'invalid_parameters',
+        message:
+          'Step "cased": parameters.Color: key "Color" is not a name tool mcp.tags.label takes (Invalid string: must match pattern /^[a-z_]+$/) (did you mean "color"?)',
+        step_id: 'cased',
+        path: ['parameters', 'Color'],
+      },
+    ]);
+  });
+
   it('fails a listing, and a call, to a server that is down as retryable', async () => {
     const gone = { name: 'gone', url: closedUrl };
     const listed = await mcpTools([gone], { env: {} }).catch((e: unknown) => e);
@@ -213,5 +261,42 @@ describe('MCP servers as tool sources', () => {
     expect((await stats('cached')).list_calls).toBe(1);
     await mcpTools([s], { env: {}, kv: env.KV, refresh: true });
     expect((await stats('cached')).list_calls).toBe(2);
+  });
+
+  it('uses a listing too long for a KV value without caching it, says so, and lists again next time', async () => {
+    const s = server('big', 'too-long-for-kv');
+    const logged = vi.spyOn(console, 'warn');
+    // KV's real limit is 25 MiB; the test server's listing is a few KiB, so the limit is lowered.
+    const tools = await mcpTools([s], { env: {}, kv: env.KV, kvMaxBytes: 1024 });
+    const out = await executeTool(byName(tools, 'mcp.big.add'), { a: 1, b: 2 }, ctx());
+    expect(out).toMatchObject({ success: true, output: { sum: 3 } });
+    expect(await env.KV.get(await listingKey(s))).toBeNull();
+    const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
+    logged.mockRestore();
+    const line = lines.find((l) => l.includes('mcp_listing_not_cached'));
+    expect(line).toContain('MCP server \\"big\\"');
+    expect(line).toContain('is longer than a KV value may be (1024 bytes)');
+    // Not cached: the next isolate (here, the next call) asks the server again.
+    await mcpTools([s], { env: {}, kv: env.KV, kvMaxBytes: 1024 });
+    expect((await stats('too-long-for-kv')).list_calls).toBe(2);
+    // Under the default limit the same listing goes to KV.
+    expect(MCP_LISTING_KV_MAX_BYTES).toBe(25 * 1024 * 1024);
+    await mcpTools([s], { env: {}, kv: env.KV, refresh: true });
+    expect(await env.KV.get(await listingKey(s), 'json')).toMatchObject({ server: 'big' });
+  });
+
+  it('uses a listing KV refuses to read or write, logging why', async () => {
+    // A name no MCP_SERVERS entry may have (1-64 characters): its key is longer than KV takes (512 bytes).
+    const s = server('n'.repeat(600), 'kv-refuses');
+    const logged = vi.spyOn(console, 'warn');
+    const listing = await listMcpTools(s, { headers: {}, kv: env.KV });
+    const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
+    logged.mockRestore();
+    expect(listing.tools.map((t) => t.name)).toContain('add');
+    // Its read is refused too: the server is asked.
+    expect(lines.find((l) => l.includes('mcp_listing_cache_unreadable'))).toContain('could not be read');
+    const line = lines.find((l) => l.includes('mcp_listing_not_cached'));
+    expect(line).toContain('could not be written to KV');
+    expect(line).toMatch(/"error":\{"name":"\w*Error"/);
   });
 });

@@ -52,6 +52,40 @@ async function endedRuns(n: number): Promise<string[]> {
 const listed = (id: string) =>
   env.DB.prepare('SELECT count(*) AS n FROM runs WHERE run_id = ?').bind(id).first<number>('n');
 
+/** A run whose step `research` ran a sub-plan, with a sub-plan of its own: the three ids. */
+async function family(): Promise<{ parent: string; child: string; grandchild: string }> {
+  const echo = (id: string) => ({ id, action: 'demo.echo', parameters: { id } });
+  const parent = await startRun({
+    steps: [
+      { ...echo('research'), subplan: { steps: [{ ...echo('deeper'), subplan: { steps: [echo('x')] } }] } },
+    ],
+  });
+  const run = await waitForRun(parent);
+  expect(run.status).toBe('completed');
+  const child = (run.step_results.research as { run_id: string }).run_id;
+  const grandchild = ((await waitForRun(child)).step_results.deeper as { run_id: string }).run_id;
+  for (const [id, of] of [
+    [child, parent],
+    [grandchild, child],
+  ] as const)
+    await vi.waitFor(async () =>
+      expect(
+        await env.DB.prepare('SELECT parent_run_id FROM runs WHERE run_id = ?')
+          .bind(id)
+          .first('parent_run_id'),
+      ).toBe(of),
+    );
+  await waitForRun(grandchild);
+  await abortAllDurableObjects();
+  return { parent, child, grandchild };
+}
+
+/** Sets a run's index row's `completed_at` (what the sweep reads) to `at`. */
+const indexedEnd = (id: string, at: number) =>
+  env.DB.prepare('UPDATE runs SET completed_at = ? WHERE run_id = ?')
+    .bind(new Date(at).toISOString(), id)
+    .run();
+
 /** When the run ended, as its object says. */
 const endedAt = async (id: string) =>
   Date.parse((await api('GET', `/v1/runs/${id}`)).body.completed_at as string);
@@ -115,8 +149,12 @@ describe('RUN_RETENTION_DAYS sweep (Cron Trigger)', () => {
     expect(await env.KV.get(SWEEP_CURSOR_KEY)).toBeNull();
     // The pass reached the end: the next starts over with the oldest ended runs.
     const { results } = await env.DB.prepare(
-      'SELECT run_id FROM runs WHERE completed_at IS NOT NULL ORDER BY completed_at, run_id LIMIT 2',
-    ).all<{ run_id: string }>();
+      `SELECT run_id FROM runs AS r WHERE completed_at IS NOT NULL AND NOT EXISTS
+         (SELECT 1 FROM runs AS p WHERE p.run_id = r.parent_run_id AND p.completed_at < ?1)
+       ORDER BY completed_at, run_id LIMIT 2`,
+    )
+      .bind(new Date(now - 86_400_000).toISOString())
+      .all<{ run_id: string }>();
     expect((await sweep()).woken).toEqual(results.map((r) => r.run_id));
   });
 
@@ -153,5 +191,61 @@ describe('RUN_RETENTION_DAYS sweep (Cron Trigger)', () => {
     const lines = logged.mock.calls.map((c) => c.map(String).join(' '));
     expect(lines.some((l) => l.includes('retention_sweep_failed') && l.includes(held!))).toBe(true);
     logged.mockRestore();
+    // The newer release is back (the later tests of this file sweep the same index).
+    await runInDurableObject(stubOf(held!), (_i, state) => {
+      state.storage.sql.exec(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('storage_format', ?)",
+        String(STORAGE_FORMAT),
+      );
+    });
+  });
+
+  it('wakes a parent past the retention but not its child runs: the parent’s deletion takes them', async () => {
+    const { parent, child, grandchild } = await family();
+    // Only the parent's object is given the variable: its children go by its deletion, not their own.
+    await retainFor(parent, TINY);
+    const r = await sweepRetention(retaining(TINY), Date.now(), 1000);
+    expect(r.woken).toContain(parent);
+    for (const id of [child, grandchild]) {
+      expect(r.woken).not.toContain(id);
+      expect(r.failed).not.toContain(id);
+    }
+    // Woken, the parent armed its alarm; the alarm deletes it and, with it, its children at any depth.
+    await vi.waitFor(async () => {
+      await runDurableObjectAlarm(stubOf(parent));
+      expect((await api('GET', `/v1/runs/${parent}`)).status).toBe(404);
+    });
+    for (const id of [parent, child, grandchild]) {
+      expect((await api('GET', `/v1/runs/${id}`)).status).toBe(404);
+      expect(await listed(id)).toBe(0);
+    }
+  });
+
+  it('wakes a child run whose parent ended after the cutoff (it is deleted by its own age), not the parent', async () => {
+    const { parent, child, grandchild } = await family();
+    const childEnd = await endedAt(child);
+    // The parent ended (was retried and ended again, say) a day after its child.
+    await indexedEnd(parent, childEnd + 86_400_000);
+    await env.KV.put(
+      SWEEP_CURSOR_KEY,
+      JSON.stringify({ completed_at: new Date(childEnd - 1).toISOString(), run_id: '' }),
+    );
+    const r = await sweepRetention(retaining('1'), childEnd + 86_400_001, 1000);
+    expect(r.woken).toContain(child);
+    expect(r.woken).not.toContain(parent);
+    // The grandchild's parent (the child) is on this pass: its deletion takes the grandchild.
+    expect(r.woken).not.toContain(grandchild);
+  });
+
+  it('leaves no child behind: once its parent is gone from the index without it, the next pass wakes it', async () => {
+    const { parent, child } = await family();
+    const first = await sweepRetention(retaining(TINY), Date.now(), 1000);
+    expect(first.woken).toContain(parent);
+    expect(first.woken).not.toContain(child);
+    // The parent's row went, but the child was not deleted with it (a deletion that did not know it).
+    await env.DB.prepare('DELETE FROM runs WHERE run_id = ?').bind(parent).run();
+    await env.KV.delete(SWEEP_CURSOR_KEY);
+    const next = await sweepRetention(retaining(TINY), Date.now(), 1000);
+    expect(next.woken).toContain(child);
   });
 });

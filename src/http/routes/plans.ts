@@ -143,11 +143,12 @@ function validationLimits(config: z.output<typeof ValidationConfigSchema>): Vali
  * show; an imported plan adds `imported` and the source line of each finding about a step.
  */
 function toResponse(result: ValidationResult, prepared: Extract<PreparedRun, { ok: true }>) {
-  const { valid, errors, plan, estimates } = result;
+  const { valid, errors, plan, estimates, unchecked } = result;
   const { format, lines, stateKeys } = prepared;
   return {
     valid,
     errors: withSourceLines(errors, lines),
+    ...(unchecked ? { unchecked } : {}),
     ...(estimates ? { estimates } : {}),
     ...(plan ? { plan } : {}),
     ...(format

@@ -50,10 +50,26 @@ export const EstimatesSchema = z
   })
   .openapi('Estimates');
 
+export const UncheckedParametersSchema = z
+  .object({
+    step_id: z.string(),
+    tool: z.string(),
+    path: z.array(z.union([z.string(), z.number()])),
+    message: z.string().openapi({
+      example:
+        'Step "s": parameters not checked: the input schema of mcp.files.write could not be read (Conditional schemas (if/then/else) are not supported); its server checks them when the step runs',
+    }),
+  })
+  .openapi('UncheckedParameters');
+
 export const ValidationResponseSchema = z
   .object({
     valid: z.boolean(),
     errors: z.array(FindingSchema),
+    unchecked: z.array(UncheckedParametersSchema).optional().openapi({
+      description:
+        'Steps whose parameters could not be checked: their tool’s input schema (an MCP server’s JSON Schema) could not be read, so any object is taken and the server checks its own. Not errors; present only when there are some',
+    }),
     estimates: EstimatesSchema.optional().openapi({ description: 'Present when the plan is well-formed' }),
     plan: PlanSchema.optional().openapi({ description: 'The normalised plan, when well-formed' }),
     imported: ImportedPlanSchema.optional(),
