@@ -35,6 +35,14 @@ function byName(tools: AnyTool[], name: string): AnyTool {
   return tool;
 }
 
+/** `plan` validated against `tools`, with a fixed id scheme. */
+const validateWith = (tools: ToolRegistry, plan: Parameters<typeof validatePlan>[0]) =>
+  validatePlan(plan, {
+    tools,
+    clock: { now: () => new Date() },
+    ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
+  });
+
 const ctx = (over: Record<string, unknown> = {}) => ({
   runId: 'run_mcp',
   stepId: 's1',
@@ -139,11 +147,7 @@ describe('MCP servers as tool sources', () => {
       ...plan,
       steps: [plan.steps[0], step('second', { a: '{{ steps.first.output.total }}', b: 1 })],
     };
-    const checked = validatePlan(bad, {
-      tools: new ToolRegistry(tools),
-      clock: { now: () => new Date() },
-      ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
-    });
+    const checked = validateWith(new ToolRegistry(tools), bad);
     expect(checked.errors.map((e) => e.code)).toContain('bad_reference');
   });
 
@@ -155,19 +159,12 @@ describe('MCP servers as tool sources', () => {
     expect(additional('forecast')).toMatchObject({ additionalProperties: false });
     expect(additional('shout')).not.toHaveProperty('additionalProperties');
     const registry = new ToolRegistry(await mcpTools([server('wx', 'closed-keys')], { env: {} }));
-    const checked = validatePlan(
-      {
-        steps: [
-          { id: 'weather', action: 'mcp.wx.forecast', parameters: { city: 'Oslo', units: 'metric' } },
-          { id: 'loud', action: 'mcp.wx.shout', parameters: { text: 'hi', volume: 11 } },
-        ],
-      },
-      {
-        tools: registry,
-        clock: { now: () => new Date() },
-        ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
-      },
-    );
+    const checked = validateWith(registry, {
+      steps: [
+        { id: 'weather', action: 'mcp.wx.forecast', parameters: { city: 'Oslo', units: 'metric' } },
+        { id: 'loud', action: 'mcp.wx.shout', parameters: { text: 'hi', volume: 11 } },
+      ],
+    });
     expect(checked.errors).toEqual([
       {
         code: 'invalid_parameters',
@@ -194,20 +191,13 @@ describe('MCP servers as tool sources', () => {
       action: 'mcp.tags.label',
       parameters,
     });
-    const checked = validatePlan(
-      {
-        steps: [
-          label('misspelt', { text: 'a', colour: 'red' }),
-          label('patterned', { text: 'b', x_note: 'kept' }),
-          label('cased', { text: 'c', Color: 'red' }),
-        ],
-      },
-      {
-        tools: registry,
-        clock: { now: () => new Date() },
-        ids: { id: (p) => `${p}_1`, uuid: () => crypto.randomUUID() },
-      },
-    );
+    const checked = validateWith(registry, {
+      steps: [
+        label('misspelt', { text: 'a', colour: 'red' }),
+        label('patterned', { text: 'b', x_note: 'kept' }),
+        label('cased', { text: 'c', Color: 'red' }),
+      ],
+    });
     expect(checked.errors).toEqual([
       {
         code: 'invalid_parameters',

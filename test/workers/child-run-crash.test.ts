@@ -72,6 +72,27 @@ const children = async (runId: string) => {
   return (page.body.runs as Json[]).map((r) => r.run_id as string);
 };
 
+/**
+ * The parent completed with exactly one child, `childId`, whose parent fields are right and whose
+ * demo.counter `k` ran once; the parent recorded one successful return of its first attempt.
+ */
+async function expectOneChildRun(runId: string, childId: string, k: string) {
+  const run = await waitForRun(runId);
+  expect(run.status).toBe('completed');
+  expect(run.step_results.child.run_id).toBe(childId);
+  expect(await children(runId)).toEqual([childId]);
+  expect((await api('GET', `/v1/runs/${childId}`)).body).toMatchObject({
+    status: 'completed',
+    parent_run_id: runId,
+    parent_step_id: 'child',
+  });
+  expect(await readDemoCounter(env, k)).toBe(1);
+  const returned = (await events(runId)).filter(
+    (e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'child',
+  );
+  expect(returned.map((e) => [e.payload.attempt, e.payload.success])).toEqual([[1, true]]);
+}
+
 describe('a child run across a crash of its parent', () => {
   for (const kind of Object.keys(CHILD_STEPS) as (keyof typeof CHILD_STEPS)[]) {
     it(`starts the child of ${kind} lost before the child existed, once, without waiting an hour`, async () => {
@@ -94,21 +115,7 @@ describe('a child run across a crash of its parent', () => {
       expect((await api('GET', `/v1/runs/${childId}`)).status).toBe(404);
       // A stub from before the abort is broken with it.
       expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
-      const run = await waitForRun(runId);
-      expect(run.status).toBe('completed');
-      expect(run.step_results.child.run_id).toBe(childId);
-      expect(await children(runId)).toEqual([childId]);
-      const child = await api('GET', `/v1/runs/${childId}`);
-      expect(child.body).toMatchObject({
-        status: 'completed',
-        parent_run_id: runId,
-        parent_step_id: 'child',
-      });
-      expect(await readDemoCounter(env, k)).toBe(1);
-      const returned = (await events(runId)).filter(
-        (e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'child',
-      );
-      expect(returned.map((e) => [e.payload.attempt, e.payload.success])).toEqual([[1, true]]);
+      await expectOneChildRun(runId, childId, k);
     });
   }
 
@@ -127,20 +134,7 @@ describe('a child run across a crash of its parent', () => {
     expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
     // The child may have lost its own instance mid-step too: its alarm carries it on.
     await runDurableObjectAlarm(env.PLAN_RUN.getByName(childId));
-    const run = await waitForRun(runId);
-    expect(run.status).toBe('completed');
-    expect(run.step_results.child.run_id).toBe(childId);
-    expect(await children(runId)).toEqual([childId]);
-    expect((await api('GET', `/v1/runs/${childId}`)).body).toMatchObject({
-      status: 'completed',
-      parent_run_id: runId,
-      parent_step_id: 'child',
-    });
-    expect(await readDemoCounter(env, k)).toBe(1);
-    const returned = (await events(runId)).filter(
-      (e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'child',
-    );
-    expect(returned).toHaveLength(1);
+    await expectOneChildRun(runId, childId, k);
   });
 
   it('starts no second child when an evicted parent waiting on its child is loaded again', async () => {
