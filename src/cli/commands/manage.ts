@@ -156,7 +156,10 @@ export function registerManage(program: Command, context: () => Context, done: D
     .command('approve')
     .description('Approve the plan of a run awaiting approval (--edit: approve a changed plan)')
     .argument('<id>', 'run id')
-    .option('-e, --edit <plan.json>', 'the plan to run instead (a whole plan, or {"edits": [...]})')
+    .option(
+      '-e, --edit <plan.json>',
+      'a file: the plan to run instead, or {"edits": [{"op": "update_step", "step_id": "s", "changes": {"parameters": {…}}}, …]} (ops: update_step, remove_step, add_step, move_step, set_dependencies)',
+    )
     .option('-m, --comment <text>', 'why')
     .action(async (given: string, o: { edit?: string; comment?: string }) => {
       const ctx = context();
