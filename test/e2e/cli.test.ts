@@ -402,6 +402,12 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(edgeplan(['input', runId, '--action', 'again']).err).toMatch(
       /--action must be one of retry, skip, abort, replan/,
     );
+    // A bare "skip" would be an answer, which retries: refused, naming --action.
+    const bare = edgeplan(['input', runId, 'skip', '--step', 'f']);
+    expect([bare.code, bare.err]).toEqual([
+      2,
+      `edgeplan: ${runId} asks what to do about failed step "f": answer with --action skip (a plain "skip" is an answer, which retries the step). To send the text itself, give it as JSON: '"skip"'\n`,
+    ]);
     expect(edgeplan(['input', runId, '--action', 'retry']).code).toBe(0);
     expect(await watching.exited).toBe(0);
     expect(edgeplan(['events', runId, '--follow']).code).toBe(0);
