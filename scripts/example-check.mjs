@@ -4,8 +4,9 @@
 // from this repository), names an MCP server of the team's own (the official SDK on loopback, in this
 // process) and the secret `example.greet` reads in its .dev.vars, starts `wrangler dev` there, runs a
 // plan using the example's own tool `example.greet` and the MCP server's tool through POST /v1/runs,
-// checks both answers, and stops the whole process group. Exits 0 when the example works; prints what it did.
-import { execFileSync } from 'node:child_process';
+// checks both answers, plans a goal with the example's `npm run fake-llm` as the LLM (named in
+// .dev.vars as its README says), and stops the whole process group. Exits 0 when the example works; prints what it did.
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ const step = (what) =>
 const work = mkdtempSync(join(tmpdir(), 'edgeplan-example-'));
 let server;
 let mcp;
+let llm;
 /** What the team's MCP server was called with: each call's arguments and `_meta`. */
 const mcpCalls = [];
 try {
@@ -86,11 +88,22 @@ try {
 
   // The team's own MCP server, named in .dev.vars as the example's README shows.
   mcp = await teamMcpServer(mcpCalls);
+  // The example's stand-in for an LLM (`npm run fake-llm -- plan.json`), answering with a plan of one
+  // example.greet step, on a free port.
+  writeFileSync(
+    join(app, 'plan.json'),
+    JSON.stringify({
+      steps: [{ id: 'hi', action: 'example.greet', parameters: { name: 'Grace' }, dependencies: [] }],
+    }),
+  );
+  llm = await fakeLlm(app);
+  step(`npm run fake-llm answers on ${llm.url}`);
   // And the secret example.greet reads through ctx.env, as a team's own tool reads its keys.
   writeFileSync(
     join(app, '.dev.vars'),
     `MCP_SERVERS='${JSON.stringify([{ name: 'team', url: `http://127.0.0.1:${mcp.address().port}/mcp` }])}'\n` +
-      'GREETING_SIGNATURE=the team\n',
+      'GREETING_SIGNATURE=the team\n' +
+      `OPENAI_BASE_URL=${llm.url}\nOPENAI_API_KEY=fake\n`,
   );
 
   server = await startDevServer({
@@ -150,6 +163,20 @@ try {
     `the team's MCP server answered ${JSON.stringify(shouted)} (_meta: ${meta['edgeplan/idempotency_key']})`,
   );
 
+  // A goal: planned by the fake LLM (streamed: it needs no approval), then run.
+  const goal = await fetch(`${server.base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ goal: 'say hello to Grace' }),
+  });
+  if (goal.status !== 201) throw new Error(`POST /v1/runs {goal} → ${goal.status} ${await goal.text()}`);
+  const planned = await waitForRun(server.base, (await goal.json()).run_id);
+  if (planned.status !== 'completed' || planned.step_results.hi?.greeting !== 'Hello, Grace! — the team')
+    throw new Error(
+      `the goal run ended ${planned.status}: ${JSON.stringify(planned.error ?? planned.step_results)}`,
+    );
+  step(`a goal planned by npm run fake-llm completed: ${JSON.stringify(planned.step_results.hi.greeting)}`);
+
   // The dashboard and the API reference come with the package's built assets.
   const page = await (await fetch(`${server.base}/`)).text();
   const appJs = await fetch(`${server.base}/app/app.js`);
@@ -187,9 +214,28 @@ try {
 } finally {
   server?.stop();
   mcp?.close();
+  llm?.stop();
   rmSync(work, { recursive: true, force: true });
 }
 console.log('example-check: ok');
+
+/** The example's `npm run fake-llm -- plan.json` in `app`, on a free port: its URL, and how to stop it. */
+function fakeLlm(app) {
+  const child = spawn(process.execPath, ['scripts/fake-llm.mjs', 'plan.json'], {
+    cwd: app,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`npm run fake-llm exited with ${code}`)));
+    child.stdout.on('data', (c) => {
+      out += c;
+      const url = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out)?.[0];
+      if (url) resolve({ url, stop: () => child.kill() });
+    });
+  });
+}
 
 async function waitForRun(base, runId) {
   const deadline = Date.now() + 20_000;

@@ -15,6 +15,8 @@ import type { AnyTool, ToolRegistry } from './executor/registry';
 import { createApp, type CreateAppOptions } from './http/app';
 
 export { defineTool } from './executor/registry';
+// A tool's own failure with a code, and whether a retry could help (`retryable: false`: no retries).
+export { ToolError } from './errors';
 export type { AnyTool, ToolContext, ToolDefinition } from './executor/registry';
 export { DemoCounters } from './executor/tools/demo-counters';
 

@@ -147,12 +147,22 @@ function connectionNotes(runId: string) {
   };
 }
 
+/**
+ * The failed step the run asks about (revision strategy `ask_user`), whose answer is an action —
+ * not a `human.input` step's question, whose answer is any text. Any answer but an action retries.
+ */
+function askedAboutFailure(view: RunView): string | undefined {
+  const id = view.waiting?.kind === 'input' ? view.waiting.step_id : undefined;
+  return view.steps.find((s) => s.id === id)?.status === 'failed' ? id : undefined;
+}
+
 /** How to answer what the run waits for, from another terminal. */
 function howToAnswer(view: RunView): string {
   const id = view.run_id;
-  return view.waiting?.kind === 'approval'
-    ? `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`
-    : `Answer with: edgeplan input ${id} <answer>${view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : ''}`;
+  if (view.waiting?.kind === 'approval') return `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`;
+  const failed = askedAboutFailure(view);
+  if (failed) return `Answer with: edgeplan input ${id} --action retry|skip|replan|abort --step ${failed}`;
+  return `Answer with: edgeplan input ${id} <answer>${view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : ''}`;
 }
 
 /** What the run waits for, and how to answer it. */
@@ -179,6 +189,24 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
     const comment = 'from the edgeplan CLI';
     if (choice === 'approve') await client.approve(view.run_id, { comment });
     else await client.reject(view.run_id, { comment });
+    return;
+  }
+  const failed = askedAboutFailure(view);
+  if (failed) {
+    // What the dashboard offers: typed as text, "skip" would be an answer that retries.
+    const action = await prompts.select({
+      message: view.waiting?.prompt ?? `Step ${failed} failed: how should the run continue?`,
+      options: [
+        { value: 'retry', label: 'Retry step', hint: 'runs the step again' },
+        { value: 'skip', label: 'Skip step', hint: 'goes on without it' },
+        { value: 'replan', label: 'Replan', hint: 'asks the planner for the rest of the plan' },
+        { value: 'abort', label: 'Abort run', hint: 'ends the run, aborted' },
+        { value: 'detach', label: 'Decide later', hint: `edgeplan input ${view.run_id} --action …` },
+      ],
+    });
+    if (prompts.isCancel(action)) return detach(view, EXIT.interrupted);
+    if (action === 'detach') return detach(view, EXIT.waiting);
+    await client.sendInput(view.run_id, { action }, { stepId: failed });
     return;
   }
   const answer = await prompts.text({ message: view.waiting?.prompt ?? 'The run waits for input:' });

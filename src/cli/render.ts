@@ -164,8 +164,21 @@ export function eventLine(e: RunEvent): string {
       case 'StepSkipped':
         return e.payload.reason;
       case 'PlanAuthored':
-      case 'PlanUpdated':
         return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
+      case 'PlanUpdated':
+        // Why the plan changed: the failed step a revision replaces, the approver's comment.
+        return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'}, ${e.payload.kind}): ${e.payload.reason}`;
+      case 'ApprovalWebhookAttempted': {
+        const { attempt, ok, status, error, next_attempt_at } = e.payload;
+        const outcome = ok
+          ? `delivered (${status ?? 'ok'})`
+          : `failed: ${[status, error].filter((x) => x !== undefined).join(' ') || 'no answer'}`;
+        const again =
+          next_attempt_at === null
+            ? ''
+            : `; again at ${new Date(next_attempt_at).toISOString().slice(11, 19)}`;
+        return `attempt ${attempt} ${outcome}${again}`;
+      }
       case 'RunTerminated': {
         // The reason is a code (`planning_failed`); the error says what happened.
         const message = e.payload.error?.message;

@@ -25,12 +25,24 @@ const ACCOUNT_HINT =
   '(in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again';
 
 /**
+ * The wrangler to run: `EDGEPLAN_WRANGLER` when set — a stand-in, to rehearse a deploy without an
+ * account; a stand-in first on PATH does not do, since `npm run deploy` puts the project's own
+ * wrangler ahead of it — else `wrangler` from PATH.
+ */
+function wranglerCommand(): string {
+  return process.env.EDGEPLAN_WRANGLER || 'wrangler';
+}
+
+/**
  * Runs wrangler in `cwd`; `capture` returns its stdout, otherwise its output goes to ours. Throws on
  * failure; `account: false` for a call that needs no account (a dry run), whose failure is no login's.
  */
 function wrangler(cwd: string, args: string[], { capture = false, account = true } = {}): string {
-  console.error(`$ wrangler ${args.join(' ')}`);
-  const r = spawnSync('wrangler', args, {
+  const command = wranglerCommand();
+  console.error(
+    `$ ${command === 'wrangler' ? 'wrangler' : `wrangler (EDGEPLAN_WRANGLER=${command})`} ${args.join(' ')}`,
+  );
+  const r = spawnSync(command, args, {
     cwd,
     stdio: capture ? ['inherit', 'pipe', 'inherit'] : 'inherit',
     encoding: 'utf8',
@@ -38,7 +50,9 @@ function wrangler(cwd: string, args: string[], { capture = false, account = true
   });
   if (r.error)
     throw new Error(
-      `wrangler could not be started (${r.error.message}): install it in the project (npm i -D wrangler) and run this with npx or npm run`,
+      command === 'wrangler'
+        ? `wrangler could not be started (${r.error.message}): install it in the project (npm i -D wrangler) and run this with npx or npm run`
+        : `EDGEPLAN_WRANGLER=${command} could not be started (${r.error.message}): name an executable file, or unset it to run the project's wrangler`,
     );
   if (r.status !== 0)
     throw new Error(`wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}`);

@@ -184,9 +184,13 @@ export class IndexWriter {
       // Only what differs is written: a read of an idle run wakes its object, and should not cost D1 a write.
       const writes: D1PreparedStatement[] = [];
       if (!indexedAsIs(indexed, state, parent)) writes.push(indexRunStatement(db, state, parent));
+      // A version authored while this read was under way (the request that woke the object approved a
+      // changed plan, say) is written by the flush that waits for this resync, with its reason and
+      // time: written here first, D1 would keep it without either (it keeps the first row it gets).
+      const pending = new Set(this.#versions.map((p) => p.plan.version));
       for (let v = 1; v <= (state.plan?.version ?? 0); v++) {
         // A plan still streaming in is not a version yet (D1 keeps the first row it gets for one).
-        if (have.has(v) || (state.streaming && v === state.plan?.version)) continue;
+        if (have.has(v) || pending.has(v) || (state.streaming && v === state.plan?.version)) continue;
         const plan = this.host.plan(v);
         if (plan) writes.push(planVersionStatement(db, state.run_id, plan, knownReason(v), plan.created_at));
       }

@@ -2,6 +2,7 @@
  * A plan installed in the run state: the first, a revision, or the plan streamed in so far. Completed
  * work is kept across versions; the steps a version changed are re-opened.
  */
+import { deepEqual } from '../plan/diff';
 import { buildGraph } from '../plan/graph';
 import type { RunEvent } from './events';
 import { newStepRuntime, type RunState, type StepRuntime } from './state';
@@ -39,14 +40,16 @@ export function withStreamedStep(
  */
 export function installPlan(state: RunState, plan: NonNullable<RunState['plan']>, reopen: boolean): void {
   const previous = state.steps;
-  const before = new Map(state.plan?.steps.map((s) => [s.id, JSON.stringify(s)]) ?? []);
+  // By content, as changedSteps compares: a plan read back from storage has its keys in another order.
+  const before = new Map(state.plan?.steps.map((s) => [s.id, s]) ?? []);
   state.plan = plan;
   state.graph = buildGraph(plan.steps);
   state.steps = new Map();
   state.ready.clear();
   for (const step of plan.steps) {
     const old = previous.get(step.id);
-    const changed = old !== undefined && before.get(step.id) !== JSON.stringify(step);
+    const was = before.get(step.id);
+    const changed = old !== undefined && (was === undefined || !deepEqual(was, step));
     let rt: StepRuntime = old ?? newStepRuntime();
     if (
       old &&

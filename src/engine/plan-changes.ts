@@ -2,10 +2,18 @@
 import type { Plan } from '../plan/model';
 import { deepEqual } from '../plan/diff';
 
-/** The ids of steps added or changed from one plan to the next. */
+/**
+ * The ids of steps added or changed from one plan to the next, by content: a plan read back from
+ * storage lists a step's fields in its schema's order, not as they were written, and is the same plan.
+ */
 export function changedSteps(before: Plan | null, after: Plan): string[] {
-  const old = new Map(before?.steps.map((st) => [st.id, JSON.stringify(st)]) ?? []);
-  return after.steps.filter((st) => old.get(st.id) !== JSON.stringify(st)).map((st) => st.id);
+  const old = new Map(before?.steps.map((st) => [st.id, st]) ?? []);
+  return after.steps
+    .filter((st) => {
+      const was = old.get(st.id);
+      return was === undefined || !deepEqual(was, st);
+    })
+    .map((st) => st.id);
 }
 
 /**

@@ -19,7 +19,7 @@ export type RunActions = {
   /** The last refusal, as said to the person. */
   message: string | null;
   setMessage: (m: string | null) => void;
-  /** The comment sent with Approve / Reject. */
+  /** The comment sent with Approve, Reject and Modify. */
   comment: string;
   setComment: (c: string) => void;
   modifying: boolean;
@@ -91,7 +91,8 @@ export function useRunActions(
     setBusy('modify');
     setMessage(null);
     try {
-      await api().modify(runId, { plan, comment: 'modified in the dashboard' });
+      // The approver's comment, as Approve and Reject send it: the new version's reason.
+      await api().modify(runId, { plan, comment: comment.trim() || 'modified in the dashboard' });
     } catch (e) {
       // As act() does: read the run again. Decided elsewhere, it no longer waits for approval
       // and the editor (with the refusal in it) goes away: the page says why instead.

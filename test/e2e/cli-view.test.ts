@@ -276,6 +276,40 @@ describe('the live view', () => {
     const done = eventLine(ev('RunTerminated', { status: 'completed', reason: 'all steps completed' }));
     expect(done).toMatch(/RunTerminated\s+completed: all steps completed$/);
   });
+
+  it('says why a plan changed, and how an approval webhook went', () => {
+    const revised = eventLine(
+      ev('PlanUpdated', {
+        plan: { ...plan, version: 3 },
+        reason: 'step "check" failed: no item NOPE-9',
+        kind: 'revision',
+        changed_steps: ['c'],
+      }),
+    );
+    expect(revised).toMatch(/PlanUpdated\s+3 steps \(v3, revision\): step "check" failed: no item NOPE-9$/);
+    const retried = eventLine(
+      ev('ApprovalWebhookAttempted', {
+        attempt: 1,
+        ok: false,
+        status: 503,
+        next_attempt_at: Date.parse(at(1_000)),
+      }),
+    );
+    expect(retried).toMatch(/ApprovalWebhookAttempted\s+attempt 1 failed: 503; again at 10:00:01$/);
+    const refused = eventLine(
+      ev('ApprovalWebhookAttempted', {
+        attempt: 2,
+        ok: false,
+        error: 'connect ECONNREFUSED',
+        next_attempt_at: null,
+      }),
+    );
+    expect(refused).toMatch(/attempt 2 failed: connect ECONNREFUSED$/);
+    const delivered = eventLine(
+      ev('ApprovalWebhookAttempted', { attempt: 3, ok: true, status: 204, next_attempt_at: null }),
+    );
+    expect(delivered).toMatch(/attempt 3 delivered \(204\)$/);
+  });
 });
 
 describe('--input and --config pairs', () => {

@@ -393,12 +393,74 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       status = (JSON.parse(edgeplan(['runs', 'show', runId, '--json']).out) as { status: string }).status;
     }
     expect(status).toBe('awaiting_input');
+    // The piped watch names the actions: `input <id> skip` would be an answer that retries.
+    const watching = launch(['watch', runId], server.base);
+    await watching.until(/waits for input/, 'err');
+    expect(watching.err()).toContain(
+      `Answer with: edgeplan input ${runId} --action retry|skip|replan|abort --step f\n`,
+    );
     expect(edgeplan(['input', runId, '--action', 'again']).err).toMatch(
       /--action must be one of retry, skip, abort, replan/,
     );
+    // A bare "skip" would be an answer, which retries: refused, naming --action.
+    const bare = edgeplan(['input', runId, 'skip', '--step', 'f']);
+    expect([bare.code, bare.err]).toEqual([
+      2,
+      `edgeplan: ${runId} asks what to do about failed step "f": answer with --action skip (a plain "skip" is an answer, which retries the step). To send the text itself, give it as JSON: '"skip"'\n`,
+    ]);
     expect(edgeplan(['input', runId, '--action', 'retry']).code).toBe(0);
+    expect(await watching.exited).toBe(0);
     expect(edgeplan(['events', runId, '--follow']).code).toBe(0);
   });
+
+  it('on a terminal, asks what to do about a failed step with the actions, not a text answer (tmux)', async () => {
+    const session = `edgeplan-cli-ask-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    file(
+      'flaky-tty.json',
+      JSON.stringify({
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 9, key: `t${Date.now()}` } },
+          { id: 'g', action: 'demo.echo', parameters: { after: 'f' } },
+        ],
+      }),
+    );
+    // tmux starts the command in its own directory: the file by its whole path.
+    const flaky = join(dir, 'flaky-tty.json');
+    const config =
+      '--config on_step_failure=replan --config revision_strategy=ask_user --config retry_failed_steps=0';
+    const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${flaky} ${config}; echo EXIT=$?; sleep 20`;
+    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '24', command);
+    try {
+      let screen = '';
+      for (let i = 0; i < 100 && !screen.includes('Skip step'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p', '-t', session);
+      }
+      expect(screen).toMatch(/Retry step[\s\S]*Skip step[\s\S]*Replan[\s\S]*Abort run[\s\S]*Decide later/);
+      // Down once: Skip step.
+      tmux('send-keys', '-t', session, 'Down');
+      tmux('send-keys', '-t', session, 'Enter');
+      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        screen = tmux('capture-pane', '-p', '-t', session);
+      }
+      expect(screen).toMatch(/EXIT=0/);
+      const id = /edgeplan (run_\w+)/.exec(screen)?.[1];
+      const run = JSON.parse(edgeplan(['runs', 'show', id!, '--json']).out) as {
+        status: string;
+        steps: Record<string, { status: string; attempts: number }>;
+      };
+      expect([run.status, run.steps.f?.status, run.steps.f?.attempts, run.steps.g?.status]).toEqual([
+        'completed',
+        'skipped',
+        1,
+        'completed',
+      ]);
+    } finally {
+      tmux('kill-session', '-t', session);
+    }
+  }, 30_000);
 
   it('watch <id> follows a run started elsewhere: waits out its approval, ends with its exit code', async () => {
     const plan = file('held.json', JSON.stringify(parallelPlan));

@@ -105,11 +105,15 @@ describe('the dashboard', () => {
     };
     await editor.fill(JSON.stringify(edited, null, 2));
     await page.waitForSelector('.modify .ok');
+    // The approver's comment goes with the modification, as with Approve or Reject.
+    await page.getByLabel(/^Comment/).fill('Without fast: it is flaky today');
     await page.getByRole('button', { name: 'Approve modified plan' }).click();
     await page.waitForSelector('[data-step-id="join"][data-status="completed"]', { timeout: 15_000 });
     expect(await page.locator('svg.dag [data-step-id]').count()).toBe(3);
     const run = await waitForStatus(run_id, 'completed');
     expect(Object.keys(run.steps as Json).sort()).toEqual(['fetch', 'join', 'slow']);
+    const { versions } = (await api('GET', `/v1/runs/${run_id}/plans`)) as { versions: Json[] };
+    expect(versions.map((v) => v.reason)).toEqual(['authored', 'Without fast: it is flaky today']);
 
     await page.getByRole('tab', { name: 'Versions' }).click();
     await page.waitForSelector('.diff');

@@ -2,7 +2,8 @@
  * The package as a team installs it: `npm run check:example` packs edgeplan, installs the tarball
  * into a copy of examples/custom-worker as its README says, names an MCP server of the team's own in
  * its .dev.vars, starts `wrangler dev` there and runs a plan using the example's own tool
- * `example.greet` and the MCP server's tool through POST /v1/runs, and bundles it with `wrangler
+ * `example.greet` and the MCP server's tool through POST /v1/runs, plans a goal with the example's
+ * `npm run fake-llm` as the LLM, and bundles it with `wrangler
  * deploy --dry-run` (scripts/example-check.mjs).
  */
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,8 @@ describe('the packed package in examples/custom-worker', () => {
       expect(r.stdout).toMatch(
         /the team's MCP server answered "HELLO, HELLO, ADA! — THE TEAM! — THE TEAM" \(_meta: run_\w+:shout\)/,
       );
+      // A goal planned by the example's stand-in LLM (`npm run fake-llm`, named in .dev.vars).
+      expect(r.stdout).toMatch(/a goal planned by npm run fake-llm completed: "Hello, Grace! — the team"/);
       expect(r.stdout).toMatch(/the dashboard and \/docs are served from the package’s assets/);
       // Bundled with the example's [alias]: no MCP SDK ajv, and zod's English only (not its 60 locales).
       expect(r.stdout).toMatch(/ajv aliased to the stub, zod's locales: en\.js \(/);

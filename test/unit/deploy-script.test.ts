@@ -213,6 +213,27 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(run.commands.some((c) => c.startsWith('deploy'))).toBe(false);
   });
 
+  it('runs the stand-in EDGEPLAN_WRANGLER names rather than the wrangler first on PATH', () => {
+    const { dir, deploy } = setup(empty);
+    // As under `npm run deploy`: the project's own wrangler (here one that must not run) comes first.
+    fs.writeFileSync(`${dir}/wrangler`, '#!/bin/sh\necho "the project\'s wrangler ran" >&2\nexit 9\n');
+    (node.getBuiltinModule('node:fs') as { chmodSync(p: string, m: number): void }).chmodSync(
+      `${dir}/wrangler`,
+      0o755,
+    );
+    const stub = `${root}test/fixtures/wrangler-stub/wrangler`;
+    const run = deploy([], { PATH: `${dir}:${node.env.PATH}`, EDGEPLAN_WRANGLER: stub });
+    expect(run.status).toBe(0);
+    expect(run.stderr).not.toContain("the project's wrangler ran");
+    expect(run.stderr).toContain(`$ wrangler (EDGEPLAN_WRANGLER=${stub}) d1 list --json`);
+    expect(run.commands.at(-1)).toBe('deploy --config wrangler.deploy.toml');
+    const missing = deploy(['--dry-run'], { EDGEPLAN_WRANGLER: `${dir}/no-such-wrangler` });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(
+      `deploy: EDGEPLAN_WRANGLER=${dir}/no-such-wrangler could not be started (spawnSync ${dir}/no-such-wrangler ENOENT): name an executable file, or unset it to run the project's wrangler`,
+    );
+  });
+
   it('says how to log in when the account cannot be listed, and asks for no login on a dry run', () => {
     const { deploy } = setup(empty);
     const run = deploy([], { STUB_FAIL: 'd1 list' });

@@ -118,6 +118,31 @@ describe('revision', () => {
     expect(updated.payload).toMatchObject({ kind: 'revision', changed_steps: ['b2'] });
   });
 
+  it('a step whose keys come in another order is the same step: not revised, its idempotency key kept', () => {
+    // A plan read back from storage lists a step's fields in its schema's order, not as written: an
+    // approver's or a model's next version of it is compared by content.
+    const h = harness(
+      { steps: [echo('a'), echo('b')] },
+      { on_step_failure: 'replan', retry_failed_steps: 0 },
+    );
+    h.fail('a');
+    const reordered = (s: Plan['steps'][number]) =>
+      Object.fromEntries(Object.entries(s).reverse()) as Plan['steps'][number];
+    const [a, b] = h.state.plan!.steps;
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [reordered(a!), reordered(b!), step('c')]),
+      reason: 'add c',
+      kind: 'revision',
+    });
+    const updated = h.events.find((e) => e.event_type === 'PlanUpdated')!;
+    expect(updated.payload).toMatchObject({ changed_steps: ['c'] });
+    expect([h.state.steps.get('a')?.key_version ?? 0, h.state.steps.get('b')?.key_version ?? 0]).toEqual([
+      0, 0,
+    ]);
+    expect(h.state.steps.get('c')?.key_version).toBe(2);
+  });
+
   it('marks a revised step revised and runs it again', () => {
     const h = harness({ steps: [echo('a')] }, { on_step_failure: 'replan', retry_failed_steps: 0 });
     h.fail('a');

@@ -45,6 +45,25 @@ describe('a Worker built with createEdgeplan and a tool of its own', () => {
     expect(run.step_results.cy.greeting).toBe('Hello, cy!');
   });
 
+  it('fails a step at once when its tool throws a ToolError that is not retryable, with the tool’s code', async () => {
+    const runId = await startRun(
+      { goal: 'lookup', steps: [{ id: 'find', action: 'team.lookup', parameters: { sku: 'NOPE-9' } }] },
+      { execution_mode: 'sequential', retry_failed_steps: 3, retry_delay: 0 },
+    );
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    const events = (await api('GET', `/v1/runs/${runId}/events`)).body.events as {
+      event_type: string;
+      payload: { error?: { code: string; message: string; retryable: boolean } };
+    }[];
+    expect(events.filter((e) => e.event_type === 'ToolInvoked')).toHaveLength(1);
+    expect(events.find((e) => e.event_type === 'StepFailed')?.payload.error).toMatchObject({
+      code: 'item_not_found',
+      message: 'no item NOPE-9',
+      retryable: false,
+    });
+  });
+
   it('sweeps for RUN_RETENTION_DAYS from its Cron Trigger: an ended run is woken and arms its alarm', async () => {
     const runId = await startRun(plan(['ada']), { execution_mode: 'sequential' });
     const ended = Date.parse((await waitForRun(runId)).completed_at as string);

@@ -1,9 +1,10 @@
 /**
  * A team's Worker as the tests see it: built with createEdgeplan and tools of its own — one that reads
- * a secret from its bindings (`ctx.env`), never from the plan, and one that fails with a long message.
+ * a secret from its bindings (`ctx.env`), never from the plan, one that fails with a long message, and
+ * one that knows a retry cannot help.
  */
 import { z } from 'zod';
-import { createEdgeplan, defineTool } from '../../src/worker-factory';
+import { createEdgeplan, defineTool, ToolError } from '../../src/worker-factory';
 
 export const greet = defineTool({
   name: 'team.greet',
@@ -29,7 +30,19 @@ export const fail = defineTool({
   run: ({ char, chars }) => Promise.reject(new Error(char.repeat(chars))),
 });
 
-const edgeplan = createEdgeplan({ tools: [greet, fail] });
+/** An item lookup that knows a missing item stays missing: a retry cannot help. */
+export const lookup = defineTool({
+  name: 'team.lookup',
+  description: 'Looks an item up; a missing one fails at once, not retried.',
+  version: '1',
+  input: z.object({ sku: z.string().min(1) }),
+  idempotent: true,
+  deterministic: false,
+  placement: 'object',
+  run: ({ sku }) => Promise.reject(new ToolError('item_not_found', `no item ${sku}`, { retryable: false })),
+});
+
+const edgeplan = createEdgeplan({ tools: [greet, fail, lookup] });
 
 export const PlanRun = edgeplan.PlanRun;
 export { DemoCounters } from '../../src/worker-factory';

@@ -326,6 +326,55 @@ describe('a run’s rows in D1', () => {
     ]);
   });
 
+  it('keep a version’s reason and time when it is authored while a new instance reads D1', async () => {
+    // An approver's changed plan sent to a run whose object had gone: the request wakes a new
+    // instance, whose resync reads D1 while the decision authors v2.
+    const plan = (version: number) => ({
+      id: 'plan_iwresync',
+      version,
+      goal: 'g',
+      strategy: 'flat' as const,
+      steps: [{ id: 'a', description: 'a', action: 'demo.echo', parameters: { version }, dependencies: [] }],
+      created_at: '2026-11-29T09:00:00.000Z',
+    });
+    const [v1, v2] = [plan(1), plan(2)];
+    const state = {
+      run_id: 'run_indexwriterresyncedit',
+      status: 'running',
+      goal: 'g',
+      plan: v1,
+      steps: new Map([['a', {}]]),
+      created_at: v1.created_at,
+      completed_at: null as string | null,
+    };
+    const writer = new IndexWriter({
+      db: () => env.DB,
+      waitUntil: () => undefined,
+      state: () => state as unknown as RunState,
+      plan: (v) => [v1, v2][v - 1] ?? null,
+      parent: () => null,
+    });
+    const resynced = writer.resync();
+    state.plan = v2;
+    const edit = {
+      event_type: 'PlanUpdated',
+      timestamp: '2026-11-29T09:05:00.000Z',
+      payload: { plan: v2, reason: 'high priority', kind: 'approval_edit' },
+    };
+    await writer.record([edit] as unknown as RunEvent[], false, true);
+    await resynced;
+    await writer.flush();
+    const rows = await env.DB.prepare(
+      'SELECT version, reason, created_at FROM plan_versions WHERE run_id = ? ORDER BY version',
+    )
+      .bind(state.run_id)
+      .all();
+    expect(rows.results).toEqual([
+      { version: 1, reason: 'authored', created_at: v1.created_at },
+      { version: 2, reason: 'high priority', created_at: edit.timestamp },
+    ]);
+  });
+
   it('cost a short run one D1 batch, whatever decisions without a change come between', async () => {
     let batches = 0;
     const db = new Proxy(env.DB, {

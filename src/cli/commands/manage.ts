@@ -156,7 +156,10 @@ export function registerManage(program: Command, context: () => Context, done: D
     .command('approve')
     .description('Approve the plan of a run awaiting approval (--edit: approve a changed plan)')
     .argument('<id>', 'run id')
-    .option('-e, --edit <plan.json>', 'the plan to run instead (a whole plan, or {"edits": [...]})')
+    .option(
+      '-e, --edit <plan.json>',
+      'a file: the plan to run instead, or {"edits": [{"op": "update_step", "step_id": "s", "changes": {"parameters": {…}}}, …]} (ops: update_step, remove_step, add_step, move_step, set_dependencies)',
+    )
     .option('-m, --comment <text>', 'why')
     .action(async (given: string, o: { edit?: string; comment?: string }) => {
       const ctx = context();
@@ -257,6 +260,7 @@ export function registerManage(program: Command, context: () => Context, done: D
         throw new UsageError('input takes an answer or --action retry|skip|abort|replan (one of them)');
       if (o.action !== undefined && !ACTIONS.includes(o.action))
         throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
+      if (answer !== undefined && ACTIONS.includes(answer)) await refuseBareAction(ctx, id, answer, o.step);
       const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
       control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step }));
     });
@@ -359,4 +363,21 @@ async function sayParent(ctx: Context, id: string): Promise<void> {
   if (!line) return;
   if (ctx.tty) ctx.print(ctx.style.dim(`${id}: ${line}`));
   else process.stderr.write(`${id}: ${line}\n`);
+}
+
+/**
+ * `input <id> skip` to a run that asks about a failed step: the word would be sent as an answer,
+ * which the run takes as a retry — the failed call made again instead of skipped. Refused, naming
+ * `--action`; the text itself still goes as JSON (`'"skip"'`), as a `human.input` answer may be it.
+ */
+async function refuseBareAction(ctx: Context, id: string, word: string, step: string | undefined) {
+  const run = await ctx.client.getRun(id);
+  const failed = Object.entries(run.step_statuses)
+    .filter(([s, status]) => status === 'failed' && (step === undefined || s === step))
+    .map(([s]) => s);
+  if (run.status !== 'awaiting_input' || failed.length === 0) return;
+  throw new UsageError(
+    `${id} asks what to do about failed step "${failed[0]}": answer with --action ${word} ` +
+      `(a plain "${word}" is an answer, which retries the step). To send the text itself, give it as JSON: '"${word}"'`,
+  );
 }

@@ -1,6 +1,6 @@
 /**
- * The approver's comment, sent with Approve or Reject (`comment`): a rejected run shows it as the
- * reason its plan was turned down.
+ * The approver's comment, sent with Approve, Reject or Modify (`comment`): a rejected run shows it as
+ * the reason its plan was turned down, and a modified plan's new version gives it as its reason.
  */
 export function DecisionComment({
   value,
@@ -13,7 +13,11 @@ export function DecisionComment({
 }) {
   return (
     <label class="decision-comment">
-      Comment <span class="muted">(optional, sent with Approve or Reject; a rejected run shows it)</span>
+      Comment{' '}
+      <span class="muted">
+        (optional, sent with Approve, Reject or Modify; a rejected run shows it, a modified plan's version
+        gives it as the reason)
+      </span>
       <textarea
         rows={2}
         maxLength={2000}

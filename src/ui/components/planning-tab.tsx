@@ -69,8 +69,13 @@ export function PlanningTab({
       />
       <p class="muted">
         Run total: {run?.token_usage.prompt_tokens ?? 0} prompt + {run?.token_usage.completion_tokens ?? 0}{' '}
-        completion tokens · {run?.revision_count ?? 0} revisions
+        completion tokens · {revisions(run?.revision_count ?? 0)}
       </p>
     </section>
   );
+}
+
+/** "1 revision", "2 revisions": the run's count as a person reads it. */
+function revisions(n: number): string {
+  return `${n} revision${n === 1 ? '' : 's'}`;
 }
