@@ -93,4 +93,15 @@ describe('__proto__ in a plan is data, never the prototype', () => {
     const next = await api('POST', '/v1/runs', { plan: { steps: [{ id: 'a', action: 'demo.echo' }] } });
     expect(next.status, JSON.stringify(next.body)).toBe(201);
   });
+
+  it.each([
+    ['constructor', { constructor: 1 }],
+    ['toString', { toString: 1 }],
+    ['__proto__', JSON.parse('{"__proto__": {"max_steps": 1}}') as object],
+  ])('refuses a config key %s by its name (400), not a built-in of Object', async (key, config) => {
+    const r = await api('POST', '/v1/runs', { plan: { steps: [{ id: 'a', action: 'demo.echo' }] }, config });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.error.code).toBe('invalid_request');
+    expect(r.body.error.message).toContain(`Unknown key "${key}"`);
+  });
 });
