@@ -5,7 +5,7 @@
  * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) gets the Worker's
  * value, and only for the names the workflow's settings read; inside longer text only a default is
  * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret. The
- * Worker's own credentials ({@link WORKER_SECRETS}) are never put in: they stay as written.
+ * Worker's own credentials ({@link isWorkerCredential}) are never put in: they stay as written.
  */
 
 /** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
@@ -24,6 +24,25 @@ export const WORKER_SECRETS: ReadonlySet<string> = new Set([
   'WEBHOOK_SECRET',
   'MCP_SERVERS',
 ]);
+
+/** `${NAME}` as MCP_SERVERS' header values write it (src/mcp/config.ts). */
+const MCP_HEADER_SECRET = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Whether `name` is one of the Worker's own credentials in `env`: one of {@link WORKER_SECRETS}, or a
+ * secret an MCP server's headers read (`"Authorization": "Bearer ${FILES_TOKEN}"` in MCP_SERVERS) —
+ * what the Worker proves itself to that server with, as API_TOKEN is what callers prove themselves
+ * with. Any `${NAME}` in the variable counts, so a malformed MCP_SERVERS still keeps its secrets.
+ * @example isWorkerCredential('FILES_TOKEN', { MCP_SERVERS: '[{"headers": {"A": "${FILES_TOKEN}"}}]' }) // true
+ */
+export function isWorkerCredential(name: string, env: Record<string, unknown>): boolean {
+  if (WORKER_SECRETS.has(name)) return true;
+  const raw = env.MCP_SERVERS;
+  if (raw === undefined || raw === null || raw === '') return false;
+  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  for (const m of text.matchAll(MCP_HEADER_SECRET)) if (m[1] === name) return true;
+  return false;
+}
 
 /**
  * The Worker variables a tool's parameters may read (their {@link ENV_NAMES_PARAM}, the Worker's
@@ -47,7 +66,7 @@ export function expandSettingsParams(
   kept: readonly string[] = [],
 ): Record<string, unknown> {
   if (!Array.isArray(params[ENV_NAMES_PARAM])) return params;
-  const allowed = new Set(settingsEnvOf(params));
+  const allowed = new Set(settingsEnvOf(params).filter((n) => !isWorkerCredential(n, env)));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);

@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { expandSettingsParams, settingsEnvNames } from '../../src/plan/tea-settings';
+import { expandSettingsParams, isWorkerCredential, settingsEnvNames } from '../../src/plan/tea-settings';
 
 describe('TEA settings ${VAR}', () => {
+  it('never puts in a secret MCP_SERVERS’ headers read, also from a malformed or object-valued MCP_SERVERS', () => {
+    const servers =
+      '[{"name":"f","url":"https://m.example/mcp","headers":{"Authorization":"Bearer ${FILES_TOKEN}"}}]';
+    for (const MCP_SERVERS of [servers, servers.slice(0, -3), JSON.parse(servers) as unknown]) {
+      const env = { MCP_SERVERS, FILES_TOKEN: 'f-s3cret', OTHER: 'o' };
+      expect(isWorkerCredential('FILES_TOKEN', env)).toBe(true);
+      expect(
+        expandSettingsParams({ k: '${FILES_TOKEN}', o: '${OTHER}', $env: ['FILES_TOKEN', 'OTHER'] }, env),
+      ).toEqual({
+        k: '${FILES_TOKEN}',
+        o: 'o',
+      });
+    }
+    expect(isWorkerCredential('FILES_TOKEN', { FILES_TOKEN: 'f' })).toBe(false);
+    expect(isWorkerCredential('API_TOKEN', {})).toBe(true);
+  });
+
   it('lists the names settings read', () => {
     expect(settingsEnvNames({ llm: { model: '${M:-gpt-4}', key: 'k=${KEY}' }, n: [1, '${M}'] })).toEqual([
       'KEY',
