@@ -148,6 +148,9 @@ async function inSession<T>(
       if (shared) kept?.forget(shared.id);
       throw new SessionLost(`${err.code}: ${err.message.slice(0, 200)}`);
     }
+    // The SDK reports an abort as a timeout of its own (-32001 with the reason's text): it is the
+    // abort, whatever the reason said, and not a server's error (toMcpToolError).
+    if (opts.signal?.aborted && err instanceof McpError) throw opts.signal.reason;
     throw err;
   } finally {
     const id = transport.sessionId;
@@ -289,9 +292,13 @@ export function toMcpToolError(
     );
   }
   if (err instanceof McpError) {
-    if (err.code === Number(ErrorCode.RequestTimeout))
+    // The SDK's own timeout and closed connection share their codes with a server's errors
+    // (-32001 and -32000, the range JSON-RPC leaves to servers; -32000 is many servers' "server
+    // error"): only the SDK's messages are its own, and a server's refusal is not retried.
+    const own = SDK_ERRORS.get(err.code)?.has(err.message.replace(/^MCP error -?\d+: /, ''));
+    if (own && err.code === Number(ErrorCode.RequestTimeout))
       return new ToolError('timeout', clean(`${where}: ${err.message}`), { retryable: true });
-    if (err.code === Number(ErrorCode.ConnectionClosed))
+    if (own && err.code === Number(ErrorCode.ConnectionClosed))
       return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
     return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
   }
@@ -323,6 +330,12 @@ export function toMcpToolError(
     { retryable: true },
   );
 }
+
+/** The messages of the errors the SDK raises itself (src/shared/protocol.ts), by code. */
+const SDK_ERRORS: ReadonlyMap<number, ReadonlySet<string>> = new Map([
+  [Number(ErrorCode.ConnectionClosed), new Set(['Connection closed', 'Request was cancelled'])],
+  [Number(ErrorCode.RequestTimeout), new Set(['Request timed out', 'Maximum total timeout exceeded'])],
+]);
 
 /** The SDK's zod refusal of an answer that does not fit the protocol's schema (zod mini names it `$ZodError`). */
 function isSchemaRefusal(

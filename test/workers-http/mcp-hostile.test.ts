@@ -179,6 +179,22 @@ describe('an MCP tool call that misbehaves', () => {
     expect((out as { error: { message: string } }).error.message.length).toBeLessThan(300);
   });
 
+  it.each(['error-32000', 'error-32001'])(
+    'fails a call the server refuses with %s as mcp_error, not retried: not a closed connection or a timeout',
+    async (mode) => {
+      const out = await executeTool(byName(await listed(mode, 'a'), 'mcp.h.act'), {}, ctx());
+      expect(out).toMatchObject({
+        success: false,
+        error: {
+          code: 'mcp_error',
+          retryable: false,
+          message: expect.stringContaining('MCP server "h": MCP error -3200'),
+        },
+      });
+      expect((out as { error: { message: string } }).error.message).toContain('the tool broke');
+    },
+  );
+
   it('fails an answer that is not JSON as mcp_bad_response naming the server, not retried', async () => {
     const out = await executeTool(byName(await listed('nonjson', 'a'), 'mcp.h.act'), {}, ctx());
     expect(out).toMatchObject({
