@@ -212,7 +212,7 @@ function Failure({
   return (
     <>
       <code class="code">{code ?? 'failed'}</code>
-      {text ? ` ${text}` : ''}
+      {text ? ` ${visibleText(text)}` : ''}
     </>
   );
 }
