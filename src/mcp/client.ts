@@ -47,6 +47,9 @@ export type McpConnectOptions = {
  */
 export const MAX_MCP_SESSIONS = 2;
 
+/** How the SDK's protocol reports an answer whose id no pending request has (src/shared/protocol.ts). */
+const UNKNOWN_ID = 'Received a response for an unknown message ID';
+
 /** How long closing a session (`DELETE`) may take before the call goes on without waiting. */
 const END_SESSION_MS = 1_000;
 
@@ -133,6 +136,12 @@ async function inSession<T>(
   unread.catch(() => {}); // raced only while the session is open
   client.onerror = (err) => {
     if (err instanceof SyntaxError || isSchemaRefusal(err)) unreadable(err);
+    // An answer to a request this client never sent (each call has a client of its own): the one it
+    // did send will not be answered either. Not retried: the server may have run it.
+    else if (err.message.startsWith(UNKNOWN_ID)) {
+      const message = `MCP server "${server.name}" answered a request it was not sent (a JSON-RPC id no request of this call carries); not retried: a call may have had its effect`;
+      unreadable(new ToolError('mcp_bad_response', message, { retryable: false }));
+    }
   };
   try {
     // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.

@@ -195,6 +195,22 @@ describe('an MCP tool call that misbehaves', () => {
     },
   );
 
+  it('fails a call answered with another request’s id as mcp_bad_response at once, not at the step’s timeout', async () => {
+    const out = await executeTool(
+      byName(await listed('wrong-id', 'a'), 'mcp.h.act'),
+      {},
+      ctx({ timeoutMs: 5_000 }),
+    );
+    expect(out).toMatchObject({
+      success: false,
+      error: {
+        code: 'mcp_bad_response',
+        retryable: false,
+        message: expect.stringContaining('MCP server "h" answered a request it was not sent'),
+      },
+    });
+  });
+
   it('fails an answer that is not JSON as mcp_bad_response naming the server, not retried', async () => {
     const out = await executeTool(byName(await listed('nonjson', 'a'), 'mcp.h.act'), {}, ctx());
     expect(out).toMatchObject({
