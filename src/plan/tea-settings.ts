@@ -41,8 +41,14 @@ export function isWorkerCredential(name: string, env: Record<string, unknown>): 
   if (raw === undefined || raw === null || raw === '') return false;
   const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
   for (const m of text.matchAll(MCP_HEADER_SECRET)) if (m[1] === name) return true;
-  return false;
+  // `wrangler dev` expands `${NAME}` in .dev.vars itself when NAME is set there too: MCP_SERVERS then
+  // holds the value, not the name. A value that long is no coincidence.
+  const value = env[name];
+  return typeof value === 'string' && value.length >= MIN_SECRET_CHARS && text.includes(value);
 }
+
+/** Values shorter than this (`true`, `1`, a port) may be in MCP_SERVERS without being its secret. */
+const MIN_SECRET_CHARS = 8;
 
 /**
  * The Worker variables a tool's parameters may read (their {@link ENV_NAMES_PARAM}, the Worker's

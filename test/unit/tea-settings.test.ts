@@ -16,6 +16,16 @@ describe('TEA settings ${VAR}', () => {
       });
     }
     expect(isWorkerCredential('FILES_TOKEN', { FILES_TOKEN: 'f' })).toBe(false);
+    // As `wrangler dev` passes it when .dev.vars sets FILES_TOKEN too: expanded, the value in place.
+    const expanded = {
+      MCP_SERVERS: servers.replace('${FILES_TOKEN}', 'f-s3cret-value'),
+      FILES_TOKEN: 'f-s3cret-value',
+    };
+    expect(isWorkerCredential('FILES_TOKEN', expanded)).toBe(true);
+    expect(expandSettingsParams({ k: '${FILES_TOKEN}', $env: ['FILES_TOKEN'] }, expanded)).toEqual({
+      k: '${FILES_TOKEN}',
+    });
+    expect(isWorkerCredential('ON', { MCP_SERVERS: '[{"name":"true"}]', ON: 'true' })).toBe(false);
     expect(isWorkerCredential('API_TOKEN', {})).toBe(true);
   });
 
