@@ -7,6 +7,7 @@
  * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret. The
  * Worker's own credentials ({@link isWorkerCredential}) are never put in: they stay as written.
  */
+import { isRecord } from './model';
 
 /** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
 export const ENV_NAMES_PARAM = '$env';
@@ -42,9 +43,27 @@ export function isWorkerCredential(name: string, env: Record<string, unknown>): 
   const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
   for (const m of text.matchAll(MCP_HEADER_SECRET)) if (m[1] === name) return true;
   // `wrangler dev` expands `${NAME}` in .dev.vars itself when NAME is set there too: MCP_SERVERS then
-  // holds the value, not the name. A value that long is no coincidence.
+  // holds the value, not the name. A value that long in a header is no coincidence (in a URL it may
+  // be: HTTP_ALLOWLIST's 127.0.0.1).
   const value = env[name];
-  return typeof value === 'string' && value.length >= MIN_SECRET_CHARS && text.includes(value);
+  return typeof value === 'string' && value.length >= MIN_SECRET_CHARS && headerValues(raw).includes(value);
+}
+
+/** Every header value MCP_SERVERS gives, one a line; the whole text when it is not a JSON array. */
+function headerValues(raw: unknown): string {
+  let servers: unknown = raw;
+  try {
+    if (typeof raw === 'string') servers = JSON.parse(raw);
+  } catch {
+    return String(raw);
+  }
+  if (!Array.isArray(servers)) return typeof raw === 'string' ? raw : '';
+  return servers
+    .flatMap((s: unknown) => {
+      const headers = isRecord(s) ? s.headers : undefined;
+      return isRecord(headers) ? Object.values(headers).filter((v) => typeof v === 'string') : [];
+    })
+    .join('\n');
 }
 
 /** Values shorter than this (`true`, `1`, a port) may be in MCP_SERVERS without being its secret. */

@@ -26,6 +26,14 @@ describe('TEA settings ${VAR}', () => {
       k: '${FILES_TOKEN}',
     });
     expect(isWorkerCredential('ON', { MCP_SERVERS: '[{"name":"true"}]', ON: 'true' })).toBe(false);
+    // A value in a server's URL is not its secret: HTTP_ALLOWLIST's 127.0.0.1 beside a local server.
+    expect(
+      isWorkerCredential('HTTP_ALLOWLIST', {
+        ...expanded,
+        MCP_SERVERS: '[{"url":"http://127.0.0.1:9/mcp"}]',
+        HTTP_ALLOWLIST: '127.0.0.1',
+      }),
+    ).toBe(false);
     expect(isWorkerCredential('API_TOKEN', {})).toBe(true);
   });
 
