@@ -287,7 +287,7 @@ export const ERROR_CODES = {
   mcp_bad_response: {
     status: null,
     about:
-      'An MCP server answered with a message the protocol refuses (a malformed result); not retried, the call may have had its effect.',
+      'An MCP server answered with a message the protocol refuses (a malformed result, or the answer to a request it was not sent); not retried, the call may have had its effect.',
   },
   mcp_response_too_large: {
     status: null,

@@ -5,6 +5,7 @@
 import { createClient, type EdgeplanClient } from '../client';
 import { UsageError } from './exit-codes';
 import { COLOR, PLAIN, type Style } from './render';
+import { terminalText } from './terminal-text';
 
 export type GlobalOptions = { url?: string; token?: string; json?: boolean; color?: boolean };
 
@@ -38,8 +39,8 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
     interactive: tty && process.stdin.isTTY === true,
     style: colour ? COLOR : PLAIN,
     signal,
-    print: (text) => void process.stdout.write(`${text}\n`),
-    printJson: (value) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    print: (text) => void process.stdout.write(`${terminalText(text)}\n`),
+    printJson: (value) => void process.stdout.write(`${terminalText(JSON.stringify(value, null, 2))}\n`),
   };
 }
 

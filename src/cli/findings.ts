@@ -7,6 +7,7 @@ import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { Finding } from '../client';
 import type { Context } from './context';
 import { formatOf, readText } from './inputs';
+import { terminalText } from './terminal-text';
 
 type Path = (string | number)[];
 
@@ -69,5 +70,6 @@ export function reportFindings(
 ): void {
   const n = errors.length;
   process.stderr.write(`edgeplan: ${code}: ${n} finding${n === 1 ? '' : 's'} in ${file}\n`);
-  for (const line of findingLines(ctx, file, format, errors)) process.stderr.write(`  ${line}\n`);
+  for (const line of findingLines(ctx, file, format, errors))
+    process.stderr.write(terminalText(`  ${line}\n`));
 }

@@ -8,6 +8,7 @@ import type { Context } from './context';
 import { EXIT, exitForStatus } from './exit-codes';
 import { eventLine, plural, renderLive, type Style } from './render';
 import { applyEvent, emptyView, type RunView } from '../client/run-view';
+import { terminalText } from './terminal-text';
 
 export type FollowOptions = {
   /** Redraw the live view (stdout is a terminal). */
@@ -20,7 +21,7 @@ export type FollowOptions = {
   after?: number;
 };
 
-const write = (s: string) => process.stdout.write(s);
+const write = (s: string) => process.stdout.write(terminalText(s));
 
 /** The run this process follows (or last followed): what Ctrl-C says how to cancel. */
 let followed: string | null = null;
@@ -59,7 +60,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
       // while the run still waits (the backlog may hold a request answered long ago).
       const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
       if (request && view.waiting && (await stillWaiting(client, runId)))
-        process.stderr.write(`${answerHint(view)}\n`);
+        process.stderr.write(terminalText(`${answerHint(view)}\n`));
     }
     return view;
   }
@@ -68,7 +69,8 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   const stdout = sizedStdout();
   const log = createLogUpdate(stdout);
   let frame = 0;
-  const text = () => renderLive(view, Date.now(), frame, o.style, stdout.columns);
+  // Made safe before log-update adds the cursor movements it redraws with.
+  const text = () => terminalText(renderLive(view, Date.now(), frame, o.style, stdout.columns));
   const draw = () => log(text());
   // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
   // the view that stays — before a question, and at the end — is written whole.
@@ -195,7 +197,7 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
   if (failed) {
     // What the dashboard offers: typed as text, "skip" would be an answer that retries.
     const action = await prompts.select({
-      message: view.waiting?.prompt ?? `Step ${failed} failed: how should the run continue?`,
+      message: terminalText(view.waiting?.prompt ?? `Step ${failed} failed: how should the run continue?`),
       options: [
         { value: 'retry', label: 'Retry step', hint: 'runs the step again' },
         { value: 'skip', label: 'Skip step', hint: 'goes on without it' },
@@ -209,7 +211,9 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
     await client.sendInput(view.run_id, { action }, { stepId: failed });
     return;
   }
-  const answer = await prompts.text({ message: view.waiting?.prompt ?? 'The run waits for input:' });
+  const answer = await prompts.text({
+    message: terminalText(view.waiting?.prompt ?? 'The run waits for input:'),
+  });
   if (prompts.isCancel(answer)) return detach(view, EXIT.interrupted);
   let input: unknown = answer;
   try {

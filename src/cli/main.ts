@@ -11,6 +11,7 @@ import { registerRun } from './commands/run';
 import { makeContext, type Context, type GlobalOptions } from './context';
 import { EXIT, UsageError } from './exit-codes';
 import { followedRun } from './follow';
+import { terminalText } from './terminal-text';
 
 const program = new Command('edgeplan')
   .description('Plan, run and watch agents on edgeplan')
@@ -54,7 +55,9 @@ const json = () => current?.json ?? process.argv.slice(2).includes('--json');
 /** An error as one line of JSON on stdout: a whole document, and one more line after NDJSON events. */
 const printFailure = (code: string, message: string, details?: unknown) =>
   process.stdout.write(
-    `${JSON.stringify({ error: { code, message, ...(details === undefined ? {} : { details }) } })}\n`,
+    terminalText(
+      `${JSON.stringify({ error: { code, message, ...(details === undefined ? {} : { details }) } })}\n`,
+    ),
   );
 
 try {
@@ -67,17 +70,19 @@ try {
     if (err.exitCode !== 0 && json()) printFailure('usage', err.message.replace(/^error: /, ''));
   } else if (err instanceof UsageError) {
     if (json()) printFailure('usage', err.message);
-    else process.stderr.write(`edgeplan: ${err.message}\n`);
+    else process.stderr.write(terminalText(`edgeplan: ${err.message}\n`));
     process.exitCode = EXIT.usage;
   } else if (err instanceof EdgeplanApiError) {
     if (json()) printFailure(err.code, err.message, err.details);
     else
-      process.stderr.write(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}${hint(err)}`);
+      process.stderr.write(
+        terminalText(`edgeplan: ${err.code}: ${err.message}\n${detailLines(err.details)}${hint(err)}`),
+      );
     process.exitCode = EXIT.failed;
   } else {
     const message = err instanceof Error ? err.message : String(err);
     if (json()) printFailure('internal', message);
-    else process.stderr.write(`edgeplan: ${message}\n`);
+    else process.stderr.write(terminalText(`edgeplan: ${message}\n`));
     process.exitCode = EXIT.failed;
   }
 }

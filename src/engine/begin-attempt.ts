@@ -11,6 +11,7 @@ import type { ErrorInfo } from '../errors';
 import type { ToolRegistry } from '../executor/registry';
 import { isRecord, TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { renderValue } from '../plan/jinja';
+import { getOwn, setOwn } from '../plan/own-keys';
 import { unknownKeysSummary } from '../plan/parameter-problems';
 import { collectReferences, resolveValue } from '../plan/references';
 import { teaMetaOf, type TeaMeta } from '../plan/tea-meta';
@@ -154,7 +155,10 @@ function renderTea(
   const kept: [string[], unknown][] = [];
   for (const path of raw) {
     const keys = path.split('.');
-    const parent = keys.slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), toRender);
+    // Own keys only: a path the plan's metadata gives (`__proto__.x`) must not reach Object.prototype.
+    const parent = keys
+      .slice(0, -1)
+      .reduce<unknown>((o, k) => (isRecord(o) ? getOwn(o, k) : undefined), toRender);
     const last = keys.at(-1)!;
     if (isRecord(parent) && Object.hasOwn(parent, last)) {
       kept.push([keys, parent[last]]);
@@ -183,8 +187,10 @@ function renderTea(
     }
   }
   for (const [keys, v] of kept) {
-    const parent = keys.slice(0, -1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), value);
-    if (isRecord(parent)) parent[keys.at(-1)!] = v;
+    const parent = keys
+      .slice(0, -1)
+      .reduce<unknown>((o, k) => (isRecord(o) ? getOwn(o, k) : undefined), value);
+    if (isRecord(parent)) setOwn(parent, keys.at(-1)!, v);
   }
   return { ok: true, value };
 }

@@ -1,5 +1,6 @@
 /** How a step's output (or handled failure) is written into the run's state variables. */
 import { isRecord } from '../plan/model';
+import { getOwn, setOwn } from '../plan/own-keys';
 import type { PathSegment } from '../plan/references';
 import type { ResultStore } from './state';
 
@@ -25,13 +26,19 @@ export function writeStatePath(results: ResultStore, path: readonly PathSegment[
     current.found && typeof current.value === 'object' && current.value !== null
       ? structuredClone(current.value)
       : {};
-  let node = top as Record<string | number, unknown>;
+  // Own keys only, set as data: a path through `__proto__` (or `constructor.prototype`) names keys
+  // of the variable, never the prototype every object of the isolate shares.
+  let node = top as object;
   for (let i = 0; i < rest.length - 1; i++) {
     const seg = rest[i]!;
-    const next = node[seg];
-    if (typeof next !== 'object' || next === null) node[seg] = {};
-    node = node[seg] as Record<string | number, unknown>;
+    const next = getOwn(node, seg);
+    if (typeof next === 'object' && next !== null) node = next;
+    else {
+      const created = {};
+      setOwn(node, seg, created);
+      node = created;
+    }
   }
-  node[rest[rest.length - 1]!] = value;
+  setOwn(node, rest[rest.length - 1]!, value);
   results.setVar(key, top);
 }

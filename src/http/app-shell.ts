@@ -72,3 +72,9 @@ export function pageHeaders(extra: string[] = []): Record<string, string> {
 
 /** Headers of every dashboard page. */
 export const APP_HEADERS = pageHeaders();
+
+/**
+ * Headers of the approval link's page, which holds the link's token and the plan: stored by no cache
+ * (`no-cache` lets a browser's disk cache or a proxy keep a copy, revalidated before use).
+ */
+export const APPROVAL_PAGE_HEADERS = { ...APP_HEADERS, 'Cache-Control': 'no-store' };

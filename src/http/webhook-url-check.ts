@@ -18,6 +18,18 @@ export function webhookUrlProblem(
   env: Pick<Env, 'WEBHOOK_SECRET' | 'HTTP_ALLOWLIST'>,
 ): string | null {
   if (url === undefined) return null;
+  // What the caller wrote first: a scheme fetch cannot send (file:, ftp:) would only fail each
+  // delivery, and a user or password would be dropped — the receiver verifies the signature instead.
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return `config.approval.webhook_url must be an http or https URL (got ${target.protocol})`;
+  }
+  if (target.username || target.password) {
+    return (
+      'config.approval.webhook_url must not carry a user or password (user:password@): receivers ' +
+      'verify the webhook-signature header (WEBHOOK_SECRET) instead'
+    );
+  }
   if (!env.WEBHOOK_SECRET) {
     return (
       'config.approval.webhook_url: this deployment cannot sign approval webhooks, WEBHOOK_SECRET is not ' +
@@ -30,7 +42,7 @@ export function webhookUrlProblem(
   } catch (err) {
     return `config.approval.webhook_url: this deployment cannot sign approval webhooks: ${(err as Error).message}`;
   }
-  const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
+  const decision = checkHost(target.hostname, parseAllowlist(env.HTTP_ALLOWLIST));
   if (!decision.allowed) return `config.approval.webhook_url is refused: ${decision.reason}`;
   return null;
 }

@@ -47,6 +47,9 @@ export type McpConnectOptions = {
  */
 export const MAX_MCP_SESSIONS = 2;
 
+/** How the SDK's protocol reports an answer whose id no pending request has (src/shared/protocol.ts). */
+const UNKNOWN_ID = 'Received a response for an unknown message ID';
+
 /** How long closing a session (`DELETE`) may take before the call goes on without waiting. */
 const END_SESSION_MS = 1_000;
 
@@ -133,6 +136,12 @@ async function inSession<T>(
   unread.catch(() => {}); // raced only while the session is open
   client.onerror = (err) => {
     if (err instanceof SyntaxError || isSchemaRefusal(err)) unreadable(err);
+    // An answer to a request this client never sent (each call has a client of its own): the one it
+    // did send will not be answered either. Not retried: the server may have run it.
+    else if (err.message.startsWith(UNKNOWN_ID)) {
+      const message = `MCP server "${server.name}" answered a request it was not sent (a JSON-RPC id no request of this call carries); not retried: a call may have had its effect`;
+      unreadable(new ToolError('mcp_bad_response', message, { retryable: false }));
+    }
   };
   try {
     // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.
@@ -148,6 +157,9 @@ async function inSession<T>(
       if (shared) kept?.forget(shared.id);
       throw new SessionLost(`${err.code}: ${err.message.slice(0, 200)}`);
     }
+    // The SDK reports an abort as a timeout of its own (-32001 with the reason's text): it is the
+    // abort, whatever the reason said, and not a server's error (toMcpToolError).
+    if (opts.signal?.aborted && err instanceof McpError) throw opts.signal.reason;
     throw err;
   } finally {
     const id = transport.sessionId;
@@ -289,9 +301,13 @@ export function toMcpToolError(
     );
   }
   if (err instanceof McpError) {
-    if (err.code === Number(ErrorCode.RequestTimeout))
+    // The SDK's own timeout and closed connection share their codes with a server's errors
+    // (-32001 and -32000, the range JSON-RPC leaves to servers; -32000 is many servers' "server
+    // error"): only the SDK's messages are its own, and a server's refusal is not retried.
+    const own = SDK_ERRORS.get(err.code)?.has(err.message.replace(/^MCP error -?\d+: /, ''));
+    if (own && err.code === Number(ErrorCode.RequestTimeout))
       return new ToolError('timeout', clean(`${where}: ${err.message}`), { retryable: true });
-    if (err.code === Number(ErrorCode.ConnectionClosed))
+    if (own && err.code === Number(ErrorCode.ConnectionClosed))
       return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
     return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
   }
@@ -323,6 +339,12 @@ export function toMcpToolError(
     { retryable: true },
   );
 }
+
+/** The messages of the errors the SDK raises itself (src/shared/protocol.ts), by code. */
+const SDK_ERRORS: ReadonlyMap<number, ReadonlySet<string>> = new Map([
+  [Number(ErrorCode.ConnectionClosed), new Set(['Connection closed', 'Request was cancelled'])],
+  [Number(ErrorCode.RequestTimeout), new Set(['Request timed out', 'Maximum total timeout exceeded'])],
+]);
 
 /** The SDK's zod refusal of an answer that does not fit the protocol's schema (zod mini names it `$ZodError`). */
 function isSchemaRefusal(

@@ -7,6 +7,7 @@ import { parseCondition } from './conditions';
 import { readableSchema } from './stage-schema';
 import { MAX_WAIT_S } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
+import { getOwn, setOwn } from './own-keys';
 
 /** How long a plan waits for its approver when the run names no deadline: a day, then default_action. */
 export const DEFAULT_APPROVAL_TIMEOUT_S = 24 * 3600;
@@ -211,7 +212,8 @@ export function applyConfigAliases(raw: unknown): unknown {
   if (!isRecord(raw)) return raw;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
-    const canonical = CONFIG_ALIASES[k];
+    // Own keys only: `constructor` or `toString` is an unknown key to name, not an alias of Object's.
+    const canonical = getOwn(CONFIG_ALIASES, k) as keyof RunConfig | undefined;
     if (canonical) {
       if (raw[canonical] === undefined) out[canonical] = v;
     } else if (k === 'parallel') {
@@ -219,7 +221,9 @@ export function applyConfigAliases(raw: unknown): unknown {
         out.execution_mode = v ? 'parallel' : 'sequential';
       }
     } else {
-      out[k] = v;
+      // setOwn: a `__proto__` key stays a key the strict schema refuses by name; assigned, it became
+      // the copy's prototype and the schema read the config's fields through it.
+      setOwn(out, k, v);
     }
   }
   return out;

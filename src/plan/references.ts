@@ -5,6 +5,7 @@
  * `legacy-references.ts`, output paths in `output-path.ts`; all are re-exported here.
  */
 import { isRecord } from './model';
+import { setOwn } from './own-keys';
 import { clearArray, isDigits, parseBraced, spansWhole } from './reference-syntax';
 import type { PathSegment, Reference } from './reference-syntax';
 
@@ -240,7 +241,8 @@ export function resolveValue(value: unknown, scope: RefScope): ResolveResult {
     if (Array.isArray(v)) return v.map(walk);
     if (isRecord(v)) {
       const out: Record<string, unknown> = {};
-      for (const k in v) if (Object.hasOwn(v, k)) out[k] = walk(v[k]);
+      // setOwn: a parameter key `__proto__` is a key the tool gets, not the copy's prototype.
+      for (const k in v) if (Object.hasOwn(v, k)) setOwn(out, k, walk(v[k]));
       return out;
     }
     return v;

@@ -5,8 +5,9 @@
  * parameter that is exactly one `${NAME}` (as `{{ settings.llm.model }}` renders) gets the Worker's
  * value, and only for the names the workflow's settings read; inside longer text only a default is
  * put in, so text that merely contains `${…}` (a model's answer, say) never receives a secret. The
- * Worker's own credentials ({@link WORKER_SECRETS}) are never put in: they stay as written.
+ * Worker's own credentials ({@link isWorkerCredential}) are never put in: they stay as written.
  */
+import { isRecord } from './model';
 
 /** The parameter a TEA node's rendered parameters carry the names in (removed before the tool sees them). */
 export const ENV_NAMES_PARAM = '$env';
@@ -24,6 +25,49 @@ export const WORKER_SECRETS: ReadonlySet<string> = new Set([
   'WEBHOOK_SECRET',
   'MCP_SERVERS',
 ]);
+
+/** `${NAME}` as MCP_SERVERS' header values write it (src/mcp/config.ts). */
+const MCP_HEADER_SECRET = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Whether `name` is one of the Worker's own credentials in `env`: one of {@link WORKER_SECRETS}, or a
+ * secret an MCP server's headers read (`"Authorization": "Bearer ${FILES_TOKEN}"` in MCP_SERVERS) —
+ * what the Worker proves itself to that server with, as API_TOKEN is what callers prove themselves
+ * with. Any `${NAME}` in the variable counts, so a malformed MCP_SERVERS still keeps its secrets.
+ * @example isWorkerCredential('FILES_TOKEN', { MCP_SERVERS: '[{"headers": {"A": "${FILES_TOKEN}"}}]' }) // true
+ */
+export function isWorkerCredential(name: string, env: Record<string, unknown>): boolean {
+  if (WORKER_SECRETS.has(name)) return true;
+  const raw = env.MCP_SERVERS;
+  if (raw === undefined || raw === null || raw === '') return false;
+  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  for (const m of text.matchAll(MCP_HEADER_SECRET)) if (m[1] === name) return true;
+  // `wrangler dev` expands `${NAME}` in .dev.vars itself when NAME is set there too: MCP_SERVERS then
+  // holds the value, not the name. A value that long in a header is no coincidence (in a URL it may
+  // be: HTTP_ALLOWLIST's 127.0.0.1).
+  const value = env[name];
+  return typeof value === 'string' && value.length >= MIN_SECRET_CHARS && headerValues(raw).includes(value);
+}
+
+/** Every header value MCP_SERVERS gives, one a line; the whole text when it is not a JSON array. */
+function headerValues(raw: unknown): string {
+  let servers: unknown = raw;
+  try {
+    if (typeof raw === 'string') servers = JSON.parse(raw);
+  } catch {
+    return String(raw);
+  }
+  if (!Array.isArray(servers)) return typeof raw === 'string' ? raw : '';
+  return servers
+    .flatMap((s: unknown) => {
+      const headers = isRecord(s) ? s.headers : undefined;
+      return isRecord(headers) ? Object.values(headers).filter((v) => typeof v === 'string') : [];
+    })
+    .join('\n');
+}
+
+/** Values shorter than this (`true`, `1`, a port) may be in MCP_SERVERS without being its secret. */
+const MIN_SECRET_CHARS = 8;
 
 /**
  * The Worker variables a tool's parameters may read (their {@link ENV_NAMES_PARAM}, the Worker's
@@ -47,7 +91,7 @@ export function expandSettingsParams(
   kept: readonly string[] = [],
 ): Record<string, unknown> {
   if (!Array.isArray(params[ENV_NAMES_PARAM])) return params;
-  const allowed = new Set(settingsEnvOf(params));
+  const allowed = new Set(settingsEnvOf(params).filter((n) => !isWorkerCredential(n, env)));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/.exec(v);

@@ -4,6 +4,7 @@
  * @example
  * folded({ prompt: 'Summarise…'.repeat(100), model: 'small' }) // '{"prompt":"Summarise…Summ…","model":"small"}'
  */
+import { visibleJson } from './visible-text';
 
 /** Parameters whose compact JSON is longer than this are shown folded. */
 export const FOLD_AT = 200;
@@ -12,10 +13,11 @@ export const VALUE_KEPT = 60;
 
 /** `value`'s compact JSON, folded when longer than {@link FOLD_AT}; `whole` is what it folds. */
 export function foldJson(value: Record<string, unknown>): { whole: string; folded: string | null } {
-  const whole = JSON.stringify(value);
+  const whole = visibleJson(JSON.stringify(value));
   if (whole.length <= FOLD_AT) return { whole, folded: null };
   const parts = Object.entries(value).map(
-    ([k, v]) => `${JSON.stringify(k)}:${cut(JSON.stringify(v) ?? 'null', VALUE_KEPT)}`,
+    ([k, v]) =>
+      `${visibleJson(JSON.stringify(k))}:${cut(visibleJson(JSON.stringify(v) ?? 'null'), VALUE_KEPT)}`,
   );
   return { whole, folded: cut(`{${parts.join(',')}}`, FOLD_AT) };
 }

@@ -115,6 +115,36 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 
+  it('writes no terminal escape a run’s text carries: a goal or a finding’s key shows its escapes, not their effect', () => {
+    // A window title, a cleared screen, the clipboard (OSC 52), a carriage return writing over the line.
+    const hostile = 'ok\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;cHduZWQ=\u0007\rfake\u009b31m';
+    const plan = { goal: hostile, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: hostile } }] };
+    const ran = edgeplan(['run', file('esc.json', JSON.stringify(plan)), '--watch']);
+    expect(ran.code).toBe(0);
+    const id = /^run (run_[A-Za-z0-9]+)$/m.exec(ran.out)![1]!;
+    const outputs = [
+      ran,
+      edgeplan(['runs']),
+      edgeplan(['runs', 'show', id]),
+      edgeplan(['runs', 'show', id, '--json']),
+      edgeplan([
+        'validate',
+        file('esc-key.json', JSON.stringify({ steps: [{ id: 'a', action: 'demo.echo', [hostile]: 1 }] })),
+      ]),
+    ];
+    // What a terminal acts on: C0 controls but tab and line feed, DEL and C1.
+    const acted = (text: string) =>
+      [...text].filter((c) => {
+        const n = c.codePointAt(0)!;
+        return (n < 0x20 && n !== 0x09 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f);
+      });
+    for (const r of outputs) expect(acted(`${r.out}${r.err}`)).toEqual([]);
+    expect(outputs[1]!.out).toContain('ok\\u001b]0;pwned\\u0007');
+    expect(`${outputs[4]!.out}${outputs[4]!.err}`).toContain('\\u001b[2J');
+    // JSON stays JSON: the escapes read back as the characters.
+    expect((JSON.parse(outputs[3]!.out) as { goal: string }).goal).toBe(hostile);
+  });
+
   it('validates a broken TEA workflow: its findings with file:line, exit 1', () => {
     const yaml = [
       'name: broken',

@@ -29,6 +29,8 @@
  * - `nonjson-sse` — `tools/call` answers an event stream whose one event is not JSON
  * - `untyped` — like `mismatch`, but `tools/call` answers text only, no structuredContent
  * - `gone` — lists only `ok`; `tools/call` of any other tool is the JSON-RPC error `Unknown tool: <name>`
+ * - `error-32000`, `error-32001` — `tools/call` answers the JSON-RPC error of that code, `the tool broke`
+ * - `wrong-id` — `tools/call` is answered with another request's id (the call's id + 1000)
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
  * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
@@ -289,6 +291,24 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
           error: { code: -32602, message: `Unknown tool: ${String(name)}` },
         }),
       );
+      return;
+    }
+    if (name !== 'ok' && mode === 'wrong-id') {
+      // The answer to a request nobody sent: no answer to the one that was.
+      const { id } = messages[0] as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', id: id + 1000, result: { content: [{ type: 'text', text: 'x' }] } }),
+      );
+      return;
+    }
+    if (name !== 'ok' && (mode === 'error-32000' || mode === 'error-32001')) {
+      // A server's own error in the implementation-defined range (-32000 is many servers' "server
+      // error"), which the SDK also uses for a closed connection and a timeout of its own.
+      const { id } = messages[0] as { id: unknown };
+      const code = mode === 'error-32000' ? -32000 : -32001;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: 'the tool broke' } }));
       return;
     }
     if (name !== 'ok' && mode === 'malformed') {

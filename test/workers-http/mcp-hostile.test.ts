@@ -179,6 +179,38 @@ describe('an MCP tool call that misbehaves', () => {
     expect((out as { error: { message: string } }).error.message.length).toBeLessThan(300);
   });
 
+  it.each(['error-32000', 'error-32001'])(
+    'fails a call the server refuses with %s as mcp_error, not retried: not a closed connection or a timeout',
+    async (mode) => {
+      const out = await executeTool(byName(await listed(mode, 'a'), 'mcp.h.act'), {}, ctx());
+      expect(out).toMatchObject({
+        success: false,
+        error: {
+          code: 'mcp_error',
+          retryable: false,
+          message: expect.stringContaining('MCP server "h": MCP error -3200'),
+        },
+      });
+      expect((out as { error: { message: string } }).error.message).toContain('the tool broke');
+    },
+  );
+
+  it('fails a call answered with another request’s id as mcp_bad_response at once, not at the step’s timeout', async () => {
+    const out = await executeTool(
+      byName(await listed('wrong-id', 'a'), 'mcp.h.act'),
+      {},
+      ctx({ timeoutMs: 5_000 }),
+    );
+    expect(out).toMatchObject({
+      success: false,
+      error: {
+        code: 'mcp_bad_response',
+        retryable: false,
+        message: expect.stringContaining('MCP server "h" answered a request it was not sent'),
+      },
+    });
+  });
+
   it('fails an answer that is not JSON as mcp_bad_response naming the server, not retried', async () => {
     const out = await executeTool(byName(await listed('nonjson', 'a'), 'mcp.h.act'), {}, ctx());
     expect(out).toMatchObject({

@@ -38,6 +38,8 @@ describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => 
     const { runId, token } = await awaitingApproval();
     const res = await open(runId, token);
     expect(res.status).toBe(200);
+    // The page holds the link's token and the plan: no cache, the browser's or a proxy's, keeps it.
+    expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
     expect(html).toContain('<script type="module" src="/app/app.js"></script>');
     const data = JSON.parse(

@@ -66,6 +66,24 @@ describe('plan approval', () => {
     expect(replayed.status).toBe(410);
   });
 
+  it.each([
+    ['file:///etc/passwd', 'must be an http or https URL (got file:)'],
+    ['ftp://approver.example.com/hook', 'must be an http or https URL (got ftp:)'],
+    ['https://me:pw@approver.example.com/hook', 'must not carry a user or password'],
+  ])(
+    'refuses a webhook_url the deployment would not send as given (%s) with 400 saying why',
+    async (url, why) => {
+      const r = await api('POST', '/v1/runs', {
+        plan,
+        config: { require_plan_approval: true, approval: { webhook_url: url } },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+      expect(r.body.error.message).toContain(`config.approval.webhook_url ${why}`);
+      expect(r.body.error.message).not.toContain(':pw@');
+    },
+  );
+
   it('refuses a wrong, reused or foreign approval token', async () => {
     const hooks = captureWebhooks();
     const config = {

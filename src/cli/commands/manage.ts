@@ -16,6 +16,7 @@ import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { clip, duration, eventLine, parentLine } from '../render';
+import { terminalText } from '../terminal-text';
 
 type Done = (code: number) => void;
 
@@ -362,7 +363,7 @@ async function sayParent(ctx: Context, id: string): Promise<void> {
   const line = parentLine(await ctx.client.getStatus(id));
   if (!line) return;
   if (ctx.tty) ctx.print(ctx.style.dim(`${id}: ${line}`));
-  else process.stderr.write(`${id}: ${line}\n`);
+  else process.stderr.write(terminalText(`${id}: ${line}\n`));
 }
 
 /**

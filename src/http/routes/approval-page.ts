@@ -9,7 +9,7 @@ import type { ApprovalView } from '../../durable/approval';
 import { estimatePlan } from '../../plan/estimates';
 import { buildGraph } from '../../plan/graph';
 import { inferredDependencies } from '../../plan/inferred-dependencies';
-import { APP_HEADERS, appShell, messagePage } from '../app-shell';
+import { APPROVAL_PAGE_HEADERS, appShell, messagePage } from '../app-shell';
 import { statusForCode } from '../errors';
 import { stubFor, tags } from '../run-helpers';
 import { RunIdParamSchema } from '../schemas/run';
@@ -62,7 +62,7 @@ export function registerApprovalPageRoutes(app: App): void {
       const code = r.error.code === 'run_not_found' ? 'forbidden' : r.error.code;
       const status = statusForCode(code) as 403 | 410;
       const message = code === 'forbidden' ? WRONG_LINK : r.error.message;
-      return c.html(messagePage('Approval link', message), status, APP_HEADERS);
+      return c.html(messagePage('Approval link', message), status, APPROVAL_PAGE_HEADERS);
     }
     const { plan } = r.value;
     const graph = buildGraph(plan.steps);
@@ -74,7 +74,7 @@ export function registerApprovalPageRoutes(app: App): void {
         approval: { ...r.value, estimates, inferred, token },
       }),
       200,
-      APP_HEADERS,
+      APPROVAL_PAGE_HEADERS,
     );
   });
 }

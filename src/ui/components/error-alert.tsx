@@ -3,10 +3,12 @@
  * when there is none.
  * @example <ErrorAlert text={error} />
  */
+import { visibleText } from '../visible-text';
+
 export function ErrorAlert({ text }: { text: string | null | undefined }) {
   return text ? (
     <p class="error" role="alert">
-      {text}
+      {visibleText(text)}
     </p>
   ) : null;
 }

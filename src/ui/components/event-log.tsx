@@ -6,6 +6,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { JsonBlock } from './json-block';
 import type { RunEvent } from '../../client';
+import { visibleJson } from '../visible-text';
 
 /** Rows drawn at first, and added by "earlier". */
 const PAGE = 500;
@@ -87,7 +88,7 @@ function EventRow({
   onToggle: (seq: number) => void;
 }) {
   // Once per event, not per redraw: a step's output may take megabytes.
-  const payload = useMemo(() => JSON.stringify(e.payload) ?? '', [e]);
+  const payload = useMemo(() => visibleJson(JSON.stringify(e.payload) ?? ''), [e]);
   return (
     <li data-event-type={e.event_type} class={open ? 'open' : undefined}>
       <button

@@ -8,6 +8,7 @@
  * accepted (a second answer would be new information, or a 409 once the run has ended).
  */
 import { useRef, useState } from 'preact/hooks';
+import { visibleText } from '../visible-text';
 
 type Action = 'retry' | 'skip' | 'replan' | 'abort';
 
@@ -56,7 +57,11 @@ export function InputForm({ prompt, failedStep, disabled, onSend }: Props) {
     const info = parseObject(text);
     return (
       <form class="input-form" aria-label="Answer the run" onSubmit={(e) => e.preventDefault()}>
-        <p class="prompt">{prompt ?? `Step “${failedStep}” failed: how should the run continue?`}</p>
+        <p class="prompt">
+          {prompt !== undefined
+            ? visibleText(prompt)
+            : `Step “${failedStep}” failed: how should the run continue?`}
+        </p>
         <ul class="help muted">
           {ACTIONS.map((a) => (
             <li key={a.action}>
@@ -100,7 +105,7 @@ export function InputForm({ prompt, failedStep, disabled, onSend }: Props) {
   return (
     <form class="input-form" onSubmit={submit} aria-label="Answer the run">
       <label>
-        {prompt ?? 'The run waits for input'}
+        {prompt !== undefined ? visibleText(prompt) : 'The run waits for input'}
         <textarea rows={3} value={text} onInput={edit} />
       </label>
       <p class="help muted">

@@ -4,12 +4,13 @@
  * as a download.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { visibleJson } from '../visible-text';
 
 /** The characters drawn at most. */
 export const DRAWN = 2_000_000;
 
-/** Indented JSON of a value (`undefined` says so rather than drawing nothing). */
-export const jsonText = (v: unknown) => JSON.stringify(v, null, 2) ?? 'undefined';
+/** Indented JSON of a value (`undefined` says so rather than drawing nothing), hidden characters escaped. */
+export const jsonText = (v: unknown) => visibleJson(JSON.stringify(v, null, 2) ?? 'undefined');
 
 /** `value` as JSON; `file` names the download a large one offers. */
 export function JsonBlock({ value, file, text: given }: { value?: unknown; file: string; text?: string }) {

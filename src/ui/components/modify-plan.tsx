@@ -10,6 +10,7 @@ import { findingsOf, refusalText } from '../api';
 import { modifiedPlanOf } from '../page-inputs';
 import { useEscape } from '../use-escape';
 import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
+import { visibleJson } from '../visible-text';
 
 /** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
 export function limitsOf(events: readonly RunEvent[]): ValidationLimits | undefined {
@@ -38,7 +39,8 @@ export function ModifyPlan({
   /** The Modify button: Escape pressed on it closes the editor too. */
   opener: RefObject<HTMLButtonElement | null>;
 }) {
-  const [text, setText] = useState(() => JSON.stringify(plan, null, 2));
+  // Hidden characters as \u escapes: the editor shows them, and JSON.parse sends the plan unchanged.
+  const [text, setText] = useState(() => visibleJson(JSON.stringify(plan, null, 2)));
   const [valid, setValid] = useState(false);
   const [sending, setSending] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; findings: Finding[] } | null>(null);

@@ -9,6 +9,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { PlanStep } from '../../client';
 import { foldJson } from '../fold-json';
 import { Dependencies } from './dependencies';
+import { visibleText } from '../visible-text';
 
 export function PlanSteps({
   steps,
@@ -42,7 +43,7 @@ export function PlanSteps({
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
                 {/* Not the action again (what a plan written without descriptions gets). */}
                 {s.description && s.description !== action ? (
-                  <div class="description">{s.description}</div>
+                  <div class="description">{visibleText(s.description)}</div>
                 ) : null}
               </td>
               <td>{action}</td>

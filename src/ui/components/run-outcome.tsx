@@ -5,6 +5,7 @@
  * in the run's events (`ApprovalRejected`).
  */
 import type { Ending } from '../run-ending';
+import { visibleText } from '../visible-text';
 
 export function RunOutcome({
   status,
@@ -22,7 +23,7 @@ export function RunOutcome({
         {ending.by === 'timeout' ? 'when the approval deadline passed' : 'by the approver'}
         {ending.comment ? (
           <>
-            : <q class="comment">{ending.comment}</q>
+            : <q class="comment">{visibleText(ending.comment)}</q>
           </>
         ) : (
           ' (no comment)'
@@ -32,7 +33,7 @@ export function RunOutcome({
   if (ending?.kind === 'cancelled')
     return (
       <p class="outcome" data-outcome="cancelled">
-        <strong>Cancelled</strong>: {ending.reason}
+        <strong>Cancelled</strong>: {visibleText(ending.reason)}
       </p>
     );
   // A cancelled run whose events are not read yet: its reason is no error either.

@@ -5,6 +5,7 @@
 import type { Ref } from 'preact';
 import { useState } from 'preact/hooks';
 import type { RunStatusNow } from '../run-status';
+import { visibleText } from '../visible-text';
 
 export function RunTitle({
   now,
@@ -26,7 +27,7 @@ export function RunTitle({
       <h1
         ref={headingRef}
         class={wholeGoal ? 'whole' : undefined}
-        title={goal}
+        title={visibleText(goal)}
         // A long goal is cut to a line; a click (or Enter) shows it whole. Only to the eye: a screen
         // reader reads it whole either way, so no expanded state (nor a button role whose name, the
         // goal, could be taken for Approve's or Reject's by a test that finds buttons by name).
@@ -39,7 +40,7 @@ export function RunTitle({
           }
         }}
       >
-        {goal}
+        {visibleText(goal)}
       </h1>
       <span
         class={`badge status-${shown}`}

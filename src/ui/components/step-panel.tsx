@@ -6,6 +6,7 @@ import type { Run, StepView } from '../../client';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
+import { visibleText } from '../visible-text';
 
 /** Why a step was skipped, in words (the API's `skip_reason` beside). */
 const SKIPPED_BECAUSE: Record<string, string> = {
@@ -71,7 +72,7 @@ export function StepPanel({
         {step.planned.description && step.planned.description !== step.action ? (
           <>
             <dt>Description</dt>
-            <dd>{step.planned.description}</dd>
+            <dd>{visibleText(step.planned.description)}</dd>
           </>
         ) : null}
         <dt>Depends on</dt>
@@ -211,7 +212,7 @@ function Failure({
   return (
     <>
       <code class="code">{code ?? 'failed'}</code>
-      {text ? ` ${text}` : ''}
+      {text ? ` ${visibleText(text)}` : ''}
     </>
   );
 }

@@ -11,6 +11,7 @@ import { ModifyPlan } from '../components/modify-plan';
 import { PlanSteps } from '../components/plan-steps';
 import { ErrorAlert } from '../components/error-alert';
 import type { ApprovalData } from '../page-inputs';
+import { visibleText } from '../visible-text';
 
 export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);
@@ -75,7 +76,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   return (
     <main class="approval">
       <h1>Approve this plan?</h1>
-      <p class="goal">{data.goal}</p>
+      <p class="goal">{visibleText(data.goal)}</p>
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''} · link valid until{' '}

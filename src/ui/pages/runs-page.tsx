@@ -5,6 +5,7 @@ import { api, errorText } from '../api';
 import { shownStatus } from '../run-ending';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
+import { visibleText } from '../visible-text';
 
 /** Rows a page; the API gives at most MAX_PAGE a request. */
 const PAGE = 50;
@@ -156,7 +157,7 @@ export function RunsPage() {
                 </td>
                 <td class="num">{r.step_count}</td>
                 <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
-                <td class="goal">{r.goal}</td>
+                <td class="goal">{visibleText(r.goal)}</td>
               </tr>
             ))}
           </tbody>

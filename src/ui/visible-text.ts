@@ -1,0 +1,31 @@
+/**
+ * Characters that change how text reads without being seen — bidirectional overrides and isolates,
+ * zero-width characters, control characters — made visible wherever the dashboard shows text a plan,
+ * a model or a tool wrote. An approver reads the plan to decide on it: "pay \u202E01$ ot" drawn as the
+ * browser draws it shows something else than what runs (Trojan Source, CVE-2021-42574).
+ */
+
+// Bidi marks, embeddings, overrides and isolates; zero-width and invisible format characters; C0 and
+// C1 controls other than tab, line feed and carriage return (JSON.stringify escapes C0, not C1 nor the others).
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- control characters are what it finds
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
+
+const hex = (c: string) => c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+
+/**
+ * `s` with each hidden character written out as `[U+XXXX]`, for text shown as text.
+ * @example visibleText('pay \u202E01$') // 'pay [U+202E]01$'
+ */
+export function visibleText(s: string): string {
+  return s.replace(HIDDEN, (c) => `[U+${hex(c)}]`);
+}
+
+/**
+ * JSON text with each hidden character inside its strings written as a `\uXXXX` escape: the same
+ * JSON (JSON.parse reads the character back), so an editor showing it sends what it was given.
+ * @example visibleJson(JSON.stringify({ to: 'x\u202Ey' })) // '{"to":"x\\u202ey"}'
+ */
+export function visibleJson(json: string): string {
+  return json.replace(HIDDEN, (c) => `\\u${hex(c).toLowerCase()}`);
+}

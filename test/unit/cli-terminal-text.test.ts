@@ -1,0 +1,26 @@
+/**
+ * What the CLI writes to a terminal (src/cli/terminal-text.ts), in plain Node: escape sequences in
+ * other people's text are written out, the CLI's own colours kept, JSON still JSON.
+ */
+import { describe, expect, it } from 'vitest';
+import { COLOR } from '../../src/cli/render';
+import { terminalText } from '../../src/cli/terminal-text';
+
+describe('text the CLI writes to a terminal', () => {
+  it('writes out escapes, bell, carriage return, C1 and bidi controls, and keeps tabs and line breaks', () => {
+    expect(terminalText('a\u001b]0;t\u0007b')).toBe('a\\u001b]0;t\\u0007b');
+    expect(terminalText('x\rfake\u009b2J\u202Eevil')).toBe('x\\u000dfake\\u009b2J\\u202eevil');
+    expect(terminalText('a\tb\nc 🙂')).toBe('a\tb\nc 🙂');
+  });
+
+  it('keeps the colours the CLI paints, and only those', () => {
+    const painted = `${COLOR.red('failed')} ${COLOR.bold(COLOR.dim('x'))}`;
+    expect(terminalText(painted)).toBe(painted);
+    expect(terminalText('\u001b[8mhidden')).toBe('\\u001b[8mhidden');
+  });
+
+  it('leaves JSON that reads back as the same value', () => {
+    const value = { goal: 'ok\u001b[2J\u009b\u2066' };
+    expect(JSON.parse(terminalText(JSON.stringify(value)))).toEqual(value);
+  });
+});
