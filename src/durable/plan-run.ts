@@ -239,6 +239,17 @@ export class PlanRun extends DurableObject<Env> {
   async awaitInput(stepId: string, attempt: number, prompt: string): Promise<void> {
     if (!this.#run.load()) return;
     await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
+    this.handedOver(stepId, attempt);
+  }
+
+  /**
+   * A queue consumer's deferred attempt handed over — its child run started or found, its question
+   * recorded (awaitInput does so itself): it is not sent again before its deadline (leases.ts).
+   */
+  handedOver(stepId: string, attempt: number): void {
+    const rt = this.#run.load()?.state.steps.get(stepId);
+    if (rt?.status === 'running' && rt.attempt === attempt && rt.dispatch === 'queue' && rt.deadline_at)
+      this.leases.handOver(stepId, attempt, rt.deadline_at);
   }
 
   /**
