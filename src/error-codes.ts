@@ -219,7 +219,7 @@ export const ERROR_CODES = {
   queue_not_consumed: {
     status: null,
     about:
-      'No consumer of the steps queue took a queued attempt in time (a Worker that sends to the queue but has no [[queues.consumers]] for it, or does not export the queue handler): the run carries the attempt out in its object instead (StepRedispatched), and its later steps too.',
+      "No consumer of the steps queue took a queued attempt in time (a Worker that sends to the queue but has no [[queues.consumers]] for it, or does not export the queue handler; under wrangler dev, also a restart, which loses the local queue's messages): the run carries the attempt out in its object instead (StepRedispatched), and its later steps too.",
   },
   held_past_queue_window: {
     status: null,

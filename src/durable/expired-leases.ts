@@ -8,22 +8,19 @@
  */
 import type { MachineInput, RunMachine } from '../engine/machine';
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
-import type { ToolRegistry } from '../executor/registry';
 import { sendSteps } from './fan-out';
-import { rerunnable } from './inline-attempts';
 import type { Leases } from './leases';
 import type { StepMessage } from './messages';
 import type { SqlStore } from './sql-store';
 import { QUEUE_BYPASSED, untakenInputs } from './untaken-attempts';
 
-/** What the object lends: its queue, its rows, its leases and its tools. */
+/** What the object lends: its queue, its rows and its leases. */
 export type ExpiredLeasesHost = {
   /** Read at each use: a test may give the instance another env. */
   steps: () => Queue<StepMessage>;
   waitUntil: (p: Promise<unknown>) => void;
   store: SqlStore;
   leases: Leases;
-  tools: () => ToolRegistry;
 };
 
 export class ExpiredLeases {
@@ -49,9 +46,11 @@ export class ExpiredLeases {
     const running = new Map<string, number>();
     for (const id of m.state.running) {
       const rt = m.state.steps.get(id)!;
-      // A deferred tool's attempt that began is not sent again (a second child run); one never begun is.
-      if (rt.dispatch === 'queue' && (!rt.invoked || rerunnable(m.state, id, this.host.tools())))
-        running.set(id, rt.attempt);
+      // A deferred tool's attempt (a child run, a question) too: its lease is held past its hand-over
+      // (leases.ts, handOver), so only one whose consumer died before handing over is sent again —
+      // which finds the child it may have started (the child's id comes from the attempt), and asks
+      // no question the run already waits on.
+      if (rt.dispatch === 'queue') running.set(id, rt.attempt);
     }
     const expired = leases.expired(running, now);
     // Untaken: never begun by any consumer. (An attempt begun before a lease was kept for it — one
@@ -59,7 +58,9 @@ export class ExpiredLeases {
     // consumer died meanwhile runs out so, and is sent again.)
     const taken = (l: { step_id: string; begun: boolean }) =>
       l.begun || m.state.steps.get(l.step_id)!.invoked;
-    const lost = expired.filter(taken);
+    // One past its deadline is not sent again: the tick that follows times it out.
+    const due = (l: { step_id: string }) => (m.state.steps.get(l.step_id)!.deadline_at ?? Infinity) > now;
+    const lost = expired.filter((l) => taken(l) && due(l));
     const untaken = expired.filter((l) => !taken(l));
     if (lost.length > 0) {
       const version = m.state.plan?.version ?? 1;

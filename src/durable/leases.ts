@@ -88,10 +88,25 @@ export class Leases {
     const renewed: [string, Lease][] = [];
     for (const a of attempts) {
       const l = held.get(a.step_id);
+      // Never shortened: a renewal sent just before its attempt handed over arrives after it.
       if (l?.attempt === a.attempt)
-        renewed.push([a.step_id, { attempt: a.attempt, until: now + this.ttlMs, begun: true }]);
+        renewed.push([
+          a.step_id,
+          { attempt: a.attempt, until: Math.max(l.until, now + this.ttlMs), begun: true },
+        ]);
     }
     this.#write(renewed);
+  }
+
+  /**
+   * A deferred attempt (a child run started or found, a question recorded) handed over: its consumer
+   * is done with it, and nobody renews its lease. It is held until `until` — the attempt's own
+   * deadline, when the run times it out — so it is not sent again meanwhile; an attempt that never
+   * got here (its consumer died in between) is sent again when its lease runs out, as any other.
+   */
+  handOver(stepId: string, attempt: number, until: number): void {
+    const l = this.#all().get(stepId);
+    if (l?.attempt === attempt) this.#write([[stepId, { attempt, until, begun: true }]]);
   }
 
   /**

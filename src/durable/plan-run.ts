@@ -239,6 +239,17 @@ export class PlanRun extends DurableObject<Env> {
   async awaitInput(stepId: string, attempt: number, prompt: string): Promise<void> {
     if (!this.#run.load()) return;
     await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
+    this.handedOver(stepId, attempt);
+  }
+
+  /**
+   * A queue consumer's deferred attempt handed over — its child run started or found, its question
+   * recorded (awaitInput does so itself): it is not sent again before its deadline (leases.ts).
+   */
+  handedOver(stepId: string, attempt: number): void {
+    const rt = this.#run.load()?.state.steps.get(stepId);
+    if (rt?.status === 'running' && rt.attempt === attempt && rt.dispatch === 'queue' && rt.deadline_at)
+      this.leases.handOver(stepId, attempt, rt.deadline_at);
   }
 
   /**
@@ -336,8 +347,11 @@ export class PlanRun extends DurableObject<Env> {
     if (this.#run.index.owed) await this.#run.index.resync();
     this.#run.inline.recover(m.state);
     await this.#run.side.recover(now);
-    // Before the tick: an attempt carried out in the object now is not timed out by it.
-    const redispatch = this.#run.expired.collect(m, now);
+    // Before the tick: an attempt carried out in the object now is not timed out by it. The time is
+    // read again after the awaits above, as the tick reads it: with the one from before them, an
+    // unbegun attempt whose queue window ends with its deadline (step_timeout ≤ 60 s) could be not yet
+    // out of its window here but past its deadline for the tick — timed out, not carried out.
+    const redispatch = this.#run.expired.collect(m, Date.now());
     await this.#run.apply([...redispatch, { type: 'tick' }]);
     await this.#run.arm(m);
   }

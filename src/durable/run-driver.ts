@@ -115,7 +115,6 @@ export class RunDriver {
       waitUntil: (p) => ctx.waitUntil(p),
       store: this.store,
       leases: this.leases,
-      tools: () => this.registry(),
     });
     this.deleter = new RunDeleter({
       env: host.env,

@@ -159,16 +159,23 @@ class RunConsumer {
     this.#executing -= 1;
     const deferred = deferredOf(raw);
     if (deferred) {
-      // The result comes later (a child run reports it, or a person answers): nothing to report now.
+      // The result comes later (a child run reports it, or a person answers): the object is told only
+      // that the attempt handed over, so it does not send it again. Until then its lease stands for it.
+      const input = deferred.$deferred === 'input';
       try {
-        if (deferred.$deferred === 'input') await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt);
+        if (input) await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt);
+        else await this.#run.handedOver(c.step_id, c.attempt);
         msg?.ack();
       } catch (err) {
-        log(
-          'input_wait_failed',
-          `steps consumer: ${this.runId}/${c.step_id}#${c.attempt} could not wait for input`,
-          { run_id: this.runId, step_id: c.step_id, attempt: c.attempt, error: err },
-        );
+        const [event, what] = input
+          ? (['input_wait_failed', 'could not wait for input'] as const)
+          : (['step_not_reported', 'could not report its child run'] as const);
+        log(event, `steps consumer: ${this.runId}/${c.step_id}#${c.attempt} ${what}`, {
+          run_id: this.runId,
+          step_id: c.step_id,
+          attempt: c.attempt,
+          error: err,
+        });
         msg?.retry({ delaySeconds: 1 });
       }
       this.#inFlight -= 1;

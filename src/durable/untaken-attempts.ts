@@ -49,7 +49,9 @@ export function notConsumed(stepId: string, attempt: number, waitedMs: number): 
       `${seconds(waitedMs)}: this Worker sends steps to the queue, but nothing consumes it. ` +
       'Add a [[queues.consumers]] block for that queue to wrangler.toml, beside its [[queues.producers]], ' +
       'and export the queue handler from the Worker (export default edgeplan.default — it has fetch and ' +
-      'queue). Meanwhile the run carries the attempt out in its own object, and its later steps too.',
+      'queue). Under `wrangler dev` a restart also does this: its local queue is kept in memory, and the ' +
+      'messages it held are lost (nothing to fix then). Meanwhile the run carries the attempt out in its ' +
+      'own object, and its later steps too.',
     retryable: true,
   };
 }

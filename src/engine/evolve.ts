@@ -87,11 +87,13 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       const p = event.payload;
       const rt = stepOf(state, p.step_id);
       rt.invoked = true;
+      // Stored: an object loaded again (a crash, an eviction) must know the attempt began, or sending
+      // it again records a second ToolInvoked for the same attempt.
+      touch(state, p.step_id);
       if (p.deadline_at !== undefined) {
         rt.deadline_at = p.deadline_at;
         rt.limit_ms = p.limit_ms ?? null;
         state.timers.set(p.step_id, p.deadline_at);
-        touch(state, p.step_id);
       }
       return;
     }

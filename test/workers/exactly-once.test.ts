@@ -265,6 +265,33 @@ describe('exactly once', () => {
     expect(run.status).toBe('completed');
     expect(run.step_results.b).toEqual({ key: k, value: 1 });
     expect(run.steps.b.attempts).toBe(1);
+    // The new instance knew b had begun: sent again, it is not recorded as begun a second time.
+    const invokedB = (await events(runId)).filter(
+      (e) => e.event_type === 'ToolInvoked' && e.payload.step_id === 'b',
+    );
+    expect(invokedB.map((e) => e.payload.attempt)).toEqual([1]);
+  });
+
+  it('records an attempt as begun once, though its message comes again after the object was unloaded', async () => {
+    const k = key('begun-unloaded');
+    const runId = await startRun(
+      { steps: [counter('c', k, { parameters: { key: k, delay_ms: 300 } })] },
+      { execution_mode: 'parallel' },
+    );
+    await vi.waitFor(
+      async () => expect((await env.PLAN_RUN.getByName(runId).attempts('c'))[0]?.status).toBe('invoked'),
+      { timeout: 5_000, interval: 10 },
+    );
+    // The object loses its memory; the queue redelivers the message (its consumer died).
+    await abortAllDurableObjects();
+    const [again] = (await env.PLAN_RUN.getByName(runId).beginSteps([
+      { step_id: 'c', attempt: 1, redelivered: true },
+    ])) as BeginStep[];
+    expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
+    const run = await waitForRun(runId);
+    expect(run.step_results.c).toEqual({ key: k, value: 1 });
+    const invoked = (await events(runId)).filter((e) => e.event_type === 'ToolInvoked');
+    expect(invoked.map((e) => `${e.payload.step_id}#${e.payload.attempt}`)).toEqual(['c#1']);
   });
 
   it('leaves an attempt to the live consumer holding its lease; a redelivery takes it over', async () => {
