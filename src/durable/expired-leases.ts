@@ -13,6 +13,7 @@ import type { Leases } from './leases';
 import type { StepMessage } from './messages';
 import type { SqlStore } from './sql-store';
 import { QUEUE_BYPASSED, untakenInputs } from './untaken-attempts';
+import { unasked } from './unasked-questions';
 
 /** What the object lends: its queue, its rows and its leases. */
 export type ExpiredLeasesHost = {
@@ -60,18 +61,12 @@ export class ExpiredLeases {
       l.begun || m.state.steps.get(l.step_id)!.invoked;
     // One past its deadline is not sent again: the tick that follows times it out.
     const due = (l: { step_id: string }) => (m.state.steps.get(l.step_id)!.deadline_at ?? Infinity) > now;
-    const lost = expired.filter((l) => taken(l) && due(l));
+    const lost = expired
+      .filter((l) => taken(l) && due(l))
+      .map(({ step_id, attempt }) => ({ step_id, attempt }));
     const untaken = expired.filter((l) => !taken(l));
-    if (lost.length > 0) {
-      const version = m.state.plan?.version ?? 1;
-      const run_id = m.state.run_id;
-      this.host.waitUntil(
-        sendSteps(
-          this.host.steps(),
-          lost.map(({ step_id, attempt }) => ({ run_id, step_id, attempt, plan_version: version })),
-        ),
-      );
-    }
+    this.#send(m, lost);
+    this.#askAgain(m, now, lost);
     if (untaken.length === 0) return [];
     leases.release(untaken.map((u) => u.step_id));
     // Later steps go to the object only when no consumer took an attempt looked at in time.
@@ -79,5 +74,38 @@ export class ExpiredLeases {
     if (unconsumed && !this.bypassed()) store.setMeta(QUEUE_BYPASSED, String(now));
     if (unconsumed) this.#bypassed = true;
     return inputs;
+  }
+
+  /**
+   * Sends again the question attempts on the queue that the run did not ask, another question being
+   * open then (unasked-questions.ts): called once an answer frees the run, and at each alarm.
+   */
+  askAgain(m: RunMachine, now: number): void {
+    this.#askAgain(m, now, []);
+  }
+
+  #askAgain(m: RunMachine, now: number, sent: readonly { step_id: string }[]): void {
+    const out: { step_id: string; attempt: number }[] = [];
+    for (const id of m.state.running) {
+      const rt = m.state.steps.get(id)!;
+      if (rt.dispatch !== 'queue' || !rt.invoked || (rt.deadline_at ?? Infinity) <= now) continue;
+      if (!unasked(m.state, id) || sent.some((l) => l.step_id === id)) continue;
+      // Its lease was held for the wait (as a question's is): lapsed, so a consumer takes it now.
+      this.host.leases.lapse(id, rt.attempt, now);
+      out.push({ step_id: id, attempt: rt.attempt });
+    }
+    this.#send(m, out);
+  }
+
+  #send(m: RunMachine, attempts: { step_id: string; attempt: number }[]): void {
+    if (attempts.length === 0) return;
+    const plan_version = m.state.plan?.version ?? 1;
+    const run_id = m.state.run_id;
+    this.host.waitUntil(
+      sendSteps(
+        this.host.steps(),
+        attempts.map(({ step_id, attempt }) => ({ run_id, step_id, attempt, plan_version })),
+      ),
+    );
   }
 }

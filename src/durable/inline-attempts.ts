@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../executor/registry';
 import type { BeginStep } from './begin-attempt';
 import { executeApproved } from './execute';
 import { log } from '../log';
+import { asksQuestion, unasked } from './unasked-questions';
 
 type Begun = Extract<BeginStep, { proceed: true }>;
 
@@ -163,7 +164,10 @@ export class InlineAttempts {
    */
   recoverable(state: RunState, id: string): boolean {
     const rt = state.steps.get(id);
-    if (rt?.dispatch !== 'inline' || this.#handedOver.has(`${id}#${rt.attempt}`)) return false;
+    if (rt?.dispatch !== 'inline') return false;
+    // A question is asked (again) whenever the run is running, never while it waits on another.
+    if (asksQuestion(state, id)) return unasked(state, id);
+    if (this.#handedOver.has(`${id}#${rt.attempt}`)) return false;
     if (rerunnable(state, id, this.host.tools())) return true;
     return !(state.status === 'awaiting_input' && state.awaiting?.step_id === id);
   }

@@ -109,6 +109,12 @@ export class Leases {
     if (l?.attempt === attempt) this.#write([[stepId, { attempt, until, begun: true }]]);
   }
 
+  /** Ends an attempt's lease now, whoever holds it: it is being sent again, for a consumer to take. */
+  lapse(stepId: string, attempt: number, now: number): void {
+    const l = this.#all().get(stepId);
+    if (l?.attempt === attempt) this.#write([[stepId, { attempt, until: now, begun: true }]]);
+  }
+
   /**
    * Running queue attempts whose lease ran out (`running`: step id → attempt); `begun` false: no
    * consumer ever took it (sent to a queue nobody consumes, or one that far behind). Each gets a queued

@@ -230,9 +230,16 @@ export class PlanRun extends DurableObject<Env> {
 
   /** New information, or the answer the run waits for. */
   async input(input: unknown, stepId?: string): Promise<RpcResult<{ status: RunStatus }>> {
-    return this.#run.control(
+    const answered = await this.#run.control(
       stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
     );
+    // A question that came while this one was open is asked now (unasked-questions.ts).
+    const m = this.#run.load();
+    if (answered.ok && m?.state.status === 'running') {
+      this.#run.inline.recover(m.state);
+      this.#run.expired.askAgain(m, Date.now());
+    }
+    return answered;
   }
 
   /** A running `human.input` step now waits for a person's answer. */

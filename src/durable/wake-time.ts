@@ -10,6 +10,7 @@ import type { InlineAttempts } from './inline-attempts';
 import type { IndexWriter } from './index-writer';
 import type { Leases } from './leases';
 import { retentionDueAt } from './retention';
+import { unasked } from './unasked-questions';
 
 /** How often a running inline attempt is checked on, so one lost to an eviction is re-run promptly. */
 export const INLINE_RECOVERY_MS = 5_000;
@@ -33,7 +34,12 @@ export function wakeAt(m: RunMachine, sources: WakeSources, now: number): number
     times.push(retentionDueAt(m.state.completed_at, sources.retentionMs()));
   if (sources.index.owed) times.push(now + INDEX_RETRY_MS);
   for (const id of m.state.running) {
-    if (sources.inline.recoverable(m.state, id)) {
+    const rt = m.state.steps.get(id);
+    // A question on the queue the run has not asked is sent again (expired-leases.ts) as a lost inline one is re-run.
+    if (
+      sources.inline.recoverable(m.state, id) ||
+      (rt?.dispatch === 'queue' && rt.invoked && unasked(m.state, id))
+    ) {
       times.push(now + INLINE_RECOVERY_MS);
       break;
     }
