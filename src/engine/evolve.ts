@@ -289,11 +289,16 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.streaming = false;
       state.deferred_revision = null;
       state.ready.clear();
-      // Steps that never started can no longer run: skipped, saying why (a retry reopens them).
-      // Running ones keep their status until their attempt's outcome is recorded.
+      // Steps that never started can no longer run: skipped, saying why (a retry reopens them) — and a
+      // queue attempt no consumer began (consumers record the begin before calling the tool, and an
+      // ended run begins nothing), which would read `running` until its deadline. Running ones keep
+      // their status until their attempt's outcome is recorded.
       const reason: SkipReason = p.status === 'cancelled' ? 'cancelled' : 'run_terminated';
       for (const [id, rt] of state.steps) {
-        if (rt.status !== 'pending' && rt.status !== 'blocked' && rt.status !== 'revised') continue;
+        const unbegun =
+          rt.status === 'running' && rt.dispatch === 'queue' && !rt.invoked && !state.needs_decision.has(id);
+        if (unbegun) state.running.delete(id);
+        else if (rt.status !== 'pending' && rt.status !== 'blocked' && rt.status !== 'revised') continue;
         rt.status = 'skipped';
         rt.skip_reason = reason;
         rt.retry_at = null;

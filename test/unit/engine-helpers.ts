@@ -69,6 +69,20 @@ export function harness(
           machine.state.steps.get(c.step_id)!.attempt === c.attempt,
       );
     },
+    /** A consumer begins the step's current attempt (records ToolInvoked), as before calling its tool. */
+    begin(stepId: string) {
+      const attempt = machine.state.steps.get(stepId)!.attempt;
+      return record(
+        machine.handle({
+          type: 'invoked',
+          step_id: stepId,
+          attempt,
+          tool: 'demo.echo',
+          parameters: {},
+          idempotency_key: `run_1:${stepId}:${attempt}`,
+        }),
+      );
+    },
     ok(stepId: string, output: unknown, attempt?: number) {
       const a = attempt ?? machine.state.steps.get(stepId)!.attempt;
       const outcome: StepOutcome = { success: true, output, latency_ms: 5 };

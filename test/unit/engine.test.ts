@@ -136,6 +136,7 @@ describe('scheduler: failures', () => {
       { steps: [echo('a'), echo('b'), echo('c')] },
       { retry_failed_steps: 0, execution_mode: 'parallel' },
     );
+    h.begin('c');
     h.ok('a', 'A');
     h.fail('b');
     expect(h.state.status).toBe('failed');
@@ -143,6 +144,26 @@ describe('scheduler: failures', () => {
     // c was running when the run stopped; its late result is still recorded, nothing new starts.
     h.ok('c', 'C');
     expect(h.snapshot().step_results).toEqual({ a: 'A', c: 'C' });
+  });
+
+  it('skips a queued attempt no consumer began when the run ends, instead of leaving it running to its deadline', () => {
+    const h = harness(
+      { steps: [echo('a'), echo('b'), echo('c')] },
+      { retry_failed_steps: 0, execution_mode: 'parallel' },
+    );
+    h.begin('a');
+    h.begin('b');
+    h.fail('a');
+    expect(h.state.status).toBe('failed');
+    // b began (its tool runs on): running until its outcome; c's message no consumer took: skipped now.
+    expect([h.status('b'), h.status('c')]).toEqual(['running', 'skipped']);
+    expect(h.snapshot().steps.c!.skip_reason).toBe('run_terminated');
+    expect([...h.state.running]).toEqual(['b']);
+    expect(h.state.timers.has('c')).toBe(false);
+    // A retry reopens c.
+    const r = h.machine.handle({ type: 'resume' });
+    expect(r.events[0]).toMatchObject({ event_type: 'RunResumed' });
+    expect((r.events[0]!.payload as { step_ids: string[] }).step_ids).toContain('c');
   });
 
   it('with continue_on_failure skips only the dependents of a failed step', () => {
@@ -456,6 +477,8 @@ describe('run control', () => {
       { execution_mode: 'parallel' },
     );
     expect(dispatched(h)).toEqual(['a#1', 't#1']);
+    h.begin('a');
+    h.begin('t');
     h.events.push(...h.machine.handle({ type: 'cancel' }).events);
     const ended = h.state.seq;
     // a's tool ran to the end on its consumer: its outcome is the trace's, marked, and a is completed.

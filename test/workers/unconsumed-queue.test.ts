@@ -145,4 +145,38 @@ describe('a steps queue nothing consumes', () => {
     expect(lines.some((l) => l.includes(runId) && l.includes('queue_not_consumed'))).toBe(false);
     logged.mockRestore();
   });
+
+  it('has a cancel skip an attempt no consumer took at once, not leave it running until its deadline', async () => {
+    const kb = `unconsumed-cancel-${crypto.randomUUID()}`;
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'a', action: 'demo.sleep', parameters: { ms: 200, value: 'a' } },
+          { id: 'b', action: 'demo.counter', parameters: { key: kb }, dependencies: ['a'] },
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), (instance: PlanRun) => {
+      Object.defineProperty(instance, 'env', { value: { ...env, STEPS: unconsumed } });
+    });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await events(runId)).some((e) => e.event_type === 'StepScheduled' && e.payload.step_id === 'b'),
+        ).toBe(true),
+      { timeout: 5_000, interval: 20 },
+    );
+    expect((await api('GET', `/v1/runs/${runId}`)).body.steps.b.status).toBe('running');
+    expect((await api('POST', `/v1/runs/${runId}/cancel`, {})).status).toBe(200);
+    const run = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect(run.status).toBe('cancelled');
+    expect(run.steps.b).toMatchObject({ status: 'skipped', skip_reason: 'cancelled' });
+    expect(run.counts.running).toBe(0);
+    // A retry reopens it (on a consumed queue again: the object's env is its own once more).
+    await abortAllDurableObjects();
+    expect((await api('POST', `/v1/runs/${runId}/retry`, {})).status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+    expect(await readDemoCounter(env, kb)).toBe(1);
+  });
 });
