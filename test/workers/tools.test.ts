@@ -297,6 +297,13 @@ describe('http.request', () => {
     expect(error.message).toContain('503');
     expect(error.message).toContain('retry-after: 2');
     expect(error.message).not.toContain('secret');
+    // A server's long header is cut, not carried into the trace whole.
+    const long = scriptedFetch(
+      () => new Response('busy', { status: 429, headers: { 'retry-after': 'x'.repeat(5000) } }),
+    );
+    const cut = failure(await run('http.request', { url: 'https://a.test/x' }, { fetch: long.fetch }));
+    expect(cut.message).toContain(`retry-after: ${'x'.repeat(64)}…)`);
+    expect(cut.message.length).toBeLessThan(300);
     const asData = await run(
       'http.request',
       { url: 'https://a.test/x', retry_on_status: [] },

@@ -139,10 +139,11 @@ async function readResponse(
   if (retryOn.includes(res.status)) {
     void res.body?.cancel().catch(() => {});
     const after = res.headers.get('retry-after');
+    // The server's words, kept short: a header or reason phrase may be kilobytes long.
     throw new ToolError(
       'http_status',
-      `${method} ${redact(url)} answered ${res.status} ${res.statusText}`.trim() +
-        (after ? ` (retry-after: ${after})` : '') +
+      `${method} ${redact(url)} answered ${res.status} ${clip(res.statusText)}`.trim() +
+        (after ? ` (retry-after: ${clip(after)})` : '') +
         '; retryable — set retry_on_status: [] to receive it as data',
     );
   }
@@ -180,4 +181,9 @@ function encodeBody(body: unknown, headers: Headers): string | undefined {
   if (typeof body === 'string') return body;
   if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   return JSON.stringify(body);
+}
+
+/** At most 64 characters of a server's header text, marked when cut. */
+function clip(text: string): string {
+  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
 }
