@@ -24,6 +24,7 @@ import { ndjson, startScriptedLlm } from './scripted-llm-server';
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { serveMcp } from '../../scripts/mcp-loopback.mjs';
+import { serverApi } from './server-api';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -120,20 +121,7 @@ const ARGS = [
 let server: Dev;
 const persist = migratedState('edgeplan-crash') as string;
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
-}
-const get = async (path: string) => {
-  const r = await call('GET', path);
-  expect(r.status, `GET ${path}: ${JSON.stringify(r.body)}`).toBe(200);
-  return r.body;
-};
+const { call, get } = serverApi(() => server.base);
 async function create(body: unknown): Promise<string> {
   const r = await call('POST', '/v1/runs', body);
   expect(r.status, JSON.stringify(r.body)).toBe(201);

@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childRunId } from '../../src/engine/child-run';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
+import { serverApi } from './server-api';
 
 type Dev = { base: string; port: number; pid: number; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -89,20 +90,7 @@ const start = async () =>
   (await startDevServer({ name: 'edgeplan-queue-crash', persist, port: PORT, extraArgs: ARGS })) as Dev;
 let server: Dev;
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
-}
-const get = async (path: string) => {
-  const r = await call('GET', path);
-  expect(r.status, `GET ${path}: ${JSON.stringify(r.body)}`).toBe(200);
-  return r.body;
-};
+const { call, get } = serverApi(() => server.base);
 /** A parallel run; its steps go to the queue unless their tool runs in the object (demo.echo, demo.sleep). */
 async function create(steps: Json[], config: Json = {}): Promise<string> {
   const r = await call('POST', '/v1/runs', {
