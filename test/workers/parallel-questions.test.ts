@@ -3,7 +3,7 @@
  * asked when the first is answered — not dropped, leaving its step waiting a day for an answer to a
  * question nobody saw.
  */
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, events, startRun, waitForRun } from './helpers';
@@ -62,5 +62,26 @@ describe.each([
       'date#1',
       'trip#1',
     ]);
+  }, 20_000);
+});
+
+describe('the second question across a crash', () => {
+  it('is asked by the alarm of a new instance when the one that took the first answer died before asking it', async () => {
+    const runId = await startRun(plan, { execution_mode: 'parallel', placement: 'object' });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const [one] = await asked(runId);
+    const other = one === 'city' ? 'date' : 'city';
+    // This instance takes the answer but never gets to record the next question: it dies first.
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), (instance) => {
+      (instance as unknown as { awaitInput: () => Promise<void> }).awaitInput = () =>
+        new Promise(() => undefined);
+    });
+    expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'x', step_id: one })).status).toBe(200);
+    await abortAllDurableObjects();
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('running');
+    expect(await asked(runId)).toEqual([one]);
+    expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    expect(await asked(runId)).toEqual([one, other]);
   }, 20_000);
 });
