@@ -18,6 +18,18 @@ export const INVALID_TOKEN_MESSAGE = 'The approval token is not valid for this r
 /** Longer strings cannot be tokens; refusing them early avoids hashing large inputs. */
 const MAX_TOKEN_LENGTH = 256;
 
+/** What {@link mintApprovalToken} makes: the prefix and 32 bytes in unpadded URL-safe base64. */
+const TOKEN_SHAPE = /^apv_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether `presented` could be a token {@link mintApprovalToken} made. The Worker refuses any other
+ * string before it wakes the run's object: the shape is public, so checking it early tells nobody
+ * anything, and a link request with no token, or a mangled one, costs no object.
+ */
+export function isApprovalTokenShaped(presented: string | undefined): presented is string {
+  return presented !== undefined && TOKEN_SHAPE.test(presented);
+}
+
 /**
  * What the caller stores for a run; it marks `used: true` when the token is spent. The one schema
  * its writer ({@link mintApprovalToken}) and whoever reads it back share.

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_PREFIX, checkApprovalToken, mintApprovalToken } from '../../src/approval/tokens';
+import {
+  TOKEN_PREFIX,
+  checkApprovalToken,
+  isApprovalTokenShaped,
+  mintApprovalToken,
+} from '../../src/approval/tokens';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const HOUR = 3_600_000;
@@ -24,6 +29,24 @@ describe('approval tokens', () => {
   it('never mints the same token twice', async () => {
     const tokens = await Promise.all(Array.from({ length: 200 }, () => mintApprovalToken(NOW, HOUR)));
     expect(new Set(tokens.map((t) => t.token)).size).toBe(200);
+  });
+
+  it('mints only tokens of the shape the Worker lets through to the run, and nothing else has it', async () => {
+    const tokens = await Promise.all(Array.from({ length: 200 }, () => mintApprovalToken(NOW, HOUR)));
+    expect(tokens.every((t) => isApprovalTokenShaped(t.token))).toBe(true);
+    const { token } = tokens[0]!;
+    for (const other of [
+      undefined,
+      '',
+      'apv_',
+      token.slice(0, -1),
+      `${token}A`,
+      token.replace('apv_', 'apx_'),
+      `${token.slice(0, -1)}=`,
+      `${token.slice(0, -1)}+`,
+    ]) {
+      expect(isApprovalTokenShaped(other)).toBe(false);
+    }
   });
 
   it('accepts the minted token before it expires', async () => {

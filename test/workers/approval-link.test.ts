@@ -133,3 +133,55 @@ describe('the approval link with the right token', () => {
     }
   });
 });
+
+describe('an approval link whose token no link carries', () => {
+  /** The run namespace, counting the objects the Worker asks for. */
+  function countingRuns() {
+    const named: string[] = [];
+    const runs = new Proxy(env.PLAN_RUN, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key !== 'getByName' || typeof value !== 'function') return value;
+        return (name: string) => {
+          named.push(name);
+          return target.getByName(name);
+        };
+      },
+    });
+    return { runs, named };
+  }
+
+  it('is refused as a wrong token (page and decision) without waking the run’s object', async () => {
+    const { runId, token } = await awaitingApproval();
+    const { runs, named } = countingRuns();
+    const ask = async (query: string, method: 'GET' | 'POST') => {
+      const res = await app.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/approval${query}`, {
+          method,
+          ...(method === 'POST'
+            ? { headers: { 'content-type': 'application/json' }, body: '{"decision":"approve"}' }
+            : {}),
+        }),
+        { ...env, API_TOKEN: 'secret-token', PLAN_RUN: runs },
+      );
+      return { status: res.status, text: await res.text() };
+    };
+    const unshaped = ['?token=apv_bogus', `?token=${'A'.repeat(300)}`, `?token=${token}x`];
+    for (const query of unshaped) {
+      expect((await ask(query, 'GET')).status).toBe(403);
+      const post = await ask(query, 'POST');
+      expect({ status: post.status, body: JSON.parse(post.text) as unknown }).toMatchObject(REFUSED);
+    }
+    // No token at all is no link: the API asks for its own token.
+    for (const query of ['', '?token=']) {
+      expect((await ask(query, 'GET')).status).toBe(401);
+      expect((await ask(query, 'POST')).status).toBe(401);
+    }
+    expect(named).toEqual([]);
+    // A token of the right shape is the run's to judge: a near miss wakes it and is refused there.
+    const nearMiss = token.slice(0, -4) + 'AAAA';
+    expect((await ask(`?token=${nearMiss}`, 'GET')).status).toBe(403);
+    expect(named).toEqual([runId]);
+    expect((await ask(`?token=${token}`, 'GET')).status).toBe(200);
+  });
+});

@@ -6,6 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { RpcResult } from '../../durable/plan-run';
 import type { ApprovalView } from '../../durable/approval';
+import { isApprovalTokenShaped } from '../../approval/tokens';
 import { estimatePlan } from '../../plan/estimates';
 import { buildGraph } from '../../plan/graph';
 import { inferredDependencies } from '../../plan/inferred-dependencies';
@@ -45,7 +46,9 @@ const page = createRoute({
 const WRONG_LINK = 'This approval link is not valid. Ask for a new one, or decide from the dashboard.';
 
 /** What the run says of the link (an RPC answer, re-typed from the stub's serialised form). */
-function viewOf(run: ReturnType<typeof stubFor>, token: string): Promise<RpcResult<ApprovalView>> {
+function viewOf(c: Parameters<typeof stubFor>[0], token: string): Promise<RpcResult<ApprovalView>> {
+  // A string no link carries, or no run: refused without waking an object.
+  const run = isApprovalTokenShaped(token) ? stubFor(c) : null;
   if (!run) return Promise.resolve({ ok: false, error: { code: 'forbidden', message: WRONG_LINK } });
   return run.approvalPage(token);
 }
@@ -55,8 +58,7 @@ export function registerApprovalPageRoutes(app: App): void {
   app.openAPIRegistry.registerPath(page);
   app.get('/v1/runs/:id/approval', async (c) => {
     const token = c.req.query('token') ?? '';
-    const run = stubFor(c);
-    const r = await viewOf(run, token);
+    const r = await viewOf(c, token);
     if (!r.ok) {
       // No run behind the id answers like a wrong token: the link's holder is the only one told more.
       const code = r.error.code === 'run_not_found' ? 'forbidden' : r.error.code;

@@ -5,7 +5,7 @@
 import { inferredDependencies } from '../../plan/inferred-dependencies';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { INVALID_TOKEN_MESSAGE } from '../../approval/tokens';
+import { INVALID_TOKEN_MESSAGE, isApprovalTokenShaped } from '../../approval/tokens';
 import type { RpcResult } from '../../durable/plan-run';
 import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
@@ -166,6 +166,8 @@ export function registerRunRevisionRoutes(app: App): void {
   app.openAPIRegistry.registerPath(approval);
   app.post('/v1/runs/:id/approval', requireBody(APPROVAL_NEEDS), async (c) => {
     const token = c.req.query('token');
+    // A link's token that no link carries is refused before the run's object is woken.
+    if (token !== undefined && !isApprovalTokenShaped(token)) return control(c, INVALID_LINK);
     const run = stubFor(c);
     if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
     const r = (await run.approve(await c.req.json(), token)) as RpcResult<{ status: RunStatus }>;
