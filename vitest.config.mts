@@ -66,6 +66,7 @@ export default defineConfig(async () => {
     bindings: Record<string, string>,
     globalSetup: string[] = [],
     main?: string,
+    files: { include?: string[]; exclude?: string[]; isolate?: boolean } = {},
   ) => ({
     plugins: [
       cloudflareTest({
@@ -87,11 +88,24 @@ export default defineConfig(async () => {
     ],
     test: {
       name,
-      include: [`${dir}/**/*.test.ts`],
+      include: files.include ?? [`${dir}/**/*.test.ts`],
+      exclude: files.exclude ?? [],
       setupFiles: ['test/workers/apply-migrations.ts'],
       globalSetup,
+      // One runtime for a worker's files, one after another, instead of a new one per file: the
+      // per-file start (spawning workerd, transforming the sources again) was most of these projects'
+      // time. Files share the database and objects, so a test looks only at the runs it made; a file
+      // that must see a database no other file wrote runs isolated (`workers-isolated`).
+      isolate: files.isolate ?? false,
     },
   });
+  // TEA_TEST_VAR: a Worker variable whose value appears nowhere else (settings-secrets.test.ts).
+  const WORKERS_BINDINGS = {
+    WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
+    TEA_TEST_VAR: 'tea-var-7f3e9',
+  };
+  /** Workers test files that must have the runtime, its database and its objects to themselves. */
+  const ALONE = ['test/workers/retention-sweep.test.ts'];
   return {
     test: {
       // The JSON report is what .ci/run counts; the default reporter is for people.
@@ -105,10 +119,13 @@ export default defineConfig(async () => {
         {
           test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], environment: 'node' },
         },
-        // TEA_TEST_VAR: a Worker variable whose value appears nowhere else (settings-secrets.test.ts).
-        workersProject('workers', 'test/workers', {
-          WEBHOOK_SECRET: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-          TEA_TEST_VAR: 'tea-var-7f3e9',
+        workersProject('workers', 'test/workers', WORKERS_BINDINGS, [], undefined, {
+          exclude: ALONE,
+        }),
+        // The retention sweep wakes every ended run in the index: it needs an index of its own runs.
+        workersProject('workers-isolated', 'test/workers', WORKERS_BINDINGS, [], undefined, {
+          include: ALONE,
+          isolate: true,
         }),
         // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
         // runs plan inside the run's object, revisions call the planner.
