@@ -97,7 +97,7 @@ export class PlanRun extends DurableObject<Env> {
       const message =
         req.fingerprint === undefined
           ? `Run ${req.run_id} was deleted`
-          : `The run this Idempotency-Key created (${req.run_id}) was deleted a moment ago: send the request again in a minute to start a new run with the key, or send it with a new key now`;
+          : `The run this Idempotency-Key created (${req.run_id}) was deleted a moment ago: send the request with a new key to start a new run now (this key starts one again once the deleted run's object has left memory, after a minute or two without requests for it)`;
       return { ok: false, error: { code: 'run_exists', message } };
     }
     const { plan_json, fingerprint: _f, ...rest } = req;
