@@ -18,6 +18,11 @@ export const ERROR_CODES = {
       'The body or a parameter fails its schema (details name the fields), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
   },
   invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
+  invalid_idempotency_key: {
+    status: 400,
+    about:
+      'An Idempotency-Key header (POST /v1/runs) that is empty, longer than 255 characters or holds a character outside printable ASCII.',
+  },
   unauthorized: {
     status: 401,
     about:
@@ -44,6 +49,11 @@ export const ERROR_CODES = {
     about: 'A body that is not JSON, or is compressed or in a charset other than UTF-8.',
   },
   invalid_plan: { status: 422, about: 'A plan with validation findings where a valid one is needed.' },
+  idempotency_key_reused: {
+    status: 422,
+    about:
+      'POST /v1/runs with an Idempotency-Key that already created a run (details.run_id) from a different body: send the same body to get that run again, or a new key for a new run.',
+  },
   planning_unavailable: { status: 422, about: 'A goal was sent but no planner can plan it (no LLM).' },
   planning_failed: {
     status: 422,

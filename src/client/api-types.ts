@@ -107,7 +107,10 @@ export interface paths {
         /** Runs, newest first, from the run index */
         get: operations["listRuns"];
         put?: never;
-        /** Start a run from a plan (or a goal, once a planner is configured) */
+        /**
+         * Start a run from a plan (or a goal, once a planner is configured)
+         * @description Send an `Idempotency-Key` header (a UUID v4, say) to make the request safe to retry: every request with the key and the same body is answered with the one run the first created (`Idempotent-Replayed: true` on the replays), even two sent at once; the key with a different body is `422 idempotency_key_reused`. A key is the caller’s own (scoped to its bearer token) and is remembered as long as its run is kept. A dry run (`config.mode: "lazy"`) creates nothing and remembers no key.
+         */
         post: operations["createRun"];
         delete?: never;
         options?: never;
@@ -2266,7 +2269,10 @@ export interface operations {
     createRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: 1–255 printable ASCII characters (a UUID v4, say), plain or as a quoted Structured Field string; the same key and body answer the same run. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2285,9 +2291,11 @@ export interface operations {
                     "application/json": components["schemas"]["DryRun"];
                 };
             };
-            /** @description The run was created and started */
+            /** @description The run was created and started — or, for a request with an `Idempotency-Key` that already created it, the same run again (its status now), with `Idempotent-Replayed: true` */
             201: {
                 headers: {
+                    /** @description `true` when the `Idempotency-Key` had created this run already: nothing new was started */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

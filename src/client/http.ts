@@ -45,8 +45,15 @@ export class EdgeplanApiError extends Error {
 export type Call = <T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined> | undefined },
+  options?: CallOptions,
 ) => Promise<{ status: number; body: T }>;
+
+/** A request's body, query and extra headers (`Idempotency-Key`). */
+export type CallOptions = {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  headers?: Record<string, string> | undefined;
+};
 
 /** The base URL without a trailing slash. */
 export function baseOf(options: ClientOptions): string {
@@ -59,12 +66,9 @@ export function makeCall(options: ClientOptions): Call {
   return async function call<T>(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    {
-      body,
-      query,
-    }: { body?: unknown; query?: Record<string, string | number | boolean | undefined> | undefined } = {},
+    { body, query, headers: extra }: CallOptions = {},
   ) {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const q = new URLSearchParams();

@@ -35,17 +35,23 @@ import type {
   ValidationResult,
 } from './types';
 import { watchRun, type WatchOptions } from './watch';
+import { createRunWithRetries, type CreateRunOptions } from './create-run';
 
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
+export type { CreateRunOptions } from './create-run';
 export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
 export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';
 
 export type EdgeplanClient = {
-  /** `POST /v1/runs`: start a run (for `config.mode: "lazy"`, call `dryRun`). */
-  createRun(body: CreateRunRequest): Promise<CreatedRun>;
+  /**
+   * `POST /v1/runs`: start a run (for `config.mode: "lazy"`, call `dryRun`). Safe to retry: it sends an
+   * `Idempotency-Key` (`options.idempotencyKey`, or a new UUID) and sends the request again, with the
+   * key, when no answer came (`unreachable`, `timeout`) — at most `options.retries` times (default 2).
+   */
+  createRun(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun>;
   /** `POST /v1/runs` with `config.mode: "lazy"`: validate and estimate, run nothing. */
   dryRun(body: CreateRunRequest): Promise<DryRun>;
   /** `GET /v1/runs`: newest first; pass `next_cursor` as `cursor` for the next page. */
@@ -133,14 +139,14 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     (await call<T>('POST', path, { body, query })).body;
 
   const client: EdgeplanClient = {
-    createRun: async (body) => {
+    createRun: async (body, createOptions) => {
       if (body.config?.mode === 'lazy')
         throw new EdgeplanApiError(
           0,
           'invalid_request',
           'config.mode "lazy" runs nothing: call dryRun() to validate and estimate',
         );
-      return post<CreatedRun>('/v1/runs', body);
+      return createRunWithRetries(call, body, createOptions);
     },
     dryRun: async (body) => {
       const config = { ...(body.config ?? {}), mode: 'lazy' as const };

@@ -42,6 +42,7 @@ import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
 import { sentPlan } from './row-schemas';
+import { readFingerprint } from './request-fingerprint';
 import { log } from '../log';
 
 export type { BeginStep } from './begin-attempt';
@@ -86,13 +87,20 @@ export class PlanRun extends DurableObject<Env> {
    */
   async create(
     req: CreateRunRequest,
-  ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>> {
-    if (this.#run.load())
+  ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed?: true }>> {
+    if (this.#run.load()) {
+      if (req.fingerprint !== undefined) return this.#replay(req.run_id, req.fingerprint);
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
+    }
     // A run being deleted keeps its id until its storage is gone: a new run is not made over its rows.
-    if (this.#run.deleter.deleted || this.#run.deleter.noted())
-      return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} was deleted` } };
-    const { plan_json, ...rest } = req;
+    if (this.#run.deleter.deleted || this.#run.deleter.noted()) {
+      const message =
+        req.fingerprint === undefined
+          ? `Run ${req.run_id} was deleted`
+          : `The run this Idempotency-Key created (${req.run_id}) was deleted a moment ago: send the request with a new key to start a new run now (this key starts one again once the deleted run's object has left memory, after a minute or two without requests for it)`;
+      return { ok: false, error: { code: 'run_exists', message } };
+    }
+    const { plan_json, fingerprint: _f, ...rest } = req;
     const sent = plan_json === undefined ? null : sentPlan(plan_json);
     // Before anything is written: a plan the object cannot read leaves no run behind.
     if (sent && !sent.ok) return { ok: false, error: { code: 'invalid_plan', message: sent.message } };
@@ -102,6 +110,23 @@ export class PlanRun extends DurableObject<Env> {
     const r = await this.#run.start(req, { type: 'create', ...rest, ...(plan ? { plan } : {}) }, outbox);
     if (r) return { ok: false, error: r };
     return { ok: true, value: { run_id: req.run_id, status: this.#run.machine!.state.status, outbox } };
+  }
+
+  /**
+   * A create with an `Idempotency-Key` whose run exists — a retry, or a request sent at the same time
+   * as the one that created it: the run, if the request is the same; refused if the key was used for
+   * another. Nothing is queued again (the first create's caller sent its steps, or their deadlines do).
+   */
+  #replay(
+    runId: string,
+    fingerprint: string,
+  ): RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed: true }> {
+    if (readFingerprint(this.#run.store) !== fingerprint) {
+      const message = `This Idempotency-Key already created run ${runId} from a different request body: send the same body to get that run again, or a new key to start another run`;
+      return { ok: false, error: { code: 'idempotency_key_reused', message, details: { run_id: runId } } };
+    }
+    const status = this.#run.machine!.state.status;
+    return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true } };
   }
 
   getRun(): (ServedSnapshot & ParentFields) | null {

@@ -21,6 +21,7 @@ import { createRunTables } from './run-schema';
 import { STORAGE_FORMAT, upgradeStorage } from './storage-format';
 import { IndexWriter } from './index-writer';
 import { hasParent, readParent, writeParent } from './run-parent';
+import { writeFingerprint } from './request-fingerprint';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
 import { InlineAttempts, type InlineHost } from './inline-attempts';
@@ -150,6 +151,7 @@ export class RunDriver {
     this.#machine = this.#newMachine(emptyRunState(req.run_id, req.config));
     this.alarm.fresh();
     if (req.origin) this.store.setMeta('origin', req.origin);
+    if (req.fingerprint) writeFingerprint(this.store, req.fingerprint);
     if (req.parent) writeParent(this.store, req.parent);
     this.#parent = req.parent ?? null;
     return this.apply([create], { outbox });

@@ -13,6 +13,12 @@ export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, '
    * far faster than as a structured clone of its objects (a 100,000-step plan: ~1 s less).
    */
   plan_json?: string;
+  /**
+   * The request carried an `Idempotency-Key` (the run's id is derived from it): its body's
+   * fingerprint. A second create with the key finds the run and is answered with it when the
+   * fingerprints match, refused (`idempotency_key_reused`) when they do not.
+   */
+  fingerprint?: string;
 };
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */

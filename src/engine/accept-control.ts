@@ -83,6 +83,8 @@ export function acceptControlInput(
         return {
           code: 'run_finished',
           message: `Run ${s.run_id} is already ${s.status}; there is nothing to cancel`,
+          // A cancel sent again after its answer was lost reads here that the run is cancelled.
+          details: { status: s.status },
         };
       }
       emit({

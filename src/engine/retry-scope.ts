@@ -15,6 +15,8 @@ export function notRetryable(s: RunState): Refusal | null {
     return {
       code: 'run_not_retryable',
       message: `Run ${s.run_id} is ${s.status}; only failed, aborted or cancelled runs can be retried`,
+      // A retry sent again after its answer was lost reads here that the run is going again.
+      details: { status: s.status },
     };
   }
   if (s.approval && s.approval.decision !== 'granted') {

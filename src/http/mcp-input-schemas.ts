@@ -29,13 +29,18 @@ const RUN_ID: JsonSchema = {
 
 /**
  * The JSON Schema of a tool's arguments: the body of `route` (none: no properties), plus a required
- * `run_id` when `runId`. Components it refers to travel along as `$defs`.
+ * `run_id` when `runId`, and the optional `extra` arguments. Components it refers to travel along as `$defs`.
  * @example toolInputSchema(doc, { method: 'post', path: '/v1/runs/{id}/cancel' }, true).required; // ['run_id']
  */
-export function toolInputSchema(doc: OpenApiDoc, route: OpenApiRoute | null, runId: boolean): JsonSchema {
+export function toolInputSchema(
+  doc: OpenApiDoc,
+  route: OpenApiRoute | null,
+  runId: boolean,
+  extra: Record<string, JsonSchema> = {},
+): JsonSchema {
   const components = doc.components?.schemas ?? {};
   const body = route ? inline(requestBodySchema(doc, route), components) : { properties: {} };
-  const properties = { ...(runId ? { run_id: RUN_ID } : {}), ...asObject(body.properties) };
+  const properties = { ...(runId ? { run_id: RUN_ID } : {}), ...asObject(body.properties), ...extra };
   const required = [...(runId ? ['run_id'] : []), ...asStrings(body.required)];
   const schema: JsonSchema = {
     ...body,

@@ -6,7 +6,13 @@
 import type { OpenApiRoute } from './mcp-input-schemas';
 
 /** The API request a tool call becomes. */
-export type ApiCall = { method: 'GET' | 'POST'; path: string; body?: unknown };
+export type ApiCall = {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  /** Request headers the call carries beside the caller's Authorization (`Idempotency-Key`). */
+  headers?: Record<string, string>;
+};
 
 export type McpApiTool = {
   name: string;
@@ -16,6 +22,8 @@ export type McpApiTool = {
   body: OpenApiRoute | null;
   /** Whether the tool takes a `run_id` beside the body. */
   runId: boolean;
+  /** Arguments the tool takes beside the body that are not part of it (JSON Schemas by name). */
+  extra?: Record<string, Record<string, unknown>>;
   /** The request for these arguments, or why there can be none. */
   call(args: Record<string, unknown>): ApiCall | { error: string };
 };
@@ -38,6 +46,26 @@ function bodyOf(args: Record<string, unknown>): Record<string, unknown> {
 function onRun(args: Record<string, unknown>, method: ApiCall['method'], suffix: string, body?: unknown) {
   const at = runPath(args, suffix);
   return 'error' in at ? at : { method, path: at.path, ...(body === undefined ? {} : { body }) };
+}
+
+/** `start_run`'s `idempotency_key`: sent as the request's `Idempotency-Key` header, not in its body. */
+const IDEMPOTENCY_KEY_ARGUMENT = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Makes the call safe to repeat: the same key with the same arguments returns the run the first call started (1–255 printable ASCII characters, e.g. a UUID); the key with other arguments is refused (idempotency_key_reused)',
+};
+
+/** `POST /v1/runs` with the arguments as its body, and `idempotency_key` as its `Idempotency-Key`. */
+function startRunCall(args: Record<string, unknown>): ApiCall | { error: string } {
+  const { idempotency_key: key, ...body } = args;
+  if (key === undefined) return { method: 'POST', path: '/v1/runs', body };
+  if (typeof key !== 'string')
+    return {
+      error: `idempotency_key must be a string (1–255 printable ASCII characters); got ${JSON.stringify(key)}`,
+    };
+  return { method: 'POST', path: '/v1/runs', body, headers: { 'Idempotency-Key': key } };
 }
 
 /**
@@ -64,10 +92,11 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'start_run',
     description:
-      'Start a run (POST /v1/runs): pass {plan} (as validate_plan takes it), {goal} for the server to plan, or {format, source}; optionally config (execution_mode, retry_failed_steps, require_plan_approval, …) and input. Returns {run_id, status, links} at once and the run goes on: follow it with get_run. An invalid plan is an error listing every finding.',
+      'Start a run (POST /v1/runs): pass {plan} (as validate_plan takes it), {goal} for the server to plan, or {format, source}; optionally config (execution_mode, retry_failed_steps, require_plan_approval, …), input, and idempotency_key (a UUID you make: calling again with it and the same arguments returns the run it started instead of starting another, so a call whose answer was lost can be repeated safely). Returns {run_id, status, links} at once and the run goes on: follow it with get_run. An invalid plan is an error listing every finding.',
     body: { method: 'post', path: '/v1/runs' },
     runId: false,
-    call: (args) => ({ method: 'POST', path: '/v1/runs', body: args }),
+    extra: { idempotency_key: IDEMPOTENCY_KEY_ARGUMENT },
+    call: startRunCall,
   },
   {
     name: 'list_tools',

@@ -27,6 +27,11 @@ export type StartRun = {
   /** Whether the caller chose `on_step_failure` (or `on_subtask_failure`) rather than its default. */
   failureStrategyGiven?: boolean;
   input: unknown;
+  /**
+   * The request's `Idempotency-Key`, as the run id it names (http/idempotency-key.ts) and its body's
+   * fingerprint: the run is created under that id, or found there by a retry.
+   */
+  idempotency?: { run_id: string; fingerprint: string } | undefined;
 };
 
 /**
@@ -40,7 +45,8 @@ export function defaultFailureStrategy(req: StartRun, planned: boolean, canRevis
 }
 
 export type StartResult =
-  | { kind: 'created'; run_id: string; status: RunStatus }
+  /** `replayed`: the request's Idempotency-Key had created the run already; nothing new was started. */
+  | { kind: 'created'; run_id: string; status: RunStatus; replayed: boolean }
   | { kind: 'dry_run'; validation: ValidationResult }
   | {
       kind: 'error';
@@ -50,7 +56,8 @@ export type StartResult =
         | 'payload_too_large'
         | 'planning_unavailable'
         | 'planning_failed'
-        | 'conflict';
+        | 'conflict'
+        | 'idempotency_key_reused';
       message: string;
       details?: unknown;
     };
@@ -140,10 +147,11 @@ async function createRun(
   state?: Record<string, unknown>,
 ): Promise<StartResult> {
   if (plan && req.goal !== undefined && plan.goal === '') plan.goal = req.goal;
-  const run_id = deps.ids.id('run');
+  const run_id = req.idempotency?.run_id ?? deps.ids.id('run');
   const stub = deps.env.PLAN_RUN.getByName(run_id);
   const created = (await stub.create({
     run_id,
+    ...(req.idempotency ? { fingerprint: req.idempotency.fingerprint } : {}),
     goal: plan?.goal || req.goal || '',
     ...(plan ? { plan_json: JSON.stringify(plan) } : {}),
     config: req.config,
@@ -151,8 +159,12 @@ async function createRun(
     ...(state ? { state } : {}),
     estimates,
     origin: deps.origin,
-  })) as RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[] }>;
-  if (!created.ok) return { kind: 'error', code: 'conflict', message: created.error.message };
+  })) as RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed?: true }>;
+  if (!created.ok) {
+    const { code, message, details } = created.error;
+    if (code === 'idempotency_key_reused') return { kind: 'error', code, message, details };
+    return { kind: 'error', code: 'conflict', message };
+  }
   await sendSteps(deps.env.STEPS, created.value.outbox);
-  return { kind: 'created', run_id, status: created.value.status };
+  return { kind: 'created', run_id, status: created.value.status, replayed: created.value.replayed === true };
 }

@@ -43,6 +43,32 @@ describe('CORS_ORIGINS', () => {
     expect(res.headers.get('Access-Control-Allow-Methods')).toContain('POST');
   });
 
+  it('lets a page on a listed origin create a run with an Idempotency-Key and read that it was a replay', async () => {
+    const res = await call(withCors, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example.com',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, idempotency-key',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('Access-Control-Allow-Headers')?.toLowerCase()).toContain('idempotency-key');
+    const created = await call(withCors, {
+      path: '/v1/runs',
+      method: 'POST',
+      headers: {
+        Origin: 'https://app.example.com',
+        Authorization: 'Bearer cors-token',
+        'content-type': 'application/json',
+        'Idempotency-Key': `cors-${crypto.randomUUID()}`,
+      },
+      body: JSON.stringify({ plan: { steps: [{ id: 'a', action: 'demo.echo' }] } }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('Access-Control-Expose-Headers')).toContain('Idempotent-Replayed');
+  });
+
   it('marks responses to a listed origin, errors included', async () => {
     const origin = { Origin: 'https://app.example.com' };
     const ok = await call(withCors, { headers: { ...origin, Authorization: 'Bearer cors-token' } });

@@ -145,6 +145,49 @@ describe('edgeplan as an MCP server at /mcp', () => {
     await client.close();
   });
 
+  it('start_run with an idempotency_key: called again, the same run; with other arguments, refused', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === 'start_run')!.inputSchema as Json;
+    expect(schema.properties.idempotency_key).toMatchObject({ type: 'string', maxLength: 255 });
+    const key = `mcp-${crypto.randomUUID()}`;
+    const plan = { goal: 'once', steps: [echo('a', { n: 1 })] };
+    const check = zodJsonSchemaValidator.getValidator(schema);
+    expect(check({ plan, idempotency_key: key }).valid).toBe(true);
+    const first = await call(client, 'start_run', { plan, idempotency_key: key });
+    const again = await call(client, 'start_run', { plan, idempotency_key: key });
+    expect([first.isError, again.isError]).toEqual([undefined, undefined]);
+    expect(again.structuredContent!.run_id).toBe(first.structuredContent!.run_id);
+    // The key is the request's header, not part of its body: the same body over HTTP is the same run.
+    const overHttp = await app.fetch(
+      new Request('http://edgeplan.test/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify({ plan }),
+      }),
+      env,
+    );
+    expect((await overHttp.json<Json>()).run_id).toBe(first.structuredContent!.run_id);
+    const other = await call(client, 'start_run', {
+      plan: { goal: 'other', steps: [echo('a', { n: 2 })] },
+      idempotency_key: key,
+    });
+    expect(other).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: { code: 'idempotency_key_reused', details: { run_id: first.structuredContent!.run_id } },
+      },
+    });
+    const notText = await call(client, 'start_run', { plan, idempotency_key: 7 });
+    expect(notText.structuredContent).toMatchObject({
+      error: {
+        code: 'invalid_request',
+        message: expect.stringContaining('idempotency_key must be a string'),
+      },
+    });
+    await client.close();
+  });
+
   it('approves a run awaiting approval, which then completes', async () => {
     const client = await connect();
     const started = await call(client, 'start_run', {

@@ -7,7 +7,14 @@ import { followToEnd, following } from '../follow';
 import { findingLines, reportFindings } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
 
-type RunOptions = { goal?: string; format?: string; input: string[]; config: string[]; watch?: boolean };
+type RunOptions = {
+  goal?: string;
+  format?: string;
+  input: string[];
+  config: string[];
+  watch?: boolean;
+  idempotencyKey?: string;
+};
 
 export function registerRun(program: Command, context: () => Context, done: (code: number) => void): void {
   program
@@ -25,6 +32,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
       collect,
       [],
     )
+    .option(
+      '-k, --idempotency-key <key>',
+      'run it again with the same key and the same plan: the run the key started, not a second one',
+    )
     .option('-w, --watch', 'follow the run to its end (default on a terminal)')
     .option('--no-watch', 'print the created run and exit')
     .action(async (file: string | undefined, o: RunOptions) => {
@@ -40,7 +51,8 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         throw new UsageError(
           '--config mode=lazy runs nothing: `edgeplan validate <file>` checks a plan and estimates it',
         );
-      const created = await ctx.client.createRun(body).catch((err: unknown) => {
+      const key = o.idempotencyKey === undefined ? {} : { idempotencyKey: o.idempotencyKey };
+      const created = await ctx.client.createRun(body, key).catch((err: unknown) => {
         // An invalid plan from a file: its findings at their lines, as `validate` shows them.
         const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
         if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;

@@ -25,8 +25,9 @@ function corsFor(origins: string[]): MiddlewareHandler {
     middleware = cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type'],
-      exposeHeaders: ['Retry-After', 'WWW-Authenticate'],
+      // Idempotency-Key: edgeplan/client's createRun sends one, so a page on another origin must be let.
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      exposeHeaders: ['Retry-After', 'WWW-Authenticate', 'Idempotent-Replayed'],
       maxAge: 600,
     });
     byValue.set(key, middleware);

@@ -113,7 +113,7 @@ function listedTools(app: App): Tool[] {
   return MCP_API_TOOLS.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: toolInputSchema(doc, t.body, t.runId) as Tool['inputSchema'],
+    inputSchema: toolInputSchema(doc, t.body, t.runId, t.extra) as Tool['inputSchema'],
   }));
 }
 
@@ -150,7 +150,7 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
 
 /** The API's answer to `call`, made in process with this request's bindings and credentials. */
 async function callApi(app: App, c: Context<AppEnv>, call: ApiCall): Promise<Response> {
-  const headers = new Headers();
+  const headers = new Headers(call.headers);
   const auth = c.req.header('Authorization');
   if (auth) headers.set('Authorization', auth);
   const init: RequestInit = { method: call.method, headers };

@@ -10,10 +10,19 @@ import { validationHook } from '../validation';
 import { requireBody } from '../middleware/require-body';
 import { startRun } from '../run-service';
 import {
+  callerScope,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  idempotentRunId,
+  parseIdempotencyKey,
+  requestFingerprint,
+} from '../idempotency-key';
+import {
   CancelSchema,
   CreatedRunSchema,
   CreateRunSchema,
   EventsQuerySchema,
+  IdempotencyHeadersSchema,
   ListRunsQuerySchema,
   RetrySchema,
   RunIdParamSchema,
@@ -50,10 +59,28 @@ const create = createRoute({
       '{"plan": …} to run a plan, {"goal": "…"} to plan one, or {"format": "tea-yaml" | "llmcompiler", "source": "…"} to import one; "config" and "input" are optional',
     ),
   ],
-  request: { body: { required: true, content: { 'application/json': { schema: CreateRunSchema } } } },
+  description:
+    'Send an `Idempotency-Key` header (a UUID v4, say) to make the request safe to retry: every request ' +
+    'with the key and the same body is answered with the one run the first created (`Idempotent-Replayed: ' +
+    'true` on the replays), even two sent at once; the key with a different body is `422 ' +
+    'idempotency_key_reused`. A key is the caller’s own (scoped to its bearer token) and is remembered as ' +
+    'long as its run is kept. A dry run (`config.mode: "lazy"`) creates nothing and remembers no key.',
+  request: {
+    headers: IdempotencyHeadersSchema,
+    body: { required: true, content: { 'application/json': { schema: CreateRunSchema } } },
+  },
   responses: {
     201: {
-      description: 'The run was created and started',
+      description:
+        'The run was created and started — or, for a request with an `Idempotency-Key` that already ' +
+        'created it, the same run again (its status now), with `Idempotent-Replayed: true`',
+      headers: {
+        [IDEMPOTENT_REPLAYED_HEADER]: {
+          description:
+            '`true` when the `Idempotency-Key` had created this run already: nothing new was started',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
       content: { 'application/json': { schema: CreatedRunSchema } },
     },
     200: {
@@ -148,7 +175,20 @@ const list = createRoute({
 export function registerRunRoutes(app: App): void {
   app.openapi(create, async (c) => {
     const body = c.req.valid('json');
-    const rawConfig = (await c.req.json<{ config?: Record<string, unknown> }>()).config;
+    const raw = await c.req.json<{ config?: Record<string, unknown> }>();
+    const rawConfig = raw.config;
+    const key = parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER));
+    if (!key.ok) return jsonError(c, 'invalid_idempotency_key', key.message);
+    const idempotency =
+      key.key === undefined
+        ? undefined
+        : {
+            run_id: await idempotentRunId(
+              await callerScope(c.req.header('Authorization'), c.env.API_TOKEN),
+              key.key,
+            ),
+            fingerprint: await requestFingerprint(raw),
+          };
     const result = await startRun(
       {
         goal: body.goal,
@@ -160,6 +200,7 @@ export function registerRunRoutes(app: App): void {
         failureStrategyGiven:
           rawConfig?.on_step_failure !== undefined || rawConfig?.on_subtask_failure !== undefined,
         input: body.input,
+        idempotency,
       },
       {
         env: c.env,
@@ -175,6 +216,7 @@ export function registerRunRoutes(app: App): void {
       return c.json({ mode: 'lazy' as const, valid, errors, plan, estimates }, 200);
     }
     const self = `/v1/runs/${result.run_id}`;
+    if (result.replayed) c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
     return c.json(
       {
         run_id: result.run_id,

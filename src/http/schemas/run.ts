@@ -40,6 +40,22 @@ export const CreateRunSchema = strictObject({
 
 export const RunLinksSchema = z.object({ self: z.string(), events: z.string(), ws: z.string() });
 
+/**
+ * The request headers of `POST /v1/runs`, as documented. Read loosely (any string): the route parses
+ * the key itself (http/idempotency-key.ts), so a bad one is `invalid_idempotency_key`, not a schema error.
+ */
+export const IdempotencyHeadersSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'Makes the request safe to retry: 1–255 printable ASCII characters (a UUID v4, say), plain or as a ' +
+        'quoted Structured Field string; the same key and body answer the same run.',
+      example: '8e03978e-40d5-43e8-bc93-6894a57f9326',
+    }),
+});
+
 export const CreatedRunSchema = z
   .object({ run_id: z.string(), status: RunStatusSchema, links: RunLinksSchema })
   .openapi('CreatedRun');
