@@ -16,6 +16,7 @@ import type { ValidationResult } from '../plan/validate';
 import { validateCandidate } from './candidate';
 import type { ChatMessage, TokenCount } from './chat';
 import type { PlannerState, PlanYield, StreamingPlanner } from './contracts';
+import { readChunk } from './completion-shape';
 import { LineSplitter } from './line-splitter';
 import { recordAttempt } from './llm-attempt';
 import { stampPlan } from './outcome';
@@ -28,6 +29,7 @@ import { summarizeFindings } from './repair';
 import { estimateUsage } from './token-estimate';
 import { resolveTemplate } from './template-store';
 import { renderPrompt } from './templates';
+import { ThinkFilter } from './think-filter';
 import type { PlannerDeps, TraceEntry } from './types';
 
 /** Characters read after the finish line while waiting for the usage chunk. */
@@ -120,6 +122,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       );
       started = true;
       const lines = new LineSplitter();
+      const think = new ThinkFilter();
       // After the finish line the rest is read only for the usage chunk, and only briefly: a model
       // that keeps talking is cut off rather than waited for.
       let afterFinish = -1;
@@ -127,11 +130,13 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       // plan (pretty-printed JSON, say). The rest is read as text and parsed whole at the end.
       let wholeAnswer = false;
       reading: for await (const chunk of stream) {
-        if (chunk.usage) {
-          usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+        // Read through zod: servers send usage-only chunks without `choices`, content parts, nulls.
+        const read = readChunk(chunk);
+        if (read.usage) {
+          usage = read.usage;
           usageSeen = true;
         }
-        const text = chunk.choices[0]?.delta?.content ?? '';
+        const text = read.text;
         streamed += text.length;
         if (afterFinish >= 0) {
           afterFinish += text.length;
@@ -140,7 +145,9 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         }
         raw += text;
         if (wholeAnswer) continue;
-        for (const line of lines.push(text)) {
+        for (const pushed of lines.push(text)) {
+          const line = think.take(pushed);
+          if (line === null) continue;
           let step: ValidationResult | 'finish' | null;
           try {
             step = this.#take(line, accepted, header, candidate);
@@ -170,7 +177,9 @@ export class LlmStreamingPlanner implements StreamingPlanner {
           validation: null,
         };
       } else if (!end) {
-        for (const line of lines.flush()) {
+        for (const pushed of lines.flush()) {
+          const line = think.take(pushed);
+          if (line === null) continue;
           const step = this.#take(line, accepted, header, candidate);
           if (step === null || step === 'finish') continue;
           if (!step.valid)
