@@ -38,7 +38,7 @@ export type ChatCall = {
   /** The strictest mode to try first; less strict ones follow when the server rejects it. */
   mode: FormatMode;
   signal?: AbortSignal | undefined;
-  /** Retries of a call that failed in transit (timeout, connection, 429, 5xx), with backoff. */
+  /** Retries of a call that failed in transit (connection, 429, 5xx; not a timeout), with backoff. */
   retries?: number;
   /** Milliseconds since some fixed point, for latency. */
   now: () => number;
@@ -102,7 +102,15 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
       // A server that says when to come back (429/503 Retry-After) is waited for — unless that is
       // longer than a retry is worth, then the next model is tried instead.
       const asked = retryAfterMs(err);
-      if (error.retryable && retries > 0 && !call.signal?.aborted && (asked ?? 0) <= MAX_RETRY_AFTER_MS) {
+      // A call that timed out already took the whole of planning_timeout_s: trying the same model
+      // again would spend the planning deadline (three timeouts) before any fallback model is asked.
+      if (
+        error.retryable &&
+        error.code !== 'timeout' &&
+        retries > 0 &&
+        !call.signal?.aborted &&
+        (asked ?? 0) <= MAX_RETRY_AFTER_MS
+      ) {
         retries--;
         await backoff(Math.max(RETRY_BASE_MS * 2 ** attempt, asked ?? 0), call.signal);
         continue;

@@ -11,7 +11,6 @@
  */
 import { EdgeplanError, toErrorInfo } from '../errors';
 import { readLlmConfig, toLlmError } from '../executor/tools/openai-client';
-import type { LlmConfig } from '../executor/tools/openai-client';
 import type { ValidationResult } from '../plan/validate';
 import { validateCandidate } from './candidate';
 import type { ChatMessage, TokenCount } from './chat';
@@ -91,6 +90,8 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     let streamed = 0;
     let end: StreamEnd | null = null;
     let last: ValidationResult | null = null;
+    /** The model could not be used at all (see UNUSABLE): the whole pipeline does not ask it again. */
+    let unusable = false;
 
     const finishRecord = async (result: StreamEnd): Promise<TraceEntry> =>
       recordAttempt(
@@ -193,12 +194,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     } catch (err) {
       if (err instanceof StreamLineError)
         end = { outcome: 'parse_error', message: err.message, validation: null };
-      else
-        end = {
-          outcome: 'call_error',
-          message: describeCallError(err, model, llm, ctx.secrets),
-          validation: null,
-        };
+      else {
+        const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets: ctx.secrets }));
+        if (UNUSABLE.has(info.code)) unusable = true;
+        end = { outcome: 'call_error', message: `${info.code}: ${info.message}`, validation: null };
+      }
     }
     // A stream that ended before its usage chunk — cut off by us (an invalid step, a model talking on
     // after its finish line), a timeout or the connection — still spent tokens: they are estimated
@@ -223,7 +223,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state, { planning_id: planningId, after_seq: seq, trace: [trace] });
+        yield* this.#whole(state, {
+          planning_id: planningId,
+          after_seq: seq,
+          trace: [trace],
+          ...(unusable ? { skip_models: [model] } : {}),
+        });
         return;
       }
       throw new EdgeplanError(
@@ -299,7 +304,13 @@ class StreamLineError extends Error {
   override readonly name = 'StreamLineError';
 }
 
-function describeCallError(err: unknown, model: string, llm: LlmConfig, secrets: readonly string[]): string {
-  const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets }));
-  return `${info.code}: ${info.message}`;
-}
+/**
+ * Call errors that say the model cannot be used now, whatever is asked of it: asking it again for a
+ * whole plan would spend another planning_timeout_s (or fail the same way) before the fallbacks.
+ */
+const UNUSABLE: ReadonlySet<string> = new Set([
+  'timeout',
+  'llm_unreachable',
+  'llm_auth_failed',
+  'llm_invalid_response',
+]);
