@@ -115,6 +115,10 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         await backoff(Math.max(RETRY_BASE_MS * 2 ** attempt, asked ?? 0), call.signal);
         continue;
       }
+      // Said, so a user whose only model is rate-limited knows why it was not waited for.
+      if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
+        error.message += ` (it asked to be called again in ${Math.ceil(asked / 1000)} s — Retry-After — longer than planning waits, ${MAX_RETRY_AFTER_MS / 1000} s: add PLANNER_FALLBACK_MODELS, or retry the run later)`;
+      }
       return { ok: false, error, mode, usage: NO_TOKENS, latency_ms: call.now() - start };
     }
   }
