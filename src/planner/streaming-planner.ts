@@ -196,7 +196,8 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         end = { outcome: 'parse_error', message: err.message, validation: null };
       else {
         const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets: ctx.secrets }));
-        if (UNUSABLE.has(info.code)) unusable = true;
+        // A 404 is the model (or the URL) the server does not have: asked again, it says so again.
+        if (UNUSABLE.has(info.code) || (err as { status?: unknown } | null)?.status === 404) unusable = true;
         end = { outcome: 'call_error', message: `${info.code}: ${info.message}`, validation: null };
       }
     }

@@ -109,6 +109,11 @@ describe('planning against the servers teams point edgeplan at, through wrangler
     expect(text).toContain('"outcome":"ok"');
     const plan = run.plan as Json;
     expect(plan.metadata).toMatchObject({ model: 'backup' });
+    // The stream found no such model; it was not asked again for a whole plan.
+    expect(llm.calls.filter((c) => c.tag === 'missing-model').map((c) => c.model)).toEqual([
+      'primary',
+      'backup',
+    ]);
   }, 60_000);
 
   it("fails a key Cloudflare refuses with Cloudflare's own words and the variable to fix, in the API and the CLI", async () => {

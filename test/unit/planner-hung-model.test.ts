@@ -46,6 +46,23 @@ describe('a hung model with a fallback configured', () => {
     ]);
   });
 
+  it('is not asked for a whole plan after its stream found no such model (404): the fallback plans', async () => {
+    const llm = scriptedLlm({
+      'model-a': [{ status: 404, error: 'The model `model-a` does not exist' }, planJson()],
+      'model-b': [planJson()],
+    });
+    const planner = new LlmStreamingPlanner(deps({ fetch: llm.fetch, env }));
+    const ids: string[] = [];
+    for await (const item of planner.plan({
+      goal: GOAL,
+      tools: deps().tools.describe(),
+      limits: { max_steps: 10, max_depth: 2 },
+    }))
+      if (isStepYield(item)) ids.push(item.id);
+    expect(ids).toEqual(['a', 'b']);
+    expect(llm.sent.map((s) => s.body.model)).toEqual(['model-a', 'model-b']);
+  });
+
   it('is still asked for a whole plan when its stream was refused as a request (a server without stream_options)', async () => {
     const llm = scriptedLlm({
       'model-a': [
