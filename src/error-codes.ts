@@ -275,6 +275,11 @@ export const ERROR_CODES = {
   llm_server_error: { status: null, about: 'The LLM endpoint answered 5xx.' },
   llm_unreachable: { status: null, about: 'The LLM endpoint could not be reached.' },
   llm_empty_response: { status: null, about: 'The LLM answered with no content.' },
+  llm_invalid_response: {
+    status: null,
+    about:
+      'The LLM endpoint answered 2xx with something that is not a chat completion (an HTML page, JSON without choices): OPENAI_BASE_URL is likely wrong.',
+  },
   llm_error: { status: null, about: 'Any other LLM failure.' },
   judge_unreadable: {
     status: null,

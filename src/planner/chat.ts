@@ -6,7 +6,10 @@
 import type OpenAI from 'openai';
 import { toErrorInfo } from '../errors';
 import type { ErrorInfo } from '../errors';
-import { toLlmError } from '../executor/tools/openai-client';
+import { BASE_URL_HINT } from '../executor/tools/llm-error-text';
+import { shownUrl, toLlmError } from '../executor/tools/openai-client';
+import { readCompletion } from './completion-shape';
+import { redactSecrets } from './redact';
 
 /** How the answer's format was requested, strictest first. */
 export type FormatMode = 'json_schema' | 'json_object' | 'text';
@@ -35,7 +38,7 @@ export type ChatCall = {
   /** The strictest mode to try first; less strict ones follow when the server rejects it. */
   mode: FormatMode;
   signal?: AbortSignal | undefined;
-  /** Retries of a call that failed in transit (timeout, connection, 429, 5xx), with backoff. */
+  /** Retries of a call that failed in transit (connection, 429, 5xx; not a timeout), with backoff. */
   retries?: number;
   /** Milliseconds since some fixed point, for latency. */
   now: () => number;
@@ -43,18 +46,24 @@ export type ChatCall = {
   secrets?: readonly string[];
 };
 
+/** A call the server answered with a completion. */
+export type ChatAnswerOk = {
+  ok: true;
+  content: string;
+  /** What the model declined to do, when it refused instead of answering. */
+  refusal?: string;
+  model: string;
+  usage: TokenCount;
+  /** `length`: the answer stopped at the output token limit (likely cut off); null when not said. */
+  finish_reason: string | null;
+  /** Characters of reasoning sent apart from the content (`reasoning_content`). */
+  reasoning_chars: number;
+  mode: FormatMode;
+  latency_ms: number;
+};
+
 export type ChatAnswer =
-  | {
-      ok: true;
-      content: string;
-      /** What the model declined to do, when it refused instead of answering. */
-      refusal?: string;
-      model: string;
-      usage: TokenCount;
-      mode: FormatMode;
-      latency_ms: number;
-    }
-  | { ok: false; error: ErrorInfo; mode: FormatMode; usage: TokenCount; latency_ms: number };
+  ChatAnswerOk | { ok: false; error: ErrorInfo; mode: FormatMode; usage: TokenCount; latency_ms: number };
 
 /**
  * Sends the conversation. A 400/422 while asking for a structured format is taken as "this server
@@ -78,7 +87,10 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         },
         { signal: call.signal },
       );
-      return { ...readCompletion(completion, call.model), mode, latency_ms: call.now() - start };
+      const answer = answerOf(completion, call);
+      if ('code' in answer)
+        return { ok: false, error: answer, mode, usage: NO_TOKENS, latency_ms: call.now() - start };
+      return { ...answer, mode, latency_ms: call.now() - start };
     } catch (err) {
       if (mode !== 'text' && isFormatRejection(err)) {
         index++;
@@ -90,15 +102,29 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
       // A server that says when to come back (429/503 Retry-After) is waited for — unless that is
       // longer than a retry is worth, then the next model is tried instead.
       const asked = retryAfterMs(err);
-      if (error.retryable && retries > 0 && !call.signal?.aborted && (asked ?? 0) <= MAX_RETRY_AFTER_MS) {
+      // A call that timed out already took the whole of planning_timeout_s: trying the same model
+      // again would spend the planning deadline (three timeouts) before any fallback model is asked.
+      if (
+        error.retryable &&
+        error.code !== 'timeout' &&
+        retries > 0 &&
+        !call.signal?.aborted &&
+        (asked ?? 0) <= MAX_RETRY_AFTER_MS
+      ) {
         retries--;
         await backoff(Math.max(RETRY_BASE_MS * 2 ** attempt, asked ?? 0), call.signal);
         continue;
       }
-      return { ok: false, error, mode, usage: { prompt: 0, completion: 0 }, latency_ms: call.now() - start };
+      // Said, so a user whose only model is rate-limited knows why it was not waited for.
+      if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {
+        error.message += ` (it asked to be called again in ${Math.ceil(asked / 1000)} s — Retry-After — longer than planning waits, ${MAX_RETRY_AFTER_MS / 1000} s: add PLANNER_FALLBACK_MODELS, or retry the run later)`;
+      }
+      return { ok: false, error, mode, usage: NO_TOKENS, latency_ms: call.now() - start };
     }
   }
 }
+
+const NO_TOKENS: TokenCount = { prompt: 0, completion: 0 };
 
 /** The first retry's wait; each next one doubles. */
 const RETRY_BASE_MS = 500;
@@ -141,27 +167,32 @@ function responseFormat(
   return {};
 }
 
-/** The text of the first choice: content, else a function call's arguments (some servers answer so). */
-function readCompletion(
-  completion: OpenAI.Chat.Completions.ChatCompletion,
-  requested: string,
-): { ok: true; content: string; refusal?: string; model: string; usage: TokenCount } {
-  const message = completion.choices[0]?.message;
-  const call = message?.tool_calls?.[0];
-  const content =
-    message?.content ?? (call && 'function' in call ? call.function.arguments : undefined) ?? '';
-  const usage = {
-    prompt: completion.usage?.prompt_tokens ?? 0,
-    completion: completion.usage?.completion_tokens ?? 0,
+/** The answer of a completion, or a call error naming what came instead (see completion-shape.ts). */
+function answerOf(
+  completion: unknown,
+  call: ChatCall,
+): Omit<ChatAnswerOk, 'mode' | 'latency_ms'> | ErrorInfo {
+  const read = readCompletion(completion, call.model);
+  if (read.ok) {
+    const { ok: _ok, ...rest } = read;
+    return { ok: true, ...rest };
+  }
+  const target = `${call.baseURL === undefined ? 'api.openai.com' : shownUrl(call.baseURL)} (model ${call.model})`;
+  if (read.kind === 'no_choices') {
+    return {
+      code: 'llm_empty_response',
+      message: `LLM at ${target} answered a completion with no choices (servers do when a content filter blocks the prompt or the answer)`,
+      retryable: false,
+    };
+  }
+  return {
+    code: 'llm_invalid_response',
+    message: redactSecrets(
+      `LLM at ${target} answered ${read.what} instead of a chat completion — ${BASE_URL_HINT}`,
+      call.secrets,
+    ),
+    retryable: false,
   };
-  const out: { ok: true; content: string; refusal?: string; model: string; usage: TokenCount } = {
-    ok: true,
-    content,
-    model: completion.model || requested,
-    usage,
-  };
-  if (message?.refusal) out.refusal = message.refusal;
-  return out;
 }
 
 function isFormatRejection(err: unknown): boolean {

@@ -8,7 +8,7 @@ import type { Clock, IdSource } from '../plan/model';
 import { validateCandidate } from './candidate';
 import type { CandidateContext } from './candidate';
 import { completePlanChat } from './chat';
-import type { ChatAnswer, ChatMessage, FormatMode, TokenCount } from './chat';
+import type { ChatAnswer, ChatAnswerOk, ChatMessage, FormatMode, TokenCount } from './chat';
 import { parsePlannerOutput } from './parse';
 import type { ParseResult } from './parse';
 import type { PlanningAttempt, ProvenanceStore } from './provenance';
@@ -92,7 +92,7 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
         : parsePlannerOutput(raw);
     if (!parse.ok) {
       outcome = 'parse_error';
-      message = parse.error;
+      message = explainUnreadable(parse.error, raw, answer);
     } else {
       validation = validateCandidate(parse.plan, ctx.candidate);
       outcome = validation.valid ? 'ok' : 'invalid';
@@ -190,6 +190,28 @@ export async function recordAttempt(
   if (message !== undefined) trace.message = redactSecrets(message, ctx.secrets);
   if (validation && !validation.valid) trace.findings = validation.errors;
   return trace;
+}
+
+/**
+ * A parse error with what the server said about why the answer is unreadable: it stopped at the
+ * output token limit (`finish_reason: "length"`), or it held only reasoning and no content — so the
+ * user knows to raise the limit (or pick a model that plans in fewer tokens) rather than blame the prompt.
+ */
+export function explainUnreadable(
+  error: string,
+  raw: string,
+  answer: Pick<ChatAnswerOk, 'finish_reason' | 'reasoning_chars'>,
+): string {
+  const reasoningOnly =
+    raw.trim() === '' && answer.reasoning_chars > 0
+      ? `The answer held no content, only ${answer.reasoning_chars} characters of reasoning (reasoning_content). `
+      : '';
+  if (answer.finish_reason !== 'length') return `${reasoningOnly}${error}`;
+  return (
+    `${reasoningOnly}The answer stopped at the model's output token limit (finish_reason "length") after ` +
+    `${raw.length} characters, so it is cut off — raise the server's output limit (Ollama: num_predict and num_ctx; ` +
+    `vLLM: --max-model-len) or use a model that plans in fewer tokens. ${error}`
+  );
 }
 
 function cap(text: string): string {

@@ -24,6 +24,8 @@ export type LlmPlanningInput = {
   prompt: RenderedPrompt;
   primary: string;
   fallbacks: readonly string[];
+  /** Models already found unusable in this planning request: not asked. */
+  skip?: readonly string[];
   maxRepairs: number;
   nBest: number;
   /** The response format asked for first (a 400 steps down to the next; default json_schema). */
@@ -51,7 +53,9 @@ export async function runLlmPlanning(input: LlmPlanningInput): Promise<LlmPlanni
     { role: 'system', content: input.prompt.system },
     { role: 'user', content: input.prompt.user },
   ];
-  const models = orderModels(input.primary, input.fallbacks, await reliabilityOf(input));
+  const skip = new Set(input.skip ?? []);
+  const ordered = orderModels(input.primary, input.fallbacks, await reliabilityOf(input));
+  const models = ordered.filter((m) => !skip.has(m));
   for (const model of models) {
     if (input.attempt.signal?.aborted || overBudget(input)) break;
     const found = await planWithModel(input, model, first);

@@ -308,7 +308,14 @@ function describeWrongShape(value: unknown): string {
   return `The answer is a JSON ${value === null ? 'null' : typeof value}, not a plan; ${EXPECTED}.`;
 }
 
-/** Drops `<think>…</think>` blocks reasoning models (DeepSeek-R1, Qwen) put before the answer. */
+/**
+ * Drops `<think>…</think>` blocks reasoning models (DeepSeek-R1, Qwen) put before the answer, and the
+ * reasoning before a lone `</think>` (R1's chat template opens the block in the prompt).
+ */
 function stripReasoning(text: string): string {
-  return text.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/^[\s\S]*?<\/think>/i, '');
+  // A block never closed (the answer was cut off while thinking) is reasoning to the end.
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/^[\s\S]*?<\/think>/i, '')
+    .replace(/<think>[\s\S]*$/i, '');
 }

@@ -51,7 +51,18 @@ export type PlanOptions = {
    * of the plan they produce lists the stream's attempt too. `trace`: the stream's entries, which
    * start this request's trace — its tokens count toward the budget, its attempt in the failure.
    */
-  continues?: { planning_id: string; after_seq: number; trace: readonly TraceEntry[] } | undefined;
+  continues?:
+    | {
+        planning_id: string;
+        after_seq: number;
+        trace: readonly TraceEntry[];
+        /**
+         * Models the stream found unusable (timed out, unreachable, key refused, not an API): not
+         * asked again, so a hung primary model leaves the planning deadline to the fallbacks.
+         */
+        skip_models?: readonly string[];
+      }
+    | undefined;
 };
 
 /**
@@ -112,6 +123,7 @@ export async function planFromState(
       prompt,
       primary: options.model ?? llm.model,
       fallbacks: parseModelList(deps.env.PLANNER_FALLBACK_MODELS),
+      skip: options.continues?.skip_models ?? [],
       maxRepairs: deps.maxRepairs ?? 1,
       nBest: Math.max(1, Math.floor(options.n_best ?? 1)),
       firstMode: options.structured_output === false ? 'text' : 'json_schema',

@@ -11,11 +11,11 @@
  */
 import { EdgeplanError, toErrorInfo } from '../errors';
 import { readLlmConfig, toLlmError } from '../executor/tools/openai-client';
-import type { LlmConfig } from '../executor/tools/openai-client';
 import type { ValidationResult } from '../plan/validate';
 import { validateCandidate } from './candidate';
 import type { ChatMessage, TokenCount } from './chat';
 import type { PlannerState, PlanYield, StreamingPlanner } from './contracts';
+import { readChunk } from './completion-shape';
 import { LineSplitter } from './line-splitter';
 import { recordAttempt } from './llm-attempt';
 import { stampPlan } from './outcome';
@@ -28,6 +28,7 @@ import { summarizeFindings } from './repair';
 import { estimateUsage } from './token-estimate';
 import { resolveTemplate } from './template-store';
 import { renderPrompt } from './templates';
+import { ThinkFilter } from './think-filter';
 import type { PlannerDeps, TraceEntry } from './types';
 
 /** Characters read after the finish line while waiting for the usage chunk. */
@@ -89,6 +90,8 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     let streamed = 0;
     let end: StreamEnd | null = null;
     let last: ValidationResult | null = null;
+    /** The model could not be used at all (see UNUSABLE): the whole pipeline does not ask it again. */
+    let unusable = false;
 
     const finishRecord = async (result: StreamEnd): Promise<TraceEntry> =>
       recordAttempt(
@@ -120,6 +123,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       );
       started = true;
       const lines = new LineSplitter();
+      const think = new ThinkFilter();
       // After the finish line the rest is read only for the usage chunk, and only briefly: a model
       // that keeps talking is cut off rather than waited for.
       let afterFinish = -1;
@@ -127,11 +131,13 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       // plan (pretty-printed JSON, say). The rest is read as text and parsed whole at the end.
       let wholeAnswer = false;
       reading: for await (const chunk of stream) {
-        if (chunk.usage) {
-          usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+        // Read through zod: servers send usage-only chunks without `choices`, content parts, nulls.
+        const read = readChunk(chunk);
+        if (read.usage) {
+          usage = read.usage;
           usageSeen = true;
         }
-        const text = chunk.choices[0]?.delta?.content ?? '';
+        const text = read.text;
         streamed += text.length;
         if (afterFinish >= 0) {
           afterFinish += text.length;
@@ -140,7 +146,9 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         }
         raw += text;
         if (wholeAnswer) continue;
-        for (const line of lines.push(text)) {
+        for (const pushed of lines.push(text)) {
+          const line = think.take(pushed);
+          if (line === null) continue;
           let step: ValidationResult | 'finish' | null;
           try {
             step = this.#take(line, accepted, header, candidate);
@@ -170,7 +178,9 @@ export class LlmStreamingPlanner implements StreamingPlanner {
           validation: null,
         };
       } else if (!end) {
-        for (const line of lines.flush()) {
+        for (const pushed of lines.flush()) {
+          const line = think.take(pushed);
+          if (line === null) continue;
           const step = this.#take(line, accepted, header, candidate);
           if (step === null || step === 'finish') continue;
           if (!step.valid)
@@ -184,12 +194,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     } catch (err) {
       if (err instanceof StreamLineError)
         end = { outcome: 'parse_error', message: err.message, validation: null };
-      else
-        end = {
-          outcome: 'call_error',
-          message: describeCallError(err, model, llm, ctx.secrets),
-          validation: null,
-        };
+      else {
+        const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets: ctx.secrets }));
+        // A 404 is the model (or the URL) the server does not have: asked again, it says so again.
+        if (UNUSABLE.has(info.code) || (err as { status?: unknown } | null)?.status === 404) unusable = true;
+        end = { outcome: 'call_error', message: `${info.code}: ${info.message}`, validation: null };
+      }
     }
     // A stream that ended before its usage chunk — cut off by us (an invalid step, a model talking on
     // after its finish line), a timeout or the connection — still spent tokens: they are estimated
@@ -214,7 +224,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
     if (end) {
       const trace = await finishRecord(end);
       if (accepted.length === 0 || !last) {
-        yield* this.#whole(state, { planning_id: planningId, after_seq: seq, trace: [trace] });
+        yield* this.#whole(state, {
+          planning_id: planningId,
+          after_seq: seq,
+          trace: [trace],
+          ...(unusable ? { skip_models: [model] } : {}),
+        });
         return;
       }
       throw new EdgeplanError(
@@ -290,7 +305,13 @@ class StreamLineError extends Error {
   override readonly name = 'StreamLineError';
 }
 
-function describeCallError(err: unknown, model: string, llm: LlmConfig, secrets: readonly string[]): string {
-  const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets }));
-  return `${info.code}: ${info.message}`;
-}
+/**
+ * Call errors that say the model cannot be used now, whatever is asked of it: asking it again for a
+ * whole plan would spend another planning_timeout_s (or fail the same way) before the fallbacks.
+ */
+const UNUSABLE: ReadonlySet<string> = new Set([
+  'timeout',
+  'llm_unreachable',
+  'llm_auth_failed',
+  'llm_invalid_response',
+]);

@@ -71,5 +71,9 @@ describe('a rate-limited model (429 with Retry-After)', () => {
     );
     expect(out.ok).toBe(false);
     expect(llm.calls.map((c) => c.model)).toEqual(['model-a', 'model-b']);
+    // Why it was not waited for, and what to do about it.
+    expect(out.planning_trace[0]?.message).toContain(
+      'answered 429 Rate limit reached for requests (it asked to be called again in 600 s — Retry-After — longer than planning waits, 20 s: add PLANNER_FALLBACK_MODELS, or retry the run later)',
+    );
   });
 });

@@ -101,8 +101,8 @@ describe('durable planning', () => {
     await expectRunOnce(runId, key);
   });
 
-  // Three hung calls: the first and its two retries (backoff 0.5 s, 1 s), each cut at the timeout —
-  // 2.4 s of clock at least (2.7 s measured): vitest's 5 s default left too little for a loaded machine.
+  // One hung call, cut at the timeout and not retried: a model that took the whole planning_timeout_s
+  // is not asked again (the planning deadline is left to fallback models; there are none here).
   it('ends a run whose LLM call hangs once planning_timeout_s passes, naming the timeout', async () => {
     const llm = scriptedLlm([{ hang: true }, { hang: true }, { hang: true }]);
     setLlmFetch(llm.fetch);
@@ -114,7 +114,7 @@ describe('durable planning', () => {
     expect(run.status).toBe('failed');
     expect(run.error.code).toBe('planning_failed');
     expect(JSON.stringify(run.error)).toContain('timed out');
-    expect(llm.sent).toHaveLength(3);
+    expect(llm.sent).toHaveLength(1);
   }, 20_000);
 
   it('asks the judge again when the object is lost while its verdict is pending, and goes on once', async () => {

@@ -575,6 +575,24 @@ describe('llm.call', () => {
     },
   );
 
+  it('fails a 2xx that is no chat completion (a login page, a native API) as llm_invalid_response naming the base URL, not retried', async () => {
+    for (const body of [
+      () =>
+        new Response('<html><head><title>Sign in</title></head></html>', {
+          headers: { 'content-type': 'text/html' },
+        }),
+      () => Response.json({ result: { response: 'hi' }, success: true, errors: [] }),
+    ]) {
+      const f = scriptedFetch(body);
+      const error = failure(await run('llm.call', { prompt: 'hi' }, { fetch: f.fetch, vars: llmVars }));
+      expect(error).toMatchObject({ code: 'llm_invalid_response', retryable: false });
+      expect(error.message).toMatch(
+        /^LLM at https:\/\/llm\.test\/v1 \(model test-model\) answered (an HTML page \("Sign in"\)|JSON without "choices")/,
+      );
+      expect(error.message).toContain('OPENAI_BASE_URL');
+    }
+  });
+
   it('reports an unreachable endpoint as a retryable llm_unreachable', async () => {
     const f = scriptedFetch(() => Promise.reject(new TypeError('connection refused')));
     expect(failure(await run('llm.call', { prompt: 'hi' }, { fetch: f.fetch, vars: llmVars }))).toMatchObject(

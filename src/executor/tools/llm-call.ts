@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { ToolError } from '../../errors';
 import { defineTool } from '../registry';
 import { secretsOf } from '../../planner/redact';
-import { createOpenAIClient, readLlmConfig, toLlmError, LLM_NOT_CONFIGURED_MESSAGE } from './openai-client';
+import { readCompletion } from '../../planner/completion-shape';
+import { BASE_URL_HINT } from './llm-error-text';
+import {
+  createOpenAIClient,
+  readLlmConfig,
+  shownUrl,
+  toLlmError,
+  LLM_NOT_CONFIGURED_MESSAGE,
+} from './openai-client';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -89,22 +97,29 @@ export const llmCall = defineTool({
       throw toLlmError(err, { model, baseURL: config.baseURL, secrets: secretsOf({ ...ctx.env }) });
     }
 
+    // The SDK's type says a completion; the server may have sent a page or null (checked below).
+    const said = (completion as Partial<OpenAI.Chat.Completions.ChatCompletion> | null)?.usage;
     const usage = {
-      prompt_tokens: completion.usage?.prompt_tokens ?? 0,
-      completion_tokens: completion.usage?.completion_tokens ?? 0,
-      total_tokens: completion.usage?.total_tokens ?? 0,
+      prompt_tokens: said?.prompt_tokens ?? 0,
+      completion_tokens: said?.completion_tokens ?? 0,
+      total_tokens: said?.total_tokens ?? 0,
     };
     ctx.reportTokens?.({ prompt: usage.prompt_tokens, completion: usage.completion_tokens });
 
-    const choice = completion.choices[0];
-    if (!choice) throw new ToolError('llm_empty_response', `${model} returned no choices`);
-    const content = choice.message.content ?? '';
-    const out: LlmCallOutput = {
-      content,
-      model: completion.model || model,
-      finish_reason: choice.finish_reason ?? null,
-      usage,
-    };
+    // Checked through zod: a base URL that serves a web page or a native API answers 2xx too.
+    const read = readCompletion(completion, model);
+    if (!read.ok && read.kind === 'no_choices')
+      throw new ToolError('llm_empty_response', `${model} returned no choices`);
+    if (!read.ok) {
+      const at = config.baseURL === undefined ? 'api.openai.com' : shownUrl(config.baseURL);
+      throw new ToolError(
+        'llm_invalid_response',
+        `LLM at ${at} (model ${model}) answered ${read.what} instead of a chat completion — ${BASE_URL_HINT}`,
+        { retryable: false },
+      );
+    }
+    const content = read.content;
+    const out: LlmCallOutput = { content, model: read.model, finish_reason: read.finish_reason, usage };
     if (json) out.json = parseJsonContent(content, model);
     return out;
   },

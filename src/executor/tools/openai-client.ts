@@ -12,6 +12,7 @@ import OpenAI, {
 import { ToolError } from '../../errors';
 import { redactSecrets } from '../../planner/redact';
 import { idleBodyFetch } from './idle-body';
+import { hintFor, isHtml, providerWords } from './llm-error-text';
 
 /** The variables the LLM configuration is read from (strings; anything else counts as unset). */
 export type LlmEnv = {
@@ -114,14 +115,18 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const s = err.status;
-    const msg = `LLM at ${target} answered ${err.message}`;
+    // The server's own words, whichever shape its error body has (OpenAI's, Ollama's, Cloudflare's
+    // `errors` array, a proxy's HTML page), and what to change when the status says.
+    const words = providerWords(err);
+    const html = isHtml(typeof err.error === 'string' ? err.error : err.message.replace(/^\d+ /, ''));
+    const msg = `LLM at ${target} answered ${s} ${words}`;
     if (s === 408) return new ToolError('timeout', msg);
     if (s === 429) return new ToolError('llm_rate_limited', msg);
     if (s >= 500) return new ToolError('llm_server_error', msg);
     if (s === 401 || s === 403) {
-      return new ToolError('llm_auth_failed', `${msg} — check OPENAI_API_KEY`, { retryable: false });
+      return new ToolError('llm_auth_failed', `${msg}${hintFor(s, words, html)}`, { retryable: false });
     }
-    return new ToolError('llm_bad_request', msg, { retryable: false });
+    return new ToolError('llm_bad_request', `${msg}${hintFor(s, words, html)}`, { retryable: false });
   }
   if (err instanceof OpenAIError) {
     return new ToolError('llm_error', `LLM call to ${target} failed: ${err.message}`, { retryable: false });
