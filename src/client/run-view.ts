@@ -28,6 +28,8 @@ export type AttemptView = {
    * effects; a success still completes the step, which a retry then keeps.
    */
   after_run_ended: boolean;
+  /** The plan version it ran under (its ToolInvoked's reference). */
+  plan_version: number | null;
 };
 
 export type StepView = {
@@ -49,12 +51,30 @@ export type StepView = {
   planned: PlanStep;
 };
 
+/**
+ * A step as it was before a later plan version replaced it — removed from the plan, or re-opened to
+ * run again under a changed definition after it failed — kept so its attempts and error stay visible.
+ */
+export type ReplacedStep = StepView & {
+  /** The plan version the step belonged to. */
+  plan_version: number | null;
+  /** The version that replaced it, what kind of change that was, and why (the revision's reason, the approver's comment). */
+  replaced_by: { version: number | null; kind: string; reason: string };
+  /** `removed`: not in the new version; `rerun`: in it again, to run afresh. */
+  change: 'removed' | 'rerun';
+};
+
 export type RunView = {
   run_id: string;
   goal: string;
   status: string;
   plan_version: number | null;
   steps: StepView[];
+  /**
+   * Steps later plan versions replaced, oldest first: a removed step, or the failed (or skipped)
+   * incarnation of a step a revision runs again. Never in `steps`, which is the current plan.
+   */
+  replaced: ReplacedStep[];
   critical_path: string[];
   critical_path_ms: number | null;
   started_at: number | null;
@@ -91,6 +111,7 @@ export function emptyView(runId: string): RunView {
     status: 'planning',
     plan_version: null,
     steps: [],
+    replaced: [],
     critical_path: [],
     critical_path_ms: null,
     started_at: null,
@@ -153,8 +174,19 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         tokens: e.payload.tokens,
       });
       break;
-    case 'PlanUpdated':
-      setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+    case 'PlanUpdated': {
+      const version = e.payload.plan.version ?? e.references.plan_version;
+      keepReplaced(
+        view,
+        e.payload.plan.steps,
+        {
+          version,
+          kind: e.payload.kind,
+          reason: e.payload.reason,
+        },
+        e.payload.changed_steps,
+      );
+      setPlan(view, e.payload.plan.steps, version);
       view.versions.push({
         version: view.plan_version,
         kind: e.payload.kind,
@@ -163,6 +195,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         tokens: e.payload.tokens,
       });
       break;
+    }
     case 'StepStreamed':
       if (!step(view, e.payload.step.id))
         setPlan(view, [...stepsAsPlan(view), e.payload.step], view.plan_version);
@@ -207,7 +240,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       break;
     }
     case 'ToolInvoked': {
-      const s = step(view, e.payload.step_id);
+      const s = step(view, e.payload.step_id) ?? lastReplaced(view, e.payload.step_id);
       if (!s) break;
       Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
       s.history.push({
@@ -222,6 +255,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         error: null,
         cached: false,
         after_run_ended: false,
+        plan_version: e.references.plan_version,
       });
       break;
     }
@@ -275,6 +309,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         if (s.status === 'pending' || s.status === 'retrying') s.status = 'skipped';
         for (const a of s.history) a.ended_at ??= at;
       }
+      for (const s of view.replaced) for (const a of s.history) a.ended_at ??= at;
       break;
     default:
       break;
@@ -283,7 +318,12 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
 }
 
 function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
-  const s = step(view, e.payload.step_id);
+  const current = step(view, e.payload.step_id);
+  // An attempt still running when a revision removed its step returns to that step's replaced entry.
+  const s =
+    current && current.history.some((a) => a.attempt === e.payload.attempt)
+      ? current
+      : (lastReplaced(view, e.payload.step_id) ?? current);
   if (!s) return;
   s.latency_ms = e.payload.latency_ms;
   s.started_at = null;
@@ -299,8 +339,51 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
     attempt.cached = e.payload.cached === true;
     attempt.after_run_ended = late;
   }
+  if (s !== current) {
+    // A replaced step keeps the status it had; only its attempt's outcome is news.
+    if (!e.payload.success) s.error = e.payload.error?.message ?? 'failed';
+    return;
+  }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';
+}
+
+/** The latest replaced incarnation of step `id`, if a revision replaced one. */
+function lastReplaced(view: RunView, id: string): ReplacedStep | undefined {
+  return view.replaced.findLast((r) => r.id === id);
+}
+
+/**
+ * Before a new plan version is installed: the steps it replaces move to `view.replaced` with what
+ * they did. A step the version removes is kept whatever it did (the plan meant to do it). A step it
+ * keeps that had failed or was skipped, the run re-opens to run afresh (as the engine does: any
+ * such step on a revision, a changed one on an approver's edit): when it had run, its incarnation
+ * is kept as replaced, and its current entry starts over. A completed or running step carries on.
+ */
+function keepReplaced(
+  view: RunView,
+  next: readonly PlanStep[],
+  by: ReplacedStep['replaced_by'],
+  changed: readonly string[],
+): void {
+  const inNext = new Map(next.map((s) => [s.id, s]));
+  view.steps = view.steps.map((s) => {
+    const after = inNext.get(s.id);
+    const settled = s.status === 'failed' || s.status === 'skipped' || s.status === 'retrying';
+    const reopened =
+      after !== undefined && settled && (by.kind !== 'approval_edit' || changed.includes(s.id));
+    const ran = s.history.length > 0 || s.status === 'failed';
+    if (after !== undefined && !reopened) return s;
+    if (after !== undefined && !ran) return { ...unstartedStep(after), attempts: s.attempts };
+    view.replaced.push({
+      ...s,
+      started_at: null,
+      plan_version: view.plan_version,
+      replaced_by: by,
+      change: after === undefined ? 'removed' : 'rerun',
+    });
+    return after === undefined ? s : { ...unstartedStep(after), attempts: s.attempts };
+  });
 }
 
 function stepsAsPlan(view: RunView): PlanStep[] {
