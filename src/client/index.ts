@@ -38,7 +38,15 @@ import { watchRun, type WatchOptions } from './watch';
 
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
-export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
+export {
+  applyEvent,
+  emptyView,
+  type AttemptView,
+  type ReplacedStep,
+  type RunView,
+  type StepView,
+} from './run-view';
+export { replacedText } from './replaced-text';
 export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';

@@ -85,6 +85,8 @@ export type RunView = {
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
   waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
+  /** How the plan's approval was decided: by a person or by the deadline's default, and the comment. */
+  approval: { decision: 'granted' | 'rejected'; by: string; comment: string | null } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
   /**
@@ -120,6 +122,7 @@ export function emptyView(runId: string): RunView {
     error: null,
     cancel_reason: null,
     waiting: null,
+    approval: null,
     unapproved: false,
     notices: [],
     last_seq: 0,
@@ -218,6 +221,11 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'ApprovalRejected':
       view.waiting = null;
       view.unapproved = e.event_type === 'ApprovalRejected';
+      view.approval = {
+        decision: e.event_type === 'ApprovalRejected' ? 'rejected' : 'granted',
+        by: e.payload.by,
+        comment: e.payload.comment ?? null,
+      };
       break;
     case 'InputRequested':
       view.status = 'awaiting_input';
@@ -374,7 +382,7 @@ function keepReplaced(
       after !== undefined && settled && (by.kind !== 'approval_edit' || changed.includes(s.id));
     const ran = s.history.length > 0 || s.status === 'failed';
     if (after !== undefined && !reopened) return s;
-    if (after !== undefined && !ran) return { ...unstartedStep(after), attempts: s.attempts };
+    if (after !== undefined && !ran) return unstartedStep(after);
     view.replaced.push({
       ...s,
       started_at: null,
@@ -382,7 +390,7 @@ function keepReplaced(
       replaced_by: by,
       change: after === undefined ? 'removed' : 'rerun',
     });
-    return after === undefined ? s : { ...unstartedStep(after), attempts: s.attempts };
+    return after === undefined ? s : unstartedStep(after);
   });
 }
 

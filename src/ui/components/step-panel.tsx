@@ -2,7 +2,7 @@
  * One step in full: as planned, its resolved inputs (what the last attempt was called with), its
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
-import type { Run, StepView } from '../../client';
+import { replacedText, type ReplacedStep, type Run, type StepView } from '../../client';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
@@ -23,27 +23,42 @@ export function StepPanel({
   step,
   run,
   failedDependency = null,
-  onRetry,
+  onRetry: retry,
+  earlier = [],
+  onSelect,
 }: {
-  step: StepView;
+  step: StepView | ReplacedStep;
   run: Run | null;
   /** A failed step this one depends on: the one to retry (the API refuses a retry of this one). */
   failedDependency?: string | null;
-  onRetry?: (id: string) => void;
+  onRetry?: ((id: string) => void) | undefined;
+  /** This step's incarnations earlier plan versions replaced, with their selection keys. */
+  earlier?: { key: string; step: ReplacedStep }[];
+  onSelect?: (key: string) => void;
 }) {
+  // A replaced step is history: what it did, nothing to act on, no output of the current plan's.
+  const replaced = 'replaced_by' in step ? step : null;
+  const onRetry = replaced ? undefined : retry;
   const last = step.history.at(-1);
   // Ran, as the run read again says, before the page has the events of its attempts (late, or held).
   const unread = step.history.length === 0 && step.attempts > 0;
   const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
   // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
   const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
-  const output = run?.step_results[step.id] ?? step.history.findLast((a) => a.success)?.output;
+  const output =
+    (replaced ? undefined : run?.step_results[step.id]) ?? step.history.findLast((a) => a.success)?.output;
   const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
   return (
-    <aside class="step-panel" aria-label={`Step ${step.id}`}>
+    <aside
+      class={`step-panel${replaced ? ' replaced' : ''}`}
+      aria-label={
+        replaced ? `Step ${step.id}, replaced (plan v${replaced.plan_version ?? '?'})` : `Step ${step.id}`
+      }
+    >
       <header>
         <h2>
-          {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
+          {step.id} {replaced ? <span class="badge replaced-badge">replaced</span> : null}{' '}
+          <span class={`badge status-${step.status}`}>{step.status}</span>
         </h2>
         {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
           failedDependency ? (
@@ -62,6 +77,29 @@ export function StepPanel({
         <p class="muted note">
           It depends on <code>{failedDependency}</code>, which failed: retry that step (or the whole run).
         </p>
+      ) : null}
+      {replaced ? (
+        <p class="note replaced-note" data-replaced-by={replaced.replaced_by.version ?? ''}>
+          Not in the current plan: {visibleText(replacedText(replaced))}
+        </p>
+      ) : null}
+      {earlier.length > 0 ? (
+        <div class="note earlier">
+          Ran before under an earlier plan version:
+          <ul>
+            {earlier.map((e) => (
+              <li key={e.key}>
+                <button type="button" class="link" data-earlier={e.key} onClick={() => onSelect?.(e.key)}>
+                  v{e.step.plan_version ?? '?'}: {e.step.status}
+                  {e.step.history.length > 0
+                    ? `, ${e.step.history.length} attempt${e.step.history.length === 1 ? '' : 's'}`
+                    : ''}
+                </button>{' '}
+                <span class="muted">{visibleText(replacedText(e.step))}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       <dl>
         <dt>Action</dt>

@@ -126,6 +126,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'graph' ? (
         <GraphTab
           steps={now.steps}
+          replaced={view.replaced}
           inferred={now.inferred}
           critical={view.critical_path}
           run={run}
