@@ -3,8 +3,8 @@
  * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
-import type { RunEvent } from '../client';
-import type { RunView, StepView } from '../client/run-view';
+import { replacedText, type RunEvent } from '../client';
+import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
@@ -82,7 +82,7 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
         : '';
   parts.push(time.padStart(7));
   if (s.attempts > 1) parts.push(c.yellow(` attempt ${s.attempts}`));
-  if (s.fallback) parts.push(c.yellow(' fallback'));
+  if (s.fallback) parts.push(c.yellow(` fallback ${s.history.at(-1)?.tool ?? ''}`.trimEnd()));
   if (onPath) parts.push(c.dim(' ◆'));
   let tail = '';
   if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
@@ -93,6 +93,60 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
   return tail
     ? `${line}  ${(s.status === 'skipped' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
     : line;
+}
+
+/**
+ * The steps later plan versions replaced, under the current plan's: each with what it last did, its
+ * attempts and error, and which version replaced it and why — dimmed, so the plan that runs reads first.
+ */
+export function replacedLines(replaced: readonly ReplacedStep[], c: Style, width = 100): string[] {
+  if (replaced.length === 0) return [];
+  const idWidth = Math.min(24, Math.max(4, ...replaced.map((r) => r.id.length)));
+  const lines = [c.dim(` replaced by a later plan version (${replaced.length}):`)];
+  for (const r of replaced) {
+    const tries = r.history.length;
+    const mark = r.status === 'failed' ? c.red('✖') : r.status === 'completed' ? c.green('✔') : c.dim('○');
+    lines.push(
+      `   ${mark} ${c.dim(clip(r.id, idWidth).padEnd(idWidth))} ${c.dim(r.status)}` +
+        (tries > 0 ? c.dim(` ×${tries}`) : '') +
+        // The error once: a revision's reason usually quotes it.
+        (r.error && !r.replaced_by.reason.includes(r.error)
+          ? `  ${c.red(clip(r.error, Math.max(20, width - idWidth - 20)))}`
+          : ''),
+    );
+    lines.push(c.dim(`     ${clip(replacedText(r), width * 2)}`));
+  }
+  return lines;
+}
+
+/**
+ * What a step's row adds to its error or skip reason: the fallback that ran in its place, and that an
+ * earlier plan version's incarnation of it failed (listed under "replaced").
+ */
+export function stepNote(view: RunView, id: string, note: string): string {
+  const s = view.steps.find((x) => x.id === id);
+  const last = s?.history.at(-1);
+  const parts = [note];
+  if (s && last && s.fallback && last.tool !== s.planned.action) parts.unshift(`via fallback ${last.tool}`);
+  const before = view.replaced.filter((r) => r.id === id && r.change === 'rerun');
+  if (before.length > 0)
+    parts.push(`(run again: ${before.map((r) => `v${r.plan_version ?? '?'} ${r.status}`).join(', ')})`);
+  return parts.filter(Boolean).join(' ');
+}
+
+/** How the plan was approved or rejected — by whom, with what comment — and what the approver changed. */
+export function decisionLines(view: RunView): string[] {
+  const lines: string[] = [];
+  for (const v of view.versions)
+    if (v.kind === 'approval_edit')
+      lines.push(`plan v${v.version ?? '?'}: edited by the approver: ${v.reason}`);
+  const a = view.approval;
+  if (a)
+    lines.push(
+      `${a.decision === 'granted' ? 'approved' : 'rejected'} by ${a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver'}` +
+        (a.comment ? `: ${a.comment}` : ''),
+    );
+  return lines;
 }
 
 /** The whole live view for this moment. */
@@ -111,6 +165,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
     view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
     ...view.steps.map((s) => stepLine(s, view, now, frame, c, width)),
+    ...replacedLines(view.replaced, c, width),
   ].filter((l) => l !== '');
   if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
   const count = (status: string) => view.steps.filter((s) => s.status === status).length;
@@ -126,6 +181,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
     lines.push(c.dim(` critical path ◆ ${view.critical_path.join(' → ')}${est}`));
   }
+  for (const l of decisionLines(view)) lines.push(c.dim(` ${clip(l, width * 2)}`));
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
@@ -162,7 +218,24 @@ export function eventLine(e: RunEvent): string {
       case 'StepRetried':
         return `${e.payload.error.code}: ${e.payload.error.message}`;
       case 'StepSkipped':
-        return e.payload.reason;
+        return e.payload.detail ? `${e.payload.reason}: ${e.payload.detail}` : e.payload.reason;
+      case 'StepScheduled':
+        // A fallback is another tool than the step's: which one runs is the news.
+        return e.payload.fallback ? `fallback ${e.payload.action} attempt ${e.payload.attempt}` : '';
+      case 'RunCreated':
+        return `goal: ${e.payload.goal}`;
+      case 'RevisionRequested':
+        return `${e.payload.trigger} → ${e.payload.strategy}${e.payload.deferred ? ' (after the plan streams in)' : ''}: ${e.payload.reason}`;
+      case 'ApprovalRequested':
+        return `plan v${e.payload.plan_version}${e.payload.deadline_at === null ? '' : `, decided by ${new Date(e.payload.deadline_at).toISOString().slice(0, 19)}Z`}`;
+      case 'ApprovalGranted':
+      case 'ApprovalRejected':
+        // Who decided (a person, or the deadline's default) and what they said.
+        return `by ${e.payload.by}${e.payload.comment ? `: ${e.payload.comment}` : ''}`;
+      case 'InputReceived':
+        return `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}`;
+      case 'RunResumed':
+        return `reopens ${e.payload.step_ids.join(', ')}`;
       case 'PlanAuthored':
         return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
       case 'PlanUpdated':
