@@ -36,7 +36,11 @@ export type StepView = {
   id: string;
   action: string;
   dependencies: string[];
-  status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped';
+  /**
+   * `interrupted`: it was running when the run ended (cancelled, failed elsewhere): not running any
+   * more as far as the run goes, though its tool may have gone on — a late outcome still shows.
+   */
+  status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped' | 'interrupted';
   attempts: number;
   /** Epoch ms of the running attempt's start (ToolInvoked). */
   started_at: number | null;
@@ -103,6 +107,8 @@ export type RunView = {
     reason: string;
     at: number;
     tokens?: { prompt: number; completion: number } | undefined;
+    /** What a new version did to the steps of the one before (none for the first plan). */
+    changes?: { added: string[]; changed: string[]; removed: string[] } | undefined;
   }[];
 };
 
@@ -179,6 +185,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       break;
     case 'PlanUpdated': {
       const version = e.payload.plan.version ?? e.references.plan_version;
+      const changes = stepChanges(view.steps, e.payload.plan.steps, e.payload.changed_steps);
       keepReplaced(
         view,
         e.payload.plan.steps,
@@ -196,6 +203,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         reason: e.payload.reason,
         at,
         tokens: e.payload.tokens,
+        changes,
       });
       break;
     }
@@ -312,7 +320,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         (e.payload.status === 'completed' || e.payload.status === 'cancelled' ? null : e.payload.reason);
       view.waiting = null;
       for (const s of view.steps) {
-        if (s.status === 'running') s.started_at = null;
+        if (s.status === 'running') Object.assign(s, { status: 'interrupted', started_at: null });
         // As the run records it: steps that never started can no longer run (a retry reopens them).
         if (s.status === 'pending' || s.status === 'retrying') s.status = 'skipped';
         for (const a of s.history) a.ended_at ??= at;
@@ -354,6 +362,17 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
   }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';
+}
+
+/** The steps a new version added, changed (`changed_steps` already in the plan) and removed. */
+function stepChanges(before: readonly StepView[], next: readonly PlanStep[], changed: readonly string[]) {
+  const had = new Set(before.map((s) => s.id));
+  const keeps = new Set(next.map((s) => s.id));
+  return {
+    added: changed.filter((id) => !had.has(id)),
+    changed: changed.filter((id) => had.has(id)),
+    removed: before.filter((s) => !keeps.has(s.id)).map((s) => s.id),
+  };
 }
 
 /** The latest replaced incarnation of step `id`, if a revision replaced one. */
