@@ -3,7 +3,7 @@
  * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
-import { replacedText, type RunEvent } from '../client';
+import { changesText, replacedStatus, replacedText, type RunEvent } from '../client';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
@@ -43,6 +43,8 @@ function symbol(s: StepView, frame: number, c: Style): string {
       return c.cyan(SPINNER[frame % SPINNER.length]!);
     case 'retrying':
       return c.yellow('↻');
+    case 'interrupted':
+      return c.yellow('◌');
     default:
       return c.dim('○');
   }
@@ -87,11 +89,12 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
   let tail = '';
   if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
   if (s.status === 'skipped') tail = s.skip_reason ?? '';
+  if (s.status === 'interrupted') tail = 'running when the run ended';
   // Its tool was still running when the run ended, and finished since: it ran, side effects and all.
   if (s.history.at(-1)?.after_run_ended) parts.push(c.yellow(' after the run ended'));
   const line = parts.join('');
   return tail
-    ? `${line}  ${(s.status === 'skipped' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
+    ? `${line}  ${(s.status === 'skipped' || s.status === 'interrupted' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
     : line;
 }
 
@@ -107,7 +110,7 @@ export function replacedLines(replaced: readonly ReplacedStep[], c: Style, width
     const tries = r.history.length;
     const mark = r.status === 'failed' ? c.red('✖') : r.status === 'completed' ? c.green('✔') : c.dim('○');
     lines.push(
-      `   ${mark} ${c.dim(clip(r.id, idWidth).padEnd(idWidth))} ${c.dim(r.status)}` +
+      `   ${mark} ${c.dim(clip(r.id, idWidth).padEnd(idWidth))} ${c.dim(replacedStatus(r))}` +
         (tries > 0 ? c.dim(` ×${tries}`) : '') +
         // The error once: a revision's reason usually quotes it.
         (r.error && !r.replaced_by.reason.includes(r.error)
@@ -137,15 +140,17 @@ export function stepNote(view: RunView, id: string, note: string): string {
 /** How the plan was approved or rejected — by whom, with what comment — and what the approver changed. */
 export function decisionLines(view: RunView): string[] {
   const lines: string[] = [];
-  for (const v of view.versions)
-    if (v.kind === 'approval_edit')
-      lines.push(`plan v${v.version ?? '?'}: edited by the approver: ${v.reason}`);
   const a = view.approval;
-  if (a)
-    lines.push(
-      `${a.decision === 'granted' ? 'approved' : 'rejected'} by ${a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver'}` +
-        (a.comment ? `: ${a.comment}` : ''),
-    );
+  const edit = view.versions.find((v) => v.kind === 'approval_edit');
+  if (a) {
+    const who = a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver';
+    const verdict = a.decision === 'granted' ? 'approved' : 'rejected';
+    lines.push(`${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);
+  }
+  if (edit) {
+    const what = changesText(edit.changes);
+    lines.push(`the approver edited the plan into v${edit.version ?? '?'}${what ? `: ${what}` : ''}`);
+  }
   return lines;
 }
 

@@ -1,6 +1,6 @@
 /**
- * How a replaced step is named in words, the same in the dashboard and the terminal: which plan
- * version replaced it, what kind of change that was, and why.
+ * How a replaced step, and a plan version's changes, are said in words, the same in the dashboard
+ * and the terminal: which plan version replaced the step, what kind of change that was, and why.
  * @example
  * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
  * // 'v1, removed by v2 (revision): step fetch failed'
@@ -23,3 +23,22 @@ export function replacedText(r: Pick<ReplacedStep, 'plan_version' | 'change' | '
   const from = r.plan_version === null ? '' : `v${r.plan_version}, `;
   return `${from}${what} v${by.version ?? '?'} (${kind})${by.reason ? `: ${by.reason}` : ''}`;
 }
+
+/**
+ * What a plan version did to the steps, in words: `changed a; removed risky; added b`, or `` when it
+ * touched none.
+ * @example changesText({ added: ['b'], changed: ['a'], removed: [] }) // 'changed a; added b'
+ */
+export function changesText(
+  c: { added: string[]; changed: string[]; removed: string[] } | undefined,
+): string {
+  if (!c) return '';
+  const part = (verb: string, ids: string[]) => (ids.length ? `${verb} ${ids.join(', ')}` : '');
+  return [part('changed', c.changed), part('removed', c.removed), part('added', c.added)]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** A replaced step's last status as shown: `not run` for one that never started (not "pending"). */
+export const replacedStatus = (r: Pick<ReplacedStep, 'status' | 'history'>): string =>
+  r.history.length === 0 && r.status === 'pending' ? 'not run' : r.status;

@@ -8,8 +8,11 @@ import {
   type ApprovalDecision,
   type ControlResult,
   type Finding,
+  type Run,
   type RunEvent,
+  TERMINAL_STATUSES,
 } from '../../client';
+import { skippedBecause } from '../../client/skip-text';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { reportFindings } from '../findings';
@@ -20,6 +23,21 @@ import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, st
 import { terminalText } from '../terminal-text';
 
 type Done = (code: number) => void;
+
+/**
+ * A step row's last column: its error, why it was skipped (in words), the answer a person gave a
+ * `human.input` step, or that it was running when the run ended.
+ */
+function rowNote(run: Run, id: string, d: Run['steps'][string], action: string | undefined): string {
+  if (!d) return '';
+  if (d.error) return d.error.message;
+  if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
+  if (d.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(run.status))
+    return 'was running when the run ended';
+  if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
+    return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
+  return '';
+}
 
 /** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
 const ACTIONS = ['retry', 'skip', 'abort', 'replan'];
@@ -95,15 +113,25 @@ export function registerManage(program: Command, context: () => Context, done: D
     const parent = parentLine(run);
     if (parent) ctx.print(parent);
     if (run.goal) ctx.print(`goal: ${run.goal}`);
+    const ended = (TERMINAL_STATUSES as readonly string[]).includes(run.status);
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
-      d.status,
+      // Not "running" on a run that has ended: it was, when the run ended (the dashboard says so too).
+      d.status === 'running' && ended ? 'interrupted' : d.status,
       d.attempts ? `×${d.attempts}` : '',
       d.latency_ms === null ? '' : duration(d.latency_ms),
-      stepNote(view, step, d.error?.message ?? d.skip_reason ?? ''),
+      stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),
     ]);
     if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
     for (const line of replacedLines(view.replaced, ctx.style, 100)) ctx.print(line);
+    // Where the steps' child runs are: `edgeplan show` on one leads back here (its `child of` line).
+    if (view.steps.some((s) => s.action === 'agent.dispatch')) {
+      const children = await ctx.client.listRuns({ parent_run_id: id, limit: 200 });
+      for (const c of children.runs)
+        ctx.print(
+          `child run ${c.run_id}  ${c.status}  (step ${c.parent_step_id ?? '?'}): edgeplan show ${c.run_id}`,
+        );
+    }
     for (const line of decisionLines(view)) ctx.print(line);
     if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
     if (run.final_output !== undefined && run.final_output !== null)

@@ -4,7 +4,7 @@
  * — gone once the run is decided, when the graph's colours and the step panel tell what each step did.
  * Under the graph, the steps later plan versions replaced, each clickable for what it did.
  */
-import type { ReplacedStep, Run, StepView } from '../../client';
+import type { ReplacedStep, Run, RunView, StepView } from '../../client';
 import { failedDependency } from '../run-status';
 import { Dag } from './dag';
 import { PlanSteps } from './plan-steps';
@@ -14,6 +14,7 @@ import { StepPanel } from './step-panel';
 export function GraphTab({
   steps,
   replaced,
+  versions,
   inferred,
   critical,
   run,
@@ -25,6 +26,8 @@ export function GraphTab({
   steps: StepView[];
   /** Steps later plan versions replaced (the run view's `replaced`). */
   replaced: readonly ReplacedStep[];
+  /** The plan's versions (the run view's), to say which changed the selected step. */
+  versions: RunView['versions'];
   inferred: Record<string, string[]>;
   critical: string[];
   run: Run | null;
@@ -58,6 +61,13 @@ export function GraphTab({
             failedDependency={step.status === 'skipped' ? failedDependency(steps, inferred, step.id) : null}
             onRetry={onRetry}
             earlier={earlier}
+            changedIn={
+              step && !('replaced_by' in step)
+                ? versions.filter(
+                    (v) => v.changes?.changed.includes(step.id) || v.changes?.added.includes(step.id),
+                  )
+                : []
+            }
             onSelect={select}
           />
         ) : (

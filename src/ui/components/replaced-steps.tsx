@@ -3,7 +3,7 @@
  * nodes each saying which version replaced it and why, with its last status and attempts. Click one
  * for its attempts and error in the step panel. The graph above stays the plan that runs.
  */
-import { replacedText, type ReplacedStep } from '../../client';
+import { replacedStatus, replacedText, type ReplacedStep } from '../../client';
 import { visibleText } from '../visible-text';
 
 /** The selection key of the `i`th replaced step: `@` cannot start a step id, so none collides. */
@@ -48,7 +48,7 @@ export function ReplacedSteps({
               >
                 <span class="replaced-head">
                   <code class="node-id">{r.id}</code> <code class="muted">{r.action}</code>{' '}
-                  <span class={`badge status-${r.status}`}>{r.status}</span>
+                  <span class={`badge status-${r.status}`}>{replacedStatus(r)}</span>
                   {tries > 0 ? (
                     <span class="muted"> · {tries === 1 ? '1 attempt' : `${tries} attempts`}</span>
                   ) : null}

@@ -2,21 +2,19 @@
  * One step in full: as planned, its resolved inputs (what the last attempt was called with), its
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
-import { replacedText, type ReplacedStep, type Run, type StepView } from '../../client';
+import { replacedText, type ReplacedStep, type Run, type RunView, type StepView } from '../../client';
+import { skippedBecause } from '../../client/skip-text';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
 import { visibleText } from '../visible-text';
 
-/** Why a step was skipped, in words (the API's `skip_reason` beside). */
-const SKIPPED_BECAUSE: Record<string, string> = {
-  when_false: 'its `when` condition was false',
-  dependency_failed: 'a step it depends on failed',
-  missing_input: 'an input it reads is missing',
-  failure_strategy: 'the run’s failure strategy skipped it',
-  run_terminated: 'the run ended before it ran',
-  cancelled: 'the run was cancelled before it ran',
-  not_reached: 'the run finished without reaching it',
+/** A plan change's kind, as the note under a step's name says it. */
+const KIND_WORDS: Record<string, string> = {
+  revision: 'a revision',
+  approval_edit: 'the approver’s edit',
+  rollback: 'a rollback',
+  turn: 'the next turn',
 };
 
 export function StepPanel({
@@ -25,6 +23,7 @@ export function StepPanel({
   failedDependency = null,
   onRetry: retry,
   earlier = [],
+  changedIn = [],
   onSelect,
 }: {
   step: StepView | ReplacedStep;
@@ -34,6 +33,8 @@ export function StepPanel({
   onRetry?: ((id: string) => void) | undefined;
   /** This step's incarnations earlier plan versions replaced, with their selection keys. */
   earlier?: { key: string; step: ReplacedStep }[];
+  /** The plan versions that added or changed this step, and why. */
+  changedIn?: RunView['versions'];
   onSelect?: (key: string) => void;
 }) {
   // A replaced step is history: what it did, nothing to act on, no output of the current plan's.
@@ -83,6 +84,12 @@ export function StepPanel({
           Not in the current plan: {visibleText(replacedText(replaced))}
         </p>
       ) : null}
+      {changedIn.map((v) => (
+        <p key={v.version ?? v.at} class="note changed-in" data-changed-in={v.version ?? ''}>
+          {v.changes?.added.includes(step.id) ? 'Added' : 'Changed'} in plan v{v.version ?? '?'} (
+          {KIND_WORDS[v.kind] ?? v.kind}): {visibleText(v.reason)}
+        </p>
+      ))}
       {earlier.length > 0 ? (
         <div class="note earlier">
           Ran before under an earlier plan version:
@@ -133,11 +140,20 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
+        {step.status === 'interrupted' ? (
+          <>
+            <dt>Interrupted</dt>
+            <dd>
+              It was running when the run ended; its tool may have gone on — an outcome that comes later shows
+              here.
+            </dd>
+          </>
+        ) : null}
         {skipReason ? (
           <>
             <dt>Skipped</dt>
             <dd data-skip-reason={skipReason}>
-              {SKIPPED_BECAUSE[skipReason] ?? skipReason} <code class="muted">{skipReason}</code>
+              {skippedBecause(skipReason)} <code class="muted">{skipReason}</code>
             </dd>
           </>
         ) : null}
@@ -201,7 +217,11 @@ export function StepPanel({
                 </td>
                 <td class="outcome-cell">
                   {a.success === null ? (
-                    'running'
+                    a.ended_at === null ? (
+                      'running'
+                    ) : (
+                      'no outcome: the run ended while it ran'
+                    )
                   ) : a.success ? (
                     a.cached ? (
                       'ok (cached)'
