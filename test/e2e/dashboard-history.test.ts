@@ -8,6 +8,7 @@
  * test-results/screenshots/ (out of the repository).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
 import { startScriptedLlm } from './scripted-llm-server';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await llm?.close();
 });
-const { api, waitForStatus, open, shot } = dashboardSetup('dashboard-history-e2e', {
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-history-e2e', {
   extraArgs: () => [
     '--var',
     `OPENAI_BASE_URL:${llm.url}`,
@@ -201,4 +202,49 @@ describe('the dashboard keeps a run’s history in view', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('has no serious axe violation with replaced steps shown, light and dark, desktop and phone', async () => {
+    llm.script('history-a11y', [
+      JSON.stringify({ steps: [flaky('fetch', 'history-a11y'), echo('use', ['fetch'])] }),
+      JSON.stringify({ steps: [echo('fetch_mirror'), echo('use', ['fetch_mirror'])] }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'history-a11y: fetch and use',
+      config: { retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const found: string[] = [];
+    for (const viewport of [
+      { width: 1400, height: 900 },
+      { width: 390, height: 844 },
+    ])
+      for (const colorScheme of ['light', 'dark'] as const) {
+        // bypassCSP: axe's source goes in as an inline script.
+        const context = await env.browser.newContext({ viewport, colorScheme, bypassCSP: true });
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(`${env.server.base}/#/runs/${run_id}`);
+        await page.locator('[data-replaced-step="fetch"]').click({ timeout: 15_000 });
+        await page.locator('.step-panel.replaced').waitFor();
+        const where = `${viewport.width}px ${colorScheme}`;
+        for (const v of await seriousViolations(page))
+          found.push(`graph ${where}: ${v.id} ${v.nodes.join('; ')}`);
+        await page.screenshot({
+          path: `test-results/screenshots/history-a11y-graph-${viewport.width}-${colorScheme}.png`,
+          fullPage: true,
+        });
+        await page.getByRole('tab', { name: 'Timeline' }).click();
+        await page.locator('.tl-row.replaced').waitFor();
+        for (const v of await seriousViolations(page))
+          found.push(`timeline ${where}: ${v.id} ${v.nodes.join('; ')}`);
+        await page.screenshot({
+          path: `test-results/screenshots/history-a11y-timeline-${viewport.width}-${colorScheme}.png`,
+          fullPage: true,
+        });
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    expect(found).toEqual([]);
+  }, 90_000);
 });
