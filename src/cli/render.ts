@@ -130,7 +130,7 @@ export function stepNote(view: RunView, id: string, note: string): string {
   const s = view.steps.find((x) => x.id === id);
   const last = s?.history.at(-1);
   const parts = [note];
-  if (s && last && s.fallback && last.tool !== s.planned.action) parts.unshift(`via fallback ${last.tool}`);
+  if (s && last?.fallback) parts.unshift(`via fallback ${last.tool}`);
   const before = view.replaced.filter((r) => r.id === id && r.change === 'rerun');
   if (before.length > 0)
     parts.push(`(run again: ${before.map((r) => `v${r.plan_version ?? '?'} ${r.status}`).join(', ')})`);

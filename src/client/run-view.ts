@@ -30,6 +30,8 @@ export type AttemptView = {
   after_run_ended: boolean;
   /** The plan version it ran under (its ToolInvoked's reference). */
   plan_version: number | null;
+  /** It ran the step's fallback action (as its StepScheduled said), not the step's own. */
+  fallback: boolean;
 };
 
 export type StepView = {
@@ -272,6 +274,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         cached: false,
         after_run_ended: false,
         plan_version: e.references.plan_version,
+        fallback: s.fallback,
       });
       break;
     }

@@ -255,6 +255,26 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['events', asked]).out).toMatch(/InputReceived\s+city\s+answer: "Oslo"/);
   });
 
+  it('show says a step’s fallback ran', async () => {
+    const id = await start({
+      plan: {
+        goal: 'fall back',
+        steps: [
+          {
+            id: 'primary',
+            action: 'demo.flaky',
+            parameters: { fail_times: 50, key: 'cli-history-fallback' },
+            fallback_action: { action: 'demo.echo', parameters: { from: 'fallback' } },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 0 },
+    });
+    await waitForStatus(id, 'completed');
+    expect(edgeplan(['show', id]).out).toMatch(/^primary\s+completed\s+×2\s+\S+\s+via fallback demo\.echo$/m);
+    expect(edgeplan(['events', id]).out).toMatch(/StepScheduled\s+primary\s+fallback demo\.echo attempt 2/);
+  });
+
   it('show leads from a parent run to its child run and back', async () => {
     const parent = await start({
       plan: {

@@ -179,6 +179,35 @@ describe('the dashboard keeps a run’s history in view', () => {
     await page.close();
   }, 60_000);
 
+  it('says in a step’s panel that its fallback ran, as which attempt, and marks that attempt', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'fall back',
+        steps: [
+          {
+            id: 'primary',
+            action: 'demo.flaky',
+            parameters: { fail_times: 50, key: 'history-fallback' },
+            fallback_action: { action: 'demo.echo', parameters: { from: 'fallback' } },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.locator('svg.dag [data-step-id="primary"][data-status="completed"]').click();
+    const ran = page.locator('.step-panel [data-fallback-ran]');
+    await expect(ran.getAttribute('data-fallback-ran')).resolves.toBe('ok');
+    await expect(ran.innerText()).resolves.toMatch(/^\s*— ran as attempt 3, ok$/);
+    await expect(page.locator('.step-panel table.attempts tbody tr').nth(2).innerText()).resolves.toMatch(
+      /demo\.echo \(fallback\)/,
+    );
+    await shot(page, 'history-fallback');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('draws a step that waited when the run was cancelled as interrupted, not running', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: {

@@ -49,6 +49,8 @@ export function StepPanel({
   const output =
     (replaced ? undefined : run?.step_results[step.id]) ?? step.history.findLast((a) => a.success)?.output;
   const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
+  // The fallback's attempt, if it ran.
+  const fellBack = fallback ? step.history.find((a) => a.fallback) : undefined;
   return (
     <aside
       class={`step-panel${replaced ? ' replaced' : ''}`}
@@ -129,6 +131,16 @@ export function StepPanel({
             <dt>Fallback</dt>
             <dd>
               <code>{typeof fallback === 'string' ? fallback : jsonText(fallback)}</code>
+              {/* Whether it ran, and how it went: the output above may be the fallback's, not the action's. */}
+              {fellBack ? (
+                <span class="note fallback-ran" data-fallback-ran={fellBack.success ? 'ok' : 'failed'}>
+                  {' '}
+                  — ran as attempt {fellBack.attempt}
+                  {fellBack.success === null ? '' : fellBack.success ? ', ok' : ', failed'}
+                </span>
+              ) : (
+                <span class="muted"> — not needed</span>
+              )}
             </dd>
           </>
         ) : null}
@@ -210,6 +222,7 @@ export function StepPanel({
                 <td>{a.attempt}</td>
                 <td>
                   <code>{a.tool}</code>
+                  {a.fallback ? <span class="muted"> (fallback)</span> : null}
                   <br />
                   <code class="key" title="Idempotency key">
                     {a.idempotency_key}
