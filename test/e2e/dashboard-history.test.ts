@@ -4,7 +4,8 @@
  * (status, attempts, the version that replaced it and why; clickable for its attempts and error) and
  * in the timeline (its row, its failed bars, the new version marked), while the graph is the plan that
  * runs; two revisions in a row keep both; who approved, with the comment, and what the edit changed;
- * a step running when the run was cancelled is interrupted, not spinning. Screenshots go to
+ * a step running when the run was cancelled is interrupted, not spinning; a fallback that ran says
+ * so; the event log says in words why the plan changed. Screenshots go to
  * test-results/screenshots/ (out of the repository).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,15 @@ describe('the dashboard keeps a run’s history in view', () => {
       page.locator('.tl-row:not(.replaced)[data-step-id="fetch_mirror"] .tl-bar.ok').count(),
     ).resolves.toBe(1);
     await shot(page, 'history-replaced-timeline');
+
+    // The event log says why in words before the JSON: the revision's trigger and reason, the new version.
+    await page.getByRole('tab', { name: 'Events' }).click();
+    await expect(
+      page.locator('li[data-event-type="RevisionRequested"] .summary').innerText(),
+    ).resolves.toMatch(/^step_failure → replan_remaining: step "fetch" failed/);
+    await expect(page.locator('li[data-event-type="PlanUpdated"] .summary').innerText()).resolves.toMatch(
+      /^2 steps \(v2, revision\): step "fetch" failed/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
