@@ -3,8 +3,9 @@
  * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
-import type { RunEvent } from '../client';
-import type { RunView, StepView } from '../client/run-view';
+import { changesText, replacedStatus, replacedText, type RunEvent } from '../client';
+import { eventDetail } from '../client/event-detail';
+import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
@@ -43,6 +44,8 @@ function symbol(s: StepView, frame: number, c: Style): string {
       return c.cyan(SPINNER[frame % SPINNER.length]!);
     case 'retrying':
       return c.yellow('↻');
+    case 'interrupted':
+      return c.yellow('◌');
     default:
       return c.dim('○');
   }
@@ -82,17 +85,74 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
         : '';
   parts.push(time.padStart(7));
   if (s.attempts > 1) parts.push(c.yellow(` attempt ${s.attempts}`));
-  if (s.fallback) parts.push(c.yellow(' fallback'));
+  if (s.fallback) parts.push(c.yellow(` fallback ${s.history.at(-1)?.tool ?? ''}`.trimEnd()));
   if (onPath) parts.push(c.dim(' ◆'));
   let tail = '';
   if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
   if (s.status === 'skipped') tail = s.skip_reason ?? '';
+  if (s.status === 'interrupted') tail = 'running when the run ended';
   // Its tool was still running when the run ended, and finished since: it ran, side effects and all.
   if (s.history.at(-1)?.after_run_ended) parts.push(c.yellow(' after the run ended'));
   const line = parts.join('');
   return tail
-    ? `${line}  ${(s.status === 'skipped' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
+    ? `${line}  ${(s.status === 'skipped' || s.status === 'interrupted' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
     : line;
+}
+
+/**
+ * The steps later plan versions replaced, under the current plan's: each with what it last did, its
+ * attempts and error, and which version replaced it and why — dimmed, so the plan that runs reads first.
+ */
+export function replacedLines(replaced: readonly ReplacedStep[], c: Style, width = 100): string[] {
+  if (replaced.length === 0) return [];
+  const idWidth = Math.min(24, Math.max(4, ...replaced.map((r) => r.id.length)));
+  const lines = [c.dim(` replaced by a later plan version (${replaced.length}):`)];
+  for (const r of replaced) {
+    const tries = r.history.length;
+    const mark = r.status === 'failed' ? c.red('✖') : r.status === 'completed' ? c.green('✔') : c.dim('○');
+    lines.push(
+      `   ${mark} ${c.dim(clip(r.id, idWidth).padEnd(idWidth))} ${c.dim(replacedStatus(r))}` +
+        (tries > 0 ? c.dim(` ×${tries}`) : '') +
+        // The error once: a revision's reason usually quotes it.
+        (r.error && !r.replaced_by.reason.includes(r.error)
+          ? `  ${c.red(clip(r.error, Math.max(20, width - idWidth - 20)))}`
+          : ''),
+    );
+    lines.push(c.dim(`     ${clip(replacedText(r), width * 2)}`));
+  }
+  return lines;
+}
+
+/**
+ * What a step's row adds to its error or skip reason: the fallback that ran in its place, and that an
+ * earlier plan version's incarnation of it failed (listed under "replaced").
+ */
+export function stepNote(view: RunView, id: string, note: string): string {
+  const s = view.steps.find((x) => x.id === id);
+  const last = s?.history.at(-1);
+  const parts = [note];
+  if (s && last?.fallback) parts.unshift(`via fallback ${last.tool}`);
+  const before = view.replaced.filter((r) => r.id === id && r.change === 'rerun');
+  if (before.length > 0)
+    parts.push(`(run again: ${before.map((r) => `v${r.plan_version ?? '?'} ${r.status}`).join(', ')})`);
+  return parts.filter(Boolean).join(' ');
+}
+
+/** How the plan was approved or rejected — by whom, with what comment — and what the approver changed. */
+export function decisionLines(view: RunView): string[] {
+  const lines: string[] = [];
+  const a = view.approval;
+  const edit = view.versions.find((v) => v.kind === 'approval_edit');
+  if (a) {
+    const who = a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver';
+    const verdict = a.decision === 'granted' ? 'approved' : 'rejected';
+    lines.push(`${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);
+  }
+  if (edit) {
+    const what = changesText(edit.changes);
+    lines.push(`the approver edited the plan into v${edit.version ?? '?'}${what ? `: ${what}` : ''}`);
+  }
+  return lines;
 }
 
 /** The whole live view for this moment. */
@@ -111,6 +171,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
     view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
     ...view.steps.map((s) => stepLine(s, view, now, frame, c, width)),
+    ...replacedLines(view.replaced, c, width),
   ].filter((l) => l !== '');
   if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
   const count = (status: string) => view.steps.filter((s) => s.status === status).length;
@@ -126,6 +187,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
     lines.push(c.dim(` critical path ◆ ${view.critical_path.join(' → ')}${est}`));
   }
+  for (const l of decisionLines(view)) lines.push(c.dim(` ${clip(l, width * 2)}`));
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
@@ -147,55 +209,7 @@ export function eventLine(e: RunEvent): string {
   const time = e.timestamp.slice(11, 23);
   const p = e.payload as Record<string, unknown>;
   const stepId = typeof p.step_id === 'string' ? p.step_id : (e.references.step_id ?? '');
-  const detail = (() => {
-    switch (e.event_type) {
-      case 'ToolInvoked':
-        return `${e.payload.tool} attempt ${e.payload.attempt}`;
-      case 'ToolReturned':
-        return (
-          `${e.payload.success ? 'ok' : `error ${e.payload.error?.code ?? ''}`} ${Math.round(e.payload.latency_ms)}ms` +
-          (e.payload.after_run_ended ? ' — after the run ended (the tool ran; the result is kept)' : '')
-        );
-      case 'StepRedispatched':
-        return `→ ${e.payload.dispatch} after ${duration(e.payload.waited_ms)}: ${e.payload.error.code}: ${e.payload.error.message}`;
-      case 'StepFailed':
-      case 'StepRetried':
-        return `${e.payload.error.code}: ${e.payload.error.message}`;
-      case 'StepSkipped':
-        return e.payload.reason;
-      case 'PlanAuthored':
-        return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'})`;
-      case 'PlanUpdated':
-        // Why the plan changed: the failed step a revision replaces, the approver's comment.
-        return `${plural(e.payload.plan.steps.length, 'step')} (v${e.payload.plan.version ?? e.references.plan_version ?? '?'}, ${e.payload.kind}): ${e.payload.reason}`;
-      case 'ApprovalWebhookAttempted': {
-        const { attempt, ok, status, error, next_attempt_at } = e.payload;
-        const outcome = ok
-          ? `delivered (${status ?? 'ok'})`
-          : `failed: ${[status, error].filter((x) => x !== undefined).join(' ') || 'no answer'}`;
-        const again =
-          next_attempt_at === null
-            ? ''
-            : `; again at ${new Date(next_attempt_at).toISOString().slice(11, 19)}`;
-        return `attempt ${attempt} ${outcome}${again}`;
-      }
-      case 'RunTerminated': {
-        // The reason is a code (`planning_failed`); the error says what happened.
-        const message = e.payload.error?.message;
-        return `${e.payload.status}: ${e.payload.reason}${message && message !== e.payload.reason ? ` — ${message}` : ''}`;
-      }
-      case 'InputRequested':
-        return e.payload.prompt ?? e.payload.reason;
-      case 'ThoughtAdded':
-        return `turn ${e.payload.turn}: ${e.payload.thought}${e.payload.step_id ? ` → ${e.payload.step_id}` : ' → done'}`;
-      case 'StageStarted':
-        return `${e.payload.stage}${e.payload.rewind ? ' (rewind)' : ''}${e.payload.rule ? ` when ${e.payload.rule}` : ''}`;
-      case 'StageCompleted':
-        return e.payload.stage;
-      default:
-        return '';
-    }
-  })();
+  const detail = eventDetail(e);
   return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, detail]
     .filter(Boolean)
     .join('  ');

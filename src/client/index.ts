@@ -40,7 +40,15 @@ import { createRunWithRetries, type CreateRunOptions } from './create-run';
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
 export type { CreateRunOptions } from './create-run';
-export { applyEvent, emptyView, type AttemptView, type RunView, type StepView } from './run-view';
+export {
+  applyEvent,
+  emptyView,
+  type AttemptView,
+  type ReplacedStep,
+  type RunView,
+  type StepView,
+} from './run-view';
+export { changesText, replacedStatus, replacedText } from './replaced-text';
 export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';

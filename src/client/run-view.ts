@@ -28,13 +28,21 @@ export type AttemptView = {
    * effects; a success still completes the step, which a retry then keeps.
    */
   after_run_ended: boolean;
+  /** The plan version it ran under (its ToolInvoked's reference). */
+  plan_version: number | null;
+  /** It ran the step's fallback action (as its StepScheduled said), not the step's own. */
+  fallback: boolean;
 };
 
 export type StepView = {
   id: string;
   action: string;
   dependencies: string[];
-  status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped';
+  /**
+   * `interrupted`: it was running when the run ended (cancelled, failed elsewhere): not running any
+   * more as far as the run goes, though its tool may have gone on — a late outcome still shows.
+   */
+  status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped' | 'interrupted';
   attempts: number;
   /** Epoch ms of the running attempt's start (ToolInvoked). */
   started_at: number | null;
@@ -49,12 +57,30 @@ export type StepView = {
   planned: PlanStep;
 };
 
+/**
+ * A step as it was before a later plan version replaced it — removed from the plan, or re-opened to
+ * run again under a changed definition after it failed — kept so its attempts and error stay visible.
+ */
+export type ReplacedStep = StepView & {
+  /** The plan version the step belonged to. */
+  plan_version: number | null;
+  /** The version that replaced it, what kind of change that was, and why (the revision's reason, the approver's comment). */
+  replaced_by: { version: number | null; kind: string; reason: string };
+  /** `removed`: not in the new version; `rerun`: in it again, to run afresh. */
+  change: 'removed' | 'rerun';
+};
+
 export type RunView = {
   run_id: string;
   goal: string;
   status: string;
   plan_version: number | null;
   steps: StepView[];
+  /**
+   * Steps later plan versions replaced, oldest first: a removed step, or the failed (or skipped)
+   * incarnation of a step a revision runs again. Never in `steps`, which is the current plan.
+   */
+  replaced: ReplacedStep[];
   critical_path: string[];
   critical_path_ms: number | null;
   started_at: number | null;
@@ -65,6 +91,8 @@ export type RunView = {
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
   waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
+  /** How the plan's approval was decided: by a person or by the deadline's default, and the comment. */
+  approval: { decision: 'granted' | 'rejected'; by: string; comment: string | null } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
   /**
@@ -81,6 +109,8 @@ export type RunView = {
     reason: string;
     at: number;
     tokens?: { prompt: number; completion: number } | undefined;
+    /** What a new version did to the steps of the one before (none for the first plan). */
+    changes?: { added: string[]; changed: string[]; removed: string[] } | undefined;
   }[];
 };
 
@@ -91,6 +121,7 @@ export function emptyView(runId: string): RunView {
     status: 'planning',
     plan_version: null,
     steps: [],
+    replaced: [],
     critical_path: [],
     critical_path_ms: null,
     started_at: null,
@@ -99,6 +130,7 @@ export function emptyView(runId: string): RunView {
     error: null,
     cancel_reason: null,
     waiting: null,
+    approval: null,
     unapproved: false,
     notices: [],
     last_seq: 0,
@@ -153,16 +185,30 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         tokens: e.payload.tokens,
       });
       break;
-    case 'PlanUpdated':
-      setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
+    case 'PlanUpdated': {
+      const version = e.payload.plan.version ?? e.references.plan_version;
+      const changes = stepChanges(view.steps, e.payload.plan.steps, e.payload.changed_steps);
+      keepReplaced(
+        view,
+        e.payload.plan.steps,
+        {
+          version,
+          kind: e.payload.kind,
+          reason: e.payload.reason,
+        },
+        e.payload.changed_steps,
+      );
+      setPlan(view, e.payload.plan.steps, version);
       view.versions.push({
         version: view.plan_version,
         kind: e.payload.kind,
         reason: e.payload.reason,
         at,
         tokens: e.payload.tokens,
+        changes,
       });
       break;
+    }
     case 'StepStreamed':
       if (!step(view, e.payload.step.id))
         setPlan(view, [...stepsAsPlan(view), e.payload.step], view.plan_version);
@@ -185,6 +231,11 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'ApprovalRejected':
       view.waiting = null;
       view.unapproved = e.event_type === 'ApprovalRejected';
+      view.approval = {
+        decision: e.event_type === 'ApprovalRejected' ? 'rejected' : 'granted',
+        by: e.payload.by,
+        comment: e.payload.comment ?? null,
+      };
       break;
     case 'InputRequested':
       view.status = 'awaiting_input';
@@ -207,7 +258,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       break;
     }
     case 'ToolInvoked': {
-      const s = step(view, e.payload.step_id);
+      const s = step(view, e.payload.step_id) ?? lastReplaced(view, e.payload.step_id);
       if (!s) break;
       Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
       s.history.push({
@@ -222,6 +273,8 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         error: null,
         cached: false,
         after_run_ended: false,
+        plan_version: e.references.plan_version,
+        fallback: s.fallback,
       });
       break;
     }
@@ -270,11 +323,12 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         (e.payload.status === 'completed' || e.payload.status === 'cancelled' ? null : e.payload.reason);
       view.waiting = null;
       for (const s of view.steps) {
-        if (s.status === 'running') s.started_at = null;
+        if (s.status === 'running') Object.assign(s, { status: 'interrupted', started_at: null });
         // As the run records it: steps that never started can no longer run (a retry reopens them).
         if (s.status === 'pending' || s.status === 'retrying') s.status = 'skipped';
         for (const a of s.history) a.ended_at ??= at;
       }
+      for (const s of view.replaced) for (const a of s.history) a.ended_at ??= at;
       break;
     default:
       break;
@@ -283,7 +337,12 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
 }
 
 function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
-  const s = step(view, e.payload.step_id);
+  const current = step(view, e.payload.step_id);
+  // An attempt still running when a revision removed its step returns to that step's replaced entry.
+  const s =
+    current && current.history.some((a) => a.attempt === e.payload.attempt)
+      ? current
+      : (lastReplaced(view, e.payload.step_id) ?? current);
   if (!s) return;
   s.latency_ms = e.payload.latency_ms;
   s.started_at = null;
@@ -299,8 +358,62 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
     attempt.cached = e.payload.cached === true;
     attempt.after_run_ended = late;
   }
+  if (s !== current) {
+    // A replaced step keeps the status it had; only its attempt's outcome is news.
+    if (!e.payload.success) s.error = e.payload.error?.message ?? 'failed';
+    return;
+  }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';
+}
+
+/** The steps a new version added, changed (`changed_steps` already in the plan) and removed. */
+function stepChanges(before: readonly StepView[], next: readonly PlanStep[], changed: readonly string[]) {
+  const had = new Set(before.map((s) => s.id));
+  const keeps = new Set(next.map((s) => s.id));
+  return {
+    added: changed.filter((id) => !had.has(id)),
+    changed: changed.filter((id) => had.has(id)),
+    removed: before.filter((s) => !keeps.has(s.id)).map((s) => s.id),
+  };
+}
+
+/** The latest replaced incarnation of step `id`, if a revision replaced one. */
+function lastReplaced(view: RunView, id: string): ReplacedStep | undefined {
+  return view.replaced.findLast((r) => r.id === id);
+}
+
+/**
+ * Before a new plan version is installed: the steps it replaces move to `view.replaced` with what
+ * they did. A step the version removes is kept whatever it did (the plan meant to do it). A step it
+ * keeps that had failed or was skipped, the run re-opens to run afresh (as the engine does: any
+ * such step on a revision, a changed one on an approver's edit): when it had run, its incarnation
+ * is kept as replaced, and its current entry starts over. A completed or running step carries on.
+ */
+function keepReplaced(
+  view: RunView,
+  next: readonly PlanStep[],
+  by: ReplacedStep['replaced_by'],
+  changed: readonly string[],
+): void {
+  const inNext = new Map(next.map((s) => [s.id, s]));
+  view.steps = view.steps.map((s) => {
+    const after = inNext.get(s.id);
+    const settled = s.status === 'failed' || s.status === 'skipped' || s.status === 'retrying';
+    const reopened =
+      after !== undefined && settled && (by.kind !== 'approval_edit' || changed.includes(s.id));
+    const ran = s.history.length > 0 || s.status === 'failed';
+    if (after !== undefined && !reopened) return s;
+    if (after !== undefined && !ran) return unstartedStep(after);
+    view.replaced.push({
+      ...s,
+      started_at: null,
+      plan_version: view.plan_version,
+      replaced_by: by,
+      change: after === undefined ? 'removed' : 'rerun',
+    });
+    return after === undefined ? s : unstartedStep(after);
+  });
 }
 
 function stepsAsPlan(view: RunView): PlanStep[] {

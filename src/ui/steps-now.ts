@@ -6,7 +6,7 @@
  * @example
  * <Dag steps={stepsNow(view, ahead ? run : null)} … />
  */
-import type { PlanStep, Run, RunView, StepView } from '../client';
+import { TERMINAL_STATUSES, type PlanStep, type Run, type RunView, type StepView } from '../client';
 import { unstartedStep } from '../client/run-view';
 
 type SnapshotStatus = NonNullable<Run['steps'][string]>['status'];
@@ -34,9 +34,14 @@ export function stepsNow(view: RunView, ahead: Run | null): StepView[] {
     const kept = byId.get(p.id) ?? unstartedStep(p);
     const now = ahead.steps[p.id];
     if (!now) return kept;
+    // A step the snapshot has running on a run that has ended was cut off by the end, as the fold says.
+    const status =
+      now.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(ahead.status)
+        ? 'interrupted'
+        : AS_VIEW[now.status];
     return {
       ...kept,
-      status: AS_VIEW[now.status],
+      status,
       attempts: Math.max(kept.attempts, now.attempts),
       error: now.error?.message ?? (now.status === 'failed' ? kept.error : null),
       skip_reason: now.skip_reason,

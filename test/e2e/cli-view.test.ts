@@ -91,7 +91,8 @@ describe('the live view', () => {
       ev('RunTerminated', { status: 'cancelled', reason: 'cancelled by request' }, 100),
     ])
       applyEvent(view, e);
-    expect(view.steps[0]!.status).toBe('running');
+    // Not drawn as running on a run that has ended: it was running when the run ended.
+    expect(view.steps[0]!.status).toBe('interrupted');
     const late = ev(
       'ToolReturned',
       { step_id: 'a', attempt: 1, success: true, output: 'slept', latency_ms: 900, after_run_ended: true },

@@ -8,17 +8,36 @@ import {
   type ApprovalDecision,
   type ControlResult,
   type Finding,
+  type Run,
   type RunEvent,
+  TERMINAL_STATUSES,
 } from '../../client';
+import { skippedBecause } from '../../client/skip-text';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
-import { clip, duration, eventLine, parentLine } from '../render';
+import { applyEvent, emptyView } from '../../client/run-view';
+import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
 
 type Done = (code: number) => void;
+
+/**
+ * A step row's last column: its error, why it was skipped (in words), the answer a person gave a
+ * `human.input` step, or that it was running when the run ended.
+ */
+function rowNote(run: Run, id: string, d: Run['steps'][string], action: string | undefined): string {
+  if (!d) return '';
+  if (d.error) return d.error.message;
+  if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
+  if (d.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(run.status))
+    return 'was running when the run ended';
+  if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
+    return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
+  return '';
+}
 
 /** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
 const ACTIONS = ['retry', 'skip', 'abort', 'replan'];
@@ -76,38 +95,56 @@ export function registerManage(program: Command, context: () => Context, done: D
         done(EXIT.ok);
       },
     );
+  const show = async (given: string) => {
+    const ctx = context();
+    const id = runId(given);
+    const run = await ctx.client.getRun(id);
+    if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
+    // The snapshot is the current plan; what earlier versions replaced is in the events.
+    const view = emptyView(id);
+    for (const e of await ctx.client.events(id)) applyEvent(view, e);
+    const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
+    const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
+    const why =
+      run.termination_reason && !['success', 'plan_rejected'].includes(run.termination_reason)
+        ? ` (${run.termination_reason})`
+        : '';
+    ctx.print(`${run.run_id}  ${status}${why}${time}  plan v${run.plan_version ?? '-'}`);
+    const parent = parentLine(run);
+    if (parent) ctx.print(parent);
+    if (run.goal) ctx.print(`goal: ${run.goal}`);
+    const ended = (TERMINAL_STATUSES as readonly string[]).includes(run.status);
+    const rows = Object.entries(run.steps).map(([step, d]) => [
+      step,
+      // Not "running" on a run that has ended: it was, when the run ended (the dashboard says so too).
+      d.status === 'running' && ended ? 'interrupted' : d.status,
+      d.attempts ? `×${d.attempts}` : '',
+      d.latency_ms === null ? '' : duration(d.latency_ms),
+      stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),
+    ]);
+    if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
+    for (const line of replacedLines(view.replaced, ctx.style, 100)) ctx.print(line);
+    // Where the steps' child runs are: `edgeplan show` on one leads back here (its `child of` line).
+    if (view.steps.some((s) => s.action === 'agent.dispatch')) {
+      const children = await ctx.client.listRuns({ parent_run_id: id, limit: 200 });
+      for (const c of children.runs)
+        ctx.print(
+          `child run ${c.run_id}  ${c.status}  (step ${c.parent_step_id ?? '?'}): edgeplan show ${c.run_id}`,
+        );
+    }
+    for (const line of decisionLines(view)) ctx.print(line);
+    if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
+    if (run.final_output !== undefined && run.final_output !== null)
+      ctx.print(`output: ${JSON.stringify(run.final_output)}`);
+    done(exitForStatus(run.status));
+  };
   runs
     .command('show')
-    .description('A run: status, each step, the output')
+    .description('A run: status, each step, what earlier plan versions replaced, the output')
     .argument('<id>', 'run id')
-    .action(async (given: string) => {
-      const ctx = context();
-      const id = runId(given);
-      const run = await ctx.client.getRun(id);
-      if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
-      const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
-      const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
-      const why =
-        run.termination_reason && !['success', 'plan_rejected'].includes(run.termination_reason)
-          ? ` (${run.termination_reason})`
-          : '';
-      ctx.print(`${run.run_id}  ${status}${why}${time}  plan v${run.plan_version ?? '-'}`);
-      const parent = parentLine(run);
-      if (parent) ctx.print(parent);
-      if (run.goal) ctx.print(`goal: ${run.goal}`);
-      const rows = Object.entries(run.steps).map(([step, d]) => [
-        step,
-        d.status,
-        d.attempts ? `×${d.attempts}` : '',
-        d.latency_ms === null ? '' : duration(d.latency_ms),
-        d.error?.message ?? d.skip_reason ?? '',
-      ]);
-      if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
-      if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
-      if (run.final_output !== undefined && run.final_output !== null)
-        ctx.print(`output: ${JSON.stringify(run.final_output)}`);
-      done(exitForStatus(run.status));
-    });
+    .action(show);
+  // `edgeplan show <id>`: what a person types first.
+  program.command('show').description('A run (as `runs show <id>`)').argument('<id>', 'run id').action(show);
 
   program
     .command('events')
@@ -132,9 +169,12 @@ export function registerManage(program: Command, context: () => Context, done: D
         const status = view.last_seq > after ? view.status : (await ctx.client.getStatus(id)).run_status;
         return done(exitForStatus(status));
       }
+      // The status first, then the events: the listing holds at least everything that led to it, and
+      // the exit code says what the run was doing (3: it waits for someone — as `show` and `--follow` say).
+      const { run_status } = await ctx.client.getStatus(id);
       const events: RunEvent[] = await ctx.client.events(id, { after });
       for (const e of events) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
-      done(EXIT.ok);
+      done(exitForStatus(run_status));
     });
 
   // A run started elsewhere (the dashboard, the client, `run --no-watch`) followed as `run` follows

@@ -1,8 +1,9 @@
 /** `edgeplan run <file> | --goal "…"` and `edgeplan validate <file>`. */
 import type { Command } from 'commander';
 import { EdgeplanApiError, estimateText, type CreateRunRequest, type Finding } from '../../client';
+import { applyEvent, emptyView } from '../../client/run-view';
 import type { Context } from '../context';
-import { EXIT, UsageError } from '../exit-codes';
+import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { followToEnd, following } from '../follow';
 import { findingLines, reportFindings } from '../findings';
 import { collect, pairs, planRequest } from '../inputs';
@@ -63,13 +64,14 @@ export function registerRun(program: Command, context: () => Context, done: (cod
       following(created.run_id);
       const watch = o.watch ?? ctx.tty;
       if (!watch) {
-        if (ctx.json) ctx.printJson(created);
-        else ctx.print(`${created.run_id}  ${created.status}`);
-        return done(
-          created.status === 'awaiting_approval' || created.status === 'awaiting_input'
-            ? EXIT.waiting
-            : EXIT.ok,
-        );
+        // A planned goal is created `planning`: whether it will wait for approval, run, or fail to
+        // plan is not known yet. The command waits for the plan, so its exit code tells a script what
+        // to do next (3: approve it) — not 0 for a run that may never start.
+        const status =
+          created.status === 'planning' ? await pastPlanning(ctx, created.run_id) : created.status;
+        if (ctx.json) ctx.printJson({ ...created, status });
+        else ctx.print(`${created.run_id}  ${status}`);
+        return done(exitForStatus(status));
       }
       if (!ctx.json && !ctx.tty) ctx.print(`run ${created.run_id}`);
       const code = await followToEnd(ctx, created.run_id);
@@ -109,6 +111,19 @@ export function registerRun(program: Command, context: () => Context, done: (cod
       }
       done(result.valid ? EXIT.ok : EXIT.failed);
     });
+}
+
+/**
+ * The run's status once planning is over (or the command is interrupted): `awaiting_approval`,
+ * `running`, `failed` (the plan could not be made), … — read from its events as they come.
+ */
+async function pastPlanning(ctx: Context, runId: string): Promise<string> {
+  const view = emptyView(runId);
+  for await (const e of ctx.client.watch(runId, { signal: ctx.signal })) {
+    applyEvent(view, e);
+    if (view.status !== 'planning') break;
+  }
+  return view.status === 'planning' ? (await ctx.client.getStatus(runId)).run_status : view.status;
 }
 
 const findings = (n: number) => `${n} finding${n === 1 ? '' : 's'}`;

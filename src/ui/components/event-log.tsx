@@ -6,7 +6,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { JsonBlock } from './json-block';
 import type { RunEvent } from '../../client';
-import { visibleJson } from '../visible-text';
+import { eventDetail } from '../../client/event-detail';
+import { visibleJson, visibleText } from '../visible-text';
 
 /** Rows drawn at first, and added by "earlier". */
 const PAGE = 500;
@@ -89,6 +90,8 @@ function EventRow({
 }) {
   // Once per event, not per redraw: a step's output may take megabytes.
   const payload = useMemo(() => visibleJson(JSON.stringify(e.payload) ?? ''), [e]);
+  // An elided payload has none of its fields: nothing to say but its JSON.
+  const detail = useMemo(() => ('$elided' in e.payload ? '' : visibleText(eventDetail(e))), [e]);
   return (
     <li data-event-type={e.event_type} class={open ? 'open' : undefined}>
       <button
@@ -104,11 +107,15 @@ function EventRow({
       <span class="time">{e.timestamp.slice(11, 23)}</span>
       <span class="type">{e.event_type}</span>
       <span class="step">{step}</span>
-      <code class="payload">
-        {payload.length > CUT
-          ? `${payload.slice(0, CUT)}… (${payload.length.toLocaleString()} chars)`
-          : payload}
-      </code>
+      {/* What it says in words first (why a plan changed, who approved): the JSON's start was a plan's id. */}
+      <span class="detail">
+        {detail ? <span class="summary">{detail}</span> : null}
+        <code class="payload">
+          {payload.length > CUT
+            ? `${payload.slice(0, CUT)}… (${payload.length.toLocaleString()} chars)`
+            : payload}
+        </code>
+      </span>
       {open ? <JsonBlock value={e} file={`event-${e.seq}.json`} /> : null}
     </li>
   );

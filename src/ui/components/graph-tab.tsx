@@ -2,15 +2,19 @@
  * A run's Graph tab: the plan as a graph beside the selected step's panel and, while the run waits
  * for approval, every step's parameters in a table to read before approving (not one node at a time)
  * — gone once the run is decided, when the graph's colours and the step panel tell what each step did.
+ * Under the graph, the steps later plan versions replaced, each clickable for what it did.
  */
-import type { Run, StepView } from '../../client';
+import type { ReplacedStep, Run, RunView, StepView } from '../../client';
 import { failedDependency } from '../run-status';
 import { Dag } from './dag';
 import { PlanSteps } from './plan-steps';
+import { replacedAt, replacedKey, ReplacedSteps } from './replaced-steps';
 import { StepPanel } from './step-panel';
 
 export function GraphTab({
   steps,
+  replaced,
+  versions,
   inferred,
   critical,
   run,
@@ -20,6 +24,10 @@ export function GraphTab({
   onRetry,
 }: {
   steps: StepView[];
+  /** Steps later plan versions replaced (the run view's `replaced`). */
+  replaced: readonly ReplacedStep[];
+  /** The plan's versions (the run view's), to say which changed the selected step. */
+  versions: RunView['versions'];
   inferred: Record<string, string[]>;
   critical: string[];
   run: Run | null;
@@ -29,26 +37,38 @@ export function GraphTab({
   /** Retries a failed step, when the run allows it. */
   onRetry: ((id: string) => void) | undefined;
 }) {
-  const step = steps.find((s) => s.id === selected) ?? null;
+  const step = steps.find((s) => s.id === selected) ?? replacedAt(replaced, selected);
+  const select = (key: string) => {
+    onSelect(key);
+    revealStepPanel();
+  };
+  const earlier =
+    step && !('replaced_by' in step)
+      ? replaced.flatMap((r, i) => (r.id === step.id ? [{ key: replacedKey(i), step: r }] : []))
+      : [];
   return (
     <>
       <div class="graph-view">
-        <Dag
-          steps={steps}
-          inferred={inferred}
-          critical={critical}
-          selected={selected}
-          onSelect={(id) => {
-            onSelect(id);
-            revealStepPanel();
-          }}
-        />
+        <div class="graph-column">
+          <Dag steps={steps} inferred={inferred} critical={critical} selected={selected} onSelect={select} />
+          <ReplacedSteps replaced={replaced} selected={selected} onSelect={select} />
+        </div>
         {step ? (
           <StepPanel
+            key={selected}
             step={step}
             run={run}
             failedDependency={step.status === 'skipped' ? failedDependency(steps, inferred, step.id) : null}
             onRetry={onRetry}
+            earlier={earlier}
+            changedIn={
+              step && !('replaced_by' in step)
+                ? versions.filter(
+                    (v) => v.changes?.changed.includes(step.id) || v.changes?.added.includes(step.id),
+                  )
+                : []
+            }
+            onSelect={select}
           />
         ) : (
           <aside class="step-panel muted">Click a step for its inputs, output and attempts.</aside>

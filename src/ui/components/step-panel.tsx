@@ -2,48 +2,66 @@
  * One step in full: as planned, its resolved inputs (what the last attempt was called with), its
  * output, and every attempt with its tool, outcome, error, latency and idempotency key.
  */
-import type { Run, StepView } from '../../client';
+import { replacedText, type ReplacedStep, type Run, type RunView, type StepView } from '../../client';
+import { skippedBecause } from '../../client/skip-text';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
 import { visibleText } from '../visible-text';
 
-/** Why a step was skipped, in words (the API's `skip_reason` beside). */
-const SKIPPED_BECAUSE: Record<string, string> = {
-  when_false: 'its `when` condition was false',
-  dependency_failed: 'a step it depends on failed',
-  missing_input: 'an input it reads is missing',
-  failure_strategy: 'the run’s failure strategy skipped it',
-  run_terminated: 'the run ended before it ran',
-  cancelled: 'the run was cancelled before it ran',
-  not_reached: 'the run finished without reaching it',
+/** A plan change's kind, as the note under a step's name says it. */
+const KIND_WORDS: Record<string, string> = {
+  revision: 'a revision',
+  approval_edit: 'the approver’s edit',
+  rollback: 'a rollback',
+  turn: 'the next turn',
 };
 
 export function StepPanel({
   step,
   run,
   failedDependency = null,
-  onRetry,
+  onRetry: retry,
+  earlier = [],
+  changedIn = [],
+  onSelect,
 }: {
-  step: StepView;
+  step: StepView | ReplacedStep;
   run: Run | null;
   /** A failed step this one depends on: the one to retry (the API refuses a retry of this one). */
   failedDependency?: string | null;
-  onRetry?: (id: string) => void;
+  onRetry?: ((id: string) => void) | undefined;
+  /** This step's incarnations earlier plan versions replaced, with their selection keys. */
+  earlier?: { key: string; step: ReplacedStep }[];
+  /** The plan versions that added or changed this step, and why. */
+  changedIn?: RunView['versions'];
+  onSelect?: (key: string) => void;
 }) {
+  // A replaced step is history: what it did, nothing to act on, no output of the current plan's.
+  const replaced = 'replaced_by' in step ? step : null;
+  const onRetry = replaced ? undefined : retry;
   const last = step.history.at(-1);
   // Ran, as the run read again says, before the page has the events of its attempts (late, or held).
   const unread = step.history.length === 0 && step.attempts > 0;
   const inferred = run?.steps[step.id]?.inferred_dependencies ?? [];
   // The snapshot has it for steps the run's end skipped (no StepSkipped event for those).
   const skipReason = step.skip_reason ?? run?.steps[step.id]?.skip_reason ?? null;
-  const output = run?.step_results[step.id] ?? step.history.findLast((a) => a.success)?.output;
+  const output =
+    (replaced ? undefined : run?.step_results[step.id]) ?? step.history.findLast((a) => a.success)?.output;
   const fallback = (step.planned as { fallback_action?: unknown }).fallback_action;
+  // The fallback's attempt, if it ran.
+  const fellBack = fallback ? step.history.find((a) => a.fallback) : undefined;
   return (
-    <aside class="step-panel" aria-label={`Step ${step.id}`}>
+    <aside
+      class={`step-panel${replaced ? ' replaced' : ''}`}
+      aria-label={
+        replaced ? `Step ${step.id}, replaced (plan v${replaced.plan_version ?? '?'})` : `Step ${step.id}`
+      }
+    >
       <header>
         <h2>
-          {step.id} <span class={`badge status-${step.status}`}>{step.status}</span>
+          {step.id} {replaced ? <span class="badge replaced-badge">replaced</span> : null}{' '}
+          <span class={`badge status-${step.status}`}>{step.status}</span>
         </h2>
         {onRetry && (step.status === 'failed' || step.status === 'skipped') ? (
           failedDependency ? (
@@ -62,6 +80,35 @@ export function StepPanel({
         <p class="muted note">
           It depends on <code>{failedDependency}</code>, which failed: retry that step (or the whole run).
         </p>
+      ) : null}
+      {replaced ? (
+        <p class="note replaced-note" data-replaced-by={replaced.replaced_by.version ?? ''}>
+          Not in the current plan: {visibleText(replacedText(replaced))}
+        </p>
+      ) : null}
+      {changedIn.map((v) => (
+        <p key={v.version ?? v.at} class="note changed-in" data-changed-in={v.version ?? ''}>
+          {v.changes?.added.includes(step.id) ? 'Added' : 'Changed'} in plan v{v.version ?? '?'} (
+          {KIND_WORDS[v.kind] ?? v.kind}): {visibleText(v.reason)}
+        </p>
+      ))}
+      {earlier.length > 0 ? (
+        <div class="note earlier">
+          Ran before under an earlier plan version:
+          <ul>
+            {earlier.map((e) => (
+              <li key={e.key}>
+                <button type="button" class="link" data-earlier={e.key} onClick={() => onSelect?.(e.key)}>
+                  v{e.step.plan_version ?? '?'}: {e.step.status}
+                  {e.step.history.length > 0
+                    ? `, ${e.step.history.length} attempt${e.step.history.length === 1 ? '' : 's'}`
+                    : ''}
+                </button>{' '}
+                <span class="muted">{visibleText(replacedText(e.step))}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       <dl>
         <dt>Action</dt>
@@ -84,6 +131,16 @@ export function StepPanel({
             <dt>Fallback</dt>
             <dd>
               <code>{typeof fallback === 'string' ? fallback : jsonText(fallback)}</code>
+              {/* Whether it ran, and how it went: the output above may be the fallback's, not the action's. */}
+              {fellBack ? (
+                <span class="note fallback-ran" data-fallback-ran={fellBack.success ? 'ok' : 'failed'}>
+                  {' '}
+                  — ran as attempt {fellBack.attempt}
+                  {fellBack.success === null ? '' : fellBack.success ? ', ok' : ', failed'}
+                </span>
+              ) : (
+                <span class="muted"> — not needed</span>
+              )}
             </dd>
           </>
         ) : null}
@@ -95,11 +152,20 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
+        {step.status === 'interrupted' ? (
+          <>
+            <dt>Interrupted</dt>
+            <dd>
+              It was running when the run ended; its tool may have gone on — an outcome that comes later shows
+              here.
+            </dd>
+          </>
+        ) : null}
         {skipReason ? (
           <>
             <dt>Skipped</dt>
             <dd data-skip-reason={skipReason}>
-              {SKIPPED_BECAUSE[skipReason] ?? skipReason} <code class="muted">{skipReason}</code>
+              {skippedBecause(skipReason)} <code class="muted">{skipReason}</code>
             </dd>
           </>
         ) : null}
@@ -156,6 +222,7 @@ export function StepPanel({
                 <td>{a.attempt}</td>
                 <td>
                   <code>{a.tool}</code>
+                  {a.fallback ? <span class="muted"> (fallback)</span> : null}
                   <br />
                   <code class="key" title="Idempotency key">
                     {a.idempotency_key}
@@ -163,7 +230,11 @@ export function StepPanel({
                 </td>
                 <td class="outcome-cell">
                   {a.success === null ? (
-                    'running'
+                    a.ended_at === null ? (
+                      'running'
+                    ) : (
+                      'no outcome: the run ended while it ran'
+                    )
                   ) : a.success ? (
                     a.cached ? (
                       'ok (cached)'

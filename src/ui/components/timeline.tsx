@@ -1,10 +1,13 @@
 /**
  * A Gantt chart of every attempt: one row per step, a bar per attempt from its start to its return,
  * so parallelism (bars stacked in time), retries (several bars in a row) and waiting (the gap before
- * a step's first bar) are visible at a glance.
+ * a step's first bar) are visible at a glance. A step a later plan version replaced keeps its row,
+ * marked with the version that replaced it, above the current plan's rows — its failed attempts are
+ * part of what the run did.
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { RunView } from '../../client';
+import { replacedText, type AttemptView, type RunView } from '../../client';
+import { visibleText } from '../visible-text';
 
 /** The least room a tick's label gets: ticks are thinned to fit the axis (at 390 px they overlapped). */
 const TICK_PX = 90;
@@ -12,7 +15,8 @@ const TICK_PX = 90;
 export function Timeline({ view, now }: { view: RunView; now: number }) {
   const axis = useRef<HTMLDivElement>(null);
   const [axisWidth, setAxisWidth] = useState(4 * TICK_PX);
-  const attempts = view.steps.flatMap((s) => s.history);
+  const replaced = view.replaced.filter((r) => r.history.length > 0);
+  const attempts = [...replaced, ...view.steps].flatMap((s) => s.history);
   const drawn = attempts.length > 0;
   useLayoutEffect(() => {
     const el = axis.current;
@@ -34,7 +38,34 @@ export function Timeline({ view, now }: { view: RunView; now: number }) {
     // A short run in milliseconds: "0.00 s, 0.00 s, 0.01 s" told nothing.
     label: span < 2000 ? `${Math.round(f * span)} ms` : `${((f * span) / 1000).toFixed(2)} s`,
   }));
-  const rows = view.steps.filter((s) => s.history.length > 0);
+  const rows = [
+    ...replaced.map((r, i) => ({
+      key: `replaced-${i}`,
+      id: r.id,
+      history: r.history,
+      replaced: replacedText(r),
+      version: r.plan_version,
+    })),
+    ...view.steps
+      .filter((s) => s.history.length > 0)
+      .map((s) => ({ key: s.id, id: s.id, history: s.history, replaced: null, version: null })),
+  ];
+  // Where a later plan version took over: the replaced rows' bars end before it.
+  const changes = view.versions.filter((v) => v.kind !== 'authored' && v.at >= start && v.at <= end);
+  const bar = (id: string, a: AttemptView) => {
+    const outcome =
+      a.success === null ? (a.ended_at === null ? 'running' : 'lost') : a.success ? 'ok' : 'failed';
+    const stop = a.ended_at ?? now;
+    const error = a.error ? ` — ${a.error.code}: ${a.error.message}` : '';
+    return (
+      <span
+        key={`${a.attempt}-${a.started_at}`}
+        class={`tl-bar ${outcome}`}
+        style={{ left: pct(a.started_at), width: width(a.started_at, stop) }}
+        title={`${id} attempt ${a.attempt} (${a.tool}): ${outcome}, ${Math.round(stop - a.started_at)} ms${error}`}
+      />
+    );
+  };
   return (
     <div class="timeline" role="table" aria-label="Attempts over time">
       <div class="tl-axis" aria-hidden="true" ref={axis}>
@@ -44,26 +75,47 @@ export function Timeline({ view, now }: { view: RunView; now: number }) {
           </span>
         ))}
       </div>
-      {rows.map((s) => (
-        <div class="tl-row" role="row" key={s.id} data-step-id={s.id}>
+      {changes.length > 0 ? (
+        <div class="tl-row tl-versions" role="row">
           <span class="tl-label" role="rowheader">
-            {s.id}
+            plan versions
           </span>
           <span class="tl-track" role="cell">
-            {s.history.map((a) => {
-              const outcome =
-                a.success === null ? (a.ended_at === null ? 'running' : 'lost') : a.success ? 'ok' : 'failed';
-              const stop = a.ended_at ?? now;
-              return (
-                <span
-                  key={`${a.attempt}-${a.started_at}`}
-                  class={`tl-bar ${outcome}`}
-                  style={{ left: pct(a.started_at), width: width(a.started_at, stop) }}
-                  title={`${s.id} attempt ${a.attempt} (${a.tool}): ${outcome}, ${Math.round(stop - a.started_at)} ms`}
-                />
-              );
-            })}
+            {changes.map((v) => (
+              <span
+                key={`${v.version}-${v.at}`}
+                class="tl-mark"
+                data-plan-version={v.version ?? ''}
+                style={{ left: pct(v.at) }}
+                title={visibleText(`v${v.version ?? '?'} (${v.kind}): ${v.reason}`)}
+              >
+                v{v.version ?? '?'}
+              </span>
+            ))}
           </span>
+        </div>
+      ) : null}
+      {rows.map((r) => (
+        <div
+          class={`tl-row${r.replaced ? ' replaced' : ''}`}
+          role="row"
+          key={r.key}
+          data-step-id={r.id}
+          {...(r.replaced ? { 'data-replaced': 'true', 'data-plan-version': String(r.version ?? '') } : {})}
+        >
+          <span class="tl-label" role="rowheader">
+            {r.id}
+            {r.replaced ? <span class="tl-version"> v{r.version ?? '?'}</span> : null}
+          </span>
+          <span class="tl-track" role="cell">
+            {r.history.map((a) => bar(r.id, a))}
+          </span>
+          {/* The whole of why, under its bars: cut in the label, the reason was the part lost. */}
+          {r.replaced ? (
+            <span class="tl-note" role="cell">
+              replaced: {visibleText(r.replaced)}
+            </span>
+          ) : null}
         </div>
       ))}
     </div>

@@ -13,6 +13,7 @@ import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
 import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { RunOutcome } from '../components/run-outcome';
+import { ApprovalNote } from '../components/approval-note';
 import { DecisionComment } from '../components/decision-comment';
 import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
@@ -117,6 +118,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <FinalOutput value={run?.final_output ?? view.final_output} />
       ) : null}
       <RunOutcome status={status} error={view.error} ending={now.ending} />
+      <ApprovalNote view={view} />
       {view.notices.map((n) => (
         <p key={n.code} class="outcome notice" data-notice={n.code} role="status">
           <code class="code">{n.code}</code> {n.message}
@@ -126,6 +128,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       {tab === 'graph' ? (
         <GraphTab
           steps={now.steps}
+          replaced={view.replaced}
+          versions={view.versions}
           inferred={now.inferred}
           critical={view.critical_path}
           run={run}

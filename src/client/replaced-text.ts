@@ -1,0 +1,44 @@
+/**
+ * How a replaced step, and a plan version's changes, are said in words, the same in the dashboard
+ * and the terminal: which plan version replaced the step, what kind of change that was, and why.
+ * @example
+ * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
+ * // 'v1, removed by v2 (revision): step fetch failed'
+ */
+import type { ReplacedStep } from './run-view';
+
+/** A plan change's kind as a person says it. */
+const KIND_WORDS: Record<string, string> = {
+  revision: 'revision',
+  approval_edit: 'approver’s edit',
+  rollback: 'rollback',
+  turn: 'next turn',
+};
+
+/** `v1, removed by v2 (revision): <reason>` or `v1, run again in v2 (…): <reason>`. */
+export function replacedText(r: Pick<ReplacedStep, 'plan_version' | 'change' | 'replaced_by'>): string {
+  const by = r.replaced_by;
+  const kind = KIND_WORDS[by.kind] ?? by.kind;
+  const what = r.change === 'removed' ? 'removed by' : 'run again in';
+  const from = r.plan_version === null ? '' : `v${r.plan_version}, `;
+  return `${from}${what} v${by.version ?? '?'} (${kind})${by.reason ? `: ${by.reason}` : ''}`;
+}
+
+/**
+ * What a plan version did to the steps, in words: `changed a; removed risky; added b`, or `` when it
+ * touched none.
+ * @example changesText({ added: ['b'], changed: ['a'], removed: [] }) // 'changed a; added b'
+ */
+export function changesText(
+  c: { added: string[]; changed: string[]; removed: string[] } | undefined,
+): string {
+  if (!c) return '';
+  const part = (verb: string, ids: string[]) => (ids.length ? `${verb} ${ids.join(', ')}` : '');
+  return [part('changed', c.changed), part('removed', c.removed), part('added', c.added)]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** A replaced step's last status as shown: `not run` for one that never started (not "pending"). */
+export const replacedStatus = (r: Pick<ReplacedStep, 'status' | 'history'>): string =>
+  r.history.length === 0 && r.status === 'pending' ? 'not run' : r.status;

@@ -1,0 +1,31 @@
+/**
+ * Who approved the plan and what they said, and what their edit changed — in the page's head, where a
+ * person reading the run later looks first (a rejection says so in the run's outcome instead).
+ */
+import { changesText, type RunView } from '../../client';
+import { visibleText } from '../visible-text';
+
+export function ApprovalNote({ view }: { view: RunView }) {
+  const a = view.approval;
+  if (!a || a.decision !== 'granted') return null;
+  const edit = view.versions.find((v) => v.kind === 'approval_edit');
+  const what = edit ? changesText(edit.changes) : '';
+  return (
+    <p class="approval-note muted" data-approval={a.by}>
+      Plan approved{' '}
+      {a.by === 'timeout' ? 'when the approval deadline passed (its default action)' : 'by the approver'}
+      {a.comment ? (
+        <>
+          : <q class="comment">{visibleText(a.comment)}</q>
+        </>
+      ) : null}
+      {edit ? (
+        <span data-approval-edit={edit.version ?? ''}>
+          {' '}
+          · edited into v{edit.version ?? '?'}
+          {what ? `: ${visibleText(what)}` : ''}
+        </span>
+      ) : null}
+    </p>
+  );
+}

@@ -1,0 +1,300 @@
+/**
+ * What the `edgeplan` command tells a person who was not watching, against `wrangler dev` with a
+ * scripted LLM (the only part not real): a step a revision replaced stays in `show` with its attempts,
+ * its error and why; who approved and what their edit changed; a cancelled run's step interrupted, not
+ * running; a human.input step's answer; the way from a parent run to its child and back. And the exit
+ * codes a script relies on (SPEC §8): `run --goal … --no-watch` waits for the plan and exits 3 when it
+ * awaits approval (1 when planning failed), and `events <id>` exits with the run's status (3: waiting).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedLlm } from './scripted-llm-server';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+type Json = Record<string, unknown>;
+const root = process.cwd();
+const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-history-'));
+const cli = join(dir, 'edgeplan.mjs');
+let server: { base: string; stop(): Promise<void> };
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+
+/**
+ * Runs the command without blocking this process — the scripted LLM answers from it, so a command
+ * that plans must not hold its event loop (spawnSync would wait for an answer it holds up).
+ */
+function edgeplanAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += String(d)));
+  child.stderr.on('data', (d: Buffer) => (err += String(d)));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+/** Runs the command; never throws, so exit codes are asserted. */
+function edgeplan(args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return (await res.json()) as Json;
+}
+const start = async (body: unknown) => (await api('POST', '/v1/runs', body)).run_id as string;
+async function waitForStatus(runId: string, status: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await api('GET', `/v1/runs/${runId}`)).status === status) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${runId} never reached ${status}`);
+}
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
+  llm = await startScriptedLlm();
+  server = (await startDevServer({
+    name: 'cli-history-e2e',
+    extraArgs: [
+      '--var',
+      `OPENAI_BASE_URL:${llm.url}`,
+      '--var',
+      'OPENAI_API_KEY:sk-scripted',
+      '--var',
+      'PLANNER_MODEL:scripted-model',
+    ],
+  })) as typeof server;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await llm?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+
+describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
+  it('show keeps a step a revision replaced: its attempts, its error, the version that replaced it and why', async () => {
+    llm.script('cli-revised', [
+      JSON.stringify({
+        steps: [
+          {
+            id: 'fetch',
+            description: 'fetch',
+            action: 'demo.flaky',
+            parameters: { fail_times: 9, key: 'cli-history-revised' },
+            dependencies: [],
+          },
+          echo('use', ['fetch']),
+        ],
+      }),
+      JSON.stringify({ steps: [echo('fetch_mirror'), echo('use', ['fetch_mirror'])] }),
+    ]);
+    const id = await start({
+      goal: 'cli-revised: fetch and use',
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    });
+    await waitForStatus(id, 'completed');
+    const shown = edgeplan(['show', id]);
+    expect(shown.err).toBe('');
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/plan v2/);
+    expect(shown.out).toMatch(/^fetch_mirror\s+completed/m);
+    // The failed step, though v2 dropped it: two attempts, and which version replaced it and why.
+    expect(shown.out).toMatch(/replaced by a later plan version \(1\):/);
+    expect(shown.out).toMatch(/✖ fetch\s+failed ×2/);
+    expect(shown.out).toMatch(/v1, removed by v2 \(revision\): step "fetch" failed: .*attempt 2/);
+    // `runs show` says the same.
+    expect(edgeplan(['runs', 'show', id]).out).toBe(shown.out);
+
+    const events = edgeplan(['events', id]);
+    expect(events.code).toBe(0);
+    expect(events.out).toMatch(
+      /RevisionRequested\s+fetch\s+step_failure → replan_remaining: step "fetch" failed/,
+    );
+    expect(events.out).toMatch(/PlanUpdated\s+2 steps \(v2, revision\): step "fetch" failed/);
+    // A watch of the ended run (piped) replays every line of its history, the failed attempts first.
+    const watched = edgeplan(['watch', id]);
+    expect(watched.code).toBe(0);
+    expect(watched.out).toMatch(
+      /ToolReturned\s+fetch\s+error demo_flaky[\s\S]*ToolReturned\s+fetch\s+error demo_flaky/,
+    );
+  });
+
+  it('run --goal --no-watch waits for the plan: exit 3 awaiting approval, 1 when planning failed', async () => {
+    llm.script('cli-needs-approval', [JSON.stringify({ steps: [echo('only')] })]);
+    const waiting = await edgeplanAsync([
+      'run',
+      '--goal',
+      'cli-needs-approval: one step',
+      '--config',
+      'require_plan_approval=true',
+      '--no-watch',
+    ]);
+    expect(waiting.err).toBe('');
+    expect(waiting.out).toMatch(/^run_[A-Za-z0-9]+ {2}awaiting_approval$/m);
+    expect(waiting.code).toBe(3);
+    const id = waiting.out.trim().split(/\s+/)[0]!;
+    // The same as JSON, for a script that parses it.
+    llm.script('cli-needs-approval-json', [JSON.stringify({ steps: [echo('only')] })]);
+    const json = await edgeplanAsync([
+      'run',
+      '--goal',
+      'cli-needs-approval-json: one step',
+      '--config',
+      'require_plan_approval=true',
+      '--no-watch',
+      '--json',
+    ]);
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.out)).toMatchObject({ status: 'awaiting_approval' });
+
+    // `events` without --follow on the waiting run: its lines, and exit 3 — someone must act.
+    const events = edgeplan(['events', id]);
+    expect(events.out).toMatch(/ApprovalRequested\s+plan v1/);
+    expect(events.code).toBe(3);
+    expect(edgeplan(['approve', id]).code).toBe(0);
+    await waitForStatus(id, 'completed');
+    const after = edgeplan(['events', id]);
+    expect(after.out).toMatch(/ApprovalGranted\s+by approver/);
+    expect(after.code).toBe(0);
+
+    // Nothing the planner can use: the run fails planning, and the command says so (exit 1).
+    llm.script('cli-never-plans', ['no json here', 'still nothing', 'nothing again']);
+    const failed = await edgeplanAsync(['run', '--goal', 'cli-never-plans: anything', '--no-watch']);
+    expect(failed.out).toMatch(/^run_[A-Za-z0-9]+ {2}failed$/m);
+    expect(failed.code).toBe(1);
+  });
+
+  it('show says who approved, with the comment, and what the edit changed; the removed step stays listed', async () => {
+    const id = await start({
+      plan: {
+        goal: 'approve with an edit',
+        steps: [
+          { id: 'a', action: 'demo.echo', parameters: { v: 1 } },
+          { id: 'risky', action: 'demo.echo', parameters: { v: 'prod' } },
+        ],
+      },
+      config: { require_plan_approval: true },
+    });
+    await waitForStatus(id, 'awaiting_approval');
+    const run = await api('GET', `/v1/runs/${id}`);
+    const plan = run.plan as { steps: { id: string; parameters: Json }[] };
+    const edited = { ...plan, steps: [{ ...plan.steps[0]!, parameters: { v: 2 } }] };
+    await api('POST', `/v1/runs/${id}/approval`, {
+      decision: 'modify',
+      plan: edited,
+      comment: 'no production step',
+    });
+    await waitForStatus(id, 'completed');
+    const shown = edgeplan(['show', id]);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/^approved by the approver: no production step$/m);
+    expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
+    expect(shown.out).toMatch(/○ risky\s+not run/);
+    expect(shown.out).toMatch(/v1, removed by v2 \(approver’s edit\): no production step/);
+    const events = edgeplan(['events', id]);
+    expect(events.out).toMatch(/PlanUpdated\s+1 step \(v2, approval_edit\): no production step/);
+    expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
+  });
+
+  it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer; skips in words', async () => {
+    const cancelled = await start({
+      plan: {
+        goal: 'cancel while it asks',
+        steps: [{ id: 'wait', action: 'human.input', parameters: { prompt: 'Anyone?' } }],
+      },
+    });
+    await waitForStatus(cancelled, 'awaiting_input');
+    await api('POST', `/v1/runs/${cancelled}/cancel`, { reason: 'nobody answers' });
+    await waitForStatus(cancelled, 'cancelled');
+    const c = edgeplan(['show', cancelled]);
+    expect(c.code).toBe(1);
+    expect(c.out).toMatch(/cancelled \(nobody answers\)/);
+    expect(c.out).toMatch(/^wait\s+interrupted\s+×1\s+was running when the run ended$/m);
+
+    const asked = await start({
+      plan: {
+        goal: 'ask one, skip one',
+        steps: [
+          { id: 'city', action: 'human.input', parameters: { prompt: 'Which city?' } },
+          { id: 'more', action: 'human.input', parameters: { prompt: 'More?' }, when: 'input.more == true' },
+        ],
+      },
+      input: { more: false },
+    });
+    await waitForStatus(asked, 'awaiting_input');
+    expect(edgeplan(['input', asked, 'Oslo', '--step', 'city']).code).toBe(0);
+    await waitForStatus(asked, 'completed');
+    const a = edgeplan(['show', asked]);
+    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo"$/m);
+    expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
+    expect(edgeplan(['events', asked]).out).toMatch(/InputReceived\s+city\s+answer: "Oslo"/);
+  });
+
+  it('show says a step’s fallback ran', async () => {
+    const id = await start({
+      plan: {
+        goal: 'fall back',
+        steps: [
+          {
+            id: 'primary',
+            action: 'demo.flaky',
+            parameters: { fail_times: 50, key: 'cli-history-fallback' },
+            fallback_action: { action: 'demo.echo', parameters: { from: 'fallback' } },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 0 },
+    });
+    await waitForStatus(id, 'completed');
+    expect(edgeplan(['show', id]).out).toMatch(/^primary\s+completed\s+×2\s+\S+\s+via fallback demo\.echo$/m);
+    expect(edgeplan(['events', id]).out).toMatch(/StepScheduled\s+primary\s+fallback demo\.echo attempt 2/);
+  });
+
+  it('show leads from a parent run to its child run and back', async () => {
+    const parent = await start({
+      plan: {
+        goal: 'delegate',
+        steps: [
+          {
+            id: 'delegate',
+            action: 'agent.dispatch',
+            parameters: { goal: 'child work', plan: { steps: [echo('c1')] } },
+          },
+        ],
+      },
+    });
+    await waitForStatus(parent, 'completed');
+    const p = edgeplan(['show', parent]);
+    const child = /^child run (run_[A-Za-z0-9]+) {2}completed {2}\(step delegate\): edgeplan show \1$/m.exec(
+      p.out,
+    );
+    expect(child).not.toBeNull();
+    const back = edgeplan(['show', child![1]!]);
+    expect(back.out).toContain(`child of ${parent} (step delegate)`);
+  });
+});
