@@ -258,6 +258,22 @@ describe('the dashboard’s controls', () => {
     await page.close();
   }, 60_000);
 
+  it('starts one run however often Start run is clicked', async () => {
+    const { page, errors } = await open('/#/new');
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/runs')) posts.push(r.postData() ?? '');
+    });
+    await page.getByLabel('Config (JSON)').fill('{}');
+    await page.getByRole('button', { name: 'Start run' }).dblclick();
+    await page.waitForURL(/#\/runs\/run_/, { timeout: 15_000 });
+    // A moment for a second request, had there been one.
+    await page.waitForTimeout(500);
+    expect(posts).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('shows approval data it cannot read in the page’s alert, not a blank page', async () => {
     const page = await env.browser.newPage();
     const errors: string[] = [];

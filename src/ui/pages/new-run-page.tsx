@@ -1,5 +1,5 @@
 /** A new run: a goal for the planner, or a plan (JSON, a `_tool` array, TEA YAML, LLMCompiler) checked as you type. */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { CreateRunRequest } from '../../client';
 import { api, findingsOf, refusalText } from '../api';
 import { FindingList, PlanEditor, sourceOf, type Finding } from '../components/plan-editor';
@@ -15,8 +15,12 @@ export function NewRunPage() {
   const [input, setInput] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [findings, setFindings] = useState<Finding[]>([]);
+  // One run however often Start is clicked: a second click while the first is on its way sends nothing.
+  const [starting, setStarting] = useState(false);
+  const inFlight = useRef(false);
 
   const start = async () => {
+    if (inFlight.current) return;
     setError(null);
     setFindings([]);
     let body: CreateRunRequest;
@@ -33,6 +37,8 @@ export function NewRunPage() {
     // The config's fields are the server's to check (a 400 naming the field, shown here).
     if (cfg.value !== undefined) body.config = cfg.value;
     if (inp.value !== undefined) body.input = inp.value;
+    inFlight.current = true;
+    setStarting(true);
     try {
       const created = await api().createRun(body);
       navigate(href.run(created.run_id));
@@ -40,6 +46,9 @@ export function NewRunPage() {
       // The findings one a line (they ran on in one paragraph, the first twice).
       setError(refusalText(e));
       setFindings(findingsOf(e));
+    } finally {
+      inFlight.current = false;
+      setStarting(false);
     }
   };
 
@@ -94,8 +103,8 @@ export function NewRunPage() {
           {findings.length ? <FindingList findings={findings} /> : null}
         </div>
       ) : null}
-      <button type="button" class="primary" onClick={() => void start()}>
-        Start run
+      <button type="button" class="primary" disabled={starting} onClick={() => void start()}>
+        {starting ? 'Starting…' : 'Start run'}
       </button>
     </main>
   );
