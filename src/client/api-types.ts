@@ -725,6 +725,11 @@ export interface components {
                  * @enum {string}
                  */
                 default_action?: "approve" | "reject";
+                /**
+                 * @default run
+                 * @enum {string}
+                 */
+                revisions?: "run" | "ask";
             };
             token_budget?: number | null;
             /**
@@ -858,6 +863,11 @@ export interface components {
                      * @enum {string}
                      */
                     default_action?: "approve" | "reject";
+                    /**
+                     * @default run
+                     * @enum {string}
+                     */
+                    revisions?: "run" | "ask";
                 };
                 token_budget?: number | null;
                 /**
@@ -1141,6 +1151,11 @@ export interface components {
                          * @enum {string}
                          */
                         default_action?: "approve" | "reject";
+                        /**
+                         * @default run
+                         * @enum {string}
+                         */
+                        revisions?: "run" | "ask";
                     };
                     token_budget?: number | null;
                     /**

@@ -218,7 +218,11 @@ export class PlanRun extends DurableObject<Env> {
     const m = this.#run.load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token);
-    return r.ok ? this.#run.control(r.input) : { ok: false, error: r.refusal };
+    if (!r.ok) return { ok: false, error: r.refusal };
+    const decided = await this.#run.control(r.input);
+    // A revision approved while a question step ran: its question, held back meanwhile, is asked now.
+    if (decided.ok) this.#askUnasked();
+    return decided;
   }
 
   /** The approval link's page: the plan, if `token` is this run's live link (nothing is spent). */
@@ -259,12 +263,16 @@ export class PlanRun extends DurableObject<Env> {
       stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
     );
     // A question that came while this one was open is asked now (unasked-questions.ts).
-    const m = this.#run.load();
-    if (answered.ok && m?.state.status === 'running') {
-      this.#run.inline.recover(m.state);
-      this.#run.expired.askAgain(m, Date.now());
-    }
+    if (answered.ok) this.#askUnasked();
     return answered;
+  }
+
+  /** Asks the questions of running `human.input` steps no one was asked, once the run runs again. */
+  #askUnasked(): void {
+    const m = this.#run.load();
+    if (m?.state.status !== 'running') return;
+    this.#run.inline.recover(m.state);
+    this.#run.expired.askAgain(m, Date.now());
   }
 
   /** A running `human.input` step now waits for a person's answer. */

@@ -158,6 +158,17 @@ export function acceptPlanInput(
           ? { plan, reason, kind, changed_steps, tokens }
           : { plan, reason, kind, changed_steps },
       });
+      // A version the planner wrote that adds or changes a step waits for the approver when the run
+      // asks for that: the steps already running finish, nothing new starts until the decision.
+      const { require_plan_approval, approval } = s.config;
+      if (
+        kind !== 'rollback' &&
+        changed_steps.length > 0 &&
+        require_plan_approval &&
+        approval?.revisions === 'ask'
+      ) {
+        requestApproval(s, deps, plan, emit);
+      }
       return;
     }
     case 'revision_failed': {
@@ -219,13 +230,14 @@ function author(
 ): void {
   emit({ type: 'PlanAuthored', payload: tokens ? { plan, tokens } : { plan } });
   emit({ type: 'PlanValidated', payload: { valid: true, estimates } });
-  const { require_plan_approval, approval } = s.config;
-  if (require_plan_approval) {
-    // Never open-ended: without an `approval` block the default deadline (and action, reject) apply.
-    const timeout = approval?.timeout_s ?? DEFAULT_APPROVAL_TIMEOUT_S;
-    const deadline_at = deps.clock.now().getTime() + timeout * 1000;
-    emit({ type: 'ApprovalRequested', payload: { deadline_at, plan_version: plan.version } });
-  } else {
-    emit({ type: 'RunStarted', payload: {} });
-  }
+  if (s.config.require_plan_approval) requestApproval(s, deps, plan, emit);
+  else emit({ type: 'RunStarted', payload: {} });
+}
+
+/** Holds the run for the approver's decision on `plan`, until the deadline. */
+function requestApproval(s: RunState, deps: MachineDeps, plan: Plan, emit: Emit): void {
+  // Never open-ended: without an `approval` block the default deadline (and action, reject) apply.
+  const timeout = s.config.approval?.timeout_s ?? DEFAULT_APPROVAL_TIMEOUT_S;
+  const deadline_at = deps.clock.now().getTime() + timeout * 1000;
+  emit({ type: 'ApprovalRequested', payload: { deadline_at, plan_version: plan.version } });
 }

@@ -16,6 +16,11 @@ export const ApprovalConfigSchema = z.object({
   webhook_url: z.url().optional(),
   timeout_s: z.number().positive().max(MAX_WAIT_S).default(DEFAULT_APPROVAL_TIMEOUT_S),
   default_action: z.enum(['approve', 'reject']).default('reject'),
+  /**
+   * A plan version the planner writes after the first (a revision, an iterative or ReAct turn):
+   * `run` runs it, `ask` holds the run in `awaiting_approval` for it as for the first plan.
+   */
+  revisions: z.enum(['run', 'ask']).default('run'),
 });
 export type ApprovalConfig = z.infer<typeof ApprovalConfigSchema>;
 

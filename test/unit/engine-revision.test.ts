@@ -74,6 +74,89 @@ describe('approval', () => {
   });
 });
 
+describe('approval of revisions (approval.revisions: "ask")', () => {
+  const asking = {
+    require_plan_approval: true,
+    approval: { timeout_s: 60, revisions: 'ask' as const },
+    on_step_failure: 'replan' as const,
+    retry_failed_steps: 0,
+    execution_mode: 'parallel' as const,
+  };
+  /** A run approved once whose step b failed while c still runs, then revised to b2. */
+  function revised(config: typeof asking | Omit<typeof asking, 'approval'> = asking) {
+    const h = harness({ steps: [echo('a'), echo('b'), echo('c', { dependencies: ['a'] })] }, config);
+    send(h, { type: 'approval', decision: 'approve' });
+    h.ok('a', 'A');
+    h.begin('c');
+    h.fail('b');
+    const [a, , c] = h.state.plan!.steps;
+    send(h, {
+      type: 'revise',
+      plan: nextVersion(h, [a!, step('b2'), c!]),
+      reason: 'use b2',
+      kind: 'revision',
+    });
+    return h;
+  }
+
+  it('holds a revised plan for the approver: what runs finishes, nothing new starts until approved', () => {
+    const h = revised();
+    expect(h.state.status).toBe('awaiting_approval');
+    expect(h.types().slice(-2)).toEqual(['PlanUpdated', 'ApprovalRequested']);
+    expect(h.events.at(-1)!.payload).toEqual({ deadline_at: h.now() + 60_000, plan_version: 2 });
+    expect(h.commands.at(-1)).toEqual({ type: 'approval_requested', deadline_at: h.now() + 60_000 });
+    expect(h.commands.some((c) => c.type === 'dispatch' && c.step_id === 'b2')).toBe(false);
+    // The step that was running when the revision came is recorded while the run waits.
+    h.ok('c', 'C');
+    expect(h.status('c')).toBe('completed');
+    expect(h.commands.some((c) => c.type === 'dispatch' && c.step_id === 'b2')).toBe(false);
+    send(h, { type: 'approval', decision: 'approve', comment: 'b2 is fine' });
+    expect(h.state.status).toBe('running');
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b2' });
+    h.ok('b2', 'B2');
+    expect(h.state.status).toBe('completed');
+    expect(h.snapshot().step_results).toEqual({ a: 'A', c: 'C', b2: 'B2' });
+  });
+
+  it('ends the run cancelled (plan_rejected) when the revision is rejected or its deadline passes', () => {
+    const rejected = revised();
+    send(rejected, { type: 'approval', decision: 'reject', comment: 'no b2' });
+    expect(rejected.state.status).toBe('cancelled');
+    expect(rejected.state.termination_reason).toBe('plan_rejected');
+    const timedOut = revised();
+    timedOut.ok('c', 'C');
+    timedOut.advance(60_000);
+    expect(timedOut.state.status).toBe('cancelled');
+    expect(timedOut.snapshot().step_results).toEqual({ a: 'A', c: 'C' });
+  });
+
+  it('runs a revision unasked by default, and a rollback or a version that changes no step unasked always', () => {
+    const { approval: _a, ...unasked } = asking;
+    const h = revised({ ...unasked, approval: { timeout_s: 60 } } as typeof asking);
+    expect(h.state.status).toBe('running');
+    expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'b2' });
+    // Approved v2; then a v3 that only removes a step, and a rollback: asked of nobody.
+    const r = revised();
+    send(r, { type: 'approval', decision: 'approve' });
+    const [a, b2] = r.state.plan!.steps;
+    send(r, { type: 'revise', plan: nextVersion(r, [a!, b2!]), reason: 'no c', kind: 'revision' });
+    expect(r.state.status).toBe('running');
+    const back = { ...r.state.plan!, version: 4, steps: [step('a'), step('b')] };
+    send(r, { type: 'revise', plan: back, reason: 'back', kind: 'rollback' });
+    expect(r.state.plan!.version).toBe(4);
+    expect(r.state.status).toBe('running');
+    expect(r.types().filter((t) => t === 'ApprovalRequested')).toHaveLength(2);
+  });
+
+  it('replays to the same state', () => {
+    const h = revised();
+    h.ok('c', 'C');
+    const r = replay(h.events);
+    expect(r.state.status).toBe('awaiting_approval');
+    expect(r.state.approval).toEqual(h.state.approval);
+  });
+});
+
 describe('revision', () => {
   it('asks for a revision when a step fails under on_step_failure replan, and starts nothing meanwhile', () => {
     const h = harness(
