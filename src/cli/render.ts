@@ -3,7 +3,7 @@
  * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
-import { changesText, replacedStatus, replacedText, type RunEvent } from '../client';
+import { approvedVersion, changesText, replacedStatus, replacedText, type RunEvent } from '../client';
 import { eventDetail } from '../client/event-detail';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
@@ -146,7 +146,8 @@ export function decisionLines(view: RunView): string[] {
   if (a) {
     const who = a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver';
     const verdict = a.decision === 'granted' ? 'approved' : 'rejected';
-    lines.push(`${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);
+    const which = approvedVersion(view);
+    lines.push(`${which ? `plan${which} ` : ''}${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);
   }
   if (edit) {
     const what = changesText(edit.changes);

@@ -48,7 +48,7 @@ export {
   type RunView,
   type StepView,
 } from './run-view';
-export { changesText, replacedStatus, replacedText } from './replaced-text';
+export { approvedVersion, changesText, replacedStatus, replacedText } from './replaced-text';
 export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';

@@ -5,7 +5,7 @@
  * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
  * // 'v1, removed by v2 (revision): step fetch failed'
  */
-import type { ReplacedStep } from './run-view';
+import type { ReplacedStep, RunView } from './run-view';
 
 /** A plan change's kind as a person says it. */
 const KIND_WORDS: Record<string, string> = {
@@ -42,3 +42,14 @@ export function changesText(
 /** A replaced step's last status as shown: `not run` for one that never started (not "pending"). */
 export const replacedStatus = (r: Pick<ReplacedStep, 'status' | 'history'>): string =>
   r.history.length === 0 && r.status === 'pending' ? 'not run' : r.status;
+
+/**
+ * ` v2` — the version an approval decided — where saying it matters: the decision was on a revision,
+ * or another version awaits approval now; `` otherwise (one plan, approved once).
+ * @example `Plan${approvedVersion(view)} approved` // 'Plan v2 approved'
+ */
+export function approvedVersion(view: Pick<RunView, 'approval' | 'waiting'>): string {
+  const a = view.approval;
+  if (a?.plan_version === undefined) return '';
+  return a.revision === true || view.waiting?.kind === 'approval' ? ` v${a.plan_version}` : '';
+}

@@ -90,9 +90,25 @@ export type RunView = {
   error: string | null;
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
-  waiting: { kind: 'approval' | 'input'; prompt?: string | undefined; step_id?: string | undefined } | null;
-  /** How the plan's approval was decided: by a person or by the deadline's default, and the comment. */
-  approval: { decision: 'granted' | 'rejected'; by: string; comment: string | null } | null;
+  waiting: {
+    kind: 'approval' | 'input';
+    prompt?: string | undefined;
+    step_id?: string | undefined;
+    /** The plan version awaiting approval. */
+    plan_version?: number | undefined;
+  } | null;
+  /**
+   * How the last approval asked for was decided: by a person or by the deadline's default, and the
+   * comment; `plan_version` is the version it was asked for, `revision` whether that was a version
+   * after the first (`approval.revisions: "ask"`).
+   */
+  approval: {
+    decision: 'granted' | 'rejected';
+    by: string;
+    comment: string | null;
+    plan_version?: number | undefined;
+    revision?: boolean | undefined;
+  } | null;
   /** The plan awaits approval or was rejected: a retry will not run it (the API answers 409). */
   unapproved: boolean;
   /**
@@ -224,19 +240,27 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       break;
     case 'ApprovalRequested':
       view.status = 'awaiting_approval';
-      view.waiting = { kind: 'approval' };
+      view.waiting = { kind: 'approval', plan_version: e.payload.plan_version };
       view.unapproved = true;
       break;
     case 'ApprovalGranted':
-    case 'ApprovalRejected':
+    case 'ApprovalRejected': {
+      const asked = view.waiting?.kind === 'approval' ? view.waiting.plan_version : undefined;
+      // A second approval is a revision's (`approval.revisions: "ask"`): the run had run before it.
+      const revision = view.approval !== null;
       view.waiting = null;
       view.unapproved = e.event_type === 'ApprovalRejected';
       view.approval = {
         decision: e.event_type === 'ApprovalRejected' ? 'rejected' : 'granted',
         by: e.payload.by,
         comment: e.payload.comment ?? null,
+        ...(asked !== undefined ? { plan_version: asked } : {}),
+        ...(revision ? { revision } : {}),
       };
+      // The run goes on (a revision's steps may wait on ones that are still running).
+      if (e.event_type === 'ApprovalGranted' && view.status === 'awaiting_approval') view.status = 'running';
       break;
+    }
     case 'InputRequested':
       view.status = 'awaiting_input';
       view.waiting = {

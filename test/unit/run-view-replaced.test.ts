@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/client';
 import { applyEvent, emptyView, type RunView } from '../../src/client/run-view';
+import { approvedVersion } from '../../src/client/replaced-text';
 
 let seq = 0;
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, 0, ms)).toISOString();
@@ -191,5 +192,44 @@ describe('replaced steps in the run view', () => {
     expect(view.replaced.map((r) => [r.id, r.status, r.history[0]?.ended_at])).toEqual([
       ['slow', 'running', Date.parse(at(30))],
     ]);
+  });
+});
+
+describe('a revision approved as the first plan was (approval.revisions: "ask")', () => {
+  it('says which version each approval decided, and the run goes on once the revision is approved', () => {
+    const events = [
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: {} }, null),
+      ev('PlanAuthored', { plan: plan(1, [step('a', 'demo.echo'), step('pay', 'demo.flaky')]) }),
+      ev('ApprovalRequested', { deadline_at: 1, plan_version: 1 }),
+    ];
+    const first = fold(events);
+    expect(first.status).toBe('awaiting_approval');
+    expect(approvedVersion(first)).toBe('');
+    events.push(ev('ApprovalGranted', { by: 'approver', comment: 'v1 ok' }));
+    // One plan, approved once: nothing to tell apart.
+    expect(approvedVersion(fold(events))).toBe('');
+    events.push(
+      ev(
+        'PlanUpdated',
+        {
+          plan: plan(2, [step('a', 'demo.echo'), step('fixed', 'demo.echo')]),
+          reason: 'pay failed',
+          kind: 'revision',
+          changed_steps: ['fixed'],
+        },
+        2,
+      ),
+      ev('ApprovalRequested', { deadline_at: 2, plan_version: 2 }, 2),
+    );
+    const waiting = fold(events);
+    expect(waiting.status).toBe('awaiting_approval');
+    // While v2 waits, the approval on record is v1's, and says so.
+    expect(waiting.approval).toMatchObject({ decision: 'granted', comment: 'v1 ok', plan_version: 1 });
+    expect(approvedVersion(waiting)).toBe(' v1');
+    events.push(ev('ApprovalGranted', { by: 'approver', comment: 'fixed is fine' }, 2));
+    const approved = fold(events);
+    expect(approved.status).toBe('running');
+    expect(approved.approval).toMatchObject({ comment: 'fixed is fine', plan_version: 2, revision: true });
+    expect(approvedVersion(approved)).toBe(' v2');
   });
 });

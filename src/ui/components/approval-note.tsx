@@ -2,7 +2,7 @@
  * Who approved the plan and what they said, and what their edit changed — in the page's head, where a
  * person reading the run later looks first (a rejection says so in the run's outcome instead).
  */
-import { changesText, type RunView } from '../../client';
+import { approvedVersion, changesText, type RunView } from '../../client';
 import { visibleText } from '../visible-text';
 
 export function ApprovalNote({ view }: { view: RunView }) {
@@ -12,7 +12,7 @@ export function ApprovalNote({ view }: { view: RunView }) {
   const what = edit ? changesText(edit.changes) : '';
   return (
     <p class="approval-note muted" data-approval={a.by}>
-      Plan approved{' '}
+      Plan{approvedVersion(view)} approved{' '}
       {a.by === 'timeout' ? 'when the approval deadline passed (its default action)' : 'by the approver'}
       {a.comment ? (
         <>
