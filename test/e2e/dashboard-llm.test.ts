@@ -154,6 +154,55 @@ describe('the dashboard following LLM-planned runs', () => {
     await page.close();
   }, 60_000);
 
+  it('a revision waits for its own approval (approval.revisions: "ask"), approved from its link', async () => {
+    const flaky = { fail_times: 99, key: 'dashboard-revision-approval', permanent: true };
+    llm.script('revise-with-approval', [
+      JSON.stringify({
+        steps: [
+          echo('fetch'),
+          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ],
+      }),
+      JSON.stringify({ steps: [echo('fetch'), echo('parse2', ['fetch'])] }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'revise-with-approval: fetch and parse',
+      config: {
+        execution_mode: 'sequential',
+        require_plan_approval: true,
+        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
+      },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    await api('POST', `/v1/runs/${run_id}/approval`, { decision: 'approve', comment: 'v1 ok' });
+    // parse fails; the planner writes v2, whose own webhook carries its own link.
+    const link = await env.hooks.approvalLink(run_id, 2);
+    const { page: runPage, errors: runErrors } = await open(`/#/runs/${run_id}`);
+    await runPage.waitForSelector('.approval-note');
+    // (The comment's quotation marks are the <q> element's own, not its text.)
+    await expect(runPage.locator('.approval-note').innerText()).resolves.toBe(
+      'Plan v1 approved by the approver: v1 ok',
+    );
+    await runPage.close();
+    const { page, errors } = await open(`${link.pathname}${link.search}`);
+    await page.waitForSelector('table.plan-steps tbody tr');
+    // The link shows the revised plan: v2's steps.
+    expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([
+      expect.stringMatching(/^fetch\b/),
+      expect.stringMatching(/^parse2\b/),
+    ]);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const run = await waitForStatus(run_id, 'completed');
+    expect(Object.keys(run.step_results as object).sort()).toEqual(['fetch', 'parse2']);
+    const { page: donePage, errors: doneErrors } = await open(`/#/runs/${run_id}`);
+    await donePage.waitForSelector('.approval-note');
+    await expect(donePage.locator('.approval-note').innerText()).resolves.toMatch(/^Plan v2 approved by /);
+    await shot(donePage, 'llm-revision-approved');
+    expect([...runErrors, ...errors, ...doneErrors]).toEqual([]);
+    await page.close();
+    await donePage.close();
+  }, 60_000);
+
   it('rolling back a run whose revision failed says the run stays failed until Retry', async () => {
     const flaky = { fail_times: 50, key: 'dashboard-rollback' };
     llm.script('revise-then-fail', [

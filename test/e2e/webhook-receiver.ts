@@ -5,12 +5,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type Delivery = { approval_url: string; run_id: string };
+type Delivery = { approval_url: string; run_id: string; plan_version: number };
 
 export async function startWebhookReceiver(): Promise<{
   url: string;
-  /** The approval link the run's webhook delivered (waits 5 s at most for it). */
-  approvalLink: (runId: string) => Promise<URL>;
+  /** The approval link the run's webhook delivered, for its first plan or `planVersion` (waits 5 s at most). */
+  approvalLink: (runId: string, planVersion?: number) => Promise<URL>;
   close: () => void;
 }> {
   const delivered: Delivery[] = [];
@@ -25,10 +25,11 @@ export async function startWebhookReceiver(): Promise<{
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    async approvalLink(runId) {
-      for (let i = 0; i < 100 && !delivered.some((d) => d.run_id === runId); i++)
-        await new Promise((r) => setTimeout(r, 50));
-      const found = delivered.find((d) => d.run_id === runId);
+    async approvalLink(runId, planVersion) {
+      const match = (d: Delivery) =>
+        d.run_id === runId && (planVersion === undefined || d.plan_version === planVersion);
+      for (let i = 0; i < 100 && !delivered.some(match); i++) await new Promise((r) => setTimeout(r, 50));
+      const found = delivered.find(match);
       if (!found) throw new Error(`no approval webhook arrived for ${runId}`);
       return new URL(found.approval_url);
     },
