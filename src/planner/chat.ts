@@ -8,7 +8,7 @@ import { toErrorInfo } from '../errors';
 import type { ErrorInfo } from '../errors';
 import { BASE_URL_HINT } from '../executor/tools/llm-error-text';
 import { shownUrl, toLlmError } from '../executor/tools/openai-client';
-import { readCompletion } from './completion-shape';
+import { readCompletion, type CompletionRead } from './completion-shape';
 import { redactSecrets } from './redact';
 
 /** How the answer's format was requested, strictest first. */
@@ -46,21 +46,8 @@ export type ChatCall = {
   secrets?: readonly string[];
 };
 
-/** A call the server answered with a completion. */
-export type ChatAnswerOk = {
-  ok: true;
-  content: string;
-  /** What the model declined to do, when it refused instead of answering. */
-  refusal?: string;
-  model: string;
-  usage: TokenCount;
-  /** `length`: the answer stopped at the output token limit (likely cut off); null when not said. */
-  finish_reason: string | null;
-  /** Characters of reasoning sent apart from the content (`reasoning_content`). */
-  reasoning_chars: number;
-  mode: FormatMode;
-  latency_ms: number;
-};
+/** A call the server answered with a completion: what it said, the format that worked, how long it took. */
+export type ChatAnswerOk = Extract<CompletionRead, { ok: true }> & { mode: FormatMode; latency_ms: number };
 
 export type ChatAnswer =
   ChatAnswerOk | { ok: false; error: ErrorInfo; mode: FormatMode; usage: TokenCount; latency_ms: number };
