@@ -599,6 +599,8 @@ export interface components {
             /** @enum {string} */
             response_format?: "json_schema" | "json_object" | "text";
             message?: string;
+            /** @description A call error’s code: `llm_auth_failed`, `llm_rate_limited`, … */
+            error_code?: string;
             findings?: components["schemas"]["Finding"][];
             rule?: string;
             tokens?: {

@@ -106,6 +106,7 @@ export async function runAttempt(ctx: AttemptContext, spec: AttemptSpec): Promis
     raw: answer.ok ? raw : null,
     outcome,
     message,
+    ...(answer.ok ? {} : { error_code: answer.error.code }),
     parse,
     validation,
     usage: answer.usage,
@@ -122,6 +123,8 @@ export type AttemptFacts = {
   raw: string | null;
   outcome: AttemptOutcome;
   message: string | undefined;
+  /** A call error's code. */
+  error_code?: string | undefined;
   parse: ParseResult | null;
   validation: ValidationResult | null;
   usage: TokenCount;
@@ -188,6 +191,7 @@ export async function recordAttempt(
     latency_ms: facts.latency_ms,
   };
   if (message !== undefined) trace.message = redactSecrets(message, ctx.secrets);
+  if (facts.error_code !== undefined) trace.error_code = facts.error_code;
   if (validation && !validation.valid) trace.findings = validation.errors;
   return trace;
 }

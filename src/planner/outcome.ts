@@ -56,7 +56,10 @@ export function success(
   };
 }
 
-/** A failed outcome; `planning_failed` is retryable (sampling again may succeed), the others not. */
+/**
+ * A failed outcome; `planning_failed` is retryable (sampling again may succeed) unless every model
+ * refused the call for its configuration ({@link refusedForConfiguration}), the others not.
+ */
 export function failure(
   planningId: string,
   code: PlanningErrorCode,
@@ -66,9 +69,10 @@ export function failure(
 ): PlanningFailure {
   const details: PlanningFailure['error']['details'] = { planning_trace: trace };
   if (variables) details.variables = variables;
+  const retryable = code === 'planning_failed' && !refusedForConfiguration(trace);
   return {
     ok: false,
-    error: { code, message, retryable: code === 'planning_failed', details },
+    error: { code, message, retryable, details },
     planning_trace: trace,
     planning_id: planningId,
     tokens: sumTokens(trace),
@@ -84,4 +88,20 @@ export function sumTokens(trace: readonly TraceEntry[]): PlanningTokens {
     completion += t.tokens?.completion ?? 0;
   }
   return { prompt, completion, total: prompt + completion };
+}
+
+/** Call errors that asking again cannot mend: the key, the request (a model the server lacks), the URL. */
+const CONFIGURATION_ERRORS: ReadonlySet<string> = new Set([
+  'llm_auth_failed',
+  'llm_bad_request',
+  'llm_invalid_response',
+]);
+
+/** Whether every LLM attempt was refused for the deployment's configuration (and there was one). */
+export function refusedForConfiguration(trace: readonly TraceEntry[]): boolean {
+  const llm = trace.filter((t) => t.planner === 'llm');
+  return (
+    llm.length > 0 &&
+    llm.every((t) => t.outcome === 'call_error' && CONFIGURATION_ERRORS.has(t.error_code ?? ''))
+  );
 }

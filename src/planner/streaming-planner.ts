@@ -35,7 +35,13 @@ import type { PlannerDeps, TraceEntry } from './types';
 const MAX_AFTER_FINISH = 2_000;
 
 /** How a stream ended, for the provenance record. */
-type StreamEnd = { outcome: AttemptOutcome; message?: string; validation: ValidationResult | null };
+type StreamEnd = {
+  outcome: AttemptOutcome;
+  message?: string;
+  /** A call error's code. */
+  error_code?: string;
+  validation: ValidationResult | null;
+};
 
 /**
  * @example
@@ -103,6 +109,7 @@ export class LlmStreamingPlanner implements StreamingPlanner {
           raw: result.outcome === 'call_error' && raw === '' ? null : raw,
           outcome: result.outcome,
           message: result.message,
+          error_code: result.error_code,
           parse: null,
           validation: result.validation,
           usage,
@@ -198,7 +205,12 @@ export class LlmStreamingPlanner implements StreamingPlanner {
         const info = toErrorInfo(toLlmError(err, { model, baseURL: llm.baseURL, secrets: ctx.secrets }));
         // A 404 is the model (or the URL) the server does not have: asked again, it says so again.
         if (UNUSABLE.has(info.code) || (err as { status?: unknown } | null)?.status === 404) unusable = true;
-        end = { outcome: 'call_error', message: `${info.code}: ${info.message}`, validation: null };
+        end = {
+          outcome: 'call_error',
+          message: `${info.code}: ${info.message}`,
+          error_code: info.code,
+          validation: null,
+        };
       }
     }
     // A stream that ended before its usage chunk — cut off by us (an invalid step, a model talking on

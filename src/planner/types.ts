@@ -94,6 +94,8 @@ export type TraceEntry = {
   response_format?: FormatMode;
   /** The call error, the parse error, or the findings in one line. */
   message?: string;
+  /** A call error's code (`llm_auth_failed`, `llm_rate_limited`, …). */
+  error_code?: string;
   findings?: Finding[];
   /** Rule planner: the rule that matched. */
   rule?: string;

@@ -24,6 +24,34 @@ describe('a model call that fails in transit is retried with backoff (llmRetries
   });
 });
 
+describe('a planning every model refused for its configuration', () => {
+  /** A goal no rule plans: only the models could. */
+  const GOAL = 'Compose a limerick about message queues';
+  it('is not retryable (a refused key, a model the server lacks), while one that failed in transit is', async () => {
+    const codes = async (script: Parameters<typeof scriptedLlm>[0]) => {
+      const env = { ...LLM_ENV, PLANNER_FALLBACK_MODELS: 'model-b' };
+      const out = await planGoal({ goal: GOAL }, deps({ env, fetch: scriptedLlm(script).fetch }));
+      expect(out.ok).toBe(false);
+      const llm = out.planning_trace.filter((t) => t.planner === 'llm');
+      return { retryable: !out.ok && out.error.retryable, codes: [...new Set(llm.map((t) => t.error_code))] };
+    };
+    const notFound = { status: 404, error: 'The model does not exist' };
+    expect(await codes({ 'model-a': [{ status: 401, error: 'bad key' }], 'model-b': [notFound] })).toEqual({
+      retryable: false,
+      codes: ['llm_auth_failed', 'llm_bad_request'],
+    });
+    expect(await codes({ 'model-a': [notFound], 'model-b': [notFound] })).toEqual({
+      retryable: false,
+      codes: ['llm_bad_request'],
+    });
+    const overloaded = { status: 503, error: 'overloaded' };
+    expect(await codes({ 'model-a': [notFound], 'model-b': [overloaded] })).toEqual({
+      retryable: true,
+      codes: ['llm_bad_request', 'llm_server_error'],
+    });
+  });
+});
+
 describe('a rate-limited model (429 with Retry-After)', () => {
   /** Answers 429 with `retryAfter` until `limitedFor` ms have passed since the first call, then a plan. */
   function limited(retryAfter: string, limitedFor: number) {

@@ -88,6 +88,10 @@ export const TraceEntrySchema = z
     candidate: z.number().int().optional(),
     response_format: z.enum(['json_schema', 'json_object', 'text']).optional(),
     message: z.string().optional(),
+    error_code: z
+      .string()
+      .optional()
+      .openapi({ description: 'A call error’s code: `llm_auth_failed`, `llm_rate_limited`, …' }),
     findings: z.array(FindingSchema).optional(),
     rule: z.string().optional(),
     tokens: z
