@@ -9,21 +9,9 @@ import type { RunEvent } from '../../src/client';
 import { changesText, replacedStatus, replacedText } from '../../src/client/replaced-text';
 import { applyEvent, emptyView, type RunView } from '../../src/client/run-view';
 import { decisionLines, eventLine, PLAIN, renderLive, replacedLines, stepNote } from '../../src/cli/render';
+import { eventTime, runEventBuilder } from './run-event-builder';
 
-let seq = 0;
-const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, 0, ms)).toISOString();
-function ev(event_type: string, payload: unknown, version: number | null = 1, ms = 0): RunEvent {
-  seq += 1;
-  return {
-    event_id: `e${seq}`,
-    seq,
-    event_type,
-    timestamp: at(ms),
-    actor: 'run:run_1',
-    references: { plan_id: 'p', plan_version: version },
-    payload,
-  } as RunEvent;
-}
+let ev = runEventBuilder();
 const fold = (events: RunEvent[]): RunView => {
   const view = emptyView('run_1');
   for (const e of events) applyEvent(view, e);
@@ -39,7 +27,7 @@ const step = (id: string, action = 'demo.echo', extra: Record<string, unknown> =
 
 describe('the terminal’s history of a run', () => {
   it('lists a replaced step under the current plan with its attempts, error and why, and the error once', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const view = fold([
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
       ev('PlanAuthored', { plan: { id: 'p', version: 1, goal: 'g', steps: [step('fetch', 'demo.flaky')] } }),
@@ -73,7 +61,7 @@ describe('the terminal’s history of a run', () => {
         2,
       ),
     ]);
-    const text = renderLive(view, Date.parse(at(10)), 0, PLAIN);
+    const text = renderLive(view, Date.parse(eventTime(10)), 0, PLAIN);
     // The current plan first, then what it replaced.
     expect(text.indexOf('mirror')).toBeLessThan(text.indexOf('replaced by a later plan version (1):'));
     expect(text).toMatch(
@@ -106,7 +94,7 @@ describe('the terminal’s history of a run', () => {
   });
 
   it('says who approved with the comment and what the edit changed, and a deadline’s default as such', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const plan = { id: 'p', version: 1, goal: 'g', steps: [step('a'), step('b')] };
     const edited = fold([
       ev('PlanAuthored', { plan }),
@@ -135,7 +123,7 @@ describe('the terminal’s history of a run', () => {
   });
 
   it('notes the fallback that ran and a step interrupted by the run’s end', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const view = fold([
       ev('PlanAuthored', {
         plan: {
@@ -172,13 +160,13 @@ describe('the terminal’s history of a run', () => {
     ]);
     expect(stepNote(view, 'p1', '')).toBe('via fallback demo.echo');
     expect(view.steps.find((s) => s.id === 'slow')?.status).toBe('interrupted');
-    const text = renderLive(view, Date.parse(at(60)), 0, PLAIN);
+    const text = renderLive(view, Date.parse(eventTime(60)), 0, PLAIN);
     expect(text).toMatch(/✔ p1\s+demo\.flaky\s+1ms attempt 2 fallback demo\.echo/);
     expect(text).toMatch(/◌ slow\s+demo\.sleep\s+running when the run ended/);
   });
 
   it('says why in the event lines: a revision’s trigger, an approval’s comment, an answer, a fallback, a skip', () => {
-    seq = 0;
+    ev = runEventBuilder();
     expect(
       eventLine(ev('RunCreated', { run_id: 'run_1', goal: 'ship it', config: {}, input: null })),
     ).toMatch(/RunCreated\s+goal: ship it$/);

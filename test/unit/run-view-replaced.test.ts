@@ -7,21 +7,9 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/client';
 import { applyEvent, emptyView, type RunView } from '../../src/client/run-view';
 import { approvedVersion } from '../../src/client/replaced-text';
+import { eventTime, runEventBuilder } from './run-event-builder';
 
-let seq = 0;
-const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, 0, ms)).toISOString();
-function ev(event_type: string, payload: unknown, version: number | null = 1, ms = 0): RunEvent {
-  seq += 1;
-  return {
-    event_id: `e${seq}`,
-    seq,
-    event_type,
-    timestamp: at(ms),
-    actor: 'run:run_1',
-    references: { plan_id: 'p', plan_version: version },
-    payload,
-  } as RunEvent;
-}
+let ev = runEventBuilder();
 
 const step = (id: string, action: string, dependencies: string[] = [], parameters = {}) => ({
   id,
@@ -60,7 +48,7 @@ function fold(events: RunEvent[]): RunView {
 }
 
 function failedThenRevised(v2: ReturnType<typeof plan>, reason: string): RunView {
-  seq = 0;
+  ev = runEventBuilder();
   return fold([
     ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
     ev('PlanAuthored', { plan: plan(1, [step('fetch', 'demo.flaky'), step('use', 'demo.echo', ['fetch'])]) }),
@@ -124,7 +112,7 @@ describe('replaced steps in the run view', () => {
   });
 
   it('keeps completed and never-run steps a revision keeps as they are, and replaces nothing on an approval edit of unrun steps it keeps', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const v1 = plan(1, [step('a', 'demo.echo'), step('b', 'demo.echo', ['a'])]);
     const view = fold([
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
@@ -149,7 +137,7 @@ describe('replaced steps in the run view', () => {
   });
 
   it('keeps a step an approver removed, with the approver’s comment as the reason', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const view = fold([
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
       ev('PlanAuthored', { plan: plan(1, [step('a', 'demo.echo'), step('risky', 'http.request')]) }),
@@ -171,7 +159,7 @@ describe('replaced steps in the run view', () => {
   });
 
   it('closes a replaced step’s attempt that was still running when the run ended', () => {
-    seq = 0;
+    ev = runEventBuilder();
     const view = fold([
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
       ev('PlanAuthored', { plan: plan(1, [step('slow', 'demo.sleep'), step('b', 'demo.echo')]) }),
@@ -190,7 +178,7 @@ describe('replaced steps in the run view', () => {
       ev('RunTerminated', { status: 'cancelled', reason: 'stop' }, 2, 30),
     ]);
     expect(view.replaced.map((r) => [r.id, r.status, r.history[0]?.ended_at])).toEqual([
-      ['slow', 'running', Date.parse(at(30))],
+      ['slow', 'running', Date.parse(eventTime(30))],
     ]);
   });
 });
