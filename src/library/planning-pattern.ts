@@ -177,7 +177,11 @@ export class PlanningPattern {
           retryable: false,
         };
         const code = isErrorCode(error.code) ? error.code : 'planning_failed';
-        throw new EdgeplanError(code, error.message, { retryable: error.retryable });
+        // The error's details travel with it: a failed planning's message points at details.planning_trace.
+        throw new EdgeplanError(code, error.message, {
+          retryable: error.retryable,
+          ...(error.details !== undefined ? { details: error.details } : {}),
+        });
       }
       return buildResult({
         plan: first,

@@ -258,6 +258,30 @@ describe('planning through the LLM pipeline in process', () => {
     });
   });
 
+  it('a planning that failed throws with every attempt in details.planning_trace, as its message says', async () => {
+    const refused = () =>
+      Promise.resolve(
+        new Response(JSON.stringify({ error: { message: 'Incorrect API key provided' } }), {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
+    const failure = await new PlanningPattern()
+      .execute(
+        { tools: [echo], llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: refused } },
+        'something no rule knows',
+      )
+      .then(
+        () => null,
+        (e: unknown) => e as { code: string; message: string; details?: { planning_trace?: unknown[] } },
+      );
+    expect(failure?.code).toBe('planning_failed');
+    expect(failure?.message).toContain('details.planning_trace');
+    expect(failure?.details?.planning_trace).toEqual(
+      expect.arrayContaining([expect.objectContaining({ planner: 'llm', error_code: 'llm_auth_failed' })]),
+    );
+  });
+
   it('revises a failed step’s plan through the model, which is told what failed', async () => {
     const llm = scriptedLlm([
       planJson([
