@@ -16,7 +16,9 @@
  *
  * Usage: the older release checked out with its dependencies, then this script from this checkout:
  *   git worktree add /tmp/edgeplan-old <release> && (cd /tmp/edgeplan-old && npm ci)
- *   node scripts/upgrade-rehearsal.mjs --old=/tmp/edgeplan-old [--port=9600] [--only=forward|back]
+ *   npm run rehearse:upgrade -- --old=/tmp/edgeplan-old [--port=9600] [--only=forward|back]
+ * (npm puts the project's own Node first on PATH: the scripted model server is TypeScript, which
+ * Node 22.18 and later run as it is.)
  * The server uses --port and the inspector the port after it. About three minutes on 2 busy cores.
  * Not part of `npm test`: it needs a second checkout of another commit and its `npm ci`.
  */
@@ -32,9 +34,7 @@ const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slic
 const root = new URL('..', import.meta.url).pathname;
 const oldRoot = arg('old') && resolve(arg('old'));
 if (!oldRoot) {
-  console.error(
-    'usage: node scripts/upgrade-rehearsal.mjs --old=<checkout of the older release> [--port=9600]',
-  );
+  console.error('usage: npm run rehearse:upgrade -- --old=<checkout of the older release> [--port=9600]');
   process.exit(2);
 }
 const PORT = Number(arg('port') ?? 9600);
