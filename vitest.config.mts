@@ -162,9 +162,17 @@ export default defineConfig(async () => {
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main
         // module: its run object, queue consumer and HTTP app share one registry.
         // `npm run capture:storage` only (scripts/capture-storage-fixtures.mjs): writes the storage
-        // fixtures of this release's format, which are frozen once committed.
+        // fixtures of this release's format, which are frozen once committed. A planner is configured
+        // (its model scripted per test, as in workers-llm) for the states a revision leaves.
         ...(env.EDGEPLAN_CAPTURE_STORAGE
-          ? [workersProject('storage-capture', 'test/storage-capture', {}, ['test/storage-capture/sink.ts'])]
+          ? [
+              workersProject(
+                'storage-capture',
+                'test/storage-capture',
+                { OPENAI_API_KEY: 'sk-test-scripted', OPENAI_BASE_URL: 'https://llm.test/v1' },
+                ['test/storage-capture/sink.ts'],
+              ),
+            ]
           : []),
         workersProject(
           'workers-factory',

@@ -18,7 +18,7 @@ import { SideWorkJournal, type SideRow } from './side-work-journal';
 import { Leases } from './leases';
 import { SqlStore } from './sql-store';
 import { createRunTables } from './run-schema';
-import { STORAGE_FORMAT, upgradeStorage } from './storage-format';
+import { FORMAT_KEY, formatFor, STORAGE_FORMAT, upgradeStorage } from './storage-format';
 import { IndexWriter } from './index-writer';
 import { hasParent, readParent, writeParent } from './run-parent';
 import { writeFingerprint } from './request-fingerprint';
@@ -148,6 +148,12 @@ export class RunDriver {
       journal: this.journal,
       leases: this.leases,
     });
+    // A run whose config an older release would read wrong carries a format that release refuses.
+    const format = formatFor(req.config);
+    if (format !== this.store.format) {
+      this.store.setMeta(FORMAT_KEY, String(format));
+      this.store.upgraded(format);
+    }
     this.#machine = this.#newMachine(emptyRunState(req.run_id, req.config));
     this.alarm.fresh();
     if (req.origin) this.store.setMeta('origin', req.origin);

@@ -10,7 +10,7 @@ import { insertMany, sqlText } from './sql-batch';
 import { jsonOf } from './plan-text';
 import { hasTable, LazyTable } from './lazy-table';
 import { KEY_OF, SEQ_KEY, SpilledValues, STORED_BYTES, type KeyedTable } from './spilled-values';
-import { FORMAT_KEY, STORAGE_FORMAT, storedFormat } from './storage-format';
+import { BASE_FORMAT, FORMAT_KEY, STORAGE_FORMAT, storedFormat } from './storage-format';
 import { STORE_SCHEMA, VARS_SCHEMA } from './store-tables';
 
 /** Each keyed table's upsert, built once. */
@@ -81,8 +81,8 @@ export class SqlStore implements ResultStore {
       this.#format = storedFormat(stamps.get(FORMAT_KEY) ?? null);
       return this.#spill.reload(stamps.get(SEQ_KEY) ?? null);
     }
-    // A new database, stamped with this release's format: nothing spilled, no state variable.
-    this.#format = STORAGE_FORMAT;
+    // A new database, stamped (STAMPED_SCHEMA): nothing spilled, no state variable.
+    this.#format = BASE_FORMAT;
     this.#vars.absent();
     this.#spill.fresh();
   }

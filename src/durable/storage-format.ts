@@ -15,6 +15,7 @@
  */
 
 import { log } from '../log';
+import type { RunConfig } from '../plan/config';
 
 /** The `meta` row holding the stamp. */
 export const FORMAT_KEY = 'storage_format';
@@ -26,6 +27,13 @@ export type StorageMigration = {
   about: string;
   /** Runs inside the upgrade's transaction; must leave the rows in format `to`. */
   migrate(sql: SqlStorage): void;
+  /**
+   * A format only some runs need: their rows are laid out as in the format before, but a release of
+   * that format would read a run that uses what this one added wrong. Whether a new run's config uses
+   * it: such a run is stamped with this format when created; every other run keeps the format before
+   * — a rollback to those releases still serves it — and an older object is not brought to it.
+   */
+  needs?: (config: RunConfig) => boolean;
 };
 
 /**
@@ -39,10 +47,38 @@ export const STORAGE_MIGRATIONS: readonly StorageMigration[] = [
       'Baseline: meta, plans, steps, attempts, events, outputs, blobs (and leases, side_work, vars on first use).',
     migrate: () => {},
   },
+  {
+    to: 2,
+    about:
+      'approval.revisions "ask" (2026-11-29): a run may wait for the approval of a plan version after ' +
+      'its first, and hold a question back meanwhile. The rows are laid out as in format 1, but a ' +
+      'format-1 release reads such a run wrong: its config drops `revisions` (written back so at its ' +
+      'next change), so a later version would run unapproved. Only such runs are stamped 2; a ' +
+      'format-1 release refuses them (run_newer_format) and serves every other run.',
+    migrate: () => {},
+    needs: (config) => config.require_plan_approval && config.approval?.revisions === 'ask',
+  },
 ];
 
-/** The format this release writes, and the newest it reads. */
+/** The newest format this release reads (and writes, for a run that needs it). */
 export const STORAGE_FORMAT = STORAGE_MIGRATIONS[STORAGE_MIGRATIONS.length - 1]!.to;
+
+/**
+ * The format a new run with `config` is stamped with: the newest every run needs, or a newer one
+ * that only runs like it need (see `needs`).
+ * @example formatFor(parseRunConfig({})) // 1
+ */
+export function formatFor(
+  config: RunConfig,
+  registry: readonly StorageMigration[] = STORAGE_MIGRATIONS,
+): number {
+  let format = 1;
+  for (const m of registry) if (!m.needs || m.needs(config)) format = m.to;
+  return format;
+}
+
+/** The format most new runs are stamped with: the newest every run needs. */
+export const BASE_FORMAT = Math.max(...STORAGE_MIGRATIONS.filter((m) => !m.needs).map((m) => m.to));
 
 /** The stamp as stored (a meta value), or null for an object that has none: format 1. */
 export function storedFormat(stamp: string | null): number {
@@ -93,8 +129,9 @@ export function isNewerFormatRun(err: unknown): boolean {
 
 /**
  * Brings an object from format `stored` to the current one in one transaction, stamped at the end;
- * nothing is written when it is current (an object without a stamp stays without one until a format
- * after 1 exists). Returns the format it is in now.
+ * nothing is written when it is current, or when the formats after its own are only for runs that
+ * need them (an object without a stamp stays without one until a format every run needs follows 1).
+ * Returns the format it is in now.
  */
 export function upgradeStorage(
   storage: DurableObjectStorage,
@@ -103,6 +140,8 @@ export function upgradeStorage(
   registry: readonly StorageMigration[] = STORAGE_MIGRATIONS,
 ): number {
   const pending = migrationsFor(stored, runId, registry);
+  // A format only some new runs need is not one an older object needs (it was created before it).
+  while (pending.length > 0 && pending[pending.length - 1]!.needs) pending.pop();
   if (pending.length === 0) return stored;
   const to = pending[pending.length - 1]!.to;
   storage.transactionSync(() => {

@@ -1,5 +1,5 @@
 /** The run store's tables, as SQL: created by a run's first transaction (run-schema.ts). */
-import { FORMAT_KEY, STORAGE_FORMAT } from './storage-format';
+import { BASE_FORMAT, FORMAT_KEY } from './storage-format';
 
 /**
  * The store's tables (every statement idempotent). Steps and attempts, whose rows are small, are kept
@@ -22,11 +22,12 @@ CREATE TABLE IF NOT EXISTS blobs (id TEXT NOT NULL, chunk INTEGER NOT NULL, data
 `;
 
 /**
- * A new run's tables, stamped with this release's storage format (storage-format.ts) in the same
- * call: the stamp costs the first transaction a row, no statement of its own.
+ * A new run's tables, stamped with the storage format most runs are written in (storage-format.ts)
+ * in the same call: the stamp costs the first transaction a row, no statement of its own. A run whose
+ * config needs a newer format is stamped again in the same transaction (run-driver.ts).
  */
 export const STAMPED_SCHEMA = `${STORE_SCHEMA}
-INSERT OR IGNORE INTO meta (key, value) VALUES ('${FORMAT_KEY}', '${STORAGE_FORMAT}');
+INSERT OR IGNORE INTO meta (key, value) VALUES ('${FORMAT_KEY}', '${BASE_FORMAT}');
 `;
 
 /** State variables (TEA plans only), created with the first one (lazy-table.ts). */

@@ -14,6 +14,7 @@ import {
   getQueueResult,
   runDurableObjectAlarm,
   runInDurableObject,
+  waitOnExecutionContext,
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +86,30 @@ const invoked = (events: Json[], step: string) =>
   events
     .filter((e) => e.event_type === 'ToolInvoked' && e.payload.step_id === step)
     .map((e) => e.payload.attempt);
+
+/** `POST /v1/runs` with an `Idempotency-Key`, through the Worker. */
+async function createWithKey(key: string, body: unknown) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request('http://edgeplan.test/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': key },
+      body: JSON.stringify(body),
+    }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return {
+    status: res.status,
+    replayed: res.headers.get('Idempotent-Replayed'),
+    body: await res.json<Json>(),
+  };
+}
+
+/** The plan versions each `ApprovalRequested` and each step's first `StepScheduled` came at, by seq. */
+const seqOf = (events: Json[], type: string, pred: (e: Json) => boolean = () => true) =>
+  events.filter((e) => e.event_type === type && pred(e)).map((e) => e.seq as number);
 
 /** How this release carries each captured state on, by the fixture's name. */
 const DRIVERS: Record<string, (f: StorageFixture) => Promise<void>> = {
@@ -163,6 +188,85 @@ const DRIVERS: Record<string, (f: StorageFixture) => Promise<void>> = {
     expect(run.status).toBe('completed');
     expect(run.step_results.child).toMatchObject({ status: 'completed', run_id: child });
     expect(run.steps.child.attempts).toBe(1);
+    await expectRunOnce(f, counted);
+  },
+  'revision-approval': async (f) => {
+    // The approver took three days to look at v2.
+    const counted = await countersOf(f);
+    await loadFixture(f, 3 * DAY_MS);
+    const runId = f.objects[0]!.run_id;
+    const waiting = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect([waiting.status, waiting.plan_version]).toEqual(['awaiting_approval', 2]);
+    expect(waiting.steps.fixed.attempts).toBe(0);
+    const approved = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve', comment: 'v2' });
+    expect(approved.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.fixed).toEqual({
+      key: 'fx-revision-fixed',
+      value: counted['fx-revision-fixed']! + 1,
+    });
+    const events = (await api('GET', `/v1/runs/${runId}/events?limit=1000`)).body.events as Json[];
+    expect(
+      events.filter((e) => e.event_type === 'ApprovalRequested').map((e) => e.payload.plan_version),
+    ).toEqual([1, 2]);
+    // v2's step began after its approval, not before.
+    const granted = seqOf(events, 'ApprovalGranted');
+    expect(granted).toHaveLength(2);
+    const fixed = seqOf(events, 'StepScheduled', (e) => e.payload.step_id === 'fixed');
+    expect(fixed).toHaveLength(1);
+    expect(fixed[0]!).toBeGreaterThan(granted[1]!);
+    // The run still asks for its revisions: the stored config kept `approval.revisions`.
+    const meta = await runInDurableObject(env.PLAN_RUN.getByName(runId), (_i, state) =>
+      state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'run'").one(),
+    );
+    expect((JSON.parse(meta.value) as Json).config.approval.revisions).toBe('ask');
+    await expectRunOnce(f, counted);
+  },
+
+  'held-back-question': async (f) => {
+    const counted = await countersOf(f);
+    await loadFixture(f, 3_600_000);
+    const runId = f.objects[0]!.run_id;
+    const waiting = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect([waiting.status, waiting.plan_version, waiting.steps.ask.status]).toEqual([
+      'awaiting_approval',
+      2,
+      'running',
+    ]);
+    expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
+    // The question held back while v2 waited is asked now, once.
+    const asking = await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    expect(asking.steps.after.attempts).toBe(0);
+    const answered = await api('POST', `/v1/runs/${runId}/input`, { input: 'eu-west', step_id: 'ask' });
+    expect(answered.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.after).toEqual({ region: 'eu-west' });
+    const events = (await api('GET', `/v1/runs/${runId}/events?limit=1000`)).body.events as Json[];
+    expect(seqOf(events, 'InputRequested')).toHaveLength(1);
+    expect(seqOf(events, 'InputRequested')[0]!).toBeGreaterThan(seqOf(events, 'ApprovalGranted')[1]!);
+    expect(invoked(events, 'ask')).toEqual([1]);
+    await expectRunOnce(f, counted);
+  },
+
+  'idempotent-run': async (f) => {
+    const counted = await countersOf(f);
+    await loadFixture(f);
+    const runId = f.objects[0]!.run_id;
+    const { key, body } = f.notes as { key: string; body: Json };
+    // A client retrying its create after the deploy gets the run the first request made, nothing new.
+    const again = await createWithKey(key, body);
+    expect([again.status, again.replayed, again.body.run_id]).toEqual([201, 'true', runId]);
+    const other = await createWithKey(key, { ...body, config: { placement: 'object' } });
+    expect([other.status, other.body.error.code]).toEqual([422, 'idempotency_key_reused']);
+    expect(f.queued).toHaveLength(1);
+    await env.STEPS.sendBatch(f.queued!);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect([run.steps.first.attempts, run.steps.then.attempts]).toEqual([1, 1]);
+    const late = await createWithKey(key, body);
+    expect([late.status, late.body.run_id, late.body.status]).toEqual([201, runId, 'completed']);
     await expectRunOnce(f, counted);
   },
 };

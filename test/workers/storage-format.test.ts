@@ -17,7 +17,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { StepMessage } from '../../src/durable/messages';
 import {
+  BASE_FORMAT,
   FORMAT_KEY,
+  formatFor,
   migrationsFor,
   NEWER_FORMAT_RETRY_S,
   STORAGE_FORMAT,
@@ -26,6 +28,7 @@ import {
   upgradeStorage,
   type StorageMigration,
 } from '../../src/durable/storage-format';
+import { parseRunConfig } from '../../src/plan/config';
 import worker from '../../src/worker';
 import { api, startRun, waitForRun } from './helpers';
 import { dumpObject } from './storage-fixture';
@@ -54,8 +57,28 @@ describe('a run object’s storage format', () => {
   it('is stamped by the run’s first transaction (PRAGMA user_version is refused)', async () => {
     const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
     await waitForRun(runId);
-    expect(await stampOf(runId)).toEqual([String(STORAGE_FORMAT)]);
+    expect(await stampOf(runId)).toEqual([String(BASE_FORMAT)]);
     await inObject(runId, (s) => expect(() => s.storage.sql.exec('PRAGMA user_version')).toThrow());
+  });
+
+  it('is format 2 for a run that asks for its revisions’ approval, which a format-1 release refuses', async () => {
+    const asks = { require_plan_approval: true, approval: { revisions: 'ask' } };
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] }, asks);
+    await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+    expect(await stampOf(runId)).toEqual(['2']);
+    // A format-1 release (ae03508) would drop `revisions` from the config and run a revision unasked.
+    expect(() => migrationsFor(2, runId, STORAGE_MIGRATIONS.slice(0, 1))).toThrow(
+      /stored in format 2, and this release reads formats up to 1/,
+    );
+    // Loaded again by this release, it is served as it is.
+    await abortAllDurableObjects();
+    expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+    expect(await stampOf(runId)).toEqual(['2']);
+    // Every other run stays in format 1, which a rollback to a format-1 release still serves.
+    expect(formatFor(parseRunConfig({ require_plan_approval: true }))).toBe(1);
+    expect(formatFor(parseRunConfig({ approval: { revisions: 'ask' } }))).toBe(1);
+    expect(formatFor(parseRunConfig(asks))).toBe(2);
   });
 
   it('is format 1 when unstamped (written before the stamp): loaded, carried on, not stamped', async () => {
@@ -142,11 +165,38 @@ describe('a run object’s storage format', () => {
     expect(await stampOf(runId)).toEqual(['2']);
   });
 
+  it('brings an older object past a format only some runs need only with a format every run needs', async () => {
+    const runId = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] });
+    await waitForRun(runId);
+    const base = STORAGE_MIGRATIONS.slice(0, 1);
+    const some: StorageMigration = { to: 2, about: 'some runs', migrate: () => {}, needs: () => true };
+    const every: StorageMigration = {
+      to: 3,
+      about: 'every run',
+      migrate: (sql) => void sql.exec('CREATE TABLE notes (n TEXT)'),
+    };
+    await inObject(runId, (s) => {
+      s.storage.sql.exec('DELETE FROM meta WHERE key = ?', FORMAT_KEY);
+      expect(upgradeStorage(s.storage, 1, runId, [...base, some])).toBe(1);
+      expect(formatFor(parseRunConfig({}), [...base, some])).toBe(2);
+      expect(formatFor(parseRunConfig({}), [...base, { ...some, needs: () => false }])).toBe(1);
+    });
+    expect(await stampOf(runId)).toEqual([]);
+    await inObject(runId, (s) => expect(upgradeStorage(s.storage, 1, runId, [...base, some, every])).toBe(3));
+    expect(await stampOf(runId)).toEqual(['3']);
+    await inObject(runId, (s) =>
+      s.storage.sql.exec('UPDATE meta SET value = ? WHERE key = ?', String(BASE_FORMAT), FORMAT_KEY),
+    );
+  });
+
   it('has a registry of consecutive formats from 1, and refuses a stamp it cannot read', () => {
     expect(STORAGE_MIGRATIONS.map((m) => m.to)).toEqual(STORAGE_MIGRATIONS.map((_m, i) => i + 1));
     expect(storedFormat(null)).toBe(1);
     expect(storedFormat('1')).toBe(1);
     expect(() => migrationsFor(storedFormat('v9'), 'run_x')).toThrow(/a format it cannot read/);
     expect(migrationsFor(STORAGE_FORMAT, 'run_x')).toEqual([]);
+    // A format only some runs need comes last or before a format every run needs.
+    expect(STORAGE_MIGRATIONS[0]!.needs).toBeUndefined();
+    expect(BASE_FORMAT).toBe(1);
   });
 });
