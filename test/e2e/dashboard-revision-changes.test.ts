@@ -4,6 +4,7 @@
  * on the approval link's page, in chromium against `wrangler dev` with a scripted LLM and a real
  * webhook receiver. The name each decider types is sent with the decision and shown in the history.
  */
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
 import { startScriptedLlm } from './scripted-llm-server';
@@ -97,6 +98,19 @@ describe('approving a revision', () => {
     await expect(page.locator('.approval-note').innerText()).resolves.toBe(
       'Plan v1 approved by the approver “Ada Lovelace”',
     );
+    // The table of steps to approve marks the new and the changed ones.
+    const marked = (where: Page) =>
+      where
+        .locator('table.plan-steps tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [r.getAttribute('data-plan-step'), r.getAttribute('data-change')]),
+        );
+    const expected = [
+      ['fetch', null],
+      ['parse2', 'added'],
+      ['report', 'changed'],
+    ];
+    await expect(marked(page)).resolves.toEqual(expected);
     await shot(page, 'revision-changes-run-page');
 
     // The webhook for v2 says the same, for a bridge to post without calling back.
@@ -117,6 +131,7 @@ describe('approving a revision', () => {
     const linkBox = (await linkPage.locator('.approval-changes').boundingBox())!;
     const table = (await linkPage.locator('table.plan-steps').boundingBox())!;
     expect(linkBox.y).toBeLessThan(table.y);
+    await expect(marked(linkPage)).resolves.toEqual(expected);
     await shot(linkPage, 'revision-changes-link');
     await linkPage.getByLabel(/^Your name/).fill('Grace Hopper');
     await linkPage.getByRole('button', { name: 'Approve' }).click();

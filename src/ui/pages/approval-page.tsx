@@ -143,7 +143,12 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         selected={selected}
         onSelect={setSelected}
       />
-      <PlanSteps steps={data.plan.steps} inferred={inferred} selected={selected} />
+      <PlanSteps
+        steps={data.plan.steps}
+        inferred={inferred}
+        selected={selected}
+        changes={data.changes ?? null}
+      />
     </main>
   );
 }

@@ -152,6 +152,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           selected={selected}
           onSelect={setSelected}
           waitingApproval={waitingApproval}
+          changes={changes}
           onRetry={
             actions.offers.stepRetry
               ? (id) => void act('retry', () => api().retry(runId, id), true)
