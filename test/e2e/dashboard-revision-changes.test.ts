@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
 import { startScriptedLlm } from './scripted-llm-server';
 
@@ -133,6 +134,21 @@ describe('approving a revision', () => {
     expect(linkBox.y).toBeLessThan(table.y);
     await expect(marked(linkPage)).resolves.toEqual(expected);
     await shot(linkPage, 'revision-changes-link');
+    // Both pages on a phone, as read by assistive technology: no serious or critical axe finding, and
+    // nothing wider than the screen (`bypassCSP`: axe goes in as an inline script; viewing spends nothing).
+    const phone = await env.browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    for (const [name, path] of [
+      ['run-page', `/#/runs/${run_id}`],
+      ['link', `${link.pathname}${link.search}`],
+    ] as const) {
+      const p = await phone.newPage();
+      await p.goto(`${env.server.base}${path}`);
+      await p.waitForSelector('.approval-changes');
+      expect(await seriousViolations(p)).toEqual([]);
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shot(p, `revision-changes-${name}-390`);
+    }
+    await phone.close();
     await linkPage.getByLabel(/^Your name/).fill('Grace Hopper');
     await linkPage.getByRole('button', { name: 'Approve' }).click();
     await linkPage.getByText('This link cannot be used again.').waitFor();
