@@ -129,11 +129,20 @@ export default defineConfig(async () => {
         }),
         // A deployment with an LLM configured (a scripted endpoint, injected with setLlmFetch): goal
         // runs plan inside the run's object, revisions call the planner.
-        workersProject('workers-llm', 'test/workers-llm', {
-          OPENAI_API_KEY: 'sk-test-scripted',
-          OPENAI_BASE_URL: 'https://llm.test/v1',
-          PLANNER_MODEL: 'scripted-1',
-        }),
+        // Its approval webhooks go to the loopback server (a real Standard Webhooks receiver), which
+        // HTTP_ALLOWLIST lets the runtime's fetch reach: what a revision's approval sends is checked there.
+        workersProject(
+          'workers-llm',
+          'test/workers-llm',
+          {
+            OPENAI_API_KEY: 'sk-test-scripted',
+            OPENAI_BASE_URL: 'https://llm.test/v1',
+            PLANNER_MODEL: 'scripted-1',
+            WEBHOOK_SECRET: WORKERS_BINDINGS.WEBHOOK_SECRET,
+            HTTP_ALLOWLIST: '127.0.0.1',
+          },
+          ['test/workers-http/loopback-server.ts'],
+        ),
         // A deployment whose operator allowlisted loopback: http.request through the runtime's own
         // fetch to a real server on 127.0.0.1 (started in Node by the globalSetup). Apart from the
         // `workers` project because its tests rely on an empty HTTP_ALLOWLIST (loopback refused, any

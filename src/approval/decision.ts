@@ -9,6 +9,24 @@ import { PlanEditSchema } from './edits';
 export { applyEdits, PlanEditSchema, StepChangesSchema } from './edits';
 export type { ApplyEditsResult, PlanEdit, StepChanges } from './edits';
 
+/** The longest name an approver may give. */
+export const MAX_APPROVER_NAME = 120;
+
+/**
+ * The name a decider gives (`approver`), recorded on `ApprovalGranted` / `ApprovalRejected` as given:
+ * a label for the history, never an identity — anyone holding the API token or the link can send any.
+ * Trimmed; one line of 1–120 characters (a line break would forge a line of `edgeplan show`).
+ */
+export const ApproverNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'give a name of at least one visible character, or leave `approver` out')
+  .max(MAX_APPROVER_NAME, `a name of at most ${MAX_APPROVER_NAME} characters`)
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+  .refine((s) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s), {
+    message: 'a name on one line, without control characters (line breaks, tabs)',
+  });
+
 /** More than this many edits should be sent as a whole `plan`. */
 export const MAX_EDITS = 1000;
 
@@ -16,7 +34,7 @@ export const Decision = { approve: 'approve', reject: 'reject', modify: 'modify'
 export type Decision = (typeof Decision)[keyof typeof Decision];
 
 /**
- * `{decision, plan?, comment?, edits?}`. `modify` needs exactly one of `plan` (any JSON here: a
+ * `{decision, plan?, comment?, edits?, approver?}`. `modify` needs exactly one of `plan` (any JSON here: a
  * malformed plan comes back from validation as findings, like `POST /v1/runs`) and `edits`;
  * `approve` and `reject` take neither. A `null` plan or comment counts as absent; any other key is refused.
  * @example
@@ -29,6 +47,7 @@ const DECISION_SHAPE = {
   decision: z.enum(Decision),
   plan: z.unknown().optional(),
   comment: z.string().max(10_000).nullish(),
+  approver: ApproverNameSchema.nullish(),
   edits: z.array(PlanEditSchema).min(1).max(MAX_EDITS).optional(),
 };
 

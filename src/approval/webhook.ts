@@ -13,6 +13,7 @@
 import { Webhook } from 'standardwebhooks';
 import { EdgeplanError } from '../errors';
 import type { ErrorInfo } from '../errors';
+import type { ApprovalChanges } from '../plan/approval-changes';
 import type { Plan } from '../plan/model';
 import { constantTimeEqual } from './constant-time';
 import { WebhookError } from './webhook-error';
@@ -48,6 +49,13 @@ export type ApprovalWebhookPayload = {
   approval_url: string;
   /** ISO-8601; after it the approval URL stops working and the run's `default_action` applies. */
   expires_at: string;
+  /** The last version an approval granted; null for the run's first plan (nothing approved yet). */
+  last_approved_version: number | null;
+  /**
+   * What `plan` changes since `last_approved_version` — steps added, changed, removed, a one-line
+   * `summary`, and why each version since was written; null with `last_approved_version`.
+   */
+  changes: ApprovalChanges | null;
 };
 
 /**

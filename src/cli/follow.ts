@@ -9,6 +9,7 @@ import { EXIT, exitForStatus } from './exit-codes';
 import { eventLine, plural, renderLive, type Style } from './render';
 import { applyEvent, emptyView, type RunView } from '../client/run-view';
 import { terminalText } from './terminal-text';
+import { approverName, pendingApprovalLines } from './approval-text';
 
 export type FollowOptions = {
   /** Redraw the live view (stdout is a terminal). */
@@ -95,7 +96,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
         if (!(await stillWaiting(client, runId))) continue;
         clearInterval(timer);
         keep();
-        await ask(client, view);
+        await ask(client, view, o.style);
         after = view.last_seq;
         timer = setInterval(tick, 80);
         continue watching;
@@ -175,11 +176,14 @@ export function answerHint(view: RunView): string {
 }
 
 /** Asks the person at the terminal for the decision or input the run waits for, and sends it. */
-async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
+async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise<void> {
   const prompts = await import('@clack/prompts');
   if (view.waiting?.kind === 'approval') {
+    // For a revision, what it changes since the approved version, before the question.
+    const pending = await client.pendingApproval(view.run_id);
+    for (const line of pendingApprovalLines(pending, style)) write(`${line}\n`);
     const choice = await prompts.select({
-      message: `Approve the plan of ${view.run_id} (${plural(view.steps.length, 'step')})?`,
+      message: `Approve ${pending ? `v${pending.plan_version} of ` : ''}the plan of ${view.run_id} (${plural(view.steps.length, 'step')})?`,
       options: [
         { value: 'approve', label: 'Approve', hint: 'run it' },
         { value: 'reject', label: 'Reject', hint: 'the run ends' },
@@ -188,9 +192,9 @@ async function ask(client: EdgeplanClient, view: RunView): Promise<void> {
     });
     if (prompts.isCancel(choice)) return detach(view, EXIT.interrupted);
     if (choice === 'detach') return detach(view, EXIT.waiting);
-    const comment = 'from the edgeplan CLI';
-    if (choice === 'approve') await client.approve(view.run_id, { comment });
-    else await client.reject(view.run_id, { comment });
+    const said = { comment: 'from the edgeplan CLI', ...approverName(undefined) };
+    if (choice === 'approve') await client.approve(view.run_id, said);
+    else await client.reject(view.run_id, said);
     return;
   }
   const failed = askedAboutFailure(view);

@@ -3,7 +3,14 @@
  * symbol (a spinner while it runs), attempts, elapsed time, the critical path marked, then the final
  * output or the error. `eventLine` is the plain view: one line per event, for pipes and logs.
  */
-import { approvedVersion, changesText, replacedStatus, replacedText, type RunEvent } from '../client';
+import {
+  approvedVersion,
+  changesText,
+  deciderText,
+  replacedStatus,
+  replacedText,
+  type RunEvent,
+} from '../client';
 import { eventDetail } from '../client/event-detail';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
@@ -144,7 +151,7 @@ export function decisionLines(view: RunView): string[] {
   const a = view.approval;
   const edit = view.versions.find((v) => v.kind === 'approval_edit');
   if (a) {
-    const who = a.by === 'timeout' ? 'the approval deadline (its default action)' : 'the approver';
+    const who = deciderText(a);
     const verdict = a.decision === 'granted' ? 'approved' : 'rejected';
     const which = approvedVersion(view);
     lines.push(`${which ? `plan${which} ` : ''}${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);

@@ -1011,6 +1011,7 @@ export interface components {
             parent_run_id: string | null;
             /** @description The step of `parent_run_id` that started this run; null with it */
             parent_step_id: string | null;
+            pending_approval: components["schemas"]["PendingApproval"] | null;
         };
         /** @description A value left out of this answer for its size; `href` reads it */
         ElidedValue: {
@@ -1043,6 +1044,76 @@ export interface components {
             retryable: boolean;
             /** @description More about it; a failed planning: `{planning_trace}`, every attempt */
             details?: unknown;
+        };
+        /** @description The approval the run waits for (null unless its status is `awaiting_approval`) */
+        PendingApproval: {
+            plan_version: number;
+            /** @description ISO-8601: when `approval.default_action` applies */
+            deadline_at: string | null;
+            /** @description The last version an approval granted; null while none was */
+            last_approved_version: number | null;
+            changes: components["schemas"]["ApprovalChanges"] | null;
+        };
+        /** @description What a plan version awaiting approval changes since the last approved version */
+        ApprovalChanges: {
+            /** @description The last version an approval granted */
+            since_version: number;
+            /** @description The version awaiting approval */
+            plan_version: number;
+            /** @example v2 adds 2 steps and changes 1 since v1 was approved */
+            summary: string;
+            counts: {
+                added: number;
+                changed: number;
+                removed: number;
+            };
+            added: {
+                step_id: string;
+                action: string;
+                description: string;
+                dependencies: string[];
+            }[];
+            changed: {
+                step_id: string;
+                /** @description Its action in the new version */
+                action: string;
+                /** @description Every changed field, old and new value (absent: null) */
+                fields: {
+                    [key: string]: {
+                        from?: unknown;
+                        to?: unknown;
+                    };
+                };
+                /** @description Top-level parameter keys whose value changed, was added or removed */
+                parameters: string[];
+                dependencies_added: string[];
+                dependencies_removed: string[];
+            }[];
+            removed: {
+                step_id: string;
+                action: string;
+                description: string;
+            }[];
+            /** @description Changed plan-level fields (goal, success_criteria, strategy) */
+            plan_fields: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+            /** @description The versions written since the approved one, oldest first, and why */
+            revisions: components["schemas"]["RevisionCause"][];
+        };
+        RevisionCause: {
+            plan_version: number;
+            /** @description `revision`, `turn`, `rollback` or `approval_edit` */
+            kind: string;
+            /** @description Why: the failure, the `/replan` reason, the turn */
+            reason: string;
+            /** @description What asked for it: `step_failure`, `user_request`, `next_turn`, …; null when nothing did */
+            trigger: string | null;
+            /** @description The step whose failure or result triggered it */
+            step_id: string | null;
         };
         PlanStatus: {
             status: {
@@ -1314,6 +1385,8 @@ export interface components {
                 comment?: string;
                 /** @enum {string} */
                 by: "approver" | "timeout";
+                /** @description The name the decider gave with the decision, as given (a label, not a verified identity) */
+                approver?: string;
             };
         };
         ApprovalRejectedEvent: {
@@ -1333,6 +1406,8 @@ export interface components {
                 comment?: string;
                 /** @enum {string} */
                 by: "approver" | "timeout";
+                /** @description The name the decider gave with the decision, as given (a label, not a verified identity) */
+                approver?: string;
             };
         };
         ApprovalWebhookAttemptedEvent: {
@@ -1836,6 +1911,11 @@ export interface components {
             /** @enum {string} */
             decision: "approve" | "reject" | "modify";
             comment?: string;
+            /**
+             * @description The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 characters). A label for the history, not authentication: whoever holds the token or link can send any name
+             * @example Ada Lovelace
+             */
+            approver?: string;
             plan?: components["schemas"]["Plan"] & unknown;
             /** @description modify: edit operations on the current plan, applied in order */
             edits?: components["schemas"]["PlanEdit"][];

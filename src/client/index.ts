@@ -23,6 +23,7 @@ import type {
   PlanGoalResult,
   PlanVersion,
   PlanVersionList,
+  PendingApproval,
   PlanningTrace,
   Run,
   RunEvent,
@@ -49,9 +50,28 @@ export {
   type StepView,
 } from './run-view';
 export { approvedVersion, changesText, replacedStatus, replacedText } from './replaced-text';
+export {
+  approvalChangesLines,
+  changedStepText,
+  deciderText,
+  revisionCauseText,
+} from './approval-changes-text';
 export { estimateText } from './estimate-text';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';
+
+/** What a person adds to a decision: why (`comment`), their name (`approver`), the link's `token`. */
+export type DecisionOptions = {
+  comment?: string | undefined;
+  approver?: string | undefined;
+  token?: string | undefined;
+};
+
+/** The optional parts of a decision body, left out when empty. */
+const said = (comment: string | undefined, approver: string | undefined) => ({
+  ...(comment ? { comment } : {}),
+  ...(approver ? { approver } : {}),
+});
 
 export type EdgeplanClient = {
   /**
@@ -66,6 +86,12 @@ export type EdgeplanClient = {
   listRuns(query?: ListRunsQuery): Promise<RunPage>;
   /** `GET /v1/runs/:id`. */
   getRun(runId: string): Promise<Run>;
+  /**
+   * The approval the run waits for (`pending_approval` of `GET /v1/runs/:id`), or null: the version,
+   * the deadline, and for a revision what it changes since the last approved version and why
+   * (`approvalChangesLines` says it in words).
+   */
+  pendingApproval(runId: string): Promise<PendingApproval | null>;
   /** `GET /v1/runs/:id/status` (seed 001 `plan.status`). */
   getStatus(
     runId: string,
@@ -99,18 +125,13 @@ export type EdgeplanClient = {
     decision: ApprovalDecision,
     options?: { token?: string | undefined },
   ): Promise<ControlResult>;
-  approve(
-    runId: string,
-    options?: { comment?: string | undefined; token?: string | undefined },
-  ): Promise<ControlResult>;
-  reject(
-    runId: string,
-    options?: { comment?: string | undefined; token?: string | undefined },
-  ): Promise<ControlResult>;
+  /** `approver`: the decider's name, recorded with the decision as given (a label, not authentication). */
+  approve(runId: string, options?: DecisionOptions): Promise<ControlResult>;
+  reject(runId: string, options?: DecisionOptions): Promise<ControlResult>;
   /** Approve a changed plan: a whole `plan`, or `edits`. */
   modify(
     runId: string,
-    change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment'>,
+    change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment' | 'approver'>,
     options?: { token?: string | undefined },
   ): Promise<ControlResult>;
   /**
@@ -165,6 +186,7 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     },
     listRuns: (query = {}) => get<RunPage>('/v1/runs', query),
     getRun: (runId) => get<Run>(run(runId)),
+    pendingApproval: async (runId) => (await get<Run>(run(runId))).pending_approval,
     getStatus: (runId, query = {}) => get<RunStatusView>(run(runId, '/status'), query),
     eventsPage: (runId, { after = 0, limit } = {}) =>
       get<EventsPage>(run(runId, '/events'), { after, limit }),
@@ -189,10 +211,10 @@ export function createClient(options: ClientOptions): EdgeplanClient {
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
     decide: (runId, decision, { token } = {}) =>
       post<ControlResult>(run(runId, '/approval'), decision, { token }),
-    approve: (runId, { comment, token } = {}) =>
-      client.decide(runId, { decision: 'approve', ...(comment ? { comment } : {}) }, { token }),
-    reject: (runId, { comment, token } = {}) =>
-      client.decide(runId, { decision: 'reject', ...(comment ? { comment } : {}) }, { token }),
+    approve: (runId, { comment, approver, token } = {}) =>
+      client.decide(runId, { decision: 'approve', ...said(comment, approver) }, { token }),
+    reject: (runId, { comment, approver, token } = {}) =>
+      client.decide(runId, { decision: 'reject', ...said(comment, approver) }, { token }),
     modify: (runId, change, { token } = {}) =>
       client.decide(runId, { decision: 'modify', ...change }, { token }),
     sendInput: (runId, input, { stepId } = {}) =>

@@ -106,6 +106,8 @@ export type RunView = {
     decision: 'granted' | 'rejected';
     by: string;
     comment: string | null;
+    /** The name the decider gave (`approver`), as given: a label, not a verified identity. */
+    approver?: string | undefined;
     plan_version?: number | undefined;
     revision?: boolean | undefined;
   } | null;
@@ -254,6 +256,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         decision: e.event_type === 'ApprovalRejected' ? 'rejected' : 'granted',
         by: e.payload.by,
         comment: e.payload.comment ?? null,
+        ...(e.payload.approver !== undefined ? { approver: e.payload.approver } : {}),
         ...(asked !== undefined ? { plan_version: asked } : {}),
         ...(revision ? { revision } : {}),
       };

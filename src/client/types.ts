@@ -29,6 +29,12 @@ export type RunStatus = Schemas['RunStatus'];
 export type StepStatus = Schemas['StepStatus'];
 export type Finding = Schemas['Finding'];
 export type Estimates = Schemas['Estimates'];
+/** The approval a run waits for (`Run.pending_approval`): which version, until when, what changed. */
+export type PendingApproval = Schemas['PendingApproval'];
+/** What a version awaiting approval changes since the last approved one (also in the approval webhook). */
+export type ApprovalChanges = Schemas['ApprovalChanges'];
+/** Why a version since the approved one was written. */
+export type RevisionCause = Schemas['RevisionCause'];
 export type ErrorInfo = Schemas['ErrorInfo'];
 
 /** The body of `POST /v1/runs`: a plan, a goal, or an imported source, with config and input. */

@@ -20,6 +20,7 @@ import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import type { Plan } from '../plan/model';
 import { validatePlan, type Finding } from '../plan/validate';
 import { validationLimits } from '../plan/config';
+import { pendingApproval, type PendingApproval } from './pending-approval';
 import type { SqlStore } from './sql-store';
 import { log } from '../log';
 
@@ -107,6 +108,8 @@ export async function deliverApproval(
       run_url: runUrl,
       approval_url: link,
       expires_at: new Date(expires).toISOString(),
+      // What a chat or mail bridge says first ("v2 adds 2 steps, changes 1") without calling back.
+      ...changesSinceApproved(state, store),
     },
   });
   if (result.ok) return record(true, null, { status: result.status });
@@ -297,8 +300,25 @@ export async function approvalInput(
     const refusal = spendApprovalToken(store, state.run_id, link);
     if (refusal) return { ok: false, refusal };
   }
-  const { decision: verdict, comment } = decision.value;
-  return { ok: true, input: { type: 'approval', decision: verdict, plan, comment: comment ?? undefined } };
+  const { decision: verdict, comment, approver } = decision.value;
+  return {
+    ok: true,
+    input: {
+      type: 'approval',
+      decision: verdict,
+      plan,
+      comment: comment ?? undefined,
+      ...(approver ? { approver } : {}),
+    },
+  };
+}
+
+/** The approval webhook's and link page's account of what changed since the last approved version. */
+type ChangesSinceApproved = Pick<PendingApproval, 'last_approved_version' | 'changes'>;
+
+function changesSinceApproved(state: RunState, store: SqlStore): ChangesSinceApproved {
+  const p = pendingApproval(state, store);
+  return { last_approved_version: p?.last_approved_version ?? null, changes: p?.changes ?? null };
 }
 
 /** What the approval link's page shows: the plan to decide on, while the link is good. */
@@ -309,7 +329,7 @@ export type ApprovalView = {
   plan: Plan;
   /** Epoch ms when the link stops working. */
   expires_at: number;
-};
+} & ChangesSinceApproved;
 
 /**
  * The plan behind a link, for its page: checked like a decision (a wrong token learns nothing, a used
@@ -327,7 +347,14 @@ export async function approvalView(
   const expires_at = link.record.expires_at;
   return {
     ok: true,
-    view: { run_id: state.run_id, goal: state.goal, status: state.status, plan: state.plan, expires_at },
+    view: {
+      run_id: state.run_id,
+      goal: state.goal,
+      status: state.status,
+      plan: state.plan,
+      expires_at,
+      ...changesSinceApproved(state, store),
+    },
   };
 }
 

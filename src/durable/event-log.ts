@@ -41,6 +41,34 @@ export class EventLog {
       .map((r) => this.#event(r) as RunEvent<T>);
   }
 
+  /**
+   * Events of one type with seq > `after` (and ≤ `upTo`), oldest first — a scan of the log's tail, for
+   * rare reads (what an approval waits on).
+   */
+  ofTypeAfter<T extends EventType>(type: T, after: number, upTo = Number.MAX_SAFE_INTEGER): RunEvent<T>[] {
+    return this.sql
+      .exec<Row>(
+        'SELECT seq, body FROM events WHERE event_type = ? AND seq > ? AND seq <= ? ORDER BY seq',
+        type,
+        after,
+        upTo,
+      )
+      .toArray()
+      .map((r) => this.#event(r) as RunEvent<T>);
+  }
+
+  /** The last event of one type (with seq ≤ `upTo`), or null: read from the end of the log. */
+  lastOfType<T extends EventType>(type: T, upTo = Number.MAX_SAFE_INTEGER): RunEvent<T> | null {
+    const row = this.sql
+      .exec<Row>(
+        'SELECT seq, body FROM events WHERE event_type = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
+        type,
+        upTo,
+      )
+      .toArray()[0];
+    return row ? (this.#event(row) as RunEvent<T>) : null;
+  }
+
   /** Events with seq > after, oldest first, at most `limit`. */
   read(after: number, limit: number, upTo?: number): RunEvent[] {
     const rows =

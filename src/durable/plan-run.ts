@@ -21,6 +21,7 @@ import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_AFTER_S } from './storage-format';
 import { parentFields, type ParentFields } from './run-parent';
+import { pendingApproval, type PendingApproval } from './pending-approval';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { answerClientFrame, closeClientSocket, eventSocketResponse } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
@@ -49,6 +50,9 @@ export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
 export type { DeletedRun } from './run-deletion';
 export type { Continuation, CreateRunRequest } from './run-requests';
+
+/** What a run's snapshot adds for an approver: the approval it waits for (pending-approval.ts). */
+type Pending = { pending_approval: PendingApproval | null };
 
 /**
  * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
@@ -129,11 +133,13 @@ export class PlanRun extends DurableObject<Env> {
     return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true } };
   }
 
-  getRun(): (ServedSnapshot & ParentFields) | null {
+  getRun(): (ServedSnapshot & ParentFields & Pending) | null {
     const m = this.#run.load();
     if (!m) return null;
-    const snap = snapshotRun(m.state, this.#run.store, storeBudget(this.#run.store, m.state.run_id));
-    return { ...servedSnapshot(snap, this.#run.store), ...parentFields(this.#run.parentRef()) };
+    const store = this.#run.store;
+    const snap = snapshotRun(m.state, store, storeBudget(store, m.state.run_id));
+    const pending = { pending_approval: pendingApproval(m.state, store) };
+    return { ...servedSnapshot(snap, store), ...parentFields(this.#run.parentRef()), ...pending };
   }
 
   getStatus(opts: {
@@ -170,11 +176,13 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): (ServedSnapshot & ParentFields) | null {
+  stateAt(at?: number): (ServedSnapshot & ParentFields & Pending) | null {
     if (!this.#run.load()) return null;
-    const r = replay(this.#run.store.events.stream(0, at));
+    const store = this.#run.store;
+    const r = replay(store.events.stream(0, at));
     const snap = snapshotRun(r.state, r.results, memoryBudget(this.#run.machine!.state.run_id));
-    return { ...servedSnapshot(snap, this.#run.store), ...parentFields(this.#run.parentRef()) };
+    const pending = { pending_approval: pendingApproval(r.state, store, at) };
+    return { ...servedSnapshot(snap, store), ...parentFields(this.#run.parentRef()), ...pending };
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */

@@ -106,8 +106,10 @@ export function acceptPlanInput(
       }
       const by = 'approver';
       const comment = input.comment;
+      // The name the decider gave, kept as a label beside `by` (who decided: a person, not the deadline).
+      const named = input.approver === undefined ? {} : { approver: input.approver };
       if (input.decision === 'reject') {
-        emit({ type: 'ApprovalRejected', payload: { comment, by } });
+        emit({ type: 'ApprovalRejected', payload: { comment, by, ...named } });
         return;
       }
       if (input.decision === 'modify' && input.plan) {
@@ -122,7 +124,7 @@ export function acceptPlanInput(
           },
         });
       }
-      emit({ type: 'ApprovalGranted', payload: { comment, by } });
+      emit({ type: 'ApprovalGranted', payload: { comment, by, ...named } });
       return;
     }
     case 'revise': {

@@ -57,8 +57,9 @@ export type EventPayloads = {
   PlanValidated: { valid: true; estimates: Estimates | null };
   RunStarted: Record<string, never>;
   ApprovalRequested: { deadline_at: number | null; plan_version: number };
-  ApprovalGranted: { comment?: string; by: 'approver' | 'timeout' };
-  ApprovalRejected: { comment?: string; by: 'approver' | 'timeout' };
+  /** `approver`: the name the decider gave with the decision, as given — a label, not an identity. */
+  ApprovalGranted: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
+  ApprovalRejected: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
   /**
    * One delivery attempt of the signed approval webhook: `ok` when the receiver answered 2xx. A failed
    * one is tried again at `next_attempt_at` (null: no further attempt — the deadline, or a setup error).

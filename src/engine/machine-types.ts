@@ -49,7 +49,14 @@ export type MachineInput =
   /** A step streamed in from the planner, validated on arrival (its dependencies streamed in before it). */
   | { type: 'streamed_step'; step: PlanStep; plan_id: string }
   /** An approver's decision; a `modify` carries the edited plan, validated, with its new version. */
-  | { type: 'approval'; decision: 'approve' | 'reject' | 'modify'; plan?: Plan; comment?: string }
+  | {
+      type: 'approval';
+      decision: 'approve' | 'reject' | 'modify';
+      plan?: Plan;
+      comment?: string;
+      /** The name the decider gave (not verified: whoever holds the token or link may give any). */
+      approver?: string;
+    }
   /** A new plan version (validated): a revision's result, or a rollback. */
   | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
   /** With `error.code` {@link REVISION_DECLINED} the reviser chose to stop: the run ends `aborted`. */

@@ -6,7 +6,7 @@
  * that sends whatever it was. The server checks the content again; these only check the shape.
  */
 import * as z from 'zod/mini';
-import type { Estimates, Plan } from '../client';
+import type { ApprovalChanges, Estimates, Plan } from '../client';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -30,6 +30,16 @@ const ApprovalDataShape = z.object({
   expires_at: z.number(),
   token: z.string(),
   inferred: z.optional(z.record(z.string(), z.array(z.string()))),
+  // A revision's: the last approved version and what this one changes since (approval-changes.tsx).
+  last_approved_version: z.optional(z.nullable(z.number())),
+  changes: z.optional(
+    z.nullable(
+      z.custom<ApprovalChanges>(
+        (v) => isObject(v) && typeof v.summary === 'string' && Array.isArray(v.changed),
+        'expected what the plan changes since the approved version',
+      ),
+    ),
+  ),
 });
 export type ApprovalData = z.infer<typeof ApprovalDataShape>;
 

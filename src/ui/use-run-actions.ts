@@ -9,6 +9,7 @@ import type { EdgeplanClient } from '../client';
 import { api, errorText } from './api';
 import type { RunStatusNow } from './run-status';
 import type { LiveRun } from './use-run';
+import { approverOf, useApproverName } from './approver-name';
 
 /** The plan Modify sends (the approval body's). */
 type ModifiedPlan = Parameters<EdgeplanClient['modify']>[1]['plan'];
@@ -22,6 +23,9 @@ export type RunActions = {
   /** The comment sent with Approve, Reject and Modify. */
   comment: string;
   setComment: (c: string) => void;
+  /** The name sent with them (`approver`), remembered in this browser. */
+  approver: string;
+  setApprover: (name: string) => void;
   modifying: boolean;
   setModifying: (m: boolean | ((m: boolean) => boolean)) => void;
   deleting: boolean;
@@ -58,6 +62,7 @@ export function useRunActions(
   const deleteButton = useRef<HTMLButtonElement>(null);
   const modifyButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
+  const [approver, setApprover] = useApproverName();
   const { acts, ended, status } = now;
 
   const act = async (name: string, action: () => Promise<unknown>, follow = false) => {
@@ -92,7 +97,11 @@ export function useRunActions(
     setMessage(null);
     try {
       // The approver's comment, as Approve and Reject send it: the new version's reason.
-      await api().modify(runId, { plan, comment: comment.trim() || 'modified in the dashboard' });
+      await api().modify(runId, {
+        plan,
+        comment: comment.trim() || 'modified in the dashboard',
+        ...approverOf(approver),
+      });
     } catch (e) {
       // As act() does: read the run again. Decided elsewhere, it no longer waits for approval
       // and the editor (with the refusal in it) goes away: the page says why instead.
@@ -118,6 +127,8 @@ export function useRunActions(
     setMessage,
     comment,
     setComment,
+    approver,
+    setApprover,
     modifying,
     setModifying,
     deleting,

@@ -13,6 +13,8 @@ import type { Estimates } from '../../src/plan/estimates';
 import type { PlanVersionRow } from '../../src/durable/plan-versions';
 import type { EventsPage } from '../../src/durable/run-reads';
 import type { ParentFields } from '../../src/durable/run-parent';
+import type { PendingApproval } from '../../src/durable/pending-approval';
+import type { PendingApprovalSchema } from '../../src/http/schemas/approval-changes';
 import { EVENT_PAYLOAD_SCHEMAS, RunEventSchema } from '../../src/http/schemas/events';
 import type {
   EventsPageSchema,
@@ -71,8 +73,12 @@ describe('API schemas match the code’s types', () => {
     expectTypeOf<
       Omit<Out<typeof RunSnapshotSchema>, 'plan' | 'step_results' | 'state' | 'final_output'>
     >().toEqualTypeOf<
-      Flat<Omit<RunSnapshot, 'plan' | 'step_results' | 'state' | 'final_output'> & ParentFields>
+      Flat<
+        Omit<RunSnapshot, 'plan' | 'step_results' | 'state' | 'final_output'> &
+          ParentFields & { pending_approval: PendingApproval | null }
+      >
     >();
+    expectTypeOf<Out<typeof PendingApprovalSchema>>().toEqualTypeOf<PendingApproval>();
     expectTypeOf<Omit<Out<typeof PlanStatusSchema>, 'status'>>().toEqualTypeOf<
       Flat<Omit<PlanStatusView, 'status'> & ParentFields>
     >();

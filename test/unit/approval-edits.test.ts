@@ -249,6 +249,27 @@ describe('ApprovalDecisionSchema', () => {
     expect(parseApprovalDecision({ decision: 'approve', comment: 'fine' }).ok).toBe(true);
   });
 
+  it('takes the decider’s name trimmed, and refuses an empty one, one over 120 characters or one with a line break', () => {
+    expect(parseApprovalDecision({ decision: 'approve', approver: '  Ada Lovelace ' })).toMatchObject({
+      ok: true,
+      value: { approver: 'Ada Lovelace' },
+    });
+    expect(parseApprovalDecision({ decision: 'reject', approver: null })).toMatchObject({ ok: true });
+    const refused = (approver: unknown) => {
+      const r = parseApprovalDecision({ decision: 'approve', approver });
+      return r.ok ? '' : r.message;
+    };
+    expect(refused('   ')).toBe(
+      'Invalid approval: approver: give a name of at least one visible character, or leave `approver` out',
+    );
+    expect(refused('x'.repeat(121))).toBe('Invalid approval: approver: a name of at most 120 characters');
+    expect(refused('Ada\nplan v9 approved by root')).toBe(
+      'Invalid approval: approver: a name on one line, without control characters (line breaks, tabs)',
+    );
+    expect(refused('Ada\u2028root')).toContain('on one line');
+    expect(refused(42)).toContain('approver');
+  });
+
   it('refuses an unknown decision, an unknown op and an attempt to change a step id', () => {
     expect(ApprovalDecisionSchema.safeParse({ decision: 'maybe' }).success).toBe(false);
     const badOp = ApprovalDecisionSchema.safeParse({ decision: 'modify', edits: [{ op: 'rename_step' }] });

@@ -34,6 +34,20 @@ describe('approval', () => {
     expect(h.commands.at(-1)).toMatchObject({ type: 'dispatch', step_id: 'a' });
   });
 
+  it('records the name an approver gave on their decision, and none when they gave none', () => {
+    const named = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(named, { type: 'approval', decision: 'approve', approver: 'Ada' });
+    expect(named.events.find((e) => e.event_type === 'ApprovalGranted')?.payload).toEqual({
+      comment: undefined,
+      by: 'approver',
+      approver: 'Ada',
+    });
+    const anonymous = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(anonymous, { type: 'approval', decision: 'reject', comment: 'no' });
+    const rejected = anonymous.events.find((e) => e.event_type === 'ApprovalRejected')?.payload;
+    expect(rejected).toEqual({ comment: 'no', by: 'approver' });
+  });
+
   it('cancels the run when the plan is rejected', () => {
     const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
     send(h, { type: 'approval', decision: 'reject', comment: 'no' });

@@ -21,6 +21,7 @@ import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView } from '../../client/run-view';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
+import { approverName, pendingApprovalLines } from '../approval-text';
 
 type Done = (code: number) => void;
 
@@ -113,6 +114,8 @@ export function registerManage(program: Command, context: () => Context, done: D
     const parent = parentLine(run);
     if (parent) ctx.print(parent);
     if (run.goal) ctx.print(`goal: ${run.goal}`);
+    // What the approver decides on, before the steps: for a revision, what changed since the approved plan.
+    for (const line of pendingApprovalLines(run.pending_approval, ctx.style)) ctx.print(line);
     const ended = (TERMINAL_STATUSES as readonly string[]).includes(run.status);
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
@@ -202,10 +205,17 @@ export function registerManage(program: Command, context: () => Context, done: D
       'a file: the plan to run instead, or {"edits": [{"op": "update_step", "step_id": "s", "changes": {"parameters": {…}}}, …]} (ops: update_step, remove_step, add_step, move_step, set_dependencies)',
     )
     .option('-m, --comment <text>', 'why')
-    .action(async (given: string, o: { edit?: string; comment?: string }) => {
+    .option('--as <name>', 'your name, recorded with the decision as given (env EDGEPLAN_APPROVER)')
+    .action(async (given: string, o: { edit?: string; comment?: string; as?: string }) => {
       const ctx = context();
       const id = runId(given);
-      if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment }));
+      const named = approverName(o.as);
+      // What is being approved, first: for a revision, what it changes since the approved version.
+      if (!ctx.json) {
+        const pending = await ctx.client.pendingApproval(id);
+        for (const line of pendingApprovalLines(pending, ctx.style)) ctx.print(line);
+      }
+      if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment, ...named }));
       const read = readJson(o.edit);
       if (read === null || typeof read !== 'object' || Array.isArray(read))
         throw new UsageError(
@@ -217,7 +227,7 @@ export function registerManage(program: Command, context: () => Context, done: D
         ? { edits: file.edits as NonNullable<ApprovalDecision['edits']> }
         : { plan: file as NonNullable<ApprovalDecision['plan']> };
       const decided = await ctx.client
-        .modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}) })
+        .modify(id, { ...change, ...(o.comment ? { comment: o.comment } : {}), ...named })
         .catch((err: unknown) => {
           // A changed plan the API refuses: its findings at their lines in the file, as `run` shows them.
           const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
@@ -234,8 +244,13 @@ export function registerManage(program: Command, context: () => Context, done: D
     .description('Reject the plan of a run awaiting approval (the run ends)')
     .argument('<id>', 'run id')
     .option('-m, --comment <text>', 'why')
-    .action(async (id: string, o: { comment?: string }) =>
-      control(context(), await context().client.reject(runId(id), o), 'rejected'),
+    .option('--as <name>', 'your name, recorded with the decision as given (env EDGEPLAN_APPROVER)')
+    .action(async (id: string, o: { comment?: string; as?: string }) =>
+      control(
+        context(),
+        await context().client.reject(runId(id), { comment: o.comment, ...approverName(o.as) }),
+        'rejected',
+      ),
     );
   program
     .command('retry')

@@ -70,6 +70,16 @@ export const ApprovalDocSchema = z
   .strictObject({
     decision: z.enum(['approve', 'reject', 'modify']),
     comment: z.string().optional(),
+    approver: z
+      .string()
+      .max(120)
+      .optional()
+      .openapi({
+        description:
+          'The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 ' +
+          'characters). A label for the history, not authentication: whoever holds the token or link can send any name',
+        example: 'Ada Lovelace',
+      }),
     plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),
     edits: z.array(PlanEditDocSchema).optional().openapi({
       description: 'modify: edit operations on the current plan, applied in order',
@@ -78,7 +88,7 @@ export const ApprovalDocSchema = z
   .openapi('ApprovalDecision');
 
 const APPROVAL_NEEDS =
-  '{"decision": "approve" | "reject" | "modify"}; "modify" takes a whole "plan" or a list of "edits", and "comment" is optional';
+  '{"decision": "approve" | "reject" | "modify"}; "modify" takes a whole "plan" or a list of "edits"; "comment" and "approver" (your name) are optional';
 const { middleware: _served, ...approval } = controlRoute(
   'decideApproval',
   '/v1/runs/{id}/approval',

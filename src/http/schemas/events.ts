@@ -31,6 +31,9 @@ const TokenCountSchema = z.object({
 });
 const ms = z.number().openapi({ description: 'Epoch milliseconds' });
 const planRef = PlanSchema.openapi({ description: 'The plan' });
+const APPROVER_NAME = z.string().optional().openapi({
+  description: 'The name the decider gave with the decision, as given (a label, not a verified identity)',
+});
 
 /** One payload schema per event type; `satisfies` makes a new event type a compile error here. */
 const PAYLOADS = {
@@ -45,8 +48,16 @@ const PAYLOADS = {
   PlanValidated: z.object({ valid: z.literal(true), estimates: z.union([EstimatesSchema, z.null()]) }),
   RunStarted: z.object({}),
   ApprovalRequested: z.object({ deadline_at: ms.nullable(), plan_version: z.number().int() }),
-  ApprovalGranted: z.object({ comment: z.string().optional(), by: z.enum(['approver', 'timeout']) }),
-  ApprovalRejected: z.object({ comment: z.string().optional(), by: z.enum(['approver', 'timeout']) }),
+  ApprovalGranted: z.object({
+    comment: z.string().optional(),
+    by: z.enum(['approver', 'timeout']),
+    approver: APPROVER_NAME,
+  }),
+  ApprovalRejected: z.object({
+    comment: z.string().optional(),
+    by: z.enum(['approver', 'timeout']),
+    approver: APPROVER_NAME,
+  }),
   ApprovalWebhookAttempted: z.object({
     attempt: z.number().int(),
     ok: z.boolean(),

@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { SKIP_REASONS } from '../../engine/events';
 import { RunStatus, StepStatus } from '../../plan/model';
+import { PendingApprovalSchema } from './approval-changes';
 import { ErrorInfoSchema, RunEventSchema } from './events';
 import { PlanSchema, PlanStepSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
@@ -107,6 +108,8 @@ export const RunSnapshotSchema = z
     termination_reason: TerminationReasonSchema,
     last_seq: z.number().int(),
     ...PARENT_FIELDS,
+    // null unless the run is `awaiting_approval` (a union: `.nullable()` would make the component nullable)
+    pending_approval: z.union([PendingApprovalSchema, z.null()]),
   })
   .openapi('Run');
 

@@ -2,7 +2,7 @@
  * Who approved the plan and what they said, and what their edit changed — in the page's head, where a
  * person reading the run later looks first (a rejection says so in the run's outcome instead).
  */
-import { approvedVersion, changesText, type RunView } from '../../client';
+import { approvedVersion, changesText, deciderText, type RunView } from '../../client';
 import { visibleText } from '../visible-text';
 
 export function ApprovalNote({ view }: { view: RunView }) {
@@ -13,7 +13,12 @@ export function ApprovalNote({ view }: { view: RunView }) {
   return (
     <p class="approval-note muted" data-approval={a.by}>
       Plan{approvedVersion(view)} approved{' '}
-      {a.by === 'timeout' ? 'when the approval deadline passed (its default action)' : 'by the approver'}
+      {a.by === 'timeout' ? (
+        'when the approval deadline passed (its default action)'
+      ) : (
+        // A name the decider gave is shown as given: anyone with the token or link may give any.
+        <>by {a.approver ? <span data-approver>{visibleText(deciderText(a))}</span> : 'the approver'}</>
+      )}
       {a.comment ? (
         <>
           : <q class="comment">{visibleText(a.comment)}</q>

@@ -1,15 +1,48 @@
 /**
- * The approver's comment, sent with Approve, Reject or Modify (`comment`): a rejected run shows it as
+ * The approver's name and comment. The comment, sent with Approve, Reject or Modify (`comment`): a rejected run shows it as
  * the reason its plan was turned down, and a modified plan's new version gives it as its reason.
  */
 export function DecisionComment({
   value,
   onInput,
+  name,
+  onName,
   disabled = false,
 }: {
   value: string;
   onInput: (v: string) => void;
+  /** The decider's name (`approver`), recorded with the decision as given. */
+  name: string;
+  onName: (v: string) => void;
   disabled?: boolean;
+}) {
+  return (
+    <div class="decision-inputs">
+      <label class="decision-name">
+        Your name{' '}
+        <span class="muted">(optional, recorded with the decision as you type it — not checked)</span>
+        <input
+          type="text"
+          autocomplete="name"
+          maxLength={120}
+          value={name}
+          disabled={disabled}
+          onInput={(e) => onName((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <DecisionText value={value} onInput={onInput} disabled={disabled} />
+    </div>
+  );
+}
+
+function DecisionText({
+  value,
+  onInput,
+  disabled,
+}: {
+  value: string;
+  onInput: (v: string) => void;
+  disabled: boolean;
 }) {
   return (
     <label class="decision-comment">

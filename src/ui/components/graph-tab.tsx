@@ -4,7 +4,7 @@
  * — gone once the run is decided, when the graph's colours and the step panel tell what each step did.
  * Under the graph, the steps later plan versions replaced, each clickable for what it did.
  */
-import type { ReplacedStep, Run, RunView, StepView } from '../../client';
+import type { ApprovalChanges, ReplacedStep, Run, RunView, StepView } from '../../client';
 import { failedDependency } from '../run-status';
 import { Dag } from './dag';
 import { PlanSteps } from './plan-steps';
@@ -21,6 +21,7 @@ export function GraphTab({
   selected,
   onSelect,
   waitingApproval,
+  changes = null,
   onRetry,
 }: {
   steps: StepView[];
@@ -34,6 +35,8 @@ export function GraphTab({
   selected: string | null;
   onSelect: (id: string) => void;
   waitingApproval: boolean;
+  /** What the version awaiting approval changes since the approved one: its steps are marked. */
+  changes?: ApprovalChanges | null;
   /** Retries a failed step, when the run allows it. */
   onRetry: ((id: string) => void) | undefined;
 }) {
@@ -79,7 +82,12 @@ export function GraphTab({
           <h2 id="approve-steps-title">
             {steps.length} {steps.length === 1 ? 'step' : 'steps'} to approve
           </h2>
-          <PlanSteps steps={steps.map((s) => s.planned)} inferred={inferred} selected={selected} />
+          <PlanSteps
+            steps={steps.map((s) => s.planned)}
+            inferred={inferred}
+            selected={selected}
+            changes={changes}
+          />
         </section>
       ) : null}
     </>

@@ -6,7 +6,7 @@
  * <PlanSteps steps={plan.steps} inferred={inferred} selected={selected} />
  */
 import { useMemo, useState } from 'preact/hooks';
-import type { PlanStep } from '../../client';
+import type { ApprovalChanges, PlanStep } from '../../client';
 import { foldJson } from '../fold-json';
 import { Dependencies } from './dependencies';
 import { visibleText } from '../visible-text';
@@ -15,13 +15,20 @@ export function PlanSteps({
   steps,
   inferred,
   selected,
+  changes = null,
 }: {
   steps: readonly PlanStep[];
   /** Step id → the dependencies its references add to the ones it lists. */
   inferred: Readonly<Record<string, readonly string[]>>;
   /** The step selected in the graph, marked in its row. */
   selected: string | null;
+  /** A revision's changes since the approved version: its added and changed steps are marked. */
+  changes?: ApprovalChanges | null;
 }) {
+  const marks = new Map<string, 'added' | 'changed'>([
+    ...(changes?.added ?? []).map((a) => [a.step_id, 'added'] as const),
+    ...(changes?.changed ?? []).map((c) => [c.step_id, 'changed'] as const),
+  ]);
   return (
     <table class="plan-steps">
       <thead>
@@ -37,9 +44,20 @@ export function PlanSteps({
           // A sub-plan step has no action of its own: its steps are the child run's.
           const action = s.action ?? (s.subplan ? 'subplan' : '');
           return (
-            <tr key={s.id} class={selected === s.id ? 'selected' : ''} data-plan-step={s.id}>
+            <tr
+              key={s.id}
+              class={selected === s.id ? 'selected' : ''}
+              data-plan-step={s.id}
+              data-change={marks.get(s.id)}
+            >
               <td>
                 <code>{s.id}</code>
+                {marks.has(s.id) ? (
+                  <>
+                    {' '}
+                    <span class={`change-mark ${marks.get(s.id)}`}>{marks.get(s.id)}</span>
+                  </>
+                ) : null}
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
                 {/* Not the action again (what a plan written without descriptions gets). */}
                 {s.description && s.description !== action ? (

@@ -4,6 +4,7 @@
  * One block: a long goal gives way to it, rather than Modify and Cancel wrapping under Approve.
  */
 import { api } from '../api';
+import { approverOf } from '../approver-name';
 import type { RunActions } from '../use-run-actions';
 
 export function RunActionButtons({
@@ -16,6 +17,7 @@ export function RunActionButtons({
   actions: RunActions;
 }) {
   const { busy, act, comment, offers, modifying, deleting } = actions;
+  const said = { comment: comment.trim(), ...approverOf(actions.approver) };
   return (
     <div class="actions">
       {waitingApproval ? (
@@ -24,14 +26,14 @@ export function RunActionButtons({
             type="button"
             class="primary"
             disabled={!!busy}
-            onClick={() => void act('approve', () => api().approve(runId, { comment: comment.trim() }), true)}
+            onClick={() => void act('approve', () => api().approve(runId, said), true)}
           >
             Approve
           </button>
           <button
             type="button"
             disabled={!!busy}
-            onClick={() => void act('reject', () => api().reject(runId, { comment: comment.trim() }), true)}
+            onClick={() => void act('reject', () => api().reject(runId, said), true)}
           >
             Reject
           </button>

@@ -7,6 +7,8 @@ import { emptyView, applyEvent, estimateText, type Plan, type RunEvent } from '.
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { DecisionComment } from '../components/decision-comment';
+import { ApprovalChanges } from '../components/approval-changes';
+import { approverOf, useApproverName } from '../approver-name';
 import { ModifyPlan } from '../components/modify-plan';
 import { PlanSteps } from '../components/plan-steps';
 import { ErrorAlert } from '../components/error-alert';
@@ -19,6 +21,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [modifying, setModifying] = useState(false);
   const modifyButton = useRef<HTMLButtonElement>(null);
   const [comment, setComment] = useState('');
+  const [approver, setApprover] = useApproverName();
   const [selected, setSelected] = useState<string | null>(null);
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
   const view = applyEvent(emptyView(data.run_id), {
@@ -50,10 +53,11 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     try {
       const client = api({ anonymous: true });
       const said = comment.trim();
+      const named = approverOf(approver);
       const body =
         decision === 'modify'
-          ? { decision, plan: plan!, comment: said || 'modified from the approval link' }
-          : { decision, ...(said ? { comment: said } : {}) };
+          ? { decision, plan: plan!, comment: said || 'modified from the approval link', ...named }
+          : { decision, ...(said ? { comment: said } : {}), ...named };
       const r = await client.decide(data.run_id, body, { token: data.token });
       setOutcome(
         decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
@@ -75,19 +79,28 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const inferred = data.inferred ?? {};
   return (
     <main class="approval">
-      <h1>Approve this plan?</h1>
+      <h1>
+        {data.changes ? `Approve version ${data.changes.plan_version} of this plan?` : 'Approve this plan?'}
+      </h1>
       <p class="goal">{visibleText(data.goal)}</p>
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''} · link valid until{' '}
         {new Date(data.expires_at).toLocaleString()}
       </p>
+      {data.changes ? <ApprovalChanges changes={data.changes} /> : null}
       {outcome ? (
         <p class="ok" role="status" ref={told} tabindex={-1}>
           {outcome} This link cannot be used again.
         </p>
       ) : (
-        <DecisionComment value={comment} onInput={setComment} disabled={busy} />
+        <DecisionComment
+          value={comment}
+          onInput={setComment}
+          name={approver}
+          onName={setApprover}
+          disabled={busy}
+        />
       )}
       {outcome ? null : (
         <div class="toolbar">
@@ -130,7 +143,12 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         selected={selected}
         onSelect={setSelected}
       />
-      <PlanSteps steps={data.plan.steps} inferred={inferred} selected={selected} />
+      <PlanSteps
+        steps={data.plan.steps}
+        inferred={inferred}
+        selected={selected}
+        changes={data.changes ?? null}
+      />
     </main>
   );
 }

@@ -15,6 +15,7 @@ import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { RunOutcome } from '../components/run-outcome';
 import { ApprovalNote } from '../components/approval-note';
 import { DecisionComment } from '../components/decision-comment';
+import { ApprovalChanges } from '../components/approval-changes';
 import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
 import { Versions } from '../components/versions';
@@ -48,6 +49,14 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const clock = useClock(!ended);
   const announcement = useStatusAnnouncement(now);
 
+  // What the version awaiting approval changes since the approved one — the snapshot's, once it is
+  // the snapshot of that version (it is read again when the approval is asked for).
+  const pending = run?.pending_approval;
+  const changes =
+    pending && view.waiting?.kind === 'approval' && pending.plan_version === view.waiting.plan_version
+      ? pending.changes
+      : null;
+
   if (live.missing) return <MissingRun runId={runId} />;
 
   return (
@@ -79,8 +88,15 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           }}
         />
       ) : null}
+      {waitingApproval && changes ? <ApprovalChanges changes={changes} /> : null}
       {waitingApproval ? (
-        <DecisionComment value={actions.comment} onInput={actions.setComment} disabled={!!busy} />
+        <DecisionComment
+          value={actions.comment}
+          onInput={actions.setComment}
+          name={actions.approver}
+          onName={actions.setApprover}
+          disabled={!!busy}
+        />
       ) : null}
       {live.reconnecting ? (
         <p class="connection" role="status">
@@ -136,6 +152,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           selected={selected}
           onSelect={setSelected}
           waitingApproval={waitingApproval}
+          changes={changes}
           onRetry={
             actions.offers.stepRetry
               ? (id) => void act('retry', () => api().retry(runId, id), true)

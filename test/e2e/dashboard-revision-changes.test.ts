@@ -1,0 +1,171 @@
+/**
+ * Where an approver decides on a revision (`approval.revisions: "ask"`), the first thing they see is
+ * what it changes since the version they approved, and why the planner wrote it — on the run page and
+ * on the approval link's page, in chromium against `wrangler dev` with a scripted LLM and a real
+ * webhook receiver. The name each decider types is sent with the decision and shown in the history.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations } from './axe';
+import { dashboardSetup } from './dashboard-setup';
+import { startScriptedLlm } from './scripted-llm-server';
+
+let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+beforeAll(async () => {
+  llm = await startScriptedLlm();
+});
+afterAll(async () => {
+  await llm?.close();
+});
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-revision-changes-e2e', {
+  webhooks: true,
+  extraArgs: () => [
+    '--var',
+    `OPENAI_BASE_URL:${llm.url}`,
+    '--var',
+    'OPENAI_API_KEY:sk-scripted',
+    '--var',
+    'PLANNER_MODEL:scripted-model',
+  ],
+});
+
+const echo = (id: string, deps: string[] = [], parameters: Record<string, unknown> = { id }) => ({
+  id,
+  description: `echo ${id}`,
+  action: 'demo.echo',
+  parameters,
+  dependencies: deps,
+});
+
+type Json = Record<string, unknown>;
+
+describe('approving a revision', () => {
+  it('shows what it changes since the approved version first, on the run page and the link; records each name', async () => {
+    const flaky = { fail_times: 99, key: 'dashboard-revision-changes', permanent: true };
+    llm.script('revise-and-show', [
+      JSON.stringify({
+        steps: [
+          echo('fetch'),
+          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+          echo('report', ['parse'], { format: 'short' }),
+        ],
+      }),
+      JSON.stringify({
+        steps: [echo('fetch'), echo('parse2', ['fetch']), echo('report', ['parse2'], { format: 'long' })],
+      }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'revise-and-show: fetch, parse, report',
+      config: {
+        execution_mode: 'sequential',
+        require_plan_approval: true,
+        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
+      },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+
+    // The first plan: nothing approved before it, so no changes section. The name typed goes with Approve.
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    expect(await page.locator('.approval-changes').count()).toBe(0);
+    await page.getByLabel(/^Your name/).fill('Ada Lovelace');
+    await page.getByRole('button', { name: 'Approve' }).click();
+
+    // parse fails; the planner writes v2, which waits: the page shows what v2 changes, above all else.
+    const section = page.locator('.approval-changes[data-approval-changes="2"]');
+    await section.waitFor({ timeout: 20_000 });
+    await expect(section.locator('[data-approval-summary]').innerText()).resolves.toBe(
+      'v2 adds 1 step, changes 1 and removes 1 since v1 was approved',
+    );
+    await expect(section.locator('[data-revision-cause="2"]').innerText()).resolves.toMatch(
+      /^Why: v2 \(revision after step parse failed\): step "parse" failed/,
+    );
+    await expect(section.locator('[data-change="added"]').innerText()).resolves.toMatch(
+      /^added parse2 demo\.echo · after fetch — echo parse2$/,
+    );
+    await expect(section.locator('[data-change="changed"][data-step="report"]').innerText()).resolves.toMatch(
+      /^changed report: parameters format; depends on \+parse2 −parse\n?format: "short" → "long"$/,
+    );
+    await expect(section.locator('[data-change="removed"]').innerText()).resolves.toBe(
+      'removed parse demo.flaky',
+    );
+    // First in the approval section: above the name and comment, on the first screen.
+    const box = (await section.boundingBox())!;
+    const comment = (await page.locator('.decision-inputs').boundingBox())!;
+    expect(box.y).toBeLessThan(comment.y);
+    expect(box.y + box.height).toBeLessThan(900);
+    // The name remembered from the first decision, and the history says who approved v1.
+    await expect(page.getByLabel(/^Your name/).inputValue()).resolves.toBe('Ada Lovelace');
+    await expect(page.locator('.approval-note').innerText()).resolves.toBe(
+      'Plan v1 approved by the approver “Ada Lovelace”',
+    );
+    // The table of steps to approve marks the new and the changed ones.
+    const marked = (where: Page) =>
+      where
+        .locator('table.plan-steps tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [r.getAttribute('data-plan-step'), r.getAttribute('data-change')]),
+        );
+    const expected = [
+      ['fetch', null],
+      ['parse2', 'added'],
+      ['report', 'changed'],
+    ];
+    await expect(marked(page)).resolves.toEqual(expected);
+    await shot(page, 'revision-changes-run-page');
+
+    // The webhook for v2 says the same, for a bridge to post without calling back.
+    const hook = await env.hooks.delivery(run_id, 2);
+    expect(hook.last_approved_version).toBe(1);
+    expect((hook.changes as Json).summary).toBe(
+      'v2 adds 1 step, changes 1 and removes 1 since v1 was approved',
+    );
+
+    // The link's page (no API token): the same account first, then the plan; approved with a name.
+    const link = await env.hooks.approvalLink(run_id, 2);
+    const { page: linkPage, errors: linkErrors } = await open(`${link.pathname}${link.search}`);
+    await linkPage.waitForSelector('.approval-changes');
+    await expect(linkPage.locator('h1').innerText()).resolves.toBe('Approve version 2 of this plan?');
+    await expect(linkPage.locator('.approval-changes [data-approval-summary]').innerText()).resolves.toBe(
+      'v2 adds 1 step, changes 1 and removes 1 since v1 was approved',
+    );
+    const linkBox = (await linkPage.locator('.approval-changes').boundingBox())!;
+    const table = (await linkPage.locator('table.plan-steps').boundingBox())!;
+    expect(linkBox.y).toBeLessThan(table.y);
+    await expect(marked(linkPage)).resolves.toEqual(expected);
+    await shot(linkPage, 'revision-changes-link');
+    // Both pages on a phone, as read by assistive technology: no serious or critical axe finding, and
+    // nothing wider than the screen (`bypassCSP`: axe goes in as an inline script; viewing spends nothing).
+    const phone = await env.browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    for (const [name, path] of [
+      ['run-page', `/#/runs/${run_id}`],
+      ['link', `${link.pathname}${link.search}`],
+    ] as const) {
+      const p = await phone.newPage();
+      await p.goto(`${env.server.base}${path}`);
+      await p.waitForSelector('.approval-changes');
+      expect(await seriousViolations(p)).toEqual([]);
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shot(p, `revision-changes-${name}-390`);
+    }
+    await phone.close();
+    await linkPage.getByLabel(/^Your name/).fill('Grace Hopper');
+    await linkPage.getByRole('button', { name: 'Approve' }).click();
+    await linkPage.getByText('This link cannot be used again.').waitFor();
+    await waitForStatus(run_id, 'completed');
+
+    // Each decision carries the name given; the run page's history shows the last.
+    const { events } = (await api('GET', `/v1/runs/${run_id}/events?limit=1000`)) as { events: Json[] };
+    const named = events
+      .filter((e) => e.event_type === 'ApprovalGranted')
+      .map((e) => (e.payload as Json).approver);
+    expect(named).toEqual(['Ada Lovelace', 'Grace Hopper']);
+    await page
+      .locator('.approval-note', { hasText: 'Plan v2 approved by the approver “Grace Hopper”' })
+      .waitFor({ timeout: 10_000 });
+    expect(await page.locator('.approval-changes').count()).toBe(0);
+    expect([...errors, ...linkErrors]).toEqual([]);
+    await page.close();
+    await linkPage.close();
+  }, 90_000);
+});
