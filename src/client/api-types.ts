@@ -1033,6 +1033,8 @@ export interface components {
             error: components["schemas"]["ErrorInfo"] | null;
             /** @description One of when_false, dependency_failed, missing_input, failure_strategy, run_terminated, cancelled, not_reached */
             skip_reason: string | null;
+            /** @description The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile */
+            interrupted: boolean;
             /** @description Dependencies the step’s references add to the ones it lists */
             inferred_dependencies?: string[];
         };
@@ -1074,6 +1076,8 @@ export interface components {
             action: string;
             dependencies: string[];
             status: components["schemas"]["StepStatus"] | "in_progress";
+            /** @description The run ended while this subtask was in progress (see StepDetail.interrupted) */
+            interrupted: boolean;
             result?: unknown;
             error?: string;
         };

@@ -5,7 +5,7 @@
 import { inferredDependencies } from '../plan/inferred-dependencies';
 import { parseRunConfig } from '../plan/config';
 import type { ErrorInfo } from '../errors';
-import type { Plan, RunStatus, StepStatus } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus, type StepStatus } from '../plan/model';
 import type { RunEvent } from './events';
 import { evolve } from './evolve';
 import { emptyRunState, MemoryResultStore, type ResultStore, type RunState } from './state';
@@ -35,6 +35,12 @@ export type StepDetail = {
   latency_ms: number | null;
   error: ErrorInfo | null;
   skip_reason: string | null;
+  /**
+   * The run ended (cancelled, failed, aborted) while the step ran: the run no longer waits for it,
+   * though its tool may have gone on — an outcome that comes later still completes or fails it.
+   * Its `status` stays `running` until then (a retry does not re-run it while its attempt is out).
+   */
+  interrupted: boolean;
   /** Dependencies the step's references add to the ones it lists (only when there are some). */
   inferred_dependencies?: string[];
 };
@@ -76,6 +82,11 @@ export function countSteps(state: RunState): StepCounts {
   return c;
 }
 
+/** A step the run's end cut off: still `running` in a run that has ended. */
+export function isInterrupted(state: RunState, status: StepStatus): boolean {
+  return status === 'running' && TERMINAL_RUN_STATUSES.has(state.status);
+}
+
 export function progressOf(c: StepCounts): number {
   return c.total === 0 ? 0 : (c.completed + c.failed + c.skipped) / c.total;
 }
@@ -105,6 +116,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
       latency_ms: rt.latency_ms,
       error: rt.error && bound ? bound.error(rt.error) : rt.error,
       skip_reason: rt.skip_reason,
+      interrupted: isInterrupted(state, rt.status),
     };
     const added = inferred[id];
     if (added) steps[id].inferred_dependencies = added;

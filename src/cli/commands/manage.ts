@@ -10,7 +10,6 @@ import {
   type Finding,
   type Run,
   type RunEvent,
-  TERMINAL_STATUSES,
 } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
 import { table, type Context } from '../context';
@@ -32,8 +31,7 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], action: string |
   if (!d) return '';
   if (d.error) return d.error.message;
   if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
-  if (d.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(run.status))
-    return 'was running when the run ended';
+  if (d.interrupted) return 'was running when the run ended';
   if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
   return '';
@@ -113,11 +111,10 @@ export function registerManage(program: Command, context: () => Context, done: D
     const parent = parentLine(run);
     if (parent) ctx.print(parent);
     if (run.goal) ctx.print(`goal: ${run.goal}`);
-    const ended = (TERMINAL_STATUSES as readonly string[]).includes(run.status);
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
-      // Not "running" on a run that has ended: it was, when the run ended (the dashboard says so too).
-      d.status === 'running' && ended ? 'interrupted' : d.status,
+      // Not "running" on a run that has ended: it was, when the run ended (the API says so).
+      d.interrupted ? 'interrupted' : d.status,
       d.attempts ? `×${d.attempts}` : '',
       d.latency_ms === null ? '' : duration(d.latency_ms),
       stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),

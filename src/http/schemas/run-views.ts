@@ -71,6 +71,10 @@ export const StepDetailSchema = z
       .string()
       .nullable()
       .openapi({ description: `One of ${SKIP_REASONS.join(', ')}` }),
+    interrupted: z.boolean().openapi({
+      description:
+        'The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile',
+    }),
     inferred_dependencies: z
       .array(z.string())
       .optional()
@@ -117,6 +121,9 @@ export const SubtaskSchema = z
     action: z.string(),
     dependencies: z.array(z.string()),
     status: z.union([StepStatusSchema, z.literal('in_progress')]),
+    interrupted: z.boolean().openapi({
+      description: 'The run ended while this subtask was in progress (see StepDetail.interrupted)',
+    }),
     result: z.unknown(),
     error: z.string().optional(),
   })
