@@ -5,6 +5,7 @@
  */
 import { approvedVersion, changesText, replacedStatus, replacedText, type RunEvent } from '../client';
 import { eventDetail } from '../client/event-detail';
+import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
@@ -84,7 +85,8 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
         ? duration(s.latency_ms)
         : '';
   parts.push(time.padStart(7));
-  if (s.attempts > 1) parts.push(c.yellow(` attempt ${s.attempts}`));
+  const tries = attemptText(s);
+  if (tries) parts.push(c.yellow(` ${tries}`));
   if (s.fallback) parts.push(c.yellow(` fallback ${s.history.at(-1)?.tool ?? ''}`.trimEnd()));
   if (onPath) parts.push(c.dim(' ◆'));
   let tail = '';

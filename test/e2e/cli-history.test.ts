@@ -275,6 +275,24 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['events', id]).out).toMatch(/StepScheduled\s+primary\s+fallback demo\.echo attempt 2/);
   });
 
+  it('show says which attempt of a retry a step is on, not only its number over the run', async () => {
+    const id = await start({
+      plan: {
+        goal: 'retry a flaky step',
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 2, key: `cli-round-${Date.now()}` } },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    });
+    await waitForStatus(id, 'failed');
+    expect(edgeplan(['show', id]).out).toMatch(/^f\s+failed\s+×2\s/m);
+    expect(edgeplan(['retry', id]).code).toBe(0);
+    await waitForStatus(id, 'completed');
+    // Three attempts over the run, one of them in the retry (the first two failed before it).
+    expect(edgeplan(['show', id]).out).toMatch(/^f\s+completed\s+×3 \(1 in retry 1\)\s/m);
+  });
+
   it('show leads from a parent run to its child run and back', async () => {
     const parent = await start({
       plan: {

@@ -218,6 +218,42 @@ describe('the dashboard keeps a run’s history in view', () => {
     await page.close();
   }, 60_000);
 
+  it('says which attempt of a retry a step run again is on, not only its number over the run', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'retry a flaky step',
+        steps: [
+          {
+            id: 'f',
+            action: 'demo.flaky',
+            parameters: { fail_times: 2, key: `history-round-${Date.now()}` },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    await api('POST', `/v1/runs/${run_id}/retry`, {});
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const node = page.locator('svg.dag [data-step-id="f"][data-status="completed"]');
+    // The third attempt over the run is the retry's first of up to two.
+    await expect(node.locator('[data-attempts]').getAttribute('data-attempts')).resolves.toBe('↻1/2');
+    await expect(node.getAttribute('aria-label')).resolves.toBe(
+      'f ↻1/2 demo.flaky: completed, attempt 1 of up to 2 in retry 1 (#3 of the step)',
+    );
+    await node.click();
+    const panel = page.getByRole('complementary', { name: 'Step f' });
+    await expect(panel.locator('.round').innerText()).resolves.toMatch(
+      /^attempt 1 of up to 2 in retry 1 \(#3 of the step\) — attempts are numbered over the whole run$/,
+    );
+    await expect(
+      panel.locator('table.attempts tbody tr').nth(2).locator('td').first().innerText(),
+    ).resolves.toBe('3 (retry 1)');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('draws a step that waited when the run was cancelled as interrupted, not running', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: {

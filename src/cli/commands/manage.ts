@@ -17,7 +17,8 @@ import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
-import { applyEvent, emptyView } from '../../client/run-view';
+import { applyEvent, emptyView, type StepView } from '../../client/run-view';
+import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
 
@@ -35,6 +36,15 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], action: string |
   if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
   return '';
+}
+
+/**
+ * The TRIES cell: the step's attempts over the run, and in a retry or re-run how many of them this
+ * round made (`×3 (1 in retry 1)`), so "3" is not read as three tries since the retry.
+ */
+function triesCell(attempts: number, s: StepView | undefined): string {
+  if (!attempts) return '';
+  return s?.round ? `×${attempts} (${roundAttempts(s)} in ${roundText(s)})` : `×${attempts}`;
 }
 
 /** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
@@ -115,7 +125,10 @@ export function registerManage(program: Command, context: () => Context, done: D
       step,
       // Not "running" on a run that has ended: it was, when the run ended (the API says so).
       d.interrupted ? 'interrupted' : d.status,
-      d.attempts ? `×${d.attempts}` : '',
+      triesCell(
+        d.attempts,
+        view.steps.find((s) => s.id === step),
+      ),
       d.latency_ms === null ? '' : duration(d.latency_ms),
       stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),
     ]);
