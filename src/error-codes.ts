@@ -253,7 +253,7 @@ export const ERROR_CODES = {
   turn_budget_exhausted: {
     status: null,
     about:
-      'A ReAct run took `max_turns` tool calls and its model still wanted to act: the exit criteria were not met.',
+      'A ReAct run took `max_turns` tool calls (or its plan reached `max_steps` steps) and its model still wanted to act: the exit criteria were not met. Raise the limit the message names, or make the goal smaller.',
   },
   run_terminated: { status: null, about: 'The step was skipped because the run ended.' },
   address_refused: {

@@ -202,6 +202,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
         ? c.yellow(' plan rejected')
         : c.yellow(` cancelled: ${clip(view.cancel_reason, width - 13)}`),
     );
+  if (view.limit_reached !== null) lines.push(c.yellow(` ⚠ ${clip(view.limit_reached, width * 2)}`));
   if (view.status === 'completed' && view.final_output !== undefined)
     lines.push(`${c.bold(' output:')} ${clip(JSON.stringify(view.final_output), width * 4)}`);
   return lines.join('\n');

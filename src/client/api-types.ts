@@ -1006,6 +1006,8 @@ export interface components {
             error?: components["schemas"]["ErrorInfo"];
             /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
             termination_reason: string | null;
+            /** @description An iterative run whose turns a limit (max_steps) stopped before its model said it was done — it ends `success`, its steps completed; null otherwise */
+            limit_reached: components["schemas"]["RunLimit"] | null;
             last_seq: number;
             /** @description The run whose step started this one (a sub-plan, agent.dispatch, plan.execute); null for a run no step started */
             parent_run_id: string | null;
@@ -1045,6 +1047,14 @@ export interface components {
             retryable: boolean;
             /** @description More about it; a failed planning: `{planning_trace}`, every attempt */
             details?: unknown;
+        };
+        /** @description A limit that stopped an iterative run’s turns before its model said it was done: the setting, its value, the turns taken, and what happened in words */
+        RunLimit: {
+            /** @enum {string} */
+            setting: "max_steps";
+            value: number;
+            turns: number;
+            message: string;
         };
         PlanStatus: {
             status: {
@@ -1811,6 +1821,7 @@ export interface components {
                      */
                     estimated?: true;
                 };
+                limit?: components["schemas"]["RunLimit"];
             };
         };
         RunValue: {

@@ -113,6 +113,11 @@ export type RunView = {
   error: string | null;
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
+  /**
+   * A limit (`max_steps`) that stopped an iterative run's turns before its model said it was done,
+   * in words (RunTerminated's `limit`); null otherwise.
+   */
+  limit_reached: string | null;
   waiting: {
     kind: 'approval' | 'input';
     prompt?: string | undefined;
@@ -172,6 +177,7 @@ export function emptyView(runId: string): RunView {
     final_output: undefined,
     error: null,
     cancel_reason: null,
+    limit_reached: null,
     waiting: null,
     approval: null,
     unapproved: false,
@@ -374,6 +380,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.ended_at = null;
       view.error = null;
       view.cancel_reason = null;
+      view.limit_reached = null;
       view.retries += 1;
       for (const id of e.payload.step_ids) {
         const s = step(view, id);
@@ -388,6 +395,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.ended_at = at;
       view.final_output = e.payload.final_output;
       view.cancel_reason = e.payload.status === 'cancelled' ? e.payload.reason : null;
+      view.limit_reached = e.payload.limit?.message ?? null;
       view.error =
         e.payload.error?.message ??
         (e.payload.status === 'completed' || e.payload.status === 'cancelled' ? null : e.payload.reason);

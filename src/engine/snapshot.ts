@@ -69,6 +69,11 @@ export type RunSnapshot = {
   error?: ErrorInfo;
   /** Why an ended run ended (`success`, `steps_failed`, `plan_rejected`, a cancel's reason, …); null before. */
   termination_reason: string | null;
+  /**
+   * An iterative run whose turns a limit stopped before its model said it was done (it ends
+   * `success`, the turns' steps completed): the setting, its value, the turns taken, in words.
+   */
+  limit_reached: RunState['limit_reached'];
   last_seq: number;
 };
 
@@ -153,6 +158,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
         : null,
     final_output,
     termination_reason: state.termination_reason,
+    limit_reached: state.limit_reached,
     last_seq: state.seq,
   };
   if (state.error) snap.error = state.error;

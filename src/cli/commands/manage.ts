@@ -144,6 +144,8 @@ export function registerManage(program: Command, context: () => Context, done: D
     }
     for (const line of decisionLines(view)) ctx.print(line);
     if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
+    // A success a limit cut short: the model had not said it was done.
+    if (run.limit_reached) ctx.print(`stopped: ${run.limit_reached.message}`);
     if (run.final_output !== undefined && run.final_output !== null)
       ctx.print(`output: ${JSON.stringify(run.final_output)}`);
     done(exitForStatus(run.status));

@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { SKIP_REASONS } from '../../engine/events';
 import { RunStatus, StepStatus } from '../../plan/model';
-import { ErrorInfoSchema, RunEventSchema } from './events';
+import { ErrorInfoSchema, RunEventSchema, RunLimitSchema } from './events';
 import { PlanSchema, PlanStepSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
 
@@ -109,6 +109,11 @@ export const RunSnapshotSchema = z
     final_output: z.unknown(),
     error: ErrorInfoSchema.optional(),
     termination_reason: TerminationReasonSchema,
+    // A union, not .nullable(): that would make the RunLimit component itself nullable.
+    limit_reached: z.union([RunLimitSchema, z.null()]).openapi({
+      description:
+        'An iterative run whose turns a limit (max_steps) stopped before its model said it was done — it ends `success`, its steps completed; null otherwise',
+    }),
     last_seq: z.number().int(),
     ...PARENT_FIELDS,
   })
