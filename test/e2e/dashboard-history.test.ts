@@ -5,7 +5,8 @@
  * in the timeline (its row, its failed bars, the new version marked), while the graph is the plan that
  * runs; two revisions in a row keep both; who approved, with the comment, and what the edit changed;
  * a step running when the run was cancelled is interrupted, not spinning; a fallback that ran says
- * so; the event log says in words why the plan changed. Screenshots go to
+ * so; a retried step says which attempt of its retry it is on; an iterative run its max_steps stopped
+ * says so; the event log says in words why the plan changed. Screenshots go to
  * test-results/screenshots/ (out of the repository).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,6 +251,26 @@ describe('the dashboard keeps a run’s history in view', () => {
     await expect(
       panel.locator('table.attempts tbody tr').nth(2).locator('td').first().innerText(),
     ).resolves.toBe('3 (retry 1)');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says an iterative run its max_steps stopped ended at that limit, not only that it completed', async () => {
+    llm.script('history-limit', [
+      JSON.stringify({ steps: [echo('first')] }),
+      JSON.stringify({ steps: [echo('first'), echo('second', ['first'])] }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'history-limit: go on and on',
+      config: { strategy: 'iterative', max_steps: 2 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const outcome = page.locator('.outcome[data-outcome="limit"]');
+    await outcome.waitFor();
+    await expect(outcome.innerText()).resolves.toBe(
+      'Stopped at a limit: Stopped after 1 turn: the plan has max_steps (2) steps, all completed, so another turn could add none; raise max_steps to let the model go on',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
