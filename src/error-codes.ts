@@ -97,6 +97,11 @@ export const ERROR_CODES = {
   run_not_started: { status: 409, about: 'The in-process runner was not started.' },
   run_finished: { status: 409, about: 'The run already ended.' },
   run_active: { status: 409, about: 'A run that has not ended cannot be deleted: cancel it first.' },
+  run_deleted: {
+    status: 409,
+    about:
+      'The run with this id was deleted less than a minute ago: its id (an Idempotency-Key sent again) starts a new run after `details.retry_after_s` (the API answers 409 conflict, reason run_deleted, with Retry-After).',
+  },
   run_not_retryable: { status: 409, about: 'Only failed, aborted or cancelled runs can be retried.' },
   step_not_retryable: { status: 409, about: 'The step did not fail, so there is nothing to retry.' },
   value_not_found: { status: 404, about: 'GET /v1/runs/:id/values?ref= names no stored value.' },
@@ -253,7 +258,7 @@ export const ERROR_CODES = {
   turn_budget_exhausted: {
     status: null,
     about:
-      'A ReAct run took `max_turns` tool calls and its model still wanted to act: the exit criteria were not met.',
+      'A ReAct run took `max_turns` tool calls (or its plan reached `max_steps` steps) and its model still wanted to act: the exit criteria were not met. Raise the limit the message names, or make the goal smaller.',
   },
   run_terminated: { status: null, about: 'The step was skipped because the run ended.' },
   address_refused: {

@@ -94,7 +94,12 @@ function hint(err: EdgeplanApiError): string {
   if (reason === 'run_active') return 'Cancel it first with: edgeplan cancel <id>, then delete it.\n';
   if (err.code === 'unreachable' || err.code === 'timeout') {
     const url = current?.url ?? '';
-    return `Is the edgeplan server running at ${url}? Point at another with --url or EDGEPLAN_URL.\n`;
+    const server = `Is the edgeplan server running at ${url}? Point at another with --url or EDGEPLAN_URL.\n`;
+    // A create that got no answer may have made the run: the key gets that one, not a second.
+    const key = (err.details as { idempotency_key?: unknown } | undefined)?.idempotency_key;
+    return typeof key === 'string'
+      ? `${server}If it was created, run the same command with --idempotency-key ${key} to get that run, not a second one.\n`
+      : server;
   }
   return '';
 }

@@ -12,6 +12,7 @@ import {
   type RunEvent,
 } from '../client';
 import { eventDetail } from '../client/event-detail';
+import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 
 type Paint = (s: string) => string;
@@ -91,7 +92,8 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
         ? duration(s.latency_ms)
         : '';
   parts.push(time.padStart(7));
-  if (s.attempts > 1) parts.push(c.yellow(` attempt ${s.attempts}`));
+  const tries = attemptText(s);
+  if (tries) parts.push(c.yellow(` ${tries}`));
   if (s.fallback) parts.push(c.yellow(` fallback ${s.history.at(-1)?.tool ?? ''}`.trimEnd()));
   if (onPath) parts.push(c.dim(' ◆'));
   let tail = '';
@@ -207,6 +209,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
         ? c.yellow(' plan rejected')
         : c.yellow(` cancelled: ${clip(view.cancel_reason, width - 13)}`),
     );
+  if (view.limit_reached !== null) lines.push(c.yellow(` ⚠ ${clip(view.limit_reached, width * 2)}`));
   if (view.status === 'completed' && view.final_output !== undefined)
     lines.push(`${c.bold(' output:')} ${clip(JSON.stringify(view.final_output), width * 4)}`);
   return lines.join('\n');

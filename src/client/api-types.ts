@@ -1006,6 +1006,8 @@ export interface components {
             error?: components["schemas"]["ErrorInfo"];
             /** @description Why an ended run ended: `success`, `steps_failed`, `step_failed`, `plan_rejected` (an approver rejected the plan, or its approval deadline rejected it), `user_abort`, a cancel’s own reason, …; null until it ends (and again after a retry resumes it) */
             termination_reason: string | null;
+            /** @description An iterative run whose turns a limit (max_steps) stopped before its model said it was done — it ends `success`, its steps completed; null otherwise */
+            limit_reached: components["schemas"]["RunLimit"] | null;
             last_seq: number;
             /** @description The run whose step started this one (a sub-plan, agent.dispatch, plan.execute); null for a run no step started */
             parent_run_id: string | null;
@@ -1034,6 +1036,8 @@ export interface components {
             error: components["schemas"]["ErrorInfo"] | null;
             /** @description One of when_false, dependency_failed, missing_input, failure_strategy, run_terminated, cancelled, not_reached */
             skip_reason: string | null;
+            /** @description The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile */
+            interrupted: boolean;
             /** @description Dependencies the step’s references add to the ones it lists */
             inferred_dependencies?: string[];
         };
@@ -1044,6 +1048,14 @@ export interface components {
             retryable: boolean;
             /** @description More about it; a failed planning: `{planning_trace}`, every attempt */
             details?: unknown;
+        };
+        /** @description A limit that stopped an iterative run’s turns before its model said it was done: the setting, its value, the turns taken, and what happened in words */
+        RunLimit: {
+            /** @enum {string} */
+            setting: "max_steps";
+            value: number;
+            turns: number;
+            message: string;
         };
         /** @description The approval the run waits for (null unless its status is `awaiting_approval`) */
         PendingApproval: {
@@ -1145,6 +1157,8 @@ export interface components {
             action: string;
             dependencies: string[];
             status: components["schemas"]["StepStatus"] | "in_progress";
+            /** @description The run ended while this subtask was in progress (see StepDetail.interrupted) */
+            interrupted: boolean;
             result?: unknown;
             error?: string;
         };
@@ -1882,6 +1896,7 @@ export interface components {
                      */
                     estimated?: true;
                 };
+                limit?: components["schemas"]["RunLimit"];
             };
         };
         RunValue: {

@@ -17,6 +17,12 @@ export type CreateRunOptions = {
   idempotencyKey?: string | undefined;
   /** How many times a request with no answer is sent again (default 2); 0: never. */
   retries?: number | undefined;
+  /**
+   * The most the call takes in all — every attempt and the waits between them — before it gives up
+   * with `timeout` (status 0), its message naming the key to send again; default: each attempt is
+   * bounded by the client's `timeoutMs` only.
+   */
+  timeoutMs?: number | undefined;
 };
 
 /** The wait before retry `n` (0-based): 250 ms, then doubling. */
@@ -28,19 +34,37 @@ const retryDelayMs = (n: number) => 250 * 2 ** n;
 export async function createRunWithRetries(
   call: Call,
   body: CreateRunRequest,
-  { idempotencyKey = newIdempotencyKey(), retries = 2 }: CreateRunOptions = {},
+  { idempotencyKey = newIdempotencyKey(), retries = 2, timeoutMs }: CreateRunOptions = {},
 ): Promise<CreatedRun> {
   const headers = { 'idempotency-key': idempotencyKey };
+  const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
+    const left = deadline - Date.now();
     try {
-      return (await call<CreatedRun>('POST', '/v1/runs', { body, headers })).body;
+      const bound = Number.isFinite(left) ? { timeoutMs: Math.max(1, left) } : {};
+      return (await call<CreatedRun>('POST', '/v1/runs', { body, headers, ...bound })).body;
     } catch (err) {
-      // Status 0: no answer (unreachable, or the client's timeoutMs) — the run may or may not exist.
+      // Status 0: no answer (unreachable, or a timeout) — the run may or may not exist.
       const unanswered = err instanceof EdgeplanApiError && err.status === 0;
-      if (!unanswered || attempt >= retries) throw err;
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+      if (!unanswered) throw err;
+      const wait = retryDelayMs(attempt);
+      const outOfTime = Date.now() + wait >= deadline;
+      if (outOfTime && timeoutMs !== undefined) throw gaveUp(err, timeoutMs, attempt + 1, idempotencyKey);
+      if (attempt >= retries) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+/** No answer within the call's `timeoutMs`: what happened, and how to get the run if it was created. */
+function gaveUp(last: EdgeplanApiError, timeoutMs: number, attempts: number, key: string): EdgeplanApiError {
+  return new EdgeplanApiError(
+    0,
+    'timeout',
+    `No answer to creating the run within ${timeoutMs / 1000} s (${attempts} attempt${attempts === 1 ? '' : 's'}; last: ${last.message}). ` +
+      `It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one`,
+    { idempotency_key: key, attempts },
+  );
 }
 
 /**

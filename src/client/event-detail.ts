@@ -65,7 +65,8 @@ export function eventDetail(e: RunEvent): string {
     }
     case 'RunTerminated': {
       // The reason is a code (`planning_failed`); the error says what happened.
-      const message = e.payload.error?.message;
+      // A limit that stopped the turns is said too: a `success` it cut short is not the model's.
+      const message = e.payload.error?.message ?? e.payload.limit?.message;
       return `${e.payload.status}: ${e.payload.reason}${message && message !== e.payload.reason ? ` — ${message}` : ''}`;
     }
     case 'InputRequested':

@@ -53,6 +53,8 @@ export type CallOptions = {
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   headers?: Record<string, string> | undefined;
+  /** Gives up on this request sooner than the client's `timeoutMs` (the shorter of the two holds). */
+  timeoutMs?: number | undefined;
 };
 
 /** The base URL without a trailing slash. */
@@ -66,7 +68,7 @@ export function makeCall(options: ClientOptions): Call {
   return async function call<T>(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    { body, query, headers: extra }: CallOptions = {},
+    { body, query, headers: extra, timeoutMs: callTimeoutMs }: CallOptions = {},
   ) {
     const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -74,7 +76,9 @@ export function makeCall(options: ClientOptions): Call {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.set(k, String(v));
     const qs = q.size > 0 ? `?${q.toString()}` : '';
-    const timeout = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+    const limits = [options.timeoutMs, callTimeoutMs].filter((ms): ms is number => !!ms && ms > 0);
+    const timeoutMs = limits.length > 0 ? Math.min(...limits) : undefined;
+    const timeout = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
     let res: Response;
     let text: string;
     try {
@@ -90,7 +94,7 @@ export function makeCall(options: ClientOptions): Call {
         throw new EdgeplanApiError(
           0,
           'timeout',
-          `No answer from ${base} to ${method} ${path} within ${options.timeoutMs! / 1000} s`,
+          `No answer from ${base} to ${method} ${path} within ${timeoutMs! / 1000} s`,
         );
       throw new EdgeplanApiError(0, 'unreachable', `Cannot reach ${base}: ${whyUnreachable(err)}`);
     }

@@ -34,6 +34,21 @@ export type AttemptView = {
   fallback: boolean;
 };
 
+/**
+ * Why a step runs again: a retry of the run (`POST /retry`) or a later plan version re-opened it. Its
+ * attempts keep counting from the step's first (the engine's number, in idempotency rows and errors);
+ * `first_attempt` is where this round began, so a view can say "attempt 1 of up to 2 in retry 1".
+ */
+export type StepRound = {
+  kind: 'retry' | 'rerun';
+  /** For a retry: which of the run's retries it is (1 = the first). */
+  retry: number;
+  /** For a re-run: the plan version that re-opened it. */
+  plan_version: number | null;
+  /** The step's attempt number that began this round; null until it starts. */
+  first_attempt: number | null;
+};
+
 export type StepView = {
   id: string;
   action: string;
@@ -43,7 +58,15 @@ export type StepView = {
    * more as far as the run goes, though its tool may have gone on — a late outcome still shows.
    */
   status: 'pending' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped' | 'interrupted';
+  /** The number of its last attempt, counted over the whole run (retries and re-runs go on from it). */
   attempts: number;
+  /** Null in the step's first round; else the retry or re-run it runs in now. */
+  round: StepRound | null;
+  /**
+   * Attempts one round may take: 1 + its retries (the step's `retries`, else the run's
+   * `retry_failed_steps`) + 1 with a `fallback_action`; null when the run's settings are not known.
+   */
+  attempt_limit: number | null;
   /** Epoch ms of the running attempt's start (ToolInvoked). */
   started_at: number | null;
   /** Of the last attempt that returned. */
@@ -90,6 +113,11 @@ export type RunView = {
   error: string | null;
   /** Why a cancelled run was cancelled (`plan_rejected`, or the cancel's own reason); null otherwise. */
   cancel_reason: string | null;
+  /**
+   * A limit (`max_steps`) that stopped an iterative run's turns before its model said it was done,
+   * in words (RunTerminated's `limit`); null otherwise.
+   */
+  limit_reached: string | null;
   waiting: {
     kind: 'approval' | 'input';
     prompt?: string | undefined;
@@ -120,6 +148,10 @@ export type RunView = {
    */
   notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;
+  /** How many times the run was retried (`RunResumed`). */
+  retries: number;
+  /** The run's `retry_failed_steps` (RunCreated's config); null before that event. */
+  retry_failed_steps: number | null;
   /** Plan changes: who authored each version and why, with the tokens planning spent. */
   versions: {
     version: number | null;
@@ -147,11 +179,14 @@ export function emptyView(runId: string): RunView {
     final_output: undefined,
     error: null,
     cancel_reason: null,
+    limit_reached: null,
     waiting: null,
     approval: null,
     unapproved: false,
     notices: [],
     last_seq: 0,
+    retries: 0,
+    retry_failed_steps: null,
     versions: [],
   };
 }
@@ -160,19 +195,30 @@ function setPlan(view: RunView, steps: readonly PlanStep[], version: number | nu
   const before = new Map(view.steps.map((s) => [s.id, s]));
   view.steps = steps.map((s) => {
     const kept = before.get(s.id);
-    return kept ? { ...kept, planned: s, dependencies: s.dependencies ?? [] } : unstartedStep(s);
+    const limit = attemptLimit(s, view.retry_failed_steps);
+    return kept
+      ? { ...kept, planned: s, dependencies: s.dependencies ?? [], attempt_limit: limit }
+      : unstartedStep(s, limit);
   });
   view.plan_version = version;
 }
 
+/** Attempts one round of the step may take (see `StepView.attempt_limit`). */
+function attemptLimit(s: PlanStep, retryFailedSteps: number | null): number | null {
+  const retries = typeof s.retries === 'number' ? s.retries : retryFailedSteps;
+  return retries === null ? null : 1 + retries + (s.fallback_action ? 1 : 0);
+}
+
 /** A planned step no event has touched yet. */
-export function unstartedStep(s: PlanStep): StepView {
+export function unstartedStep(s: PlanStep, attempt_limit: number | null = null): StepView {
   return {
     id: s.id,
     action: s.action ?? (s.subplan ? 'subplan' : ''),
     dependencies: s.dependencies ?? [],
     status: 'pending',
     attempts: 0,
+    round: null,
+    attempt_limit,
     started_at: null,
     latency_ms: null,
     error: null,
@@ -192,6 +238,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
   switch (e.event_type) {
     case 'RunCreated':
       view.goal = e.payload.goal;
+      view.retry_failed_steps = e.payload.config.retry_failed_steps ?? null;
       break;
     case 'PlanAuthored':
       setPlan(view, e.payload.plan.steps, e.payload.plan.version ?? e.references.plan_version);
@@ -288,6 +335,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       const s = step(view, e.payload.step_id) ?? lastReplaced(view, e.payload.step_id);
       if (!s) break;
       Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
+      if (s.round && s.round.first_attempt === null) s.round.first_attempt = e.payload.attempt;
       s.history.push({
         attempt: e.payload.attempt,
         tool: e.payload.tool,
@@ -335,9 +383,14 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.ended_at = null;
       view.error = null;
       view.cancel_reason = null;
+      view.limit_reached = null;
+      view.retries += 1;
       for (const id of e.payload.step_ids) {
         const s = step(view, id);
-        if (s) Object.assign(s, { status: 'pending', error: null, skip_reason: null, started_at: null });
+        if (!s) continue;
+        Object.assign(s, { status: 'pending', error: null, skip_reason: null, started_at: null });
+        // Its attempts go on counting from the last: the round says where this retry's began.
+        s.round = { kind: 'retry', retry: view.retries, plan_version: null, first_attempt: null };
       }
       break;
     case 'RunTerminated':
@@ -345,6 +398,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       view.ended_at = at;
       view.final_output = e.payload.final_output;
       view.cancel_reason = e.payload.status === 'cancelled' ? e.payload.reason : null;
+      view.limit_reached = e.payload.limit?.message ?? null;
       view.error =
         e.payload.error?.message ??
         (e.payload.status === 'completed' || e.payload.status === 'cancelled' ? null : e.payload.reason);
@@ -431,7 +485,8 @@ function keepReplaced(
       after !== undefined && settled && (by.kind !== 'approval_edit' || changed.includes(s.id));
     const ran = s.history.length > 0 || s.status === 'failed';
     if (after !== undefined && !reopened) return s;
-    if (after !== undefined && !ran) return unstartedStep(after);
+    if (after !== undefined && !ran)
+      return unstartedStep(after, attemptLimit(after, view.retry_failed_steps));
     view.replaced.push({
       ...s,
       started_at: null,
@@ -439,7 +494,12 @@ function keepReplaced(
       replaced_by: by,
       change: after === undefined ? 'removed' : 'rerun',
     });
-    return after === undefined ? s : unstartedStep(after);
+    if (after === undefined) return s;
+    // Run again under the new version: a fresh history, its attempts numbered on from the old ones.
+    return {
+      ...unstartedStep(after, attemptLimit(after, view.retry_failed_steps)),
+      round: { kind: 'rerun', retry: 0, plan_version: by.version, first_attempt: null },
+    };
   });
 }
 

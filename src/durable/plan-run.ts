@@ -32,6 +32,7 @@ import {
   readValue,
   servedSnapshot,
   storeBudget,
+  streamingVersion,
   type EventsPage,
   type ServedSnapshot,
 } from './run-reads';
@@ -54,32 +55,30 @@ export type { Continuation, CreateRunRequest } from './run-requests';
 /** What a run's snapshot adds for an approver: the approval it waits for (pending-approval.ts). */
 type Pending = { pending_approval: PendingApproval | null };
 
-/**
- * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
- * again) but not a version yet — listing or caching it would show a plan its run has not authored.
- */
-function streamingVersion(m: RunMachine): number | undefined {
-  return m.state.streaming ? m.state.plan?.version : undefined;
-}
-
 export class PlanRun extends DurableObject<Env> {
-  /** The run's machine and the loop that feeds it (run-driver.ts). */
-  readonly #run: RunDriver;
-  /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
-  readonly leases: Leases;
+  /** The run's machine and the loop that feeds it (run-driver.ts); a fresh one after a deletion. */
+  #run: RunDriver;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // MCP_SERVERS tools join the registry before the object handles anything (listings are KV-cached).
     // Without servers there is nothing to wait for, and a new run's object starts a turn sooner.
     if (env.MCP_SERVERS) void ctx.blockConcurrencyWhile(() => loadMcpTools(env));
-    this.#run = new RunDriver(ctx, env, {
+    this.#run = this.#driver();
+  }
+
+  #driver(): RunDriver {
+    return new RunDriver(this.ctx, this.env, {
       env: () => this.env,
       tools: () => this.createToolRegistry(),
       complete: async (reports) => void (await this.completeSteps(reports)),
       awaitInput: (stepId, attempt, prompt) => this.awaitInput(stepId, attempt, prompt),
     });
-    this.leases = this.#run.leases;
+  }
+
+  /** Leases on queue-dispatched attempts (public for tests, which shorten them). */
+  get leases(): Leases {
+    return this.#run.leases;
   }
 
   // ---- RPC ----------------------------------------------------------------------------------------
@@ -96,14 +95,11 @@ export class PlanRun extends DurableObject<Env> {
       if (req.fingerprint !== undefined) return this.#replay(req.run_id, req.fingerprint);
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
     }
-    // A run being deleted keeps its id until its storage is gone: a new run is not made over its rows.
-    if (this.#run.deleter.deleted || this.#run.deleter.noted()) {
-      const message =
-        req.fingerprint === undefined
-          ? `Run ${req.run_id} was deleted`
-          : `The run this Idempotency-Key created (${req.run_id}) was deleted a moment ago: send the request with a new key to start a new run now (this key starts one again once the deleted run's object has left memory, after a minute or two without requests for it)`;
-      return { ok: false, error: { code: 'run_exists', message } };
-    }
+    // A run being deleted keeps its id until its storage is gone, and a minute after (run-deleter.ts);
+    // then a fresh driver starts the new run over the emptied storage, nothing of the old one in memory.
+    const refused = this.#run.deleter.refuseCreate(req.run_id, req.fingerprint !== undefined, Date.now());
+    if (refused) return { ok: false, error: refused };
+    if (this.#run.deleter.deleted) this.#run = this.#driver();
     const { plan_json, fingerprint: _f, ...rest } = req;
     const sent = plan_json === undefined ? null : sentPlan(plan_json);
     // Before anything is written: a plan the object cannot read leaves no run behind.

@@ -56,6 +56,10 @@ const MetaSchema = z.looseObject({
     total_tokens: z.number(),
   }),
   error: ErrorInfoSchema.nullable(),
+  // Written since iterative runs say the limit that stopped their turns; older rows have none.
+  limit_reached: z
+    .object({ setting: z.literal('max_steps'), value: z.number(), turns: z.number(), message: z.string() })
+    .nullish(),
 });
 
 const PlanShapeSchema = z.looseObject({

@@ -29,6 +29,20 @@ import type { SqlStore } from './sql-store';
 import { isNewerFormatRun } from './storage-format';
 import { log } from '../log';
 
+/**
+ * How long after its deletion a run's id starts no new run (an `Idempotency-Key` sent again): KV copies
+ * of the deleted run's plan versions, keyed by its id, may be served for up to 60 s after their delete
+ * while it propagates, and would read as the new run's. After that the object starts a fresh run.
+ */
+export const REUSE_AFTER_DELETE_MS = 60_000;
+
+/** Why a new run may not be made under a deleted run's id yet, as the create answers it. */
+export type DeletedRunRefusal = {
+  code: 'run_deleted';
+  message: string;
+  details: { reason: 'run_deleted'; run_id: string; retry_after_s: number };
+};
+
 /** What a deletion is asked to do. */
 export type DeleteOptions = {
   /** A child run of a run being deleted: cancelled first if still going. */
@@ -57,6 +71,8 @@ export type DeletionHost = {
 export class RunDeleter {
   /** The run's storage is gone (this instance deleted it): nothing here is a run any more. */
   #deleted = false;
+  /** When this instance finished deleting the run's storage (epoch ms). */
+  #deletedAt = 0;
   /** A deletion under way in this instance, which a second request waits for instead of repeating. */
   #deletion: Promise<RpcResult<DeletedRun>> | null = null;
 
@@ -65,6 +81,22 @@ export class RunDeleter {
   /** Whether this instance deleted the run's storage. */
   get deleted(): boolean {
     return this.#deleted;
+  }
+
+  /**
+   * Why a create under this run's id must wait — its deletion under way, or finished less than
+   * {@link REUSE_AFTER_DELETE_MS} ago — or null: a fresh run may be made (over storage now empty).
+   * @example deleter.refuseCreate('run_x', true, Date.now()) // { code: 'run_deleted', … } for 60 s after
+   */
+  refuseCreate(runId: string, keyed: boolean, now: number): DeletedRunRefusal | null {
+    const underWay = !this.#deleted && this.noted();
+    if (!underWay && (!this.#deleted || now >= this.#deletedAt + REUSE_AFTER_DELETE_MS)) return null;
+    const waitMs = underWay ? REUSE_AFTER_DELETE_MS : this.#deletedAt + REUSE_AFTER_DELETE_MS - now;
+    const retry_after_s = Math.max(1, Math.ceil(waitMs / 1000));
+    const message = keyed
+      ? `The run this Idempotency-Key created (${runId}) was deleted a moment ago: the key starts a new run ${retry_after_s} s from now (Retry-After), once copies of the deleted run's plans have gone; send the request with a new key to start one now`
+      : `Run ${runId} was deleted a moment ago: a new run under its id can start ${retry_after_s} s from now`;
+    return { code: 'run_deleted', message, details: { reason: 'run_deleted', run_id: runId, retry_after_s } };
   }
 
   /** Whether a deletion was noted in the object's storage (and the run is hidden). */
@@ -166,6 +198,7 @@ export class RunDeleter {
       await this.host.alarm.to(null);
       await this.host.storage.deleteAll();
       this.#deleted = true;
+      this.#deletedAt = Date.now();
       return { ok: true, value: { run_id: note.run_id, child_runs } };
     } catch (err) {
       log('deletion_pending', `run ${note.run_id}: deletion not finished yet`, {

@@ -7,6 +7,7 @@ import type { RunEvent } from '../engine/events';
 import { scopeFor } from '../engine/decide';
 import { outputRef, varRef, type RunSnapshot } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
+import type { RunMachine } from '../engine/machine';
 import type { ElidedValue, SnapshotBudget } from '../engine/value-budget';
 import { bytesOver, utf8Bytes } from '../engine/value-limits';
 import { readReference } from '../plan/references';
@@ -15,6 +16,14 @@ import type { SqlStore } from './sql-store';
 import type { RpcResult } from './rpc-result';
 
 const MIB = 1024 * 1024;
+/**
+ * The plan version still streaming in, if any: stored as it grows (so a restart does not run its steps
+ * again) but not a version yet — listing or caching it would show a plan its run has not authored.
+ */
+export function streamingVersion(m: RunMachine): number | undefined {
+  return m.state.streaming ? m.state.plan?.version : undefined;
+}
+
 /** Most bytes of values (final output, step results, state) one snapshot carries. */
 export const SNAPSHOT_VALUE_BYTES = 8 * MIB;
 /** Most bytes of stored event JSON one page of events carries, past its first event. */

@@ -4,6 +4,7 @@
  * applies each decision with `evolve` before asking for the next one.
  */
 import { DEFAULT_MAX_TURNS } from './react-turn';
+import { iterativeLimit, planIsFull } from './turn-limit';
 import { decideNextStage } from './decide-stage';
 import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
@@ -187,7 +188,23 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
       error: { code: 'steps_failed', message: `${failed} step(s) failed`, retryable: false },
     });
   }
-  return draft('RunTerminated', { status: 'completed', reason: 'success', final_output });
+  // Ended by a limit, not by the model: still a success (SPEC's reasons), with the limit said.
+  const limit = turnStrategy(state, ctx) === 'iterative' ? iterativeLimit(state) : null;
+  return draft('RunTerminated', {
+    status: 'completed',
+    reason: 'success',
+    final_output,
+    ...(limit ? { limit } : {}),
+  });
+}
+
+/** The strategy whose next turn is due now that a turn's steps are done, or null when none is. */
+function turnStrategy(state: RunState, ctx: DecideContext): 'iterative' | 'react' | null {
+  const strategy = state.plan?.strategy;
+  if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
+  if (declaredFinalOutput(state.plan).found) return null; // the model answered: this was the last turn
+  if (state.unhandled_failures.size > 0) return null;
+  return strategy;
 }
 
 /**
@@ -198,15 +215,17 @@ function decideCompletion(state: RunState, ctx: DecideContext): EventDraft | nul
 function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null {
   if (state.config.strategy === 'staged' && state.stage >= 0)
     return decideNextStage(state, ctx, (refs) => scopeFor(state, ctx.results, refs));
-  const strategy = state.plan?.strategy;
-  if ((strategy !== 'iterative' && strategy !== 'react') || !ctx.canRevise || state.turn_settled) return null;
-  if (declaredFinalOutput(state.plan).found) return null; // the model answered: this was the last turn
-  if (state.unhandled_failures.size > 0) return null;
+  const strategy = turnStrategy(state, ctx);
+  if (strategy === null) return null;
   if (strategy === 'react') {
-    // One tool call a turn, the first plan's included: the budget is spent after max_turns of them.
+    // One tool call a turn, the first plan's included: the budget is spent after max_turns of them —
+    // or once the plan has max_steps steps, when the next call would be refused as too_many_steps.
     const budget = state.config.max_turns ?? DEFAULT_MAX_TURNS;
-    if (state.turns + 1 >= budget) {
-      const message = `The model still wanted to act after ${budget} turn(s) (max_turns); the exit criteria were not met`;
+    const full = planIsFull(state);
+    if (state.turns + 1 >= budget || full) {
+      const message = full
+        ? `The model still wanted to act after ${state.turns + 1} turn(s), and the plan has max_steps (${state.config.max_steps}) steps, so it may take no more; the exit criteria were not met`
+        : `The model still wanted to act after ${budget} turn(s) (max_turns); the exit criteria were not met`;
       return draft('RunTerminated', {
         status: 'failed',
         reason: 'turn_budget_exhausted',
@@ -214,7 +233,7 @@ function decideNextTurn(state: RunState, ctx: DecideContext): EventDraft | null 
         error: { code: 'turn_budget_exhausted', message, retryable: false },
       });
     }
-  } else if (state.turns >= state.config.max_steps) return null;
+  } else if (iterativeLimit(state)) return null; // ends `success`, the limit said (decideCompletion)
   const reason =
     strategy === 'react'
       ? `ReAct turn ${state.turns + 1} of ${state.config.max_turns ?? DEFAULT_MAX_TURNS}: from the observations so far (the results of the steps taken), think, then add exactly ONE new step — the next tool call — with your reasoning as its description ("Thought: …"); keep the steps already taken as they are. Return the plan unchanged when the exit criteria are met`

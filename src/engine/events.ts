@@ -188,15 +188,22 @@ export type EventPayloads = {
   StageCompleted: { stage: string; output?: unknown };
   /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */
   InputReceived: { input: unknown; step_id?: string };
-  /** `tokens`: what a failed planning or revision spent (counted in the run's usage). */
+  /**
+   * `tokens`: what a failed planning or revision spent (counted in the run's usage). `limit`: a
+   * setting stopped the run's turns before its model said it was done (turn-limit.ts).
+   */
   RunTerminated: {
     status: Extract<RunStatus, 'completed' | 'failed' | 'aborted' | 'cancelled'>;
     reason: string;
     final_output?: unknown;
     error?: ErrorInfo;
     tokens?: TokenCount;
+    limit?: RunLimit;
   };
 };
+
+/** A limit that ended an iterative run's turns: which setting, its value, the turns taken, in words. */
+export type RunLimit = { setting: 'max_steps'; value: number; turns: number; message: string };
 
 export type EventType = keyof EventPayloads;
 

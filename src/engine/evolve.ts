@@ -276,6 +276,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.final_output = null;
       state.error = null;
       state.termination_reason = null;
+      state.limit_reached = null;
       return;
     }
     case 'RunTerminated': {
@@ -285,6 +286,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       state.final_output = p.final_output ?? null;
       state.error = p.error ?? null;
       state.termination_reason = p.reason;
+      state.limit_reached = p.limit ?? null;
       addTokens(state, p.tokens);
       state.streaming = false;
       state.deferred_revision = null;

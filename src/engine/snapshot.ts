@@ -5,7 +5,7 @@
 import { inferredDependencies } from '../plan/inferred-dependencies';
 import { parseRunConfig } from '../plan/config';
 import type { ErrorInfo } from '../errors';
-import type { Plan, RunStatus, StepStatus } from '../plan/model';
+import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus, type StepStatus } from '../plan/model';
 import type { RunEvent } from './events';
 import { evolve } from './evolve';
 import { emptyRunState, MemoryResultStore, type ResultStore, type RunState } from './state';
@@ -35,6 +35,12 @@ export type StepDetail = {
   latency_ms: number | null;
   error: ErrorInfo | null;
   skip_reason: string | null;
+  /**
+   * The run ended (cancelled, failed, aborted) while the step ran: the run no longer waits for it,
+   * though its tool may have gone on — an outcome that comes later still completes or fails it.
+   * Its `status` stays `running` until then (a retry does not re-run it while its attempt is out).
+   */
+  interrupted: boolean;
   /** Dependencies the step's references add to the ones it lists (only when there are some). */
   inferred_dependencies?: string[];
 };
@@ -63,6 +69,11 @@ export type RunSnapshot = {
   error?: ErrorInfo;
   /** Why an ended run ended (`success`, `steps_failed`, `plan_rejected`, a cancel's reason, …); null before. */
   termination_reason: string | null;
+  /**
+   * An iterative run whose turns a limit stopped before its model said it was done (it ends
+   * `success`, the turns' steps completed): the setting, its value, the turns taken, in words.
+   */
+  limit_reached: RunState['limit_reached'];
   last_seq: number;
 };
 
@@ -74,6 +85,11 @@ export function countSteps(state: RunState): StepCounts {
     else c[rt.status] += 1;
   }
   return c;
+}
+
+/** A step the run's end cut off: still `running` in a run that has ended. */
+export function isInterrupted(state: RunState, status: StepStatus): boolean {
+  return status === 'running' && TERMINAL_RUN_STATUSES.has(state.status);
 }
 
 export function progressOf(c: StepCounts): number {
@@ -105,6 +121,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
       latency_ms: rt.latency_ms,
       error: rt.error && bound ? bound.error(rt.error) : rt.error,
       skip_reason: rt.skip_reason,
+      interrupted: isInterrupted(state, rt.status),
     };
     const added = inferred[id];
     if (added) steps[id].inferred_dependencies = added;
@@ -141,6 +158,7 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
         : null,
     final_output,
     termination_reason: state.termination_reason,
+    limit_reached: state.limit_reached,
     last_seq: state.seq,
   };
   if (state.error) snap.error = state.error;

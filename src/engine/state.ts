@@ -4,7 +4,7 @@
  * Object can keep them in SQLite rows while the library and replay use {@link MemoryResultStore}.
  */
 import type { ErrorInfo } from '../errors';
-import type { RevisionTrigger, SkipReason } from './events';
+import type { RevisionTrigger, RunLimit, SkipReason } from './events';
 import type { RunConfig } from '../plan/config';
 import type { PlanGraph } from '../plan/graph';
 import type { Plan, RunStatus, StepStatus } from '../plan/model';
@@ -103,6 +103,8 @@ export type RunState = {
   final_output: unknown;
   error: ErrorInfo | null;
   termination_reason: string | null;
+  /** The limit that ended an iterative run's turns before its model said it was done; null otherwise. */
+  limit_reached: RunLimit | null;
   /** TEA graph runs: the node the run is at (`__end__` once it ended), null before the first. */
   nav_at: string | null;
   /** Last applied event. */
@@ -209,6 +211,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     final_output: null,
     error: null,
     termination_reason: null,
+    limit_reached: null,
     nav_at: null,
     seq: 0,
     dirty: new Set(),

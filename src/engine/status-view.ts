@@ -5,7 +5,7 @@
  * theirs, as in a snapshot (value-budget.ts).
  */
 import type { StepStatus } from '../plan/model';
-import { countSteps, outputRef, progressOf, type StepCounts } from './snapshot';
+import { countSteps, isInterrupted, outputRef, progressOf, type StepCounts } from './snapshot';
 import type { ResultStore, RunState } from './state';
 import { ValueBudget, type SnapshotBudget } from './value-budget';
 
@@ -15,6 +15,8 @@ export type Subtask = {
   action: string;
   dependencies: string[];
   status: StepStatus | 'in_progress';
+  /** The run ended while it was in progress: see `StepDetail.interrupted`. */
+  interrupted: boolean;
   result: unknown;
   error?: string;
 };
@@ -59,6 +61,7 @@ export function planStatus(
         action: step.action,
         dependencies: state.graph.deps[i] ?? [],
         status: rt.status === 'running' ? 'in_progress' : rt.status,
+        interrupted: isInterrupted(state, rt.status),
         result:
           rt.status !== 'completed'
             ? null

@@ -163,7 +163,8 @@ async function createRun(
   if (!created.ok) {
     const { code, message, details } = created.error;
     if (code === 'idempotency_key_reused') return { kind: 'error', code, message, details };
-    return { kind: 'error', code: 'conflict', message };
+    // A deleted run's id (its key sent again) waits a moment: details.retry_after_s says how long.
+    return { kind: 'error', code: 'conflict', message, ...(code === 'run_deleted' ? { details } : {}) };
   }
   await sendSteps(deps.env.STEPS, created.value.outbox);
   return { kind: 'created', run_id, status: created.value.status, replayed: created.value.replayed === true };

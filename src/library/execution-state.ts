@@ -166,6 +166,7 @@ export function settledSteps(
       latency_ms: rt.latency_ms,
       error: e.event_type === 'StepFailed' ? e.payload.error : null,
       skip_reason: null,
+      interrupted: false,
     };
     const output = e.event_type === 'ToolReturned' ? (e.payload.output ?? null) : null;
     out.push({ step: stepDef(state, id), result: stepResultOf(id, detail, output) });

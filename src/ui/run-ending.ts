@@ -7,19 +7,26 @@
 import type { EventOf, RunEvent } from '../client';
 
 export type Ending =
-  { kind: 'rejected'; by: 'approver' | 'timeout'; comment?: string } | { kind: 'cancelled'; reason: string };
+  | { kind: 'rejected'; by: 'approver' | 'timeout'; comment?: string }
+  | { kind: 'cancelled'; reason: string }
+  | { kind: 'limit'; message: string };
 
 const is =
   <T extends RunEvent['event_type']>(type: T) =>
   (e: RunEvent): e is EventOf<T> =>
     e.event_type === type;
 
-/** A cancellation or a rejection, from the run's events; null for any other ending (or none yet). */
+/**
+ * A cancellation, a rejection, or a success a limit cut short (an iterative run's turns stopped at
+ * `max_steps`), from the run's events; null for any other ending (or none yet).
+ */
 export function endingOf(events: readonly RunEvent[]): Ending | null {
   const end = events.findLast(is('RunTerminated'));
-  if (!end || end.payload.status !== 'cancelled') return null;
+  if (!end) return null;
   // A retry after it: that ending is over.
   if (events.some((e) => e.event_type === 'RunResumed' && e.seq > end.seq)) return null;
+  if (end.payload.limit) return { kind: 'limit', message: end.payload.limit.message };
+  if (end.payload.status !== 'cancelled') return null;
   if (end.payload.reason !== 'plan_rejected') return { kind: 'cancelled', reason: end.payload.reason };
   const rejected = events.findLast(is('ApprovalRejected'));
   const by = rejected?.payload.by ?? 'approver';

@@ -6,7 +6,7 @@
  * @example
  * <Dag steps={stepsNow(view, ahead ? run : null)} … />
  */
-import { TERMINAL_STATUSES, type PlanStep, type Run, type RunView, type StepView } from '../client';
+import { type PlanStep, type Run, type RunView, type StepView } from '../client';
 import { unstartedStep } from '../client/run-view';
 
 type SnapshotStatus = NonNullable<Run['steps'][string]>['status'];
@@ -35,10 +35,7 @@ export function stepsNow(view: RunView, ahead: Run | null): StepView[] {
     const now = ahead.steps[p.id];
     if (!now) return kept;
     // A step the snapshot has running on a run that has ended was cut off by the end, as the fold says.
-    const status =
-      now.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(ahead.status)
-        ? 'interrupted'
-        : AS_VIEW[now.status];
+    const status = now.interrupted ? 'interrupted' : AS_VIEW[now.status];
     return {
       ...kept,
       status,

@@ -189,6 +189,41 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(failed.code).toBe(1);
   });
 
+  it('run --goal --no-watch gives up waiting for the plan after --timeout: the run line, why on stderr, exit 1', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // The plan streams in and stops half-way: the run stays planning.
+    llm.script('cli-slow-plan', [
+      { pieces: ['{"type":"step",', `"step":${JSON.stringify(echo('only'))}}\n`], held },
+    ]);
+    try {
+      const r = await edgeplanAsync([
+        'run',
+        '--goal',
+        'cli-slow-plan: one step',
+        '--no-watch',
+        '--timeout',
+        '2',
+      ]);
+      expect(r.out).toMatch(/^run_[A-Za-z0-9]+ {2}planning$/m);
+      const id = r.out.trim().split(/\s+/)[0]!;
+      expect(r.err).toBe(
+        `edgeplan: ${id} is still planning after 2 s; it goes on. Follow it with \`edgeplan watch ${id}\`, or wait longer with --timeout <seconds>\n`,
+      );
+      expect(r.code).toBe(1);
+      // It goes on: let the plan arrive, and the run runs it.
+      release();
+      await waitForStatus(id, 'completed');
+    } finally {
+      release();
+    }
+  });
+
+  it('run --timeout takes whole seconds: anything else is a usage error (exit 2)', () => {
+    const r = edgeplan(['run', '--goal', 'x', '--no-watch', '--timeout', '1.5']);
+    expect([r.code, r.err]).toEqual([2, 'edgeplan: --timeout takes a whole number, 1–86400 (got "1.5")\n']);
+  });
+
   it('show says who approved, with the comment, and what the edit changed; the removed step stays listed', async () => {
     const id = await start({
       plan: {
@@ -273,6 +308,24 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     await waitForStatus(id, 'completed');
     expect(edgeplan(['show', id]).out).toMatch(/^primary\s+completed\s+×2\s+\S+\s+via fallback demo\.echo$/m);
     expect(edgeplan(['events', id]).out).toMatch(/StepScheduled\s+primary\s+fallback demo\.echo attempt 2/);
+  });
+
+  it('show says which attempt of a retry a step is on, not only its number over the run', async () => {
+    const id = await start({
+      plan: {
+        goal: 'retry a flaky step',
+        steps: [
+          { id: 'f', action: 'demo.flaky', parameters: { fail_times: 2, key: `cli-round-${Date.now()}` } },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    });
+    await waitForStatus(id, 'failed');
+    expect(edgeplan(['show', id]).out).toMatch(/^f\s+failed\s+×2\s/m);
+    expect(edgeplan(['retry', id]).code).toBe(0);
+    await waitForStatus(id, 'completed');
+    // Three attempts over the run, one of them in the retry (the first two failed before it).
+    expect(edgeplan(['show', id]).out).toMatch(/^f\s+completed\s+×3 \(1 in retry 1\)\s/m);
   });
 
   it('show leads from a parent run to its child run and back', async () => {

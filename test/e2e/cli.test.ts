@@ -655,6 +655,40 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     }
   });
 
+  it('run gives up on a server that takes the create and never answers after --timeout, naming the key to send again', async () => {
+    // A server that takes every request and never answers: each create attempt carries one key.
+    const keys: string[] = [];
+    const silent = createServer((req) => void keys.push(String(req.headers['idempotency-key'])));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const plan = file('silent.json', JSON.stringify(parallelPlan));
+      const cmd = launch(['run', plan, '--no-watch', '--timeout', '2'], url);
+      expect(await cmd.exited).toBe(1);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys).size).toBe(1);
+      const key = keys[0]!;
+      expect(cmd.err()).toMatch(
+        new RegExp(
+          `^edgeplan: timeout: No answer to creating the run within 2 s \\(\\d attempts?; last: No answer from ${url} to POST /v1/runs within [\\d.]+ s\\)\\. It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one\n`,
+        ),
+      );
+      expect(cmd.err()).toContain(
+        `If it was created, run the same command with --idempotency-key ${key} to get that run, not a second one.`,
+      );
+      expect(cmd.out()).toBe('');
+      // --json: the error as one line of JSON, the key in its details.
+      const json = launch(['run', plan, '--no-watch', '--timeout', '1', '--json'], url);
+      expect(await json.exited).toBe(1);
+      expect(JSON.parse(json.out())).toMatchObject({
+        error: { code: 'timeout', details: { idempotency_key: expect.any(String) } },
+      });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('a watch waits out a restart of the server and follows the run to its end', async () => {
     // Its own server, killed (SIGKILL, the whole process group) mid-run and started on the same state.
     const persist = migratedState('cli-restart') as string;

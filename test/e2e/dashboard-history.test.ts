@@ -5,7 +5,8 @@
  * in the timeline (its row, its failed bars, the new version marked), while the graph is the plan that
  * runs; two revisions in a row keep both; who approved, with the comment, and what the edit changed;
  * a step running when the run was cancelled is interrupted, not spinning; a fallback that ran says
- * so; the event log says in words why the plan changed. Screenshots go to
+ * so; a retried step says which attempt of its retry it is on; an iterative run its max_steps stopped
+ * says so; the event log says in words why the plan changed. Screenshots go to
  * test-results/screenshots/ (out of the repository).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +215,62 @@ describe('the dashboard keeps a run’s history in view', () => {
       /demo\.echo \(fallback\)/,
     );
     await shot(page, 'history-fallback');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says which attempt of a retry a step run again is on, not only its number over the run', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'retry a flaky step',
+        steps: [
+          {
+            id: 'f',
+            action: 'demo.flaky',
+            parameters: { fail_times: 2, key: `history-round-${Date.now()}` },
+          },
+        ],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 0.05 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    await api('POST', `/v1/runs/${run_id}/retry`, {});
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const node = page.locator('svg.dag [data-step-id="f"][data-status="completed"]');
+    // The third attempt over the run is the retry's first of up to two.
+    await expect(node.locator('[data-attempts]').getAttribute('data-attempts')).resolves.toBe('↻1/2');
+    await expect(node.getAttribute('aria-label')).resolves.toBe(
+      'f ↻1/2 demo.flaky: completed, attempt 1 of up to 2 in retry 1 (#3 of the step)',
+    );
+    await node.click();
+    const panel = page.getByRole('complementary', { name: 'Step f' });
+    await expect(panel.locator('.round').innerText()).resolves.toMatch(
+      /^attempt 1 of up to 2 in retry 1 \(#3 of the step\) — attempts are numbered over the whole run$/,
+    );
+    await expect(
+      panel.locator('table.attempts tbody tr').nth(2).locator('td').first().innerText(),
+    ).resolves.toBe('3 (retry 1)');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says an iterative run its max_steps stopped ended at that limit, not only that it completed', async () => {
+    llm.script('history-limit', [
+      JSON.stringify({ steps: [echo('first')] }),
+      JSON.stringify({ steps: [echo('first'), echo('second', ['first'])] }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'history-limit: go on and on',
+      config: { strategy: 'iterative', max_steps: 2 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'completed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const outcome = page.locator('.outcome[data-outcome="limit"]');
+    await outcome.waitFor();
+    await expect(outcome.innerText()).resolves.toBe(
+      'Stopped at a limit: Stopped after 1 turn: the plan has max_steps (2) steps, all completed, so another turn could add none; raise max_steps to let the model go on',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

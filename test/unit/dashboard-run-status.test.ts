@@ -14,6 +14,8 @@ const step = (id: string, status: StepView['status'], dependencies: string[] = [
   dependencies,
   status,
   attempts: status === 'pending' ? 0 : 1,
+  round: null,
+  attempt_limit: 2,
   started_at: null,
   latency_ms: null,
   error: null,

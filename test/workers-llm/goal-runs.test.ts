@@ -574,6 +574,48 @@ describe('iterative runs: the plan as context, a turn at a time (seed 004)', () 
   });
 });
 
+describe('an iterative run its max_steps stops', () => {
+  it('ends success saying so, once its plan has max_steps steps, all done — without asking the model for a plan it must refuse', async () => {
+    const grown = (n: number) =>
+      plan(Array.from({ length: n }, (_, i) => echo(`s${i}`, i ? [`s${i - 1}`] : [])));
+    // A model that would go on adding a step every turn.
+    const llm = scriptedLlm([grown(1), grown(2), grown(3), grown(4), grown(4)]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'keep going',
+      config: { strategy: 'iterative', max_steps: 3 },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect([run.status, run.termination_reason, run.error]).toEqual(['completed', 'success', undefined]);
+    expect(Object.keys(run.step_results)).toEqual(['s0', 's1', 's2']);
+    expect(run.limit_reached).toEqual({
+      setting: 'max_steps',
+      value: 3,
+      turns: 2,
+      message:
+        'Stopped after 2 turns: the plan has max_steps (3) steps, all completed, so another turn could add none; raise max_steps to let the model go on',
+    });
+    // The first plan and two turns: no third turn whose plan would be refused as too_many_steps.
+    expect(llm.sent).toHaveLength(3);
+    const end = (await events(r.body.run_id)).at(-1)!;
+    expect(end).toMatchObject({
+      event_type: 'RunTerminated',
+      payload: { reason: 'success', limit: run.limit_reached },
+    });
+  });
+
+  it('says no limit when its model ends the turns itself', async () => {
+    const llm = scriptedLlm([plan([echo('a')]), plan([echo('a')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'once',
+      config: { strategy: 'iterative', max_steps: 3 },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect([run.status, run.limit_reached]).toEqual(['completed', null]);
+  });
+});
+
 describe('staged runs (seed 002 multi-stage policies)', () => {
   it('plans and runs each stage in order with its own instructions and tools, with stage events', async () => {
     const llm = scriptedLlm([

@@ -146,4 +146,24 @@ describe('react runs: one tool call per turn', () => {
     expect(run.error.message).toMatch(/after 2 turn\(s\)/);
     expect(Object.keys(run.step_results).sort()).toEqual(['s0', 's1']);
   });
+
+  it('fails with turn_budget_exhausted naming max_steps once the plan has max_steps steps, before max_turns', async () => {
+    const llm = scriptedLlm([
+      plan([act('s0', 'again')]),
+      plan([act('s0', 'x'), act('s1', 'again', ['s0'])]),
+      plan([act('s0', 'x'), act('s1', 'x', ['s0']), act('s2', 'again', ['s1'])]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'never stop',
+      config: { strategy: 'react', max_turns: 10, max_steps: 2 },
+    });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('turn_budget_exhausted');
+    expect(run.error.message).toMatch(/the plan has max_steps \(2\) steps/);
+    expect(Object.keys(run.step_results).sort()).toEqual(['s0', 's1']);
+    // No third call for a plan too_many_steps would refuse.
+    expect(llm.sent).toHaveLength(2);
+  });
 });

@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/worker';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { api, events, waitForRun, type Json } from './helpers';
@@ -24,6 +24,7 @@ async function create(body: unknown, headers: Record<string, string> = {}) {
     status: res.status,
     body: await res.json<Json>(),
     replayed: res.headers.get('Idempotent-Replayed'),
+    retryAfter: res.headers.get('Retry-After'),
   };
 }
 
@@ -166,7 +167,7 @@ describe('POST /v1/runs with an Idempotency-Key', () => {
     expect([eager.status, eager.replayed]).toEqual([201, null]);
   });
 
-  it('answers a key whose run was just deleted with 409 conflict saying what to do, never a second run over its rows', async () => {
+  it('answers a key whose run was just deleted with 409 conflict, reason run_deleted and Retry-After, never a second run over its rows', async () => {
     const key = uniqueKey();
     const plan = countingPlan(`idem-${crypto.randomUUID()}`);
     const first = await create({ plan }, { 'Idempotency-Key': key });
@@ -175,10 +176,48 @@ describe('POST /v1/runs with an Idempotency-Key', () => {
     expect((await api('DELETE', `/v1/runs/${runId}`)).status).toBe(200);
     const again = await create({ plan }, { 'Idempotency-Key': key });
     expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('conflict');
+    expect(again.body.error).toMatchObject({
+      code: 'conflict',
+      details: { reason: 'run_deleted', run_id: runId, retry_after_s: expect.any(Number) },
+    });
+    const wait = again.body.error.details.retry_after_s as number;
+    expect(wait >= 1 && wait <= 60).toBe(true);
+    expect(again.retryAfter).toBe(String(wait));
     expect(again.body.error.message).toContain('was deleted');
     expect(again.body.error.message).toContain('new key');
     expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(404);
+  });
+
+  it('starts a fresh run under a deleted run’s key once its minute has passed, though its object never left memory', async () => {
+    const key = uniqueKey();
+    const counter = `idem-${crypto.randomUUID()}`;
+    const first = await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key });
+    const runId = first.body.run_id as string;
+    await waitForRun(runId);
+    expect((await api('DELETE', `/v1/runs/${runId}`)).status).toBe(200);
+    expect((await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key })).status).toBe(409);
+    // The same object, a minute on (its clock moved, not waited for): the key starts a run again.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      const again = await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key });
+      expect([again.status, again.body.run_id, again.replayed]).toEqual([201, runId, null]);
+    } finally {
+      vi.useRealTimers();
+    }
+    const run = await waitForRun(runId);
+    // A new run: its own log from seq 1, its step invoked again — under the deleted run's step key
+    // (`<run_id>:count`), which demo.counter remembers, so it counts once (as the README warns).
+    expect(run.status).toBe('completed');
+    const log = await events(runId);
+    expect([log[0]?.seq, log[0]?.event_type]).toEqual([1, 'RunCreated']);
+    expect(log.filter((e) => e.event_type === 'RunCreated')).toHaveLength(1);
+    expect(log.filter((e) => e.event_type === 'ToolInvoked')).toHaveLength(1);
+    expect(await readDemoCounter(env, counter)).toBe(1);
+    expect(await indexRows(runId)).toBe(1);
+    // And it is an ordinary run again: the same key and body now replay it.
+    const replay = await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key });
+    expect([replay.status, replay.replayed]).toEqual([201, 'true']);
   });
 });
 

@@ -10,7 +10,6 @@ import {
   type Finding,
   type Run,
   type RunEvent,
-  TERMINAL_STATUSES,
 } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
 import { table, type Context } from '../context';
@@ -18,7 +17,8 @@ import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
-import { applyEvent, emptyView } from '../../client/run-view';
+import { applyEvent, emptyView, type StepView } from '../../client/run-view';
+import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
 import { approverName, pendingApprovalLines } from '../approval-text';
@@ -33,11 +33,19 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], action: string |
   if (!d) return '';
   if (d.error) return d.error.message;
   if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
-  if (d.status === 'running' && (TERMINAL_STATUSES as readonly string[]).includes(run.status))
-    return 'was running when the run ended';
+  if (d.interrupted) return 'was running when the run ended';
   if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
   return '';
+}
+
+/**
+ * The TRIES cell: the step's attempts over the run, and in a retry or re-run how many of them this
+ * round made (`×3 (1 in retry 1)`), so "3" is not read as three tries since the retry.
+ */
+function triesCell(attempts: number, s: StepView | undefined): string {
+  if (!attempts) return '';
+  return s?.round ? `×${attempts} (${roundAttempts(s)} in ${roundText(s)})` : `×${attempts}`;
 }
 
 /** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
@@ -116,12 +124,14 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (run.goal) ctx.print(`goal: ${run.goal}`);
     // What the approver decides on, before the steps: for a revision, what changed since the approved plan.
     for (const line of pendingApprovalLines(run.pending_approval, ctx.style)) ctx.print(line);
-    const ended = (TERMINAL_STATUSES as readonly string[]).includes(run.status);
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
-      // Not "running" on a run that has ended: it was, when the run ended (the dashboard says so too).
-      d.status === 'running' && ended ? 'interrupted' : d.status,
-      d.attempts ? `×${d.attempts}` : '',
+      // Not "running" on a run that has ended: it was, when the run ended (the API says so).
+      d.interrupted ? 'interrupted' : d.status,
+      triesCell(
+        d.attempts,
+        view.steps.find((s) => s.id === step),
+      ),
       d.latency_ms === null ? '' : duration(d.latency_ms),
       stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),
     ]);
@@ -137,6 +147,8 @@ export function registerManage(program: Command, context: () => Context, done: D
     }
     for (const line of decisionLines(view)) ctx.print(line);
     if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
+    // A success a limit cut short: the model had not said it was done.
+    if (run.limit_reached) ctx.print(`stopped: ${run.limit_reached.message}`);
     if (run.final_output !== undefined && run.final_output !== null)
       ctx.print(`output: ${JSON.stringify(run.final_output)}`);
     done(exitForStatus(run.status));

@@ -6,7 +6,8 @@ import type { Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { followToEnd, following } from '../follow';
 import { findingLines, reportFindings } from '../findings';
-import { collect, pairs, planRequest } from '../inputs';
+import { collect, pairs, planRequest, wholeNumber } from '../inputs';
+import { terminalText } from '../terminal-text';
 
 type RunOptions = {
   goal?: string;
@@ -15,7 +16,13 @@ type RunOptions = {
   config: string[];
   watch?: boolean;
   idempotencyKey?: string;
+  timeout?: string;
 };
+
+/** How long `run` waits, without `--timeout`, for the create's answer (retries included)… */
+const CREATE_WAIT_S = 60;
+/** …and, not watching a goal, for its plan (a planning's model calls and repairs take a while). */
+const PLANNING_WAIT_S = 300;
 
 export function registerRun(program: Command, context: () => Context, done: (code: number) => void): void {
   program
@@ -39,6 +46,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
     )
     .option('-w, --watch', 'follow the run to its end (default on a terminal)')
     .option('--no-watch', 'print the created run and exit')
+    .option(
+      '--timeout <seconds>',
+      `the most to wait for the server: for the create's answer, retries included (default ${CREATE_WAIT_S}), and with --no-watch for a goal's plan (default ${PLANNING_WAIT_S}); watching is not bounded`,
+    )
     .action(async (file: string | undefined, o: RunOptions) => {
       const ctx = context();
       if (!file && !o.goal) throw new UsageError('run needs a plan file or --goal "…"');
@@ -52,8 +63,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         throw new UsageError(
           '--config mode=lazy runs nothing: `edgeplan validate <file>` checks a plan and estimates it',
         );
+      const timeoutS = o.timeout === undefined ? null : wholeNumber(o.timeout, '--timeout', 1, 86_400);
       const key = o.idempotencyKey === undefined ? {} : { idempotencyKey: o.idempotencyKey };
-      const created = await ctx.client.createRun(body, key).catch((err: unknown) => {
+      const timeoutMs = (timeoutS ?? CREATE_WAIT_S) * 1000;
+      const created = await ctx.client.createRun(body, { ...key, timeoutMs }).catch((err: unknown) => {
         // An invalid plan from a file: its findings at their lines, as `validate` shows them.
         const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
         if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;
@@ -67,10 +80,20 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         // A planned goal is created `planning`: whether it will wait for approval, run, or fail to
         // plan is not known yet. The command waits for the plan, so its exit code tells a script what
         // to do next (3: approve it) — not 0 for a run that may never start.
+        const waitS = timeoutS ?? PLANNING_WAIT_S;
         const status =
-          created.status === 'planning' ? await pastPlanning(ctx, created.run_id) : created.status;
+          created.status === 'planning' ? await pastPlanning(ctx, created.run_id, waitS) : created.status;
         if (ctx.json) ctx.printJson({ ...created, status });
         else ctx.print(`${created.run_id}  ${status}`);
+        if (status === 'planning') {
+          // Not an outcome a script can act on: say so, and fail, rather than exit 0 for a run that may never start.
+          process.stderr.write(
+            terminalText(
+              `edgeplan: ${created.run_id} is still planning after ${waitS} s; it goes on. Follow it with \`edgeplan watch ${created.run_id}\`, or wait longer with --timeout <seconds>\n`,
+            ),
+          );
+          return done(EXIT.failed);
+        }
         return done(exitForStatus(status));
       }
       if (!ctx.json && !ctx.tty) ctx.print(`run ${created.run_id}`);
@@ -117,9 +140,10 @@ export function registerRun(program: Command, context: () => Context, done: (cod
  * The run's status once planning is over (or the command is interrupted): `awaiting_approval`,
  * `running`, `failed` (the plan could not be made), … — read from its events as they come.
  */
-async function pastPlanning(ctx: Context, runId: string): Promise<string> {
+async function pastPlanning(ctx: Context, runId: string, waitS: number): Promise<string> {
   const view = emptyView(runId);
-  for await (const e of ctx.client.watch(runId, { signal: ctx.signal })) {
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(waitS * 1000)]);
+  for await (const e of ctx.client.watch(runId, { signal })) {
     applyEvent(view, e);
     if (view.status !== 'planning') break;
   }

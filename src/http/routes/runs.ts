@@ -210,7 +210,11 @@ export function registerRunRoutes(app: App): void {
         origin: new URL(c.req.url).origin,
       },
     );
-    if (result.kind === 'error') return jsonError(c, result.code, result.message, result.details);
+    if (result.kind === 'error') {
+      const wait = (result.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+      if (typeof wait === 'number') c.header('Retry-After', String(wait));
+      return jsonError(c, result.code, result.message, result.details);
+    }
     if (result.kind === 'dry_run') {
       const { valid, errors, plan, estimates } = result.validation;
       return c.json({ mode: 'lazy' as const, valid, errors, plan, estimates }, 200);

@@ -29,6 +29,18 @@ const TokenCountSchema = z.object({
     description: 'Not reported by the server (a stream cut off): estimated as 4 characters a token',
   }),
 });
+export const RunLimitSchema = z
+  .object({
+    setting: z.literal('max_steps'),
+    value: z.number().int(),
+    turns: z.number().int(),
+    message: z.string(),
+  })
+  .openapi('RunLimit', {
+    description:
+      'A limit that stopped an iterative run’s turns before its model said it was done: the setting, its value, the turns taken, and what happened in words',
+  });
+
 const ms = z.number().openapi({ description: 'Epoch milliseconds' });
 const planRef = PlanSchema.openapi({ description: 'The plan' });
 const APPROVER_NAME = z.string().optional().openapi({
@@ -180,6 +192,7 @@ const PAYLOADS = {
     final_output: z.unknown().optional(),
     error: ErrorInfoSchema.optional(),
     tokens: TokenCountSchema.optional(),
+    limit: RunLimitSchema.optional(),
   }),
 } satisfies Record<EventType, z.ZodType>;
 

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { SKIP_REASONS } from '../../engine/events';
 import { RunStatus, StepStatus } from '../../plan/model';
 import { PendingApprovalSchema } from './approval-changes';
-import { ErrorInfoSchema, RunEventSchema } from './events';
+import { ErrorInfoSchema, RunEventSchema, RunLimitSchema } from './events';
 import { PlanSchema, PlanStepSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
 
@@ -72,6 +72,10 @@ export const StepDetailSchema = z
       .string()
       .nullable()
       .openapi({ description: `One of ${SKIP_REASONS.join(', ')}` }),
+    interrupted: z.boolean().openapi({
+      description:
+        'The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile',
+    }),
     inferred_dependencies: z
       .array(z.string())
       .optional()
@@ -106,6 +110,11 @@ export const RunSnapshotSchema = z
     final_output: z.unknown(),
     error: ErrorInfoSchema.optional(),
     termination_reason: TerminationReasonSchema,
+    // A union, not .nullable(): that would make the RunLimit component itself nullable.
+    limit_reached: z.union([RunLimitSchema, z.null()]).openapi({
+      description:
+        'An iterative run whose turns a limit (max_steps) stopped before its model said it was done — it ends `success`, its steps completed; null otherwise',
+    }),
     last_seq: z.number().int(),
     ...PARENT_FIELDS,
     // null unless the run is `awaiting_approval` (a union: `.nullable()` would make the component nullable)
@@ -120,6 +129,9 @@ export const SubtaskSchema = z
     action: z.string(),
     dependencies: z.array(z.string()),
     status: z.union([StepStatusSchema, z.literal('in_progress')]),
+    interrupted: z.boolean().openapi({
+      description: 'The run ended while this subtask was in progress (see StepDetail.interrupted)',
+    }),
     result: z.unknown(),
     error: z.string().optional(),
   })

@@ -8,6 +8,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
+import { attemptBadge, attemptText } from '../../client/attempt-text';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
 
 export type DagProps = {
@@ -114,7 +115,10 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
           {steps.map((s) => {
             const n = laid.nodes.get(s.id);
             if (!n) return null;
-            const retried = s.attempts > 1;
+            // '×3' in a step's first round; '↻1/2' in a retry or re-run (its words in the name).
+            const badge = attemptBadge(s);
+            const retried = badge !== '';
+            const tries = attemptText(s);
             const idCut = s.id.length > (retried ? ID_CHARS - 4 : ID_CHARS);
             return (
               <g
@@ -128,7 +132,7 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 tabindex={0}
                 // What it shows first (so a voice user can say it), then its status; pressed: its
                 // details are the ones shown.
-                aria-label={`${s.id}${retried ? ` ×${s.attempts}` : ''} ${s.action}: ${s.status}`}
+                aria-label={`${s.id}${retried ? ` ${badge}` : ''} ${s.action}: ${s.status}${s.round && tries ? `, ${tries}` : ''}`}
                 aria-pressed={selected === s.id}
                 onClick={() => onSelect(s.id)}
                 // Enter and Space, as a button takes them (Space without scrolling the page).
@@ -139,7 +143,9 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 }}
               >
                 {/* A cut id or action, whole on hover (a mouse user has no other way to read it there). */}
-                {idCut || s.action.length > ACTION_CHARS ? <title>{`${s.id} · ${s.action}`}</title> : null}
+                {idCut || s.action.length > ACTION_CHARS || s.round ? (
+                  <title>{`${s.id} · ${s.action}${s.round && tries ? ` · ${tries}` : ''}`}</title>
+                ) : null}
                 <rect width={NODE_W} height={NODE_H} rx="6" />
                 {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
                 <text
@@ -156,8 +162,8 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                   </text>
                 ) : null}
                 {retried ? (
-                  <text x={NODE_W - 8} y="16" class="node-id" text-anchor="end">
-                    ×{s.attempts}{' '}
+                  <text x={NODE_W - 8} y="16" class="node-id" text-anchor="end" data-attempts={badge}>
+                    {badge}{' '}
                   </text>
                 ) : null}
                 <text x="10" y="31" class="node-action" clip-path="url(#node-text)">

@@ -30,6 +30,12 @@ export function RunOutcome({
         )}
       </p>
     );
+  if (ending?.kind === 'limit')
+    return (
+      <p class="outcome" data-outcome="limit">
+        <strong>Stopped at a limit</strong>: {visibleText(ending.message)}
+      </p>
+    );
   if (ending?.kind === 'cancelled')
     return (
       <p class="outcome" data-outcome="cancelled">

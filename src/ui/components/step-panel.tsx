@@ -4,6 +4,7 @@
  */
 import { replacedText, type ReplacedStep, type Run, type RunView, type StepView } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
+import { attemptText, roundText } from '../../client/attempt-text';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
@@ -122,6 +123,15 @@ export function StepPanel({
             <dd>{visibleText(step.planned.description)}</dd>
           </>
         ) : null}
+        {step.round ? (
+          <>
+            <dt>Runs again</dt>
+            <dd class="round" data-round={step.round.kind}>
+              {attemptText(step) || `In ${roundText(step)}, not started yet`}
+              <span class="muted"> — attempts are numbered over the whole run</span>
+            </dd>
+          </>
+        ) : null}
         <dt>Depends on</dt>
         <dd>
           <Dependencies listed={step.dependencies} inferred={inferred} />
@@ -219,7 +229,12 @@ export function StepPanel({
           <tbody>
             {step.history.map((a) => (
               <tr key={`${a.attempt}-${a.started_at}`}>
-                <td>{a.attempt}</td>
+                <td>
+                  {a.attempt}
+                  {step.round && a.attempt === step.round.first_attempt ? (
+                    <span class="muted"> ({roundText(step)})</span>
+                  ) : null}
+                </td>
                 <td>
                   <code>{a.tool}</code>
                   {a.fallback ? <span class="muted"> (fallback)</span> : null}

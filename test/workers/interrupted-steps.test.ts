@@ -1,0 +1,83 @@
+/**
+ * A step still running when its run ends — cancelled, or failed by another step — is reported as
+ * interrupted by the API (`GET /v1/runs/:id`, `/status?include_details=true`), so a client reading
+ * the snapshot is not told the ended run is still running it; an outcome that comes later clears it.
+ */
+import { env } from 'cloudflare:workers';
+import { vi, describe, expect, it } from 'vitest';
+import { api, startRun, waitForRun, type Json } from './helpers';
+
+/** Waits until the step's attempt has begun (ToolInvoked recorded). */
+async function untilInvoked(runId: string, step: string): Promise<void> {
+  const stub = env.PLAN_RUN.getByName(runId);
+  await vi.waitFor(async () => expect((await stub.attempts(step))[0]?.status).toBe('invoked'), {
+    timeout: 10_000,
+    interval: 10,
+  });
+}
+
+const subtask = (status: Json, id: string) => (status.subtasks as Json[]).find((s) => s.id === id)!;
+
+describe('a step the run ends under', () => {
+  it('is interrupted in the snapshot and the status of a cancelled run, until its late outcome completes it', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          {
+            id: 'c',
+            action: 'demo.counter',
+            parameters: { key: `int-${crypto.randomUUID()}`, delay_ms: 1500 },
+          },
+          { id: 'd', action: 'demo.echo', parameters: {}, dependencies: ['c'] },
+        ],
+      },
+      { execution_mode: 'parallel' },
+    );
+    await untilInvoked(runId, 'c');
+    expect((await api('POST', `/v1/runs/${runId}/cancel`, { reason: 'stop' })).status).toBe(200);
+    const run = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect(run.status).toBe('cancelled');
+    expect(run.steps.c).toMatchObject({ status: 'running', interrupted: true });
+    expect(run.steps.d).toMatchObject({ status: 'skipped', skip_reason: 'cancelled', interrupted: false });
+    const status = (await api('GET', `/v1/runs/${runId}/status?include_details=true`)).body;
+    expect(subtask(status, 'c')).toMatchObject({ status: 'in_progress', interrupted: true });
+    expect(subtask(status, 'd')).toMatchObject({ status: 'skipped', interrupted: false });
+    // Its tool went on: once its outcome is recorded the step is completed, no longer interrupted.
+    await vi.waitFor(
+      async () => expect((await api('GET', `/v1/runs/${runId}`)).body.steps.c.status).toBe('completed'),
+      { timeout: 10_000, interval: 50 },
+    );
+    expect((await api('GET', `/v1/runs/${runId}`)).body.steps.c.interrupted).toBe(false);
+  });
+
+  it('is interrupted in the snapshot of a run another step failed', async () => {
+    const runId = await startRun(
+      {
+        steps: [
+          { id: 'slow', action: 'demo.sleep', parameters: { ms: 3000, value: 1 } },
+          {
+            id: 'bad',
+            action: 'demo.flaky',
+            parameters: { fail_times: 9, key: `int-${crypto.randomUUID()}` },
+          },
+        ],
+      },
+      { execution_mode: 'parallel', retry_failed_steps: 0 },
+    );
+    const run = await waitForRun(runId, (r) => r.status === 'failed');
+    expect(run.steps.bad).toMatchObject({ status: 'failed', interrupted: false });
+    expect(run.steps.slow).toMatchObject({ status: 'running', interrupted: true });
+  });
+
+  it('is not interrupted while the run still runs it', async () => {
+    const runId = await startRun(
+      { steps: [{ id: 'slow', action: 'demo.sleep', parameters: { ms: 1500, value: 1 } }] },
+      { execution_mode: 'parallel' },
+    );
+    await untilInvoked(runId, 'slow');
+    const run = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect(run.status).toBe('running');
+    expect(run.steps.slow).toMatchObject({ status: 'running', interrupted: false });
+    await waitForRun(runId, (r) => r.status === 'completed');
+  });
+});
