@@ -7,7 +7,9 @@ import { Command, CommanderError } from 'commander';
 import { EdgeplanApiError } from '../client';
 import { registerDeploy } from './commands/deploy';
 import { registerManage } from './commands/manage';
+import { registerPlans } from './commands/plans';
 import { registerRun } from './commands/run';
+import { registerTools } from './commands/tools';
 import { makeContext, type Context, type GlobalOptions } from './context';
 import { EXIT, UsageError } from './exit-codes';
 import { followedRun } from './follow';
@@ -31,6 +33,8 @@ const done = (c: number) => void (code = c);
 
 registerRun(program, context, done);
 registerManage(program, context, done);
+registerPlans(program, context, done);
+registerTools(program, context, done);
 registerDeploy(program, done);
 
 // `edgeplan events … | head`: a closed pipe ends the command quietly.

@@ -1,6 +1,6 @@
 /**
  * The commands on runs that exist: `runs [ls | show <id>]`, `events <id> [--follow]`, `watch <id>`, `approve`,
- * `reject`, `input`, `retry`, `cancel`, `delete`, `replan`, `plans <id> [--diff a b]`, and `tools`.
+ * `reject`, `input`, `retry`, `cancel`, `delete` and `replan` (`plans` and `tools` have files of their own).
  */
 import type { Command } from 'commander';
 import {
@@ -331,84 +331,6 @@ export function registerManage(program: Command, context: () => Context, done: D
       if (answer !== undefined && ACTIONS.includes(answer)) await refuseBareAction(ctx, id, answer, o.step);
       const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
       control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step }));
-    });
-
-  program
-    .command('plans')
-    .description('A run’s plan versions; --diff a b compares two, --show v prints one')
-    .argument('<id>', 'run id')
-    .option('-d, --diff <versions...>', 'two versions to compare')
-    .option('--show <version>', 'print one version')
-    .action(async (given: string, o: { diff?: string[]; show?: string }) => {
-      const ctx = context();
-      const id = runId(given);
-      if (o.diff) {
-        if (o.diff.length !== 2) throw new UsageError('--diff takes two versions, e.g. --diff 1 2');
-        const [a, b] = o.diff.map((v) => wholeNumber(v, '--diff', 1));
-        const d = await ctx.client.diffPlanVersions(id, a!, b!);
-        if (ctx.json) return (ctx.printJson(d), done(EXIT.ok));
-        ctx.print(`plan v${d.from_version} → v${d.to_version}${d.reordered ? ' (reordered)' : ''}`);
-        for (const [f, c] of Object.entries(d.fields))
-          ctx.print(`  ~ ${f}: ${JSON.stringify(c?.from)} → ${JSON.stringify(c?.to)}`);
-        for (const s of d.added) ctx.print(ctx.style.green(`  + ${s.id}  ${s.action}`));
-        for (const s of d.removed) ctx.print(ctx.style.red(`  - ${s}`));
-        for (const c of d.changed) {
-          const deps = [
-            ...c.dependencies_added.map((x) => `+${x}`),
-            ...c.dependencies_removed.map((x) => `-${x}`),
-          ];
-          ctx.print(
-            ctx.style.yellow(
-              `  ~ ${c.step_id}: ${Object.keys(c.fields).join(', ')}${deps.length ? ` deps ${deps.join(' ')}` : ''}`,
-            ),
-          );
-        }
-        return done(EXIT.ok);
-      }
-      if (o.show) {
-        const version = wholeNumber(o.show, '--show', 1);
-        return (ctx.printJson(await ctx.client.getPlanVersion(id, version)), done(EXIT.ok));
-      }
-      const list = await ctx.client.listPlanVersions(id);
-      if (ctx.json) return (ctx.printJson(list), done(EXIT.ok));
-      if (list.versions.length === 0) {
-        ctx.print(
-          `No plan versions yet: ${id} is being planned, or its planning failed (edgeplan runs show ${id}).`,
-        );
-        return done(EXIT.ok);
-      }
-      ctx.print(
-        table([
-          ['VERSION', 'CREATED', 'REASON'],
-          ...list.versions.map((v) => [`v${v.version}`, v.created_at.slice(0, 19), v.reason ?? '']),
-        ]),
-      );
-      done(EXIT.ok);
-    });
-
-  program
-    .command('tools')
-    .description('The tools plans may call')
-    .option('--refresh', 'list the MCP servers again')
-    .action(async (o: { refresh?: boolean }) => {
-      const ctx = context();
-      const { tools, unavailable } = await ctx.client.getTools({ refresh: o.refresh });
-      if (ctx.json) return (ctx.printJson({ tools, unavailable }), done(EXIT.ok));
-      ctx.print(
-        table([
-          ['TOOL', 'DESCRIPTION'],
-          ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
-        ]),
-      );
-      // What an MCP server lists but plans cannot call (or a server that could not be listed or is misconfigured), and why.
-      if (unavailable.length > 0)
-        ctx.print(
-          `\nUnavailable:\n${table([
-            ['SERVER', 'TOOL', 'WHY'],
-            ...unavailable.map((u) => [u.server, u.name ?? '(all)', clip(u.reason, 120)]),
-          ])}`,
-        );
-      done(EXIT.ok);
     });
 }
 

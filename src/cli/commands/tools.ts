@@ -1,0 +1,34 @@
+/** `tools`: the tools plans may call, and what an MCP server lists that plans cannot call, with why. */
+import type { Command } from 'commander';
+import { table, type Context } from '../context';
+import { EXIT } from '../exit-codes';
+import { clip } from '../render';
+
+type Done = (code: number) => void;
+
+export function registerTools(program: Command, context: () => Context, done: Done): void {
+  program
+    .command('tools')
+    .description('The tools plans may call')
+    .option('--refresh', 'list the MCP servers again')
+    .action(async (o: { refresh?: boolean }) => {
+      const ctx = context();
+      const { tools, unavailable } = await ctx.client.getTools({ refresh: o.refresh });
+      if (ctx.json) return (ctx.printJson({ tools, unavailable }), done(EXIT.ok));
+      ctx.print(
+        table([
+          ['TOOL', 'DESCRIPTION'],
+          ...tools.map((t) => [t.name, clip(t.description.split('\n')[0]!, 90)]),
+        ]),
+      );
+      // What an MCP server lists but plans cannot call (or a server that could not be listed or is misconfigured), and why.
+      if (unavailable.length > 0)
+        ctx.print(
+          `\nUnavailable:\n${table([
+            ['SERVER', 'TOOL', 'WHY'],
+            ...unavailable.map((u) => [u.server, u.name ?? '(all)', clip(u.reason, 120)]),
+          ])}`,
+        );
+      done(EXIT.ok);
+    });
+}
