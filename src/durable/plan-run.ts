@@ -5,11 +5,11 @@
  * feeds every input through the machine, persists the events in one transaction, then carries the
  * commands out. The parts with a job of their own are beside them: the run's deletion
  * (run-deleter.ts), queue attempts whose lease ran out (expired-leases.ts), when to wake next
- * (wake-time.ts), what the machine is given (machine-deps.ts), and the WebSocket answers (sockets.ts).
+ * (wake-time.ts), what the machine is given (machine-deps.ts), the run as it is served (served-run.ts),
+ * and the WebSocket answers (sockets.ts).
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { RunMachine, StepOutcome } from '../engine/machine';
-import { replay, snapshotRun } from '../engine/snapshot';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import type { BeginStep } from './begin-attempt';
 import { loadMcpTools } from '../mcp/worker-tools';
@@ -21,21 +21,12 @@ import { PLANNER_NEEDED, plannerConfigured } from './planner-config';
 import { TERMINAL_RUN_STATUSES, type Plan, type RunStatus } from '../plan/model';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_AFTER_S } from './storage-format';
 import { parentFields, type ParentFields } from './run-parent';
-import { pendingApproval, type PendingApproval } from './pending-approval';
+import { servedRunNow, servedRunAt, type ServedRun } from './served-run';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { answerClientFrame, closeClientSocket, eventSocketResponse } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
 import { rememberPlanText } from './plan-text';
-import {
-  eventsPage,
-  memoryBudget,
-  readValue,
-  servedSnapshot,
-  storeBudget,
-  streamingVersion,
-  type EventsPage,
-  type ServedSnapshot,
-} from './run-reads';
+import { eventsPage, readValue, storeBudget, streamingVersion, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
 import type { Continuation, CreateRunRequest } from './run-requests';
@@ -51,9 +42,6 @@ export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
 export type { DeletedRun } from './run-deletion';
 export type { Continuation, CreateRunRequest } from './run-requests';
-
-/** What a run's snapshot adds for an approver: the approval it waits for (pending-approval.ts). */
-type Pending = { pending_approval: PendingApproval | null };
 
 export class PlanRun extends DurableObject<Env> {
   /** The run's machine and the loop that feeds it (run-driver.ts); a fresh one after a deletion. */
@@ -129,13 +117,9 @@ export class PlanRun extends DurableObject<Env> {
     return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true } };
   }
 
-  getRun(): (ServedSnapshot & ParentFields & Pending) | null {
+  getRun(): ServedRun | null {
     const m = this.#run.load();
-    if (!m) return null;
-    const store = this.#run.store;
-    const snap = snapshotRun(m.state, store, storeBudget(store, m.state.run_id));
-    const pending = { pending_approval: pendingApproval(m.state, store) };
-    return { ...servedSnapshot(snap, store), ...parentFields(this.#run.parentRef()), ...pending };
+    return m && servedRunNow(m.state, this.#run.store, this.#run.parentRef());
   }
 
   getStatus(opts: {
@@ -172,13 +156,9 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): (ServedSnapshot & ParentFields & Pending) | null {
+  stateAt(at?: number): ServedRun | null {
     if (!this.#run.load()) return null;
-    const store = this.#run.store;
-    const r = replay(store.events.stream(0, at));
-    const snap = snapshotRun(r.state, r.results, memoryBudget(this.#run.machine!.state.run_id));
-    const pending = { pending_approval: pendingApproval(r.state, store, at) };
-    return { ...servedSnapshot(snap, store), ...parentFields(this.#run.parentRef()), ...pending };
+    return servedRunAt(this.#run.store, this.#run.machine!.state.run_id, this.#run.parentRef(), at);
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
