@@ -4,7 +4,7 @@
  * read as a third try of this round; these say the round's count, its limit and the round itself.
  * @example attemptText(step) // 'attempt 1 of up to 2 in retry 1 (#3 of the step)'
  */
-import type { StepView } from './run-view';
+import type { StepView } from './run-view-types';
 
 type Counted = Pick<StepView, 'attempts' | 'round' | 'attempt_limit'>;
 

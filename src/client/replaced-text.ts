@@ -5,7 +5,7 @@
  * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
  * // 'v1, removed by v2 (revision): step fetch failed'
  */
-import type { ReplacedStep, RunView } from './run-view';
+import type { ReplacedStep, RunView } from './run-view-types';
 
 /** A plan change's kind as a person says it. */
 const KIND_WORDS: Record<string, string> = {
