@@ -67,10 +67,10 @@ export function approvalChangesLines(c: ApprovalChanges): string[] {
 }
 
 /**
- * Who decided an approval, in words: `the approver “Ada”` (the name they gave — not verified),
+ * Who decided an approval, in words: `“Ada”` (the name they gave, quoted: as given, not verified),
  * `the approver`, or `the approval deadline (its default action)`.
  */
 export function deciderText(a: { by: string; approver?: string | undefined }): string {
   if (a.by === 'timeout') return 'the approval deadline (its default action)';
-  return a.approver ? `the approver “${a.approver}”` : 'the approver';
+  return a.approver ? `“${a.approver}”` : 'the approver';
 }

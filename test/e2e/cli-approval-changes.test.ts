@@ -134,7 +134,7 @@ describe('edgeplan on a revision awaiting approval', { timeout: 60_000 }, () => 
     expect(lines.slice(at + 1, at + 6)).toEqual(changes);
     // Before the steps' table, and the history names who approved v1.
     expect(at).toBeLessThan(lines.findIndex((l) => l.startsWith('STEP')));
-    expect(shown.out).toContain('plan v1 approved by the approver “Ada Lovelace”');
+    expect(shown.out).toContain('plan v1 approved by “Ada Lovelace”');
 
     // approve prints the same before it approves; the name from EDGEPLAN_APPROVER.
     const second = await edgeplan(['approve', id], { EDGEPLAN_APPROVER: 'Grace Hopper' });
@@ -151,7 +151,7 @@ describe('edgeplan on a revision awaiting approval', { timeout: 60_000 }, () => 
     ).toEqual(['Ada Lovelace', 'Grace Hopper']);
     const done = await edgeplan(['show', id]);
     expect(done.code).toBe(0);
-    expect(done.out).toContain('plan v2 approved by the approver “Grace Hopper”');
+    expect(done.out).toContain('plan v2 approved by “Grace Hopper”');
     expect(done.out).not.toContain('waiting for approval');
 
     // A name the API refuses (a line break would forge a line of show) is said, and exits 1.

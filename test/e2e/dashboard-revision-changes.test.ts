@@ -97,7 +97,7 @@ describe('approving a revision', () => {
     // The name remembered from the first decision, and the history says who approved v1.
     await expect(page.getByLabel(/^Your name/).inputValue()).resolves.toBe('Ada Lovelace');
     await expect(page.locator('.approval-note').innerText()).resolves.toBe(
-      'Plan v1 approved by the approver “Ada Lovelace”',
+      'Plan v1 approved by “Ada Lovelace”',
     );
     // The table of steps to approve marks the new and the changed ones.
     const marked = (where: Page) =>
@@ -161,7 +161,7 @@ describe('approving a revision', () => {
       .map((e) => (e.payload as Json).approver);
     expect(named).toEqual(['Ada Lovelace', 'Grace Hopper']);
     await page
-      .locator('.approval-note', { hasText: 'Plan v2 approved by the approver “Grace Hopper”' })
+      .locator('.approval-note', { hasText: 'Plan v2 approved by “Grace Hopper”' })
       .waitFor({ timeout: 10_000 });
     expect(await page.locator('.approval-changes').count()).toBe(0);
     expect([...errors, ...linkErrors]).toEqual([]);
