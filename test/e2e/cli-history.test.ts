@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedLlm } from './scripted-llm-server';
+import { plannerVars, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -71,14 +71,7 @@ beforeAll(async () => {
   llm = await startScriptedLlm();
   server = (await startDevServer({
     name: 'cli-history-e2e',
-    extraArgs: [
-      '--var',
-      `OPENAI_BASE_URL:${llm.url}`,
-      '--var',
-      'OPENAI_API_KEY:sk-scripted',
-      '--var',
-      'PLANNER_MODEL:scripted-model',
-    ],
+    extraArgs: plannerVars(llm.url),
   })) as typeof server;
 }, 120_000);
 

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
-import { startScriptedLlm } from './scripted-llm-server';
+import { plannerVars, startScriptedLlm } from './scripted-llm-server';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 // The scripted endpoint first: the dev server is pointed at it.
@@ -23,14 +23,7 @@ afterAll(async () => {
   await llm?.close();
 });
 const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-history-e2e', {
-  extraArgs: () => [
-    '--var',
-    `OPENAI_BASE_URL:${llm.url}`,
-    '--var',
-    'OPENAI_API_KEY:sk-scripted',
-    '--var',
-    'PLANNER_MODEL:scripted-model',
-  ],
+  extraArgs: () => plannerVars(llm.url),
 });
 
 const echo = (id: string, deps: string[] = []) => ({

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
-import { ndjson, startScriptedLlm } from './scripted-llm-server';
+import { ndjson, plannerVars, startScriptedLlm } from './scripted-llm-server';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 const root = new URL('../..', import.meta.url).pathname;
@@ -20,14 +20,7 @@ afterAll(async () => {
 });
 const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-llm-e2e', {
   webhooks: true,
-  extraArgs: () => [
-    '--var',
-    `OPENAI_BASE_URL:${llm.url}`,
-    '--var',
-    'OPENAI_API_KEY:sk-scripted',
-    '--var',
-    'PLANNER_MODEL:scripted-model',
-  ],
+  extraArgs: () => plannerVars(llm.url),
 });
 
 const echo = (id: string, deps: string[] = []) => ({

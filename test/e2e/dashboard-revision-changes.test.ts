@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
-import { startScriptedLlm } from './scripted-llm-server';
+import { plannerVars, startScriptedLlm } from './scripted-llm-server';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 beforeAll(async () => {
@@ -19,14 +19,7 @@ afterAll(async () => {
 });
 const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-revision-changes-e2e', {
   webhooks: true,
-  extraArgs: () => [
-    '--var',
-    `OPENAI_BASE_URL:${llm.url}`,
-    '--var',
-    'OPENAI_API_KEY:sk-scripted',
-    '--var',
-    'PLANNER_MODEL:scripted-model',
-  ],
+  extraArgs: () => plannerVars(llm.url),
 });
 
 const echo = (id: string, deps: string[] = [], parameters: Record<string, unknown> = { id }) => ({

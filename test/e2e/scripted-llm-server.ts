@@ -21,6 +21,16 @@ export type Answer =
 export const ndjson = (steps: unknown[]) =>
   steps.map((step) => `${JSON.stringify({ type: 'step', step })}\n`);
 
+/** The `wrangler dev` arguments that point the planner at a scripted LLM at `url` (a model named `scripted-model`). */
+export const plannerVars = (url: string): string[] => [
+  '--var',
+  `OPENAI_BASE_URL:${url}`,
+  '--var',
+  'OPENAI_API_KEY:sk-scripted',
+  '--var',
+  'PLANNER_MODEL:scripted-model',
+];
+
 export async function startScriptedLlm() {
   const scripts: [tag: string, answers: Answer[]][] = [];
   const calls: { tag: string | null; stream: boolean }[] = [];
