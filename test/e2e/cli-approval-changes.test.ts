@@ -4,46 +4,15 @@
  * both print what the revision changes since the approved version and why, as the dashboard and the
  * webhook say it; `--as` (or `EDGEPLAN_APPROVER`) sends the decider's name, which `show` then names.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plannerVars, startScriptedLlm } from './scripted-llm-server';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { describe, expect, it } from 'vitest';
+import { cliSetup } from './cli-setup';
 
 type Json = Record<string, unknown>;
-const root = process.cwd();
-const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-approval-'));
-const cli = join(dir, 'edgeplan.mjs');
-let server: { base: string; stop(): Promise<void> };
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+const { edgeplan: run, api, llm } = cliSetup('cli-approval-changes');
+/** The command, with no EDGEPLAN_APPROVER from this shell unless a test gives one. */
+const edgeplan = (args: string[], env: Record<string, string> = {}) =>
+  run(args, { EDGEPLAN_APPROVER: '', ...env });
 
-/** Runs the command without blocking this process, whose scripted LLM answers the run's planner. */
-function edgeplan(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: dir,
-    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1', EDGEPLAN_APPROVER: '', ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += String(d)));
-  child.stderr.on('data', (d: Buffer) => (err += String(d)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return (await res.json()) as Json;
-}
 async function waitFor(runId: string, done: (run: Json) => boolean): Promise<Json> {
   for (let i = 0; i < 300; i++) {
     const run = await api('GET', `/v1/runs/${runId}`);
@@ -52,21 +21,6 @@ async function waitFor(runId: string, done: (run: Json) => boolean): Promise<Jso
   }
   throw new Error(`${runId} never got there`);
 }
-
-beforeAll(async () => {
-  execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
-  llm = await startScriptedLlm();
-  server = (await startDevServer({
-    name: 'cli-approval-changes-e2e',
-    extraArgs: plannerVars(llm.url),
-  })) as typeof server;
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const echo = (id: string, deps: string[] = [], parameters: Json = { id }) => ({
   id,

@@ -6,57 +6,12 @@
  * codes a script relies on (SPEC §8): `run --goal … --no-watch` waits for the plan and exits 3 when it
  * awaits approval (1 when planning failed), and `events <id>` exits with the run's status (3: waiting).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plannerVars, startScriptedLlm } from './scripted-llm-server';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { describe, expect, it } from 'vitest';
+import { cliSetup } from './cli-setup';
 
 type Json = Record<string, unknown>;
-const root = process.cwd();
-const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-history-'));
-const cli = join(dir, 'edgeplan.mjs');
-let server: { base: string; stop(): Promise<void> };
-let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
+const { edgeplan: edgeplanAsync, edgeplanSync: edgeplan, api, llm } = cliSetup('cli-history');
 
-/**
- * Runs the command without blocking this process — the scripted LLM answers from it, so a command
- * that plans must not hold its event loop (spawnSync would wait for an answer it holds up).
- */
-function edgeplanAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: dir,
-    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += String(d)));
-  child.stderr.on('data', (d: Buffer) => (err += String(d)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
-
-/** Runs the command; never throws, so exit codes are asserted. */
-function edgeplan(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: dir,
-    env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-async function api(method: string, path: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return (await res.json()) as Json;
-}
 const start = async (body: unknown) => (await api('POST', '/v1/runs', body)).run_id as string;
 async function waitForStatus(runId: string, status: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -65,21 +20,6 @@ async function waitForStatus(runId: string, status: string): Promise<void> {
   }
   throw new Error(`${runId} never reached ${status}`);
 }
-
-beforeAll(async () => {
-  execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
-  llm = await startScriptedLlm();
-  server = (await startDevServer({
-    name: 'cli-history-e2e',
-    extraArgs: plannerVars(llm.url),
-  })) as typeof server;
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  await llm?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 const echo = (id: string, deps: string[] = []) => ({
   id,

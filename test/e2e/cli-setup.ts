@@ -1,0 +1,86 @@
+/**
+ * What a CLI test file that plans with the scripted LLM sets up, as its vitest hooks: the `edgeplan`
+ * command built into a throwaway directory, the scripted LLM on loopback, and a `wrangler dev` whose
+ * planner it answers; all stopped (and the directory removed) after the file.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { plannerVars, startScriptedLlm } from './scripted-llm-server';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { startDevServer } from '../../scripts/dev-server.mjs';
+
+type Json = Record<string, unknown>;
+type Scripted = Awaited<ReturnType<typeof startScriptedLlm>>;
+export type CliResult = { code: number | null; out: string; err: string };
+
+export function cliSetup(name: string) {
+  const root = process.cwd();
+  const dir = mkdtempSync(join(tmpdir(), `edgeplan-${name}-`));
+  const cli = join(dir, 'edgeplan.mjs');
+  let server: { base: string; stop(): Promise<void> } | undefined;
+  let scripted: Scripted | undefined;
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
+    scripted = await startScriptedLlm();
+    server = (await startDevServer({ name: `${name}-e2e`, extraArgs: plannerVars(scripted.url) })) as {
+      base: string;
+      stop(): Promise<void>;
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await scripted?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const base = () => server!.base;
+  const env = (extra: Record<string, string>) => ({
+    ...process.env,
+    EDGEPLAN_URL: base(),
+    NO_COLOR: '1',
+    ...extra,
+  });
+
+  /**
+   * Runs the command without blocking this process — the scripted LLM answers from it, so a command
+   * that plans must not hold its event loop (spawnSync would wait for an answer it holds up).
+   */
+  function edgeplan(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: env(extra) });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += String(d)));
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+  }
+
+  /** Runs a command that plans nothing to its end; never throws, so exit codes are asserted. */
+  function edgeplanSync(args: string[], extra: Record<string, string> = {}): CliResult {
+    const r = spawnSync(process.execPath, [cli, ...args], {
+      cwd: dir,
+      env: env(extra),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr };
+  }
+
+  async function api(method: string, path: string, body?: unknown): Promise<Json> {
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return (await res.json()) as Json;
+  }
+
+  /** The scripted LLM's answers for goals starting with `tag:` (scripted-llm-server.ts). */
+  const llm = { script: (...a: Parameters<Scripted['script']>) => scripted!.script(...a) };
+
+  return { edgeplan, edgeplanSync, api, llm, base };
+}
