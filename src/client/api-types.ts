@@ -261,6 +261,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run once it ends, waits for a person, or changes — or when the time is up
+         * @description Answers at once when the run is already there; else as soon as it gets there, following the run's events (no polling), or after `timeout_s` (at most 50) with `timed_out: true`. An ended run ends every wait. Call again to wait longer.
+         */
+        get: operations["waitForRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/approval": {
         parameters: {
             query?: never;
@@ -1922,6 +1942,11 @@ export interface components {
             /** @description The child runs (agent.dispatch, sub-plans) deleted with it, at any depth */
             child_runs: string[];
         };
+        RunWait: {
+            /** @description true: the time was up before the run got where it was waited for; `run` is how it is now */
+            timed_out: boolean;
+            run: components["schemas"]["Run"];
+        };
         ApprovalDecision: {
             /** @enum {string} */
             decision: "approve" | "reject" | "modify";
@@ -3143,6 +3168,71 @@ export interface operations {
             };
             /** @description The plan has validation findings (`invalid_plan`), or a goal cannot be planned (`planning_unavailable`: no LLM configured; `planning_failed`: no valid plan, the trace in `details.planning_trace`) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    waitForRun: {
+        parameters: {
+            query?: {
+                /** @description `terminal`: until the run ended (completed, failed, aborted, cancelled); `waiting`: until it waits for a person (awaiting_approval, awaiting_input) or ended; `any_change`: until it records an event after `after`, or ended */
+                until?: "terminal" | "waiting" | "any_change";
+                /** @description How long to wait at most, in seconds (1–50); the run is answered then with `timed_out: true` */
+                timeout_s?: number;
+                /** @description `any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, and whether the time ran out first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunWait"];
+                };
+            };
+            /** @description Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource or route (`not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -122,6 +122,15 @@ export class PlanRun extends DurableObject<Env> {
     return m && servedRunNow(m.state, this.#run.store, this.#run.parentRef());
   }
 
+  /**
+   * The run's status and its last event's seq — what a waiter (`GET /v1/runs/:id/wait`) checks on each
+   * event it is sent, without building the whole snapshot every time.
+   */
+  progress(): { status: RunStatus; last_seq: number } | null {
+    const m = this.#run.load();
+    return m && { status: m.state.status, last_seq: m.state.seq };
+  }
+
   getStatus(opts: {
     include_details?: boolean;
     include_completed?: boolean;

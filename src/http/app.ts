@@ -29,6 +29,7 @@ import { registerPlanRoutes } from './routes/plans';
 import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
 import { registerRunDeleteRoutes } from './routes/run-delete';
+import { registerRunWaitRoutes } from './routes/run-wait';
 import { registerToolRoutes } from './routes/tools';
 import type { App, AppEnv } from './types';
 import { validationHook } from './validation';
@@ -42,6 +43,7 @@ const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerPlanRoutes,
   registerRunRoutes,
   registerRunDeleteRoutes,
+  registerRunWaitRoutes,
   registerRunRevisionRoutes,
   registerApprovalPageRoutes,
   registerRunPlanningRoutes,

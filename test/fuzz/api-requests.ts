@@ -323,23 +323,33 @@ function pathValue(param: Parameter, ids: fc.Arbitrary<string>): fc.Arbitrary<st
 /** A query string: each parameter left out, of its schema, or hostile; an unknown one; a repeat. */
 function queryString(params: Parameter[]): fc.Arbitrary<string> {
   const one = (p: Parameter) =>
-    fc.oneof(
-      { weight: 2, arbitrary: fc.constant<string | null>(null) },
-      {
-        weight: 2,
-        arbitrary: schemaArbitrary(schemaContext, p.schema).map((v) => `${p.name}=${encode(String(v))}`),
-      },
-      { weight: 2, arbitrary: fc.constantFrom(...QUERY_VALUES).map((v) => `${p.name}=${v}`) },
-      { weight: 1, arbitrary: fc.constantFrom(...ODD_STRINGS).map((v) => `${p.name}=${encode(v)}`) },
-      {
-        weight: 1,
-        arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map((v) => `${p.name}=${encode(v)}`),
-      },
-      {
-        weight: 1,
-        arbitrary: fc.constantFrom(`${p.name}=1&${p.name}=2`, p.name, `${p.name}[]=1`, `${p.name}[a]=1`),
-      },
-    );
+    // A wait's length is always given, and short or refused: one left to its default (25 s) on a run
+    // that waits for a person would be answered after HANG_MS, as the wait it is, not a hang.
+    p.name === 'timeout_s'
+      ? fc.constantFrom(
+          'timeout_s=1',
+          'timeout_s=0',
+          'timeout_s=51',
+          'timeout_s=1.5',
+          'timeout_s=1&timeout_s=2',
+        )
+      : fc.oneof(
+          { weight: 2, arbitrary: fc.constant<string | null>(null) },
+          {
+            weight: 2,
+            arbitrary: schemaArbitrary(schemaContext, p.schema).map((v) => `${p.name}=${encode(String(v))}`),
+          },
+          { weight: 2, arbitrary: fc.constantFrom(...QUERY_VALUES).map((v) => `${p.name}=${v}`) },
+          { weight: 1, arbitrary: fc.constantFrom(...ODD_STRINGS).map((v) => `${p.name}=${encode(v)}`) },
+          {
+            weight: 1,
+            arbitrary: fc.string({ unit: 'binary', maxLength: 20 }).map((v) => `${p.name}=${encode(v)}`),
+          },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom(`${p.name}=1&${p.name}=2`, p.name, `${p.name}[]=1`, `${p.name}[a]=1`),
+          },
+        );
   return fc
     .tuple(
       fc.tuple(...params.map(one)),
@@ -525,7 +535,8 @@ function mcpMessage(ids: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
               tool.body.path,
               bodySchema(tool.body.method, tool.body.path),
             )
-          : fc.constant({}),
+          : // A wait as short as it may be (see queryString's timeout_s).
+            fc.constant(tool.name === 'wait_for_run' ? { timeout_s: 1 } : {}),
         fc.option(ids, { nil: undefined }),
       )
       .map(([body, runId]) => ({

@@ -122,6 +122,15 @@ export const RunSnapshotSchema = z
   })
   .openapi('Run');
 
+export const RunWaitSchema = z
+  .object({
+    timed_out: z.boolean().openapi({
+      description: 'true: the time was up before the run got where it was waited for; `run` is how it is now',
+    }),
+    run: RunSnapshotSchema,
+  })
+  .openapi('RunWait');
+
 export const SubtaskSchema = z
   .object({
     id: z.string(),

@@ -7,6 +7,7 @@ import { RunStatusSchema } from './run-views';
 import { GoalSchema, PLANNING_OPTION_FIELDS } from './planning';
 import { strictObject } from './strict-object';
 import { wholeNumber } from './whole-number';
+import { DEFAULT_WAIT_S, MAX_WAIT_S, WAIT_UNTIL } from '../wait-condition';
 
 export const RunIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f9c0a1b2c3d4e5f' }),
@@ -83,6 +84,22 @@ export const EventsQuerySchema = z.object({
 
 export const WsQuerySchema = z.object({
   after: seq.optional().openapi({ description: 'Send the events after this seq first (default 0: all)' }),
+});
+
+export const WaitQuerySchema = z.object({
+  until: z.enum(WAIT_UNTIL).default('terminal').openapi({
+    description:
+      '`terminal`: until the run ended (completed, failed, aborted, cancelled); `waiting`: until it waits for a person (awaiting_approval, awaiting_input) or ended; `any_change`: until it records an event after `after`, or ended',
+  }),
+  timeout_s: wholeNumber(z.number().int().min(1).max(MAX_WAIT_S))
+    .default(DEFAULT_WAIT_S)
+    .openapi({
+      description: `How long to wait at most, in seconds (1–${MAX_WAIT_S}); the run is answered then with \`timed_out: true\``,
+    }),
+  after: seq.optional().openapi({
+    description:
+      '`any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins',
+  }),
 });
 
 export const ValuesQuerySchema = z.object({

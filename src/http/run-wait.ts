@@ -1,0 +1,109 @@
+/**
+ * Waiting for a run without polling it: the run's object sends its events over the WebSocket `/ws`
+ * serves (hibernatable, so the object of a run that waits for a person may sleep meanwhile); each
+ * time events come, the waiter asks the object for its status and last seq (`progress()`, a small RPC,
+ * once per batch however many events it holds), and reads the whole run once, at the end.
+ */
+import type { PlanRun } from '../durable/plan-run';
+import type { ServedRun } from '../durable/served-run';
+import { reached, type RunProgress, type WaitUntil } from './wait-condition';
+
+export type WaitOptions = {
+  until: WaitUntil;
+  /** `any_change`: count events after this seq (default: the run's last when the wait begins). */
+  after?: number;
+  timeoutMs: number;
+};
+
+/** The run when the wait ended, and whether it ended because the time was up; null: no such run. */
+export type WaitOutcome = { run: ServedRun; timed_out: boolean } | null;
+
+/** A socket that closed at once is opened again after this long, not in a tight loop. */
+const REOPEN_DELAY_MS = 250;
+
+/**
+ * Waits until the run is where `until` says, or `timeoutMs` passed.
+ * @example await waitForRun(env.PLAN_RUN.getByName(id), { until: 'terminal', timeoutMs: 25_000 });
+ */
+export async function waitForRun(stub: DurableObjectStub<PlanRun>, opts: WaitOptions): Promise<WaitOutcome> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let now: RunProgress | null = await stub.progress();
+  if (!now) return null;
+  const after = opts.after ?? now.last_seq;
+  let bell: EventBell | null = null;
+  try {
+    while (!reached(opts.until, now, after) && Date.now() < deadline) {
+      if (!bell || bell.closed) {
+        if (bell) await sleep(Math.min(REOPEN_DELAY_MS, deadline - Date.now()));
+        bell = await EventBell.open(stub, now.last_seq);
+        if (!bell) return null;
+      }
+      await bell.rung(deadline - Date.now());
+      now = await stub.progress();
+      if (!now) return null;
+    }
+  } finally {
+    bell?.close();
+  }
+  const run = await stub.getRun();
+  if (!run) return null;
+  return { run, timed_out: !reached(opts.until, run, after) };
+}
+
+/** The run's event socket as a bell: it rings when events come, and when the socket closes. */
+class EventBell {
+  closed = false;
+  #rang = false;
+  #wake: (() => void) | null = null;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.addEventListener('message', () => this.#ring());
+    ws.addEventListener('close', () => this.#ring(true));
+    ws.addEventListener('error', () => this.#ring(true));
+  }
+
+  /** The socket of events after `after`; null when the object holds no run (deleted meanwhile). */
+  static async open(stub: DurableObjectStub<PlanRun>, after: number): Promise<EventBell | null> {
+    const res = await stub.fetch(`https://run.internal/ws?after=${after}`, {
+      headers: { Upgrade: 'websocket' },
+    });
+    const ws = res.webSocket;
+    if (!ws) return null;
+    ws.accept();
+    return new EventBell(ws);
+  }
+
+  /** Resolves once the bell rang since the last call (at once if it did), or after `ms`. */
+  async rung(ms: number): Promise<void> {
+    if (!this.#rang && !this.closed && ms > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        timer = setTimeout(resolve, ms);
+      });
+      clearTimeout(timer);
+      this.#wake = null;
+    }
+    this.#rang = false;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.ws.close(1000, 'wait over');
+    } catch {
+      // closed by the other side meanwhile
+    }
+  }
+
+  #ring(closed = false): void {
+    if (closed) this.closed = true;
+    this.#rang = true;
+    this.#wake?.();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
