@@ -27,30 +27,87 @@ const RUN_ID: JsonSchema = {
   description: 'The run id (run_…), as start_run returned it',
 };
 
+/** What a tool's arguments are made of (McpApiTool's fields of the same names). */
+export type ToolArguments = {
+  body: OpenApiRoute | null;
+  query?: OpenApiRoute;
+  runId: boolean;
+  extra?: Record<string, JsonSchema>;
+  closed?: { required?: string[] };
+};
+
 /**
- * The JSON Schema of a tool's arguments: the body of `route` (none: no properties), plus a required
- * `run_id` when `runId`, and the optional `extra` arguments. Components it refers to travel along as `$defs`.
- * @example toolInputSchema(doc, { method: 'post', path: '/v1/runs/{id}/cancel' }, true).required; // ['run_id']
+ * The JSON Schema of a tool's arguments: the body of `body` (none: no properties) or the query
+ * parameters of `query`, plus a required `run_id` when `runId`, and the `extra` arguments; `closed`:
+ * no others (`additionalProperties: false`), and its `required` ones. Components it refers to travel
+ * along as `$defs`.
+ * @example toolInputSchema(doc, { body: { method: 'post', path: '/v1/runs/{id}/cancel' }, runId: true }).required; // ['run_id']
  */
-export function toolInputSchema(
-  doc: OpenApiDoc,
-  route: OpenApiRoute | null,
-  runId: boolean,
-  extra: Record<string, JsonSchema> = {},
-): JsonSchema {
+export function toolInputSchema(doc: OpenApiDoc, tool: ToolArguments): JsonSchema {
   const components = doc.components?.schemas ?? {};
-  const body = route ? inline(requestBodySchema(doc, route), components) : { properties: {} };
-  const properties = { ...(runId ? { run_id: RUN_ID } : {}), ...asObject(body.properties), ...extra };
-  const required = [...(runId ? ['run_id'] : []), ...asStrings(body.required)];
+  const body = tool.body
+    ? inline(requestBodySchema(doc, tool.body), components)
+    : tool.query
+      ? queryParameters(doc, tool.query)
+      : { properties: {} };
+  const properties = {
+    ...(tool.runId ? { run_id: RUN_ID } : {}),
+    ...asObject(body.properties),
+    ...mergedExtra(asObject(body.properties), tool.extra ?? {}),
+  };
+  const required = [
+    ...(tool.runId ? ['run_id'] : []),
+    ...asStrings(body.required),
+    ...(tool.closed?.required ?? []),
+  ];
   const schema: JsonSchema = {
     ...body,
     type: 'object',
     properties,
-    ...(required.length > 0 ? { required } : {}),
+    ...(required.length > 0 ? { required: [...new Set(required)] } : {}),
+    ...(tool.closed ? { additionalProperties: false } : {}),
   };
   const defs: Record<string, unknown> = {};
   for (const name of referencedComponents(schema, components)) defs[name] = components[name];
   return toDefs(Object.keys(defs).length > 0 ? { ...schema, $defs: defs } : schema) as JsonSchema;
+}
+
+/** `extra`, each argument the body documents already taking what `extra` adds to it (a description). */
+function mergedExtra(documented: JsonSchema, extra: Record<string, JsonSchema>): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [name, schema] of Object.entries(extra))
+    out[name] = { ...asObject(documented[name]), ...schema };
+  return out;
+}
+
+/** A flag in a query string (`?top_level=true`): listed as the boolean a model passes. */
+const QUERY_FLAG = ['0', '1', 'true', 'false', ''];
+
+/**
+ * A GET's query parameters as an object's properties, each with its schema and description. A flag,
+ * which the route reads from the words `true`/`false`/`1`/`0`, is listed as a boolean: the call
+ * writes one back as `true`/`false`.
+ */
+function queryParameters(doc: OpenApiDoc, route: OpenApiRoute): JsonSchema {
+  const op = asObject(asObject(doc.paths?.[route.path])[route.method]);
+  const params = Array.isArray(op.parameters) ? op.parameters.map(asObject) : [];
+  const properties: JsonSchema = {};
+  const required: string[] = [];
+  for (const p of params) {
+    if (p.in !== 'query' || typeof p.name !== 'string') continue;
+    const schema = asObject(p.schema);
+    const description = typeof p.description === 'string' ? p.description : schema.description;
+    const isFlag =
+      Array.isArray(schema.enum) && QUERY_FLAG.every((v) => (schema.enum as unknown[]).includes(v));
+    properties[p.name] = {
+      ...(isFlag ? { type: 'boolean' } : schema),
+      ...(typeof description === 'string' ? { description } : {}),
+    };
+    if (p.required === true) required.push(p.name);
+  }
+  if (Object.keys(properties).length === 0 && params.length === 0)
+    throw new Error(`The OpenAPI document has no parameters for ${route.method.toUpperCase()} ${route.path}`);
+  return { properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 function requestBodySchema(doc: OpenApiDoc, route: OpenApiRoute): unknown {

@@ -1,18 +1,13 @@
 /**
- * The tools edgeplan serves at `/mcp` (SPEC §8's six, and `list_tools` so a model can write a plan's
- * actions), each one route of the API: its arguments are the route's body (plus `run_id` for a run's
- * routes), and its result is the route's JSON answer.
+ * The tools edgeplan serves at `/mcp` (SPEC §8), each one route of the API: its arguments are the
+ * route's body — or, for a GET, its query — plus `run_id` for a run's routes, and its result is the
+ * route's JSON answer. Together they let an agent drive a run end to end: plan, validate, start, wait,
+ * read its events, approve, answer, revise, retry, cancel, and list runs.
  */
 import type { OpenApiRoute } from './mcp-input-schemas';
+import { bodyOf, getWithQuery, onRun, startRunCall, type CallOrError } from './mcp-tool-calls';
 
-/** The API request a tool call becomes. */
-export type ApiCall = {
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
-  /** Request headers the call carries beside the caller's Authorization (`Idempotency-Key`). */
-  headers?: Record<string, string>;
-};
+export type { ApiCall } from './mcp-tool-calls';
 
 export type McpApiTool = {
   name: string;
@@ -20,33 +15,21 @@ export type McpApiTool = {
   description: string;
   /** The route whose request body the arguments are (`tools/list` documents them from it); null: none. */
   body: OpenApiRoute | null;
+  /** The GET route whose query parameters the arguments are (`tools/list` documents them from it). */
+  query?: OpenApiRoute;
   /** Whether the tool takes a `run_id` beside the body. */
   runId: boolean;
-  /** Arguments the tool takes beside the body that are not part of it (JSON Schemas by name). */
+  /** Arguments the tool takes beside the body that are not part of it, or that describe it better (JSON Schemas by name). */
   extra?: Record<string, Record<string, unknown>>;
+  /**
+   * Only the listed arguments are taken, any other refused before the route is asked — for a route
+   * that takes any object (a misspelt `step_id` would turn an answer into new information) or reads
+   * a query (which drops a parameter it does not know). `required`: arguments beside `run_id` that must be given.
+   */
+  closed?: { required?: string[] };
   /** The request for these arguments, or why there can be none. */
-  call(args: Record<string, unknown>): ApiCall | { error: string };
+  call(args: Record<string, unknown>): CallOrError;
 };
-
-/** `/v1/runs/<id><suffix>`, or an error when `run_id` is missing. */
-function runPath(args: Record<string, unknown>, suffix: string): { path: string } | { error: string } {
-  const id = args.run_id;
-  if (id === undefined || id === '') return { error: 'run_id is required: the id of the run (run_…)' };
-  if (typeof id !== 'string')
-    return { error: `run_id must be a string, the id of the run (run_…); got ${JSON.stringify(id)}` };
-  return { path: `/v1/runs/${encodeURIComponent(id)}${suffix}` };
-}
-
-/** The arguments without `run_id`: the body of a run's route. */
-function bodyOf(args: Record<string, unknown>): Record<string, unknown> {
-  const { run_id: _, ...body } = args;
-  return body;
-}
-
-function onRun(args: Record<string, unknown>, method: ApiCall['method'], suffix: string, body?: unknown) {
-  const at = runPath(args, suffix);
-  return 'error' in at ? at : { method, path: at.path, ...(body === undefined ? {} : { body }) };
-}
 
 /** `start_run`'s `idempotency_key`: sent as the request's `Idempotency-Key` header, not in its body. */
 const IDEMPOTENCY_KEY_ARGUMENT = {
@@ -57,16 +40,11 @@ const IDEMPOTENCY_KEY_ARGUMENT = {
     'Makes the call safe to repeat: the same key with the same arguments returns the run the first call started (1–255 printable ASCII characters, e.g. a UUID); the key with other arguments is refused (idempotency_key_reused)',
 };
 
-/** `POST /v1/runs` with the arguments as its body, and `idempotency_key` as its `Idempotency-Key`. */
-function startRunCall(args: Record<string, unknown>): ApiCall | { error: string } {
-  const { idempotency_key: key, ...body } = args;
-  if (key === undefined) return { method: 'POST', path: '/v1/runs', body };
-  if (typeof key !== 'string')
-    return {
-      error: `idempotency_key must be a string (1–255 printable ASCII characters); got ${JSON.stringify(key)}`,
-    };
-  return { method: 'POST', path: '/v1/runs', body, headers: { 'Idempotency-Key': key } };
-}
+/** `answer_input`'s `input`, which the route's open body documents as any value. */
+const ANSWER_ARGUMENT = {
+  description:
+    'The answer (any JSON value: text, a number, an object), or the new information; for a failed step the run asks about, {"action": "retry" | "skip" | "replan" | "abort"}',
+};
 
 /**
  * The tools, in `tools/list` order.
@@ -92,7 +70,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'start_run',
     description:
-      'Start a run (POST /v1/runs): pass {plan} (as validate_plan takes it), {goal} for the server to plan, or {format, source}; optionally config (execution_mode, retry_failed_steps, require_plan_approval, …), input, and idempotency_key (a UUID you make: calling again with it and the same arguments returns the run it started instead of starting another, so a call whose answer was lost can be repeated safely). Returns {run_id, status, links} at once and the run goes on: follow it with get_run. An invalid plan is an error listing every finding.',
+      'Start a run (POST /v1/runs): pass {plan} (as validate_plan takes it), {goal} for the server to plan, or {format, source}; optionally config (execution_mode, retry_failed_steps, require_plan_approval, …), input, and idempotency_key (a UUID you make: calling again with it and the same arguments returns the run it started instead of starting another, so a call whose answer was lost can be repeated safely). Returns {run_id, status, links} at once and the run goes on: follow it with wait_for_run (or get_run). An invalid plan is an error listing every finding.',
     body: { method: 'post', path: '/v1/runs' },
     runId: false,
     extra: { idempotency_key: IDEMPOTENCY_KEY_ARGUMENT },
@@ -109,7 +87,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'get_run',
     description:
-      'A run (GET /v1/runs/:id): {run_id}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, step_results, counts, final_output and error. Call again until the status is completed, failed, aborted or cancelled.',
+      'A run (GET /v1/runs/:id): {run_id}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, step_results, counts, final_output, error, last_seq, and pending_approval (while awaiting_approval: the plan_version to decide on, its deadline_at, and changes since the last approved version). To wait for a status, call wait_for_run rather than this again and again.',
     body: null,
     runId: true,
     call: (args) => onRun(args, 'GET', ''),
@@ -117,7 +95,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'approve_run',
     description:
-      'Decide on the plan of a run in awaiting_approval (POST /v1/runs/:id/approval): {run_id, decision: "approve" | "reject" | "modify", comment?}; "modify" takes a whole new plan or a list of edits, validated before the run goes on.',
+      'Decide on the plan of a run in awaiting_approval — approve it, reject it, or modify it (POST /v1/runs/:id/approval): {run_id, decision: "approve" | "reject" | "modify", comment?, approver?}. Read the run first (get_run): its plan, and its pending_approval — {plan_version, deadline_at, last_approved_version, changes}, where changes says what this version adds, changes and removes since the last approved one (null for a first plan: read plan). "reject" ends the run (cancelled, termination_reason plan_rejected); "modify" takes a whole new plan or a list of edits, validated before the run goes on. comment: why; approver: the decider’s name (yours, or your user’s), recorded with the decision. Returns {run_id, status}; a run no longer awaiting approval is conflict run_status.',
     body: { method: 'post', path: '/v1/runs/{id}/approval' },
     runId: true,
     call: (args) => onRun(args, 'POST', '/approval', bodyOf(args)),
@@ -129,5 +107,67 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
     body: { method: 'post', path: '/v1/runs/{id}/cancel' },
     runId: true,
     call: (args) => onRun(args, 'POST', '/cancel', bodyOf(args)),
+  },
+  {
+    name: 'wait_for_run',
+    description:
+      'Wait for a run instead of calling get_run again and again (GET /v1/runs/:id/wait): {run_id, until?, timeout_s?, after?}. until: "terminal" (default; it ended), "waiting" (it waits for you or a person: awaiting_approval or awaiting_input — or it ended), "any_change" (it records any new event after `after`, default its last when you call). Answers as soon as the run gets there (at once if it is there already), or after timeout_s (1–50, default 25): {timed_out, run} — run as get_run returns it; timed_out: true means it is not there yet, so call again to wait longer. Then: approve_run for awaiting_approval, answer_input for awaiting_input.',
+    body: null,
+    query: { method: 'get', path: '/v1/runs/{id}/wait' },
+    runId: true,
+    closed: {},
+    call: (args) => {
+      const at = onRun(args, 'GET', '/wait');
+      return 'error' in at ? at : getWithQuery(at.path, args);
+    },
+  },
+  {
+    name: 'get_run_events',
+    description:
+      "A run's trace (GET /v1/runs/:id/events): {run_id, after?, limit?}; returns {events, next_after, has_more} — the events with a seq greater than after (default 0: from the start), in order, at most limit (1–1000, default 500); while has_more, call again with after = next_after. Each event is {seq, event_type, timestamp, references: {step_id, plan_version, …}, payload}: e.g. ToolReturned (a step's output or error), InputRequested (payload {step_id, prompt}: the question a human.input step asks), ApprovalRequested, PlanUpdated (a revision), RunTerminated (reason). To read only what is new, pass the last seq you saw (or a run's last_seq).",
+    body: null,
+    query: { method: 'get', path: '/v1/runs/{id}/events' },
+    runId: true,
+    closed: {},
+    call: (args) => {
+      const at = onRun(args, 'GET', '/events');
+      return 'error' in at ? at : getWithQuery(at.path, args);
+    },
+  },
+  {
+    name: 'answer_input',
+    description:
+      'Answer the question a run waits on, or give a running run new information (POST /v1/runs/:id/input): {run_id, input, step_id?}. A run in awaiting_input waits on a human.input step: its question is the last InputRequested event (get_run_events; payload {step_id, prompt}). Pass that step_id with the answer, so it answers that question only: a second answer is refused (conflict input_not_awaited) instead of being taken as new information. Without step_id, input is new information, which may revise the plan. Returns {run_id, status}; follow the run with wait_for_run.',
+    body: { method: 'post', path: '/v1/runs/{id}/input' },
+    runId: true,
+    extra: { input: ANSWER_ARGUMENT },
+    closed: { required: ['input'] },
+    call: (args) => onRun(args, 'POST', '/input', bodyOf(args)),
+  },
+  {
+    name: 'replan_run',
+    description:
+      'Ask a run to revise the rest of its plan (POST /v1/runs/:id/replan): {run_id, reason} — what should change, and why; the planner reads it. Completed steps keep their results; the new plan version may need approval (approve_run). Needs an LLM planner on the server (planning_unavailable otherwise); while a revision is being made, conflict revision_in_progress. Returns {run_id, status}.',
+    body: { method: 'post', path: '/v1/runs/{id}/replan' },
+    runId: true,
+    call: (args) => onRun(args, 'POST', '/replan', bodyOf(args)),
+  },
+  {
+    name: 'retry_run',
+    description:
+      'Run a failed, aborted or cancelled run again from its failed step(s) (POST /v1/runs/:id/retry): {run_id, step_id?} — step_id: that failed step only. Completed steps keep their results and are not run again; a run whose planning failed is planned again. Returns {run_id, status}; a run still going is conflict run_not_retryable.',
+    body: { method: 'post', path: '/v1/runs/{id}/retry' },
+    runId: true,
+    call: (args) => onRun(args, 'POST', '/retry', bodyOf(args)),
+  },
+  {
+    name: 'list_runs',
+    description:
+      "Runs, newest first (GET /v1/runs): {status?, limit?, cursor?, parent_run_id?, top_level?}; returns {runs: [{run_id, status, goal, step_count, created_at, completed_at, termination_reason, parent_run_id, …}], next_cursor} — pass next_cursor as cursor for the next page (null: none). parent_run_id: the child runs that run's steps started; top_level: true, only runs no step started.",
+    body: null,
+    query: { method: 'get', path: '/v1/runs' },
+    runId: false,
+    closed: {},
+    call: (args) => getWithQuery('/v1/runs', args),
   },
 ];

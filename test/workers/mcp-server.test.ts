@@ -2,33 +2,11 @@
  * edgeplan as an MCP server: the SDK's own Client, over Streamable HTTP whose fetch goes to the app,
  * calling `/mcp` tools that answer through the real routes, Durable Objects and queue.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app';
 import { zodJsonSchemaValidator } from '../../src/mcp/json-schema';
 import type { Json } from './helpers';
-
-const app = createApp();
-
-/** A connected client; `token` is sent as the bearer token, `bindings` are the app's. */
-async function connect(opts: { token?: string; bindings?: Record<string, unknown> } = {}): Promise<Client> {
-  const bindings = opts.bindings ?? env;
-  const transport = new StreamableHTTPClientTransport(new URL('http://edgeplan.test/mcp'), {
-    fetch: async (url, init) => app.fetch(new Request(url, init), bindings),
-    ...(opts.token ? { requestInit: { headers: { Authorization: `Bearer ${opts.token}` } } } : {}),
-  });
-  const client = new Client({ name: 'test', version: '1' }, { jsonSchemaValidator: zodJsonSchemaValidator });
-  await client.connect(transport);
-  return client;
-}
-
-type Result = { isError?: boolean; structuredContent?: Json; content: { type: string; text?: string }[] };
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
+import { app, call, connect, echo, untilDone } from './mcp-client';
 
 /** A raw POST to /mcp (what no SDK client sends: malformed messages, batches). */
 async function rpc(body: string): Promise<Response> {
@@ -42,26 +20,6 @@ async function rpc(body: string): Promise<Response> {
   );
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'aborted', 'cancelled']);
-
-/** get_run until the run is terminal. */
-async function untilDone(client: Client, runId: string): Promise<Json> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await call(client, 'get_run', { run_id: runId });
-    const run = r.structuredContent!;
-    if (TERMINAL.has(run.status as string) || Date.now() > deadline) return run;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}
-
-const echo = (id: string, parameters: Json, dependencies: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters,
-  dependencies,
-});
-
 describe('edgeplan as an MCP server at /mcp', () => {
   it('lists the API tools with object input schemas', async () => {
     const client = await connect();
@@ -74,6 +32,12 @@ describe('edgeplan as an MCP server at /mcp', () => {
       'get_run',
       'approve_run',
       'cancel_run',
+      'wait_for_run',
+      'get_run_events',
+      'answer_input',
+      'replan_run',
+      'retry_run',
+      'list_runs',
     ]);
     const getRun = tools.find((t) => t.name === 'get_run');
     expect(getRun?.inputSchema).toMatchObject({ type: 'object', required: ['run_id'] });

@@ -19,7 +19,8 @@ import { zodJsonSchemaValidator } from '../../mcp/json-schema';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
 import { messageProblem, toolCallParamsProblem } from '../mcp-messages';
-import { MCP_API_TOOLS, type ApiCall } from '../mcp-tools';
+import { argumentsProblem } from '../mcp-tool-calls';
+import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
 import type { App, AppEnv } from '../types';
 
@@ -113,7 +114,7 @@ function listedTools(app: App): Tool[] {
   return MCP_API_TOOLS.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: toolInputSchema(doc, t.body, t.runId, t.extra) as Tool['inputSchema'],
+    inputSchema: toolInputSchema(doc, t) as Tool['inputSchema'],
   }));
 }
 
@@ -127,7 +128,9 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const tool = MCP_API_TOOLS.find((t) => t.name === req.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(req.params.name));
-    const call = tool.call(req.params.arguments ?? {});
+    const args = req.params.arguments ?? {};
+    const refused = tool.closed ? closedArgumentsProblem(tools(), tool, args) : null;
+    const call = refused === null ? tool.call(args) : { error: refused };
     if ('error' in call) {
       const envelope = { error: { code: 'invalid_request', message: call.error } };
       return {
@@ -146,6 +149,17 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
     };
   });
   return server;
+}
+
+/** Why a closed tool's arguments are refused: one it does not list, or a required one missing. */
+function closedArgumentsProblem(
+  listed: Tool[],
+  tool: McpApiTool,
+  args: Record<string, unknown>,
+): string | null {
+  const schema = listed.find((t) => t.name === tool.name)?.inputSchema;
+  const known = Object.keys(schema?.properties ?? {});
+  return argumentsProblem(args, known, schema?.required ?? []);
 }
 
 /** The API's answer to `call`, made in process with this request's bindings and credentials. */
