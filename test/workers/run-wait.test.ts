@@ -1,0 +1,39 @@
+/**
+ * `GET /v1/runs/:id/wait` through the Worker's entrypoint: answered when the run gets where `until`
+ * says — woken by its events — or refused, saying why, for a bad query or an unknown run.
+ */
+import { describe, expect, it } from 'vitest';
+import { api, startRun } from './helpers';
+
+describe('GET /v1/runs/:id/wait', () => {
+  it('answers once a running run ended, with the run as GET /v1/runs/:id has it', async () => {
+    const id = await startRun({
+      steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 200, value: 7 } }],
+    });
+    const r = await api('GET', `/v1/runs/${id}/wait?timeout_s=30`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      timed_out: false,
+      run: { run_id: id, status: 'completed', step_results: { s: 7 } },
+    });
+    const now = await api('GET', `/v1/runs/${id}`);
+    expect(r.body.run).toEqual(now.body);
+  });
+
+  it('refuses a bad query with invalid_request naming the parameter, and an unknown run with not_found', async () => {
+    const id = await startRun({ steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
+    for (const query of ['until=forever', 'timeout_s=0', 'timeout_s=51', 'timeout_s=2.5', 'after=-1']) {
+      const r = await api('GET', `/v1/runs/${id}/wait?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error, query).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringContaining(query.split('=')[0]!),
+      });
+    }
+    for (const other of ['run_0123456789abcdef0123456789abcdef', 'nope']) {
+      const r = await api('GET', `/v1/runs/${other}/wait?timeout_s=1`);
+      expect(r.status, other).toBe(404);
+      expect(r.body.error.code).toBe('not_found');
+    }
+  });
+});
