@@ -30,6 +30,7 @@ import type {
   RunPage,
   RunStatusView,
   RunValue,
+  RunWait,
   Tool,
   UnavailableTool,
   ValidateRequest,
@@ -37,10 +38,12 @@ import type {
 } from './types';
 import { watchRun, type WatchOptions } from './watch';
 import { createRunWithRetries, type CreateRunOptions } from './create-run';
+import { waitRun, type WaitOptions as WaitForRunOptions } from './wait';
 
 export { EdgeplanApiError, type ClientOptions } from './http';
 export type { WatchOptions } from './watch';
 export type { CreateRunOptions } from './create-run';
+export type { WaitOptions as WaitForRunOptions } from './wait';
 export {
   applyEvent,
   emptyView,
@@ -92,6 +95,13 @@ export type EdgeplanClient = {
    * (`approvalChangesLines` says it in words).
    */
   pendingApproval(runId: string): Promise<PendingApproval | null>;
+  /**
+   * `GET /v1/runs/:id/wait`: the run once it ended (`until: "terminal"`, the default), waits for a
+   * person (`"waiting"`: approval or input) or records an event after `after` (`"any_change"`) — the
+   * server follows the run's events, nothing polls. Waits as long as `timeoutS` (default: until then),
+   * asking again every 50 s; when the time is up, `timed_out: true` with the run as it is.
+   */
+  waitForRun(runId: string, options?: WaitForRunOptions): Promise<RunWait>;
   /** `GET /v1/runs/:id/status` (seed 001 `plan.status`). */
   getStatus(
     runId: string,
@@ -187,6 +197,7 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     listRuns: (query = {}) => get<RunPage>('/v1/runs', query),
     getRun: (runId) => get<Run>(run(runId)),
     pendingApproval: async (runId) => (await get<Run>(run(runId))).pending_approval,
+    waitForRun: (runId, waitOptions = {}) => waitRun(call, runId, waitOptions, options.timeoutMs),
     getStatus: (runId, query = {}) => get<RunStatusView>(run(runId, '/status'), query),
     eventsPage: (runId, { after = 0, limit } = {}) =>
       get<EventsPage>(run(runId, '/events'), { after, limit }),

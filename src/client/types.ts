@@ -57,6 +57,10 @@ export type EventsPage = Answer<'listRunEvents', 200>;
 export type RunValue = Answer<'getRunValue', 200>;
 /** The run's status after a control request (cancel, retry, approval, input, replan, rollback). */
 export type ControlResult = Answer<'cancelRun', 200>;
+/** `GET /v1/runs/:id/wait`: the run, and whether the time was up before it got where it was waited for. */
+export type RunWait = Answer<'waitForRun', 200>;
+/** What `waitForRun` waits for: the run's end, a person (approval or input), or any new event. */
+export type WaitUntil = NonNullable<Query<'waitForRun'>['until']>;
 /** `DELETE /v1/runs/:id`: the run and the child runs deleted with it. */
 export type DeletedRun = Answer<'deleteRun', 200>;
 export type ApprovalDecision = Body<'decideApproval'>;
