@@ -2,8 +2,8 @@
 /**
  * Builds the `edgeplan` command (src/cli/main.ts) into one self-contained file: its libraries
  * (commander, log-update, @clack/prompts) bundled in, so start-up reads one file and the package's
- * users install nothing for it. `npm run build` writes dist/cli.js (the package's `bin`); tests build
- * to their own path.
+ * users install nothing for it. `npm run build` writes dist/cli.js (which the package's `bin`,
+ * bin/edgeplan.mjs, runs); tests build to their own path.
  *
  * Usage: node scripts/build-cli.mjs [--out dist/cli.js]
  */
