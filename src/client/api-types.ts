@@ -108,7 +108,7 @@ export interface paths {
         get: operations["listRuns"];
         put?: never;
         /**
-         * Start a run from a plan (or a goal, once a planner is configured)
+         * Start a run from a plan, an imported source or a goal (planned by the LLM, or the rule planner without one)
          * @description Send an `Idempotency-Key` header (a UUID v4, say) to make the request safe to retry: every request with the key and the same body is answered with the one run the first created (`Idempotent-Replayed: true` on the replays), even two sent at once; the key with a different body is `422 idempotency_key_reused`. A key is the caller’s own (scoped to its bearer token) and is remembered as long as its run is kept. A dry run (`config.mode: "lazy"`) creates nothing and remembers no key.
          */
         post: operations["createRun"];

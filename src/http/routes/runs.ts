@@ -52,7 +52,8 @@ const create = createRoute({
   path: '/v1/runs',
   tags,
   operationId: 'createRun',
-  summary: 'Start a run from a plan (or a goal, once a planner is configured)',
+  summary:
+    'Start a run from a plan, an imported source or a goal (planned by the LLM, or the rule planner without one)',
   security: V1_SECURITY,
   middleware: [
     requireBody(
