@@ -123,6 +123,20 @@ describe('the README’s LLMCompiler example', () => {
   });
 });
 
+describe('the README’s TEA YAML example', () => {
+  it('runs as written with the demo tools, the first node’s output read from the state', async () => {
+    const source = /```yaml\n(name: edge-notes\n[\s\S]*?)```/.exec(readme)?.[1];
+    expect(source).toBeDefined();
+    const id = await created({ format: 'tea-yaml', source, input: { topic: 'edge' } });
+    const run = await waitForRun(id);
+    expect({ status: run.status, final_output: run.final_output }).toEqual({
+      status: 'completed',
+      final_output: { text: 'NOTES ON EDGE' },
+    });
+    expect(run.state.draft).toEqual({ text: 'Notes on edge' });
+  });
+});
+
 describe('POST /v1/runs with an LLMCompiler plan', () => {
   const source = [
     'Thought: both waits are independent',
