@@ -1,0 +1,87 @@
+/**
+ * The documentation's own links lead somewhere: every relative link in README.md, docs/*.md and the
+ * example's README names a file of the repository, and every `#anchor` a heading of the page it points
+ * at — as GitHub renders them. A section renamed or moved out of the README breaks the links that
+ * other sections (and the docs) make to it; this says which.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+  'examples/custom-worker/README.md',
+];
+
+/** Markdown without its fenced code, where `](…)` is code, not a link. */
+const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string) =>
+  heading
+    .replace(/`/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+/** The anchors of a page's headings; a repeated heading's are numbered, as GitHub does (`x`, `x-1`). */
+function anchors(page: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [, heading] of prose(readFileSync(page, 'utf8')).matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    const base = slug(heading ?? '');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** Each relative link of a page (its text, or as given) that does not lead where it says, as `page: link (why)`. */
+function deadLinks(page: string, text = readFileSync(join(ROOT, page), 'utf8')): string[] {
+  const dead: string[] = [];
+  const path = join(ROOT, page);
+  for (const [, link] of prose(text).matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (!link || /^[a-z][a-z+.-]*:/i.test(link)) continue; // https:, mailto:
+    const [file = '', anchor] = link.split('#');
+    const target = file ? join(dirname(path), file) : path;
+    if (!target.startsWith(ROOT + '/')) dead.push(`${page}: ${link} (outside the repository)`);
+    else if (!existsSync(target)) dead.push(`${page}: ${link} (no ${relative(ROOT, target)})`);
+    else if (anchor && target.endsWith('.md') && !anchors(target).has(anchor))
+      dead.push(`${page}: ${link} (no heading #${anchor} in ${relative(ROOT, target)})`);
+  }
+  return dead;
+}
+
+describe('the documentation’s links', () => {
+  it('finds the links it checks: a README section linked by another is an anchor', () => {
+    expect(anchors(join(ROOT, 'README.md'))).toContain('client-and-cli');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('](#client-and-cli)');
+  });
+
+  it.each(PAGES)('%s: every relative link names a file, and every #anchor a heading there', (page) => {
+    expect(deadLinks(page)).toEqual([]);
+  });
+
+  it('names a link to a missing file or heading, and leaves code and other sites alone', () => {
+    expect(slug('Deploy to `Cloudflare` (v2)')).toBe('deploy-to-cloudflare-v2');
+    const page = [
+      'See [a](#no-such-section), [b](docs/nope.md), [c](docs/SPEC.md#nope), [d](../outside.md),',
+      '[ok](#quick-start), [ok](docs/SPEC.md), [site](https://example.com/#x).',
+      '```md',
+      '[in code](#not-checked)',
+      '```',
+    ].join('\n');
+    expect(deadLinks('README.md', page)).toEqual([
+      'README.md: #no-such-section (no heading #no-such-section in README.md)',
+      'README.md: docs/nope.md (no docs/nope.md)',
+      'README.md: docs/SPEC.md#nope (no heading #nope in docs/SPEC.md)',
+      'README.md: ../outside.md (outside the repository)',
+    ]);
+  });
+});
