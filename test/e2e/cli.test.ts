@@ -206,6 +206,20 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(rejected.code).toBe(0);
     expect(rejected.out.trim()).toMatch(new RegExp(`^${id}  rejected`));
     expect(edgeplan(['runs', 'show', id]).out).toMatch(/rejected/);
+    // What the list shows, --status finds: the API lists the run as cancelled.
+    const ids = (status: string) =>
+      (
+        JSON.parse(edgeplan(['runs', '--status', status, '--limit', '200', '--json']).out) as {
+          runs: { run_id: string }[];
+        }
+      ).runs.map((r) => r.run_id);
+    expect(ids('rejected')).toContain(id);
+    expect(ids('cancelled')).not.toContain(id);
+    const bogus = edgeplan(['runs', '--status', 'refused']);
+    expect({ code: bogus.code, err: bogus.err }).toEqual({
+      code: 2,
+      err: expect.stringContaining('--status refused: not a status a run is listed with; give one of'),
+    });
   });
 
   it('approves with an edit: waits (exit 3), then runs the edited plan', () => {

@@ -21,6 +21,7 @@ import { applyEvent, emptyView, type StepView } from '../../client/run-view';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
+import { LISTED_STATUSES, listedStatus, statusFilter } from '../listed-status';
 import { approverName, pendingApprovalLines } from '../approval-text';
 
 type Done = (code: number) => void;
@@ -63,7 +64,7 @@ export function registerManage(program: Command, context: () => Context, done: D
   runs
     .command('ls', { isDefault: true })
     .description('List runs')
-    .option('-s, --status <status>', 'only runs with this status')
+    .option('-s, --status <status>', `only runs with this status: ${LISTED_STATUSES.join(', ')}`)
     .option('-n, --limit <n>', 'how many (1–200)', '20')
     .option('--cursor <cursor>', 'the next page, as the last list said')
     .option('-p, --parent <id>', 'only the child runs this run’s steps started')
@@ -73,33 +74,36 @@ export function registerManage(program: Command, context: () => Context, done: D
         const ctx = context();
         if (o.parent !== undefined && o.topLevel)
           throw new UsageError('--parent and --top-level exclude each other: give one of them');
+        const filter = o.status === undefined ? undefined : statusFilter(o.status);
         const page = await ctx.client.listRuns({
-          ...(o.status ? { status: o.status as never } : {}),
+          ...(filter ? { status: filter.status } : {}),
           ...(o.cursor ? { cursor: o.cursor } : {}),
           ...(o.parent !== undefined ? { parent_run_id: runId(o.parent) } : {}),
           ...(o.topLevel ? { top_level: true } : {}),
           limit: wholeNumber(o.limit, '--limit', 1, 200),
         });
+        // `rejected` is listed by the API as `cancelled`: the page keeps the runs shown with the status asked.
+        if (filter) page.runs = page.runs.filter(filter.keep);
         if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
         // The PARENT column only when the page has a child run: most lists have none, and ids are wide.
         const parents = page.runs.some((r) => r.parent_run_id);
         const rows = page.runs.map((r) => [
           r.run_id,
-          r.termination_reason === 'plan_rejected' ? 'rejected' : r.status,
+          listedStatus(r),
           String(r.step_count),
           r.created_at.slice(0, 19),
           ...(parents ? [r.parent_run_id ?? '-'] : []),
           r.goal.slice(0, 60),
         ]);
         const head = ['RUN', 'STATUS', 'STEPS', 'CREATED', ...(parents ? ['PARENT'] : []), 'GOAL'];
-        ctx.print(rows.length ? table([head, ...rows]) : noRuns(o));
+        ctx.print(rows.length ? table([head, ...rows]) : noRuns(o, page.next_cursor !== null));
         if (page.next_cursor) {
-          const filter =
+          const flags =
             (o.status ? ` --status ${o.status}` : '') +
             (o.parent !== undefined ? ` --parent ${o.parent}` : '') +
             (o.topLevel ? ' --top-level' : '') +
             (o.limit !== '20' ? ` --limit ${o.limit}` : '');
-          ctx.print(ctx.style.dim(`More: edgeplan runs${filter} --cursor ${page.next_cursor}`));
+          ctx.print(ctx.style.dim(`More: edgeplan runs${flags} --cursor ${page.next_cursor}`));
         }
         done(EXIT.ok);
       },
@@ -335,9 +339,13 @@ export function registerManage(program: Command, context: () => Context, done: D
 }
 
 /** What an empty page of `runs` says: what was filtered ("No runs yet." beside finished runs misleads). */
-function noRuns(o: { status?: string; cursor?: string; parent?: string; topLevel?: boolean }): string {
+function noRuns(
+  o: { status?: string; cursor?: string; parent?: string; topLevel?: boolean },
+  more: boolean,
+): string {
   const kind = o.parent !== undefined ? `child runs of ${o.parent}` : o.topLevel ? 'top-level runs' : 'runs';
-  if (o.status) return `No ${kind} with status ${o.status}.`;
+  // `rejected` and `cancelled` share the API's pages: one may hold none of the runs asked for, the next some.
+  if (o.status) return `No ${kind} with status ${o.status}${more ? ' on this page' : ''}.`;
   if (o.cursor) return `No more ${kind}.`;
   return o.parent !== undefined || o.topLevel ? `No ${kind}.` : 'No runs yet.';
 }
