@@ -36,7 +36,8 @@ export function eventDetail(e: RunEvent): string {
       // A fallback is another tool than the step's: which one runs is the news.
       return e.payload.fallback ? `fallback ${e.payload.action} attempt ${e.payload.attempt}` : '';
     case 'RunCreated':
-      return `goal: ${e.payload.goal}`;
+      // A plan submitted without a goal has none to say (not a dangling "goal: ").
+      return e.payload.goal ? `goal: ${e.payload.goal}` : 'a plan without a goal';
     case 'RevisionRequested':
       return `${e.payload.trigger} → ${e.payload.strategy}${e.payload.deferred ? ' (after the plan streams in)' : ''}: ${e.payload.reason}`;
     case 'ApprovalRequested':

@@ -170,6 +170,9 @@ describe('the terminal’s history of a run', () => {
     expect(
       eventLine(ev('RunCreated', { run_id: 'run_1', goal: 'ship it', config: {}, input: null })),
     ).toMatch(/RunCreated\s+goal: ship it$/);
+    expect(eventLine(ev('RunCreated', { run_id: 'run_1', goal: '', config: {}, input: null }))).toMatch(
+      /RunCreated\s+a plan without a goal$/,
+    );
     expect(
       eventLine(
         ev('RevisionRequested', {
