@@ -23,6 +23,12 @@ const program = new Command('edgeplan')
   .option('--json', 'machine-readable output')
   .option('--no-color', 'no colours')
   .showHelpAfterError('(edgeplan --help lists the commands)')
+  // What a script branches on (SPEC §8), where someone writing one looks first.
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 completed (or done), 1 failed, invalid or refused, 2 usage, 3 the run waits for\n' +
+      'approval or input (when not watching), 130 Ctrl-C (detached; the run goes on).',
+  )
   .exitOverride();
 
 const interrupt = new AbortController();

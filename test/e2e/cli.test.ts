@@ -310,6 +310,12 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
   });
 
   it('exits 2 on usage errors and 1 with the API’s code on a refusal', () => {
+    // --help says what the codes mean, for whoever writes a script around the command.
+    const help = edgeplan(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(
+      /^Exit codes: 0 completed \(or done\), 1 failed, invalid or refused, 2 usage, 3 the run waits for$/m,
+    );
     expect(edgeplan(['frobnicate']).code).toBe(2);
     expect(edgeplan(['run']).code).toBe(2);
     expect(edgeplan(['run', 'missing.json']).err).toMatch(/Cannot read missing\.json/);
