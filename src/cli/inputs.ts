@@ -81,7 +81,7 @@ export function formatOf(path: string, given?: string): Format {
 export function planRequest(path: string, format?: string): CreateRunRequest & ValidateRequest {
   const f = formatOf(path, format);
   if (f === 'tea-yaml' || f === 'llmcompiler') return { format: f, source: readText(path) };
-  const json = readJson(path);
+  const json = path === '-' && format === undefined ? readStdinPlan() : readJson(path);
   // A whole request ({plan, config, input} or {goal, …}) rather than a plan.
   if (
     f === 'plan' &&
@@ -93,6 +93,20 @@ export function planRequest(path: string, format?: string): CreateRunRequest & V
     if ('plan' in json || 'goal' in json || 'source' in json) return json as CreateRunRequest;
   }
   return { plan: json as CreateRunRequest['plan'] };
+}
+
+/** A plan piped in without --format: JSON, or a usage error saying how to send YAML or LLMCompiler text. */
+function readStdinPlan(): unknown {
+  try {
+    return readJson('-');
+  } catch (err) {
+    if (!(err instanceof UsageError) || !err.message.startsWith('- is not JSON')) throw err;
+    // The parser quotes the text it stopped at, line breaks and all: on one line, as the rest.
+    const why = err.message.slice('- is not JSON: '.length).replace(/\s+/g, ' ');
+    throw new UsageError(
+      `standard input is not JSON (${why}): a plan piped in is read as JSON unless --format says otherwise (--format tea-yaml, --format llmcompiler)`,
+    );
+  }
 }
 
 /** A value from the command line: JSON when it parses (`3`, `true`, `{"a":1}`), else the text. */

@@ -317,6 +317,19 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       /^Exit codes: 0 completed \(or done\), 1 failed, invalid or refused, 2 usage, 3 the run waits for$/m,
     );
     expect(edgeplan(['frobnicate']).code).toBe(2);
+    // A workflow piped in without --format: read as JSON, and refused saying how to send it.
+    const piped = spawnSync(process.execPath, [cli, 'run', '-', '--no-watch'], {
+      cwd: dir,
+      env: { ...process.env, EDGEPLAN_URL: server.base },
+      input: 'nodes:\n  - name: a\n    uses: demo.echo\n',
+      encoding: 'utf8',
+    });
+    expect({ code: piped.status, err: piped.stderr }).toEqual({
+      code: 2,
+      err: expect.stringMatching(
+        /^edgeplan: standard input is not JSON \(.*\): .*--format tea-yaml, --format llmcompiler\)$/m,
+      ),
+    });
     expect(edgeplan(['run']).code).toBe(2);
     expect(edgeplan(['run', 'missing.json']).err).toMatch(/Cannot read missing\.json/);
     // A file saved in another encoding: refused, not sent with its "é" turned into U+FFFD.
