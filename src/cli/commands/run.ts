@@ -35,7 +35,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
     .option('-f, --format <format>', 'plan | tool-calls | tea-yaml | llmcompiler (default: by extension)')
     .option('-i, --input <k=v|@file.json>', 'the run input (repeatable)', collect, [])
     .option(
-      '-c, --config <k=v>',
+      '-c, --config <k=v|@file.json>',
       'a run config field, e.g. execution_mode=parallel (repeatable)',
       collect,
       [],
@@ -106,7 +106,12 @@ export function registerRun(program: Command, context: () => Context, done: (cod
     .description('Validate a plan file: every finding, with file:line for TEA and LLMCompiler sources')
     .argument('<file>', 'the plan: .json, .yaml/.yml (TEA), .txt (LLMCompiler)')
     .option('-f, --format <format>', 'plan | tool-calls | tea-yaml | llmcompiler (default: by extension)')
-    .option('-c, --config <k=v>', 'a run config field checked with the plan (repeatable)', collect, [])
+    .option(
+      '-c, --config <k=v|@file.json>',
+      'a run config field checked with the plan (repeatable)',
+      collect,
+      [],
+    )
     .action(async (file: string, o: { format?: string; config: string[] }) => {
       const ctx = context();
       const body = planRequest(file, o.format);
