@@ -316,6 +316,10 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(help.out).toMatch(
       /^Exit codes: 0 completed \(or done\), 1 failed, invalid or refused, 2 usage, 3 the run waits for$/m,
     );
+    // `runs` lists with `ls`'s options: its help names them.
+    expect(edgeplan(['runs', '--help']).out).toMatch(
+      /`edgeplan runs ls \[options\]`: --status, --limit, --cursor/,
+    );
     expect(edgeplan(['frobnicate']).code).toBe(2);
     // A workflow piped in without --format: read as JSON, and refused saying how to send it.
     const piped = spawnSync(process.execPath, [cli, 'run', '-', '--no-watch'], {

@@ -60,7 +60,14 @@ export function registerManage(program: Command, context: () => Context, done: D
     done(EXIT.ok);
   };
 
-  const runs = program.command('runs').description('List runs (newest first), or show one');
+  const runs = program
+    .command('runs')
+    .description('List runs (newest first), or show one')
+    // `ls` is what `runs` does: its options are the ones someone asking `runs --help` wants to see.
+    .addHelpText(
+      'after',
+      '\n`edgeplan runs [options]` is `edgeplan runs ls [options]`: --status, --limit, --cursor, --parent, --top-level (edgeplan runs ls --help).',
+    );
   runs
     .command('ls', { isDefault: true })
     .description('List runs')
