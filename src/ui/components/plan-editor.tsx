@@ -21,7 +21,7 @@ export function sourceOf(text: string): Source {
       const obj = json as Record<string, unknown>;
       if ('calls' in obj && !('steps' in obj))
         return { body: { plan: obj as CreateRunRequest['plan'] }, kind: '_tool call list' };
-      return { body: { plan: obj as CreateRunRequest['plan'] }, kind: 'plan (JSON)' };
+      return { body: { plan: obj as CreateRunRequest['plan'] }, kind: 'JSON plan' };
     } catch (e) {
       return { error: `Not JSON: ${(e as Error).message}` };
     }
