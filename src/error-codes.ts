@@ -54,7 +54,11 @@ export const ERROR_CODES = {
     about:
       'POST /v1/runs with an Idempotency-Key that already created a run (details.run_id) from a different body: send the same body to get that run again, or a new key for a new run.',
   },
-  planning_unavailable: { status: 422, about: 'A goal was sent but no planner can plan it (no LLM).' },
+  planning_unavailable: {
+    status: 422,
+    about:
+      'A goal was sent but no planner can plan it: no rule-based plan matches and no LLM is configured. Set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible endpoint — locally in .dev.vars or `npm start -- --var OPENAI_BASE_URL:…`, deployed with `wrangler secret put OPENAI_API_KEY` (README, Goals and planning).',
+  },
   planning_failed: {
     status: 422,
     about: 'Every model, repair and the rule planner failed; the trace is in details.',
