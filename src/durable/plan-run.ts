@@ -29,7 +29,7 @@ import { rememberPlanText } from './plan-text';
 import { eventsPage, readValue, storeBudget, streamingVersion, type EventsPage } from './run-reads';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
-import type { Continuation, CreateRunRequest } from './run-requests';
+import type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
 import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
@@ -41,7 +41,7 @@ import { log } from '../log';
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
 export type { DeletedRun } from './run-deletion';
-export type { Continuation, CreateRunRequest } from './run-requests';
+export type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
 
 export class PlanRun extends DurableObject<Env> {
   /** The run's machine and the loop that feeds it (run-driver.ts); a fresh one after a deletion. */
@@ -76,9 +76,7 @@ export class PlanRun extends DurableObject<Env> {
    * object's first queue send is slow, and the caller's binding is warm. If the caller never sends
    * them, the steps' deadlines retry them.
    */
-  async create(
-    req: CreateRunRequest,
-  ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed?: true }>> {
+  async create(req: CreateRunRequest): Promise<RpcResult<CreatedRun>> {
     if (this.#run.load()) {
       if (req.fingerprint !== undefined) return this.#replay(req.run_id, req.fingerprint);
       return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
@@ -97,7 +95,12 @@ export class PlanRun extends DurableObject<Env> {
     if (sent && plan_json !== undefined) rememberPlanText(sent.plan, plan_json);
     const r = await this.#run.start(req, { type: 'create', ...rest, ...(plan ? { plan } : {}) }, outbox);
     if (r) return { ok: false, error: r };
-    return { ok: true, value: { run_id: req.run_id, status: this.#run.machine!.state.status, outbox } };
+    // The format it was stored in: the caller's confirmation that this release honours the config.
+    const { format } = this.#run.store;
+    return {
+      ok: true,
+      value: { run_id: req.run_id, status: this.#run.machine!.state.status, outbox, format },
+    };
   }
 
   /**
@@ -105,16 +108,14 @@ export class PlanRun extends DurableObject<Env> {
    * as the one that created it: the run, if the request is the same; refused if the key was used for
    * another. Nothing is queued again (the first create's caller sent its steps, or their deadlines do).
    */
-  #replay(
-    runId: string,
-    fingerprint: string,
-  ): RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed: true }> {
+  #replay(runId: string, fingerprint: string): RpcResult<CreatedRun> {
     if (readFingerprint(this.#run.store) !== fingerprint) {
       const message = `This Idempotency-Key already created run ${runId} from a different request body: send the same body to get that run again, or a new key to start another run`;
       return { ok: false, error: { code: 'idempotency_key_reused', message, details: { run_id: runId } } };
     }
     const status = this.#run.machine!.state.status;
-    return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true } };
+    const { format } = this.#run.store;
+    return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true, format } };
   }
 
   getRun(): ServedRun | null {
