@@ -7,6 +7,7 @@
  * (engine/child-run.ts, engine/child-outcome.ts).
  */
 import { parseRunConfig, validationLimits } from '../plan/config';
+import { runObject } from './run-object';
 import type { Plan } from '../plan/model';
 import { limitEnvNames } from '../plan/tea-meta';
 import { validatePlan } from '../plan/validate';
@@ -104,7 +105,7 @@ export async function reportToParent(env: Env, store: SqlStore, state: RunState)
     state.config.max_output_bytes,
   );
   try {
-    await env.PLAN_RUN.getByName(parent.run_id).completeSteps([
+    await runObject(env.PLAN_RUN, parent.run_id).completeSteps([
       { step_id: parent.step_id, attempt: parent.attempt, outcome },
     ]);
     return true;

@@ -11,6 +11,7 @@
  * moved on.
  */
 import type { CreateRunRequest, CreatedRun } from './run-requests';
+import { runObject, type RunObject } from './run-object';
 import type { RpcResult } from './rpc-result';
 import { BASE_FORMAT, formatFor } from './storage-format';
 import { log } from '../log';
@@ -33,7 +34,7 @@ export async function createConfirmed(
   ns: Env['PLAN_RUN'],
   req: CreateRunRequest,
 ): Promise<RpcResult<CreatedRun>> {
-  const stub = ns.getByName(req.run_id);
+  const stub = runObject(ns, req.run_id);
   const created = (await stub.create(req)) as RpcResult<CreatedRun>;
   const needed = formatFor(req.config);
   if (needed <= BASE_FORMAT) return created;
@@ -52,7 +53,7 @@ export async function createConfirmed(
 }
 
 /** Cancels and deletes a run an older object has just created; logged either way. */
-async function removeUnconfirmed(stub: ReturnType<Env['PLAN_RUN']['getByName']>, runId: string) {
+async function removeUnconfirmed(stub: RunObject, runId: string) {
   try {
     // Cancelled first: an older release, like this one, deletes only a run that has ended.
     await stub.cancel(UNDONE);
