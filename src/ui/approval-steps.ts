@@ -4,12 +4,12 @@
  * the ones still running under that version's approval. An approver reading "N steps to approve"
  * should count only what their decision starts.
  * @example
- * const { toRun, kept } = stepsForApproval(now.steps);
- * // toRun: the steps to approve; kept: [{ step, state: 'done' }, …], shown apart
+ * const kept = keptOf(now.steps); // Map { 'fetch' => 'done' }
+ * const { toRun, held } = splitForApproval(plan.steps, kept);
  */
-import type { StepView } from '../client';
+import type { PlanStep, StepView } from '../client';
 
-/** What a step not run by the approval is: done (its result kept), skipped, or still running. */
+/** What a step the approval does not run is: done (its result kept), skipped, or still running. */
 export type KeptState = 'done' | 'skipped' | 'running';
 
 const KEPT: Partial<Record<StepView['status'], KeptState>> = {
@@ -19,18 +19,22 @@ const KEPT: Partial<Record<StepView['status'], KeptState>> = {
   retrying: 'running',
 };
 
-export function stepsForApproval(steps: readonly StepView[]): {
-  toRun: StepView[];
-  kept: { step: StepView; state: KeptState }[];
-} {
-  const toRun: StepView[] = [];
-  const kept: { step: StepView; state: KeptState }[] = [];
-  for (const step of steps) {
-    const state = KEPT[step.status];
-    if (state) kept.push({ step, state });
-    else toRun.push(step);
+/** The steps of a live run's view that the approval does not run, with what each is. */
+export function keptOf(steps: readonly StepView[]): Map<string, KeptState> {
+  const kept = new Map<string, KeptState>();
+  for (const s of steps) {
+    const state = KEPT[s.status];
+    if (state) kept.set(s.id, state);
   }
-  return { toRun, kept };
+  return kept;
+}
+
+/** The plan's steps to approve and the ones kept, each in plan order. */
+export function splitForApproval(
+  steps: readonly PlanStep[],
+  kept: ReadonlyMap<string, KeptState>,
+): { toRun: PlanStep[]; held: PlanStep[] } {
+  return { toRun: steps.filter((s) => !kept.has(s.id)), held: steps.filter((s) => kept.has(s.id)) };
 }
 
 /**

@@ -139,12 +139,19 @@ describe('approving a revision', () => {
       'v2 adds 1 step, changes 1 and removes 1 since v1 was approved',
     );
     const linkBox = (await linkPage.locator('.approval-changes').boundingBox())!;
-    const table = (await linkPage.locator('table.plan-steps').boundingBox())!;
+    const table = (await linkPage.locator('section.approve-steps > table.plan-steps').boundingBox())!;
     expect(linkBox.y).toBeLessThan(table.y);
-    await expect(marked(linkPage)).resolves.toEqual([
-      ['fetch', null],
+    // The link's table, as the run page's: what approving runs, then fetch set apart, collapsed.
+    await linkPage.getByRole('region', { name: '2 steps to approve' }).waitFor();
+    await expect(marked(linkPage, 'section.approve-steps > table.plan-steps')).resolves.toEqual([
       ['parse2', 'added'],
       ['report', 'changed'],
+    ]);
+    await expect(linkPage.locator('details.kept-steps summary').innerText()).resolves.toBe(
+      '1 step already done — kept from before, not run again',
+    );
+    await expect(marked(linkPage, 'details.kept-steps table.plan-steps')).resolves.toEqual([
+      ['fetch', 'done'],
     ]);
     await shot(linkPage, 'revision-changes-link');
     // Both pages on a phone, as read by assistive technology: no serious or critical axe finding, and

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StepView } from '../../src/client';
-import { keptSummary, stepsForApproval } from '../../src/ui/approval-steps';
+import { keptOf, keptSummary, splitForApproval } from '../../src/ui/approval-steps';
 
 const step = (id: string, status: StepView['status']): StepView => ({
   id,
@@ -25,10 +25,18 @@ const step = (id: string, status: StepView['status']): StepView => ({
 });
 
 describe('the steps an approval lets run', () => {
+  /** The plan's steps to approve and the ones set apart, by id, as the run page splits them. */
+  const split = (steps: StepView[]) => {
+    const kept = keptOf(steps);
+    const { toRun, held } = splitForApproval(
+      steps.map((s) => s.planned),
+      kept,
+    );
+    return { toRun: toRun.map((s) => s.id), held: held.map((s) => [s.id, kept.get(s.id)]) };
+  };
+
   it('are every step of a first plan, nothing kept', () => {
-    const { toRun, kept } = stepsForApproval([step('a', 'pending'), step('b', 'pending')]);
-    expect(toRun.map((s) => s.id)).toEqual(['a', 'b']);
-    expect(kept).toEqual([]);
+    expect(split([step('a', 'pending'), step('b', 'pending')])).toEqual({ toRun: ['a', 'b'], held: [] });
   });
 
   it('leave out, in plan order, a revision’s steps done, skipped or running under the earlier version', () => {
@@ -40,19 +48,19 @@ describe('the steps an approval lets run', () => {
       step('cleanup', 'skipped'),
       step('report', 'pending'),
     ];
-    const { toRun, kept } = stepsForApproval(steps);
-    expect(toRun.map((s) => s.id)).toEqual(['parse2', 'report']);
-    expect(kept.map((k) => [k.step.id, k.state])).toEqual([
-      ['fetch', 'done'],
-      ['slow', 'running'],
-      ['again', 'running'],
-      ['cleanup', 'skipped'],
-    ]);
+    expect(split(steps)).toEqual({
+      toRun: ['parse2', 'report'],
+      held: [
+        ['fetch', 'done'],
+        ['slow', 'running'],
+        ['again', 'running'],
+        ['cleanup', 'skipped'],
+      ],
+    });
   });
 
   it('count a failed or interrupted step as one to run: only a step that will not run again is kept', () => {
-    const { toRun } = stepsForApproval([step('f', 'failed'), step('i', 'interrupted')]);
-    expect(toRun.map((s) => s.id)).toEqual(['f', 'i']);
+    expect(split([step('f', 'failed'), step('i', 'interrupted')]).toRun).toEqual(['f', 'i']);
   });
 });
 

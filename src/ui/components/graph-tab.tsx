@@ -5,10 +5,10 @@
  * Under the graph, the steps later plan versions replaced, each clickable for what it did.
  */
 import type { ApprovalChanges, ReplacedStep, Run, RunView, StepView } from '../../client';
-import { keptSummary, stepsForApproval } from '../approval-steps';
+import { keptOf } from '../approval-steps';
 import { failedDependency } from '../run-status';
 import { Dag } from './dag';
-import { PlanSteps } from './plan-steps';
+import { ApproveSteps } from './approve-steps';
 import { replacedAt, replacedKey, ReplacedSteps } from './replaced-steps';
 import { StepPanel } from './step-panel';
 
@@ -79,51 +79,15 @@ export function GraphTab({
         )}
       </div>
       {waitingApproval ? (
-        <ApproveSteps steps={steps} inferred={inferred} selected={selected} changes={changes} />
+        <ApproveSteps
+          steps={steps.map((s) => s.planned)}
+          kept={keptOf(steps)}
+          inferred={inferred}
+          selected={selected}
+          changes={changes}
+        />
       ) : null}
     </>
-  );
-}
-
-/**
- * The steps the approval lets run, counted in the heading, then — collapsed — the ones a revision
- * kept from before: done, skipped or still running, which the decision does not run again.
- */
-function ApproveSteps({
-  steps,
-  inferred,
-  selected,
-  changes,
-}: {
-  steps: StepView[];
-  inferred: Record<string, string[]>;
-  selected: string | null;
-  changes: ApprovalChanges | null;
-}) {
-  const { toRun, kept } = stepsForApproval(steps);
-  return (
-    <section class="approve-steps" aria-labelledby="approve-steps-title">
-      <h2 id="approve-steps-title">
-        {toRun.length} {toRun.length === 1 ? 'step' : 'steps'} to approve
-      </h2>
-      <PlanSteps
-        steps={toRun.map((s) => s.planned)}
-        inferred={inferred}
-        selected={selected}
-        changes={changes}
-      />
-      {kept.length > 0 ? (
-        <details class="kept-steps">
-          <summary>{keptSummary(kept.map((k) => k.state))}</summary>
-          <PlanSteps
-            steps={kept.map((k) => k.step.planned)}
-            inferred={inferred}
-            selected={selected}
-            kept={new Map(kept.map((k) => [k.step.id, k.state]))}
-          />
-        </details>
-      ) : null}
-    </section>
   );
 }
 
