@@ -29,7 +29,7 @@ export type Continuation = { step_id: string; attempt: number } & Extract<BeginS
 /**
  * A run object's answer to a create. `format`: the storage format it stored the run in
  * (storage-format.ts) — the confirmation that it honours what the run's config needs; releases
- * before 2026-11-30 do not send it (confirmed-create.ts). `replayed`: an `Idempotency-Key`'s run,
+ * before 2026-11-29's (ae03508 and earlier) do not send it (confirmed-create.ts). `replayed`: an `Idempotency-Key`'s run,
  * found again.
  */
 export type CreatedRun = {

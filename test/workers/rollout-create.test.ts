@@ -26,7 +26,7 @@ import type { RpcResult } from '../../src/durable/rpc-result';
 import { FORMAT_KEY } from '../../src/durable/storage-format';
 import { api, type Json } from './helpers';
 
-/** `env.PLAN_RUN` whose objects answer a create as the release before 2026-11-30 does. */
+/** `env.PLAN_RUN` whose objects answer a create as the releases before 2026-11-29's (ae03508) do. */
 function olderObjects(): Env['PLAN_RUN'] {
   const older = {
     getByName(name: string) {
