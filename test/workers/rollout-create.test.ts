@@ -24,6 +24,10 @@ import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import type { CreateRunRequest, CreatedRun } from '../../src/durable/run-requests';
 import type { RpcResult } from '../../src/durable/rpc-result';
 import { FORMAT_KEY } from '../../src/durable/storage-format';
+import { startChildRun } from '../../src/durable/child-runs';
+import { workerToolRegistry } from '../../src/durable/tools';
+import { childRunId } from '../../src/engine/child-run';
+import { ToolError } from '../../src/errors';
 import { api, type Json } from './helpers';
 
 /** `env.PLAN_RUN` whose objects answer a create as the releases before 2026-11-29's (ae03508) do. */
@@ -143,6 +147,18 @@ describe('a run with approval.revisions "ask" created while a deploy rolls out',
     const replay = await create(env.PLAN_RUN, askingRun(counter), key);
     expect([replay.status, replay.replayed, replay.body.run_id]).toEqual([201, 'true', runId]);
     expect(await readDemoCounter(env, counter)).toBe(0);
+  });
+
+  it('as a child run, on an older object: the parent step’s attempt fails retryable, no child left', async () => {
+    const parent = { run_id: `run_${crypto.randomUUID().replaceAll('-', '')}`, step_id: 'child', attempt: 1 };
+    const { plan, config } = askingRun(`rollout-${crypto.randomUUID()}`);
+    const older = { ...env, PLAN_RUN: olderObjects() };
+    const err = await startChildRun(older, workerToolRegistry(env), parent, { plan, config }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ToolError);
+    expect([(err as ToolError).code, (err as ToolError).retryable]).toEqual(['deploy_in_progress', true]);
+    expect((await api('GET', `/v1/runs/${await childRunId(parent)}`)).status).toBe(404);
   });
 
   it('is created as before when this release’s object takes it (it confirms format 2)', async () => {
