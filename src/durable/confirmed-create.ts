@@ -35,7 +35,7 @@ export async function createConfirmed(
   req: CreateRunRequest,
 ): Promise<RpcResult<CreatedRun>> {
   const stub = runObject(ns, req.run_id);
-  const created = (await stub.create(req)) as RpcResult<CreatedRun>;
+  const created = await stub.create(req);
   const needed = formatFor(req.config);
   if (needed <= BASE_FORMAT) return created;
   if (created.ok) {

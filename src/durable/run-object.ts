@@ -9,20 +9,37 @@
 import { isNewerFormatRefusal, unlessNewerFormat, type NewerFormatRefusal } from './newer-format-refusal';
 
 type Stub = ReturnType<Env['PLAN_RUN']['getByName']>;
+/** The object's class, as the binding names it. */
+type RunClass = Env['PLAN_RUN'] extends DurableObjectNamespace<infer T> ? T : never;
 
-/** The stub's methods, each answering its value without the refusal (thrown instead). */
+/** What the stub has besides the object's RPC methods. */
+const PASSED = new Set(['fetch', 'id', 'name']);
+
+/** The object's RPC methods (plan-run.ts). */
+type RpcMethod = Exclude<
+  keyof RunClass,
+  'fetch' | 'alarm' | 'webSocketMessage' | 'webSocketClose' | 'webSocketError' | 'leases'
+>;
+
+/**
+ * The object's methods as the Worker calls them, each answering its value without the refusal (thrown
+ * instead); typed from the class — the stub's serialised types of some answers are wide enough that
+ * removing the refusal from them removed everything.
+ */
 export type RunObject = {
-  [K in keyof Stub]: Stub[K] extends (...args: infer A) => PromiseLike<infer R>
-    ? (...args: A) => Promise<Exclude<R, NewerFormatRefusal>>
-    : Stub[K];
-};
+  [K in RpcMethod]: RunClass[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Exclude<Awaited<R>, NewerFormatRefusal>>
+    : never;
+} & Pick<Stub, 'fetch' | 'id' | 'name'>;
 
 export function runObject(ns: Env['PLAN_RUN'], runId: string): RunObject {
   const stub = ns.getByName(runId);
   return new Proxy(stub, {
     get(target, prop) {
-      // `fetch` answers with a Response of its own (plan-run.ts); nothing else but methods is read.
-      if (typeof prop !== 'string' || prop === 'fetch') {
+      // Not a thenable (an RPC stub's `then` would be a call of a method named so).
+      if (prop === 'then') return undefined;
+      // `fetch` answers with a Response of its own (plan-run.ts); `id` and `name` are the stub's own.
+      if (typeof prop !== 'string' || PASSED.has(prop)) {
         const v = Reflect.get(target, prop) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       }

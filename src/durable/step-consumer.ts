@@ -94,7 +94,7 @@ class RunConsumer {
         attempt: m.body.attempt,
         redelivered: m.attempts > 1,
       }));
-      begins = (await this.#run.beginSteps(requests)) as BeginStep[];
+      begins = await this.#run.beginSteps(requests);
     } catch (err) {
       log(
         'consumer_run_unreachable',

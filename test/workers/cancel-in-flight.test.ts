@@ -10,7 +10,7 @@ import { exports, env } from 'cloudflare:workers';
 import { vi, describe, expect, it } from 'vitest';
 import { runObject } from '../../src/durable/run-object';
 import { createClient } from '../../src/client';
-import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { api, events, startRun, waitForRun, type Json } from './helpers';
 
@@ -90,9 +90,7 @@ describe('a step on the queue that outlives its cancelled run', () => {
     const k = `late-dup-${crypto.randomUUID()}`;
     const { runId } = await cancelWhileQueued(k, 400);
     // The run's end let go of the attempt's lease: only the run's status stands in the way now.
-    const [again] = (await runObject(env.PLAN_RUN, runId).beginSteps([
-      { step_id: 'c', attempt: 1 },
-    ])) as BeginStep[];
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(again).toEqual({ proceed: false, reason: 'the run has ended (cancelled)' });
     await vi.waitFor(async () => expect(returnedFor(await events(runId), 'c')).toHaveLength(1), {
       timeout: 10_000,
@@ -116,9 +114,7 @@ describe('a step on the queue that outlives its cancelled run', () => {
     });
     // The consumer still running c renews its lease; a second send of the attempt finds it held.
     await stub.renewLeases([{ step_id: 'c', attempt: 1 }]);
-    const [dup] = (await runObject(env.PLAN_RUN, runId).beginSteps([
-      { step_id: 'c', attempt: 1 },
-    ])) as BeginStep[];
+    const [dup] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
     const run = await waitForRun(runId, (r) => r.status === 'completed');
     expect(run.step_results).toEqual({ c: { key: k, value: 1 }, d: { after: 'c' } });

@@ -13,7 +13,7 @@ import { runObject } from '../../src/durable/run-object';
 import type { StepMessage } from '../../src/durable/messages';
 import { consumeSteps } from '../../src/durable/step-consumer';
 import { demoCounters, readDemoCounter } from '../../src/executor/tools/demo-counters-client';
-import type { BeginStep, Continuation, PlanRun } from '../../src/durable/plan-run';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { api, events, startRun, waitForRun } from './helpers';
 
 let n = 0;
@@ -225,10 +225,10 @@ describe('exactly once', () => {
       instance.leases.ttlMs = 300;
     });
     await waitForRun(runId, (r) => r.step_statuses.a === 'running');
-    const [taken] = (await runObject(env.PLAN_RUN, runId).completeSteps(
+    const [taken] = await runObject(env.PLAN_RUN, runId).completeSteps(
       [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
       1,
-    )) as Continuation[];
+    );
     expect(taken).toMatchObject({ step_id: 'b', attempt: 1, idempotency_key: `${runId}:b` });
     return runId;
   }
@@ -285,9 +285,9 @@ describe('exactly once', () => {
     );
     // The object loses its memory; the queue redelivers the message (its consumer died).
     await abortAllDurableObjects();
-    const [again] = (await runObject(env.PLAN_RUN, runId).beginSteps([
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([
       { step_id: 'c', attempt: 1, redelivered: true },
-    ])) as BeginStep[];
+    ]);
     expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
     const run = await waitForRun(runId);
     expect(run.step_results.c).toEqual({ key: k, value: 1 });
@@ -309,14 +309,12 @@ describe('exactly once', () => {
       },
     );
     // A duplicate send of the attempt while its consumer runs it: left alone.
-    const [dup] = (await runObject(env.PLAN_RUN, runId).beginSteps([
-      { step_id: 'c', attempt: 1 },
-    ])) as BeginStep[];
+    const [dup] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
     // The queue's redelivery (its consumer gave up or died) takes the lease over, same key.
-    const [again] = (await runObject(env.PLAN_RUN, runId).beginSteps([
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([
       { step_id: 'c', attempt: 1, redelivered: true },
-    ])) as BeginStep[];
+    ]);
     expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
     const run = await waitForRun(runId);
     expect(run.step_results.c).toEqual({ key: k, value: 1 });
