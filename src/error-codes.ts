@@ -89,6 +89,11 @@ export const ERROR_CODES = {
     about:
       'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). It cannot be deleted meanwhile, `?force=true` included. Sent with `Retry-After`.',
   },
+  deploy_in_progress: {
+    status: 503,
+    about:
+      'POST /v1/runs (or a child run) with require_plan_approval and approval.revisions "ask" reached a run object still on the release before (a deploy rolling out): that release would ask for the approval of the first plan only. The run was removed before anything of it ran; send the same request again after `Retry-After` (60 s) — with the same Idempotency-Key it then creates the run.',
+  },
   deletion_pending: {
     status: 503,
     about:

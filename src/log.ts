@@ -21,6 +21,8 @@ export const LOG_EVENTS = {
   run_index_not_resynced: 'error',
   storage_upgraded: 'info',
   run_newer_format: 'warn',
+  run_create_undone: 'warn',
+  run_create_not_undone: 'error',
   queue_not_consumed: 'error',
   held_past_queue_window: 'warn',
   inline_step_not_reported: 'error',

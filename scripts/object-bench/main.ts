@@ -12,6 +12,7 @@ import { parseRunConfig, validationLimits } from '../../src/plan/config';
 import type { Plan } from '../../src/plan/model';
 import { validatePlan } from '../../src/plan/validate';
 import { nodeObjectState } from './node-storage';
+import { unlessNewerFormat } from '../../src/durable/newer-format-refusal';
 
 type NodeProcess = {
   argv: string[];
@@ -90,18 +91,20 @@ async function runOnce(plan: Plan, config: ReturnType<typeof parseRunConfig>, n:
   const { state, compiled, close } = nodeObjectState();
   const run = new PlanRun(state, env);
   const c0 = proc.cpuUsage();
-  const created = await run.create({
-    run_id: `run_bench${n}`,
-    goal: plan.goal,
-    plan_json: JSON.stringify(plan),
-    config,
-    input: {},
-    estimates: null,
-    origin: 'http://bench',
-  });
+  const created = unlessNewerFormat(
+    await run.create({
+      run_id: `run_bench${n}`,
+      goal: plan.goal,
+      plan_json: JSON.stringify(plan),
+      config,
+      input: {},
+      estimates: null,
+      origin: 'http://bench',
+    }),
+  );
   if (!created.ok) throw new Error(created.error.message);
   for (;;) {
-    const status = run.getStatus({})?.run_status;
+    const status = unlessNewerFormat(run.getStatus({}))?.run_status;
     if (status === 'completed') break;
     if (status !== 'running') throw new Error(`run ${status}`);
     await tick();

@@ -20,7 +20,7 @@ import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import type { Plan } from '../plan/model';
 import { validatePlan, type Finding } from '../plan/validate';
 import { validationLimits } from '../plan/config';
-import { pendingApproval, type PendingApproval } from './pending-approval';
+import { keptSteps, pendingApproval, type KeptStep, type PendingApproval } from './pending-approval';
 import type { SqlStore } from './sql-store';
 import { log } from '../log';
 
@@ -329,6 +329,8 @@ export type ApprovalView = {
   plan: Plan;
   /** Epoch ms when the link stops working. */
   expires_at: number;
+  /** Steps the decision does not run: done, skipped or running under an earlier version. */
+  kept: Record<string, KeptStep>;
 } & ChangesSinceApproved;
 
 /**
@@ -353,6 +355,7 @@ export async function approvalView(
       status: state.status,
       plan: state.plan,
       expires_at,
+      kept: keptSteps(state),
       ...changesSinceApproved(state, store),
     },
   };

@@ -7,6 +7,7 @@
  * (engine/child-run.ts, engine/child-outcome.ts).
  */
 import { parseRunConfig, validationLimits } from '../plan/config';
+import { runObject } from './run-object';
 import type { Plan } from '../plan/model';
 import { limitEnvNames } from '../plan/tea-meta';
 import { validatePlan } from '../plan/validate';
@@ -18,10 +19,9 @@ import { snapshotRun } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
 import { reportable } from './call-limits';
-import type { StepMessage } from './messages';
 import { sendSteps } from './fan-out';
 import { readParent } from './run-parent';
-import type { RpcResult } from './rpc-result';
+import { createConfirmed } from './confirmed-create';
 import { log } from '../log';
 import { isUnreadableRun } from './row-schemas';
 
@@ -59,7 +59,8 @@ export async function startChildRun(
       retryable: false,
     });
   }
-  const created = (await env.PLAN_RUN.getByName(runId).create({
+  // A child whose config needs what an older object would not honour is refused, not created there.
+  const created = await createConfirmed(env.PLAN_RUN, {
     run_id: runId,
     goal: plan?.goal || req.goal || '',
     ...(plan ? { plan } : {}),
@@ -67,7 +68,7 @@ export async function startChildRun(
     input: req.input ?? {},
     estimates: null,
     parent,
-  })) as RpcResult<{ outbox: StepMessage[] }>;
+  });
   if (created.ok) {
     await sendSteps(env.STEPS, created.value.outbox);
   } else if (!created.ok && created.error.code !== 'run_exists') {
@@ -104,7 +105,7 @@ export async function reportToParent(env: Env, store: SqlStore, state: RunState)
     state.config.max_output_bytes,
   );
   try {
-    await env.PLAN_RUN.getByName(parent.run_id).completeSteps([
+    await runObject(env.PLAN_RUN, parent.run_id).completeSteps([
       { step_id: parent.step_id, attempt: parent.attempt, outcome },
     ]);
     return true;

@@ -7,6 +7,7 @@
  * already recorded ignores the report (a result is recorded at most once).
  */
 import type { StepOutcome } from '../engine/machine';
+import { runObject } from './run-object';
 import { stepMessages, type StepMessage } from './messages';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
 import { log } from '../log';
@@ -57,7 +58,7 @@ export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env)
         outcome: deadLetterOutcome(m.body),
       }));
       try {
-        await env.PLAN_RUN.getByName(runId).completeSteps(reports);
+        await runObject(env.PLAN_RUN, runId).completeSteps(reports);
         log(
           'dead_letters_failed',
           `steps-dlq: run ${runId}: ${msgs.length} dead-lettered attempt(s) reported as failed`,

@@ -53,3 +53,22 @@ export function pendingApproval(state: RunState, store: SqlStore, upTo?: number)
   const changes = approvalChanges(parsePlanRow(stored), state.plan, revisionCauses(versions, requests));
   return { ...none, changes };
 }
+
+/** What a step of the plan awaiting approval is when the approval will not run it. */
+export type KeptStep = 'done' | 'skipped' | 'running';
+
+/**
+ * The steps of the plan awaiting approval that a decision does not run: a revision keeps the ones
+ * done or skipped under an earlier version, and those still running under its approval. The
+ * approval link's page sets them apart from the steps to approve, as the run page does.
+ * @example keptSteps(state) // { fetch: 'done' }
+ */
+export function keptSteps(state: RunState): Record<string, KeptStep> {
+  const kept: Record<string, KeptStep> = {};
+  for (const [id, rt] of state.steps) {
+    if (rt.status === 'completed') kept[id] = 'done';
+    else if (rt.status === 'skipped') kept[id] = 'skipped';
+    else if (rt.status === 'running') kept[id] = 'running';
+  }
+  return kept;
+}

@@ -25,23 +25,26 @@ import { servedRunNow, servedRunAt, type ServedRun } from './served-run';
 import { knownReason, type PlanVersionRow } from './plan-versions';
 import { answerClientFrame, closeClientSocket, eventSocketResponse } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
-import { rememberPlanText } from './plan-text';
 import { eventsPage, readValue, storeBudget, streamingVersion, type EventsPage } from './run-reads';
-import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
-import type { Continuation, CreateRunRequest } from './run-requests';
+import type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
+import { createRun } from './run-creation';
 import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
-import { sentPlan } from './row-schemas';
-import { readFingerprint } from './request-fingerprint';
 import { log } from '../log';
+import {
+  newerFormatResponse,
+  refusingNewer,
+  refusingNewerAsync,
+  type Refusable,
+} from './newer-format-refusal';
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
 export type { DeletedRun } from './run-deletion';
-export type { Continuation, CreateRunRequest } from './run-requests';
+export type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
 
 export class PlanRun extends DurableObject<Env> {
   /** The run's machine and the loop that feeds it (run-driver.ts); a fresh one after a deletion. */
@@ -60,7 +63,7 @@ export class PlanRun extends DurableObject<Env> {
       env: () => this.env,
       tools: () => this.createToolRegistry(),
       complete: async (reports) => void (await this.completeSteps(reports)),
-      awaitInput: (stepId, attempt, prompt) => this.awaitInput(stepId, attempt, prompt),
+      awaitInput: async (stepId, attempt, prompt) => void (await this.awaitInput(stepId, attempt, prompt)),
     });
   }
 
@@ -76,50 +79,15 @@ export class PlanRun extends DurableObject<Env> {
    * object's first queue send is slow, and the caller's binding is warm. If the caller never sends
    * them, the steps' deadlines retry them.
    */
-  async create(
-    req: CreateRunRequest,
-  ): Promise<RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed?: true }>> {
-    if (this.#run.load()) {
-      if (req.fingerprint !== undefined) return this.#replay(req.run_id, req.fingerprint);
-      return { ok: false, error: { code: 'run_exists', message: `Run ${req.run_id} already exists` } };
-    }
-    // A run being deleted keeps its id until its storage is gone, and a minute after (run-deleter.ts);
-    // then a fresh driver starts the new run over the emptied storage, nothing of the old one in memory.
-    const refused = this.#run.deleter.refuseCreate(req.run_id, req.fingerprint !== undefined, Date.now());
-    if (refused) return { ok: false, error: refused };
-    if (this.#run.deleter.deleted) this.#run = this.#driver();
-    const { plan_json, fingerprint: _f, ...rest } = req;
-    const sent = plan_json === undefined ? null : sentPlan(plan_json);
-    // Before anything is written: a plan the object cannot read leaves no run behind.
-    if (sent && !sent.ok) return { ok: false, error: { code: 'invalid_plan', message: sent.message } };
-    const outbox: StepMessage[] = [];
-    const plan = sent ? sent.plan : req.plan;
-    if (sent && plan_json !== undefined) rememberPlanText(sent.plan, plan_json);
-    const r = await this.#run.start(req, { type: 'create', ...rest, ...(plan ? { plan } : {}) }, outbox);
-    if (r) return { ok: false, error: r };
-    return { ok: true, value: { run_id: req.run_id, status: this.#run.machine!.state.status, outbox } };
+  create(req: CreateRunRequest): Promise<Refusable<RpcResult<CreatedRun>>> {
+    return refusingNewerAsync(() => createRun(this.#run, req, () => (this.#run = this.#driver())));
   }
 
-  /**
-   * A create with an `Idempotency-Key` whose run exists — a retry, or a request sent at the same time
-   * as the one that created it: the run, if the request is the same; refused if the key was used for
-   * another. Nothing is queued again (the first create's caller sent its steps, or their deadlines do).
-   */
-  #replay(
-    runId: string,
-    fingerprint: string,
-  ): RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed: true }> {
-    if (readFingerprint(this.#run.store) !== fingerprint) {
-      const message = `This Idempotency-Key already created run ${runId} from a different request body: send the same body to get that run again, or a new key to start another run`;
-      return { ok: false, error: { code: 'idempotency_key_reused', message, details: { run_id: runId } } };
-    }
-    const status = this.#run.machine!.state.status;
-    return { ok: true, value: { run_id: runId, status, outbox: [], replayed: true } };
-  }
-
-  getRun(): ServedRun | null {
-    const m = this.#run.load();
-    return m && servedRunNow(m.state, this.#run.store, this.#run.parentRef());
+  getRun(): Refusable<ServedRun | null> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      return m && servedRunNow(m.state, this.#run.store, this.#run.parentRef());
+    });
   }
 
   /**
@@ -134,11 +102,13 @@ export class PlanRun extends DurableObject<Env> {
   getStatus(opts: {
     include_details?: boolean;
     include_completed?: boolean;
-  }): (PlanStatusView & ParentFields) | null {
-    const m = this.#run.load();
-    if (!m) return null;
-    const view = planStatus(m.state, this.#run.store, opts, storeBudget(this.#run.store, m.state.run_id));
-    return { ...view, ...parentFields(this.#run.parentRef()) };
+  }): Refusable<(PlanStatusView & ParentFields) | null> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      if (!m) return null;
+      const view = planStatus(m.state, this.#run.store, opts, storeBudget(this.#run.store, m.state.run_id));
+      return { ...view, ...parentFields(this.#run.parentRef()) };
+    });
   }
 
   /**
@@ -147,59 +117,71 @@ export class PlanRun extends DurableObject<Env> {
    * cannot read is deleted without reading it (run-deleter.ts). A deletion a crash or an outage
    * interrupted is finished by calling this again, or by the object's alarm.
    */
-  async deleteRun(opts: DeleteOptions = {}): Promise<RpcResult<DeletedRun>> {
-    return this.#run.deleter.delete(opts);
+  deleteRun(opts: DeleteOptions = {}): Promise<Refusable<RpcResult<DeletedRun>>> {
+    return refusingNewerAsync(() => this.#run.deleter.delete(opts));
   }
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */
-  listEvents(after: number, limit: number): EventsPage {
-    if (this.#run.store.exists) this.#run.upgrade();
-    return eventsPage(this.#run.store, after, limit);
+  listEvents(after: number, limit: number): Refusable<EventsPage> {
+    return refusingNewer(() => {
+      if (this.#run.store.exists) this.#run.upgrade();
+      return eventsPage(this.#run.store, after, limit);
+    });
   }
 
   /** One value by reference — where a snapshot's marker for a value it left out points. */
-  readValue(ref: string): RpcResult<{ ref: string; value: unknown }> {
-    const m = this.#run.load();
-    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    return readValue(m.state, this.#run.store, ref);
+  readValue(ref: string): Refusable<RpcResult<{ ref: string; value: unknown }>> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      return readValue(m.state, this.#run.store, ref);
+    });
   }
 
   /** The state as of event `at` (or now), rebuilt from the log alone. */
-  stateAt(at?: number): ServedRun | null {
-    if (!this.#run.load()) return null;
-    return servedRunAt(this.#run.store, this.#run.machine!.state.run_id, this.#run.parentRef(), at);
+  stateAt(at?: number): Refusable<ServedRun | null> {
+    return refusingNewer(() => {
+      if (!this.#run.load()) return null;
+      return servedRunAt(this.#run.store, this.#run.machine!.state.run_id, this.#run.parentRef(), at);
+    });
   }
 
   /** A plan version as the run recorded it (plan-versions.ts reads large ones from here). */
-  planVersion(version: number): Plan | null {
-    const m = this.#run.load();
-    if (!m || version === streamingVersion(m)) return null;
-    return this.#run.storedPlan(version);
+  planVersion(version: number): Refusable<Plan | null> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      if (!m || version === streamingVersion(m)) return null;
+      return this.#run.storedPlan(version);
+    });
   }
 
   /** The versions the run has had, as its object keeps them (a version's reason is D1's to know). */
-  planVersions(): PlanVersionRow[] | null {
-    const m = this.#run.load();
-    if (!m) return null;
-    const streaming = streamingVersion(m);
-    return this.#run.store
-      .listPlans()
-      .filter((p) => p.version !== streaming)
-      .map((p) => ({ ...p, reason: knownReason(p.version) }));
+  planVersions(): Refusable<PlanVersionRow[] | null> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      if (!m) return null;
+      const streaming = streamingVersion(m);
+      return this.#run.store
+        .listPlans()
+        .filter((p) => p.version !== streaming)
+        .map((p) => ({ ...p, reason: knownReason(p.version) }));
+    });
   }
 
-  attempts(stepId?: string): Record<string, SqlStorageValue>[] {
-    if (!this.#run.store.exists) return [];
-    this.#run.upgrade();
-    return this.#run.store.attempts.list(stepId);
+  attempts(stepId?: string): Refusable<Record<string, SqlStorageValue>[]> {
+    return refusingNewer(() => {
+      if (!this.#run.store.exists) return [];
+      this.#run.upgrade();
+      return this.#run.store.attempts.list(stepId);
+    });
   }
 
-  async cancel(reason?: string): Promise<RpcResult<{ status: RunStatus }>> {
-    return this.#run.control({ type: 'cancel', reason });
+  cancel(reason?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+    return refusingNewerAsync(() => this.#run.control({ type: 'cancel', reason }));
   }
 
-  async retry(stepId?: string): Promise<RpcResult<{ status: RunStatus }>> {
-    return this.#run.control({ type: 'resume', step_id: stepId });
+  retry(stepId?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+    return refusingNewerAsync(() => this.#run.control({ type: 'resume', step_id: stepId }));
   }
 
   /**
@@ -207,57 +189,67 @@ export class PlanRun extends DurableObject<Env> {
    * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
    */
-  async approve(body: unknown, token?: string): Promise<RpcResult<{ status: RunStatus }>> {
-    const m = this.#run.load();
-    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token);
-    if (!r.ok) return { ok: false, error: r.refusal };
-    const decided = await this.#run.control(r.input);
-    // A revision approved while a question step ran: its question, held back meanwhile, is asked now.
-    if (decided.ok) this.#askUnasked();
-    return decided;
+  approve(body: unknown, token?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token);
+      if (!r.ok) return { ok: false, error: r.refusal };
+      const decided = await this.#run.control(r.input);
+      // A revision approved while a question step ran: its question, held back meanwhile, is asked now.
+      if (decided.ok) this.#askUnasked();
+      return decided;
+    });
   }
 
   /** The approval link's page: the plan, if `token` is this run's live link (nothing is spent). */
-  async approvalPage(token: string): Promise<RpcResult<ApprovalView>> {
-    const m = this.#run.load();
-    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const r = await approvalView(m.state, this.#run.store, token);
-    return r.ok ? { ok: true, value: r.view } : { ok: false, error: r.refusal };
+  approvalPage(token: string): Promise<Refusable<RpcResult<ApprovalView>>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      const r = await approvalView(m.state, this.#run.store, token);
+      return r.ok ? { ok: true, value: r.view } : { ok: false, error: r.refusal };
+    });
   }
 
   /** A new version with the content of an earlier one; completed work is kept. */
-  async rollback(version: number): Promise<RpcResult<{ status: RunStatus; plan_version: number }>> {
-    const m = this.#run.load();
-    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const r = rollbackInput(m.state, this.#run.store, this.#run.registry(), version);
-    if (!r.ok) return { ok: false, error: r.refusal };
-    const done = await this.#run.control(r.input);
-    // The version the run now has: the new one, or the current one when it already was that plan.
-    const now = this.#run.load()?.state.plan?.version ?? r.input.plan.version;
-    return done.ok ? { ok: true, value: { status: done.value.status, plan_version: now } } : done;
+  rollback(version: number): Promise<Refusable<RpcResult<{ status: RunStatus; plan_version: number }>>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      const r = rollbackInput(m.state, this.#run.store, this.#run.registry(), version);
+      if (!r.ok) return { ok: false, error: r.refusal };
+      const done = await this.#run.control(r.input);
+      // The version the run now has: the new one, or the current one when it already was that plan.
+      const now = this.#run.load()?.state.plan?.version ?? r.input.plan.version;
+      return done.ok ? { ok: true, value: { status: done.value.status, plan_version: now } } : done;
+    });
   }
 
   /** A user-requested revision; refused up front when no planner could produce it. */
-  async replan(reason: string): Promise<RpcResult<{ status: RunStatus }>> {
-    const m = this.#run.load();
-    if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    // A run that could not be revised anyway is told why (404, 409) before what a revision would need.
-    const revisable = m.state.status === 'running' || m.state.status === 'awaiting_input';
-    if (revisable && !plannerConfigured(this.env)) {
-      return { ok: false, error: { code: 'planning_unavailable', message: PLANNER_NEEDED } };
-    }
-    return this.#run.control({ type: 'request_revision', trigger: 'user_request', reason });
+  replan(reason: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      // A run that could not be revised anyway is told why (404, 409) before what a revision would need.
+      const revisable = m.state.status === 'running' || m.state.status === 'awaiting_input';
+      if (revisable && !plannerConfigured(this.env)) {
+        return { ok: false, error: { code: 'planning_unavailable', message: PLANNER_NEEDED } };
+      }
+      return this.#run.control({ type: 'request_revision', trigger: 'user_request', reason });
+    });
   }
 
   /** New information, or the answer the run waits for. */
-  async input(input: unknown, stepId?: string): Promise<RpcResult<{ status: RunStatus }>> {
-    const answered = await this.#run.control(
-      stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
-    );
-    // A question that came while this one was open is asked now (unasked-questions.ts).
-    if (answered.ok) this.#askUnasked();
-    return answered;
+  input(input: unknown, stepId?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+    return refusingNewerAsync(async () => {
+      const answered = await this.#run.control(
+        stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
+      );
+      // A question that came while this one was open is asked now (unasked-questions.ts).
+      if (answered.ok) this.#askUnasked();
+      return answered;
+    });
   }
 
   /** Asks the questions of running `human.input` steps no one was asked, once the run runs again. */
@@ -269,20 +261,24 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** A running `human.input` step now waits for a person's answer. */
-  async awaitInput(stepId: string, attempt: number, prompt: string): Promise<void> {
-    if (!this.#run.load()) return;
-    await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
-    this.handedOver(stepId, attempt);
+  awaitInput(stepId: string, attempt: number, prompt: string): Promise<Refusable<void>> {
+    return refusingNewerAsync(async () => {
+      if (!this.#run.load()) return;
+      await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
+      this.handedOver(stepId, attempt);
+    });
   }
 
   /**
    * A queue consumer's deferred attempt handed over — its child run started or found, its question
    * recorded (awaitInput does so itself): it is not sent again before its deadline (leases.ts).
    */
-  handedOver(stepId: string, attempt: number): void {
-    const rt = this.#run.load()?.state.steps.get(stepId);
-    if (rt?.status === 'running' && rt.attempt === attempt && rt.dispatch === 'queue' && rt.deadline_at)
-      this.leases.handOver(stepId, attempt, rt.deadline_at);
+  handedOver(stepId: string, attempt: number): Refusable<void> {
+    return refusingNewer(() => {
+      const rt = this.#run.load()?.state.steps.get(stepId);
+      if (rt?.status === 'running' && rt.attempt === attempt && rt.dispatch === 'queue' && rt.deadline_at)
+        this.leases.handOver(stepId, attempt, rt.deadline_at);
+    });
   }
 
   /**
@@ -291,38 +287,42 @@ export class PlanRun extends DurableObject<Env> {
    * attempt that has no result yet proceeds again with the same idempotency key, so a tool with side
    * effects can recognise the repeat.
    */
-  async beginSteps(
+  beginSteps(
     requests: { step_id: string; attempt: number; redelivered?: boolean }[],
-  ): Promise<BeginStep[]> {
-    const m = this.#run.load();
-    if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
-    const out: BeginStep[] = [];
-    const now = Date.now();
-    const reply = new CallBudget();
-    await this.#run.apply([], {
-      extra: (inputs) => {
-        for (const r of requests) {
-          // Carried out in the object since no consumer took it: a delivery now is too late.
-          if (m.state.steps.get(r.step_id)?.dispatch === 'inline') {
-            out.push({ proceed: false, reason: 'carried out in the run’s object' });
-            continue;
+  ): Promise<Refusable<BeginStep[]>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return requests.map(() => ({ proceed: false, reason: 'no such run' }));
+      const out: BeginStep[] = [];
+      const now = Date.now();
+      const reply = new CallBudget();
+      await this.#run.apply([], {
+        extra: (inputs) => {
+          for (const r of requests) {
+            // Carried out in the object since no consumer took it: a delivery now is too late.
+            if (m.state.steps.get(r.step_id)?.dispatch === 'inline') {
+              out.push({ proceed: false, reason: 'carried out in the run’s object' });
+              continue;
+            }
+            // Another live consumer runs this attempt already (a duplicate send): leave it to that one.
+            const held = !this.leases.take(r.step_id, r.attempt, now, r.redelivered === true);
+            out.push(
+              held
+                ? { proceed: false, reason: 'held by another consumer' }
+                : reply.fit(this.#run.begin(m, r.step_id, r.attempt, inputs)),
+            );
           }
-          // Another live consumer runs this attempt already (a duplicate send): leave it to that one.
-          const held = !this.leases.take(r.step_id, r.attempt, now, r.redelivered === true);
-          out.push(
-            held
-              ? { proceed: false, reason: 'held by another consumer' }
-              : reply.fit(this.#run.begin(m, r.step_id, r.attempt, inputs)),
-          );
-        }
-      },
+        },
+      });
+      return out;
     });
-    return out;
   }
 
   /** Consumers still running these attempts keep their leases (every third of {@link LEASE_MS}). */
-  renewLeases(attempts: { step_id: string; attempt: number }[]): void {
-    if (this.#run.load()) this.leases.renew(attempts, Date.now());
+  renewLeases(attempts: { step_id: string; attempt: number }[]): Refusable<void> {
+    return refusingNewer(() => {
+      if (this.#run.load()) this.leases.renew(attempts, Date.now());
+    });
   }
 
   /**
@@ -330,22 +330,27 @@ export class PlanRun extends DurableObject<Env> {
    * `take` steps these results made ready: they come back already begun, to run at once, instead of
    * taking another trip through the queue (the hop costs more than a short step). The rest are queued.
    */
-  async completeSteps(
+  completeSteps(
     reports: { step_id: string; attempt: number; outcome: StepOutcome }[],
     take = 0,
-  ): Promise<Continuation[]> {
-    if (!this.#run.load()) return [];
-    const handoff = new Handoff(take);
-    await this.#run.apply(
-      reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
-      { handoff },
-    );
-    return handoff.taken;
+  ): Promise<Refusable<Continuation[]>> {
+    return refusingNewerAsync(async () => {
+      if (!this.#run.load()) return [];
+      const handoff = new Handoff(take);
+      await this.#run.apply(
+        reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
+        { handoff },
+      );
+      return handoff.taken;
+    });
   }
 
   /** `GET /v1/runs/:id/ws`: the run's events over a WebSocket (sockets.ts). */
   override fetch(request: Request): Response {
-    return eventSocketResponse(this.ctx, this.#run.store, request, () => this.#run.load() !== null);
+    const r = refusingNewer(() =>
+      eventSocketResponse(this.ctx, this.#run.store, request, () => this.#run.load() !== null),
+    );
+    return r instanceof Response ? r : newerFormatResponse(r, this.ctx.id.name);
   }
 
   override webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {

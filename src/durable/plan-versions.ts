@@ -7,6 +7,7 @@
  * its own SQLite (in chunks) — and copying megabytes into D1 would only slow the run's creation down.
  */
 import type { Plan } from '../plan/model';
+import { runObject } from './run-object';
 import { jsonOf } from './plan-text';
 import { z } from 'zod';
 import { cachedPlan, jsonRow, parseRow, parsePlanRow } from './row-schemas';
@@ -71,7 +72,7 @@ export async function listPlanVersions(env: Env, runId: string): Promise<PlanVer
     .bind(runId)
     .all();
   if (results.length > 0) return results.map((r) => parseRow('plan version', PlanVersionRowSchema, r));
-  return env.PLAN_RUN.getByName(runId).planVersions();
+  return runObject(env.PLAN_RUN, runId).planVersions();
 }
 
 export async function getPlanVersion(env: Env, runId: string, version: number): Promise<Plan | null> {
@@ -84,7 +85,7 @@ export async function getPlanVersion(env: Env, runId: string, version: number): 
     .then((r) => (r === null ? null : parseRow(`plan version ${version}`, PlanTextRowSchema, r)));
   let text = row?.plan_json ?? IN_OBJECT;
   if (text === IN_OBJECT) {
-    const plan = await env.PLAN_RUN.getByName(runId).planVersion(version);
+    const plan = await runObject(env.PLAN_RUN, runId).planVersion(version);
     if (!plan) return null;
     text = JSON.stringify(plan);
   }

@@ -21,9 +21,9 @@
  * tried again then). Unset, the sweep reads nothing.
  */
 import { z } from 'zod';
+import { runObject } from './run-object';
 import { log } from '../log';
-import type { RpcResult } from './rpc-result';
-import { deleteIndexedRun, type DeletedRun } from './run-deletion';
+import { deleteIndexedRun } from './run-deletion';
 import { retentionMs } from './retention';
 
 /** Runs woken per invocation: with the D1 page and the KV cursor, under 50 subrequests. */
@@ -131,10 +131,10 @@ async function saveCursor(kv: KVNamespace, last: Cursor | null, had: boolean): P
  * `DELETE /v1/runs/:id` does for one: its noted deletion finished, or its D1 rows removed.
  */
 async function wake(env: Env, runId: string, result: SweepResult): Promise<void> {
-  const run = env.PLAN_RUN.getByName(runId);
+  const run = runObject(env.PLAN_RUN, runId);
   try {
     if ((await run.getStatus({})) !== null) return void result.woken.push(runId);
-    const r = (await run.deleteRun()) as RpcResult<DeletedRun>;
+    const r = await run.deleteRun();
     if (r.ok || (r.error.code === 'run_not_found' && (await deleteIndexedRun(env, runId))))
       result.unindexed.push(runId);
   } catch (err) {

@@ -14,10 +14,10 @@
  * so that whoever finishes the deletion forces its child runs too.
  */
 import { z } from 'zod';
+import { runObject } from './run-object';
 import { childRunId, CHILD_RUN_ACTION } from '../engine/child-run';
 import type { RunState } from '../engine/state';
 import type { SqlStore } from './sql-store';
-import type { RpcResult } from './rpc-result';
 import { settleBounded } from './settle-bounded';
 
 /** The meta key of a deletion under way. */
@@ -146,7 +146,7 @@ export function readNote(store: SqlStore): DeletionNote | null {
 export async function deleteChildren(env: Env, ids: readonly string[], force = false): Promise<string[]> {
   const opts = force ? { cascade: true, force } : { cascade: true };
   const outcomes = await settleBounded(ids, CHILD_DELETIONS_AT_ONCE, async (id) => {
-    const r = (await env.PLAN_RUN.getByName(id).deleteRun(opts)) as RpcResult<DeletedRun>;
+    const r = await runObject(env.PLAN_RUN, id).deleteRun(opts);
     if (r.ok) return [id, ...r.value.child_runs];
     if (r.error.code === 'run_not_found') return [];
     throw new Error(r.error.message);

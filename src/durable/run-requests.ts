@@ -2,6 +2,8 @@
 import type { MachineInput } from '../engine/machine';
 import type { BeginStep } from './begin-attempt';
 import type { ParentRef } from './child-runs';
+import type { StepMessage } from './messages';
+import type { RunStatus } from '../plan/model';
 
 /** A new run: the machine's `create` input, plus where the API is served (for the links the run
  * hands out) and, for a child run, the parent step to report to when it ends. */
@@ -23,3 +25,17 @@ export type CreateRunRequest = Omit<Extract<MachineInput, { type: 'create' }>, '
 
 /** A step handed to a reporting consumer to run now: already begun (ToolInvoked recorded). */
 export type Continuation = { step_id: string; attempt: number } & Extract<BeginStep, { proceed: true }>;
+
+/**
+ * A run object's answer to a create. `format`: the storage format it stored the run in
+ * (storage-format.ts) — the confirmation that it honours what the run's config needs; releases
+ * before 2026-11-29's (ae03508 and earlier) do not send it (confirmed-create.ts). `replayed`: an `Idempotency-Key`'s run,
+ * found again.
+ */
+export type CreatedRun = {
+  run_id: string;
+  status: RunStatus;
+  outbox: StepMessage[];
+  replayed?: true;
+  format?: number;
+};

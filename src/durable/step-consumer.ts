@@ -13,12 +13,13 @@
  * continuation, which has none — the object sends the attempt again once the lease runs out.
  */
 import type { StepOutcome } from '../engine/machine';
+import { runObject, type RunObject } from './run-object';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
 import { executeApproved } from './execute';
 import { deferredOf } from '../executor/deferred';
 import { stepMessages, type StepMessage } from './messages';
-import type { BeginStep, Continuation, PlanRun } from './plan-run';
+import type { BeginStep, Continuation } from './plan-run';
 import { LEASE_MS } from './leases';
 import { groupsOf, reportable } from './call-limits';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
@@ -66,7 +67,7 @@ type Pending = {
 class RunConsumer {
   readonly #started = Date.now();
   readonly #tasks = new Set<Promise<void>>();
-  readonly #run: DurableObjectStub<PlanRun>;
+  readonly #run: RunObject;
   readonly #reporter: Reporter;
   #inFlight = 0;
   /** Attempts whose tool is still running (the others in #inFlight are reporting). */
@@ -77,7 +78,7 @@ class RunConsumer {
     private readonly tools: ToolRegistry,
     private readonly env: Env,
   ) {
-    this.#run = env.PLAN_RUN.getByName(runId);
+    this.#run = runObject(env.PLAN_RUN, runId);
     this.#reporter = new Reporter(
       async (reports) => await this.#run.completeSteps(reports, this.#room(reports.length)),
       () => this.#executing,
@@ -93,7 +94,7 @@ class RunConsumer {
         attempt: m.body.attempt,
         redelivered: m.attempts > 1,
       }));
-      begins = (await this.#run.beginSteps(requests)) as BeginStep[];
+      begins = await this.#run.beginSteps(requests);
     } catch (err) {
       log(
         'consumer_run_unreachable',

@@ -34,7 +34,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   426: 'This endpoint needs a WebSocket upgrade (`upgrade_required`)',
   429: 'Too many requests (`rate_limited`)',
   500: 'Internal error (`internal`)',
-  503: 'The run waits for a newer release to be deployed again (`run_newer_format`, after a rollback), or its deletion could not be finished yet (`deletion_pending`); `Retry-After` says when to ask again',
+  503: 'The run waits for a newer release to be deployed again (`run_newer_format`, after a rollback), its deletion could not be finished yet (`deletion_pending`), or a run with `approval.revisions: "ask"` reached a run object still on the previous release while a deploy rolls out (`deploy_in_progress`: it was removed; send the request again); `Retry-After` says when to ask again',
 };
 
 type ErrorResponse = { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } };

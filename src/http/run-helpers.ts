@@ -1,7 +1,8 @@
 /** Shared pieces of the `/v1/runs/:id/…` routes: the run's stub, not-found, control results, bodies. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { PlanRun, RpcResult } from '../durable/plan-run';
+import type { RpcResult } from '../durable/plan-run';
+import { runObject, type RunObject } from '../durable/run-object';
 import type { ErrorCode as AnyErrorCode } from '../error-codes';
 import { RUN_ID_PATTERN, type RunStatus } from '../plan/model';
 import { jsonError, type ErrorCode } from './errors';
@@ -48,9 +49,9 @@ export function controlRoute(
 }
 
 /** The run's object, or null for an id that cannot name a run. */
-export function stubFor(c: Context<AppEnv>): DurableObjectStub<PlanRun> | null {
+export function stubFor(c: Context<AppEnv>): RunObject | null {
   const id = c.req.param('id') ?? '';
-  return RUN_ID_PATTERN.test(id) ? c.env.PLAN_RUN.getByName(id) : null;
+  return RUN_ID_PATTERN.test(id) ? runObject(c.env.PLAN_RUN, id) : null;
 }
 
 export function notFound(c: Context<AppEnv>) {

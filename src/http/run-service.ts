@@ -10,9 +10,8 @@ import { plannerConfigured } from '../durable/planner-config';
 import type { Estimates } from '../plan/estimates';
 import { planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
-import type { StepMessage } from '../durable/messages';
 import { sendSteps } from '../durable/fan-out';
-import type { RpcResult } from '../durable/rpc-result';
+import { createConfirmed } from '../durable/confirmed-create';
 import { prepareRunPlan, withSourceLines } from '../import/run-request';
 import { webhookUrlProblem } from './webhook-url-check';
 
@@ -57,7 +56,8 @@ export type StartResult =
         | 'planning_unavailable'
         | 'planning_failed'
         | 'conflict'
-        | 'idempotency_key_reused';
+        | 'idempotency_key_reused'
+        | 'deploy_in_progress';
       message: string;
       details?: unknown;
     };
@@ -148,8 +148,7 @@ async function createRun(
 ): Promise<StartResult> {
   if (plan && req.goal !== undefined && plan.goal === '') plan.goal = req.goal;
   const run_id = req.idempotency?.run_id ?? deps.ids.id('run');
-  const stub = deps.env.PLAN_RUN.getByName(run_id);
-  const created = (await stub.create({
+  const created = await createConfirmed(deps.env.PLAN_RUN, {
     run_id,
     ...(req.idempotency ? { fingerprint: req.idempotency.fingerprint } : {}),
     goal: plan?.goal || req.goal || '',
@@ -159,10 +158,12 @@ async function createRun(
     ...(state ? { state } : {}),
     estimates,
     origin: deps.origin,
-  })) as RpcResult<{ run_id: string; status: RunStatus; outbox: StepMessage[]; replayed?: true }>;
+  });
   if (!created.ok) {
     const { code, message, details } = created.error;
-    if (code === 'idempotency_key_reused') return { kind: 'error', code, message, details };
+    // deploy_in_progress: details.retry_after_s, the route's Retry-After.
+    if (code === 'idempotency_key_reused' || code === 'deploy_in_progress')
+      return { kind: 'error', code, message, details };
     // A deleted run's id (its key sent again) waits a moment: details.retry_after_s says how long.
     return { kind: 'error', code: 'conflict', message, ...(code === 'run_deleted' ? { details } : {}) };
   }

@@ -32,6 +32,8 @@ const ApprovalDataShape = z.object({
   inferred: z.optional(z.record(z.string(), z.array(z.string()))),
   // A revision's: the last approved version and what this one changes since (approval-changes.tsx).
   last_approved_version: z.optional(z.nullable(z.number())),
+  // Steps the decision does not run (a revision's done, skipped or running ones): set apart.
+  kept: z.optional(z.record(z.string(), z.enum(['done', 'skipped', 'running']))),
   changes: z.optional(
     z.nullable(
       z.custom<ApprovalChanges>(

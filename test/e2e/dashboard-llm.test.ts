@@ -179,11 +179,18 @@ describe('the dashboard following LLM-planned runs', () => {
     await runPage.close();
     const { page, errors } = await open(`${link.pathname}${link.search}`);
     await page.waitForSelector('table.plan-steps tbody tr');
-    // The link shows the revised plan: v2's steps.
-    expect(await page.locator('table.plan-steps tbody tr').allInnerTexts()).toEqual([
-      expect.stringMatching(/^fetch\b/),
+    // The link shows the revised plan: v2's step to approve, and fetch, done under v1, set apart.
+    expect(await page.locator('section.approve-steps > table.plan-steps tbody tr').allInnerTexts()).toEqual([
       expect.stringMatching(/^parse2\b/),
     ]);
+    await expect(page.locator('#approve-steps-title').innerText()).resolves.toBe('1 step to approve');
+    await expect(
+      page
+        .locator('details.kept-steps table.plan-steps tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [r.getAttribute('data-plan-step'), r.getAttribute('data-kept')]),
+        ),
+    ).resolves.toEqual([['fetch', 'done']]);
     await page.getByRole('button', { name: 'Approve' }).click();
     const run = await waitForStatus(run_id, 'completed');
     expect(Object.keys(run.step_results as object).sort()).toEqual(['fetch', 'parse2']);

@@ -92,19 +92,35 @@ describe('approving a revision', () => {
     await expect(page.locator('.approval-note').innerText()).resolves.toBe(
       'Plan v1 approved by “Ada Lovelace”',
     );
-    // The table of steps to approve marks the new and the changed ones.
-    const marked = (where: Page) =>
+    // The table of steps to approve holds what approving v2 runs, the new and the changed ones marked,
+    // counted in its heading; fetch, done under v1 and kept, is set apart below it, collapsed.
+    const marked = (where: Page, table = 'table.plan-steps') =>
       where
-        .locator('table.plan-steps tbody tr')
+        .locator(`${table} tbody tr`)
         .evaluateAll((rows) =>
-          rows.map((r) => [r.getAttribute('data-plan-step'), r.getAttribute('data-change')]),
+          rows.map((r) => [
+            r.getAttribute('data-plan-step'),
+            r.getAttribute('data-change') ?? r.getAttribute('data-kept'),
+          ]),
         );
-    const expected = [
-      ['fetch', null],
+    const approve = page.getByRole('region', { name: '2 steps to approve' });
+    await approve.waitFor();
+    await expect(marked(page, 'section.approve-steps > table.plan-steps')).resolves.toEqual([
       ['parse2', 'added'],
       ['report', 'changed'],
-    ];
-    await expect(marked(page)).resolves.toEqual(expected);
+    ]);
+    const kept = approve.locator('details.kept-steps');
+    await expect(kept.locator('summary').innerText()).resolves.toBe(
+      '1 step already done — kept from before, not run again',
+    );
+    await expect(kept.getAttribute('open')).resolves.toBeNull();
+    expect(await kept.locator('table.plan-steps').isVisible()).toBe(false);
+    await kept.locator('summary').click();
+    await expect(marked(page, 'details.kept-steps table.plan-steps')).resolves.toEqual([['fetch', 'done']]);
+    await expect(kept.locator('[data-plan-step="fetch"] .kept-mark').innerText()).resolves.toBe(
+      'already done',
+    );
+    await approve.scrollIntoViewIfNeeded();
     await shot(page, 'revision-changes-run-page');
 
     // The webhook for v2 says the same, for a bridge to post without calling back.
@@ -123,9 +139,20 @@ describe('approving a revision', () => {
       'v2 adds 1 step, changes 1 and removes 1 since v1 was approved',
     );
     const linkBox = (await linkPage.locator('.approval-changes').boundingBox())!;
-    const table = (await linkPage.locator('table.plan-steps').boundingBox())!;
+    const table = (await linkPage.locator('section.approve-steps > table.plan-steps').boundingBox())!;
     expect(linkBox.y).toBeLessThan(table.y);
-    await expect(marked(linkPage)).resolves.toEqual(expected);
+    // The link's table, as the run page's: what approving runs, then fetch set apart, collapsed.
+    await linkPage.getByRole('region', { name: '2 steps to approve' }).waitFor();
+    await expect(marked(linkPage, 'section.approve-steps > table.plan-steps')).resolves.toEqual([
+      ['parse2', 'added'],
+      ['report', 'changed'],
+    ]);
+    await expect(linkPage.locator('details.kept-steps summary').innerText()).resolves.toBe(
+      '1 step already done — kept from before, not run again',
+    );
+    await expect(marked(linkPage, 'details.kept-steps table.plan-steps')).resolves.toEqual([
+      ['fetch', 'done'],
+    ]);
     await shot(linkPage, 'revision-changes-link');
     // Both pages on a phone, as read by assistive technology: no serious or critical axe finding, and
     // nothing wider than the screen (`bypassCSP`: axe goes in as an inline script; viewing spends nothing).

@@ -8,8 +8,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { exports, env } from 'cloudflare:workers';
 import { vi, describe, expect, it } from 'vitest';
+import { runObject } from '../../src/durable/run-object';
 import { createClient } from '../../src/client';
-import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { api, events, startRun, waitForRun, type Json } from './helpers';
 
@@ -31,10 +32,13 @@ async function cancelWhileQueued(k: string, ms: number) {
   );
   const stub = env.PLAN_RUN.getByName(runId);
   // Begun by the queue's consumer (ToolInvoked recorded): its tool runs.
-  await vi.waitFor(async () => expect((await stub.attempts('c'))[0]?.status).toBe('invoked'), {
-    timeout: 10_000,
-    interval: 10,
-  });
+  await vi.waitFor(
+    async () => expect((await runObject(env.PLAN_RUN, runId).attempts('c'))[0]?.status).toBe('invoked'),
+    {
+      timeout: 10_000,
+      interval: 10,
+    },
+  );
   const cancel = await api('POST', `/v1/runs/${runId}/cancel`, { reason: 'changed my mind' });
   expect(cancel.body).toMatchObject({ status: 'cancelled' });
   return { runId, stub };
@@ -84,9 +88,9 @@ describe('a step on the queue that outlives its cancelled run', () => {
 
   it('is not started again by a message for its attempt delivered after the cancel', async () => {
     const k = `late-dup-${crypto.randomUUID()}`;
-    const { runId, stub } = await cancelWhileQueued(k, 400);
+    const { runId } = await cancelWhileQueued(k, 400);
     // The run's end let go of the attempt's lease: only the run's status stands in the way now.
-    const [again] = (await stub.beginSteps([{ step_id: 'c', attempt: 1 }])) as BeginStep[];
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(again).toEqual({ proceed: false, reason: 'the run has ended (cancelled)' });
     await vi.waitFor(async () => expect(returnedFor(await events(runId), 'c')).toHaveLength(1), {
       timeout: 10_000,
@@ -110,7 +114,7 @@ describe('a step on the queue that outlives its cancelled run', () => {
     });
     // The consumer still running c renews its lease; a second send of the attempt finds it held.
     await stub.renewLeases([{ step_id: 'c', attempt: 1 }]);
-    const [dup] = (await stub.beginSteps([{ step_id: 'c', attempt: 1 }])) as BeginStep[];
+    const [dup] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
     const run = await waitForRun(runId, (r) => r.status === 'completed');
     expect(run.step_results).toEqual({ c: { key: k, value: 1 }, d: { after: 'c' } });

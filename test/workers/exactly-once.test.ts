@@ -9,10 +9,11 @@ import {
 } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
+import { runObject } from '../../src/durable/run-object';
 import type { StepMessage } from '../../src/durable/messages';
 import { consumeSteps } from '../../src/durable/step-consumer';
 import { demoCounters, readDemoCounter } from '../../src/executor/tools/demo-counters-client';
-import type { BeginStep, Continuation, PlanRun } from '../../src/durable/plan-run';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { api, events, startRun, waitForRun } from './helpers';
 
 let n = 0;
@@ -42,7 +43,7 @@ describe('exactly once', () => {
     expect(run.status).toBe('completed');
     expect(await readDemoCounter(env, k1)).toBe(1);
     expect(await readDemoCounter(env, k2)).toBe(1);
-    expect((await stub.attempts('slow')).map((a) => a.attempt)).toEqual([1]);
+    expect((await runObject(env.PLAN_RUN, runId).attempts('slow')).map((a) => a.attempt)).toEqual([1]);
   });
 
   it('re-runs an inline attempt lost to a crash mid-step with the same idempotency key, once', async () => {
@@ -64,7 +65,7 @@ describe('exactly once', () => {
     expect(run.step_results.slow).toBe('slept');
     expect(await readDemoCounter(env, k1)).toBe(1);
     expect(await readDemoCounter(env, k2)).toBe(1);
-    const attempts = await stub.attempts('slow');
+    const attempts = await runObject(env.PLAN_RUN, runId).attempts('slow');
     expect(attempts.map((a) => a.attempt)).toEqual([1]);
   });
 
@@ -97,7 +98,7 @@ describe('exactly once', () => {
     expect(await readDemoCounter(env, k1)).toBe(1);
     expect(await readDemoCounter(env, k2)).toBe(1);
     for (const id of ['s1', 's2', 's3']) {
-      const attempts = await stub.attempts(id);
+      const attempts = await runObject(env.PLAN_RUN, runId).attempts(id);
       expect(attempts.map((a) => [a.attempt, a.dispatch, a.status])).toEqual([[1, 'inline', 'succeeded']]);
     }
   });
@@ -224,10 +225,10 @@ describe('exactly once', () => {
       instance.leases.ttlMs = 300;
     });
     await waitForRun(runId, (r) => r.step_statuses.a === 'running');
-    const [taken] = (await stub.completeSteps(
+    const [taken] = await runObject(env.PLAN_RUN, runId).completeSteps(
       [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
       1,
-    )) as Continuation[];
+    );
     expect(taken).toMatchObject({ step_id: 'b', attempt: 1, idempotency_key: `${runId}:b` });
     return runId;
   }
@@ -279,14 +280,14 @@ describe('exactly once', () => {
       { execution_mode: 'parallel' },
     );
     await vi.waitFor(
-      async () => expect((await env.PLAN_RUN.getByName(runId).attempts('c'))[0]?.status).toBe('invoked'),
+      async () => expect((await runObject(env.PLAN_RUN, runId).attempts('c'))[0]?.status).toBe('invoked'),
       { timeout: 5_000, interval: 10 },
     );
     // The object loses its memory; the queue redelivers the message (its consumer died).
     await abortAllDurableObjects();
-    const [again] = (await env.PLAN_RUN.getByName(runId).beginSteps([
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([
       { step_id: 'c', attempt: 1, redelivered: true },
-    ])) as BeginStep[];
+    ]);
     expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
     const run = await waitForRun(runId);
     expect(run.step_results.c).toEqual({ key: k, value: 1 });
@@ -300,16 +301,20 @@ describe('exactly once', () => {
       { steps: [counter('c', k, { parameters: { key: k, delay_ms: 300 } })] },
       { execution_mode: 'parallel' },
     );
-    const stub = env.PLAN_RUN.getByName(runId);
-    await vi.waitFor(async () => expect((await stub.attempts('c'))[0]?.status).toBe('invoked'), {
-      timeout: 5_000,
-      interval: 10,
-    });
+    await vi.waitFor(
+      async () => expect((await runObject(env.PLAN_RUN, runId).attempts('c'))[0]?.status).toBe('invoked'),
+      {
+        timeout: 5_000,
+        interval: 10,
+      },
+    );
     // A duplicate send of the attempt while its consumer runs it: left alone.
-    const [dup] = (await stub.beginSteps([{ step_id: 'c', attempt: 1 }])) as BeginStep[];
+    const [dup] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'c', attempt: 1 }]);
     expect(dup).toEqual({ proceed: false, reason: 'held by another consumer' });
     // The queue's redelivery (its consumer gave up or died) takes the lease over, same key.
-    const [again] = (await stub.beginSteps([{ step_id: 'c', attempt: 1, redelivered: true }])) as BeginStep[];
+    const [again] = await runObject(env.PLAN_RUN, runId).beginSteps([
+      { step_id: 'c', attempt: 1, redelivered: true },
+    ]);
     expect(again).toMatchObject({ proceed: true, idempotency_key: `${runId}:c` });
     const run = await waitForRun(runId);
     expect(run.step_results.c).toEqual({ key: k, value: 1 });

@@ -5,15 +5,18 @@
  */
 import { env } from 'cloudflare:workers';
 import { vi, describe, expect, it } from 'vitest';
+import { runObject } from '../../src/durable/run-object';
 import { api, startRun, waitForRun, type Json } from './helpers';
 
 /** Waits until the step's attempt has begun (ToolInvoked recorded). */
 async function untilInvoked(runId: string, step: string): Promise<void> {
-  const stub = env.PLAN_RUN.getByName(runId);
-  await vi.waitFor(async () => expect((await stub.attempts(step))[0]?.status).toBe('invoked'), {
-    timeout: 10_000,
-    interval: 10,
-  });
+  await vi.waitFor(
+    async () => expect((await runObject(env.PLAN_RUN, runId).attempts(step))[0]?.status).toBe('invoked'),
+    {
+      timeout: 10_000,
+      interval: 10,
+    },
+  );
 }
 
 const subtask = (status: Json, id: string) => (status.subtasks as Json[]).find((s) => s.id === id)!;

@@ -9,8 +9,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
+import { runObject } from '../../src/durable/run-object';
 import { childRunId } from '../../src/engine/child-run';
-import type { Continuation, PlanRun } from '../../src/durable/plan-run';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { api, events, startRun, waitForRun, type Json } from './helpers';
 
@@ -56,10 +57,10 @@ async function loseDeferred(kind: keyof typeof DEFERRED, k: string) {
     instance.leases.ttlMs = 300;
   });
   await waitForRun(runId, (r) => r.step_statuses.a === 'running');
-  const [taken] = (await stub.completeSteps(
+  const [taken] = await runObject(env.PLAN_RUN, runId).completeSteps(
     [{ step_id: 'a', attempt: 1, outcome: { success: true, output: 'a', latency_ms: 1 } }],
     1,
-  )) as Continuation[];
+  );
   expect(taken).toMatchObject({ step_id: 'd', attempt: 1 });
   return runId;
 }

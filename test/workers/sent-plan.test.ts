@@ -5,6 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { runObject } from '../../src/durable/run-object';
 import { parseRunConfig } from '../../src/plan/config';
 import { api } from './helpers';
 
@@ -24,7 +25,7 @@ describe('a plan sent to a new run as text', () => {
   ] as const) {
     it(`is refused as invalid_plan, leaving no run, when it ${what}`, async () => {
       const runId = `run_${crypto.randomUUID().replaceAll('-', '')}`;
-      const created = await env.PLAN_RUN.getByName(runId).create(request(runId, text));
+      const created = await runObject(env.PLAN_RUN, runId).create(request(runId, text));
       expect(created).toMatchObject({
         ok: false,
         error: { code: 'invalid_plan', message: expect.stringContaining('The plan sent to the run') },
@@ -44,7 +45,7 @@ describe('a plan sent to a new run as text', () => {
       created_at: new Date().toISOString(),
       steps: [{ id: 'a', description: 'a', action: 'demo.echo', parameters: { v: 1 }, dependencies: [] }],
     };
-    const created = await env.PLAN_RUN.getByName(runId).create(request(runId, JSON.stringify(plan)));
+    const created = await runObject(env.PLAN_RUN, runId).create(request(runId, JSON.stringify(plan)));
     expect(created.ok).toBe(true);
     expect((await api('GET', `/v1/runs/${runId}`)).body.plan.id).toBe('plan_sent');
   });

@@ -13,7 +13,7 @@ import {
   runDurableObjectAlarm,
   runInDurableObject,
 } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { StepMessage } from '../../src/durable/messages';
 import {
@@ -132,6 +132,66 @@ describe('a run object’s storage format', () => {
     expect(result.retryMessages.map((m) => m.msgId)).toEqual(['m0']);
     expect(result.explicitAcks).toEqual([]);
     expect(retried).toHaveBeenCalledWith({ delaySeconds: NEWER_FORMAT_RETRY_S });
+    // Not a row changed.
+    expect({ ...(await dumpObject(runId)), alarm: null }).toEqual({ ...before, alarm: null });
+  });
+
+  it('newer than this release: every RPC method of its object answers the refusal as a value, never a throw', async () => {
+    // A throw crosses RPC as its message only, and workerd logs each one in the object as an uncaught
+    // exception; the Worker throws the refusal again itself (run-object.ts), answered as above.
+    const runId = await awaitingApproval(`format-newer-rpc-${crypto.randomUUID()}`);
+    const newer = String(STORAGE_FORMAT + 1);
+    await inObject(runId, (s) =>
+      s.storage.sql.exec('UPDATE meta SET value = ? WHERE key = ?', newer, FORMAT_KEY),
+    );
+    await abortAllDurableObjects();
+    const before = await dumpObject(runId);
+    const stub = env.PLAN_RUN.getByName(runId);
+    const step = { step_id: 'a', attempt: 1 };
+    const calls: [string, () => Promise<unknown>][] = [
+      [
+        'create',
+        async () =>
+          stub.create({ run_id: runId, goal: 'g', config: parseRunConfig({}), input: {}, estimates: null }),
+      ],
+      ['getRun', async () => stub.getRun()],
+      ['getStatus', async () => stub.getStatus({})],
+      ['deleteRun', async () => stub.deleteRun({ force: true })],
+      ['listEvents', async () => stub.listEvents(0, 10)],
+      ['readValue', async () => stub.readValue('input')],
+      ['stateAt', async () => stub.stateAt()],
+      ['planVersion', async () => stub.planVersion(1)],
+      ['planVersions', async () => stub.planVersions()],
+      ['attempts', async () => stub.attempts()],
+      ['cancel', async () => stub.cancel('no')],
+      ['retry', async () => stub.retry()],
+      ['approve', async () => stub.approve({ decision: 'approve' })],
+      ['approvalPage', async () => stub.approvalPage('token')],
+      ['rollback', async () => stub.rollback(1)],
+      ['replan', async () => stub.replan('why')],
+      ['input', async () => stub.input({ answer: 1 })],
+      ['awaitInput', async () => stub.awaitInput('a', 1, 'Which?')],
+      ['handedOver', async () => stub.handedOver('a', 1)],
+      ['beginSteps', async () => stub.beginSteps([step])],
+      ['renewLeases', async () => stub.renewLeases([step])],
+      [
+        'completeSteps',
+        async () => stub.completeSteps([{ ...step, outcome: { success: true, output: 1, latency_ms: 0 } }]),
+      ],
+    ];
+    for (const [method, call] of calls) {
+      // Resolved, not rejected: a rejection fails the test here, naming no method — so say it.
+      const answer = await call().catch((err: unknown) => ({ thrown: String(err) }));
+      expect(answer, method).toEqual({
+        run_newer_format: expect.stringContaining(`stored in format ${newer}`),
+      });
+    }
+    // The run's WebSocket (the object's fetch) is answered as the API's other routes are.
+    const ws = await exports.default.fetch(
+      new Request(`http://edgeplan.test/v1/runs/${runId}/ws`, { headers: { Upgrade: 'websocket' } }),
+    );
+    expect([ws.status, ws.headers.get('retry-after')]).toEqual([503, '300']);
+    expect((await ws.json<{ error: { code: string } }>()).error.code).toBe('run_newer_format');
     // Not a row changed.
     expect({ ...(await dumpObject(runId)), alarm: null }).toEqual({ ...before, alarm: null });
   });

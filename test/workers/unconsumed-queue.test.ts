@@ -8,7 +8,8 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
-import type { BeginStep, PlanRun } from '../../src/durable/plan-run';
+import { runObject } from '../../src/durable/run-object';
+import type { PlanRun } from '../../src/durable/plan-run';
 import { FORMAT_KEY, STORAGE_FORMAT } from '../../src/durable/storage-format';
 import { QUEUE_BYPASSED } from '../../src/durable/untaken-attempts';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
@@ -53,7 +54,7 @@ describe('a steps queue nothing consumes', () => {
     expect(moved!.payload.error.message).toContain('[[queues.consumers]]');
     expect(moved!.payload.error.message).toContain('export default edgeplan.default');
     // A consumer that shows up late with b's message is turned away: the object runs it.
-    const [late] = (await stub.beginSteps([{ step_id: 'b', attempt: 1 }])) as BeginStep[];
+    const [late] = await runObject(env.PLAN_RUN, runId).beginSteps([{ step_id: 'b', attempt: 1 }]);
     expect(late).toEqual({ proceed: false, reason: 'carried out in the run’s object' });
     const run = await waitForRun(runId);
     expect(run.status).toBe('completed');

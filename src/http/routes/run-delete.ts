@@ -6,8 +6,7 @@
  * error, saying so. A run a newer release wrote (`run_newer_format`) is never deleted here.
  */
 import { createRoute } from '@hono/zod-openapi';
-import type { RpcResult } from '../../durable/rpc-result';
-import { deleteIndexedRun, DELETION_RETRY_MS, type DeletedRun } from '../../durable/run-deletion';
+import { deleteIndexedRun, DELETION_RETRY_MS } from '../../durable/run-deletion';
 import { jsonError } from '../errors';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { DeleteRunQuerySchema, RunIdParamSchema } from '../schemas/run';
@@ -47,7 +46,7 @@ export function registerRunDeleteRoutes(app: App): void {
     const run = stubFor(c);
     if (!run) return notFound(c);
     const { force } = c.req.valid('query');
-    const r = (await run.deleteRun(force ? { force } : {})) as RpcResult<DeletedRun>;
+    const r = await run.deleteRun(force ? { force } : {});
     if (r.ok) return c.json(r.value, 200);
     if (r.error.code === 'run_active')
       return jsonError(c, 'conflict', r.error.message, { reason: r.error.code });

@@ -5,9 +5,10 @@
  * Under the graph, the steps later plan versions replaced, each clickable for what it did.
  */
 import type { ApprovalChanges, ReplacedStep, Run, RunView, StepView } from '../../client';
+import { keptOf } from '../approval-steps';
 import { failedDependency } from '../run-status';
 import { Dag } from './dag';
-import { PlanSteps } from './plan-steps';
+import { ApproveSteps } from './approve-steps';
 import { replacedAt, replacedKey, ReplacedSteps } from './replaced-steps';
 import { StepPanel } from './step-panel';
 
@@ -78,17 +79,13 @@ export function GraphTab({
         )}
       </div>
       {waitingApproval ? (
-        <section class="approve-steps" aria-labelledby="approve-steps-title">
-          <h2 id="approve-steps-title">
-            {steps.length} {steps.length === 1 ? 'step' : 'steps'} to approve
-          </h2>
-          <PlanSteps
-            steps={steps.map((s) => s.planned)}
-            inferred={inferred}
-            selected={selected}
-            changes={changes}
-          />
-        </section>
+        <ApproveSteps
+          steps={steps.map((s) => s.planned)}
+          kept={keptOf(steps)}
+          inferred={inferred}
+          selected={selected}
+          changes={changes}
+        />
       ) : null}
     </>
   );

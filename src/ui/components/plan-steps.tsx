@@ -10,12 +10,14 @@ import type { ApprovalChanges, PlanStep } from '../../client';
 import { foldJson } from '../fold-json';
 import { Dependencies } from './dependencies';
 import { visibleText } from '../visible-text';
+import type { KeptState } from '../approval-steps';
 
 export function PlanSteps({
   steps,
   inferred,
   selected,
   changes = null,
+  kept,
 }: {
   steps: readonly PlanStep[];
   /** Step id → the dependencies its references add to the ones it lists. */
@@ -24,6 +26,8 @@ export function PlanSteps({
   selected: string | null;
   /** A revision's changes since the approved version: its added and changed steps are marked. */
   changes?: ApprovalChanges | null;
+  /** Steps a revision kept from before (approval-steps.ts), marked with what they are. */
+  kept?: ReadonlyMap<string, KeptState>;
 }) {
   const marks = new Map<string, 'added' | 'changed'>([
     ...(changes?.added ?? []).map((a) => [a.step_id, 'added'] as const),
@@ -49,6 +53,7 @@ export function PlanSteps({
               class={selected === s.id ? 'selected' : ''}
               data-plan-step={s.id}
               data-change={marks.get(s.id)}
+              data-kept={kept?.get(s.id)}
             >
               <td>
                 <code>{s.id}</code>
@@ -56,6 +61,12 @@ export function PlanSteps({
                   <>
                     {' '}
                     <span class={`change-mark ${marks.get(s.id)}`}>{marks.get(s.id)}</span>
+                  </>
+                ) : null}
+                {kept?.has(s.id) ? (
+                  <>
+                    {' '}
+                    <span class={`kept-mark ${kept.get(s.id)}`}>{KEPT_TEXT[kept.get(s.id)!]}</span>
                   </>
                 ) : null}
                 {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
@@ -78,6 +89,12 @@ export function PlanSteps({
     </table>
   );
 }
+
+const KEPT_TEXT: Record<KeptState, string> = {
+  done: 'already done',
+  skipped: 'skipped',
+  running: 'running',
+};
 
 /** A step's parameters as compact JSON, folded when long, with a button to show them whole. */
 function Parameters({ stepId, value }: { stepId: string; value: Record<string, unknown> }) {

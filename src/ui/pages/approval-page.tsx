@@ -10,7 +10,7 @@ import { DecisionComment } from '../components/decision-comment';
 import { ApprovalChanges } from '../components/approval-changes';
 import { approverOf, useApproverName } from '../approver-name';
 import { ModifyPlan } from '../components/modify-plan';
-import { PlanSteps } from '../components/plan-steps';
+import { ApproveSteps } from '../components/approve-steps';
 import { ErrorAlert } from '../components/error-alert';
 import type { ApprovalData } from '../page-inputs';
 import { visibleText } from '../visible-text';
@@ -143,8 +143,9 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         selected={selected}
         onSelect={setSelected}
       />
-      <PlanSteps
+      <ApproveSteps
         steps={data.plan.steps}
+        kept={new Map(Object.entries(data.kept ?? {}))}
         inferred={inferred}
         selected={selected}
         changes={data.changes ?? null}
