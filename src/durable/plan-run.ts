@@ -94,9 +94,11 @@ export class PlanRun extends DurableObject<Env> {
    * The run's status and its last event's seq — what a waiter (`GET /v1/runs/:id/wait`) checks on each
    * event it is sent, without building the whole snapshot every time.
    */
-  progress(): { status: RunStatus; last_seq: number } | null {
-    const m = this.#run.load();
-    return m && { status: m.state.status, last_seq: m.state.seq };
+  progress(): Refusable<{ status: RunStatus; last_seq: number } | null> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      return m && { status: m.state.status, last_seq: m.state.seq };
+    });
   }
 
   getStatus(opts: {

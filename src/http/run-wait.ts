@@ -4,7 +4,7 @@
  * time events come, the waiter asks the object for its status and last seq (`progress()`, a small RPC,
  * once per batch however many events it holds), and reads the whole run once, at the end.
  */
-import type { PlanRun } from '../durable/plan-run';
+import type { RunObject } from '../durable/run-object';
 import type { ServedRun } from '../durable/served-run';
 import { reached, type RunProgress, type WaitUntil } from './wait-condition';
 
@@ -23,9 +23,9 @@ const REOPEN_DELAY_MS = 250;
 
 /**
  * Waits until the run is where `until` says, or `timeoutMs` passed.
- * @example await waitForRun(env.PLAN_RUN.getByName(id), { until: 'terminal', timeoutMs: 25_000 });
+ * @example await waitForRun(runObject(env.PLAN_RUN, id), { until: 'terminal', timeoutMs: 25_000 });
  */
-export async function waitForRun(stub: DurableObjectStub<PlanRun>, opts: WaitOptions): Promise<WaitOutcome> {
+export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<WaitOutcome> {
   const deadline = Date.now() + opts.timeoutMs;
   let now: RunProgress | null = await stub.progress();
   if (!now) return null;
@@ -63,7 +63,7 @@ class EventBell {
   }
 
   /** The socket of events after `after`; null when the object holds no run (deleted meanwhile). */
-  static async open(stub: DurableObjectStub<PlanRun>, after: number): Promise<EventBell | null> {
+  static async open(stub: RunObject, after: number): Promise<EventBell | null> {
     const res = await stub.fetch(`https://run.internal/ws?after=${after}`, {
       headers: { Upgrade: 'websocket' },
     });

@@ -155,6 +155,7 @@ describe('a run object’s storage format', () => {
           stub.create({ run_id: runId, goal: 'g', config: parseRunConfig({}), input: {}, estimates: null }),
       ],
       ['getRun', async () => stub.getRun()],
+      ['progress', async () => stub.progress()],
       ['getStatus', async () => stub.getStatus({})],
       ['deleteRun', async () => stub.deleteRun({ force: true })],
       ['listEvents', async () => stub.listEvents(0, 10)],
@@ -192,6 +193,11 @@ describe('a run object’s storage format', () => {
     );
     expect([ws.status, ws.headers.get('retry-after')]).toEqual([503, '300']);
     expect((await ws.json<{ error: { code: string } }>()).error.code).toBe('run_newer_format');
+    // So is a wait for it (GET /v1/runs/:id/wait reads its progress first).
+    const wait = await exports.default.fetch(
+      new Request(`http://edgeplan.test/v1/runs/${runId}/wait?timeout_s=1`),
+    );
+    expect([wait.status, wait.headers.get('retry-after')]).toEqual([503, '300']);
     // Not a row changed.
     expect({ ...(await dumpObject(runId)), alarm: null }).toEqual({ ...before, alarm: null });
   });
