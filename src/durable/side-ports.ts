@@ -8,6 +8,8 @@ import type { SidePorts } from '../engine/side-work';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { createOpenAIClient, readLlmConfig, toLlmError } from '../executor/tools/openai-client';
+import { ToolError } from '../errors';
+import { readCompletion } from '../planner/completion-shape';
 import { parseVerdict } from '../planner/judge-verdict';
 import { llmFetch } from '../planner/llm-transport';
 import { planningProvider } from '../planner/planning-provider';
@@ -51,7 +53,7 @@ async function judgeOutput(
 ): Promise<{ ok: boolean; reason: string; tokens?: TokenCount }> {
   const client = createOpenAIClient(env, llmFetch(), { timeoutMs });
   const config = readLlmConfig(env)!;
-  const res = await client.chat.completions
+  const res = await client
     .create(
       {
         model: config.model,
@@ -74,11 +76,18 @@ async function judgeOutput(
       // The server's words reach the reflection event: with the key redacted (openai-client.ts).
       throw toLlmError(err, { model: config.model, baseURL: config.baseURL, secrets: secretsOf({ ...env }) });
     });
-  const verdict = parseVerdict(res.choices[0]?.message.content ?? '');
-  return {
-    ...verdict,
-    ...(res.usage
-      ? { tokens: { prompt: res.usage.prompt_tokens, completion: res.usage.completion_tokens } }
-      : {}),
-  };
+  // Read through zod: a base URL that serves a web page answers 2xx too.
+  const read = readCompletion(res, config.model);
+  if (!read.ok) {
+    throw new ToolError(
+      'llm_invalid_response',
+      `The LLM judge got ${read.what} instead of a chat completion`,
+      {
+        retryable: false,
+      },
+    );
+  }
+  const verdict = parseVerdict(read.content);
+  const { prompt, completion } = read.usage;
+  return { ...verdict, ...(prompt > 0 || completion > 0 ? { tokens: read.usage } : {}) };
 }

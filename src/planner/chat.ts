@@ -3,9 +3,10 @@
  * and stepping down when the server rejects it: `json_schema` (non-strict, from the plan schema) →
  * `json_object` → plain text. Errors come back as data with the stable codes of `toLlmError`.
  */
-import type OpenAI from 'openai';
 import { toErrorInfo } from '../errors';
 import type { ErrorInfo } from '../errors';
+import type { ChatCompletionsClient } from '../executor/tools/chat-completions-client';
+import type { ChatMessage, ResponseFormat } from '../executor/tools/chat-completions-types';
 import { BASE_URL_HINT } from '../executor/tools/llm-error-text';
 import { shownUrl, toLlmError } from '../executor/tools/openai-client';
 import { readCompletion, type CompletionRead } from './completion-shape';
@@ -17,7 +18,7 @@ export type FormatMode = 'json_schema' | 'json_object' | 'text';
 /** Every mode, strictest first. */
 export const FORMAT_MODES: readonly FormatMode[] = ['json_schema', 'json_object', 'text'];
 
-export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type { ChatMessage };
 
 export type TokenCount = {
   prompt: number;
@@ -27,7 +28,7 @@ export type TokenCount = {
 };
 
 export type ChatCall = {
-  client: OpenAI;
+  client: ChatCompletionsClient;
   /** For error messages; `undefined` is OpenAI's own API. */
   baseURL: string | undefined;
   model: string;
@@ -65,7 +66,7 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
   for (let attempt = 0; ; attempt++) {
     const mode = FORMAT_MODES[index]!;
     try {
-      const completion = await call.client.chat.completions.create(
+      const completion = await call.client.create(
         {
           model: call.model,
           messages: call.messages,
@@ -146,7 +147,7 @@ function backoff(ms: number, signal: AbortSignal | undefined): Promise<void> {
 function responseFormat(
   mode: FormatMode,
   schema: Record<string, unknown>,
-): Pick<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'response_format'> {
+): { response_format?: ResponseFormat } {
   if (mode === 'json_schema') {
     return { response_format: { type: 'json_schema', json_schema: { name: 'plan', schema, strict: false } } };
   }

@@ -2,7 +2,7 @@
  * One LLM planning attempt: call → parse → validate → provenance record → trace entry. The
  * pipeline decides what happens next; this only reports what happened.
  */
-import type OpenAI from 'openai';
+import type { ChatCompletionsClient } from '../executor/tools/chat-completions-client';
 import type { ValidationResult } from '../plan/validate';
 import type { Clock, IdSource } from '../plan/model';
 import { validateCandidate } from './candidate';
@@ -24,7 +24,7 @@ const MAX_STORED_CHARS = 200_000;
 /** What stays the same across the attempts of one planning request. */
 export type AttemptContext = {
   planningId: string;
-  client: OpenAI;
+  client: ChatCompletionsClient;
   baseURL: string | undefined;
   template: { id: string; version: string };
   temperature: number | undefined;

@@ -118,12 +118,11 @@ export class LlmStreamingPlanner implements StreamingPlanner {
       );
 
     try {
-      const stream = await ctx.client.chat.completions.create(
+      const stream = await ctx.client.stream(
         {
           model,
           messages,
           ...(temperature === undefined ? {} : { temperature }),
-          stream: true,
           stream_options: { include_usage: true },
         },
         { signal: ctx.signal },

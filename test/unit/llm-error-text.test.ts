@@ -1,22 +1,19 @@
-import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ToolError } from '../../src/errors';
+import { LlmApiError } from '../../src/executor/tools/llm-errors';
 import { toLlmError } from '../../src/executor/tools/openai-client';
 
 const where = { model: 'm', baseURL: 'http://127.0.0.1:11434/v1' };
 
-/** What the SDK makes of an error response: the parsed JSON body (or, for text, the text itself). */
-function sdkError(status: number, body: unknown): ToolError {
-  const text = typeof body === 'string' ? body : undefined;
-  const json = typeof body === 'string' ? undefined : (body as Record<string, unknown>);
-  // As the SDK's makeStatusError: a JSON body without `error` is wrapped so its `error` is the body.
-  const normalized = json && json.error == null ? { error: json } : json;
-  return toLlmError(APIError.generate(status, normalized, text, new Headers()), where) as ToolError;
+/** What the client makes of an error response: its body parsed as JSON when it is JSON, else quoted as text. */
+function clientError(status: number, body: unknown): ToolError {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return toLlmError(LlmApiError.fromResponse(status, text, new Headers()), where) as ToolError;
 }
 
 describe("an LLM server's error, in its own words", () => {
   it("quotes Cloudflare's errors array (Workers AI, AI Gateway) as messages with their codes, not as JSON", () => {
-    const err = sdkError(403, {
+    const err = clientError(403, {
       errors: [{ message: 'Authentication error', code: 10000 }],
       success: false,
       result: null,
@@ -29,7 +26,7 @@ describe("an LLM server's error, in its own words", () => {
   });
 
   it("quotes Ollama's string error and says which model name to check when the model is not found", () => {
-    const err = sdkError(404, { error: 'model "llama9" not found, try pulling it first' });
+    const err = clientError(404, { error: 'model "llama9" not found, try pulling it first' });
     expect(err.code).toBe('llm_bad_request');
     expect(err.message).toContain(
       'answered 404 model "llama9" not found, try pulling it first — check the model name',
@@ -39,7 +36,7 @@ describe("an LLM server's error, in its own words", () => {
   });
 
   it('names the base URL as well as the model when a 404 does not say which', () => {
-    const err = sdkError(404, '404 page not found');
+    const err = clientError(404, '404 page not found');
     expect(err.message).toContain('answered 404 404 page not found');
     expect(err.message).toContain('check the model name');
     expect(err.message).toContain("OPENAI_BASE_URL is the API's base URL");
@@ -48,7 +45,7 @@ describe("an LLM server's error, in its own words", () => {
   it("shows a proxy's HTML error page as its title, not its markup", () => {
     const html =
       '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
-    const err = sdkError(502, html);
+    const err = clientError(502, html);
     expect(err.code).toBe('llm_server_error');
     expect(err.retryable).toBe(true);
     expect(err.message).toBe(
@@ -57,7 +54,7 @@ describe("an LLM server's error, in its own words", () => {
   });
 
   it('says an HTML page in answer to a client error points at the base URL', () => {
-    const err = sdkError(
+    const err = clientError(
       400,
       '<!DOCTYPE html><html><head><title>Sign in</title></head><body>…</body></html>',
     );
@@ -66,10 +63,10 @@ describe("an LLM server's error, in its own words", () => {
   });
 
   it('keeps an OpenAI-shaped error as it was, and caps a long one', () => {
-    expect(sdkError(429, { error: { message: 'Rate limit reached', type: 'requests' } }).message).toBe(
+    expect(clientError(429, { error: { message: 'Rate limit reached', type: 'requests' } }).message).toBe(
       'LLM at http://127.0.0.1:11434/v1 (model m) answered 429 Rate limit reached',
     );
-    const long = sdkError(500, { error: 'x'.repeat(5_000) }).message;
+    const long = clientError(500, { error: 'x'.repeat(5_000) }).message;
     expect(long.length).toBeLessThan(400);
     expect(long.endsWith('…')).toBe(true);
   });

@@ -7,6 +7,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completePlanChat } from '../../src/planner/chat';
+import { readChunk } from '../../src/planner/completion-shape';
 import { createOpenAIClient, toLlmError } from '../../src/executor/tools/openai-client';
 import { toErrorInfo } from '../../src/errors';
 
@@ -67,20 +68,19 @@ describe('an LLM endpoint that stops sending after its headers', () => {
     expect(!answer.ok && answer.error).toMatchObject({
       code: 'timeout',
       retryable: true,
-      // The SDK's own timeout covers a body it reads whole; the guard, one it streams.
+      // The client's own timeout covers a body it reads whole; the guard, one it streams.
       message: expect.stringMatching(/timed out|sent nothing for 0\.3 s/),
     });
   });
 
   it('cuts a stream that stalls mid-way, with the same error', async () => {
-    const stream = await client('stall-stream', 300).chat.completions.create({
+    const stream = await client('stall-stream', 300).stream({
       model: 'm',
       messages: [{ role: 'user', content: 'plan' }],
-      stream: true,
     });
     const got: string[] = [];
     const failure = await (async () => {
-      for await (const c of stream) got.push(c.choices[0]?.delta?.content ?? '');
+      for await (const c of stream) got.push(readChunk(c).text);
     })().catch((e: unknown) => e);
     expect(got).toEqual(['{"type":"step"']);
     expect(toErrorInfo(toLlmError(failure, { model: 'm' }))).toMatchObject({
@@ -91,13 +91,12 @@ describe('an LLM endpoint that stops sending after its headers', () => {
   });
 
   it('does not cut a stream that keeps sending, though it lasts longer than the timeout', async () => {
-    const stream = await client('steady', 300).chat.completions.create({
+    const stream = await client('steady', 300).stream({
       model: 'm',
       messages: [{ role: 'user', content: 'plan' }],
-      stream: true,
     });
     let text = '';
-    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    for await (const c of stream) text += readChunk(c).text;
     expect(text).toBe('piece1 piece2 piece3 piece4 piece5 piece6 ');
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { APIConnectionError, APIError, RateLimitError } from 'openai';
 import { ToolError } from '../../src/errors';
 import {
   createOpenAIClient,
@@ -7,6 +6,7 @@ import {
   shownUrl,
   toLlmError,
 } from '../../src/executor/tools/openai-client';
+import { LlmApiError, LlmConnectionError } from '../../src/executor/tools/llm-errors';
 
 describe('LLM configuration', () => {
   it('is absent when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set', () => {
@@ -37,18 +37,14 @@ describe('LLM configuration', () => {
 
 describe('LLM error mapping', () => {
   const where = { model: 'm', baseURL: 'https://llm.test/v1' };
-  const apiError = (status: number) => APIError.generate(status, { message: 'x' }, undefined, new Headers());
+  const apiError = (status: number) =>
+    LlmApiError.fromResponse(status, JSON.stringify({ message: 'x' }), new Headers());
 
   it('makes rate limits, server errors and connection failures retryable', () => {
-    for (const err of [
-      apiError(429),
-      apiError(500),
-      apiError(502),
-      new APIConnectionError({ message: 'down' }),
-    ]) {
+    for (const err of [apiError(429), apiError(500), apiError(502), new LlmConnectionError('down')]) {
       expect((toLlmError(err, where) as ToolError).retryable).toBe(true);
     }
-    expect(apiError(429)).toBeInstanceOf(RateLimitError);
+    expect((toLlmError(apiError(429), where) as ToolError).code).toBe('llm_rate_limited');
   });
 
   it('makes other client errors non-retryable', () => {
@@ -58,7 +54,7 @@ describe('LLM error mapping', () => {
   });
 
   it('names the endpoint without the credentials a base URL may carry (user, password, query)', () => {
-    const down = new APIConnectionError({ message: 'down' });
+    const down = new LlmConnectionError('down');
     const at = (baseURL: string) => (toLlmError(down, { model: 'm', baseURL }) as ToolError).message;
     expect(at('https://alice:s3cret-pw@gw.example/v1/openai?key=k3y-123#x')).toBe(
       'Could not reach the LLM at https://gw.example/v1/openai (model m): down',
@@ -72,14 +68,14 @@ describe('LLM error mapping', () => {
   it('quotes the server without the secrets it echoes (a proxy quoting the key it refused)', () => {
     const key = 'gw-0123456789abcdef';
     const said = `Invalid key ${key}`;
-    const err = APIError.generate(401, { message: said }, said, new Headers());
+    const err = LlmApiError.fromResponse(401, JSON.stringify({ message: said }), new Headers());
     const mapped = toLlmError(err, { ...where, secrets: [key] }) as ToolError;
     expect(mapped.code).toBe('llm_auth_failed');
     expect(mapped.message).toContain('Invalid key [REDACTED]');
     expect(mapped.message).not.toContain(key);
   });
 
-  it('passes errors that are not from the SDK through unchanged', () => {
+  it('passes errors that are not from the client through unchanged', () => {
     const err = new Error('other');
     expect(toLlmError(err, where)).toBe(err);
   });

@@ -1,5 +1,5 @@
 /**
- * A response body that fails when nothing arrives for `ms`. The openai SDK's `timeout` ends when the
+ * A response body that fails when nothing arrives for `ms`. The LLM client's `timeout` ends when the
  * headers arrive; a server that then stops sending (a stalled stream, a body cut off mid-way) would
  * hold a planning call — and its run — until the run object gave the work up (three times
  * `planning_timeout_s`). Each chunk restarts the clock, so a long stream that keeps sending is not cut.

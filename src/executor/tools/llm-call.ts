@@ -2,12 +2,12 @@
  * `llm.call` (SPEC §4): one Chat Completion against the configured OpenAI-compatible endpoint — the
  * default executor for steps that name no tool. Reports its token usage to the run's budget.
  */
-import type OpenAI from 'openai';
 import { z } from 'zod';
 import { ToolError } from '../../errors';
 import { defineTool } from '../registry';
 import { secretsOf } from '../../planner/redact';
 import { readCompletion } from '../../planner/completion-shape';
+import type { ChatCompletion, ChatMessage } from './chat-completions-types';
 import { BASE_URL_HINT } from './llm-error-text';
 import {
   createOpenAIClient,
@@ -16,8 +16,6 @@ import {
   toLlmError,
   LLM_NOT_CONFIGURED_MESSAGE,
 } from './openai-client';
-
-type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 const JSON_INSTRUCTION = 'Respond with a single JSON object and nothing else.';
 
@@ -81,9 +79,9 @@ export const llmCall = defineTool({
           ? { max_tokens: params.max_tokens }
           : { max_completion_tokens: params.max_tokens };
 
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    let completion: unknown;
     try {
-      completion = await client.chat.completions.create(
+      completion = await client.create(
         {
           model,
           messages: buildMessages(params),
@@ -97,8 +95,8 @@ export const llmCall = defineTool({
       throw toLlmError(err, { model, baseURL: config.baseURL, secrets: secretsOf({ ...ctx.env }) });
     }
 
-    // The SDK's type says a completion; the server may have sent a page or null (checked below).
-    const said = (completion as Partial<OpenAI.Chat.Completions.ChatCompletion> | null)?.usage;
+    // Usage first, whatever else came: the server may have sent a page or null (checked below).
+    const said = (completion as Partial<ChatCompletion> | null)?.usage;
     const usage = {
       prompt_tokens: said?.prompt_tokens ?? 0,
       completion_tokens: said?.completion_tokens ?? 0,

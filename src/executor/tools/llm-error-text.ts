@@ -2,13 +2,13 @@
  * What an OpenAI-compatible server said when it refused a call, in its own words, whichever shape
  * its error body has — OpenAI's `{error: {message}}`, Ollama's `{error: "…"}`, Cloudflare's
  * (Workers AI, AI Gateway) `{errors: [{message, code}]}`, a proxy's HTML page or plain text — and
- * what the user can change about it. Pure string work over the SDK's `APIError` fields.
+ * what the user can change about it. Pure string work over `LlmApiError`'s fields (llm-errors.ts).
  */
 
 /** The longest quote kept from a server's error (an HTML page or a stack trace can be kilobytes). */
 const MAX_WORDS = 300;
 
-/** The parts of the SDK's `APIError` read here: the parsed `error` field (or whole body), and the raw text. */
+/** The parts of `LlmApiError` read here: the parsed `error` field (or whole body), and the raw text. */
 export type ServerError = { error?: unknown; message?: unknown; status?: unknown };
 
 /**
@@ -74,7 +74,7 @@ function fromBody(body: unknown): string | undefined {
   return JSON.stringify(body);
 }
 
-/** The SDK's message without its leading status (`"404 404 page not found"` → `"404 page not found"`). */
+/** The error's message without its leading status (`"404 404 page not found"` → `"404 page not found"`). */
 function rawText(err: ServerError): string {
   const message = typeof err.message === 'string' ? err.message : '';
   const status = typeof err.status === 'number' ? String(err.status) : '';

@@ -1,18 +1,19 @@
 /**
  * The OpenAI-compatible client shared by `llm.call` and the planner: configuration from the
- * environment, one way to build the client, and SDK errors mapped to stable, retry-aware codes.
+ * environment, one way to build the client, and its errors mapped to stable, retry-aware codes.
  */
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OpenAIError,
-} from 'openai';
 import { ToolError } from '../../errors';
 import { redactSecrets } from '../../planner/redact';
+import { ChatCompletionsClient } from './chat-completions-client';
 import { idleBodyFetch } from './idle-body';
 import { hintFor, isHtml, providerWords } from './llm-error-text';
+import {
+  LlmApiError,
+  LlmClientError,
+  LlmConnectionError,
+  LlmConnectionTimeoutError,
+  LlmUserAbortError,
+} from './llm-errors';
 
 /** The variables the LLM configuration is read from (strings; anything else counts as unset). */
 export type LlmEnv = {
@@ -50,34 +51,28 @@ export function readLlmConfig(env: LlmEnv): LlmConfig | null {
 }
 
 /**
- * An OpenAI SDK client for the configured endpoint, with SDK retries off (the run's retry policy
+ * A Chat Completions client for the configured endpoint, without retries (the run's retry policy
  * owns retries). Throws a non-retryable `llm_not_configured` ToolError when no LLM is configured.
  * @example
  * const client = createOpenAIClient(env, ctx.fetch);
- * const res = await client.chat.completions.create({ model, messages }, { signal });
+ * const res = await client.create({ model, messages }, { signal });
  */
 export function createOpenAIClient(
   env: LlmEnv,
   fetchImpl?: typeof fetch,
   opts: { timeoutMs?: number } = {},
-): OpenAI {
+): ChatCompletionsClient {
   const config = readLlmConfig(env);
   if (!config) throw new ToolError('llm_not_configured', LLM_NOT_CONFIGURED_MESSAGE, { retryable: false });
-  const timeout = opts.timeoutMs ?? 120_000;
+  const timeoutMs = opts.timeoutMs ?? 120_000;
   const target = `LLM at ${config.baseURL ?? 'api.openai.com'}`;
-  // The SDK's timeout covers the wait for headers; the body is held to the same time between chunks.
-  const doFetch = idleBodyFetch((input, init) => (fetchImpl ?? fetch)(input, init), timeout, target);
-  return new OpenAI({
-    // Local servers (Ollama, vLLM) need no key, but the SDK insists on one.
-    apiKey: config.apiKey ?? 'unused',
-    // null, not undefined: undefined would make the SDK fall back to process.env.
-    baseURL: config.baseURL ?? null,
-    organization: null,
-    project: null,
-    // Wrapped so the runtime's fetch is never called with the SDK as `this`.
-    fetch: (input, init) => doFetch(input, init),
-    maxRetries: 0,
-    timeout,
+  // The client's timeout covers the wait for headers; the body is held to the same time between chunks.
+  const doFetch = idleBodyFetch((input, init) => (fetchImpl ?? fetch)(input, init), timeoutMs, target);
+  return new ChatCompletionsClient({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    fetch: doFetch,
+    timeoutMs,
   });
 }
 
@@ -88,7 +83,7 @@ export function createOpenAIClient(
 export type LlmCallSite = { model: string; baseURL?: string | undefined; secrets?: readonly string[] };
 
 /**
- * Maps an SDK error to a ToolError with a stable code: 429, 408, 5xx, timeouts and connection
+ * Maps a client error (llm-errors.ts) to a ToolError with a stable code: 429, 408, 5xx, timeouts and connection
  * failures are retryable; other 4xx (bad request, auth, unknown model) are not. Other values pass
  * through unchanged. The server's words are quoted with the API key and credential-shaped strings
  * redacted: some OpenAI-compatible servers echo the key they refused ("Incorrect API key provided:
@@ -105,15 +100,15 @@ export function toLlmError(err: unknown, where: LlmCallSite): unknown {
 
 function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   const target = `${where.baseURL === undefined ? 'api.openai.com' : shownUrl(where.baseURL)} (model ${where.model})`;
-  if (err instanceof APIConnectionTimeoutError) {
+  if (err instanceof LlmConnectionTimeoutError) {
     return new ToolError('timeout', `LLM request to ${target} timed out`);
   }
-  if (err instanceof APIUserAbortError)
+  if (err instanceof LlmUserAbortError)
     return new ToolError('aborted', `LLM request to ${target} was aborted`);
-  if (err instanceof APIConnectionError) {
+  if (err instanceof LlmConnectionError) {
     return new ToolError('llm_unreachable', `Could not reach the LLM at ${target}: ${err.message}`);
   }
-  if (err instanceof APIError && typeof err.status === 'number') {
+  if (err instanceof LlmApiError && typeof err.status === 'number') {
     const s = err.status;
     // The server's own words, whichever shape its error body has (OpenAI's, Ollama's, Cloudflare's
     // `errors` array, a proxy's HTML page), and what to change when the status says.
@@ -128,7 +123,7 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
     }
     return new ToolError('llm_bad_request', `${msg}${hintFor(s, words, html)}`, { retryable: false });
   }
-  if (err instanceof OpenAIError) {
+  if (err instanceof LlmClientError) {
     return new ToolError('llm_error', `LLM call to ${target} failed: ${err.message}`, { retryable: false });
   }
   return err;

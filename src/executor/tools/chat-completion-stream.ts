@@ -1,0 +1,56 @@
+/**
+ * A streamed Chat Completion (`stream: true`) read as server-sent events: each event's JSON is one
+ * chunk, `data: [DONE]` ends the stream, and an error the server sends inside the 2xx stream — an
+ * `event: error`, or a chunk with an `error` field — is raised as an {@link LlmApiError}, as the
+ * openai SDK raised it. A body that just ends (some servers send no `[DONE]`) ends the stream too.
+ */
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { LlmApiError, LlmClientError, LlmUserAbortError } from './llm-errors';
+
+/**
+ * The chunks of an SSE response, as parsed JSON (`unknown`: completion-shape.ts reads them). Leaving
+ * the loop early, the stream's end or a failure cancels the body and calls `end` (which aborts the
+ * request); the caller's `signal` aborting fails it with {@link LlmUserAbortError}.
+ * @example for await (const chunk of sseChunks(res, () => controller.abort(), signal)) text += readChunk(chunk).text;
+ */
+export async function* sseChunks(
+  res: Response,
+  end: () => void,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<unknown, void, undefined> {
+  if (!res.body) return;
+  const reader = res.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  try {
+    for (;;) {
+      const next = await reader.read().catch((err: unknown) => {
+        // The caller's abort reaches the body as the runtime's AbortError: say it was the caller.
+        throw signal?.aborted ? new LlmUserAbortError() : err;
+      });
+      if (next.done) return;
+      const sse = next.value;
+      if (sse.data === '[DONE]') return;
+      const data = parseEvent(sse.data);
+      const errorField = (data as { error?: unknown } | null)?.error;
+      if (sse.event === 'error') throw new LlmApiError(undefined, errorField ?? data, undefined, res.headers);
+      if (errorField) throw new LlmApiError(undefined, errorField, undefined, res.headers);
+      yield data;
+    }
+  } finally {
+    // Done, failed or left early: nothing more is read, so the connection need not stay open.
+    end();
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+function parseEvent(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    throw new LlmClientError(
+      `Error reading response: malformed server-sent event JSON: ${data.length > 200 ? `${data.slice(0, 200)}…` : data}`,
+    );
+  }
+}
