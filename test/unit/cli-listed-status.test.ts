@@ -5,7 +5,8 @@
  * with is a usage error (exit 2) naming those there are — not the API's 400 about its own enum.
  */
 import { describe, expect, it } from 'vitest';
-import { LISTED_STATUSES, listedStatus, statusFilter } from '../../src/cli/listed-status';
+import { LISTED_STATUSES, listedStatus } from '../../src/client/listed-status';
+import { statusFilter } from '../../src/cli/listed-status';
 import { UsageError } from '../../src/cli/exit-codes';
 
 const rejected = { status: 'cancelled', termination_reason: 'plan_rejected' } as const;

@@ -21,7 +21,8 @@ import { applyEvent, emptyView, type StepView } from '../../client/run-view';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
-import { LISTED_STATUSES, listedStatus, statusFilter } from '../listed-status';
+import { LISTED_STATUSES, listedStatus } from '../../client/listed-status';
+import { statusFilter } from '../listed-status';
 import { approverName, pendingApprovalLines } from '../approval-text';
 
 type Done = (code: number) => void;

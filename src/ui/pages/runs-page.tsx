@@ -1,8 +1,8 @@
 /** The runs, newest first, filterable by status, a page at a time. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RunStatus, RunSummary } from '../../client';
+import type { RunSummary } from '../../client';
+import { apiStatusFor, LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
 import { api, errorText } from '../api';
-import { shownStatus } from '../run-ending';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
 import { visibleText } from '../visible-text';
@@ -11,26 +11,11 @@ import { visibleText } from '../visible-text';
 const PAGE = 50;
 const MAX_PAGE = 200;
 
-/** The statuses a row is badged with: `rejected` is the API's `cancelled` with reason `plan_rejected`. */
-type Shown = RunStatus | 'rejected';
-const STATUSES: Shown[] = [
-  'planning',
-  'awaiting_approval',
-  'running',
-  'awaiting_input',
-  'completed',
-  'failed',
-  'aborted',
-  'cancelled',
-  'rejected',
-];
-
-/** The API's filter for a shown status, and whether a row it returns is badged so. */
-const apiStatus = (s: Shown): RunStatus => (s === 'rejected' ? 'cancelled' : s);
-const shows = (s: Shown | '') => (r: RunSummary) => !s || shownStatus(r.status, r.termination_reason) === s;
+/** Whether a row the API returns is badged with a listed status (client/listed-status.ts). */
+const shows = (s: ListedStatus | '') => (r: RunSummary) => !s || listedStatus(r) === s;
 
 export function RunsPage() {
-  const [status, setStatus] = useState<Shown | ''>('');
+  const [status, setStatus] = useState<ListedStatus | ''>('');
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -44,7 +29,7 @@ export function RunsPage() {
   // effect, after a frame, the rows of the last filter showed under the new one, and a refresh
   // answered in between drew them again.
   const filter = useRef(status);
-  const choose = (next: Shown | '') => {
+  const choose = (next: ListedStatus | '') => {
     filter.current = next;
     shown.current = 0;
     setRuns([]);
@@ -60,7 +45,7 @@ export function RunsPage() {
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
       const page = await api().listRuns({
         limit,
-        ...(status ? { status: apiStatus(status) } : {}),
+        ...(status ? { status: apiStatusFor(status) } : {}),
         ...(more && cursor ? { cursor } : {}),
       });
       if (filter.current !== asked) return;
@@ -94,10 +79,10 @@ export function RunsPage() {
           Status{' '}
           <select
             value={status}
-            onChange={(e) => choose((e.target as HTMLSelectElement).value as Shown | '')}
+            onChange={(e) => choose((e.target as HTMLSelectElement).value as ListedStatus | '')}
           >
             <option value="">all</option>
-            {STATUSES.map((s) => (
+            {LISTED_STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
@@ -148,11 +133,11 @@ export function RunsPage() {
                 </td>
                 <td>
                   <span
-                    class={`badge status-${shownStatus(r.status, r.termination_reason)}`}
+                    class={`badge status-${listedStatus(r)}`}
                     data-status={r.status}
                     title={r.termination_reason ?? undefined}
                   >
-                    {shownStatus(r.status, r.termination_reason)}
+                    {listedStatus(r)}
                   </span>
                 </td>
                 <td class="num">{r.step_count}</td>
