@@ -69,6 +69,12 @@ export function getWithQuery(path: string, args: Record<string, unknown>): CallO
   return { method: 'GET', path: search === '' ? path : `${path}?${search}` };
 }
 
+/** A GET on one run: `/v1/runs/<run_id><suffix>` with the other arguments as its query. */
+export function getOnRun(args: Record<string, unknown>, suffix: string): CallOrError {
+  const at = runPath(args, suffix);
+  return 'error' in at ? at : getWithQuery(at.path, args);
+}
+
 /**
  * Why `args` are refused by a tool that takes only `known` arguments (its route would drop or
  * misread the others), naming the one each likely meant, or lack one of `required`; null when none is.

@@ -5,7 +5,7 @@
  * read its events, approve, answer, revise, retry, cancel, and list runs.
  */
 import type { OpenApiRoute } from './mcp-input-schemas';
-import { bodyOf, getWithQuery, onRun, startRunCall, type CallOrError } from './mcp-tool-calls';
+import { bodyOf, getOnRun, getWithQuery, onRun, startRunCall, type CallOrError } from './mcp-tool-calls';
 
 export type { ApiCall } from './mcp-tool-calls';
 
@@ -116,10 +116,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
     query: { method: 'get', path: '/v1/runs/{id}/wait' },
     runId: true,
     closed: {},
-    call: (args) => {
-      const at = onRun(args, 'GET', '/wait');
-      return 'error' in at ? at : getWithQuery(at.path, args);
-    },
+    call: (args) => getOnRun(args, '/wait'),
   },
   {
     name: 'get_run_events',
@@ -129,10 +126,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
     query: { method: 'get', path: '/v1/runs/{id}/events' },
     runId: true,
     closed: {},
-    call: (args) => {
-      const at = onRun(args, 'GET', '/events');
-      return 'error' in at ? at : getWithQuery(at.path, args);
-    },
+    call: (args) => getOnRun(args, '/events'),
   },
   {
     name: 'answer_input',
