@@ -2351,7 +2351,8 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                status?: components["schemas"]["RunStatus"];
+                /** @description Only runs with this status. `rejected`: the runs whose plan was rejected (by an approver or its approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among `status=cancelled` too */
+                status?: "planning" | "awaiting_approval" | "running" | "awaiting_input" | "completed" | "failed" | "aborted" | "cancelled" | "rejected";
                 limit?: number;
                 cursor?: string;
                 /** @description Only the child runs this run’s steps started (sub-plans, agent.dispatch) */

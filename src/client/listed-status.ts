@@ -1,7 +1,7 @@
 /**
  * The statuses a run is listed with — in `edgeplan runs` and the dashboard's runs list: the API's, and
  * `rejected` — a run whose plan was rejected, which the API lists as `cancelled` with
- * `termination_reason: "plan_rejected"`.
+ * `termination_reason: "plan_rejected"` (and finds with `status=rejected`).
  */
 import type { RunStatus, RunSummary } from './types';
 
@@ -22,12 +22,4 @@ export type ListedStatus = (typeof LISTED_STATUSES)[number];
 /** The status a run is listed with: `rejected` for a plan an approver (or its deadline) rejected. */
 export function listedStatus(run: Pick<RunSummary, 'status' | 'termination_reason'>): ListedStatus {
   return run.status === 'cancelled' && run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
-}
-
-/**
- * The API's `status` filter for a listed status: `rejected` runs are among the `cancelled` ones (keep
- * those whose {@link listedStatus} is `rejected`).
- */
-export function apiStatusFor(listed: ListedStatus): RunStatus {
-  return listed === 'rejected' ? 'cancelled' : listed;
 }

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/runs`: a page of the D1 run index, newest first, with an opaque cursor (the last row's
- * `created_at` and id) so pages never skip or repeat a run while new ones arrive. Filters: `status`,
+ * `created_at` and id) so pages never skip or repeat a run while new ones arrive. Filters: `status`
+ * (or `rejected`: the cancelled runs whose plan was rejected),
  * `parent_run_id` (a run's child runs; index runs_parent, migration 0007) and `top_level` (runs no
  * step started).
  */
@@ -29,7 +30,10 @@ export async function listRuns(
   }
   const where: string[] = [];
   const args: unknown[] = [];
-  if (q.status) {
+  if (q.status === 'rejected') {
+    // A rejected plan ends its run `cancelled`; the reason says which were rejected.
+    where.push("status = 'cancelled' AND termination_reason = 'plan_rejected'");
+  } else if (q.status) {
     where.push('status = ?');
     args.push(q.status);
   }

@@ -60,6 +60,14 @@ describe('a run’s rows in D1', () => {
       );
     }
     expect((await listed(done))?.termination_reason).toBe('success');
+    // `status=rejected` finds the rejected run in D1 itself (a page is never emptied by a client-side
+    // filter); `status=cancelled` lists it too, as the run's own status says.
+    const ids = async (status: string) =>
+      ((await api('GET', `/v1/runs?status=${status}&limit=200`)).body.runs as Json[]).map((r) => r.run_id);
+    expect(await ids('rejected')).toContain(rejected);
+    expect(await ids('rejected')).not.toContain(cancelled);
+    expect(await ids('rejected')).not.toContain(done);
+    expect(await ids('cancelled')).toEqual(expect.arrayContaining([rejected, cancelled]));
   });
 
   it('list a run that is still going once the first write’s short wait is over', async () => {

@@ -90,7 +90,7 @@ export function registerManage(program: Command, context: () => Context, done: D
           ...(o.topLevel ? { top_level: true } : {}),
           limit: wholeNumber(o.limit, '--limit', 1, 200),
         });
-        // `rejected` is listed by the API as `cancelled`: the page keeps the runs shown with the status asked.
+        // The API lists rejected runs among `cancelled` ones: the page keeps the runs shown with the status asked.
         if (filter) page.runs = page.runs.filter(filter.keep);
         if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
         // The PARENT column only when the page has a child run: most lists have none, and ids are wide.

@@ -1,5 +1,6 @@
 /** Request and response schemas of the `/v1/runs` routes. */
 import { z } from '@hono/zod-openapi';
+import { RunStatus } from '../../plan/model';
 import { RunConfigInputSchema } from './config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
@@ -115,7 +116,15 @@ export const StateQuerySchema = z.object({
 });
 
 export const ListRunsQuerySchema = z.object({
-  status: RunStatusSchema.optional(),
+  status: z
+    .enum({ ...RunStatus, rejected: 'rejected' })
+    .optional()
+    .openapi({
+      description:
+        'Only runs with this status. `rejected`: the runs whose plan was rejected (by an approver or its ' +
+        'approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among ' +
+        '`status=cancelled` too',
+    }),
   limit: wholeNumber(z.number().int().min(1).max(200)).default(50),
   cursor: z.string().optional(),
   parent_run_id: z

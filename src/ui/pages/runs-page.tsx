@@ -1,7 +1,7 @@
 /** The runs, newest first, filterable by status, a page at a time. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunSummary } from '../../client';
-import { apiStatusFor, LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
+import { LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
 import { api, errorText } from '../api';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
@@ -45,11 +45,11 @@ export function RunsPage() {
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
       const page = await api().listRuns({
         limit,
-        ...(status ? { status: apiStatusFor(status) } : {}),
+        ...(status ? { status } : {}),
         ...(more && cursor ? { cursor } : {}),
       });
       if (filter.current !== asked) return;
-      // The API lists rejected runs as cancelled: the badge and the filter agree here.
+      // The API lists rejected runs among cancelled ones: the badge and the filter agree here.
       page.runs = page.runs.filter(shows(status));
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
