@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startDevServer } from './dev-server.mjs';
+import { rehearsalApi } from './rehearsal-api.mjs';
 
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -136,28 +137,8 @@ function migrate() {
 // ---- the API and checks --------------------------------------------------------------------------
 
 let server = null;
-async function call(method, path, body, headers = {}) {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers };
-}
-async function until(what, read, done, ms = 60_000) {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 200))) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > end)
-      throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(v).slice(0, 400)})`);
-  }
-}
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (!ok) failed += 1;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
+const { call, until, check, fail, report } = rehearsalApi(() => server.base);
+
 const plan = (id) => ({ steps: [{ id, action: 'demo.counter', parameters: { key: `${TAG}-${id}` } }] });
 const ASK = { require_plan_approval: true, approval: { revisions: 'ask' } };
 const refusedAsRollingOut = (name, r) => {
@@ -298,11 +279,9 @@ try {
     String(stampOf(keyedRun)),
   );
 } catch (err) {
-  failed += 1;
-  console.log(`FAIL ${err.stack ?? err}`);
+  fail(err);
 } finally {
   if (server) await server.kill();
   rmSync(work, { recursive: true, force: true });
 }
-console.log(failed === 0 ? '\nall checks passed' : `\n${failed} check(s) failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(report());

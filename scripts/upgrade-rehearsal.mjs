@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDevServer } from './dev-server.mjs';
+import { rehearsalApi } from './rehearsal-api.mjs';
 import { startScriptedLlm } from '../test/e2e/scripted-llm-server.ts';
 
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -85,34 +86,12 @@ async function serve(cwd, persist) {
 
 // ---- the API ------------------------------------------------------------------------------------
 
-async function call(method, path, body, headers = {}) {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let json = {};
-  try {
-    json = text ? JSON.parse(text) : {};
-  } catch {
-    json = { text };
-  }
-  return { status: res.status, body: json, headers: res.headers };
-}
+const { call, until, check, fail, report } = rehearsalApi(() => server.base, { waitMs: 90_000 });
 const get = async (path) => (await call('GET', path)).body;
 async function create(body, headers) {
   const r = await call('POST', '/v1/runs', body, headers);
   if (r.status !== 201) throw new Error(`POST /v1/runs: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.run_id;
-}
-async function until(what, read, done, ms = 90_000) {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 200))) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > end)
-      throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(v).slice(0, 400)})`);
-  }
 }
 const TERMINAL = ['completed', 'failed', 'aborted', 'cancelled'];
 const status = (id, pred) => until(`run ${id}`, () => get(`/v1/runs/${id}`), pred);
@@ -121,11 +100,6 @@ const eventsOf = async (id) => (await get(`/v1/runs/${id}/events?limit=1000`)).e
 
 // ---- checks -------------------------------------------------------------------------------------
 
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (!ok) failed += 1;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
 /** Nothing ran twice, nothing lost: a gap-free log, each attempt invoked and returned once. */
 async function once(name, id) {
   const events = await eventsOf(id);
@@ -442,11 +416,9 @@ try {
   if (only !== 'back') await forward();
   if (only !== 'forward') await back();
 } catch (err) {
-  failed += 1;
-  console.error(err);
+  fail(err);
 } finally {
   await llm.close();
   hooks.close();
 }
-console.log(failed === 0 ? '\nall checks passed' : `\n${failed} check(s) failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(report());
