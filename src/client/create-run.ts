@@ -66,7 +66,7 @@ export async function createRunWithRetries(
       const wait = retryDelayMs(attempt);
       const outOfTime = Date.now() + wait >= deadline;
       if (outOfTime && timeoutMs !== undefined) throw gaveUp(err, timeoutMs, attempt + 1, idempotencyKey);
-      if (attempt >= retries) throw err;
+      if (attempt >= retries) throw withKey(err, attempt + 1, idempotencyKey);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
@@ -81,6 +81,11 @@ function gaveUp(last: EdgeplanApiError, timeoutMs: number, attempts: number, key
       `It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one`,
     { idempotency_key: key, attempts },
   );
+}
+
+/** The last no-answer error, with the key to send again in its details (as {@link gaveUp}'s). */
+function withKey(last: EdgeplanApiError, attempts: number, key: string): EdgeplanApiError {
+  return new EdgeplanApiError(last.status, last.code, last.message, { idempotency_key: key, attempts });
 }
 
 /**
