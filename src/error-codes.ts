@@ -71,7 +71,7 @@ export const ERROR_CODES = {
   rate_limited: {
     status: 429,
     about:
-      'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds.',
+      'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds. Refused before anything ran, so edgeplan/client and the CLI send any request again by themselves after it (within their 2 minutes of waits; `retry: false`, `--no-retry`: not).',
   },
   internal: { status: 500, about: 'A bug of ours; logged.' },
   misconfigured: {
@@ -87,17 +87,17 @@ export const ERROR_CODES = {
   run_newer_format: {
     status: 503,
     about:
-      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). It cannot be deleted meanwhile, `?force=true` included. Sent with `Retry-After`.',
+      'The run’s object was written by a newer release (its storage format is newer than this one reads: a rollback); it is left unchanged and waits — deploy the newer release again (docs/upgrading.md). It cannot be deleted meanwhile, `?force=true` included. Sent with `Retry-After` (300 s) — longer than edgeplan/client waits for one request by default (`maxRetryWaitMs`, 2 minutes), so it is answered at once; with a longer one the client sends any request again (nothing was changed).',
   },
   deploy_in_progress: {
     status: 503,
     about:
-      'POST /v1/runs (or a child run) with require_plan_approval and approval.revisions "ask" reached a run object still on the release before (a deploy rolling out): that release would ask for the approval of the first plan only. The run was removed before anything of it ran; send the same request again after `Retry-After` (60 s) — with the same Idempotency-Key it then creates the run.',
+      'POST /v1/runs (or a child run) with require_plan_approval and approval.revisions "ask" reached a run object still on the release before (a deploy rolling out): that release would ask for the approval of the first plan only. The run was removed before anything of it ran; send the same request again after `Retry-After` (60 s) — with the same Idempotency-Key it then creates the run. edgeplan/client’s createRun and `edgeplan run` do so by themselves, with their key.',
   },
   deletion_pending: {
     status: 503,
     about:
-      'DELETE /v1/runs/:id began (the run already answers 404) but D1, KV or a child run could not be reached to finish it; the run’s object finishes by itself within a minute, or DELETE again. Sent with `Retry-After`.',
+      'DELETE /v1/runs/:id began (the run already answers 404) but D1, KV or a child run could not be reached to finish it; the run’s object finishes by itself within a minute, or DELETE again. Sent with `Retry-After`; edgeplan/client’s deleteRun and `edgeplan delete` send the DELETE again by themselves after it (a 404 then: it finished meanwhile, and is answered as deleted).',
   },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------
@@ -283,18 +283,39 @@ export const ERROR_CODES = {
   http_status: { status: null, about: 'A response status the step treats as failure (5xx).' },
   network_error: { status: null, about: 'A connection that failed.' },
   llm_not_configured: { status: null, about: 'llm.call without OPENAI_API_KEY / OPENAI_BASE_URL.' },
-  llm_auth_failed: { status: null, about: 'The LLM endpoint refused the key.' },
-  llm_bad_request: { status: null, about: 'The LLM endpoint refused the request.' },
-  llm_rate_limited: { status: null, about: 'The LLM endpoint answered 429.' },
-  llm_server_error: { status: null, about: 'The LLM endpoint answered 5xx.' },
-  llm_unreachable: { status: null, about: 'The LLM endpoint could not be reached.' },
+  llm_auth_failed: {
+    status: null,
+    about: 'The LLM endpoint refused the key (401/403, or a 2xx whose error body says so).',
+  },
+  llm_bad_request: {
+    status: null,
+    about: 'The LLM endpoint refused the request (another 4xx, or a 2xx whose error body says so).',
+  },
+  llm_rate_limited: {
+    status: null,
+    about:
+      'The LLM endpoint answered 429, or 2xx with an error body about a rate limit or quota (as LiteLLM, vLLM and some proxies answer), quoting its message, type and code.',
+  },
+  llm_server_error: {
+    status: null,
+    about: 'The LLM endpoint answered 5xx, or 2xx with an error body saying it is overloaded or failed.',
+  },
+  llm_unreachable: {
+    status: null,
+    about:
+      'The LLM endpoint could not be reached; the message gives the runtime’s reason (ECONNREFUSED, ENOTFOUND, a TLS error), any URL in it without its user, password or query.',
+  },
   llm_empty_response: { status: null, about: 'The LLM answered with no content.' },
   llm_invalid_response: {
     status: null,
     about:
-      'The LLM endpoint answered 2xx with something that is not a chat completion (an HTML page, JSON without choices): OPENAI_BASE_URL is likely wrong.',
+      'The LLM endpoint answered 2xx with something that is not a chat completion (an HTML page, JSON without choices or an error): OPENAI_BASE_URL is likely wrong.',
   },
-  llm_error: { status: null, about: 'Any other LLM failure.' },
+  llm_error: {
+    status: null,
+    about:
+      'Any other LLM failure: an error inside a stream, or a 2xx error body whose code and words name no status.',
+  },
   judge_unreadable: {
     status: null,
     about: "The LLM judge's answer holds no JSON object with a boolean verdict (ok); the output stands.",

@@ -5,9 +5,17 @@
 import { createClient, type EdgeplanClient } from '../client';
 import { UsageError } from './exit-codes';
 import { COLOR, PLAIN, type Style } from './render';
+import { retryNotice } from './retry-notice';
 import { terminalText } from './terminal-text';
 
-export type GlobalOptions = { url?: string; token?: string; json?: boolean; color?: boolean };
+/** `retry: false`: `--no-retry`. */
+export type GlobalOptions = {
+  url?: string;
+  token?: string;
+  json?: boolean;
+  color?: boolean;
+  retry?: boolean;
+};
 
 export type Context = {
   client: EdgeplanClient;
@@ -31,10 +39,20 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
   const token = g.token ?? process.env.EDGEPLAN_TOKEN;
   const tty = process.stdout.isTTY === true;
   const colour = tty && g.color !== false && !process.env.NO_COLOR;
+  const json = g.json === true;
   return {
-    client: createClient({ baseUrl: url, token, timeoutMs: REQUEST_TIMEOUT_MS }),
+    // A refusal the server says to send again is waited out (src/client/retry-policy.ts), saying so
+    // on stderr; --no-retry answers it at once. Ctrl-C stops the wait.
+    client: createClient({
+      baseUrl: url,
+      token,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      retry: g.retry !== false,
+      signal,
+      onRetry: (n) => void process.stderr.write(terminalText(retryNotice(n, json))),
+    }),
     url,
-    json: g.json === true,
+    json,
     tty,
     interactive: tty && process.stdin.isTTY === true,
     style: colour ? COLOR : PLAIN,

@@ -22,12 +22,20 @@ const program = new Command('edgeplan')
   .option('-t, --token <token>', 'the API token (env EDGEPLAN_TOKEN)')
   .option('--json', 'machine-readable output')
   .option('--no-color', 'no colours')
+  .option(
+    '--no-retry',
+    'answer at once a refusal the server says to send again (429, 503 deploy_in_progress, …) instead of waiting it out',
+  )
   .showHelpAfterError('(edgeplan --help lists the commands)')
   // What a script branches on (SPEC §8), where someone writing one looks first.
   .addHelpText(
     'after',
     '\nExit codes: 0 completed (or done), 1 failed, invalid or refused, 2 usage, 3 the run waits for\n' +
-      'approval or input (when not watching), 130 Ctrl-C (detached; the run goes on).',
+      'approval or input (when not watching), 130 Ctrl-C (detached; the run goes on).\n\n' +
+      'Retries: a request the server refuses for now and that is safe to send again (429 rate_limited,\n' +
+      '503 deploy_in_progress or deletion_pending; a read also after any 502/503/504) is sent again\n' +
+      'after the Retry-After it asks for, up to 2 minutes in all, saying so on stderr; --no-retry turns\n' +
+      'this off. Approve, input, cancel, retry and replan are sent again only after a 429.',
   )
   .exitOverride();
 

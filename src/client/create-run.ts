@@ -2,7 +2,9 @@
  * `createRun` made safe to retry: every attempt carries one `Idempotency-Key` (the caller's, or one
  * made for the call), so a request whose answer was lost — the connection dropped, or the client's
  * own timeout — is sent again and answered with the run the first attempt created, never a second
- * run. Only answers that never came are retried: an answer the API gave is the outcome.
+ * run. Answers that never came are retried here; a refusal the server says to send again
+ * (`503 deploy_in_progress`, `429`, …) is retried by the client's call (retrying-call.ts) with the
+ * same key; any other answer the API gave is the outcome.
  */
 import { EdgeplanApiError, type Call } from './http';
 import type { CreatedRun, CreateRunRequest } from './types';
@@ -20,9 +22,14 @@ export type CreateRunOptions = {
   /**
    * The most the call takes in all — every attempt and the waits between them — before it gives up
    * with `timeout` (status 0), its message naming the key to send again; default: each attempt is
-   * bounded by the client's `timeoutMs` only.
+   * bounded by the client's `timeoutMs` only. A wait the server asks for (`Retry-After`) that would end
+   * past it is not begun: its error is thrown at once.
    */
   timeoutMs?: number | undefined;
+  /** Bounds each attempt (with the client's `timeoutMs`: the shorter holds); default: that alone. */
+  attemptTimeoutMs?: number | undefined;
+  /** Stops the call, and any wait to send it again (`aborted`, status 0). */
+  signal?: AbortSignal | undefined;
 };
 
 /** The wait before retry `n` (0-based): 250 ms, then doubling. */
@@ -34,7 +41,13 @@ const retryDelayMs = (n: number) => 250 * 2 ** n;
 export async function createRunWithRetries(
   call: Call,
   body: CreateRunRequest,
-  { idempotencyKey = newIdempotencyKey(), retries = 2, timeoutMs }: CreateRunOptions = {},
+  {
+    idempotencyKey = newIdempotencyKey(),
+    retries = 2,
+    timeoutMs,
+    attemptTimeoutMs,
+    signal,
+  }: CreateRunOptions = {},
 ): Promise<CreatedRun> {
   const headers = { 'idempotency-key': idempotencyKey };
   const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
@@ -42,15 +55,18 @@ export async function createRunWithRetries(
     const left = deadline - Date.now();
     try {
       const bound = Number.isFinite(left) ? { timeoutMs: Math.max(1, left) } : {};
-      return (await call<CreatedRun>('POST', '/v1/runs', { body, headers, ...bound })).body;
+      // Idempotent: the key makes a repeat answer the first one's run (retry-policy.ts).
+      const sent = { body, headers, idempotent: true, attemptTimeoutMs, signal, ...bound };
+      return (await call<CreatedRun>('POST', '/v1/runs', sent)).body;
     } catch (err) {
-      // Status 0: no answer (unreachable, or a timeout) — the run may or may not exist.
-      const unanswered = err instanceof EdgeplanApiError && err.status === 0;
+      // Status 0: no answer (unreachable, or a timeout) — the run may or may not exist. Not the
+      // caller's own stop (`aborted`).
+      const unanswered = err instanceof EdgeplanApiError && err.status === 0 && err.code !== 'aborted';
       if (!unanswered) throw err;
       const wait = retryDelayMs(attempt);
       const outOfTime = Date.now() + wait >= deadline;
       if (outOfTime && timeoutMs !== undefined) throw gaveUp(err, timeoutMs, attempt + 1, idempotencyKey);
-      if (attempt >= retries) throw err;
+      if (attempt >= retries) throw withKey(err, attempt + 1, idempotencyKey);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
@@ -65,6 +81,11 @@ function gaveUp(last: EdgeplanApiError, timeoutMs: number, attempts: number, key
       `It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one`,
     { idempotency_key: key, attempts },
   );
+}
+
+/** The last no-answer error, with the key to send again in its details (as {@link gaveUp}'s). */
+function withKey(last: EdgeplanApiError, attempts: number, key: string): EdgeplanApiError {
+  return new EdgeplanApiError(last.status, last.code, last.message, { idempotency_key: key, attempts });
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The client's one way to call the API: JSON in and out, the bearer token, and every non-2xx answer
- * thrown as an {@link EdgeplanApiError} carrying the API's stable `code`.
+ * thrown as an {@link EdgeplanApiError} carrying the API's stable `code` and its `Retry-After`. One
+ * request per call; retrying-call.ts sends again what is safe to.
  */
+import { retryAfterMs } from './retry-after';
 
 /** Where the API is and how to reach it. */
 export type ClientOptions = {
@@ -21,6 +23,36 @@ export type ClientOptions = {
    * Without one, `watch()` polls `/events`.
    */
   WebSocket?: typeof WebSocket | undefined;
+  /**
+   * Send again, by itself, a request the server refused for now and that is safe to send again
+   * (retry-policy.ts: `429`, and `503 deploy_in_progress` / `deletion_pending` / `run_newer_format`;
+   * for GETs and `createRun`, any 429/502/503/504), after its `Retry-After`. Default true; false:
+   * every refusal is thrown at once.
+   */
+  retry?: boolean | undefined;
+  /** The most times one request is sent again (default 5); 0 is `retry: false`. */
+  maxRetries?: number | undefined;
+  /**
+   * The most one request waits, in all, to be sent again (default 120 000: 2 minutes). A
+   * `Retry-After` longer than what is left is not waited out: the server's error is thrown at once.
+   */
+  maxRetryWaitMs?: number | undefined;
+  /** Called before each wait to send a request again: what was refused, and how long the wait is. */
+  onRetry?: ((retry: RetryNotice) => void) | undefined;
+  /** Stops every request of this client, and every wait to send one again (`aborted`, status 0). */
+  signal?: AbortSignal | undefined;
+};
+
+/** A request about to be sent again: which, after what refusal, and when. */
+export type RetryNotice = {
+  method: string;
+  path: string;
+  /** The refusal being waited out (its `code`, `status`, `retryAfterMs`). */
+  error: EdgeplanApiError;
+  /** 1 for the first retry. */
+  retry: number;
+  /** How long the client waits before sending it again. */
+  waitMs: number;
 };
 
 /**
@@ -35,10 +67,18 @@ export class EdgeplanApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** What the answer's `Retry-After` asked to wait, in ms; undefined when it had none. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'EdgeplanApiError';
   }
+
+  /**
+   * The refusal this answer came after, when the client sent the request again by itself (e.g. a
+   * `404` after `503 deletion_pending`: the deletion finished meanwhile).
+   */
+  retriedAfter?: EdgeplanApiError;
 }
 
 /** The request function every method goes through. */
@@ -53,8 +93,20 @@ export type CallOptions = {
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   headers?: Record<string, string> | undefined;
-  /** Gives up on this request sooner than the client's `timeoutMs` (the shorter of the two holds). */
+  /**
+   * Gives up on this call sooner than the client's `timeoutMs` (the shorter of the two holds for each
+   * attempt); bounds the whole call, its retries and the waits before them included.
+   */
   timeoutMs?: number | undefined;
+  /** Bounds each attempt of this call (with the client's `timeoutMs`: the shorter holds). */
+  attemptTimeoutMs?: number | undefined;
+  /** Stops this call (as the client's `signal` does). */
+  signal?: AbortSignal | undefined;
+  /**
+   * The request changes nothing, or the server answers its repeat with the first one's outcome (an
+   * `Idempotency-Key`): sent again after any 429/502/503/504, as a GET is (retry-policy.ts).
+   */
+  idempotent?: boolean | undefined;
 };
 
 /** The base URL without a trailing slash. */
@@ -62,13 +114,17 @@ export function baseOf(options: ClientOptions): string {
   return options.baseUrl.replace(/\/+$/, '');
 }
 
+/**
+ * One request per call, no retries (retrying-call.ts adds them).
+ * @example const { body } = await makeCall({ baseUrl })<Run>('GET', '/v1/runs/run_x');
+ */
 export function makeCall(options: ClientOptions): Call {
   const base = baseOf(options);
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   return async function call<T>(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    { body, query, headers: extra, timeoutMs: callTimeoutMs }: CallOptions = {},
+    { body, query, headers: extra, timeoutMs: callTimeoutMs, signal: callSignal }: CallOptions = {},
   ) {
     const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -79,6 +135,9 @@ export function makeCall(options: ClientOptions): Call {
     const limits = [options.timeoutMs, callTimeoutMs].filter((ms): ms is number => !!ms && ms > 0);
     const timeoutMs = limits.length > 0 ? Math.min(...limits) : undefined;
     const timeout = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+    const stops = [timeout, options.signal, callSignal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
+    if (stopped(options.signal, callSignal)) throw aborted(method, path);
     let res: Response;
     let text: string;
     try {
@@ -86,10 +145,11 @@ export function makeCall(options: ClientOptions): Call {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        ...(timeout ? { signal: timeout } : {}),
+        ...(signal ? { signal } : {}),
       });
       text = await res.text();
     } catch (err) {
+      if (stopped(options.signal, callSignal)) throw aborted(method, path);
       if (timeout?.aborted)
         throw new EdgeplanApiError(
           0,
@@ -106,6 +166,9 @@ export function makeCall(options: ClientOptions): Call {
         res.status,
         'invalid_response',
         `${method} ${path}: not JSON: ${text.slice(0, 200)}`,
+        undefined,
+        // A proxy's page for 503 carries the wait too.
+        res.ok ? undefined : retryAfterMs(res.headers.get('retry-after')),
       );
     }
     if (!res.ok) {
@@ -115,10 +178,19 @@ export function makeCall(options: ClientOptions): Call {
         err?.code ?? 'http_error',
         err?.message ?? res.statusText,
         err?.details,
+        retryAfterMs(res.headers.get('retry-after')),
       );
     }
     return { status: res.status, body: json as T };
   };
+}
+
+/** Whether the caller stopped the call (the client's signal, or the call's). */
+export const stopped = (...signals: (AbortSignal | undefined)[]) => signals.some((s) => s?.aborted === true);
+
+/** The error of a call its caller stopped. */
+export function aborted(method: string, path: string, why = ''): EdgeplanApiError {
+  return new EdgeplanApiError(0, 'aborted', `${method} ${path} was stopped by its caller's signal${why}`);
 }
 
 /** A failed fetch's reason with its cause, where the runtime gives one: `fetch failed (connect ECONNREFUSED …)`. */

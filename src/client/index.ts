@@ -9,6 +9,7 @@
  * for await (const e of client.watch(run_id)) console.log(e.seq, e.event_type);
  */
 import { EdgeplanApiError, makeCall, type ClientOptions } from './http';
+import { withRetries } from './retrying-call';
 import type {
   ApprovalDecision,
   ControlResult,
@@ -40,7 +41,9 @@ import { watchRun, type WatchOptions } from './watch';
 import { createRunWithRetries, type CreateRunOptions } from './create-run';
 import { waitRun, type WaitOptions as WaitForRunOptions } from './wait';
 
-export { EdgeplanApiError, type ClientOptions } from './http';
+export { EdgeplanApiError, type ClientOptions, type RetryNotice } from './http';
+export { SAFE_TO_RETRY_CODES } from './retry-policy';
+export { DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT_MS } from './retrying-call';
 export type { WatchOptions } from './watch';
 export type { CreateRunOptions } from './create-run';
 export type { WaitOptions as WaitForRunOptions } from './wait';
@@ -80,7 +83,9 @@ export type EdgeplanClient = {
   /**
    * `POST /v1/runs`: start a run (for `config.mode: "lazy"`, call `dryRun`). Safe to retry: it sends an
    * `Idempotency-Key` (`options.idempotencyKey`, or a new UUID) and sends the request again, with the
-   * key, when no answer came (`unreachable`, `timeout`) — at most `options.retries` times (default 2).
+   * key, when no answer came (`unreachable`, `timeout`) — at most `options.retries` times (default 2)
+   * — and, after its `Retry-After`, when the server said to (`503 deploy_in_progress`, a 429, 502,
+   * 503 or 504), as the client's `retry` options allow.
    */
   createRun(body: CreateRunRequest, options?: CreateRunOptions): Promise<CreatedRun>;
   /** `POST /v1/runs` with `config.mode: "lazy"`: validate and estimate, run nothing. */
@@ -125,6 +130,9 @@ export type EdgeplanClient = {
    * `DELETE /v1/runs/:id`: an ended run and everything stored for it, its child runs too. A run still
    * going is refused (`conflict`, `details.reason: "run_active"`): cancel it first. `force`: a run this
    * release cannot read (`run_unreadable`) is deleted without reading it; a readable run as without it.
+   * `503 deletion_pending` is sent again after its `Retry-After` (the client's `retry` options); when
+   * the run finished its deletion by itself meanwhile (the retry is a 404), the answer is the deleted
+   * run with the child runs the first answer could not list: `child_runs: []`.
    */
   deleteRun(runId: string, options?: { force?: boolean | undefined }): Promise<DeletedRun>;
   /** Re-run a failed, aborted or cancelled run from its failed step(s), or from `stepId`. */
@@ -170,7 +178,7 @@ export type EdgeplanClient = {
 
 /** A client of one edgeplan API. */
 export function createClient(options: ClientOptions): EdgeplanClient {
-  const call = makeCall(options);
+  const call = withRetries(makeCall(options), options);
   const run = (runId: string, rest = '') => `/v1/runs/${encodeURIComponent(runId)}${rest}`;
   const get = async <T>(path: string, query?: Record<string, string | number | boolean | undefined>) =>
     (await call<T>('GET', path, { query })).body;
@@ -189,7 +197,8 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     },
     dryRun: async (body) => {
       const config = { ...(body.config ?? {}), mode: 'lazy' as const };
-      const answer = await call<DryRun>('POST', '/v1/runs', { body: { ...body, config } });
+      // Idempotent: a dry run creates nothing.
+      const answer = await call<DryRun>('POST', '/v1/runs', { body: { ...body, config }, idempotent: true });
       if (answer.status !== 200)
         throw new EdgeplanApiError(answer.status, 'invalid_response', 'A dry run started a run');
       return answer.body;
@@ -216,8 +225,19 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     getState: (runId, at) => get<Run>(run(runId, '/state'), { at }),
     cancel: (runId, reason) =>
       post<ControlResult>(run(runId, '/cancel'), reason === undefined ? {} : { reason }),
-    deleteRun: async (runId, { force } = {}) =>
-      (await call<DeletedRun>('DELETE', run(runId), force ? { query: { force: true } } : {})).body,
+    deleteRun: async (runId, { force } = {}) => {
+      try {
+        return (await call<DeletedRun>('DELETE', run(runId), force ? { query: { force: true } } : {})).body;
+      } catch (err) {
+        // Sent again after `deletion_pending`, and the run's object had finished meanwhile: deleted.
+        const finished =
+          err instanceof EdgeplanApiError &&
+          err.status === 404 &&
+          err.retriedAfter?.code === 'deletion_pending';
+        if (finished) return { run_id: runId, child_runs: [] };
+        throw err;
+      }
+    },
     retry: (runId, stepId) =>
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
     decide: (runId, decision, { token } = {}) =>
@@ -242,7 +262,9 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     listTools: async (options = {}) => (await client.getTools(options)).tools,
     getTools: ({ refresh } = {}) =>
       get<{ tools: Tool[]; unavailable: UnavailableTool[] }>('/v1/tools', refresh ? { refresh: true } : {}),
-    validatePlan: (body) => post<ValidationResult>('/v1/plans/validate', body),
+    // Idempotent: validation stores nothing.
+    validatePlan: async (body) =>
+      (await call<ValidationResult>('POST', '/v1/plans/validate', { body, idempotent: true })).body,
     planGoal: (body) => post<PlanGoalResult>('/v1/plans', body),
   };
   return client;

@@ -18,6 +18,8 @@ export type WaitOptions = {
   timeoutS?: number | undefined;
   /** `any_change`: count events after this seq (default: the run's last when the wait begins). */
   after?: number | undefined;
+  /** Stops the wait (`aborted`, status 0), a wait to send a refused request again included. */
+  signal?: AbortSignal | undefined;
 };
 
 /**
@@ -27,7 +29,7 @@ export type WaitOptions = {
 export async function waitRun(
   call: Call,
   runId: string,
-  { until = 'terminal', timeoutS, after }: WaitOptions,
+  { until = 'terminal', timeoutS, after, signal }: WaitOptions,
   clientTimeoutMs: number | undefined,
 ): Promise<RunWait> {
   const end = timeoutS === undefined ? Infinity : Date.now() + timeoutS * 1000;
@@ -37,7 +39,10 @@ export async function waitRun(
     const left = Math.ceil((end - Date.now()) / 1000);
     const timeout_s = Math.max(1, Math.min(MAX_WAIT_S, perRequest, left));
     const path = `/v1/runs/${encodeURIComponent(runId)}/wait`;
-    const { body } = await call<RunWait>('GET', path, { query: { until, timeout_s, after: since } });
+    // A refusal's wait to ask again (retrying-call.ts) ends with `timeoutS` too.
+    const bound = Number.isFinite(end) ? { timeoutMs: end - Date.now() + MARGIN_S * 1000 } : {};
+    const query = { until, timeout_s, after: since };
+    const { body } = await call<RunWait>('GET', path, { query, signal, ...bound });
     if (!body.timed_out || Date.now() >= end) return body;
     // Nothing new up to the answer's last event: the next request counts from there, missing nothing.
     if (until === 'any_change') since ??= body.run.last_seq;

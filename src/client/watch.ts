@@ -172,6 +172,7 @@ export async function* watchRun(
   async function over(seq: number): Promise<boolean> {
     const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
       query: { after: seq, limit: 1 },
+      signal,
     });
     return body.events.length === 0;
   }
@@ -181,6 +182,7 @@ export async function* watchRun(
     for (;;) {
       const { body } = await call<EventsPage>('GET', `/v1/runs/${id}/events`, {
         query: { after: last, limit: 500 },
+        signal,
       });
       reached();
       for (const e of body.events) {
@@ -207,6 +209,8 @@ export async function* watchRun(
   }
   /** Waits before trying again, or throws `err` when it is not worth waiting out. */
   async function backOff(err: unknown): Promise<void> {
+    // Stopped by the caller (a request or a wait to send one again): the loop ends, no error.
+    if (signal?.aborted) return;
     if (!everReached || !isTransient(err)) throw err;
     failingSince ??= Date.now();
     if (Date.now() - failingSince > reconnectForMs) throw err;
@@ -225,10 +229,15 @@ export async function* watchRun(
   // first look (resumed at its last event — the dashboard after Approve) may have gone on and ended
   // before its status was read, and its last events would never have been shown.
   if (after > 0) {
-    const nothingAfter = await over(after);
-    const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`);
-    ended = TERMINAL.has(body.run_status);
-    if (nothingAfter && ended && (await over(after))) return;
+    try {
+      const nothingAfter = await over(after);
+      const { body } = await call<RunStatusView>('GET', `/v1/runs/${id}/status`, { signal });
+      ended = TERMINAL.has(body.run_status);
+      if (nothingAfter && ended && (await over(after))) return;
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
   }
 
   let useSocket = transport !== 'poll';
@@ -298,7 +307,7 @@ export async function* watchRun(
           useSocket = false;
           continue;
         }
-        await call('GET', `/v1/runs/${id}/events`, { query: { after: last, limit: 1 } });
+        await call('GET', `/v1/runs/${id}/events`, { query: { after: last, limit: 1 }, signal });
         throw new EdgeplanApiError(0, 'websocket_refused', 'The run’s WebSocket was refused');
       }
       // A socket that worked does not open again: the server restarts, or the run's events are out

@@ -8,6 +8,7 @@ import type { ErrorInfo } from '../errors';
 import type { ChatCompletionsClient } from '../executor/tools/chat-completions-client';
 import type { ChatMessage, ResponseFormat } from '../executor/tools/chat-completions-types';
 import { BASE_URL_HINT } from '../executor/tools/llm-error-text';
+import { LlmBodyError } from '../executor/tools/llm-errors';
 import { shownUrl, toLlmError } from '../executor/tools/openai-client';
 import { readCompletion, type CompletionRead } from './completion-shape';
 import { redactSecrets } from './redact';
@@ -183,7 +184,8 @@ function answerOf(
   };
 }
 
+/** A 400 or 422 — or a 2xx error body that stands for one (vLLM's `code: 400`) — to a structured call. */
 function isFormatRejection(err: unknown): boolean {
-  const status = (err as { status?: unknown } | null)?.status;
+  const status = err instanceof LlmBodyError ? err.likeStatus : (err as { status?: unknown } | null)?.status;
   return status === 400 || status === 422;
 }

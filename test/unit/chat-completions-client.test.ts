@@ -10,6 +10,7 @@ import { toErrorInfo } from '../../src/errors';
 import { ChatCompletionsClient, OPENAI_BASE_URL } from '../../src/executor/tools/chat-completions-client';
 import {
   LlmApiError,
+  LlmBodyError,
   LlmClientError,
   LlmConnectionError,
   LlmConnectionTimeoutError,
@@ -31,6 +32,12 @@ let hungUp: () => void = () => undefined;
 
 const chunk = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+
+/** A route answering 200 with this JSON body. */
+const answer200 = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
 
 const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   ok: (_req, res) => {
@@ -54,10 +61,27 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"choices": [');
   },
-  'error-200': (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: 'model overloaded' } }));
-  },
+  // A success status over an error body, as vLLM, LiteLLM and some proxies answer.
+  'error-200': answer200({ error: { message: 'model overloaded' } }),
+  'litellm-429': answer200({
+    error: {
+      message: 'litellm.RateLimitError: OpenAIException - Rate limit reached for gpt-4o',
+      type: 'throttling_error',
+      param: null,
+      code: '429',
+    },
+  }),
+  'vllm-400': answer200({
+    error: {
+      message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    },
+  }),
+  'auth-200': answer200({ error: { message: 'Invalid API key provided', type: 'authentication_error' } }),
+  'ollama-200': answer200({ error: "model 'llama9' not found, try pulling it first" }),
+  'odd-200': answer200({ error: { message: 'something odd happened' } }),
   'rate-limited': (_req, res) => {
     res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1500', 'retry-after': '9' });
     res.end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests' } }));
@@ -191,13 +215,54 @@ describe('what a server answers instead of a completion', () => {
     });
   });
 
-  it('returns a 2xx error body as it is, for the caller to describe (no choices)', async () => {
-    const body = await client('error-200').create(ask);
-    expect(readCompletion(body, 'm')).toMatchObject({
-      ok: false,
-      what: 'JSON without "choices" (its keys: "error")',
-    });
-  });
+  it.each([
+    [
+      'error-200',
+      'llm_server_error',
+      true,
+      'answered 200 with an error instead of a completion: model overloaded',
+    ],
+    [
+      'litellm-429',
+      'llm_rate_limited',
+      true,
+      'answered 200 with an error instead of a completion: litellm.RateLimitError: OpenAIException - Rate limit reached for gpt-4o (type throttling_error, code 429)',
+    ],
+    [
+      'vllm-400',
+      'llm_bad_request',
+      false,
+      "answered 200 with an error instead of a completion: This model's maximum context length is 4096 tokens. However, you requested 5000 tokens. (type BadRequestError, code 400)",
+    ],
+    [
+      'auth-200',
+      'llm_auth_failed',
+      false,
+      'answered 200 with an error instead of a completion: Invalid API key provided (type authentication_error) — check OPENAI_API_KEY',
+    ],
+    [
+      'ollama-200',
+      'llm_bad_request',
+      false,
+      "answered 200 with an error instead of a completion: model 'llama9' not found, try pulling it first — check the model name",
+    ],
+    [
+      'odd-200',
+      'llm_error',
+      false,
+      'answered 200 with an error instead of a completion: something odd happened',
+    ],
+  ])(
+    'reports a 2xx whose body is an error (%s) as the provider’s error: %s, retryable %s',
+    async (route, code, retryable, said) => {
+      const err = await failure(client(route).create(ask));
+      expect(err).toBeInstanceOf(LlmBodyError);
+      expect(err).toMatchObject({ status: undefined, httpStatus: 200 });
+      const info = toErrorInfo(toLlmError(err, where));
+      expect(info).toMatchObject({ code, retryable });
+      expect(info.message.startsWith(`LLM at http://llm.test/v1 (model m) ${said}`)).toBe(true);
+    },
+  );
 
   it('keeps the headers of an error, so Retry-After is read from them', async () => {
     const err = await failure(client('rate-limited').create(ask));
@@ -307,5 +372,43 @@ describe('a call that does not end by itself', () => {
     );
     expect(err).toBeInstanceOf(LlmConnectionError);
     expect(toErrorInfo(toLlmError(err, where))).toMatchObject({ code: 'llm_unreachable', retryable: true });
+  });
+});
+
+describe('a connection that fails', () => {
+  /** What toLlmError says about a call to `baseURL`. */
+  const said = async (baseURL: string) => {
+    const err = await failure(new ChatCompletionsClient({ baseURL }).create(ask));
+    expect(err).toBeInstanceOf(LlmConnectionError);
+    return toErrorInfo(toLlmError(err, where));
+  };
+
+  it('says why: a refused connection, a name that does not resolve, a TLS handshake that fails', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    expect(await said(`http://127.0.0.1:${port}/v1`)).toEqual({
+      code: 'llm_unreachable',
+      message: `Could not reach the LLM at http://llm.test/v1 (model m): connect ECONNREFUSED 127.0.0.1:${port}`,
+      retryable: true,
+    });
+    // .invalid never resolves (RFC 2606); a machine without DNS answers EAI_AGAIN instead.
+    expect((await said('http://llm.invalid/v1')).message).toMatch(
+      /^Could not reach the LLM at .*: getaddrinfo (ENOTFOUND|EAI_AGAIN) llm\.invalid$/,
+    );
+    // HTTPS to the plain-HTTP server: OpenSSL's reason and code, not its error line.
+    expect((await said(`${base.replace('http:', 'https:')}/ok/v1`)).message).toMatch(
+      /: SSL routines: wrong version number \(ERR_SSL_WRONG_VERSION_NUMBER\)$/,
+    );
+  });
+
+  it('never quotes the user, password or query of a URL the runtime names in its reason', async () => {
+    const info = await said('http://edgeplan:hunter2@127.0.0.1:1/v1?key=qtoken123');
+    expect(info.code).toBe('llm_unreachable');
+    expect(info.message).toBe(
+      'Could not reach the LLM at http://llm.test/v1 (model m): Request cannot be constructed from a URL that includes credentials: http://127.0.0.1:1/v1',
+    );
+    expect(info.message).not.toMatch(/hunter2|qtoken123|edgeplan:/);
   });
 });

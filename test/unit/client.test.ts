@@ -432,7 +432,9 @@ describe('watch()', () => {
       }) as unknown as typeof globalThis.fetch;
     };
     const reconnects: [number, number][] = [];
-    const client = createClient({ baseUrl: 'http://api.test', fetch: restarting(3) });
+    // retry: false — the watch's own waiting is what is tested; the client's call would wait out the
+    // 502 by itself (client-retry.test.ts).
+    const client = createClient({ baseUrl: 'http://api.test', fetch: restarting(3), retry: false });
     const got: number[] = [];
     const options = {
       transport: 'poll' as const,
@@ -451,7 +453,7 @@ describe('watch()', () => {
       [0, -1],
     ]);
     // Down for longer than the watch waits: the last error, once it has tried for reconnectForMs.
-    const gone = createClient({ baseUrl: 'http://api.test', fetch: restarting(1_000_000) });
+    const gone = createClient({ baseUrl: 'http://api.test', fetch: restarting(1_000_000), retry: false });
     const seen: number[] = [];
     const err = await (async () => {
       for await (const e of gone.watch('run_1', { ...options, reconnectForMs: 300 })) seen.push(e.seq);

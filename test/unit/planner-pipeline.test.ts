@@ -238,6 +238,26 @@ describe('planGoal against an OpenAI-compatible endpoint', () => {
     ]);
   });
 
+  it('steps down as well when the server answers 200 with an error body that stands for a 400 (vLLM)', async () => {
+    const llm = scriptedLlm([planJson()]);
+    let first: unknown;
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (first !== undefined) return llm.fetch(input, init);
+      first = (await new Request(input, init).json<{ response_format?: { type: string } }>()).response_format
+        ?.type;
+      const error = {
+        message: "response_format 'json_schema' is not supported",
+        type: 'BadRequestError',
+        code: 400,
+      };
+      return Response.json({ error });
+    };
+    const out = success(await planGoal({ goal: 'g' }, deps({ fetch })));
+    expect(first).toBe('json_schema');
+    expect(llm.sent.map((s) => s.body.response_format?.type ?? 'text')).toEqual(['json_object']);
+    expect(out.planning_trace.map((t) => `${t.response_format}:${t.outcome}`)).toEqual(['json_object:ok']);
+  });
+
   it('tells the caller which variables to set when no LLM is configured and no rule matches', async () => {
     const llm = scriptedLlm([]);
     const out = failed(

@@ -21,39 +21,13 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/worker';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
-import type { CreateRunRequest, CreatedRun } from '../../src/durable/run-requests';
-import type { RpcResult } from '../../src/durable/rpc-result';
 import { FORMAT_KEY } from '../../src/durable/storage-format';
 import { startChildRun } from '../../src/durable/child-runs';
 import { workerToolRegistry } from '../../src/durable/tools';
 import { childRunId } from '../../src/engine/child-run';
 import { ToolError } from '../../src/errors';
 import { api, type Json } from './helpers';
-
-/** `env.PLAN_RUN` whose objects answer a create as the releases before 2026-11-29's (ae03508) do. */
-function olderObjects(): Env['PLAN_RUN'] {
-  const older = {
-    getByName(name: string) {
-      const stub = env.PLAN_RUN.getByName(name);
-      return {
-        async create(req: CreateRunRequest): Promise<RpcResult<Omit<CreatedRun, 'format' | 'replayed'>>> {
-          const { fingerprint: _ignored, ...sent } = req;
-          const r = (await stub.create(sent)) as RpcResult<CreatedRun>;
-          if (r.ok) {
-            const { run_id, status, outbox } = r.value;
-            return { ok: true, value: { run_id, status, outbox } };
-          }
-          if (r.error.code === 'run_deleted')
-            return { ok: false, error: { code: 'run_exists', message: `Run ${name} was deleted` } };
-          return r;
-        },
-        cancel: (reason?: string) => stub.cancel(reason),
-        deleteRun: () => stub.deleteRun(),
-      };
-    },
-  };
-  return older as unknown as Env['PLAN_RUN'];
-}
+import { olderObjects } from './older-run-objects';
 
 /** `POST /v1/runs` to this release's Worker, its run objects `ns`. */
 async function create(ns: Env['PLAN_RUN'], body: unknown, key?: string) {

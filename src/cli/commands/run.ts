@@ -1,6 +1,12 @@
 /** `edgeplan run <file> | --goal "…"` and `edgeplan validate <file>`. */
 import type { Command } from 'commander';
-import { EdgeplanApiError, estimateText, type CreateRunRequest, type Finding } from '../../client';
+import {
+  DEFAULT_MAX_RETRY_WAIT_MS,
+  EdgeplanApiError,
+  estimateText,
+  type CreateRunRequest,
+  type Finding,
+} from '../../client';
 import { applyEvent, emptyView } from '../../client/run-view';
 import type { Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
@@ -21,6 +27,20 @@ type RunOptions = {
 
 /** How long `run` waits, without `--timeout`, for the create's answer (retries included)… */
 const CREATE_WAIT_S = 60;
+
+/**
+ * How long the create may take. `--timeout`: that, all in, a wait the server asks for included (one
+ * that does not fit is not begun). Without it: a minute of waiting for answers — three attempts of
+ * 20 s, so a server that takes the request and never answers costs a minute, not three — plus the
+ * waits the server asks for (`503 deploy_in_progress`: 60 s), up to the client's 2 minutes.
+ */
+function createBounds(timeoutS: number | null): { timeoutMs: number; attemptTimeoutMs?: number } {
+  if (timeoutS !== null) return { timeoutMs: timeoutS * 1000 };
+  return {
+    timeoutMs: CREATE_WAIT_S * 1000 + DEFAULT_MAX_RETRY_WAIT_MS,
+    attemptTimeoutMs: (CREATE_WAIT_S * 1000) / 3,
+  };
+}
 /** …and, not watching a goal, for its plan (a planning's model calls and repairs take a while). */
 const PLANNING_WAIT_S = 300;
 
@@ -65,14 +85,15 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         );
       const timeoutS = o.timeout === undefined ? null : wholeNumber(o.timeout, '--timeout', 1, 86_400);
       const key = o.idempotencyKey === undefined ? {} : { idempotencyKey: o.idempotencyKey };
-      const timeoutMs = (timeoutS ?? CREATE_WAIT_S) * 1000;
-      const created = await ctx.client.createRun(body, { ...key, timeoutMs }).catch((err: unknown) => {
-        // An invalid plan from a file: its findings at their lines, as `validate` shows them.
-        const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
-        if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;
-        reportFindings(ctx, err.code, file, o.format, errors);
-        return null;
-      });
+      const created = await ctx.client
+        .createRun(body, { ...key, ...createBounds(timeoutS) })
+        .catch((err: unknown) => {
+          // An invalid plan from a file: its findings at their lines, as `validate` shows them.
+          const errors = (err as { details?: { errors?: Finding[] } }).details?.errors;
+          if (!file || ctx.json || !(err instanceof EdgeplanApiError) || !Array.isArray(errors)) throw err;
+          reportFindings(ctx, err.code, file, o.format, errors);
+          return null;
+        });
       if (!created) return done(EXIT.failed);
       following(created.run_id);
       const watch = o.watch ?? ctx.tty;

@@ -7,8 +7,10 @@
  */
 import type { ChatCompletionRequest } from './chat-completions-types';
 import { sseChunks } from './chat-completion-stream';
+import { statusLike } from './llm-error-text';
 import {
   LlmApiError,
+  LlmBodyError,
   LlmClientError,
   LlmConnectionError,
   LlmConnectionTimeoutError,
@@ -57,7 +59,8 @@ export class ChatCompletionsClient {
 
   /**
    * One completion, whole. Resolves with the parsed JSON body (`unknown`: read it through
-   * completion-shape.ts), or the text of a 2xx answer that is not JSON, as the SDK did.
+   * completion-shape.ts), or the text of a 2xx answer that is not JSON, as the SDK did. A 2xx JSON
+   * body that is an error and no completion (vLLM, LiteLLM, proxies) throws {@link LlmBodyError}.
    */
   async create(body: ChatCompletionRequest, options: CallOptions = {}): Promise<unknown> {
     const call = await this.#send(body, options.signal);
@@ -68,7 +71,11 @@ export class ChatCompletionsClient {
       if (!json) return text;
       if (text === '') return undefined;
       // A JSON type over a body that is not JSON: the text, for completion-shape.ts to describe.
-      return parseOrText(text);
+      const body = parseOrText(text);
+      const error = errorInstead(body);
+      if (error !== undefined)
+        throw new LlmBodyError(call.res.status, error, call.res.headers, statusLike(error));
+      return body;
     } finally {
       call.end();
     }
@@ -165,6 +172,13 @@ type Pending = {
   /** The body read, bounded by the timeout and the caller's signal. */
   read: <T>(reading: Promise<T>) => Promise<T>;
 };
+
+/** The `error` of a body that carries one and no `choices`, else undefined. */
+function errorInstead(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { error, choices } = body as { error?: unknown; choices?: unknown };
+  return error == null || error === false || Array.isArray(choices) ? undefined : error;
+}
 
 function parseOrText(text: string): unknown {
   try {

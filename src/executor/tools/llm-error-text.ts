@@ -22,6 +22,52 @@ export function providerWords(err: ServerError): string {
   return cap(said.replace(/\s+/g, ' ').trim() || 'no error text');
 }
 
+/**
+ * The type and code an error body carries besides its message, as `" (type …, code …)"`, or ''.
+ * @example errorCodes({ message: 'slow down', type: 'throttling_error', code: 429 }) // ' (type throttling_error, code 429)'
+ */
+export function errorCodes(error: unknown): string {
+  if (error === null || typeof error !== 'object') return '';
+  const { type, code } = error as { type?: unknown; code?: unknown };
+  const shown = (v: unknown) => (typeof v === 'string' && v.trim() !== '') || typeof v === 'number';
+  const parts = [
+    shown(type) ? `type ${cap(String(type))}` : '',
+    shown(code) ? `code ${cap(String(code))}` : '',
+  ];
+  const said = parts.filter(Boolean).join(', ');
+  return said ? ` (${said})` : '';
+}
+
+/** Words of an error body, by the HTTP status an error saying them would come with. */
+const STATUS_WORDS: readonly [RegExp, number][] = [
+  [/rate.?limit|too many requests|throttl|quota|requests per/i, 429],
+  [/overload|capacity|unavailable|busy|try again later/i, 503],
+  [/timed? ?out|timeout/i, 408],
+  [/auth|api.?key|unauthori[sz]ed|permission|forbidden|access denied/i, 401],
+  [/not.?found|does not exist|no such|unknown model/i, 404],
+  [/internal|server.?error|upstream|bad gateway/i, 500],
+  [/invalid|bad.?request|validation|context length|maximum context|too long|unsupported|not supported/i, 400],
+];
+
+/**
+ * The HTTP error status an error body stands for, when the HTTP status said success: its `code` or
+ * `status` when that is one (vLLM's `code: 400`, LiteLLM's `code: "429"`), else by its type, code and
+ * message words (`rate_limit_exceeded` → 429, `overloaded_error` → 503); undefined when nothing says.
+ * @example statusLike({ message: 'Rate limit reached', type: 'requests' }) // 429
+ */
+export function statusLike(error: unknown): number | undefined {
+  if (error === null || typeof error !== 'object') {
+    return typeof error === 'string' ? STATUS_WORDS.find(([re]) => re.test(error))?.[1] : undefined;
+  }
+  const { code, status, type, message } = error as Record<string, unknown>;
+  for (const n of [code, status]) {
+    const number = typeof n === 'number' ? n : typeof n === 'string' && /^\d{3}$/.test(n) ? Number(n) : NaN;
+    if (number >= 400 && number <= 599) return number;
+  }
+  const words = [type, code, message].filter((w) => typeof w === 'string').join(' ');
+  return STATUS_WORDS.find(([re]) => re.test(words))?.[1];
+}
+
 /** Whether the server answered with an HTML page (a proxy, a login page, a wrong base URL). */
 export function isHtml(text: string): boolean {
   return /^\s*(<!doctype html|<html|<head|<body|<\?xml)/i.test(text);

@@ -51,6 +51,26 @@ export class LlmApiError extends LlmClientError {
   }
 }
 
+/**
+ * A 2xx whose JSON body is an error and no completion — `{"error": {"message", "type", "code"}}`, as
+ * vLLM, LiteLLM and some proxies answer a failure. `status` stays undefined (as for an error inside a
+ * stream: the HTTP status said success); `httpStatus` is the status it came with, and `likeStatus`
+ * the error status its code or words stand for (llm-error-text.ts's `statusLike`), by which
+ * `toLlmError` classifies it as it would that HTTP error.
+ */
+export class LlmBodyError extends LlmApiError {
+  override name = 'LlmBodyError';
+
+  constructor(
+    readonly httpStatus: number,
+    error: unknown,
+    headers: Headers,
+    readonly likeStatus: number | undefined,
+  ) {
+    super(undefined, error, undefined, headers);
+  }
+}
+
 /** The request never got an answer: DNS, a refused connection, a reset before the headers. */
 export class LlmConnectionError extends LlmClientError {
   override name = 'LlmConnectionError';

@@ -5,15 +5,20 @@
 import { ToolError } from '../../errors';
 import { redactSecrets } from '../../planner/redact';
 import { ChatCompletionsClient } from './chat-completions-client';
+import { connectionCause } from './connection-cause';
 import { idleBodyFetch } from './idle-body';
-import { hintFor, isHtml, providerWords } from './llm-error-text';
+import { errorCodes, hintFor, isHtml, providerWords } from './llm-error-text';
+import { shownUrl } from './shown-url';
 import {
   LlmApiError,
+  LlmBodyError,
   LlmClientError,
   LlmConnectionError,
   LlmConnectionTimeoutError,
   LlmUserAbortError,
 } from './llm-errors';
+
+export { shownUrl } from './shown-url';
 
 /** The variables the LLM configuration is read from (strings; anything else counts as unset). */
 export type LlmEnv = {
@@ -84,7 +89,9 @@ export type LlmCallSite = { model: string; baseURL?: string | undefined; secrets
 
 /**
  * Maps a client error (llm-errors.ts) to a ToolError with a stable code: 429, 408, 5xx, timeouts and connection
- * failures are retryable; other 4xx (bad request, auth, unknown model) are not. Other values pass
+ * failures are retryable; other 4xx (bad request, auth, unknown model) are not; a 2xx whose body is
+ * an error is classified by the status its code or words stand for (a rate limit's: retryable), and
+ * a connection failure says why (the runtime's cause, URLs cut to origin and path). Other values pass
  * through unchanged. The server's words are quoted with the API key and credential-shaped strings
  * redacted: some OpenAI-compatible servers echo the key they refused ("Incorrect API key provided:
  * sk-…"), and the message ends up in step errors, events and the dashboard.
@@ -106,22 +113,23 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   if (err instanceof LlmUserAbortError)
     return new ToolError('aborted', `LLM request to ${target} was aborted`);
   if (err instanceof LlmConnectionError) {
-    return new ToolError('llm_unreachable', `Could not reach the LLM at ${target}: ${err.message}`);
+    // The runtime's reason (ECONNREFUSED, ENOTFOUND, a certificate's), not only "Connection error.".
+    const why = connectionCause(err) || err.message;
+    return new ToolError('llm_unreachable', `Could not reach the LLM at ${target}: ${why}`);
+  }
+  if (err instanceof LlmBodyError) {
+    // A success status over an error body: classified as the error status it stands for would be.
+    const words = `${providerWords(err)}${errorCodes(err.error)}`;
+    const msg = `LLM at ${target} answered ${err.httpStatus} with an error instead of a completion: ${words}`;
+    if (err.likeStatus === undefined) return new ToolError('llm_error', msg, { retryable: false });
+    return byStatus(err.likeStatus, msg, words, false);
   }
   if (err instanceof LlmApiError && typeof err.status === 'number') {
-    const s = err.status;
     // The server's own words, whichever shape its error body has (OpenAI's, Ollama's, Cloudflare's
     // `errors` array, a proxy's HTML page), and what to change when the status says.
     const words = providerWords(err);
     const html = isHtml(typeof err.error === 'string' ? err.error : err.message.replace(/^\d+ /, ''));
-    const msg = `LLM at ${target} answered ${s} ${words}`;
-    if (s === 408) return new ToolError('timeout', msg);
-    if (s === 429) return new ToolError('llm_rate_limited', msg);
-    if (s >= 500) return new ToolError('llm_server_error', msg);
-    if (s === 401 || s === 403) {
-      return new ToolError('llm_auth_failed', `${msg}${hintFor(s, words, html)}`, { retryable: false });
-    }
-    return new ToolError('llm_bad_request', `${msg}${hintFor(s, words, html)}`, { retryable: false });
+    return byStatus(err.status, `LLM at ${target} answered ${err.status} ${words}`, words, html);
   }
   if (err instanceof LlmClientError) {
     return new ToolError('llm_error', `LLM call to ${target} failed: ${err.message}`, { retryable: false });
@@ -129,15 +137,15 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   return err;
 }
 
-/**
- * `OPENAI_BASE_URL` as errors show it: without a user and password, query or fragment, where a gateway
- * may carry a credential (the path, which routes to a provider or gateway, is kept).
- * @example shownUrl('https://u:p@gw.example/v1?key=k') // 'https://gw.example/v1'
- */
-export function shownUrl(raw: string): string {
-  if (!URL.canParse(raw)) return 'OPENAI_BASE_URL (not an absolute URL)';
-  const url = new URL(raw);
-  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
+/** The error an HTTP error status stands for: 408, 429 and 5xx retryable, other 4xx not. */
+function byStatus(s: number, msg: string, words: string, html: boolean): ToolError {
+  if (s === 408) return new ToolError('timeout', msg);
+  if (s === 429) return new ToolError('llm_rate_limited', msg);
+  if (s >= 500) return new ToolError('llm_server_error', msg);
+  if (s === 401 || s === 403) {
+    return new ToolError('llm_auth_failed', `${msg}${hintFor(s, words, html)}`, { retryable: false });
+  }
+  return new ToolError('llm_bad_request', `${msg}${hintFor(s, words, html)}`, { retryable: false });
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -1,0 +1,35 @@
+/**
+ * Run objects as a release before 2026-11-29's (ae03508) answers a create: this release's object
+ * behind a shim of the older release's create answer — no `format` in it, an Idempotency-Key's
+ * fingerprint ignored (no replay: `run_exists`), and `run_exists` for a run deleted a moment ago. Its
+ * cancel and DELETE are the real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
+ * client-retry.test.ts).
+ */
+import { env } from 'cloudflare:workers';
+import type { CreateRunRequest, CreatedRun } from '../../src/durable/run-requests';
+import type { RpcResult } from '../../src/durable/rpc-result';
+
+/** `env.PLAN_RUN` whose objects answer a create as the releases before 2026-11-29's (ae03508) do. */
+export function olderObjects(): Env['PLAN_RUN'] {
+  const older = {
+    getByName(name: string) {
+      const stub = env.PLAN_RUN.getByName(name);
+      return {
+        async create(req: CreateRunRequest): Promise<RpcResult<Omit<CreatedRun, 'format' | 'replayed'>>> {
+          const { fingerprint: _ignored, ...sent } = req;
+          const r = (await stub.create(sent)) as RpcResult<CreatedRun>;
+          if (r.ok) {
+            const { run_id, status, outbox } = r.value;
+            return { ok: true, value: { run_id, status, outbox } };
+          }
+          if (r.error.code === 'run_deleted')
+            return { ok: false, error: { code: 'run_exists', message: `Run ${name} was deleted` } };
+          return r;
+        },
+        cancel: (reason?: string) => stub.cancel(reason),
+        deleteRun: () => stub.deleteRun(),
+      };
+    },
+  };
+  return older as unknown as Env['PLAN_RUN'];
+}
