@@ -82,6 +82,11 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   'auth-200': answer200({ error: { message: 'Invalid API key provided', type: 'authentication_error' } }),
   'ollama-200': answer200({ error: "model 'llama9' not found, try pulling it first" }),
   'odd-200': answer200({ error: { message: 'something odd happened' } }),
+  'not-completion-200': answer200({ id: 'x', object: 'list', data: [] }),
+  'whole-with-usage': answer200({
+    choices: [{ index: 0, message: { role: 'assistant', content: 'all at once' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 4, completion_tokens: 3 },
+  }),
   'rate-limited': (_req, res) => {
     res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1500', 'retry-after': '9' });
     res.end(JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests' } }));
@@ -280,6 +285,27 @@ describe('a streamed completion', () => {
     expect(chunks.map((c) => readChunk(c).text).join('')).toBe('Hello');
     expect(readChunk(chunks.at(-1)).usage).toEqual({ prompt: 3, completion: 2 });
     expect(seen.at(-1)?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('reads a JSON answer to a stream request as what it is: an error, a whole completion, or neither', async () => {
+    // A server or proxy that ignores `stream: true`, or answers its error in a 2xx body.
+    const refused = await failure(client('litellm-429').stream(ask));
+    expect(refused).toBeInstanceOf(LlmBodyError);
+    expect(toErrorInfo(toLlmError(refused, where))).toMatchObject({
+      code: 'llm_rate_limited',
+      retryable: true,
+    });
+    const chunks: unknown[] = [];
+    for await (const c of await client('whole-with-usage').stream(ask)) chunks.push(c);
+    expect(chunks.map((c) => readChunk(c))).toEqual([
+      { text: 'all at once', usage: { prompt: 4, completion: 3 } },
+    ]);
+    expect(await drain(await client('ok').stream(ask))).toEqual({ text: 'hi', error: null });
+    const neither = await failure(client('not-completion-200').stream(ask));
+    expect(neither).toBeInstanceOf(LlmClientError);
+    expect((neither as Error).message).toBe(
+      'Error reading response: a stream was asked for and the server answered JSON that is not a completion (its keys: "id", "object", "data")',
+    );
   });
 
   it('ends when the body ends without [DONE]', async () => {

@@ -66,16 +66,10 @@ export class ChatCompletionsClient {
     const call = await this.#send(body, options.signal);
     try {
       const text = await call.read(call.res.text());
-      const type = call.res.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
-      const json = type.includes('application/json') || type.endsWith('+json');
-      if (!json) return text;
+      if (!isJson(call.res)) return text;
       if (text === '') return undefined;
       // A JSON type over a body that is not JSON: the text, for completion-shape.ts to describe.
-      const body = parseOrText(text);
-      const error = errorInstead(body);
-      if (error !== undefined)
-        throw new LlmBodyError(call.res.status, error, call.res.headers, statusLike(error));
-      return body;
+      return bodyOrError(call.res, parseOrText(text));
     } finally {
       call.end();
     }
@@ -87,6 +81,7 @@ export class ChatCompletionsClient {
    */
   async stream(body: ChatCompletionRequest, options: CallOptions = {}): Promise<AsyncIterable<unknown>> {
     const call = await this.#send({ ...body, stream: true }, options.signal);
+    if (isJson(call.res)) return oneChunk(call);
     call.headersCame();
     return sseChunks(call.res, call.end, options.signal);
   }
@@ -172,6 +167,53 @@ type Pending = {
   /** The body read, bounded by the timeout and the caller's signal. */
   read: <T>(reading: Promise<T>) => Promise<T>;
 };
+
+/** Whether a 2xx answer says its body is JSON (else it is text, or a stream's events). */
+function isJson(res: Response): boolean {
+  const type = res.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type.includes('application/json') || type.endsWith('+json');
+}
+
+/** A 2xx JSON body, or {@link LlmBodyError} when it is an error and no completion. */
+function bodyOrError(res: Response, body: unknown): unknown {
+  const error = errorInstead(body);
+  if (error !== undefined) throw new LlmBodyError(res.status, error, res.headers, statusLike(error));
+  return body;
+}
+
+/**
+ * A stream asked for and a JSON body answered — a server or proxy that ignores `stream: true`, or
+ * answers its error in a 2xx body: the error is thrown as from {@link ChatCompletionsClient.create};
+ * a whole completion is one chunk (each choice's `message` as its `delta`), so what streams it reads
+ * the same text; any other body is described, not read as a stream with nothing in it.
+ */
+async function oneChunk(call: Pending): Promise<AsyncIterable<unknown>> {
+  let body: unknown;
+  try {
+    body = bodyOrError(call.res, parseOrText(await call.read(call.res.text())));
+  } finally {
+    call.end();
+  }
+  const { choices, usage } = (body ?? {}) as { choices?: unknown; usage?: unknown };
+  if (!Array.isArray(choices)) {
+    const keys = body !== null && typeof body === 'object' ? Object.keys(body).slice(0, 8) : [];
+    throw new LlmClientError(
+      `Error reading response: a stream was asked for and the server answered JSON that is not a completion (${keys.length ? `its keys: ${keys.map((k) => `"${k}"`).join(', ')}` : typeof body})`,
+    );
+  }
+  const chunk = {
+    choices: choices.map((c: unknown) => {
+      const { message, ...rest } = (c ?? {}) as { message?: unknown };
+      return { ...rest, delta: message ?? {} };
+    }),
+    ...(usage === undefined ? {} : { usage }),
+  };
+  // The body is read already: nothing is left to await.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  return (async function* () {
+    yield chunk;
+  })();
+}
 
 /** The `error` of a body that carries one and no `choices`, else undefined. */
 function errorInstead(body: unknown): unknown {
