@@ -132,7 +132,7 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
     const refused = tool.closed ? closedArgumentsProblem(tools(), tool, args) : null;
     const call = refused === null ? tool.call(args) : { error: refused };
     if ('error' in call) {
-      const envelope = { error: { code: 'invalid_request', message: call.error } };
+      const envelope = { error: { code: call.code ?? 'invalid_request', message: call.error } };
       return {
         isError: true,
         content: [{ type: 'text', text: JSON.stringify(envelope) }],

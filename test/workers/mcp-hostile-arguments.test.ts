@@ -1,0 +1,96 @@
+/**
+ * Hostile arguments to the `/mcp` tools, sent as raw JSON-RPC: a `run_id` that URL resolution would
+ * rewrite (`.`, `..`) or that cannot be percent-encoded (a lone surrogate), and an `idempotency_key`
+ * that cannot be a header value (a line break, NUL, a character past U+00FF). Each is a tool error with
+ * the code the API gives such a request — never `-32603 Internal error`, and never another route's
+ * answer (`get_run` of "." once answered the run list).
+ */
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { Json } from './helpers';
+
+const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+const plan = { goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] };
+
+/** One `tools/call`, its JSON written as given (so a lone surrogate's escape reaches the server). */
+async function callTool(name: string, argsJson: string): Promise<{ status: number; body: Json }> {
+  const res = await exports.default.fetch(
+    new Request('http://edgeplan.test/mcp', {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${argsJson}}}`,
+    }),
+  );
+  return { status: res.status, body: await res.json<Json>() };
+}
+
+describe('/mcp tools given a run_id no run can have', () => {
+  const ids: [string, string][] = [
+    ['"."', '"."'],
+    ['".."', '".."'],
+    ['a lone surrogate', '"run_\\ud800"'],
+    ['a path', '"../runs"'],
+  ];
+  const tools: [string, string][] = [
+    ['get_run', ''],
+    ['wait_for_run', ',"timeout_s":1'],
+    ['get_run_events', ''],
+    ['cancel_run', ''],
+    ['retry_run', ''],
+    ['answer_input', ',"input":"x"'],
+    ['approve_run', ',"decision":"approve"'],
+    ['replan_run', ',"reason":"r"'],
+  ];
+  for (const [what, id] of ids) {
+    it(`answers each run tool given ${what} with not_found, as the route answers such an id`, async () => {
+      for (const [tool, rest] of tools) {
+        const r = await callTool(tool, `{"run_id":${id}${rest}}`);
+        expect(r.status, tool).toBe(200);
+        expect(r.body.error, `${tool}: ${JSON.stringify(r.body.error)}`).toBeUndefined();
+        expect(r.body.result, tool).toMatchObject({
+          isError: true,
+          structuredContent: { error: { code: 'not_found', message: expect.stringMatching(/^No run /) } },
+        });
+      }
+    });
+  }
+
+  it('cuts a long run_id in the message, which still says what a run id looks like', async () => {
+    const r = await callTool('get_run', JSON.stringify({ run_id: 'x'.repeat(10_000) }));
+    const message = r.body.result.structuredContent.error.message as string;
+    expect(message.length).toBeLessThan(300);
+    expect(message).toContain('"run_"');
+  });
+});
+
+describe('/mcp start_run given an idempotency_key no header can carry', () => {
+  const keys: [string, string][] = [
+    ['a line break', '"a\\r\\nb"'],
+    ['a NUL', '"a\\u0000b"'],
+    ['a character past U+00FF', '"key\\u2028"'],
+    ['a lone surrogate', '"k\\ud800"'],
+    ['nothing but spaces', '"   "'],
+  ];
+  for (const [what, key] of keys) {
+    it(`refuses ${what} with invalid_idempotency_key, starting no run`, async () => {
+      const r = await callTool('start_run', `{"plan":${JSON.stringify(plan)},"idempotency_key":${key}}`);
+      expect(r.status).toBe(200);
+      expect(r.body.error, JSON.stringify(r.body.error)).toBeUndefined();
+      expect(r.body.result).toMatchObject({
+        isError: true,
+        structuredContent: {
+          error: { code: 'invalid_idempotency_key', message: expect.stringMatching(/^idempotency_key /) },
+        },
+      });
+    });
+  }
+
+  it('still takes a quoted key as the header does: the same run as the key unquoted', async () => {
+    const key = `k-${crypto.randomUUID()}`;
+    const plain = await callTool('start_run', JSON.stringify({ plan, idempotency_key: key }));
+    const quoted = await callTool('start_run', JSON.stringify({ plan, idempotency_key: `"${key}"` }));
+    const runId = plain.body.result.structuredContent.run_id as string;
+    expect(runId).toMatch(/^run_/);
+    expect(quoted.body.result.structuredContent.run_id).toBe(runId);
+  });
+});
