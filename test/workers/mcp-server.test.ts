@@ -348,4 +348,21 @@ describe('edgeplan as an MCP server at /mcp', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('Allow')).toBe('POST');
   });
+
+  it('refuses every other method with Allow: POST alone and a JSON-RPC error, body or not', async () => {
+    for (const method of ['PUT', 'PATCH', 'OPTIONS', 'HEAD', 'DELETE', 'PROPFIND']) {
+      const body = method === 'PUT' || method === 'PATCH' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : null;
+      const res = await app.fetch(
+        new Request('http://edgeplan.test/mcp', {
+          method,
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        env,
+      );
+      expect([method, res.status, res.headers.get('Allow')]).toEqual([method, 405, 'POST']);
+      const text = await res.text();
+      expect(method === 'HEAD' || JSON.parse(text).error.code === -32000).toBe(true);
+    }
+  });
 });

@@ -27,8 +27,8 @@ import type { App, AppEnv } from '../types';
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
 
 /**
- * Mounts `/mcp`. GET (a standalone event stream) and DELETE (ending a session) answer 405: the
- * server keeps no sessions.
+ * Mounts `/mcp`. GET (a standalone event stream), DELETE (ending a session) and every other method
+ * but POST answer 405 with `Allow: POST` and a JSON-RPC error: the server keeps no sessions.
  * @example registerMcpRoutes(app) // then an MCP client connects to https://<host>/mcp
  */
 export function registerMcpRoutes(app: App): void {
@@ -88,7 +88,9 @@ export function registerMcpRoutes(app: App): void {
     const results: unknown[] = Array.isArray(answered) ? answered : [answered];
     return c.json([...results, ...refused], 200);
   });
-  app.on(['GET', 'DELETE'], '/mcp', (c) =>
+  // Every other method, not only GET and DELETE: registered for those two alone, they made the 405
+  // of a PUT or an OPTIONS list them in its Allow, as if /mcp took them.
+  app.all('/mcp', (c) =>
     c.json(
       {
         jsonrpc: '2.0',
