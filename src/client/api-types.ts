@@ -2925,6 +2925,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or wrong bearer token (`unauthorized`) */
             401: {
                 headers: {

@@ -40,8 +40,8 @@ import {
   ValueSchema,
 } from '../schemas/run-views';
 import { listRuns } from '../run-list';
+import { chooseSubprotocol } from '../ws-subprotocol';
 import type { App } from '../types';
-import { tokenFromProtocols, WS_PROTOCOL } from '../../client/ws-protocol';
 import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
@@ -147,7 +147,7 @@ const ws = createRoute({
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
     101: { description: 'Switching protocols: a WebSocket carrying `RunEvent` messages' },
-    ...errorResponses(401, 404, 426),
+    ...errorResponses(400, 401, 404, 426),
   },
 });
 const cancel = controlRoute('cancelRun', '/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
@@ -296,14 +296,16 @@ export function registerRunRoutes(app: App): void {
         'This endpoint speaks WebSocket: connect with an Upgrade: websocket request',
       );
     }
+    // A client that offered subprotocols needs one of them accepted (a browser offers the token so).
+    const protocol = chooseSubprotocol(c.req.header('Sec-WebSocket-Protocol'));
+    if (!protocol.ok) return jsonError(c, 'invalid_request', protocol.message);
     const res = await run.fetch(c.req.raw);
     if (res.status === 404) return notFound(c);
-    // A browser that offered the token as a subprotocol needs one of its protocols accepted.
-    if (res.status !== 101 || !tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))) return res;
+    if (res.status !== 101 || protocol.protocol === null) return res;
     return new Response(null, {
       status: 101,
       webSocket: res.webSocket,
-      headers: { 'Sec-WebSocket-Protocol': WS_PROTOCOL },
+      headers: { 'Sec-WebSocket-Protocol': protocol.protocol },
     });
   });
 
