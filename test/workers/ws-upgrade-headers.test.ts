@@ -1,5 +1,6 @@
 /**
- * The subprotocols a client offers on a run's WebSocket: `edgeplan` is answered whenever it is
+ * The upgrade request of a run's WebSocket. `Upgrade` is matched in any case (RFC 9110 §7.8: its
+ * tokens are case-insensitive). The subprotocols a client offers: `edgeplan` is answered whenever it is
  * offered — with the bearer subprotocol or without (a deployment without API_TOKEN, a token sent as a
  * header) — since a client whose offer gets no answer must fail the connection; an offer without it
  * is a 400 saying what to offer, before any socket opens, and never repeats a token it carried.
@@ -28,6 +29,20 @@ async function firstEvent(res: Response): Promise<Json> {
   ws.close();
   return event;
 }
+
+describe('the Upgrade header of a run’s WebSocket', () => {
+  it('opens the socket whatever the case of its value', async () => {
+    const runId = await startRun({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] });
+    for (const value of ['WebSocket', 'WEBSOCKET', 'websocket']) {
+      const res = await app.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/ws`, { headers: { Upgrade: value } }),
+        env,
+      );
+      expect([value, res.status]).toEqual([value, 101]);
+      expect(await firstEvent(res)).toMatchObject({ seq: 1 });
+    }
+  });
+});
 
 describe('the subprotocols of a run’s WebSocket', () => {
   it('answers edgeplan when it is offered without a bearer subprotocol, and opens the socket', async () => {
