@@ -3,7 +3,8 @@
  * value that is not a JSON-RPC 2.0 message is `-32600 Invalid Request` saying what is missing (the
  * transport calls it `-32700 Parse error`, which is for text that is not JSON), and a `tools/call`
  * whose params are not `{name, arguments?}` is `-32602 Invalid params` in one line (the SDK answers
- * `-32603 Internal error` with its schema's issues as the message) — in a batch as alone.
+ * `-32603 Internal error` with its schema's issues as the message), as are arguments with the key
+ * `__proto__` (which the SDK would drop unseen) — in a batch as alone.
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
@@ -56,6 +57,10 @@ export function toolCallParamsProblem(message: unknown): JsonRpcRefusal | null {
       problem = `params.name must be a tool name (got ${name === undefined ? 'none' : kind(name)})`;
     else if (args !== undefined && !isObject(args))
       problem = `params.arguments must be an object (got ${kind(args)})`;
+    // The SDK reads arguments into a new object by assignment, where "__proto__" sets the prototype:
+    // the key would vanish unread, as no route's body takes it (the API refuses it as unknown).
+    else if (args !== undefined && Object.hasOwn(args, '__proto__'))
+      problem = 'params.arguments holds the key "__proto__", which no tool takes: leave it out';
   }
   return problem
     ? { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` } }

@@ -1,9 +1,11 @@
 /**
  * Hostile arguments to the `/mcp` tools, sent as raw JSON-RPC: a `run_id` that URL resolution would
- * rewrite (`.`, `..`) or that cannot be percent-encoded (a lone surrogate), and an `idempotency_key`
+ * rewrite (`.`, `..`), and an `idempotency_key`
  * that cannot be a header value (a line break, NUL, a character past U+00FF). Each is a tool error with
  * the code the API gives such a request — never `-32603 Internal error`, and never another route's
- * answer (`get_run` of "." once answered the run list).
+ * answer (`get_run` of "." once answered the run list). An argument named `__proto__`, which the SDK
+ * drops unseen while the API refuses it as an unknown key, is `-32602 Invalid params`. (A lone
+ * surrogate, in an argument as anywhere in a body, is refused before: request-bodies.test.ts.)
  */
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ import type { Json } from './helpers';
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 const plan = { goal: 'g', steps: [{ id: 'a', action: 'demo.echo', parameters: { x: 1 } }] };
 
-/** One `tools/call`, its JSON written as given (so a lone surrogate's escape reaches the server). */
+/** One `tools/call`, its JSON written as given (so a key such as `__proto__` reaches the server as sent). */
 async function callTool(name: string, argsJson: string): Promise<{ status: number; body: Json }> {
   const res = await exports.default.fetch(
     new Request('http://edgeplan.test/mcp', {
@@ -28,7 +30,6 @@ describe('/mcp tools given a run_id no run can have', () => {
   const ids: [string, string][] = [
     ['"."', '"."'],
     ['".."', '".."'],
-    ['a lone surrogate', '"run_\\ud800"'],
     ['a path', '"../runs"'],
   ];
   const tools: [string, string][] = [
@@ -68,7 +69,6 @@ describe('/mcp start_run given an idempotency_key no header can carry', () => {
     ['a line break', '"a\\r\\nb"'],
     ['a NUL', '"a\\u0000b"'],
     ['a character past U+00FF', '"key\\u2028"'],
-    ['a lone surrogate', '"k\\ud800"'],
     ['nothing but spaces', '"   "'],
   ];
   for (const [what, key] of keys) {
@@ -92,5 +92,35 @@ describe('/mcp start_run given an idempotency_key no header can carry', () => {
     const runId = plain.body.result.structuredContent.run_id as string;
     expect(runId).toMatch(/^run_/);
     expect(quoted.body.result.structuredContent.run_id).toBe(runId);
+  });
+});
+
+describe('/mcp arguments with the key __proto__', () => {
+  const calls: [string, string][] = [
+    ['start_run', `{"__proto__":{"x":1},"plan":${JSON.stringify(plan)}}`],
+    ['answer_input', '{"run_id":"run_abc","__proto__":{"input":"yes"}}'],
+    ['wait_for_run', '{"run_id":"run_abc","__proto__":{}}'],
+  ];
+  for (const [tool, args] of calls) {
+    it(`refuses ${tool} with -32602 naming the key, as the API refuses it, starting nothing`, async () => {
+      const r = await callTool(tool, args);
+      expect(r.body).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32602,
+          message:
+            'Invalid params: params.arguments holds the key "__proto__", which no tool takes: leave it out',
+        },
+      });
+    });
+  }
+
+  it('leaves a __proto__ key inside an argument to the route, which refuses it there', async () => {
+    const r = await callTool('cancel_run', '{"run_id":"run_abc","reason":{"__proto__":1}}');
+    expect(r.body.result).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'invalid_request' } },
+    });
   });
 });
