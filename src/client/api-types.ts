@@ -3211,7 +3211,7 @@ export interface operations {
                 until?: "terminal" | "waiting" | "any_change";
                 /** @description How long to wait at most, in seconds (1–50); the run is answered then with `timed_out: true` */
                 timeout_s?: number;
-                /** @description `any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins */
+                /** @description `any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins. A seq past the run’s last event is 400 (`details.last_seq`) */
                 after?: number;
             };
             header?: never;

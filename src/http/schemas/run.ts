@@ -98,7 +98,7 @@ export const WaitQuerySchema = z.object({
     }),
   after: seq.optional().openapi({
     description:
-      '`any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins',
+      '`any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins. A seq past the run’s last event is 400 (`details.last_seq`)',
   }),
 });
 
