@@ -124,3 +124,15 @@ describe('/mcp arguments with the key __proto__', () => {
     });
   });
 });
+
+describe('/mcp answers to a huge unknown tool name or many unknown arguments', () => {
+  it('cuts the name it repeats, and lists ten unknown arguments and how many more', async () => {
+    const name = await callTool('x'.repeat(1_000_000), '{}');
+    expect(name.body.error.code).toBe(-32602);
+    expect(name.body.error.message.length).toBeLessThan(600);
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+    const args = await callTool('wait_for_run', JSON.stringify({ run_id: 'run_abc', ...many }));
+    const message = args.body.result.structuredContent.error.message as string;
+    expect(message).toMatch(/^Unknown arguments "k0", .*"k9", and 49990 more; the arguments are run_id, /);
+  });
+});

@@ -103,11 +103,12 @@ export function registerMcpRoutes(app: App): void {
   );
 }
 
-/** What a call to a tool this server does not have is told: the nearest name, and every name. */
+/** What a call to a tool this server does not have is told (its name cut): the nearest name, and every name. */
 function unknownToolMessage(name: string): string {
   const names = MCP_API_TOOLS.map((t) => t.name);
   const near = nearestKey(name, names);
-  return `Unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
+  const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
+  return `Unknown tool "${shown}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
 }
 
 /** `tools/list`: each tool with its arguments as the API documents its route's body. */
