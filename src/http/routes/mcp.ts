@@ -18,7 +18,7 @@ import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
-import { messageProblem, toolCallParamsProblem } from '../mcp-messages';
+import { messageProblem, requestParamsProblem } from '../mcp-messages';
 import { argumentsProblem } from '../mcp-tool-calls';
 import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
@@ -74,7 +74,7 @@ export function registerMcpRoutes(app: App): void {
         await server.close();
       }
     };
-    const refusals = messages.map(toolCallParamsProblem);
+    const refusals = messages.map(requestParamsProblem);
     if (!refusals.some((r) => r !== null)) return answer(body);
     if (!Array.isArray(body)) return c.json(refusals[0], 200);
     // A batch: the well-formed messages answered by the server, the others refused beside them.
