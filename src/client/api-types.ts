@@ -2714,7 +2714,7 @@ export interface operations {
     listRunEvents: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq */
+                /** @description Only events with a greater seq; one past the run's last event is 400 (`details.last_seq`) */
                 after?: number;
                 limit?: number;
             };

@@ -256,8 +256,19 @@ export function registerRunRoutes(app: App): void {
 
   app.openapi(events, async (c) => {
     const run = stubFor(c);
-    if (!run || !(await run.getStatus({}))) return notFound(c);
+    const now = run && (await run.progress());
+    if (!run || !now) return notFound(c);
     const q = c.req.valid('query');
+    // A seq the run never had (another run's, or one of a run deleted and made again under the same
+    // key) was an empty page with next_after = after: a client paging on would never see the events.
+    if (q.after > now.last_seq)
+      return jsonError(
+        c,
+        'invalid_request',
+        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+          "pass a seq of this run's (next_after from its last page, or its last_seq), or 0 for all",
+        { after: q.after, last_seq: now.last_seq },
+      );
     return c.json(await run.listEvents(q.after, q.limit), 200);
   });
 

@@ -78,7 +78,9 @@ export const DeleteRunQuerySchema = z.object({
 const seq = wholeNumber(z.number().int().min(0));
 
 export const EventsQuerySchema = z.object({
-  after: seq.default(0).openapi({ description: 'Only events with a greater seq' }),
+  after: seq.default(0).openapi({
+    description: "Only events with a greater seq; one past the run's last event is 400 (`details.last_seq`)",
+  }),
   limit: wholeNumber(z.number().int().min(1).max(1000)).default(500),
 });
 
