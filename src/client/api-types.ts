@@ -1992,7 +1992,7 @@ export interface components {
         /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object. */
         RunInput: {
             input?: unknown;
-            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information */
+            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside the two, 400 */
             step_id?: string;
         } & {
             [key: string]: unknown;
