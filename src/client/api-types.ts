@@ -2907,7 +2907,7 @@ export interface operations {
     watchRun: {
         parameters: {
             query?: {
-                /** @description Send the events after this seq first (default 0: all) */
+                /** @description Send the events after this seq first (default 0: all); one past the run's last event is 400 (`details.last_seq`) */
                 after?: number;
             };
             header?: never;

@@ -310,6 +310,21 @@ export function registerRunRoutes(app: App): void {
     // A client that offered subprotocols needs one of them accepted (a browser offers the token so).
     const protocol = chooseSubprotocol(c.req.header('Sec-WebSocket-Protocol'));
     if (!protocol.ok) return jsonError(c, 'invalid_request', protocol.message);
+    // As /events: a seq past the run's last event is none of its own (the live events that followed
+    // would be ones the client says it has).
+    const after = query.data.after;
+    if (after !== undefined && after > 0) {
+      const now = await run.progress();
+      if (!now) return notFound(c);
+      if (after > now.last_seq)
+        return jsonError(
+          c,
+          'invalid_request',
+          `after ${after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+            "reconnect with the last seq received from this run's socket, or leave after out for all",
+          { after, last_seq: now.last_seq },
+        );
+    }
     const res = await run.fetch(c.req.raw);
     if (res.status === 404) return notFound(c);
     if (res.status !== 101 || protocol.protocol === null) return res;

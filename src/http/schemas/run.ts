@@ -85,7 +85,10 @@ export const EventsQuerySchema = z.object({
 });
 
 export const WsQuerySchema = z.object({
-  after: seq.optional().openapi({ description: 'Send the events after this seq first (default 0: all)' }),
+  after: seq.optional().openapi({
+    description:
+      "Send the events after this seq first (default 0: all); one past the run's last event is 400 (`details.last_seq`)",
+  }),
 });
 
 export const WaitQuerySchema = z.object({
