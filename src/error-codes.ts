@@ -17,7 +17,11 @@ export const ERROR_CODES = {
     about:
       'The body or a parameter fails its schema (details name the fields), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
   },
-  invalid_json: { status: 400, about: 'The body is not parseable JSON (or not UTF-8).' },
+  invalid_json: {
+    status: 400,
+    about:
+      'The body is not parseable JSON, not UTF-8 (details.position: the first byte that is not), or holds a string that escapes half a surrogate pair ("\\ud800", which no UTF-8 can carry; details.path: where).',
+  },
   invalid_idempotency_key: {
     status: 400,
     about:

@@ -1992,7 +1992,7 @@ export interface components {
         /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object. */
         RunInput: {
             input?: unknown;
-            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information */
+            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside the two, 400 */
             step_id?: string;
         } & {
             [key: string]: unknown;
@@ -2715,7 +2715,7 @@ export interface operations {
     listRunEvents: {
         parameters: {
             query?: {
-                /** @description Only events with a greater seq */
+                /** @description Only events with a greater seq; one past the run's last event is 400 (`details.last_seq`) */
                 after?: number;
                 limit?: number;
             };
@@ -2908,7 +2908,7 @@ export interface operations {
     watchRun: {
         parameters: {
             query?: {
-                /** @description Send the events after this seq first (default 0: all) */
+                /** @description Send the events after this seq first (default 0: all); one past the run's last event is 400 (`details.last_seq`) */
                 after?: number;
             };
             header?: never;
@@ -2925,6 +2925,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Missing or wrong bearer token (`unauthorized`) */
             401: {
@@ -3203,7 +3212,7 @@ export interface operations {
                 until?: "terminal" | "waiting" | "any_change";
                 /** @description How long to wait at most, in seconds (1–50); the run is answered then with `timed_out: true` */
                 timeout_s?: number;
-                /** @description `any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins */
+                /** @description `any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins. A seq past the run’s last event is 400 (`details.last_seq`) */
                 after?: number;
             };
             header?: never;

@@ -56,11 +56,11 @@ const APPROVAL_PATH = /^\/v1\/runs\/[^/]+\/approval$/;
 
 /**
  * A request to a run's approval endpoint that presents the link's token and no bearer token: the
- * decision (POST) or the link's page (GET).
+ * decision (POST) or the link's page (GET, or HEAD — what a mail scanner checks a link with).
  */
 function isApprovalLink(c: Context<AppEnv>): boolean {
   return (
-    (c.req.method === 'POST' || c.req.method === 'GET') &&
+    (c.req.method === 'POST' || c.req.method === 'GET' || c.req.method === 'HEAD') &&
     APPROVAL_PATH.test(c.req.path) &&
     !!c.req.query('token') &&
     !c.req.header('Authorization')

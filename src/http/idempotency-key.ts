@@ -25,7 +25,9 @@ export type ParsedKey = { ok: true; key: string | undefined } | { ok: false; mes
  */
 export function parseIdempotencyKey(header: string | undefined): ParsedKey {
   if (header === undefined) return { ok: true, key: undefined };
-  let key = header.trim();
+  // Spaces and tabs only, as HTTP trims a header value: trim() would also drop U+00A0 (a header may
+  // carry it) and U+2028 (an MCP idempotency_key may), making "\u00a0k" the key "k" unseen.
+  let key = header.replace(/^[ \t]+|[ \t]+$/g, '');
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = unquote(key.slice(1, -1));
   const fix = `send 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, such as a UUID v4 generated for the request and sent again with each retry of it`;
   if (key === '') return { ok: false, message: `The ${IDEMPOTENCY_KEY_HEADER} header is empty: ${fix}` };

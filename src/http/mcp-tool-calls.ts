@@ -3,6 +3,9 @@
  * body from the other arguments, or — for a GET — the query string from them.
  */
 import { unknownKeysMessage } from '../plan/key-suggestions';
+import { RUN_ID_PATTERN } from '../plan/model';
+import type { ErrorCode } from './errors';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 
 /** The API request a tool call becomes. */
 export type ApiCall = {
@@ -13,15 +16,36 @@ export type ApiCall = {
   headers?: Record<string, string>;
 };
 
-export type CallOrError = ApiCall | { error: string };
+/** Why a call makes no request: the tool result's error code (`invalid_request` unless said) and message. */
+export type CallError = { error: string; code?: ErrorCode };
 
-/** `/v1/runs/<id><suffix>`, or an error when `run_id` is missing. */
-function runPath(args: Record<string, unknown>, suffix: string): { path: string } | { error: string } {
+export type CallOrError = ApiCall | CallError;
+
+/** The longest part of a refused argument a message repeats. */
+const ECHO_CHARS = 80;
+
+/** `value` as JSON for a message, cut to {@link ECHO_CHARS} characters. */
+function echo(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > ECHO_CHARS ? `${text.slice(0, ECHO_CHARS)}…` : text;
+}
+
+/**
+ * `/v1/runs/<id><suffix>`, or an error when `run_id` is missing or can name no run. The id is checked
+ * here, not left to the route: `.` and `..` would be resolved away as path segments (`get_run` of "."
+ * answered the run list), and a lone surrogate cannot be percent-encoded at all.
+ */
+function runPath(args: Record<string, unknown>, suffix: string): { path: string } | CallError {
   const id = args.run_id;
   if (id === undefined || id === '') return { error: 'run_id is required: the id of the run (run_…)' };
   if (typeof id !== 'string')
-    return { error: `run_id must be a string, the id of the run (run_…); got ${JSON.stringify(id)}` };
-  return { path: `/v1/runs/${encodeURIComponent(id)}${suffix}` };
+    return { error: `run_id must be a string, the id of the run (run_…); got ${echo(id)}` };
+  if (!RUN_ID_PATTERN.test(id))
+    return {
+      code: 'not_found',
+      error: `No run ${echo(id)}: a run's id is "run_" and up to 64 letters or digits, as start_run and list_runs return it`,
+    };
+  return { path: `/v1/runs/${id}${suffix}` };
 }
 
 /** The arguments without `run_id`: the body of a run's route. */
@@ -41,15 +65,28 @@ export function onRun(
   return 'error' in at ? at : { method, path: at.path, ...(body === undefined ? {} : { body }) };
 }
 
-/** `POST /v1/runs` with the arguments as its body, and `idempotency_key` as its `Idempotency-Key`. */
+/**
+ * `POST /v1/runs` with the arguments as its body, and `idempotency_key` as its `Idempotency-Key` —
+ * checked here as the route checks the header, since a key with a line break or a character past
+ * U+00FF cannot be put in a header at all.
+ */
 export function startRunCall(args: Record<string, unknown>): CallOrError {
   const { idempotency_key: key, ...body } = args;
   if (key === undefined) return { method: 'POST', path: '/v1/runs', body };
   if (typeof key !== 'string')
     return {
-      error: `idempotency_key must be a string (1–255 printable ASCII characters); got ${JSON.stringify(key)}`,
+      error: `idempotency_key must be a string (1–255 printable ASCII characters); got ${echo(key)}`,
     };
-  return { method: 'POST', path: '/v1/runs', body, headers: { 'Idempotency-Key': key } };
+  const parsed = parseIdempotencyKey(key);
+  if (!parsed.ok || parsed.key === undefined)
+    return {
+      code: 'invalid_idempotency_key',
+      error: (parsed.ok ? 'idempotency_key is empty' : parsed.message).replace(
+        `The ${IDEMPOTENCY_KEY_HEADER} header`,
+        'idempotency_key',
+      ),
+    };
+  return { method: 'POST', path: '/v1/runs', body, headers: { [IDEMPOTENCY_KEY_HEADER]: parsed.key } };
 }
 
 /**
@@ -62,7 +99,7 @@ export function getWithQuery(path: string, args: Record<string, unknown>): CallO
   for (const [name, value] of Object.entries(bodyOf(args))) {
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
-      return { error: `${name} must be a string, a number or a boolean; got ${JSON.stringify(value)}` };
+      return { error: `${name} must be a string, a number or a boolean; got ${echo(value)}` };
     query.set(name, String(value));
   }
   const search = query.toString();

@@ -15,8 +15,12 @@ export type WaitOptions = {
   timeoutMs: number;
 };
 
-/** The run when the wait ended, and whether it ended because the time was up; null: no such run. */
-export type WaitOutcome = { run: ServedRun; timed_out: boolean } | null;
+/**
+ * The run when the wait ended, and whether it ended because the time was up; `after_beyond`: an
+ * `any_change` wait's `after` is past the run's last event (its seq given), refused before waiting;
+ * null: no such run.
+ */
+export type WaitOutcome = { run: ServedRun; timed_out: boolean } | { after_beyond: number } | null;
 
 /** A socket that closed at once is opened again after this long, not in a tight loop. */
 const REOPEN_DELAY_MS = 250;
@@ -29,6 +33,11 @@ export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<Wa
   const deadline = Date.now() + opts.timeoutMs;
   let now: RunProgress | null = await stub.progress();
   if (!now) return null;
+  // A seq the run never had (another run's, or one of a run deleted and made again under the same
+  // key): the wait would answer only once the run passed it, every event up to it unseen, and a
+  // client waiting without a limit would wait for ever.
+  if (opts.until === 'any_change' && opts.after !== undefined && opts.after > now.last_seq)
+    return { after_beyond: now.last_seq };
   const after = opts.after ?? now.last_seq;
   let bell: EventBell | null = null;
   try {

@@ -12,12 +12,23 @@ export function unknownKeysError(known: readonly string[]) {
     issue.code === 'unrecognized_keys' && issue.keys ? unknownKeysMessage(issue.keys, known) : undefined;
 }
 
-/** `Unknown key "a" (did you mean "b"?)`; several keys are listed together. */
+/** The most unknown keys a message names, and the longest part of one it repeats. */
+const LISTED_KEYS = 10;
+const KEY_CHARS = 80;
+
+/**
+ * `Unknown key "a" (did you mean "b"?)`; several keys are listed together — the first
+ * {@link LISTED_KEYS}, then how many more, each cut to {@link KEY_CHARS} characters: a body of 200,000
+ * unknown keys was answered with all of them, 5 MB.
+ */
 export function unknownKeysMessage(keys: readonly string[], known: readonly string[]): string {
-  const parts = keys.map((k) => {
+  const parts = keys.slice(0, LISTED_KEYS).map((k) => {
     const near = nearestKey(k, known);
-    return near ? `"${k}" (did you mean "${near}"?)` : `"${k}"`;
+    const shown = k.length > KEY_CHARS ? `${k.slice(0, KEY_CHARS)}…` : k;
+    return near ? `"${shown}" (did you mean "${near}"?)` : `"${shown}"`;
   });
+  const more = keys.length - parts.length;
+  if (more > 0) parts.push(`and ${more} more`);
   return `Unknown key${keys.length === 1 ? '' : 's'} ${parts.join(', ')}`;
 }
 

@@ -25,6 +25,12 @@ describe('the Idempotency-Key header', () => {
     }
     expect(parseIdempotencyKey('x'.repeat(255)).ok).toBe(true);
   });
+
+  it('trims only spaces and tabs, as HTTP does: other whitespace around a key is refused, not dropped', () => {
+    expect(parseIdempotencyKey('\t abc \t')).toEqual({ ok: true, key: 'abc' });
+    for (const bad of ['\u00a0abc', 'abc\u2028', '\ufeffabc', 'abc\n'])
+      expect(parseIdempotencyKey(bad).ok).toBe(false);
+  });
 });
 
 describe('the run a key names', () => {

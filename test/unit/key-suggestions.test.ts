@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestKey } from '../../src/plan/key-suggestions';
+import { nearestKey, unknownKeysMessage } from '../../src/plan/key-suggestions';
 
 describe('nearestKey', () => {
   it('counts two swapped neighbouring letters as one edit, the commonest slip', () => {
@@ -11,5 +11,22 @@ describe('nearestKey', () => {
   it('still suggests nothing for a key far from every known one', () => {
     expect(nearestKey('colour', ['text', 'max'])).toBeNull();
     expect(nearestKey('abc', ['cab'])).toBeNull();
+  });
+});
+
+describe('unknownKeysMessage', () => {
+  it('names every key of a few, each with what it likely meant', () => {
+    expect(unknownKeysMessage(['vlaue', 'colour'], ['value'])).toBe(
+      'Unknown keys "vlaue" (did you mean "value"?), "colour"',
+    );
+  });
+
+  it('names the first ten of many, then how many more, each cut: not a message as large as the body', () => {
+    const keys = Array.from({ length: 200_000 }, (_, i) => `k${i}`);
+    keys[0] = 'x'.repeat(1_000_000);
+    const message = unknownKeysMessage(keys, ['value']);
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain(`"${'x'.repeat(80)}…", "k1"`);
+    expect(message.endsWith('"k9", and 199990 more')).toBe(true);
   });
 });

@@ -73,6 +73,25 @@ describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => 
     expect(await used.text()).toMatch(/already been used|nothing to approve/);
   });
 
+  it('answers HEAD as GET without the body — a mail scanner checking the link is not told 401 — and spends nothing', async () => {
+    const { runId, token } = await awaitingApproval();
+    const head = (t: string) =>
+      app.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(t)}`, {
+          method: 'HEAD',
+        }),
+        withToken,
+      );
+    const ok = await head(token);
+    expect([ok.status, ok.headers.get('content-type'), ok.headers.get('cache-control')]).toEqual([
+      200,
+      'text/html; charset=UTF-8',
+      'no-store',
+    ]);
+    expect((await head('apv_wrong')).status).toBe(403);
+    expect((await open(runId, token)).status).toBe(200);
+  });
+
   it('answers a wrong token, and an unknown run, with the same 403 page', async () => {
     const { runId } = await awaitingApproval();
     const wrong = await open(runId, 'apv_wrong');

@@ -317,6 +317,52 @@ describe('edgeplan as an MCP server at /mcp', () => {
     }
   });
 
+  it('answers a message the SDK’s schema refuses with -32600 naming why, not -32700 Parse error', async () => {
+    const cases: [unknown, string][] = [
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, 'id: '],
+      [{ jsonrpc: '2.0', id: 1, method: 'ping', foo: 1 }, '"foo"'],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: 'x' } }, 'params._meta: '],
+      [{ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: 5 } }, 'params._meta: '],
+      [{ jsonrpc: '2.0', id: 1, error: { code: 'x' } }, 'error.'],
+    ];
+    for (const [body, why] of cases) {
+      const res = await rpc(JSON.stringify(body));
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const answer = await res.json<Json>();
+      expect(answer, JSON.stringify(body)).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600 },
+      });
+      expect(answer.error.message, JSON.stringify(body)).toContain(why);
+    }
+  });
+
+  it('answers params its method’s schema refuses with -32602 in one line, not -32603 Internal error', async () => {
+    const cases: [unknown, string][] = [
+      [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, 'params.protocolVersion: '],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }, 'params.cursor: '],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_tools', arguments: {}, task: 5 },
+        },
+        'params.task: ',
+      ],
+    ];
+    for (const [body, why] of cases) {
+      const res = await rpc(JSON.stringify(body));
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const answer = await res.json<Json>();
+      expect(answer.error.code, JSON.stringify(body)).toBe(-32602);
+      expect(answer.error.message).toMatch(/^Invalid params: /);
+      expect(answer.error.message).toContain(why);
+      expect(answer.error.message).not.toContain('\n');
+    }
+  });
+
   it('answers a batch, refusing its malformed tools/call with -32602 beside the others’ results', async () => {
     const res = await rpc(
       JSON.stringify([
@@ -347,5 +393,22 @@ describe('edgeplan as an MCP server at /mcp', () => {
     const res = await app.fetch(new Request('http://edgeplan.test/mcp'), env);
     expect(res.status).toBe(405);
     expect(res.headers.get('Allow')).toBe('POST');
+  });
+
+  it('refuses every other method with Allow: POST alone and a JSON-RPC error, body or not', async () => {
+    for (const method of ['PUT', 'PATCH', 'OPTIONS', 'HEAD', 'DELETE', 'PROPFIND']) {
+      const body = method === 'PUT' || method === 'PATCH' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : null;
+      const res = await app.fetch(
+        new Request('http://edgeplan.test/mcp', {
+          method,
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        env,
+      );
+      expect([method, res.status, res.headers.get('Allow')]).toEqual([method, 405, 'POST']);
+      const text = await res.text();
+      expect(method === 'HEAD' || JSON.parse(text).error.code === -32000).toBe(true);
+    }
   });
 });

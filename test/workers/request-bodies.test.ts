@@ -255,6 +255,52 @@ describe('bodies that are not UTF-8', () => {
     expect((await truncated.json<Json>()).error.details.position).toBe(10);
   });
 
+  it('a lone surrogate escape is 400 invalid_json naming where, on every route, and starts no run', async () => {
+    const before = await exports.default.fetch(new Request('http://edgeplan.test/v1/runs?limit=200'));
+    const listed = (await before.json<Json>()).runs.length as number;
+    const bodies: [string, string, string][] = [
+      ['/v1/runs', `{"plan":{"goal":"g\\ud800","steps":[]}}`, 'plan.goal'],
+      ['/v1/runs', `{"plan":${JSON.stringify(plan)},"input":{"k\\udc00":1}}`, 'input["k\\udc00"] (its key)'],
+      [
+        '/v1/plans/validate',
+        `{"plan":{"goal":"g","steps":[{"id":"a","action":"demo.echo","parameters":{"m":["x","\\udfff\\ud800"]}}]}}`,
+        'plan.steps[0].parameters.m[1]',
+      ],
+      ['/v1/runs/run_abc/input', '{"input":"\\ud83d"}', 'input'],
+    ];
+    for (const [path, body, where] of bodies) {
+      const r = await post(path, body, JSON_TYPE);
+      expect([path, r.status, r.body.error.code]).toEqual([path, 400, 'invalid_json']);
+      expect(r.body.error.details).toEqual({ path: where });
+      expect(r.body.error.message).toContain('lone UTF-16 surrogate');
+    }
+    const mcp = await post(
+      '/mcp',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_run","arguments":{"run_id":"\\ud800"}}}',
+      { ...JSON_TYPE, Accept: 'application/json, text/event-stream' },
+    );
+    expect(mcp.status).toBe(400);
+    expect(mcp.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, data: { code: 'invalid_json' } },
+    });
+    const after = await exports.default.fetch(new Request('http://edgeplan.test/v1/runs?limit=200'));
+    expect((await after.json<Json>()).runs.length).toBe(listed);
+  });
+
+  it('a surrogate pair, escaped or not, and an escaped backslash before "ud800" are text like any other', async () => {
+    for (const goal of ['\\ud83d\\ude80', '🚀', '\\\\ud800']) {
+      const r = await post(
+        '/v1/plans/validate',
+        `{"plan":{"goal":"${goal}","steps":[{"id":"a","action":"demo.echo"}]}}`,
+        JSON_TYPE,
+      );
+      expect([goal, r.status]).toEqual([goal, 200]);
+      expect(r.body.plan.goal).toBe(JSON.parse(`"${goal}"`));
+    }
+  });
+
   it('UTF-8 — with or without a charset or a byte-order mark — keeps its characters', async () => {
     const text = JSON.stringify({ plan: { ...plan, goal: 'café ✓ 🚀' } });
     for (const [body, type] of [

@@ -5,7 +5,7 @@
  * Idempotency-Key: idempotent-create.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { api, events, startRun, waitForRun } from './helpers';
+import { api, events, startRun, waitForRun, type Json } from './helpers';
 
 const echo = (id: string) => ({ id, action: 'demo.echo', parameters: { v: id } });
 const count = async (runId: string, type: string) =>
@@ -54,6 +54,32 @@ describe('a control request sent twice', () => {
     const second = await api('POST', `/v1/runs/${runId}/input`, body);
     expect(second.status).toBe(409);
     expect(second.body.error.details).toMatchObject({ status: 'completed' });
+    expect(await count(runId, 'InputReceived')).toBe(1);
+  });
+
+  it('input with step_id but no input, or a key beside the two, is 400: never taken whole as new information', async () => {
+    const runId = await startRun({
+      steps: [{ id: 'q', action: 'human.input', parameters: { prompt: 'name?' } }],
+    });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const refusals: [Json, string][] = [
+      [{ step_id: 'q' }, 'the answer goes in "input"'],
+      [{ inptu: 'bob', step_id: 'q' }, 'Unknown key "inptu" (did you mean "input"?)'],
+      [{ input: 'bob', step_id: 'q', note: 'x' }, 'Unknown key "note"'],
+    ];
+    for (const [body, says] of refusals) {
+      const r = await api('POST', `/v1/runs/${runId}/input`, body);
+      expect([JSON.stringify(body), r.status, r.body.error.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'invalid_request',
+      ]);
+      expect(r.body.error.message).toContain(says);
+    }
+    // The question still waits, unanswered, and nothing was taken as new information.
+    expect(await count(runId, 'InputReceived')).toBe(0);
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_input');
+    expect((await api('POST', `/v1/runs/${runId}/input`, { input: null, step_id: 'q' })).status).toBe(200);
     expect(await count(runId, 'InputReceived')).toBe(1);
   });
 

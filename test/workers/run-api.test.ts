@@ -185,6 +185,44 @@ describe('live progress over WebSocket', () => {
     ws.close();
   });
 
+  it('refuses /events after a seq past the run’s last event with 400 naming its last_seq, not an empty page', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const last = (await api('GET', `/v1/runs/${runId}`)).body.last_seq as number;
+    const past = await api('GET', `/v1/runs/${runId}/events?after=${last + 1}`);
+    expect(past.status).toBe(400);
+    expect(past.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining(`(seq ${last})`),
+      details: { after: last + 1, last_seq: last },
+    });
+    // Its last seq itself is the end of the log: an empty page, to poll on from.
+    const end = await api('GET', `/v1/runs/${runId}/events?after=${last}`);
+    expect(end.body).toEqual({ events: [], next_after: last, has_more: false });
+  });
+
+  it('refuses the ws endpoint after a seq past the run’s last event with 400 before any upgrade, as /events', async () => {
+    const runId = await startRun({ steps: [echo('a')] });
+    await waitForRun(runId);
+    const last = (await api('GET', `/v1/runs/${runId}`)).body.last_seq as number;
+    const upgrade = (after: number) =>
+      exports.default.fetch(
+        new Request(`http://edgeplan.test/v1/runs/${runId}/ws?after=${after}`, {
+          headers: { Upgrade: 'websocket' },
+        }),
+      );
+    const past = await upgrade(last + 1);
+    expect(past.status).toBe(400);
+    expect((await past.json<Json>()).error).toMatchObject({
+      code: 'invalid_request',
+      details: { after: last + 1, last_seq: last },
+    });
+    const end = await upgrade(last);
+    expect(end.status).toBe(101);
+    end.webSocket!.accept();
+    end.webSocket!.close();
+  });
+
   it('answers the ws endpoint of an unknown run 404 not_found, upgrade or not', async () => {
     const id = 'run_0123456789abcdef0123456789abcdef';
     const plain = await api('GET', `/v1/runs/${id}/ws`);

@@ -30,10 +30,29 @@ describe('GET /v1/runs/:id/wait', () => {
         message: expect.stringContaining(query.split('=')[0]!),
       });
     }
-    for (const other of ['run_0123456789abcdef0123456789abcdef', 'nope']) {
+    for (const other of ['run_0123456789abcdef0123456789abcdef', 'nope', '..%2F..%2Fhealth', 'run_é']) {
       const r = await api('GET', `/v1/runs/${other}/wait?timeout_s=1`);
       expect(r.status, other).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }
+  });
+
+  it('refuses any_change after a seq past the run’s last event at once, naming its last_seq', async () => {
+    const id = await startRun({
+      steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'q?' } }],
+    });
+    const waiting = await api('GET', `/v1/runs/${id}/wait?until=waiting&timeout_s=30`);
+    expect(waiting.body.run.status).toBe('awaiting_input');
+    const last = waiting.body.run.last_seq as number;
+    const r = await api('GET', `/v1/runs/${id}/wait?until=any_change&after=${last + 1}&timeout_s=50`);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining(`(seq ${last})`),
+      details: { after: last + 1, last_seq: last },
+    });
+    // The other waits do not count events, so after does not matter to them; the run still asks.
+    const terminal = await api('GET', `/v1/runs/${id}/wait?until=waiting&after=${last + 1}&timeout_s=1`);
+    expect(terminal.body).toMatchObject({ timed_out: false, run: { status: 'awaiting_input' } });
   });
 });

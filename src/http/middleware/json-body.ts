@@ -2,13 +2,15 @@
  * Every request body is JSON (SPEC §6). This checks the content type, the nesting depth and parses
  * the body once, before any route, so a bad body gets a precise error — `415` naming the content type
  * received, `400 invalid_request` for a body nested deeper than {@link MAX_NESTING_DEPTH} (before
- * anything recursive can overflow on it), or `400 invalid_json` saying where parsing failed —
+ * anything recursive can overflow on it), or `400 invalid_json` saying where parsing failed (or
+ * where a string holds a lone surrogate, which no UTF-8 can carry) —
  * instead of the validator's generic one; a body whose upload broke off is `400 invalid_request`.
  * `c.req.json()` then returns that parse (see below), so the body is neither read nor parsed again.
  */
 import type { MiddlewareHandler } from 'hono';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../nesting';
 import { decodeUtf8 } from '../../utf8';
+import { loneSurrogatePath } from '../lone-surrogates';
 import { jsonError } from '../errors';
 import { unreadableBody } from './unreadable-body';
 
@@ -102,6 +104,15 @@ export function jsonBody(): MiddlewareHandler {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       return jsonError(c, 'invalid_json', `Request body is not valid JSON: ${reason}`, parseLocation(reason));
+    }
+    const lone = loneSurrogatePath(text, parsed);
+    if (lone !== null) {
+      return jsonError(
+        c,
+        'invalid_json',
+        `Request body holds a lone UTF-16 surrogate (a \\uD800–\\uDFFF escape without its pair) at ${lone}: no UTF-8 text can carry it; send the character it stands for, or both halves of its surrogate pair`,
+        { path: lone },
+      );
     }
     // The route's validator and the route read the body with `c.req.json()`, which parses the text
     // again each call (Hono caches the text only): they get this parse instead — a large plan's body

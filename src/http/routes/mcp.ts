@@ -18,7 +18,7 @@ import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
-import { messageProblem, toolCallParamsProblem } from '../mcp-messages';
+import { messageProblem, requestParamsProblem } from '../mcp-messages';
 import { argumentsProblem } from '../mcp-tool-calls';
 import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
@@ -27,8 +27,8 @@ import type { App, AppEnv } from '../types';
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
 
 /**
- * Mounts `/mcp`. GET (a standalone event stream) and DELETE (ending a session) answer 405: the
- * server keeps no sessions.
+ * Mounts `/mcp`. GET (a standalone event stream), DELETE (ending a session) and every other method
+ * but POST answer 405 with `Allow: POST` and a JSON-RPC error: the server keeps no sessions.
  * @example registerMcpRoutes(app) // then an MCP client connects to https://<host>/mcp
  */
 export function registerMcpRoutes(app: App): void {
@@ -74,7 +74,7 @@ export function registerMcpRoutes(app: App): void {
         await server.close();
       }
     };
-    const refusals = messages.map(toolCallParamsProblem);
+    const refusals = messages.map(requestParamsProblem);
     if (!refusals.some((r) => r !== null)) return answer(body);
     if (!Array.isArray(body)) return c.json(refusals[0], 200);
     // A batch: the well-formed messages answered by the server, the others refused beside them.
@@ -88,7 +88,9 @@ export function registerMcpRoutes(app: App): void {
     const results: unknown[] = Array.isArray(answered) ? answered : [answered];
     return c.json([...results, ...refused], 200);
   });
-  app.on(['GET', 'DELETE'], '/mcp', (c) =>
+  // Every other method, not only GET and DELETE: registered for those two alone, they made the 405
+  // of a PUT or an OPTIONS list them in its Allow, as if /mcp took them.
+  app.all('/mcp', (c) =>
     c.json(
       {
         jsonrpc: '2.0',
@@ -101,11 +103,12 @@ export function registerMcpRoutes(app: App): void {
   );
 }
 
-/** What a call to a tool this server does not have is told: the nearest name, and every name. */
+/** What a call to a tool this server does not have is told (its name cut): the nearest name, and every name. */
 function unknownToolMessage(name: string): string {
   const names = MCP_API_TOOLS.map((t) => t.name);
   const near = nearestKey(name, names);
-  return `Unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
+  const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
+  return `Unknown tool "${shown}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
 }
 
 /** `tools/list`: each tool with its arguments as the API documents its route's body. */
@@ -132,7 +135,7 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
     const refused = tool.closed ? closedArgumentsProblem(tools(), tool, args) : null;
     const call = refused === null ? tool.call(args) : { error: refused };
     if ('error' in call) {
-      const envelope = { error: { code: 'invalid_request', message: call.error } };
+      const envelope = { error: { code: call.code ?? 'invalid_request', message: call.error } };
       return {
         isError: true,
         content: [{ type: 'text', text: JSON.stringify(envelope) }],

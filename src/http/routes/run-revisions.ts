@@ -10,6 +10,7 @@ import type { RpcResult } from '../../durable/plan-run';
 import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
+import { unknownKeysMessage } from '../../plan/key-suggestions';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
@@ -26,7 +27,7 @@ const InputSchema = z
     input: z.unknown().optional(),
     step_id: z.string().optional().openapi({
       description:
-        'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information',
+        'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside the two, 400',
     }),
   })
   .catchall(z.unknown())
@@ -34,6 +35,14 @@ const InputSchema = z
     description:
       'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object.',
   });
+/** Why a body with `step_id` is no answer to that step: `input` missing, or a key beside the two. */
+function stepAnswerProblem(stepId: string, others: string[]): string {
+  const send = `send {"input": <the answer>, "step_id": ${JSON.stringify(stepId)}}`;
+  if (others.length === 0)
+    return `step_id names the step whose question this answers; the answer goes in "input": ${send}`;
+  return `With step_id, the body is an answer: {"input", "step_id"} and nothing else. ${unknownKeysMessage(others, ['input', 'step_id'])}; ${send}`;
+}
+
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
 const RollbackSchema = strictObject({ version: z.number().int().positive() }).openapi('RollbackRequest');
 const version = wholeNumber(z.number().int().positive());
@@ -192,6 +201,11 @@ export function registerRunRevisionRoutes(app: App): void {
     if ('error' in body) return jsonError(c, 'invalid_request', body.error);
     const { input: given, step_id, ...rest } = body.value;
     const only = Object.keys(rest).length === 0;
+    // With step_id the body is an answer to that step: without "input", or with another key beside
+    // the two ("inptu"), it would be taken whole as new information, answering the question with
+    // the body itself the first time and revising the plan the second — step_id's guard unseen.
+    if (step_id !== undefined && (given === undefined || !only))
+      return jsonError(c, 'invalid_request', stepAnswerProblem(step_id, Object.keys(rest)));
     // `{input, step_id}` answers that step; `{input}` is the input; any other object is the input whole.
     if (given !== undefined && only && step_id !== undefined)
       return control(c, await run.input(given, step_id));

@@ -4,6 +4,7 @@
  * The MCP tool `wait_for_run` is this route.
  */
 import { createRoute } from '@hono/zod-openapi';
+import { jsonError } from '../errors';
 import { errorResponses, V1_SECURITY } from '../openapi';
 import { notFound, stubFor, tags } from '../run-helpers';
 import { waitForRun } from '../run-wait';
@@ -40,6 +41,16 @@ export function registerRunWaitRoutes(app: App): void {
     if (!run) return notFound(c);
     const q = c.req.valid('query');
     const done = await waitForRun(run, { until: q.until, after: q.after, timeoutMs: q.timeout_s * 1000 });
-    return done ? c.json(done, 200) : notFound(c);
+    if (!done) return notFound(c);
+    if ('after_beyond' in done)
+      return jsonError(
+        c,
+        'invalid_request',
+        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${done.after_beyond}): ` +
+          'the wait would answer only once the run passed it, its events up to it unseen. Pass a seq of ' +
+          "this run's (its last_seq, or next_after from its events), or leave after out to count from its last event",
+        { after: q.after, last_seq: done.after_beyond },
+      );
+    return c.json(done, 200);
   });
 }

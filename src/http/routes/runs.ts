@@ -40,8 +40,8 @@ import {
   ValueSchema,
 } from '../schemas/run-views';
 import { listRuns } from '../run-list';
+import { chooseSubprotocol } from '../ws-subprotocol';
 import type { App } from '../types';
-import { tokenFromProtocols, WS_PROTOCOL } from '../../client/ws-protocol';
 import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
@@ -147,7 +147,7 @@ const ws = createRoute({
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
     101: { description: 'Switching protocols: a WebSocket carrying `RunEvent` messages' },
-    ...errorResponses(401, 404, 426),
+    ...errorResponses(400, 401, 404, 426),
   },
 });
 const cancel = controlRoute('cancelRun', '/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
@@ -256,8 +256,19 @@ export function registerRunRoutes(app: App): void {
 
   app.openapi(events, async (c) => {
     const run = stubFor(c);
-    if (!run || !(await run.getStatus({}))) return notFound(c);
+    const now = run && (await run.progress());
+    if (!run || !now) return notFound(c);
     const q = c.req.valid('query');
+    // A seq the run never had (another run's, or one of a run deleted and made again under the same
+    // key) was an empty page with next_after = after: a client paging on would never see the events.
+    if (q.after > now.last_seq)
+      return jsonError(
+        c,
+        'invalid_request',
+        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+          "pass a seq of this run's (next_after from its last page, or its last_seq), or 0 for all",
+        { after: q.after, last_seq: now.last_seq },
+      );
     return c.json(await run.listEvents(q.after, q.limit), 200);
   });
 
@@ -296,14 +307,31 @@ export function registerRunRoutes(app: App): void {
         'This endpoint speaks WebSocket: connect with an Upgrade: websocket request',
       );
     }
+    // A client that offered subprotocols needs one of them accepted (a browser offers the token so).
+    const protocol = chooseSubprotocol(c.req.header('Sec-WebSocket-Protocol'));
+    if (!protocol.ok) return jsonError(c, 'invalid_request', protocol.message);
+    // As /events: a seq past the run's last event is none of its own (the live events that followed
+    // would be ones the client says it has).
+    const after = query.data.after;
+    if (after !== undefined && after > 0) {
+      const now = await run.progress();
+      if (!now) return notFound(c);
+      if (after > now.last_seq)
+        return jsonError(
+          c,
+          'invalid_request',
+          `after ${after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+            "reconnect with the last seq received from this run's socket, or leave after out for all",
+          { after, last_seq: now.last_seq },
+        );
+    }
     const res = await run.fetch(c.req.raw);
     if (res.status === 404) return notFound(c);
-    // A browser that offered the token as a subprotocol needs one of its protocols accepted.
-    if (res.status !== 101 || !tokenFromProtocols(c.req.header('Sec-WebSocket-Protocol'))) return res;
+    if (res.status !== 101 || protocol.protocol === null) return res;
     return new Response(null, {
       status: 101,
       webSocket: res.webSocket,
-      headers: { 'Sec-WebSocket-Protocol': WS_PROTOCOL },
+      headers: { 'Sec-WebSocket-Protocol': protocol.protocol },
     });
   });
 

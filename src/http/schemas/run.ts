@@ -79,12 +79,17 @@ export const DeleteRunQuerySchema = z.object({
 const seq = wholeNumber(z.number().int().min(0));
 
 export const EventsQuerySchema = z.object({
-  after: seq.default(0).openapi({ description: 'Only events with a greater seq' }),
+  after: seq.default(0).openapi({
+    description: "Only events with a greater seq; one past the run's last event is 400 (`details.last_seq`)",
+  }),
   limit: wholeNumber(z.number().int().min(1).max(1000)).default(500),
 });
 
 export const WsQuerySchema = z.object({
-  after: seq.optional().openapi({ description: 'Send the events after this seq first (default 0: all)' }),
+  after: seq.optional().openapi({
+    description:
+      "Send the events after this seq first (default 0: all); one past the run's last event is 400 (`details.last_seq`)",
+  }),
 });
 
 export const WaitQuerySchema = z.object({
@@ -99,7 +104,7 @@ export const WaitQuerySchema = z.object({
     }),
   after: seq.optional().openapi({
     description:
-      '`any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins',
+      '`any_change`: the seq to count new events from (a previous answer’s `run.last_seq`, so nothing between two waits is missed); default: the run’s last event when the wait begins. A seq past the run’s last event is 400 (`details.last_seq`)',
   }),
 });
 
