@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { holdWebSockets } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -110,42 +111,3 @@ describe('the dashboard across a restart of the service', () => {
     await backAndApprovedElsewhere(open);
   }, 180_000);
 });
-
-/**
- * Runs in the page before its scripts: `new WebSocket()` gives a stand-in that opens the real socket
- * only once `openWebSockets()` is called, relaying its events.
- */
-function holdWebSockets() {
-  const Real = window.WebSocket;
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  (window as unknown as { openWebSockets(): void }).openWebSockets = open;
-  class Held extends EventTarget {
-    private ws: WebSocket | null = null;
-    private closed = false;
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super();
-      void gate.then(() => {
-        if (this.closed) return;
-        const ws = new Real(url, protocols);
-        this.ws = ws;
-        ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
-        ws.addEventListener('error', () => this.dispatchEvent(new Event('error')));
-        ws.addEventListener('message', (e) =>
-          this.dispatchEvent(new MessageEvent('message', { data: e.data })),
-        );
-        ws.addEventListener('close', (e) =>
-          this.dispatchEvent(new CloseEvent('close', { code: e.code, reason: e.reason })),
-        );
-      });
-    }
-    send(data: string) {
-      this.ws?.send(data);
-    }
-    close(code?: number, reason?: string) {
-      this.closed = true;
-      this.ws?.close(code, reason);
-    }
-  }
-  window.WebSocket = Held as unknown as typeof WebSocket;
-}

@@ -5,7 +5,7 @@
  * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
  */
 import { describe, expect, it } from 'vitest';
-import { askThenUse, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
+import { askThenUse, holdWebSockets, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
 import { dashboardSetup, type DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -547,6 +547,42 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('says it is reading a run not read yet on a slow link, not that a run awaiting approval is planning with no plan', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The snapshot and the live connection both held back, as on a slow link.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/v1/runs/${run_id}`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.addInitScript(holdWebSockets);
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    const unread = page.locator('[data-run-unread]');
+    await expect(unread.innerText()).resolves.toBe('reading the run…');
+    await expect(page.locator('main').getAttribute('aria-busy')).resolves.toBe('true');
+    await shot(page, 'run-reading');
+    // Nothing guessed meanwhile: no status, no "No plan yet.", no tabs of a run not known.
+    await expect(page.locator('[data-run-status]').count()).resolves.toBe(0);
+    await expect(page.getByText('No plan yet.').count()).resolves.toBe(0);
+    await expect(page.getByRole('tab').count()).resolves.toBe(0);
+    release();
+    await page.evaluate(() => (window as unknown as { openWebSockets(): void }).openWebSockets());
+    await page.locator('[data-run-status="awaiting_approval"]').waitFor();
+    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    await expect(unread.count()).resolves.toBe(0);
+    await expect(page.locator('[data-step-id="join"]').count()).resolves.toBe(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says so for a run id the API does not know, instead of a run forever "planning"', async () => {
     const id = 'run_0123456789abcdef0123456789abcdef';
     const { page, errors } = await open(`/#/runs/${id}`);
@@ -876,12 +912,19 @@ describe('the dashboard', () => {
       const fresh = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
       await fresh.goto(`${secured.base}/`);
       await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
+      // A run's page without it says the run could not be read, and why — not "planning", "No plan yet."
+      await fresh.goto(`${secured.base}/#/runs/${run_id}`);
+      await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
+      await expect(fresh.locator('[data-run-unread]').innerText()).resolves.toBe('the run could not be read');
+      await expect(fresh.locator('[data-run-status]').count()).resolves.toBe(0);
+      await expect(fresh.getByText('No plan yet.').count()).resolves.toBe(0);
       await fresh.getByLabel('API token').fill('not-the-token');
       await fresh.getByLabel('API token').press('Enter');
       await fresh.getByText('this server does not accept the API token entered').waitFor();
       await fresh.getByLabel('API token').fill(token);
       await fresh.getByLabel('API token').press('Enter');
-      await fresh.locator(`text=${run_id}`).first().waitFor();
+      await fresh.locator('[data-run-status="completed"]').waitFor();
+      await expect(fresh.locator('[data-run-unread]').count()).resolves.toBe(0);
       await fresh.close();
     } finally {
       await secured.stop();
