@@ -57,7 +57,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       ? pending.changes
       : null;
 
-  if (live.missing) return <MissingRun runId={runId} />;
+  if (live.missing) return <MissingRun runId={runId} seen={now.known} />;
 
   const connection = live.reconnecting ? (
     <p class="connection" role="status">
