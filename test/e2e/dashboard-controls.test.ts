@@ -4,7 +4,8 @@
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
  * cancellation's reason in neutral colours; the event log shows earlier events and any event in full
  * (a huge one's start, and the whole as a download);
- * an empty status filter says so and clears; a new run's config or input, and an approval page's data,
+ * an empty status filter says so and clears, and "rejected" finds a rejected run behind a page of
+ * cancelled ones; the runs list says it is loading until it comes; a new run's config or input, and an approval page's data,
  * that do not parse or fit are said in the page's alert. Screenshots go to test-results/screenshots/.
  */
 import { readFileSync } from 'node:fs';
@@ -398,4 +399,44 @@ describe('the dashboard’s controls', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('finds a rejected run behind a page of cancelled ones, and says "Loading runs…" until the list comes', async () => {
+    const rejected = await startRun(
+      { goal: 'rejected behind many', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      { require_plan_approval: true },
+    );
+    await waitForStatus(rejected, 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected}/approval`, { decision: 'reject', comment: 'no' });
+    // More cancelled runs after it than the list reads a page (50): the API lists rejected runs as
+    // cancelled, so the first page of them holds no rejected one.
+    for (let i = 0; i < 55; i++) {
+      const id = await startRun({ steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 30_000 } }] });
+      await api('POST', `/v1/runs/${id}/cancel`, {});
+    }
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The list held back, as on a slow link: the page says it is loading, not nothing.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/v1/runs?*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${env.server.base}/#/`);
+    const loading = page.getByRole('status').filter({ hasText: 'Loading runs…' });
+    await loading.waitFor();
+    release();
+    await page.waitForSelector('table.runs tbody tr');
+    await expect(loading.count()).resolves.toBe(0);
+    await page.selectOption('.toolbar select', 'rejected');
+    await page.locator(`[data-run-id="${rejected}"]`).waitFor({ timeout: 15_000 });
+    await expect(page.getByText(/No runs with status/).count()).resolves.toBe(0);
+    const badges = await page.locator('table.runs tbody .badge').allInnerTexts();
+    expect(badges.length).toBeGreaterThan(0);
+    expect(badges.every((b) => b === 'rejected')).toBe(true);
+    await shot(page, 'runs-rejected-filter');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-/** The runs, newest first, filterable by status, a page at a time. */
+/** The runs, newest first, filterable by status, a page at a time; "Loading runs…" until read. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunSummary } from '../../client';
 import { apiStatusFor, LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
@@ -10,6 +10,8 @@ import { visibleText } from '../visible-text';
 /** Rows a page; the API gives at most MAX_PAGE a request. */
 const PAGE = 50;
 const MAX_PAGE = 200;
+/** Pages read at most, one after another, for a filter the API does not apply itself (rejected). */
+const SCAN_PAGES = 4;
 
 /** Whether a row the API returns is badged with a listed status (client/listed-status.ts). */
 const shows = (s: ListedStatus | '') => (r: RunSummary) => !s || listedStatus(r) === s;
@@ -43,14 +45,23 @@ export function RunsPage() {
     try {
       // A refresh re-reads as many rows as are shown (up to the API's 200), so "More" is not undone.
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
-      const page = await api().listRuns({
-        limit,
-        ...(status ? { status: apiStatusFor(status) } : {}),
-        ...(more && cursor ? { cursor } : {}),
-      });
-      if (filter.current !== asked) return;
-      // The API lists rejected runs as cancelled: the badge and the filter agree here.
+      const read = (from: string | null) =>
+        api().listRuns({
+          limit,
+          ...(status ? { status: apiStatusFor(status) } : {}),
+          ...(from ? { cursor: from } : {}),
+        });
+      let page = await read(more ? cursor : null);
+      // The API lists rejected runs as cancelled: the badge and the filter agree here. A page of
+      // cancelled runs may hold no rejected one though an older page does: read on (a few pages at
+      // most) rather than say there are none.
       page.runs = page.runs.filter(shows(status));
+      for (let n = 1; page.runs.length === 0 && page.next_cursor && n < SCAN_PAGES; n++) {
+        if (filter.current !== asked) return;
+        page = await read(page.next_cursor);
+        page.runs = page.runs.filter(shows(status));
+      }
+      if (filter.current !== asked) return;
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
         // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
@@ -92,10 +103,19 @@ export function RunsPage() {
         </a>
       </div>
       <ErrorAlert text={error} />
+      {/* On a slow link the list took seconds to come, the page meanwhile blank under its heading. */}
+      {!loaded && !error ? (
+        <p class="muted empty" role="status">
+          Loading runs…
+        </p>
+      ) : null}
       {loaded && runs.length === 0 && !error ? (
         status ? (
           <p class="muted empty">
-            No runs with status “{status}”.{' '}
+            {/* More runs to read (rejected ones are looked for among cancelled): none yet, not none. */}
+            {cursor
+              ? `No runs with status “${status}” among the newest; More reads older ones.`
+              : `No runs with status “${status}”.`}{' '}
             <button type="button" onClick={() => choose('')}>
               Show all runs
             </button>
