@@ -322,6 +322,12 @@ describe('the dashboard’s controls', () => {
     await page.getByRole('button', { name: /earlier events/ }).click({ timeout: 5_000 });
     await expect(rows.count()).resolves.toBe(Math.min(total, 1000));
     await expect(rows.first().locator('.type').innerText()).resolves.toBe('RunCreated');
+    // Its time is the event's, in UTC, and the log says so (the reader's clock may be anywhere).
+    const created = ((await api('GET', `/v1/runs/${runId}/events?limit=1`)).events as Json[])[0]!;
+    const time = rows.first().locator('time');
+    await expect(time.getAttribute('datetime')).resolves.toBe(created.timestamp);
+    await expect(time.innerText()).resolves.toBe(String(created.timestamp).slice(11, 23));
+    await expect(page.locator('.event-log .filters').innerText()).resolves.toContain('times UTC');
 
     // The step with the long parameter: its ToolInvoked is cut in the row, whole once expanded.
     await page.selectOption('.event-log select >> nth=0', 'ToolInvoked');
@@ -387,6 +393,7 @@ describe('the dashboard’s controls', () => {
     await startRun({ goal: 'one run', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] });
     const { page, errors } = await open('/#/');
     await page.waitForSelector('table.runs tbody tr');
+    await expect(page.getByRole('columnheader', { name: 'Created (UTC)' }).count()).resolves.toBe(1);
     await page.selectOption('.toolbar select', 'aborted');
     const empty = page.getByText(/No runs with status .aborted./);
     await empty.waitFor({ timeout: 10_000 });

@@ -133,7 +133,8 @@ export function RunsPage() {
               <th scope="col" class="num">
                 Steps
               </th>
-              <th scope="col">Created</th>
+              {/* As the API gives it: UTC, whatever the reader's clock says. */}
+              <th scope="col">Created (UTC)</th>
               <th scope="col">Goal</th>
             </tr>
           </thead>
