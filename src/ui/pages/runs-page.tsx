@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunSummary } from '../../client';
 import { apiStatusFor, LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
+import { isTransient } from '../../client/watch';
 import { api, errorText } from '../api';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
@@ -21,6 +22,8 @@ export function RunsPage() {
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The service is out of reach (a restart, the network): the list is read again every 5 s. */
+  const [lost, setLost] = useState(false);
   const [loaded, setLoaded] = useState(false);
 
   // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
@@ -70,8 +73,16 @@ export function RunsPage() {
       });
       if (more || shown.current <= MAX_PAGE) setCursor(page.next_cursor);
       setError(null);
+      setLost(false);
     } catch (e) {
       if (filter.current !== asked) return;
+      // Out of reach: said calmly, as a run's page says it, the rows kept as last read — not a red
+      // "unreachable: … Failed to fetch" every 5 s. A refusal (a token, a bad filter) is an error.
+      if (isTransient(e) && !more) {
+        setLost(true);
+        setError(null);
+        return;
+      }
       setError(errorText(e));
     }
     setLoaded(true);
@@ -103,8 +114,14 @@ export function RunsPage() {
         </a>
       </div>
       <ErrorAlert text={error} />
+      {lost ? (
+        <p class="connection" role="status">
+          Connection lost — retrying…{' '}
+          {runs.length ? <span class="muted">(showing the runs as last read)</span> : null}
+        </p>
+      ) : null}
       {/* On a slow link the list took seconds to come, the page meanwhile blank under its heading. */}
-      {!loaded && !error ? (
+      {!loaded && !error && !lost ? (
         <p class="muted empty" role="status">
           Loading runs…
         </p>
