@@ -795,6 +795,8 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.waitForSelector('.versions tr.current >> text=v3');
     await expect(page.locator('.versions tr.current').innerText()).resolves.toMatch(/rollback to version 1/);
+    // Its time as the API gives it, and said to be UTC (as the runs list's and the event log's are).
+    await expect(page.getByRole('columnheader', { name: 'Created (UTC)' }).count()).resolves.toBe(1);
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     expect(seen.slice(seen.indexOf('v3'))).toEqual(['v3']);
     const run = await api('GET', `/v1/runs/${run_id}`);
