@@ -178,9 +178,14 @@ export function RunsPage() {
                     {listedStatus(r)}
                   </span>
                 </td>
-                <td class="num">{r.step_count}</td>
+                <td class="num" data-unit={r.step_count === 1 ? 'step' : 'steps'}>
+                  {r.step_count}
+                </td>
                 <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
-                <td class="goal">{visibleText(r.goal)}</td>
+                {/* Cut to a line (three on a phone): whole on hover. */}
+                <td class="goal" title={visibleText(r.goal)}>
+                  {visibleText(r.goal)}
+                </td>
               </tr>
             ))}
           </tbody>
