@@ -464,7 +464,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('opens a step from the keyboard: graph nodes are in the tab order', async () => {
+  it('opens a step from the keyboard: graph nodes are in the tab order, and the tabs take the arrow keys', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,
       config: { execution_mode: 'parallel' },
@@ -489,6 +489,28 @@ describe('the dashboard', () => {
     await expect(page.getByRole('tab', { name: 'Graph' }).getAttribute('aria-selected')).resolves.toBe(
       'true',
     );
+    // The tabs as a tab list is used: the arrow keys, Home and End open a tab, focus going with them.
+    const selected = () => page.locator('[role="tab"][aria-selected="true"]').innerText();
+    const focusedTab = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    await page.getByRole('tab', { name: 'Graph' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.endsWith('/timeline'));
+    await expect(selected()).resolves.toBe('Timeline');
+    await expect(focusedTab()).resolves.toBe('Timeline');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => location.hash.endsWith('/planning'));
+    await expect(focusedTab()).resolves.toBe('Planning');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.endsWith('/graph'));
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => location.hash.endsWith('/planning'));
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => location.hash.endsWith('/graph'));
+    await expect(selected()).resolves.toBe('Graph');
+    // Only the open tab is a Tab stop: Tab from it goes on into the graph, not to the next tab.
+    await expect(page.locator('[role="tab"][tabindex="0"]').count()).resolves.toBe(1);
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('role'))).resolves.not.toBe('tab');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
