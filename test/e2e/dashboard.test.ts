@@ -538,7 +538,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('keeps the rows "More" loaded when the list refreshes itself', async () => {
+  it('keeps the rows "More" loaded when the list refreshes itself, and focus on a run once More is gone', async () => {
     const plan = { goal: 'many', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
     await Promise.all(Array.from({ length: 55 }, () => api('POST', '/v1/runs', { plan })));
     const { page, errors } = await open('/#/');
@@ -550,6 +550,19 @@ describe('the dashboard', () => {
     // The list refreshes every 5 s; after one, the rows are all still there.
     await page.waitForTimeout(6_000);
     await expect(rows.count()).resolves.toBeGreaterThanOrEqual(more);
+    // From the keyboard to the last page: More goes away, focus to the first run the last one brought.
+    const button = page.getByRole('button', { name: 'More' });
+    for (let i = 0; i < 20 && (await button.count()) > 0; i++) {
+      const count = await rows.count();
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => document.querySelectorAll('table.runs tbody tr').length > n, count);
+    }
+    await expect(button.count()).resolves.toBe(0);
+    await page.waitForFunction(() => document.activeElement?.closest('table.runs tbody tr') !== null);
+    await expect(
+      page.evaluate(() => document.activeElement?.tagName + (document.activeElement?.textContent ?? '')),
+    ).resolves.toMatch(/^Arun_/);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

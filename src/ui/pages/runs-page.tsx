@@ -87,6 +87,16 @@ export function RunsPage() {
     }
     setLoaded(true);
   };
+  // The last page read, More goes away with focus on it: focus to the first run it brought, where the
+  // reader goes on (left on nothing, the next Tab started again from the page's top).
+  const more = async () => {
+    const before = shown.current;
+    await load(true);
+    requestAnimationFrame(() => {
+      if (document.activeElement !== document.body && document.activeElement !== null) return;
+      document.querySelectorAll<HTMLElement>('table.runs tbody tr')[before]?.querySelector('a')?.focus();
+    });
+  };
   useEffect(() => {
     void load(false);
     const t = setInterval(() => void load(false), 5000);
@@ -192,7 +202,7 @@ export function RunsPage() {
         </table>
       ) : null}
       {cursor ? (
-        <button type="button" onClick={() => void load(true)}>
+        <button type="button" onClick={() => void more()}>
           More
         </button>
       ) : null}
