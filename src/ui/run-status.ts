@@ -14,6 +14,12 @@ export const ENDED = new Set(['completed', 'failed', 'aborted', 'cancelled']);
 export type FollowedRun = { view: RunView; run: Run | null; events: RunEvent[]; caughtUp: boolean };
 
 export type RunStatusNow = {
+  /**
+   * The page has read something of the run: its snapshot or an event. Before that its status, plan and
+   * counts are not known — not "planning" with "no plan yet", which an empty view would say of a run
+   * awaiting approval on a slow link, or forever when the API refuses the page's token.
+   */
+  known: boolean;
   status: string;
   /** The status as shown: `rejected` for a run whose plan was rejected. */
   shown: string;
@@ -82,6 +88,7 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   const streaming = !ended && view.plan_version === null && view.steps.length > 0;
   const shown = shownStatus(status, rejected ? 'plan_rejected' : null);
   return {
+    known: run !== null || view.last_seq > 0,
     status,
     shown,
     ended,

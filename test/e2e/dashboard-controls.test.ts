@@ -4,7 +4,8 @@
  * actions the run understands (Skip sends `{"action": "skip"}`); a rejection's comment is shown, a
  * cancellation's reason in neutral colours; the event log shows earlier events and any event in full
  * (a huge one's start, and the whole as a download);
- * an empty status filter says so and clears; a new run's config or input, and an approval page's data,
+ * an empty status filter says so and clears, and "rejected" finds a rejected run behind a page of
+ * cancelled ones; the runs list says it is loading until it comes; a new run's config or input, and an approval page's data,
  * that do not parse or fit are said in the page's alert. Screenshots go to test-results/screenshots/.
  */
 import { readFileSync } from 'node:fs';
@@ -321,6 +322,12 @@ describe('the dashboard’s controls', () => {
     await page.getByRole('button', { name: /earlier events/ }).click({ timeout: 5_000 });
     await expect(rows.count()).resolves.toBe(Math.min(total, 1000));
     await expect(rows.first().locator('.type').innerText()).resolves.toBe('RunCreated');
+    // Its time is the event's, in UTC, and the log says so (the reader's clock may be anywhere).
+    const created = ((await api('GET', `/v1/runs/${runId}/events?limit=1`)).events as Json[])[0]!;
+    const time = rows.first().locator('time');
+    await expect(time.getAttribute('datetime')).resolves.toBe(created.timestamp);
+    await expect(time.innerText()).resolves.toBe(String(created.timestamp).slice(11, 23));
+    await expect(page.locator('.event-log .filters').innerText()).resolves.toContain('times UTC');
 
     // The step with the long parameter: its ToolInvoked is cut in the row, whole once expanded.
     await page.selectOption('.event-log select >> nth=0', 'ToolInvoked');
@@ -386,6 +393,7 @@ describe('the dashboard’s controls', () => {
     await startRun({ goal: 'one run', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] });
     const { page, errors } = await open('/#/');
     await page.waitForSelector('table.runs tbody tr');
+    await expect(page.getByRole('columnheader', { name: 'Created (UTC)' }).count()).resolves.toBe(1);
     await page.selectOption('.toolbar select', 'aborted');
     const empty = page.getByText(/No runs with status .aborted./);
     await empty.waitFor({ timeout: 10_000 });
@@ -398,4 +406,44 @@ describe('the dashboard’s controls', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('finds a rejected run behind a page of cancelled ones, and says "Loading runs…" until the list comes', async () => {
+    const rejected = await startRun(
+      { goal: 'rejected behind many', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+      { require_plan_approval: true },
+    );
+    await waitForStatus(rejected, 'awaiting_approval');
+    await api('POST', `/v1/runs/${rejected}/approval`, { decision: 'reject', comment: 'no' });
+    // More cancelled runs after it than the list reads a page (50): a filter that read a page of
+    // cancelled runs and kept the rejected ones would find none (the API finds rejected runs itself).
+    for (let i = 0; i < 55; i++) {
+      const id = await startRun({ steps: [{ id: 's', action: 'demo.sleep', parameters: { ms: 30_000 } }] });
+      await api('POST', `/v1/runs/${id}/cancel`, {});
+    }
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The list held back, as on a slow link: the page says it is loading, not nothing.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/v1/runs?*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${env.server.base}/#/`);
+    const loading = page.getByRole('status').filter({ hasText: 'Loading runs…' });
+    await loading.waitFor();
+    release();
+    await page.waitForSelector('table.runs tbody tr');
+    await expect(loading.count()).resolves.toBe(0);
+    await page.selectOption('.toolbar select', 'rejected');
+    await page.locator(`[data-run-id="${rejected}"]`).waitFor({ timeout: 15_000 });
+    await expect(page.getByText(/No runs with status/).count()).resolves.toBe(0);
+    const badges = await page.locator('table.runs tbody .badge').allInnerTexts();
+    expect(badges.length).toBeGreaterThan(0);
+    expect(badges.every((b) => b === 'rejected')).toBe(true);
+    await shot(page, 'runs-rejected-filter');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

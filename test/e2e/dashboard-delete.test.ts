@@ -1,12 +1,14 @@
 /**
  * Deleting a run from the dashboard, in chromium against `wrangler dev`: an ended run's page offers
  * Delete, which asks first (Keep it, or Escape, deletes nothing); confirmed, the run is deleted and the
- * page is back on the runs list, which no longer lists it. A run still going offers no Delete.
+ * page is back on the runs list, which no longer lists it. A run still going offers no Delete. A run
+ * deleted elsewhere while its page is open: Delete there goes back to the list (what was asked is
+ * done), and any other action says the run was deleted — not "not_found", nor "mistyped".
  */
 import { describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
 
-const { api, waitForStatus, open, shot } = dashboardSetup('dashboard-delete');
+const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-delete');
 
 const startRun = async (plan: unknown, config: unknown = {}) =>
   ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
@@ -66,5 +68,47 @@ describe('the dashboard’s Delete', () => {
     await api('POST', `/v1/runs/${runId}/cancel`, {});
     await page.getByRole('button', { name: 'Delete', exact: true }).waitFor({ timeout: 15_000 });
     await page.close();
+  }, 60_000);
+
+  it('a run deleted elsewhere while its page is open: Delete goes back to the list, Retry says it was deleted', async () => {
+    const failing = (key: string) => ({
+      goal: 'deleted elsewhere',
+      steps: [{ id: 'a', action: 'demo.flaky', parameters: { fail_times: 3, key } }],
+    });
+    const [first, second] = [
+      await startRun(failing('deleted-1'), { retry_failed_steps: 0 }),
+      await startRun(failing('deleted-2'), { retry_failed_steps: 0 }),
+    ];
+    await waitForStatus(first, 'failed');
+    await waitForStatus(second, 'failed');
+    const remove = (id: string) => fetch(`${env.server.base}/v1/runs/${id}`, { method: 'DELETE' });
+
+    const one = await open(`/#/runs/${first}`);
+    const del = one.page.getByRole('button', { name: 'Delete', exact: true });
+    await del.waitFor({ timeout: 15_000 });
+    expect((await remove(first)).status).toBe(200);
+    await del.click();
+    await one.page.getByRole('button', { name: 'Delete run' }).click();
+    await one.page.waitForFunction(() => location.hash === '#/', undefined, { timeout: 15_000 });
+    await expect(one.page.getByText('not_found').count()).resolves.toBe(0);
+    expect(one.errors).toEqual([]);
+    await one.page.close();
+
+    const two = await open(`/#/runs/${second}`);
+    const retry = two.page.getByRole('button', { name: 'Retry', exact: true });
+    await retry.waitFor({ timeout: 15_000 });
+    expect((await remove(second)).status).toBe(200);
+    await retry.click();
+    await two.page.getByRole('heading', { name: 'Run deleted' }).waitFor({ timeout: 15_000 });
+    await expect(two.page.getByRole('alert').innerText()).resolves.toContain(
+      'This run was deleted after this page opened it',
+    );
+    await expect(two.page.locator('code.missing-id').textContent()).resolves.toBe(second);
+    await shot(two.page, 'run-deleted-elsewhere');
+    // A mistyped id still reads as one.
+    await two.page.goto(`${env.server.base}/#/runs/run_0123456789abcdef0123456789abcdef`);
+    await two.page.getByRole('heading', { name: 'No such run' }).waitFor();
+    expect(two.errors).toEqual([]);
+    await two.page.close();
   }, 60_000);
 });

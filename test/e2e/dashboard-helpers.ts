@@ -154,3 +154,42 @@ export function holdableWebSockets() {
   }
   window.WebSocket = Holdable as unknown as typeof WebSocket;
 }
+
+/**
+ * Runs in the page before its scripts: `new WebSocket()` gives a stand-in that opens the real socket
+ * only once `openWebSockets()` is called, relaying its events.
+ */
+export function holdWebSockets() {
+  const Real = window.WebSocket;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  (window as unknown as { openWebSockets(): void }).openWebSockets = open;
+  class Held extends EventTarget {
+    private ws: WebSocket | null = null;
+    private closed = false;
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super();
+      void gate.then(() => {
+        if (this.closed) return;
+        const ws = new Real(url, protocols);
+        this.ws = ws;
+        ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
+        ws.addEventListener('error', () => this.dispatchEvent(new Event('error')));
+        ws.addEventListener('message', (e) =>
+          this.dispatchEvent(new MessageEvent('message', { data: e.data })),
+        );
+        ws.addEventListener('close', (e) =>
+          this.dispatchEvent(new CloseEvent('close', { code: e.code, reason: e.reason })),
+        );
+      });
+    }
+    send(data: string) {
+      this.ws?.send(data);
+    }
+    close(code?: number, reason?: string) {
+      this.closed = true;
+      this.ws?.close(code, reason);
+    }
+  }
+  window.WebSocket = Held as unknown as typeof WebSocket;
+}

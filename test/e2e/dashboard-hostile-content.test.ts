@@ -2,8 +2,9 @@
  * A plan written to attack the person reading it, in chromium against `wrangler dev`: markup and
  * script in every field a plan, its input and its tools' results carry run nothing (the page sets
  * `window.pwned` if they did); bidirectional overrides and zero-width characters are shown, not
- * obeyed, where an approver reads the plan (the approval link's page and the run page), while Modify
- * sends the plan as it was; and the approval page cannot be framed (clickjacking an Approve).
+ * obeyed, where an approver reads the plan (the approval link's page and the run page) and in a run's
+ * error (which quotes what its tool was given), while Modify sends the plan as it was; and the
+ * approval page cannot be framed (clickjacking an Approve).
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -98,6 +99,24 @@ describe('the dashboard reading a hostile plan', () => {
       plan: { steps: { description: string; parameters: unknown }[] };
     };
     expect(done.plan.steps[0]).toMatchObject({ description, parameters: { to: `bob${RLO}@evil` } });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('writes out bidi overrides in a failed run’s error, which quotes what its tool was given', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'quoted error',
+        steps: [{ id: 'load', action: 'demo.flaky', parameters: { fail_times: 5, key: `ok${RLO}gnorw` } }],
+      },
+      config: { retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const error = page.locator('p.error');
+    await error.waitFor({ timeout: 15_000 });
+    await expect(error.textContent()).resolves.toContain('"ok[U+202E]gnorw"');
+    expect(await page.locator('main').innerText()).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -3,7 +3,10 @@
  * `wrangler dev`: no page scrolls sideways (the runs list, a run awaiting approval, the approval
  * link's page), and a person approves a plan by tapping Approve — a control a finger can hit (at
  * least 40 px tall) — on the run's page and on the link's page, the run then going on to the end.
- * A plan graph wider than the phone is shown whole by "Fit to width" (offered only when it is wider).
+ * A plan graph wider than the phone is shown whole by "Fit to width" (offered only when it is wider);
+ * a run's error quoting a long unbroken key or URL wraps, at a phone's and a desktop's width. The
+ * runs list on a phone says what its counts count ("1 step") and that times are UTC, and cuts a long
+ * goal to three lines.
  * Screenshots go to test-results/screenshots/.
  */
 import { describe, expect, it } from 'vitest';
@@ -104,6 +107,32 @@ describe('the dashboard on a phone', () => {
     await context.close();
   }, 90_000);
 
+  it('lists a run as "1 step" with its time in UTC, and a long goal cut to three lines (whole in its title)', async () => {
+    const goal = 'Reconcile every ledger of the quarter against the bank statements '.repeat(8).trim();
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal, steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },
+    })) as { run_id: string };
+    const context = await env.browser.newContext(PHONE);
+    const { page, errors } = await openIn(context, '/#/', `tr[data-run-id="${run_id}"]`);
+    const row = page.locator(`tr[data-run-id="${run_id}"]`);
+    // The columns' headings are hidden at this width: what a cell counts is said after it.
+    const after = (cell: string) =>
+      row.locator(cell).evaluate((el) => getComputedStyle(el, '::after').content);
+    await expect(after('td.num')).resolves.toBe('" step"');
+    await expect(after('td.created')).resolves.toBe('" UTC"');
+    const cell = row.locator('td.goal');
+    await expect(cell.getAttribute('title')).resolves.toBe(goal);
+    const [height, line] = await cell.evaluate((el) => [
+      el.getBoundingClientRect().height,
+      parseFloat(getComputedStyle(el).lineHeight),
+    ]);
+    expect(height).toBeLessThanOrEqual(3 * line + 1);
+    await expect(sidewaysOverflow(page)).resolves.toBe(0);
+    await page.screenshot({ path: `${SHOTS}/phone-runs-long-goal.png` });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('shows a tapped step’s details on screen, below a tall graph', async () => {
     const chunks = Array.from({ length: 12 }, (_, i) => ({
       id: `chunk_${i}`,
@@ -134,6 +163,32 @@ describe('the dashboard on a phone', () => {
     await page.screenshot({ path: `${SHOTS}/phone-step-tapped.png` });
     expect(errors).toEqual([]);
     await context.close();
+  }, 60_000);
+
+  it('wraps a failed run’s error holding a long unbroken word (a URL, a key) instead of widening the page', async () => {
+    // A tool's error quotes what it was given: here a 200-character key (its most), no space in it.
+    const key = `k${'z'.repeat(199)}`;
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'Import with a long key',
+        steps: [{ id: 'load', action: 'demo.flaky', parameters: { fail_times: 5, key } }],
+      },
+      config: { retry_failed_steps: 0 },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'failed');
+    for (const viewport of [PHONE, { viewport: { width: 1280, height: 800 } }]) {
+      const context = await env.browser.newContext(viewport);
+      const { page, errors } = await openIn(context, `/#/runs/${run_id}`, 'p.error');
+      const error = page.locator('p.error');
+      await expect(error.innerText()).resolves.toContain(key);
+      await expect(sidewaysOverflow(page)).resolves.toBe(0);
+      // Wrapped within the page: the whole error is on screen, none of it cut off at the right.
+      const box = await error.boundingBox();
+      expect(box?.width ?? Infinity).toBeLessThanOrEqual(viewport.viewport.width);
+      await page.screenshot({ path: `${SHOTS}/long-error-${viewport.viewport.width}.png` });
+      expect(errors).toEqual([]);
+      await context.close();
+    }
   }, 60_000);
 
   it('opens the approval link without scrolling sideways; a tap on Approve approves', async () => {

@@ -4,11 +4,13 @@
  * last seen, then follows the run again once a new server runs on the same state and port, and the
  * status goes — it does not stay frozen on what it last saw. Also when the service goes away after the
  * page showed the run but before its live connection opened (it has nothing to resume, yet the page
- * came from that service: an outage, not a wrong address).
+ * came from that service: an outage, not a wrong address). The runs list, too, says the connection is
+ * lost (not a red "unreachable" at each read), keeps its rows, and reads on once the service is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { holdWebSockets } from './dashboard-helpers';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
@@ -50,6 +52,16 @@ async function openWaitingRun(init?: () => void) {
   return { run_id, page, errors, lost };
 }
 
+/** A server on the killed one's state and port. */
+async function restart() {
+  server = (await startDevServer({
+    name: 'dashboard-reconnect',
+    persist: server.persist,
+    port: server.port,
+    extraArgs: ['--log-level', 'error'],
+  })) as Dev;
+}
+
 /**
  * A new server on the killed one's state and port; the run approved there while the page was cut
  * off — the page must catch up on its own, and its outage status go.
@@ -60,12 +72,7 @@ async function backAndApprovedElsewhere({
   errors,
   lost,
 }: Awaited<ReturnType<typeof openWaitingRun>>) {
-  server = (await startDevServer({
-    name: 'dashboard-reconnect',
-    persist: server.persist,
-    port: server.port,
-    extraArgs: ['--log-level', 'error'],
-  })) as Dev;
+  await restart();
   const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -109,43 +116,30 @@ describe('the dashboard across a restart of the service', () => {
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await backAndApprovedElsewhere(open);
   }, 180_000);
-});
 
-/**
- * Runs in the page before its scripts: `new WebSocket()` gives a stand-in that opens the real socket
- * only once `openWebSockets()` is called, relaying its events.
- */
-function holdWebSockets() {
-  const Real = window.WebSocket;
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  (window as unknown as { openWebSockets(): void }).openWebSockets = open;
-  class Held extends EventTarget {
-    private ws: WebSocket | null = null;
-    private closed = false;
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super();
-      void gate.then(() => {
-        if (this.closed) return;
-        const ws = new Real(url, protocols);
-        this.ws = ws;
-        ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
-        ws.addEventListener('error', () => this.dispatchEvent(new Event('error')));
-        ws.addEventListener('message', (e) =>
-          this.dispatchEvent(new MessageEvent('message', { data: e.data })),
-        );
-        ws.addEventListener('close', (e) =>
-          this.dispatchEvent(new CloseEvent('close', { code: e.code, reason: e.reason })),
-        );
-      });
-    }
-    send(data: string) {
-      this.ws?.send(data);
-    }
-    close(code?: number, reason?: string) {
-      this.closed = true;
-      this.ws?.close(code, reason);
-    }
-  }
-  window.WebSocket = Held as unknown as typeof WebSocket;
-}
+  it('the runs list says the connection is lost, keeps its rows, and lists a new run once the service is back', async () => {
+    const { run_id, page, errors } = await openWaitingRun();
+    await page.goto(`${server.base}/#/`);
+    await page.locator(`[data-run-id="${run_id}"]`).waitFor();
+    await server.kill();
+    const lost = page.getByRole('status').filter({ hasText: 'Connection lost — retrying…' });
+    // The list is read every 5 s: the next read finds the service gone.
+    await lost.waitFor({ timeout: 20_000 });
+    await expect(lost.innerText()).resolves.toContain('showing the runs as last read');
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    await expect(page.locator(`[data-run-id="${run_id}"]`).count()).resolves.toBe(1);
+    await restart();
+    const res = await fetch(`${server.base}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        plan: { goal: 'while away', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] },
+      }),
+    });
+    const { run_id: later } = (await res.json()) as { run_id: string };
+    await page.locator(`[data-run-id="${later}"]`).waitFor({ timeout: 20_000 });
+    await expect(lost.count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 180_000);
+});

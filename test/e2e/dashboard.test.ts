@@ -5,7 +5,7 @@
  * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
  */
 import { describe, expect, it } from 'vitest';
-import { askThenUse, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
+import { askThenUse, holdWebSockets, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
 import { dashboardSetup, type DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -464,7 +464,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('opens a step from the keyboard: graph nodes are in the tab order', async () => {
+  it('opens a step from the keyboard: graph nodes are in the tab order, and the tabs take the arrow keys', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: parallel,
       config: { execution_mode: 'parallel' },
@@ -489,6 +489,28 @@ describe('the dashboard', () => {
     await expect(page.getByRole('tab', { name: 'Graph' }).getAttribute('aria-selected')).resolves.toBe(
       'true',
     );
+    // The tabs as a tab list is used: the arrow keys, Home and End open a tab, focus going with them.
+    const selected = () => page.locator('[role="tab"][aria-selected="true"]').innerText();
+    const focusedTab = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    await page.getByRole('tab', { name: 'Graph' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.endsWith('/timeline'));
+    await expect(selected()).resolves.toBe('Timeline');
+    await expect(focusedTab()).resolves.toBe('Timeline');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => location.hash.endsWith('/planning'));
+    await expect(focusedTab()).resolves.toBe('Planning');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.endsWith('/graph'));
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => location.hash.endsWith('/planning'));
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => location.hash.endsWith('/graph'));
+    await expect(selected()).resolves.toBe('Graph');
+    // Only the open tab is a Tab stop: Tab from it goes on into the graph, not to the next tab.
+    await expect(page.locator('[role="tab"][tabindex="0"]').count()).resolves.toBe(1);
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('role'))).resolves.not.toBe('tab');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -516,7 +538,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('keeps the rows "More" loaded when the list refreshes itself', async () => {
+  it('keeps the rows "More" loaded when the list refreshes itself, and focus on a run once More is gone', async () => {
     const plan = { goal: 'many', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
     await Promise.all(Array.from({ length: 55 }, () => api('POST', '/v1/runs', { plan })));
     const { page, errors } = await open('/#/');
@@ -528,6 +550,19 @@ describe('the dashboard', () => {
     // The list refreshes every 5 s; after one, the rows are all still there.
     await page.waitForTimeout(6_000);
     await expect(rows.count()).resolves.toBeGreaterThanOrEqual(more);
+    // From the keyboard to the last page: More goes away, focus to the first run the last one brought.
+    const button = page.getByRole('button', { name: 'More' });
+    for (let i = 0; i < 20 && (await button.count()) > 0; i++) {
+      const count = await rows.count();
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => document.querySelectorAll('table.runs tbody tr').length > n, count);
+    }
+    await expect(button.count()).resolves.toBe(0);
+    await page.waitForFunction(() => document.activeElement?.closest('table.runs tbody tr') !== null);
+    await expect(
+      page.evaluate(() => document.activeElement?.tagName + (document.activeElement?.textContent ?? '')),
+    ).resolves.toMatch(/^Arun_/);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -543,6 +578,42 @@ describe('the dashboard', () => {
     await expect(page.locator('section.planning tbody tr').first().innerText()).resolves.toMatch(/^v1\b/);
     await page.getByText('No LLM planned this run').waitFor({ timeout: 10_000 });
     await shot(page, 'planning-tab');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says it is reading a run not read yet on a slow link, not that a run awaiting approval is planning with no plan', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: parallel,
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The snapshot and the live connection both held back, as on a slow link.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/v1/runs/${run_id}`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.addInitScript(holdWebSockets);
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    const unread = page.locator('[data-run-unread]');
+    await expect(unread.innerText()).resolves.toBe('reading the run…');
+    await expect(page.locator('main').getAttribute('aria-busy')).resolves.toBe('true');
+    await shot(page, 'run-reading');
+    // Nothing guessed meanwhile: no status, no "No plan yet.", no tabs of a run not known.
+    await expect(page.locator('[data-run-status]').count()).resolves.toBe(0);
+    await expect(page.getByText('No plan yet.').count()).resolves.toBe(0);
+    await expect(page.getByRole('tab').count()).resolves.toBe(0);
+    release();
+    await page.evaluate(() => (window as unknown as { openWebSockets(): void }).openWebSockets());
+    await page.locator('[data-run-status="awaiting_approval"]').waitFor();
+    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    await expect(unread.count()).resolves.toBe(0);
+    await expect(page.locator('[data-step-id="join"]').count()).resolves.toBe(1);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -759,6 +830,8 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: 'Roll back to v1' }).click();
     await page.waitForSelector('.versions tr.current >> text=v3');
     await expect(page.locator('.versions tr.current').innerText()).resolves.toMatch(/rollback to version 1/);
+    // Its time as the API gives it, and said to be UTC (as the runs list's and the event log's are).
+    await expect(page.getByRole('columnheader', { name: 'Created (UTC)' }).count()).resolves.toBe(1);
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     expect(seen.slice(seen.indexOf('v3'))).toEqual(['v3']);
     const run = await api('GET', `/v1/runs/${run_id}`);
@@ -876,12 +949,19 @@ describe('the dashboard', () => {
       const fresh = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
       await fresh.goto(`${secured.base}/`);
       await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
+      // A run's page without it says the run could not be read, and why — not "planning", "No plan yet."
+      await fresh.goto(`${secured.base}/#/runs/${run_id}`);
+      await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
+      await expect(fresh.locator('[data-run-unread]').innerText()).resolves.toBe('the run could not be read');
+      await expect(fresh.locator('[data-run-status]').count()).resolves.toBe(0);
+      await expect(fresh.getByText('No plan yet.').count()).resolves.toBe(0);
       await fresh.getByLabel('API token').fill('not-the-token');
       await fresh.getByLabel('API token').press('Enter');
       await fresh.getByText('this server does not accept the API token entered').waitFor();
       await fresh.getByLabel('API token').fill(token);
       await fresh.getByLabel('API token').press('Enter');
-      await fresh.locator(`text=${run_id}`).first().waitFor();
+      await fresh.locator('[data-run-status="completed"]').waitFor();
+      await expect(fresh.locator('[data-run-unread]').count()).resolves.toBe(0);
       await fresh.close();
     } finally {
       await secured.stop();

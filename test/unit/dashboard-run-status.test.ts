@@ -1,7 +1,8 @@
 /**
  * What a run's page says the run is now (src/ui/run-status.ts), in plain Node: the snapshot's status
  * when it is ahead of the events, no actions while the page replays the run's past, a rejected plan
- * shown as `rejected`, and the failed step a skipped one waits behind, through inferred dependencies.
+ * shown as `rejected`, nothing known before anything is read, and the failed step a skipped one waits
+ * behind, through inferred dependencies.
  */
 import { describe, expect, it } from 'vitest';
 import type { Run, StepView } from '../../src/client';
@@ -54,6 +55,15 @@ const counts = (completed: number, total: number) => ({
 });
 
 describe('a run page’s status now', () => {
+  it('knows nothing of the run before its snapshot or an event is read, then knows it', () => {
+    const unread = { view: emptyView('run_x'), events: [], run: null, caughtUp: false };
+    expect(runStatusNow(unread, 'run_x').known).toBe(false);
+    const evented = live({ status: 'awaiting_approval', last_seq: 3, steps: [], run: null, caughtUp: false });
+    expect(runStatusNow(evented, 'run_x').known).toBe(true);
+    const snapshot = { ...unread, run: { status: 'awaiting_approval', last_seq: 3 } as Run };
+    expect(runStatusNow(snapshot, 'run_x').known).toBe(true);
+  });
+
   it('takes the snapshot’s status and counts when it is ahead of the events', () => {
     const now = runStatusNow(
       live({

@@ -1,9 +1,11 @@
 /**
  * Deleting an ended run from its page: the Delete button asks first, here, in the page (what goes, that
- * it cannot be undone); confirmed, the run is deleted and the page goes back to the runs list.
+ * it cannot be undone); confirmed, the run is deleted and the page goes back to the runs list — also
+ * when it was deleted elsewhere meanwhile.
  */
 import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { EdgeplanApiError } from '../../client';
 import { api, errorText } from '../api';
 import { href, navigate } from '../router';
 import { useEscape } from '../use-escape';
@@ -35,6 +37,12 @@ export function DeleteRun({
       await api().deleteRun(runId);
       navigate(href.runs());
     } catch (e) {
+      // Already gone (deleted from another tab, the CLI or the retention sweep): what was asked is
+      // done, not a "not_found" to read beside the run as if it still were there.
+      if (e instanceof EdgeplanApiError && e.status === 404) {
+        navigate(href.runs());
+        return;
+      }
       setError(errorText(e));
       setBusy(false);
     }

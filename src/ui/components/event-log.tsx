@@ -54,6 +54,8 @@ export function EventLog({ events }: { events: RunEvent[] }) {
         <span class="muted">
           {shown.length} of {events.length} events
           {hidden ? ` · the last ${shown.length - hidden} shown` : ''}
+          {/* The events' own times: UTC, as the API gives them (the page's clock may be anywhere). */}
+          {' · times UTC'}
         </span>
       </div>
       {hidden ? (
@@ -104,7 +106,9 @@ function EventRow({
       >
         <span aria-hidden="true">{open ? '▾' : '▸'}</span> {e.seq}
       </button>
-      <span class="time">{e.timestamp.slice(11, 23)}</span>
+      <time class="time" dateTime={e.timestamp} title={e.timestamp}>
+        {e.timestamp.slice(11, 23)}
+      </time>
       <span class="type">{e.event_type}</span>
       <span class="step">{step}</span>
       {/* What it says in words first (why a plan changed, who approved): the JSON's start was a plan's id. */}

@@ -44,5 +44,6 @@ export function RunOutcome({
     );
   // A cancelled run whose events are not read yet: its reason is no error either.
   if (!error || status === 'cancelled') return null;
-  return <p class="error">{error}</p>;
+  // A tool's error quotes what it was given (a key, a URL): its bidi overrides written out, as elsewhere.
+  return <p class="error">{visibleText(error)}</p>;
 }

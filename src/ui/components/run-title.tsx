@@ -1,6 +1,7 @@
 /**
  * A run page's title: the goal (cut to a line; a click or Enter shows it whole), the status badge
- * and the step counts, the plan version, and the tokens spent.
+ * and the step counts, the plan version, and the tokens spent — or, before anything of the run is
+ * read, that it is being read (or could not be).
  */
 import type { Ref } from 'preact';
 import { useState } from 'preact/hooks';
@@ -12,8 +13,11 @@ export function RunTitle({
   planVersion,
   tokens,
   headingRef,
+  readFailed = false,
 }: {
   now: RunStatusNow;
+  /** Reading the run failed (the page says why): while nothing of it is known, no "reading…". */
+  readFailed?: boolean;
   planVersion: number | null;
   /** Tokens the run has spent (not shown while 0). */
   tokens: number | undefined;
@@ -21,7 +25,7 @@ export function RunTitle({
   headingRef: Ref<HTMLHeadingElement>;
 }) {
   const [wholeGoal, setWholeGoal] = useState(false);
-  const { goal, shown, status, rejected, total, completed, failed, skipped, streaming } = now;
+  const { known, goal, shown, status, rejected, total, completed, failed, skipped, streaming } = now;
   return (
     <div class="title">
       <h1
@@ -42,27 +46,36 @@ export function RunTitle({
       >
         {visibleText(goal)}
       </h1>
-      <span
-        class={`badge status-${shown}`}
-        data-run-status={status}
-        title={rejected ? 'cancelled: its plan was rejected' : undefined}
-      >
-        {shown}
-      </span>
-      <span class="muted step-counts">
-        {/* Not "0/0 steps completed · v–" while the planner writes: nothing to count, no version. */}
-        {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
-        {failed ? ` · ${failed} failed` : ''}
-        {skipped ? ` · ${skipped} skipped` : ''}
-        {planVersion === null ? '' : ` · v${planVersion}`}
-        {streaming ? (
-          <span class="streaming" role="status">
-            {' '}
-            · the plan is still streaming in: more steps may come
+      {known ? (
+        <>
+          <span
+            class={`badge status-${shown}`}
+            data-run-status={status}
+            title={rejected ? 'cancelled: its plan was rejected' : undefined}
+          >
+            {shown}
           </span>
-        ) : null}
-        {tokens ? ` · ${tokens} tokens` : ''}
-      </span>
+          <span class="muted step-counts">
+            {/* Not "0/0 steps completed · v–" while the planner writes: nothing to count, no version. */}
+            {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
+            {failed ? ` · ${failed} failed` : ''}
+            {skipped ? ` · ${skipped} skipped` : ''}
+            {planVersion === null ? '' : ` · v${planVersion}`}
+            {streaming ? (
+              <span class="streaming" role="status">
+                {' '}
+                · the plan is still streaming in: more steps may come
+              </span>
+            ) : null}
+            {tokens ? ` · ${tokens} tokens` : ''}
+          </span>
+        </>
+      ) : (
+        // Nothing read yet: no status badge nor counts to guess at.
+        <span class="muted step-counts" data-run-unread>
+          {readFailed ? 'the run could not be read' : 'reading the run…'}
+        </span>
+      )}
     </div>
   );
 }

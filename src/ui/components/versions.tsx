@@ -92,7 +92,7 @@ export function Versions({
         <thead>
           <tr>
             <th scope="col">Version</th>
-            <th scope="col">Created</th>
+            <th scope="col">Created (UTC)</th>
             <th scope="col">Reason</th>
             <th scope="col" />
           </tr>

@@ -57,18 +57,43 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       ? pending.changes
       : null;
 
-  if (live.missing) return <MissingRun runId={runId} />;
+  if (live.missing) return <MissingRun runId={runId} seen={now.known} />;
+
+  const connection = live.reconnecting ? (
+    <p class="connection" role="status">
+      Connection lost — reconnecting…{' '}
+      {now.known ? <span class="muted">(showing the run as last seen)</span> : null}
+    </p>
+  ) : null;
+  const title = (
+    <RunTitle
+      now={now}
+      planVersion={view.plan_version}
+      tokens={run?.token_usage.total_tokens}
+      headingRef={heading}
+      readFailed={live.error !== null}
+    />
+  );
+
+  // Nothing of the run read yet (a slow link, a refused token): no tabs of a run not known, whose
+  // empty graph said "No plan yet." of a run awaiting approval. The page says why when it failed.
+  if (!now.known)
+    return (
+      <main class="run-page" aria-busy={live.error === null && !live.reconnecting}>
+        <div class="toolbar">{title}</div>
+        <p class="run-id muted">
+          <code>{runId}</code> · <a href={href.runs()}>all runs</a>
+        </p>
+        {connection}
+        <ErrorAlert text={live.error} />
+      </main>
+    );
 
   return (
     // Busy while it reads the run's past up to its snapshot (assistive technology waits it out).
     <main class="run-page" aria-busy={!acts}>
       <div class="toolbar">
-        <RunTitle
-          now={now}
-          planVersion={view.plan_version}
-          tokens={run?.token_usage.total_tokens}
-          headingRef={heading}
-        />
+        {title}
         <RunActionButtons runId={runId} waitingApproval={waitingApproval} actions={actions} />
       </div>
       <p class="sr-only" role="status" data-run-announcement>
@@ -98,11 +123,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           disabled={!!busy}
         />
       ) : null}
-      {live.reconnecting ? (
-        <p class="connection" role="status">
-          Connection lost — reconnecting… <span class="muted">(showing the run as last seen)</span>
-        </p>
-      ) : null}
+      {connection}
       <ErrorAlert text={live.error} />
       <ErrorAlert text={message} />
       {waitingApproval && actions.modifying && run?.plan && !('$elided' in run.plan) ? (

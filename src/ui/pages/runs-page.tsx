@@ -1,7 +1,8 @@
-/** The runs, newest first, filterable by status, a page at a time. */
+/** The runs, newest first, filterable by status, a page at a time; "Loading runs…" until read. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunSummary } from '../../client';
 import { LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
+import { isTransient } from '../../client/watch';
 import { api, errorText } from '../api';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
@@ -10,6 +11,8 @@ import { visibleText } from '../visible-text';
 /** Rows a page; the API gives at most MAX_PAGE a request. */
 const PAGE = 50;
 const MAX_PAGE = 200;
+/** Pages read at most, one after another, for a filter the API does not apply itself (cancelled, not rejected). */
+const SCAN_PAGES = 4;
 
 /** Whether a row the API returns is badged with a listed status (client/listed-status.ts). */
 const shows = (s: ListedStatus | '') => (r: RunSummary) => !s || listedStatus(r) === s;
@@ -19,6 +22,8 @@ export function RunsPage() {
   const [runs, setRuns] = useState<RunSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The service is out of reach (a restart, the network): the list is read again every 5 s. */
+  const [lost, setLost] = useState(false);
   const [loaded, setLoaded] = useState(false);
 
   // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
@@ -43,14 +48,23 @@ export function RunsPage() {
     try {
       // A refresh re-reads as many rows as are shown (up to the API's 200), so "More" is not undone.
       const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
-      const page = await api().listRuns({
-        limit,
-        ...(status ? { status } : {}),
-        ...(more && cursor ? { cursor } : {}),
-      });
-      if (filter.current !== asked) return;
-      // The API lists rejected runs among cancelled ones: the badge and the filter agree here.
+      const read = (from: string | null) =>
+        api().listRuns({
+          limit,
+          ...(status ? { status } : {}),
+          ...(from ? { cursor: from } : {}),
+        });
+      let page = await read(more ? cursor : null);
+      // The API finds rejected runs itself, and lists them among cancelled ones too: the badge and the
+      // filter agree here. A page of cancelled runs may hold only rejected ones though an older page
+      // holds others: read on (a few pages at most) rather than say there are none.
       page.runs = page.runs.filter(shows(status));
+      for (let n = 1; page.runs.length === 0 && page.next_cursor && n < SCAN_PAGES; n++) {
+        if (filter.current !== asked) return;
+        page = await read(page.next_cursor);
+        page.runs = page.runs.filter(shows(status));
+      }
+      if (filter.current !== asked) return;
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
         // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
@@ -59,11 +73,29 @@ export function RunsPage() {
       });
       if (more || shown.current <= MAX_PAGE) setCursor(page.next_cursor);
       setError(null);
+      setLost(false);
     } catch (e) {
       if (filter.current !== asked) return;
+      // Out of reach: said calmly, as a run's page says it, the rows kept as last read — not a red
+      // "unreachable: … Failed to fetch" every 5 s. A refusal (a token, a bad filter) is an error.
+      if (isTransient(e) && !more) {
+        setLost(true);
+        setError(null);
+        return;
+      }
       setError(errorText(e));
     }
     setLoaded(true);
+  };
+  // The last page read, More goes away with focus on it: focus to the first run it brought, where the
+  // reader goes on (left on nothing, the next Tab started again from the page's top).
+  const more = async () => {
+    const before = shown.current;
+    await load(true);
+    requestAnimationFrame(() => {
+      if (document.activeElement !== document.body && document.activeElement !== null) return;
+      document.querySelectorAll<HTMLElement>('table.runs tbody tr')[before]?.querySelector('a')?.focus();
+    });
   };
   useEffect(() => {
     void load(false);
@@ -92,10 +124,25 @@ export function RunsPage() {
         </a>
       </div>
       <ErrorAlert text={error} />
+      {lost ? (
+        <p class="connection" role="status">
+          Connection lost — retrying…{' '}
+          {runs.length ? <span class="muted">(showing the runs as last read)</span> : null}
+        </p>
+      ) : null}
+      {/* On a slow link the list took seconds to come, the page meanwhile blank under its heading. */}
+      {!loaded && !error && !lost ? (
+        <p class="muted empty" role="status">
+          Loading runs…
+        </p>
+      ) : null}
       {loaded && runs.length === 0 && !error ? (
         status ? (
           <p class="muted empty">
-            No runs with status “{status}”.{' '}
+            {/* More runs to read (rejected ones are looked for among cancelled): none yet, not none. */}
+            {cursor
+              ? `No runs with status “${status}” among the newest; More reads older ones.`
+              : `No runs with status “${status}”.`}{' '}
             <button type="button" onClick={() => choose('')}>
               Show all runs
             </button>
@@ -113,7 +160,8 @@ export function RunsPage() {
               <th scope="col" class="num">
                 Steps
               </th>
-              <th scope="col">Created</th>
+              {/* As the API gives it: UTC, whatever the reader's clock says. */}
+              <th scope="col">Created (UTC)</th>
               <th scope="col">Goal</th>
             </tr>
           </thead>
@@ -140,16 +188,21 @@ export function RunsPage() {
                     {listedStatus(r)}
                   </span>
                 </td>
-                <td class="num">{r.step_count}</td>
+                <td class="num" data-unit={r.step_count === 1 ? 'step' : 'steps'}>
+                  {r.step_count}
+                </td>
                 <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
-                <td class="goal">{visibleText(r.goal)}</td>
+                {/* Cut to a line (three on a phone): whole on hover. */}
+                <td class="goal" title={visibleText(r.goal)}>
+                  {visibleText(r.goal)}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
       {cursor ? (
-        <button type="button" onClick={() => void load(true)}>
+        <button type="button" onClick={() => void more()}>
           More
         </button>
       ) : null}
