@@ -20,10 +20,19 @@ export function setToken(token: string): void {
   }
 }
 
+/** How long the dashboard's client waits in all to send a refused request again (`Retry-After`). */
+export const UI_RETRY_WAIT_MS = 5_000;
+
 /** A client with the current token (or a link's, for the approval page: no API token). */
 export function api(options: { anonymous?: boolean } = {}): EdgeplanClient {
   const token = options.anonymous ? '' : getToken();
-  return createClient({ baseUrl: location.origin, ...(token ? { token } : {}) });
+  // A person waits behind a click: the client sends a refused request again after a short wait
+  // only; a longer one (a rate limit's minute) is said at once, with what the server answered.
+  return createClient({
+    baseUrl: location.origin,
+    maxRetryWaitMs: UI_RETRY_WAIT_MS,
+    ...(token ? { token } : {}),
+  });
 }
 
 /**

@@ -883,16 +883,35 @@ describe('the dashboard', () => {
       .toBe(skipped.skip_reason);
     await shot(page, 'step-skipped-behind-failure');
 
-    // A refusal (409) is shown, then cleared by a rollback that succeeds.
+    // A rate limit asking for a minute is said at once, not waited out behind the click (the client
+    // waits only a few seconds for a person); a refusal (409) is shown, then cleared by a rollback.
     let refused = 0;
     await page.route('**/v1/runs/*/retry', async (route) => {
-      if (refused++ > 0) return route.fallback();
-      await route.fulfill({
-        status: 409,
-        contentType: 'application/json',
-        body: JSON.stringify({ error: { code: 'conflict', message: 'Refused for the test' } }),
-      });
+      refused += 1;
+      if (refused > 2) return route.fallback();
+      await route.fulfill(
+        refused === 1
+          ? {
+              status: 429,
+              headers: { 'retry-after': '60' },
+              contentType: 'application/json',
+              body: JSON.stringify({
+                error: { code: 'rate_limited', message: 'Too many requests for the test' },
+              }),
+            }
+          : {
+              status: 409,
+              contentType: 'application/json',
+              body: JSON.stringify({ error: { code: 'conflict', message: 'Refused for the test' } }),
+            },
+      );
     });
+    await page.locator('.toolbar').getByRole('button', { name: 'Retry', exact: true }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Too many requests for the test' })
+      .waitFor({ timeout: 10_000 });
+    expect(refused).toBe(1);
     await page.locator('.toolbar').getByRole('button', { name: 'Retry', exact: true }).click();
     const refusal = page.getByRole('alert').filter({ hasText: 'Refused for the test' });
     await refusal.waitFor({ timeout: 10_000 });
