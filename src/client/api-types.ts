@@ -981,6 +981,11 @@ export interface components {
             /** @description The step of `parent_run_id` that started this run; null with it */
             parent_step_id: string | null;
         };
+        /**
+         * @description A run status, or `rejected`: the runs whose plan was rejected (by an approver or its approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among `status=cancelled` too
+         * @enum {string}
+         */
+        ListedRunStatus: "planning" | "awaiting_approval" | "running" | "awaiting_input" | "completed" | "failed" | "aborted" | "cancelled" | "rejected";
         Run: {
             run_id: string;
             status: components["schemas"]["RunStatus"];
@@ -2351,8 +2356,8 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                /** @description Only runs with this status. `rejected`: the runs whose plan was rejected (by an approver or its approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among `status=cancelled` too */
-                status?: "planning" | "awaiting_approval" | "running" | "awaiting_input" | "completed" | "failed" | "aborted" | "cancelled" | "rejected";
+                /** @description A run status, or `rejected`: the runs whose plan was rejected (by an approver or its approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among `status=cancelled` too */
+                status?: components["schemas"]["ListedRunStatus"];
                 limit?: number;
                 cursor?: string;
                 /** @description Only the child runs this run’s steps started (sub-plans, agent.dispatch) */

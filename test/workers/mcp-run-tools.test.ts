@@ -45,8 +45,13 @@ describe('/mcp tools that drive a run', () => {
     const listRuns = schema('list_runs');
     // A query flag is listed as the boolean a model passes; the run status as the API's component.
     expect(listRuns.properties.top_level).toMatchObject({ type: 'boolean', description: expect.any(String) });
-    expect(listRuns.properties.status).toEqual({ $ref: '#/$defs/RunStatus' });
-    expect(listRuns.$defs.RunStatus.enum).toContain('awaiting_input');
+    expect(listRuns.properties.status).toEqual({
+      $ref: '#/$defs/ListedRunStatus',
+      description: expect.stringContaining('`rejected`: the runs whose plan was rejected'),
+    });
+    expect(listRuns.$defs.ListedRunStatus.enum).toEqual(
+      expect.arrayContaining(['awaiting_input', 'rejected']),
+    );
     expect(schema('answer_input')).toMatchObject({
       required: ['run_id', 'input'],
       additionalProperties: false,

@@ -12,6 +12,15 @@ import { PlanSchema, PlanStepSchema } from './plan';
 import { EstimatesSchema, FindingSchema } from './validation';
 
 export const RunStatusSchema = z.enum(RunStatus).openapi('RunStatus');
+/** The statuses `GET /v1/runs` filters by: a run's, and `rejected`. */
+export const ListedRunStatusSchema = z
+  .enum({ ...RunStatus, rejected: 'rejected' })
+  .openapi('ListedRunStatus', {
+    description:
+      'A run status, or `rejected`: the runs whose plan was rejected (by an approver or its approval ' +
+      'deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among ' +
+      '`status=cancelled` too',
+  });
 export const StepStatusSchema = z.enum(StepStatus).openapi('StepStatus');
 
 /** Where a value too large for this answer is read: `GET /v1/runs/:id/values?ref=`. */

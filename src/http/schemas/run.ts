@@ -1,10 +1,9 @@
 /** Request and response schemas of the `/v1/runs` routes. */
 import { z } from '@hono/zod-openapi';
-import { RunStatus } from '../../plan/model';
 import { RunConfigInputSchema } from './config';
 import { IMPORT_FIELDS } from './import';
 import { PlanFieldSchema } from './plan';
-import { RunStatusSchema } from './run-views';
+import { ListedRunStatusSchema, RunStatusSchema } from './run-views';
 import { GoalSchema, PLANNING_OPTION_FIELDS } from './planning';
 import { strictObject } from './strict-object';
 import { wholeNumber } from './whole-number';
@@ -121,15 +120,7 @@ export const StateQuerySchema = z.object({
 });
 
 export const ListRunsQuerySchema = z.object({
-  status: z
-    .enum({ ...RunStatus, rejected: 'rejected' })
-    .optional()
-    .openapi({
-      description:
-        'Only runs with this status. `rejected`: the runs whose plan was rejected (by an approver or its ' +
-        'approval deadline) — listed as `cancelled` with `termination_reason: "plan_rejected"`, and among ' +
-        '`status=cancelled` too',
-    }),
+  status: ListedRunStatusSchema.optional(),
   limit: wholeNumber(z.number().int().min(1).max(200)).default(50),
   cursor: z.string().optional(),
   parent_run_id: z
