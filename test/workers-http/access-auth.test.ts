@@ -7,9 +7,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { createApp } from '../../src/http/app';
 import { events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { base } from './loopback';
 
 const keys = inject('accessKeys');
 const team = `http://127.0.0.1:${inject('accessPort')}`;
@@ -210,6 +211,44 @@ describe('Cloudflare Access configured', () => {
     expect(res).toMatchObject({ status: 200, body: { authenticated_as: 'rot@example.com' } });
     // The key before the rotation stays valid (Access publishes both for a week).
     expect((await call('/v1/me', { jwt: await sign(valid()) })).status).toBe(200);
+  });
+});
+
+describe('an approval link behind Access', () => {
+  /** A run awaiting approval whose webhook went to the loopback server; its link's token read from there. */
+  const linked = async (name: string) => {
+    const path = `/echo/access-link-${name}`;
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}${path}` },
+    });
+    const body = await vi.waitFor(async () => {
+      const got = await (await fetch(`${base}/last-body?path=${path}`)).json<{ body: string | null }>();
+      if (got.body === null) throw new Error('no webhook yet');
+      return JSON.parse(got.body) as { approval_url: string };
+    });
+    return { runId, token: new URL(body.approval_url).searchParams.get('token')! };
+  };
+  const decide = (runId: string, token: string, body: unknown, jwt?: string) =>
+    call(`/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      body,
+      ...(jwt === undefined ? {} : { jwt }),
+    });
+
+  it('records the Access identity of an approver who opened it signed in', async () => {
+    const { runId, token } = await linked('signed-in');
+    const jwt = await sign(valid({ email: 'linda@example.com' }));
+    expect((await decide(runId, token, { decision: 'approve' }, jwt)).status).toBe(200);
+    const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
+    expect(granted?.payload).toMatchObject({ approver: 'linda@example.com' });
+  });
+
+  it('takes the name typed from an approver Access let through without a session (a Bypass policy)', async () => {
+    const { runId, token } = await linked('bypass');
+    expect((await decide(runId, token, { decision: 'approve', approver: 'Outside Olga' })).status).toBe(200);
+    const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
+    expect(granted?.payload).toMatchObject({ approver: 'Outside Olga' });
   });
 });
 
