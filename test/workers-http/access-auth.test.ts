@@ -297,11 +297,17 @@ describe('Access settings that do not hold', () => {
       { ACCESS_TEAM_DOMAIN: 'https://acme.cloudflareaccess.com/x' },
       /without a path/,
     ],
-  ])('%s → 500 misconfigured saying the fix, for every request', async (_, change, words) => {
+  ])('%s → 500 misconfigured saying the fix, for every request, and logged', async (_, change, words) => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     const res = await call('/v1/me', { bearer: MACHINE_TOKEN, envOverride: { ...accessEnv, ...change } });
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('misconfigured');
     expect(res.body.error.message).toMatch(words);
+    const lines = logged.mock.calls.map((args) => JSON.parse(String(args[0])) as Json);
+    logged.mockRestore();
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'access_misconfigured', message: res.body.error.message }),
+    );
   });
 
   it('answers 503 access_keys_unavailable with Retry-After when the team’s keys cannot be fetched', async () => {

@@ -6,6 +6,7 @@
  * `API_TOKEN`. Runs before it; the bearer check skips a request this one authenticated.
  */
 import type { MiddlewareHandler } from 'hono';
+import { log } from '../../log';
 import { accessConfig } from '../access/config';
 import { accessVerifier, type AccessVerifierOptions } from '../access/verify-jwt';
 import { jsonError } from '../errors';
@@ -25,7 +26,15 @@ export function accessAuth(options: AccessVerifierOptions = {}): MiddlewareHandl
   return async function accessAuth(c, next) {
     const config = accessConfig(c.env);
     if (config.kind === 'off') return next();
-    if (config.kind === 'misconfigured') return jsonError(c, 'misconfigured', config.message);
+    if (config.kind === 'misconfigured') {
+      // The caller cannot fix it: the operator must hear of it too.
+      log('access_misconfigured', config.message, {
+        code: 'misconfigured',
+        method: c.req.method,
+        path: c.req.path,
+      });
+      return jsonError(c, 'misconfigured', config.message);
+    }
     const token = c.req.header(ACCESS_JWT_HEADER);
     if (token === undefined) return next();
     const verdict = await verify(token.trim(), config);
@@ -34,6 +43,7 @@ export function accessAuth(options: AccessVerifierOptions = {}): MiddlewareHandl
       return next();
     }
     if (verdict.check === 'keys_unavailable') {
+      log('access_keys_unavailable', verdict.message, { code: 'access_keys_unavailable', path: c.req.path });
       c.header('Retry-After', String(KEYS_RETRY_AFTER_S));
       return jsonError(c, 'access_keys_unavailable', verdict.message);
     }
