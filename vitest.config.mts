@@ -166,6 +166,8 @@ export default defineConfig(async () => {
             'test/workers-http/mcp-server.ts',
             'test/workers-http/mcp-hostile-server.ts',
             'test/workers-http/mcp-stateful-server.ts',
+            // A Cloudflare Access team domain's signing keys (test/workers-http/access-auth.test.ts).
+            'test/workers-http/access-jwks-server.ts',
           ],
         ),
         // A team's own Worker (edgeplan/worker's createEdgeplan with a tool of its own) as the main

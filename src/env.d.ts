@@ -14,6 +14,10 @@ declare namespace Cloudflare {
     API_TOKEN?: string;
     /** `true`: without API_TOKEN the API is open (local use); otherwise it answers 401. */
     ALLOW_ANONYMOUS?: string;
+    /** Cloudflare Access team domain (`https://<team>.cloudflareaccess.com`); with ACCESS_AUD, Access identities are accepted (src/http/access). */
+    ACCESS_TEAM_DOMAIN?: string;
+    /** The Access application's audience (AUD) tag; with ACCESS_TEAM_DOMAIN. */
+    ACCESS_AUD?: string;
     /** Comma-separated origins allowed by CORS; unset or empty: no CORS headers. */
     CORS_ORIGINS?: string;
     /** Optional rate-limit binding (wrangler.toml `[[ratelimits]]`); absent: no limit. */

@@ -32,6 +32,16 @@ export const ERROR_CODES = {
     about:
       'No or a wrong bearer token (one of those API_TOKEN holds), no API_TOKEN set and ALLOW_ANONYMOUS not true, or an API_TOKEN of only separators.',
   },
+  access_token_invalid: {
+    status: 401,
+    about:
+      'Cloudflare Access is configured (ACCESS_TEAM_DOMAIN, ACCESS_AUD) and the request’s Cf-Access-Jwt-Assertion failed a check; details.check names it: malformed, algorithm (not RS256), unknown_key, signature, audience, issuer, expired, not_yet_valid, or identity (no email or service token common_name). Sign in through Access again; a request that skips Access sends no such header and uses the API token.',
+  },
+  approver_mismatch: {
+    status: 400,
+    about:
+      'A caller signed in through Cloudflare Access gave an `approver` other than who they are: with Access the approver is the verified identity (the message names it); leave `approver` out or send that one.',
+  },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },
   method_not_allowed: {
@@ -81,7 +91,7 @@ export const ERROR_CODES = {
   misconfigured: {
     status: 500,
     about:
-      'The Worker lacks a binding, the run object’s SQLite storage or D1’s tables; the message says what to add.',
+      'The Worker lacks a binding, the run object’s SQLite storage or D1’s tables, or has only one of ACCESS_TEAM_DOMAIN and ACCESS_AUD (or a team domain that is not an https origin); the message says what to add.',
   },
   run_unreadable: {
     status: 500,
@@ -97,6 +107,11 @@ export const ERROR_CODES = {
     status: 503,
     about:
       'POST /v1/runs (or a child run) with require_plan_approval and approval.revisions "ask" reached a run object still on the release before (a deploy rolling out): that release would ask for the approval of the first plan only. The run was removed before anything of it ran; send the same request again after `Retry-After` (60 s) — with the same Idempotency-Key it then creates the run. edgeplan/client’s createRun and `edgeplan run` do so by themselves, with their key.',
+  },
+  access_keys_unavailable: {
+    status: 503,
+    about:
+      'Cloudflare Access is configured and its signing keys (<ACCESS_TEAM_DOMAIN>/cdn-cgi/access/certs) could not be fetched or read, so the request’s Cf-Access-Jwt-Assertion could not be checked; nothing ran. Sent with `Retry-After`; send the request again.',
   },
   deletion_pending: {
     status: 503,

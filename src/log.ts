@@ -15,6 +15,8 @@ export const LOG_EVENTS = {
   unhandled_error: 'error',
   unknown_error_code: 'error',
   run_index_row_unreadable: 'error',
+  access_misconfigured: 'error',
+  access_keys_unavailable: 'error',
   // Runs (the Durable Object)
   steps_not_queued: 'error',
   run_index_not_recorded: 'error',

@@ -37,6 +37,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the API takes the caller to be */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tools": {
         parameters: {
             query?: never;
@@ -480,6 +497,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        Me: {
+            /**
+             * @description The identity Cloudflare Access verified — an email, or a service token’s common_name — recorded as `approver` on the decisions this caller makes; null with an API token or an open API
+             * @example ada@example.com
+             */
+            authenticated_as: string | null;
+            /**
+             * @description `access`: a Cloudflare Access token (Cf-Access-Jwt-Assertion) verified; `token`: an API token; `anonymous`: an open API (ALLOW_ANONYMOUS=true)
+             * @enum {string}
+             */
+            via: "access" | "token" | "anonymous";
+        };
+        Error: {
+            error: {
+                /**
+                 * @description Stable machine-readable code
+                 * @example invalid_request
+                 */
+                code: string;
+                /** @description What went wrong, where, and what was expected */
+                message: string;
+                /** @description Structured detail, e.g. zod issues */
+                details?: unknown;
+            };
+        };
         Tool: {
             /** @example http.request */
             name: string;
@@ -510,19 +552,6 @@ export interface components {
              * @example MCP tool names are 1-128 of A-Z, a-z, 0-9, "_", "-" and "."; rename the tool on the server
              */
             reason: string;
-        };
-        Error: {
-            error: {
-                /**
-                 * @description Stable machine-readable code
-                 * @example invalid_request
-                 */
-                code: string;
-                /** @description What went wrong, where, and what was expected */
-                message: string;
-                /** @description Structured detail, e.g. zod issues */
-                details?: unknown;
-            };
         };
         PlanGoalResult: {
             plan: components["schemas"]["Plan"];
@@ -1957,7 +1986,7 @@ export interface components {
             decision: "approve" | "reject" | "modify";
             comment?: string;
             /**
-             * @description The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 characters). A label for the history, not authentication: whoever holds the token or link can send any name
+             * @description The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 characters). A label for the history, not authentication: whoever holds the token or link can send any name. Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded instead; another name is refused (400 approver_mismatch)
              * @example Ada Lovelace
              */
             approver?: string;
@@ -2132,6 +2161,44 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                     };
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Missing or wrong bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

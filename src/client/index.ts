@@ -20,6 +20,7 @@ import type {
   EventsPage,
   ListRunsQuery,
   PlanDiff,
+  Me,
   PlanGoalRequest,
   PlanGoalResult,
   PlanVersion,
@@ -174,6 +175,8 @@ export type EdgeplanClient = {
   validatePlan(body: ValidateRequest): Promise<ValidationResult>;
   /** `POST /v1/plans`: plan a goal without running it. */
   planGoal(body: PlanGoalRequest): Promise<PlanGoalResult>;
+  /** `GET /v1/me`: who the API takes the caller to be — the Cloudflare Access identity, if any. */
+  me(): Promise<Me>;
 };
 
 /** A client of one edgeplan API. */
@@ -266,6 +269,7 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     validatePlan: async (body) =>
       (await call<ValidationResult>('POST', '/v1/plans/validate', { body, idempotent: true })).body,
     planGoal: (body) => post<PlanGoalResult>('/v1/plans', body),
+    me: () => get<Me>('/v1/me'),
   };
   return client;
 }

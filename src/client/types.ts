@@ -67,6 +67,8 @@ export type ApprovalDecision = Body<'decideApproval'>;
 export type PlanVersionList = Answer<'listPlanVersions', 200>;
 export type PlanVersion = Answer<'getPlanVersion', 200>;
 export type PlanDiff = Answer<'diffPlanVersions', 200>;
+/** `GET /v1/me`: who the API takes the caller to be (an Access identity, an API token, or no one). */
+export type Me = Answer<'getMe', 200>;
 /** `GET /v1/runs/:id/planning`: every LLM attempt that planned or revised the run. */
 export type PlanningTrace = Answer<'getPlanningTrace', 200>;
 export type ValidateRequest = Body<'validatePlan'>;

@@ -9,6 +9,7 @@ import type { Clock, IdSource } from '../plan/model';
 import { toolSource, type ToolSource } from '../durable/tools';
 import { systemClock } from './clock';
 import { randomIds } from './ids';
+import { accessAuth } from './middleware/access-auth';
 import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { corsFromEnv } from './middleware/cors';
@@ -25,6 +26,7 @@ import { registerApprovalPageRoutes } from './routes/approval-page';
 import { registerRunPlanningRoutes } from './routes/run-planning';
 import { registerHealthRoutes } from './routes/health';
 import { registerMcpRoutes } from './routes/mcp';
+import { registerMeRoutes } from './routes/me';
 import { registerPlanRoutes } from './routes/plans';
 import { registerRunRevisionRoutes } from './routes/run-revisions';
 import { registerRunRoutes } from './routes/runs';
@@ -39,6 +41,7 @@ export { MAX_BODY_BYTES } from './middleware/body-limit';
 /** Route modules, in registration order. Add `registerRunRoutes` etc. here. */
 const ROUTE_MODULES: ReadonlyArray<(app: App) => void> = [
   registerHealthRoutes,
+  registerMeRoutes,
   registerToolRoutes,
   registerPlanRoutes,
   registerRunRoutes,
@@ -76,6 +79,12 @@ export type CreateAppOptions = {
   ids?: IdSource;
   /** Where handlers get the registry (`c.var.tools()`); edgeplan's tools alone by default. */
   tools?: ToolSource;
+  /**
+   * Least milliseconds between two fetches of Cloudflare Access's keys prompted by a token naming a
+   * key not yet fetched (a rotation); 30 000 by default, so made-up key ids cannot make every request
+   * fetch them.
+   */
+  accessKeysCooldownMs?: number;
 };
 
 /**
@@ -90,6 +99,7 @@ export function createApp({
   clock = systemClock,
   ids = randomIds,
   tools = toolSource(),
+  accessKeysCooldownMs,
 }: CreateAppOptions = {}): App {
   // `strict: false`: `/v1/runs/` is `/v1/runs` (a trailing slash is a typo, not another resource).
   const app: App = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
@@ -98,6 +108,7 @@ export function createApp({
     c.set('clock', clock);
     c.set('ids', ids);
     c.set('tools', () => tools(c.env));
+    c.set('caller', { via: 'anonymous' });
     await next();
   });
   // CORS first: a preflight carries no token and is answered here (only with CORS_ORIGINS set).
@@ -107,8 +118,13 @@ export function createApp({
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
   // The approval link carries its own single-use capability (checked by the run), so an approver
   // needs no API token.
+  // Cloudflare Access (when configured) first: a verified Access identity needs no API token. One
+  // verifier, so both paths share its cached keys.
+  const access = accessAuth(accessKeysCooldownMs === undefined ? {} : { cooldownMs: accessKeysCooldownMs });
+  app.use('/v1/*', access);
   app.use('/v1/*', bearerAuth({ skip: isApprovalLink }));
   app.use('/mcp', rateLimit());
+  app.use('/mcp', access);
   app.use('/mcp', bearerAuth());
   app.use('/mcp', jsonRpcErrors());
   app.use('*', whenRouted(bodyLimit({ maxBytes: maxBodyBytes })));

@@ -64,3 +64,18 @@ export function refusalText(err: unknown): string {
   if (n === 0 || !(err instanceof EdgeplanApiError)) return errorText(err);
   return `${err.code}: ${n === 1 ? 'one finding' : `${n} findings`}`;
 }
+
+let signedIn: Promise<string | null> | undefined;
+
+/**
+ * Who Cloudflare Access signed this browser in as, when the Worker is behind Access (`GET /v1/me`
+ * asked without the API token answers `via: "access"`); null otherwise — no Access, a token needed,
+ * or an open API. Asked once per page.
+ */
+export function signedInAs(): Promise<string | null> {
+  signedIn ??= api({ anonymous: true })
+    .me()
+    .then((me) => (me.via === 'access' ? me.authenticated_as : null))
+    .catch(() => null);
+  return signedIn;
+}

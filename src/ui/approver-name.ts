@@ -1,8 +1,11 @@
 /**
  * The name an approver gives with a decision (`approver`), kept in this browser so it is typed once:
- * recorded on the decision's event as given — a label for the history, not who is signed in.
+ * recorded on the decision's event as given — a label for the history, not who is signed in. Behind
+ * Cloudflare Access it is who is signed in: the verified identity, which the API records whatever is
+ * typed (and refuses another name), so the typed one is not sent.
  */
 import { useState } from 'preact/hooks';
+import { useSignedIn } from './use-signed-in';
 
 const NAME_KEY = 'edgeplan.approver';
 
@@ -14,9 +17,10 @@ function stored(): string {
   }
 }
 
-/** The name as typed, and a setter that remembers it (or forgets it when cleared). */
+/** The name as typed (the signed-in identity behind Access), and a setter that remembers it (or forgets it when cleared). */
 export function useApproverName(): [string, (name: string) => void] {
   const [name, setName] = useState(stored);
+  const signedIn = useSignedIn();
   const set = (next: string) => {
     setName(next);
     try {
@@ -26,7 +30,7 @@ export function useApproverName(): [string, (name: string) => void] {
       // storage refused (private mode): the name lasts this page only
     }
   };
-  return [name, set];
+  return [signedIn ?? name, set];
 }
 
 /** The name as a decision body sends it: trimmed, left out when empty. */

@@ -12,9 +12,18 @@ import { NewRunPage } from './pages/new-run-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { href, useRoute } from './router';
+import { useSignedIn } from './use-signed-in';
 
 function TokenField() {
   const [token, set] = useState(getToken());
+  // Behind Cloudflare Access the browser needs no API token: Access vouches for it on every request.
+  const signedIn = useSignedIn();
+  if (signedIn !== null)
+    return (
+      <span class="token" data-signed-in>
+        Signed in as {signedIn}
+      </span>
+    );
   return (
     <label class="token">
       API token{' '}

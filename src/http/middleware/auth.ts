@@ -8,7 +8,7 @@
  * every failure is the API's `401 unauthorized` envelope with a `WWW-Authenticate` challenge, and a
  * malformed header is a 401 too instead of a plain-text 400.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { anyTokenMatches, apiTokens } from '../../api-tokens';
 import { jsonError } from '../errors';
 import type { AppEnv } from '../types';
@@ -59,7 +59,8 @@ export function bearerAuth({
   realm = 'edgeplan',
 }: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
   return async function bearerAuth(c, next) {
-    if (skip(c)) return next();
+    // Cloudflare Access verified who this is (access-auth.ts, which runs first): no token needed.
+    if (skip(c) || c.get('caller').via === 'access') return next();
     const configured = token(c);
     const challenge = `Bearer realm="${realm}"`;
     if (!configured) {
@@ -82,7 +83,7 @@ export function bearerAuth({
     const fromProtocol = tokenFromProtocols(protocols);
     const header = c.req.header('Authorization');
     if (!header && fromProtocol !== undefined) {
-      if (await anyTokenMatches(fromProtocol, expected)) return next();
+      if (await anyTokenMatches(fromProtocol, expected)) return asTokenHolder(c, next);
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
       return jsonError(c, 'unauthorized', `${WRONG_TOKEN_MESSAGE} (in the WebSocket subprotocol)`);
     }
@@ -111,6 +112,12 @@ export function bearerAuth({
       c.header('WWW-Authenticate', `${challenge}, error="invalid_token"`);
       return jsonError(c, 'unauthorized', WRONG_TOKEN_MESSAGE);
     }
-    return next();
+    return asTokenHolder(c, next);
   };
+}
+
+/** Goes on as the holder of an API token (`GET /v1/me` says `via: "token"`). */
+function asTokenHolder(c: Context<AppEnv>, next: Next): Promise<void> {
+  c.set('caller', { via: 'token' });
+  return next();
 }

@@ -22,6 +22,7 @@ import { messageProblem, requestParamsProblem } from '../mcp-messages';
 import { argumentsProblem } from '../mcp-tool-calls';
 import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
+import { ACCESS_JWT_HEADER } from '../middleware/access-auth';
 import type { App, AppEnv } from '../types';
 
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
@@ -168,8 +169,11 @@ function closedArgumentsProblem(
 /** The API's answer to `call`, made in process with this request's bindings and credentials. */
 async function callApi(app: App, c: Context<AppEnv>, call: ApiCall): Promise<Response> {
   const headers = new Headers(call.headers);
-  const auth = c.req.header('Authorization');
-  if (auth) headers.set('Authorization', auth);
+  // The caller's credentials, either kind: an approval made at /mcp records the Access identity too.
+  for (const name of ['Authorization', ACCESS_JWT_HEADER]) {
+    const value = c.req.header(name);
+    if (value) headers.set(name, value);
+  }
   const init: RequestInit = { method: call.method, headers };
   if (call.body !== undefined) {
     headers.set('Content-Type', 'application/json');

@@ -11,6 +11,7 @@ import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
 import { unknownKeysMessage } from '../../plan/key-suggestions';
+import { signedInApprover } from '../access/signed-in-approver';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
@@ -86,7 +87,9 @@ export const ApprovalDocSchema = z
       .openapi({
         description:
           'The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 ' +
-          'characters). A label for the history, not authentication: whoever holds the token or link can send any name',
+          'characters). A label for the history, not authentication: whoever holds the token or link can send any name. ' +
+          'Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded ' +
+          'instead; another name is refused (400 approver_mismatch)',
         example: 'Ada Lovelace',
       }),
     plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),
@@ -189,7 +192,9 @@ export function registerRunRevisionRoutes(app: App): void {
     if (token !== undefined && !isApprovalTokenShaped(token)) return control(c, INVALID_LINK);
     const run = stubFor(c);
     if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
-    const r = (await run.approve(await c.req.json(), token)) as RpcResult<{ status: RunStatus }>;
+    const decision = signedInApprover(await c.req.json(), c.get('caller'));
+    if (!decision.ok) return jsonError(c, 'approver_mismatch', decision.message);
+    const r = (await run.approve(decision.body, token)) as RpcResult<{ status: RunStatus }>;
     // No run behind the id: to a link, the same answer as a wrong token.
     return control(c, token !== undefined && !r.ok && r.error.code === 'run_not_found' ? INVALID_LINK : r);
   });
