@@ -14,7 +14,9 @@ export class Alarm {
   /** Makes sure the alarm fires no later than `at`. */
   async by(at: number | null): Promise<void> {
     if (at === null) return this.#clear();
-    this.#at ??= await this.storage.getAlarm();
+    // Read once per instance; `??=` would read again after a delete or fresh() (null), and the await
+    // would put the setAlarm in a commit of its own instead of the decision's.
+    if (this.#at === undefined) this.#at = await this.storage.getAlarm();
     if (this.#at !== null && this.#at <= at) return;
     await this.storage.setAlarm(at);
     this.#at = at;
@@ -23,7 +25,7 @@ export class Alarm {
   /** Sets the alarm to exactly `at` (null: none), later than it is too: what was due earlier is gone. */
   async to(at: number | null): Promise<void> {
     if (at === null) return this.#clear();
-    this.#at ??= await this.storage.getAlarm();
+    if (this.#at === undefined) this.#at = await this.storage.getAlarm();
     if (this.#at === at) return;
     await this.storage.setAlarm(at);
     this.#at = at;
@@ -31,7 +33,7 @@ export class Alarm {
 
   async #clear(): Promise<void> {
     if (this.#at === null) return;
-    this.#at ??= await this.storage.getAlarm();
+    if (this.#at === undefined) this.#at = await this.storage.getAlarm();
     if (this.#at === null) return;
     this.#at = null;
     await this.storage.deleteAlarm();
