@@ -515,11 +515,19 @@ const SCENARIOS = {
       return ctx;
     },
     async afterRestart(ctx) {
-      // An answer lost with the server (no reply) is sent again, as a client would.
+      // An answer that got no reply is sent again, as a client would — unless the run went on without
+      // it: the kill came after the answer was recorded and before its reply (a client would see the
+      // run no longer waiting, and its answer in the trace).
       if (!ctx.answers.includes(200)) {
         const id = ctx.runs[0].id;
-        await until(id, (r) => r.status === 'awaiting_input', 30_000);
-        ctx.answers.push((await call('POST', `/v1/runs/${id}/input`, { input: { name: ctx.tag } })).status);
+        const run = await until(
+          id,
+          (r) => r.status === 'awaiting_input' || TERMINAL.includes(r.status),
+          30_000,
+        );
+        if (run.status === 'awaiting_input')
+          ctx.answers.push((await call('POST', `/v1/runs/${id}/input`, { input: { name: ctx.tag } })).status);
+        else ctx.answers.push(`recorded before the kill (${run.status})`);
       }
     },
     check(ctx, run, events) {
