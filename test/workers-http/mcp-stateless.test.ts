@@ -11,10 +11,12 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { executeTool } from '../../src/executor/run-step';
 import type { AnyTool } from '../../src/executor/registry';
 import { listMcpTools } from '../../src/mcp/listing';
+import { statelessServer } from '../../src/mcp/stateless-servers';
 import { mcpTools } from '../../src/mcp/tools';
 
 const mcpBase = `http://127.0.0.1:${inject('mcpPort')}`;
 const hostileBase = `http://127.0.0.1:${inject('hostileMcpPort')}`;
+const statefulBase = `http://127.0.0.1:${inject('statefulMcpPort')}`;
 
 type Handshakes = {
   requests: number;
@@ -180,5 +182,29 @@ describe('an MCP server that keeps no sessions', () => {
       requests: 1,
       calls: 1,
     });
+  });
+
+  it('moves to a kept session when a server remembered as keeping none keeps sessions now (redeployed), running the call once', async () => {
+    const path = '/s/was-stateless';
+    const tool = await add(statefulBase, path);
+    // As if its last handshake, before a redeploy, had given no session.
+    const memory = statelessServer(`${statefulBase}${path}`, {});
+    memory.keepsNoSessions(LATEST_PROTOCOL_VERSION);
+    const stats = async () =>
+      (await fetch(`${statefulBase}/s-stats?path=${path}`)).json<{
+        initialize: number;
+        call_calls: number;
+        no_session: number;
+      }>();
+    const before = await stats();
+    // The bare call is refused (400, no session id), the handshake gives a session, kept for the next.
+    await callsAdd(tool, 3);
+    const after = await stats();
+    expect({
+      initialize: after.initialize - before.initialize,
+      calls: after.call_calls - before.call_calls,
+      refused: after.no_session - before.no_session,
+      bare: memory.bareVersion(),
+    }).toEqual({ initialize: 1, calls: 3, refused: 1, bare: null });
   });
 });
