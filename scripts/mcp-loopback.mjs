@@ -6,9 +6,10 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 
 /**
  * Listens on a free loopback port; resolves with the node:http server (its port in `address()`).
+ * `onRequest(method, body)` hears each request as it arrives: its HTTP method and body text.
  * @example const http = await serveMcp(() => myMcpServer()); `http://127.0.0.1:${http.address().port}/mcp`
  */
-export async function serveMcp(makeServer) {
+export async function serveMcp(makeServer, { onRequest } = {}) {
   const http = createServer(async (req, res) => {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -17,6 +18,7 @@ export async function serveMcp(makeServer) {
     await makeServer().connect(transport);
     const chunks = [];
     for await (const c of req) chunks.push(c);
+    onRequest?.(req.method, Buffer.concat(chunks).toString('utf8'));
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     const answer = await transport.handleRequest(

@@ -7,14 +7,17 @@
  * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. A
  * listing's session is ended (`DELETE`) when its work is done; tool calls share one session per server
  * (and credentials) per isolate instead ({@link withMcpClient}'s `reuse`, session-reuse.ts), so a
- * call costs no handshake and no `DELETE`. No message carries the configured headers' values: a
- * server that echoes the token it was sent is redacted.
+ * call costs no handshake and no `DELETE`; to a server that keeps no sessions, a call is sent without
+ * a handshake once one has shown it keeps none (stateless-servers.ts). No message carries the
+ * configured headers' values: a server that echoes the token it was sent is redacted.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors';
 import { OUTPUT_LIMIT_CEILING } from '../plan/config';
@@ -22,6 +25,7 @@ import { redactSecrets } from '../planner/redact';
 import type { McpServerConfig } from './config';
 import { zodJsonSchemaValidator } from './json-schema';
 import { sessionReuse, type KeptSession, type SessionReuse } from './session-reuse';
+import { statelessServer, type StatelessServer } from './stateless-servers';
 
 /**
  * The most of an answer that is read: a step's output may be up to 16 MiB (`max_output_bytes`' ceiling)
@@ -65,7 +69,11 @@ const END_SESSION_MS = 1_000;
  * session is kept afterwards instead of ended. A kept session the server has forgotten (it restarted,
  * or expired it) is dropped and `use` runs in a new one — the request was not run — without counting
  * toward {@link MAX_MCP_SESSIONS}: those count sessions opened by this call. A session that outlived
- * its reuse is ended (`DELETE`) by the call that replaces it.
+ * its reuse is ended (`DELETE`) by the call that replaces it. On a server whose handshake gave no
+ * session (it keeps none), `use` runs without a handshake, the request alone with the negotiated
+ * `MCP-Protocol-Version`; a server that refuses that before running it ({@link refusedUnready}) is
+ * remembered as wanting the handshake and `use` runs again after one — only then: a call whose
+ * answer was lost (a timeout, a dropped connection) may have run, and is not sent again.
  * @example
  * const tools = await withMcpClient(server, { headers: {} }, (client) => client.listTools());
  */
@@ -77,15 +85,24 @@ export async function withMcpClient<T>(
 ): Promise<T> {
   const secrets = headerSecrets(opts.headers);
   const kept = reuse ? sessionReuse(server.url, opts.headers) : null;
+  const stateless = reuse ? statelessServer(server.url, opts.headers) : null;
   // A kept session is tried once: after it, the call's own sessions are counted (a bound however
-  // other calls keep offering sessions the server forgets).
+  // other calls keep offering sessions the server forgets). A call without a handshake, likewise.
   let triedKept = false;
+  let triedBare = false;
   for (let session = 1; ; session++) {
     const shared = triedKept ? null : (kept?.take() ?? null);
     if (shared) triedKept = true;
+    const bare = shared !== null || triedBare ? null : (stateless?.bareVersion() ?? null);
+    if (bare !== null) triedBare = true;
     try {
-      return await inSession(server, opts, use, kept, shared);
+      return await inSession(server, opts, use, { kept, shared, stateless, bare });
     } catch (err) {
+      if (err instanceof HandshakeWanted) {
+        stateless?.wantsHandshake();
+        session--; // no session was opened
+        continue;
+      }
       if (!(err instanceof SessionLost)) throw toMcpToolError(server, err, secrets);
       // A kept session forgotten since: this call has not opened one yet.
       if (shared !== null) session--;
@@ -107,17 +124,34 @@ class SessionLost extends Error {
   override name = 'SessionLost';
 }
 
+/** A call sent without a handshake, refused before it ran: it may be sent again after one. */
+class HandshakeWanted extends Error {
+  override name = 'HandshakeWanted';
+}
+
+/** What one attempt of a call knows of its server (see {@link inSession}). */
+type Known = {
+  /** The sessions kept for calls (reuse), or null. */
+  kept: SessionReuse | null;
+  /** The kept session to run in (no handshake), or null. */
+  shared: KeptSession | null;
+  /** What is remembered of servers that keep no sessions (reuse), or null. */
+  stateless: StatelessServer | null;
+  /** The protocol version to send the request in without a handshake (a server keeping none), or null. */
+  bare: string | null;
+};
+
 /**
- * `use` in one session: `shared`, a session kept from an earlier call (no handshake), or a new one.
- * With `kept` (reuse), the session is offered to it afterwards instead of ended, and a session it
- * retired is ended here.
+ * `use` in one session: `shared`, a session kept from an earlier call (no handshake), none at all
+ * (`bare`: a server that keeps none, no handshake), or a new one. With `kept` (reuse), the session is
+ * offered to it afterwards instead of ended, and a session it retired is ended here; with `stateless`,
+ * a handshake answered without a session is remembered.
  */
 async function inSession<T>(
   server: McpServerConfig,
   opts: McpConnectOptions,
   use: (client: Client) => Promise<T>,
-  kept: SessionReuse | null,
-  shared: KeptSession | null,
+  { kept, shared, stateless, bare }: Known,
 ): Promise<T> {
   const limited = limitedFetch(server, opts.fetch ?? ((input, init) => fetch(input, init)));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
@@ -125,9 +159,12 @@ async function inSession<T>(
     fetch: limited.fetch,
     ...(shared ? { sessionId: shared.id } : {}),
   });
-  // Sent on every request after the handshake (the spec's MCP-Protocol-Version), which a kept session skips.
-  if (shared?.protocolVersion) transport.setProtocolVersion(shared.protocolVersion);
+  // Sent on every request after the handshake (the spec's MCP-Protocol-Version), which a kept session
+  // and a call without one skip.
+  const version = shared?.protocolVersion ?? bare;
+  if (version) transport.setProtocolVersion(version);
   let lost = false;
+  let refused = false;
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: zodJsonSchemaValidator });
   // An event the SDK cannot read only reaches onerror, and the request it answered would wait for
   // the step's deadline: it fails the call at once instead.
@@ -146,12 +183,21 @@ async function inSession<T>(
   try {
     // An answer over the limit fails the call at once, whatever the SDK makes of its cut-off stream.
     await Promise.race([
-      client.connect(transport, opts.signal ? { signal: opts.signal } : undefined),
+      bare !== null
+        ? connectWithoutHandshake(client, transport)
+        : client.connect(transport, opts.signal ? { signal: opts.signal } : undefined),
       limited.overflow,
       unread,
     ]);
+    // The handshake gave no session: the server keeps none, and the next calls need no handshake.
+    if (bare === null && shared === null && transport.sessionId === undefined && transport.protocolVersion)
+      stateless?.keepsNoSessions(transport.protocolVersion);
     return await Promise.race([use(client), limited.overflow, unread]);
   } catch (err) {
+    if (bare !== null && refusedUnready(err)) {
+      refused = true;
+      throw new HandshakeWanted(err.message.slice(0, 200));
+    }
     if (transport.sessionId !== undefined && isUnknownSession(err)) {
       lost = true;
       if (shared) kept?.forget(shared.id);
@@ -163,11 +209,18 @@ async function inSession<T>(
     throw err;
   } finally {
     const id = transport.sessionId;
+    // A server that gave a session keeps sessions (now): nothing is remembered of it as keeping none.
+    if (id !== undefined) stateless?.forget();
     // Kept for the next call, or — a server keeping sessions keeps each until told it is over, and
-    // one per call would pile up — ended, as is a kept one that outlived its reuse.
+    // one per call would pile up — ended, as is a kept one that outlived its reuse (or one given with
+    // a refusal).
     if (shared) kept?.release(shared);
     const keep =
-      !lost && id !== undefined && kept !== null && kept.offer(id, transport.protocolVersion, shared);
+      !lost &&
+      !refused &&
+      id !== undefined &&
+      kept !== null &&
+      kept.offer(id, transport.protocolVersion, shared);
     const retired = kept?.retired() ?? [];
     await Promise.all(
       [
@@ -177,6 +230,34 @@ async function inSession<T>(
     );
     await client.close().catch(() => undefined);
   }
+}
+
+/**
+ * Connects `client` without the handshake, for a server known to need none: `Client.connect` sends
+ * `initialize` unless the transport has a session id, and `Protocol.connect`, which it calls first,
+ * only wires the transport. The client then knows nothing of the server's capabilities, as in a kept
+ * session: a tool call needs none (the SDK checks them only with `enforceStrictCapabilities`).
+ */
+async function connectWithoutHandshake(client: Client, transport: Transport): Promise<void> {
+  await Protocol.prototype.connect.call(client, transport);
+}
+
+/**
+ * A server's refusal of a request sent without a handshake, before running it: 404 (nothing served
+ * it), a 400 about initialization, sessions or the protocol version (the SDK's `Server not
+ * initialized`, `Mcp-Session-Id header is required`, `Unsupported protocol version`), or a JSON-RPC
+ * error that is just "Server not initialized". Not a tool's own error, which could have had effects.
+ */
+function refusedUnready(err: unknown): err is Error {
+  if (err instanceof StreamableHTTPError)
+    return (
+      err.code === 404 || (err.code === 400 && /initiali[sz]|session|protocol.?version/i.test(err.message))
+    );
+  if (err instanceof McpError)
+    return /^(bad request: )?server not initiali[sz]ed\.?$/i.test(
+      err.message.replace(/^MCP error -?\d+: /, ''),
+    );
+  return false;
 }
 
 /** Ends a session this call did not use (a kept one retired), as `terminateSession` does. */

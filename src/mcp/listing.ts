@@ -21,6 +21,7 @@ import type { McpServerConfig } from './config';
 import { withMcpClient, type McpConnectOptions } from './client';
 import { sharedListing } from './listing-flight';
 import { retireSessions } from './session-reuse';
+import { forgetStatelessServers } from './stateless-servers';
 import { log } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
@@ -212,8 +213,10 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
     return { server: server.name, version, tools, ...(leftOut.length > 0 ? { leftOut } : {}) };
   });
   // The tools may have changed since the sessions kept for calls began (a server may give each
-  // session the tools it had then): calls from now on open new ones.
+  // session the tools it had then): calls from now on open new ones. A server that kept none may
+  // have been redeployed: its next call has a handshake again.
   retireSessions(server.url);
+  forgetStatelessServers(server.url);
   if (opts.kv) await storeListing(opts.kv, key, listing, opts);
   return listing;
 }

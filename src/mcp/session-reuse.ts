@@ -57,8 +57,7 @@ export function sessionReuse(
   headers: Record<string, string>,
   now: () => number = Date.now,
 ): SessionReuse {
-  // Headers sorted: the same credentials are the same key. They stay in this isolate's memory only.
-  const key = JSON.stringify([url, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : 1))]);
+  const key = serverKey(url, headers);
   return {
     take() {
       const s = kept.get(key);
@@ -96,6 +95,15 @@ export function sessionReuse(
       return idle;
     },
   };
+}
+
+/**
+ * The key of a server URL and header set: what an isolate keeps per server for calls is kept by it.
+ * @example serverKey(url, { A: '1', B: '2' }) === serverKey(url, { B: '2', A: '1' }); // true
+ */
+export function serverKey(url: string, headers: Record<string, string>): string {
+  // Headers sorted: the same credentials are the same key. They stay in this isolate's memory only.
+  return JSON.stringify([url, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : 1))]);
 }
 
 /** Stops using `s` for calls; the next call of `key` (once no call runs in it) ends it. */

@@ -20,6 +20,16 @@
  *   (keys `x_…` taken too), which zod converts to a key guard and an intersection, not a plain object
  * - `GET /mcp-stats?path=<path>` → `{list_calls, call_calls}` that path has had
  * - `POST /mcp-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
+ * - `GET /mcp-handshakes?path=<path>` → `{requests, initialize, initialized, call_calls, refused,
+ *   call_versions}`: the path's HTTP requests (any method), its `initialize` requests and
+ *   `notifications/initialized`, the `tools/call`s it ran and those it refused (below), and the
+ *   `MCP-Protocol-Version` each ran call came with (`null`: none)
+ * - `POST /mcp-needs-init?path=<path>&refuse=off|http|rpc` → from now on that path runs a `tools/call`
+ *   only when an `initialize` reached it since its last call, as a server that wants the handshake
+ *   before every call; it refuses any other with the SDK's words, `Bad Request: Server not
+ *   initialized` — a 400 (`http`) or a JSON-RPC error -32002 in a 200 (`rpc`) — without running it
+ * - `POST /mcp-restart` → the server drops its idle connections, as a restarted process has none: a
+ *   stateless server remembers nothing else
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TestProject } from 'vitest/node';
@@ -45,6 +55,21 @@ type Stats = Record<string, { list_calls: number; call_calls: number }>;
 /** Paths in an outage (503). */
 const down = new Set<string>();
 
+/** What `/mcp-handshakes` counts for a path. */
+type Handshakes = {
+  requests: number;
+  initialize: number;
+  initialized: number;
+  call_calls: number;
+  refused: number;
+  call_versions: (string | null)[];
+};
+const handshakes = new Map<string, Handshakes>();
+/** Paths that want `initialize` before each call, how they refuse one without, and whether one came. */
+const needsInit = new Map<string, { refuse: 'http' | 'rpc'; initialized: boolean }>();
+/** The listening server (`/mcp-restart` drops its idle connections). */
+let listening: HttpServer & { closeIdleConnections?: () => void };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stats: Stats = {};
   const server = http().createServer((req, res) => {
@@ -53,6 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       res.end(String(err));
     });
   });
+  listening = server;
   const fixed = Number(nodeProcess().env.EDGEPLAN_TEST_MCP_PORT ?? 0);
   project.provide('mcpPort', await listen(server, fixed));
   // A port that was just free: nothing listens there during the tests.
@@ -151,6 +177,8 @@ async function bridge(req: IncomingMessage, res: ServerResponse, stats: Stats): 
   const text = await readText(req);
   if (answerHarness(url, res, { prefix: 'mcp', stats, empty: { list_calls: 0, call_calls: 0 }, down }))
     return;
+  if (answerHandshakeRoutes(url, res)) return;
+  if (url.pathname.startsWith('/mcp/')) handshakesOf(url.pathname).requests++;
   if (!url.pathname.startsWith('/mcp') || req.method !== 'POST') {
     // No standalone SSE stream and no sessions to delete: stateless.
     res.writeHead(url.pathname.startsWith('/mcp') ? 405 : 404, { 'content-type': 'text/plain' });
@@ -159,10 +187,71 @@ async function bridge(req: IncomingMessage, res: ServerResponse, stats: Stats): 
   }
   const s = (stats[url.pathname] ??= { list_calls: 0, call_calls: 0 });
   const body: unknown = JSON.parse(text);
-  for (const message of Array.isArray(body) ? body : [body]) {
-    const method = (message as { method?: unknown }).method;
+  const messages = (Array.isArray(body) ? body : [body]) as { method?: unknown; id?: unknown }[];
+  const h = handshakesOf(url.pathname);
+  const wants = needsInit.get(url.pathname);
+  for (const message of messages) {
+    if (message.method === 'initialize') {
+      h.initialize++;
+      if (wants) wants.initialized = true;
+    }
+    if (message.method === 'notifications/initialized') h.initialized++;
+    if (message.method !== 'tools/call') continue;
+    if (wants && !wants.initialized) {
+      h.refused++;
+      refuseUninitialized(res, wants.refuse, message.id);
+      return;
+    }
+    if (wants) wants.initialized = false;
+    const version = req.headers['mcp-protocol-version'];
+    h.call_versions.push(typeof version === 'string' ? version : null);
+    h.call_calls++;
+  }
+  for (const message of messages) {
+    const method = message.method;
     if (method === 'tools/list') s.list_calls++;
     if (method === 'tools/call') s.call_calls++;
   }
   await answerMcp(mcpServer(), req, res, url, text, body);
+}
+
+function handshakesOf(path: string): Handshakes {
+  let h = handshakes.get(path);
+  if (!h) {
+    h = { requests: 0, initialize: 0, initialized: 0, call_calls: 0, refused: 0, call_versions: [] };
+    handshakes.set(path, h);
+  }
+  return h;
+}
+
+/** `/mcp-handshakes`, `/mcp-needs-init` and `/mcp-restart` (see the header); false for any other path. */
+function answerHandshakeRoutes(url: URL, res: ServerResponse): boolean {
+  const path = url.searchParams.get('path') ?? '';
+  if (url.pathname === '/mcp-handshakes') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(handshakesOf(path)));
+    return true;
+  }
+  if (url.pathname === '/mcp-needs-init') {
+    const refuse = url.searchParams.get('refuse');
+    if (refuse === 'http' || refuse === 'rpc') needsInit.set(path, { refuse, initialized: false });
+    else needsInit.delete(path);
+    res.writeHead(204, {});
+    res.end();
+    return true;
+  }
+  if (url.pathname === '/mcp-restart') {
+    listening.closeIdleConnections?.();
+    res.writeHead(204, { connection: 'close' });
+    res.end();
+    return true;
+  }
+  return false;
+}
+
+/** A call refused before it runs, as a server that has not seen `initialize` says so. */
+function refuseUninitialized(res: ServerResponse, how: 'http' | 'rpc', id: unknown): void {
+  const error = { code: how === 'http' ? -32000 : -32002, message: 'Bad Request: Server not initialized' };
+  res.writeHead(how === 'http' ? 400 : 200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: how === 'http' ? null : id }));
 }

@@ -17,8 +17,9 @@
  * - `POST /s-tools?path=&remove=<tool>` / `&restore=<tool>` — the tool is no longer listed or callable
  *   (a call to it is the SDK's `Tool … not found`), or is back.
  * - `POST /s-hang?path=&list=true|false` — `tools/list` is never answered (the socket stays open).
- * - `GET /s-stats?path=` → `{initialize, list_calls, call_calls, deletes, lost, open}`: `lost` counts
- *   requests refused for a forgotten session (a DELETE ending one aside), `open` the sessions the server holds now.
+ * - `GET /s-stats?path=` → `{initialize, list_calls, call_calls, deletes, lost, no_session, open}`:
+ *   `lost` counts requests refused for a forgotten session (a DELETE ending one aside), `no_session`
+ *   those refused for naming none (400, not an `initialize`), `open` the sessions the server holds now.
  * - `hold {tag}` (a tool, listed only on paths under `/s/hold`): its calls with a held tag are not answered until released; every call is
  *   recorded with the `_meta` edgeplan sent and its session. `POST /s-hold?path=&tag=` holds the tag's
  *   next calls, `POST /s-release?path=&tag=` answers the held ones and holds no more;
@@ -54,7 +55,14 @@ type World = {
   restartsBeforeCall: number;
   lostStatus: 404 | 400;
   hangList: boolean;
-  stats: { initialize: number; list_calls: number; call_calls: number; deletes: number; lost: number };
+  stats: {
+    initialize: number;
+    list_calls: number;
+    call_calls: number;
+    deletes: number;
+    lost: number;
+    no_session: number;
+  };
 };
 
 type NodeServer = ReturnType<ReturnType<typeof http>['createServer']> & { closeAllConnections(): void };
@@ -74,7 +82,7 @@ function world(path: string): World {
       restartsBeforeCall: 0,
       lostStatus: 404,
       hangList: false,
-      stats: { initialize: 0, list_calls: 0, call_calls: 0, deletes: 0, lost: 0 },
+      stats: { initialize: 0, list_calls: 0, call_calls: 0, deletes: 0, lost: 0, no_session: 0 },
     };
     worlds.set(path, w);
   }
@@ -267,6 +275,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     await mcpServer(w).connect(created);
     transport = created;
   } else {
+    w.stats.no_session++;
     json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'No session id' }, id: null });
     return;
   }
