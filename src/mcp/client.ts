@@ -2,8 +2,8 @@
  * One MCP session with a configured server over Streamable HTTP (the SDK's client), and how its
  * failures become step errors: a server that cannot be reached, or answers 5xx / 429, is a retryable
  * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
- * protocol's schema refuses is `mcp_bad_response` and one over {@link MAX_MCP_RESPONSE_BYTES} is
- * `mcp_response_too_large`, neither retried (the call may have had its effect); a server that forgets
+ * protocol's schema refuses is `mcp_bad_response` and one over `MAX_MCP_RESPONSE_BYTES` is
+ * `mcp_response_too_large` (limited-fetch.ts), neither retried (the call may have had its effect); a server that forgets
  * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. A
  * listing's session is ended (`DELETE`) when its work is done; tool calls share one session per server
  * (and credentials) per isolate instead ({@link withMcpClient}'s `reuse`, session-reuse.ts), so a
@@ -18,21 +18,15 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ToolError } from '../errors';
-import { OUTPUT_LIMIT_CEILING } from '../plan/config';
-import { redactSecrets } from '../planner/redact';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config';
 import { zodJsonSchemaValidator } from './json-schema';
+import { ToolError } from '../errors';
+import { redactSecrets } from '../planner/redact';
+import { limitedFetch } from './limited-fetch';
 import { sessionReuse, type KeptSession, type SessionReuse } from './session-reuse';
 import { statelessServer, type StatelessServer } from './stateless-servers';
-
-/**
- * The most of an answer that is read: a step's output may be up to 16 MiB (`max_output_bytes`' ceiling)
- * and a typed result carries it twice (`structuredContent` and its text). Past it the rest is never
- * read, so a server cannot exhaust the isolate's memory.
- */
-export const MAX_MCP_RESPONSE_BYTES = 2 * OUTPUT_LIMIT_CEILING;
+import { headerSecrets, isSchemaRefusal, toMcpToolError } from './tool-errors';
 
 /** How the client introduces itself to servers. */
 const CLIENT_INFO = { name: 'edgeplan', version: '0.1.0' };
@@ -289,151 +283,4 @@ async function bounded(work: Promise<void>): Promise<void> {
 function isUnknownSession(err: unknown): err is StreamableHTTPError & { code: number } {
   if (!(err instanceof StreamableHTTPError)) return false;
   return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
-}
-
-/**
- * `base`, with every response body cut off past {@link MAX_MCP_RESPONSE_BYTES}; `overflow` rejects
- * with the `mcp_response_too_large` error when that happens.
- */
-function limitedFetch(
-  server: McpServerConfig,
-  base: typeof fetch,
-): { fetch: typeof fetch; overflow: Promise<never> } {
-  let fail!: (err: ToolError) => void;
-  const overflow = new Promise<never>((_, reject) => (fail = reject));
-  overflow.catch(() => {}); // raced only while a session is open
-  const tooLarge = (detail: string) => {
-    const err = new ToolError(
-      'mcp_response_too_large',
-      `MCP server "${server.name}" answered more than ${MAX_MCP_RESPONSE_BYTES} bytes (${detail}); the rest was not read`,
-      { retryable: false },
-    );
-    fail(err);
-    return err;
-  };
-  const limited = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    const res = await base(input, init);
-    const declared = Number(res.headers.get('content-length'));
-    if (declared > MAX_MCP_RESPONSE_BYTES) {
-      void res.body?.cancel().catch(() => {});
-      throw tooLarge(`${declared} bytes declared`);
-    }
-    if (!res.body) return res;
-    let seen = 0;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > MAX_MCP_RESPONSE_BYTES) controller.error(tooLarge(`${seen} bytes so far`));
-          else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-  return { fetch: limited, overflow };
-}
-
-/**
- * The values `headers` carry (and each one's credential after a scheme such as `Bearer`): what no
- * message edgeplan records about the server may hold.
- * @example headerSecrets({ Authorization: 'Bearer s3cret' }); // ['Bearer s3cret', 's3cret']
- */
-export function headerSecrets(headers: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (const value of Object.values(headers)) {
-    out.push(value);
-    const credential = /^\S+\s+(\S.*)$/.exec(value)?.[1];
-    if (credential) out.push(credential);
-  }
-  // Longest first, so a whole value is redacted before a part of it.
-  return out.sort((a, b) => b.length - a.length);
-}
-
-/**
- * A failure talking to `server`, as the step error it becomes; `secrets` (the configured headers'
- * values) never appear in its message.
- * @example toMcpToolError(server, new TypeError('fetch failed')).retryable; // true
- */
-export function toMcpToolError(
-  server: McpServerConfig,
-  err: unknown,
-  secrets: readonly string[] = [],
-): Error {
-  const clean = (text: string) => redactSecrets(text, secrets);
-  if (err instanceof ToolError)
-    return new ToolError(err.code, clean(err.message), { retryable: err.retryable });
-  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) return err;
-  const where = `MCP server "${server.name}"`;
-  if (err instanceof StreamableHTTPError) {
-    const status = err.code ?? 0;
-    const retryable = status >= 500 || status === 429 || status === 0;
-    // What a server on the older HTTP+SSE transport (a GET stream, then POSTs elsewhere) answers.
-    const hint =
-      status === 404 || status === 405
-        ? ' (edgeplan speaks Streamable HTTP: give the URL of the server’s Streamable HTTP endpoint; one on the older HTTP+SSE transport answers a POST this way)'
-        : '';
-    return new ToolError(
-      retryable ? 'mcp_unreachable' : 'mcp_error',
-      clean(`${where}: ${err.message}${hint}`),
-      {
-        retryable,
-      },
-    );
-  }
-  if (err instanceof McpError) {
-    // The SDK's own timeout and closed connection share their codes with a server's errors
-    // (-32001 and -32000, the range JSON-RPC leaves to servers; -32000 is many servers' "server
-    // error"): only the SDK's messages are its own, and a server's refusal is not retried.
-    const own = SDK_ERRORS.get(err.code)?.has(err.message.replace(/^MCP error -?\d+: /, ''));
-    if (own && err.code === Number(ErrorCode.RequestTimeout))
-      return new ToolError('timeout', clean(`${where}: ${err.message}`), { retryable: true });
-    if (own && err.code === Number(ErrorCode.ConnectionClosed))
-      return new ToolError('mcp_unreachable', clean(`${where}: ${err.message}`), { retryable: true });
-    return new ToolError('mcp_error', clean(`${where}: ${err.message}`), { retryable: false });
-  }
-  if (err instanceof SyntaxError) {
-    return new ToolError(
-      'mcp_bad_response',
-      clean(
-        `${where} answered with something that is not JSON (${err.message.slice(0, 120)}); not retried: a call may have had its effect`,
-      ),
-      { retryable: false },
-    );
-  }
-  if (isSchemaRefusal(err)) {
-    const issues = err.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
-      .join('; ');
-    return new ToolError(
-      'mcp_bad_response',
-      clean(`${where} answered with a message MCP does not allow (${issues})`),
-      { retryable: false },
-    );
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new ToolError(
-    'mcp_unreachable',
-    // Only the origin: hosted MCP servers put their key in the URL's path (…/s/<key>/mcp).
-    clean(`${where} could not be reached (${new URL(server.url).origin}): ${message}`),
-    { retryable: true },
-  );
-}
-
-/** The messages of the errors the SDK raises itself (src/shared/protocol.ts), by code. */
-const SDK_ERRORS: ReadonlyMap<number, ReadonlySet<string>> = new Map([
-  [Number(ErrorCode.ConnectionClosed), new Set(['Connection closed', 'Request was cancelled'])],
-  [Number(ErrorCode.RequestTimeout), new Set(['Request timed out', 'Maximum total timeout exceeded'])],
-]);
-
-/** The SDK's zod refusal of an answer that does not fit the protocol's schema (zod mini names it `$ZodError`). */
-function isSchemaRefusal(
-  err: unknown,
-): err is { issues: { path: PropertyKey[]; message: string }[] } & Error {
-  return (
-    err instanceof Error &&
-    (err.name === 'ZodError' || err.name === '$ZodError') &&
-    Array.isArray((err as { issues?: unknown }).issues)
-  );
 }

@@ -12,7 +12,8 @@ import { ToolError } from '../errors';
 import { defineTool, type AnyTool, type ToolContext } from '../executor/registry';
 import { resolveHeaders, type McpServerConfig } from './config';
 import { redactSecrets } from '../planner/redact';
-import { headerSecrets, withMcpClient } from './client';
+import { withMcpClient } from './client';
+import { headerSecrets } from './tool-errors';
 import { zodFromJsonSchema } from './json-schema';
 import {
   listMcpTools,
