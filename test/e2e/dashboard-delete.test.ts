@@ -5,6 +5,7 @@
  * deleted elsewhere while its page is open: Delete there goes back to the list (what was asked is
  * done), and any other action says the run was deleted — not "not_found", nor "mistyped".
  */
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
 
@@ -83,9 +84,19 @@ describe('the dashboard’s Delete', () => {
     await waitForStatus(second, 'failed');
     const remove = (id: string) => fetch(`${env.server.base}/v1/runs/${id}`, { method: 'DELETE' });
 
-    const one = await open(`/#/runs/${first}`);
+    // The page reads the run's events over its socket, and an ending event makes it read the run again
+    // — which, after the DELETE below, finds it gone and shows "Run deleted" by itself (raced against
+    // the click on a busy machine). Here the click must be what finds the run gone, so the run is
+    // deleted once the page has read it all: a watch closes its socket after an ended run's last event.
+    let readAll!: Promise<void>;
+    const reading = (page: Page) => {
+      readAll = new Promise((resolve) => page.on('websocket', (ws) => ws.on('close', () => resolve())));
+      return Promise.resolve();
+    };
+    const one = await open(`/#/runs/${first}`, reading);
     const del = one.page.getByRole('button', { name: 'Delete', exact: true });
     await del.waitFor({ timeout: 15_000 });
+    await readAll;
     expect((await remove(first)).status).toBe(200);
     await del.click();
     await one.page.getByRole('button', { name: 'Delete run' }).click();
@@ -94,9 +105,10 @@ describe('the dashboard’s Delete', () => {
     expect(one.errors).toEqual([]);
     await one.page.close();
 
-    const two = await open(`/#/runs/${second}`);
+    const two = await open(`/#/runs/${second}`, reading);
     const retry = two.page.getByRole('button', { name: 'Retry', exact: true });
     await retry.waitFor({ timeout: 15_000 });
+    await readAll;
     expect((await remove(second)).status).toBe(200);
     await retry.click();
     await two.page.getByRole('heading', { name: 'Run deleted' }).waitFor({ timeout: 15_000 });

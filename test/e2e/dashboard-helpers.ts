@@ -53,10 +53,15 @@ export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) 
     }
     throw new Error(`${runId} never reached ${status}`);
   }
-  async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  /** A new page at `path`; `before` runs first (routes, init scripts). */
+  async function open(
+    path: string,
+    before?: (page: Page) => Promise<void>,
+  ): Promise<{ page: Page; errors: string[] }> {
     const page = await ctx().browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    await before?.(page);
     await page.goto(`${ctx().base}${path}`);
     return { page, errors };
   }
