@@ -1035,14 +1035,18 @@ export interface components {
             state: {
                 [key: string]: unknown;
             };
+            /** @description Steps by status */
             counts: {
                 total: number;
                 pending: number;
                 blocked: number;
+                /** @description Steps the run is running now: none once the run has ended (see `interrupted`) */
                 running: number;
                 completed: number;
                 failed: number;
                 skipped: number;
+                /** @description Steps that were running when the run ended (cancelled, failed, aborted; StepDetail.interrupted): their status stays `running`, but they are counted here, not in `running`. The counts other than `total` add up to it */
+                interrupted: number;
             };
             /** @description Settled steps / all steps, 0–1 */
             progress: number;
@@ -1182,14 +1186,18 @@ export interface components {
             step_id: string | null;
         };
         PlanStatus: {
+            /** @description Steps by status */
             status: {
                 total: number;
                 pending: number;
                 blocked: number;
+                /** @description Steps the run is running now: none once the run has ended (see `interrupted`) */
                 running: number;
                 completed: number;
                 failed: number;
                 skipped: number;
+                /** @description Steps that were running when the run ended (cancelled, failed, aborted; StepDetail.interrupted): their status stays `running`, but they are counted here, not in `running`. The counts other than `total` add up to it */
+                interrupted: number;
                 in_progress: number;
             };
             progress: number;
