@@ -189,7 +189,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
   });
 
-  it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer; skips in words', async () => {
+  it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer and who gave it; skips in words', async () => {
     const cancelled = await start({
       plan: {
         goal: 'cancel while it asks',
@@ -215,12 +215,15 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
       input: { more: false },
     });
     await waitForStatus(asked, 'awaiting_input');
-    expect(edgeplan(['input', asked, 'Oslo', '--step', 'city']).code).toBe(0);
+    // Who answered: the name given with --as, shown where the answer is.
+    expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
     await waitForStatus(asked, 'completed');
     const a = edgeplan(['show', asked]);
-    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo"$/m);
+    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace\)$/m);
     expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
-    expect(edgeplan(['events', asked]).out).toMatch(/InputReceived\s+city\s+answer: "Oslo"/);
+    expect(edgeplan(['events', asked]).out).toMatch(
+      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace$/m,
+    );
   });
 
   it('show says a step’s fallback ran', async () => {

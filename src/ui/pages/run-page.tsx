@@ -15,6 +15,8 @@ import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { RunOutcome } from '../components/run-outcome';
 import { ApprovalNote } from '../components/approval-note';
 import { DecisionComment } from '../components/decision-comment';
+import { NameField } from '../components/name-field';
+import { approverOf } from '../approver-name';
 import { ApprovalChanges } from '../components/approval-changes';
 import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
@@ -144,10 +146,18 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           prompt={view.waiting.prompt}
           {...(now.asked?.status === 'failed' ? { failedStep: now.asked.id } : {})}
           disabled={!!busy && busy !== 'input'}
+          who={
+            <NameField name={actions.approver} onName={actions.setApprover} what="answer" disabled={!!busy} />
+          }
           // The run is not over: the events go on arriving, so nothing is followed again.
           // The answer to the question shown: a 409 if someone answered first, not new information.
           onSend={(input) =>
-            act('input', () => api().sendInput(runId, input, { stepId: view.waiting?.step_id }))
+            act('input', () =>
+              api().sendInput(runId, input, {
+                stepId: view.waiting?.step_id,
+                ...approverOf(actions.approver),
+              }),
+            )
           }
         />
       ) : null}
