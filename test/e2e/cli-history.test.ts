@@ -157,7 +157,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect([r.code, r.err]).toEqual([2, 'edgeplan: --timeout takes a whole number, 1–86400 (got "1.5")\n']);
   });
 
-  it('show says who approved, with the comment, and what the edit changed; the removed step stays listed', async () => {
+  it('show says who approved, with the comment, and what the edit changed, and the wait apart from the run; the removed step stays listed', async () => {
     const id = await start({
       plan: {
         goal: 'approve with an edit',
@@ -180,6 +180,10 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     await waitForStatus(id, 'completed');
     const shown = edgeplan(['show', id]);
     expect(shown.code).toBe(0);
+    // How long it ran, and apart from that how long it waited for the approval.
+    expect(shown.out).toMatch(
+      new RegExp(`^${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval  plan v2$`, 'm'),
+    );
     expect(shown.out).toMatch(/^approved by the approver: no production step$/m);
     expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
     expect(shown.out).toMatch(/○ risky\s+not run/);

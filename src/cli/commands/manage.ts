@@ -18,6 +18,7 @@ import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
+import { runTimeOf, runTimeText } from '../../client/run-time';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
@@ -126,8 +127,11 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
     // The snapshot is the current plan; what earlier versions replaced is in the events.
     const view = emptyView(id);
-    for (const e of await ctx.client.events(id)) applyEvent(view, e);
-    const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
+    const events = await ctx.client.events(id);
+    for (const e of events) applyEvent(view, e);
+    // How long it ran, and apart from that how long it waited for a person: not "3 h" for 2 s of work.
+    const spent = runTimeText(runTimeOf(events, Date.now()));
+    const time = spent ? `  ${spent}` : '';
     const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
     const why =
       run.termination_reason && !['success', 'plan_rejected'].includes(run.termination_reason)

@@ -8,6 +8,7 @@
  * actions under way from use-run-actions.ts, and each section is a component of its own.
  */
 import { useRef, useState } from 'preact/hooks';
+import { runTimeOf, runTimeText } from '../../client';
 import { api } from '../api';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
@@ -49,6 +50,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const actions = useRunActions(runId, live, now, heading);
   const { busy, message, act } = actions;
   const clock = useClock(!ended);
+  // How long it ran and, apart, how long it waited for a person (ticking while it goes on).
+  const spent = runTimeText(runTimeOf(live.events, clock));
   const announcement = useStatusAnnouncement(now);
 
   // What the version awaiting approval changes since the approved one — the snapshot's, once it is
@@ -103,6 +106,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       </p>
       <p class="run-id muted">
         <code>{runId}</code>
+        {spent ? (
+          <>
+            {' · '}
+            <span data-run-time>{spent}</span>
+          </>
+        ) : null}
         <ParentRun run={run} /> · <a href={href.runs()}>all runs</a>
       </p>
       {actions.deleting && actions.offers.delete ? (
