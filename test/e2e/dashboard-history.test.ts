@@ -310,6 +310,10 @@ describe('the dashboard keeps a run’s history in view', () => {
     await node.click();
     const panel = page.getByRole('complementary', { name: 'Step wait' });
     await expect(panel.locator('.badge').innerText()).resolves.toBe('interrupted');
+    // Counted as interrupted in the title, not as running (counts.interrupted).
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(
+      /0\/1 steps completed · 1 interrupted/,
+    );
     await expect(panel.locator('table.attempts').innerText()).resolves.toMatch(
       /no outcome: the run ended while it ran/,
     );
