@@ -106,14 +106,13 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
       </p>
       <p class="run-id muted">
         <code>{runId}</code>
-        {spent ? (
-          <>
-            {' · '}
-            <span data-run-time>{spent}</span>
-          </>
-        ) : null}
         <ParentRun run={run} /> · <a href={href.runs()}>all runs</a>
       </p>
+      {spent ? (
+        <p class="run-time muted" data-run-time>
+          {spent}
+        </p>
+      ) : null}
       {actions.deleting && actions.offers.delete ? (
         <DeleteRun
           runId={runId}
