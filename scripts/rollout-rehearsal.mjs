@@ -11,7 +11,12 @@
  *   split     a run with approval.revisions "ask" is refused with 503 deploy_in_progress and removed
  *             (no key, and with an Idempotency-Key, sent twice); a run without "ask" is created by
  *             the old object and runs to completion through this release's queue consumer
- *   finished  the keyed request creates its run (201), stored in format 2; sent again, it is replayed
+ *             a human.input step answered through this release's Worker with an `approver` (a third
+ *             argument of the object's `input`, which the old object ignores): taken, the run completes
+ *   finished  the keyed request creates its run (201), stored in format 2; sent again, it is replayed;
+ *             a question answered with an `approver` records it on InputReceived as `answered_by`
+ *   back      the old release alone (a rollback) reads that run: its snapshot, its events with the
+ *             key it does not know kept as stored, and its state replayed to the answer
  *
  * That the objects ran the old code is what the first check shows: this release's object would have
  * confirmed the format and created the run. Prints one line per check and exits 1 if any failed.
@@ -140,6 +145,26 @@ let server = null;
 const { call, until, check, fail, report } = rehearsalApi(() => server.base);
 
 const plan = (id) => ({ steps: [{ id, action: 'demo.counter', parameters: { key: `${TAG}-${id}` } }] });
+const question = (id) => ({ steps: [{ id, action: 'human.input', parameters: { prompt: `${id}?` } }] });
+const runOf = async (id) => (await call('GET', `/v1/runs/${id}`)).body;
+const ENDED = ['completed', 'failed', 'aborted', 'cancelled'];
+/** Starts a run of one question, answers it with `approver` once asked, and waits for its end. */
+async function answered(id) {
+  const started = await call('POST', '/v1/runs', { plan: question(id) });
+  const runId = started.body.run_id;
+  await until(
+    `run ${runId}`,
+    () => runOf(runId),
+    (r) => r.status === 'awaiting_input',
+  );
+  const sent = await call('POST', `/v1/runs/${runId}/input`, { input: 'yes', step_id: id, approver: 'Ada' });
+  const done = await until(
+    `run ${runId}`,
+    () => runOf(runId),
+    (r) => ENDED.includes(r.status),
+  );
+  return { runId, sent, done };
+}
 const ASK = { require_plan_approval: true, approval: { revisions: 'ask' } };
 const refusedAsRollingOut = (name, r) => {
   check(
@@ -149,6 +174,30 @@ const refusedAsRollingOut = (name, r) => {
   );
   return r.body.error?.details?.run_id;
 };
+
+/**
+ * The payload of run `runId`'s first stored `type` event, read from its object's SQLite file — as the
+ * object wrote it, whichever release serves the run (this release's /events asks an object for
+ * `progress()`, which the old release's does not have).
+ */
+function storedPayload(runId, type) {
+  const dir = join(persist, 'v3', 'do', 'edgeplan-PlanRun');
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.sqlite'))) {
+    const db = new DatabaseSync(join(dir, f));
+    try {
+      const created = db.prepare('SELECT count(*) AS n FROM events WHERE seq = 1 AND body LIKE ?');
+      if (created.get(`%"${runId}"%`).n === 0) continue;
+      const row = db.prepare('SELECT body FROM events WHERE body LIKE ? ORDER BY seq LIMIT 1');
+      const body = row.get(`%"event_type":"${type}"%`)?.body;
+      return body === undefined ? undefined : JSON.parse(body).payload;
+    } catch {
+      // not a run's file (a demo counter's, or one without tables)
+    } finally {
+      db.close();
+    }
+  }
+  return undefined;
+}
 
 /** The storage format stamped in the SQLite file of run `runId`'s object (`wrangler dev`'s state). */
 function stampOf(runId) {
@@ -234,7 +283,19 @@ try {
     done.status === 'completed' && done.step_results?.once?.value === 1,
     `${done.status} ${JSON.stringify(done.step_results ?? {})}`,
   );
+  const old = await answered('asked_old');
+  check(
+    'split: an answer with an approver, sent to the old object, taken; the run completes',
+    old.sent.status === 200 && old.done.status === 'completed' && old.done.step_results?.asked_old === 'yes',
+    `${old.sent.status} ${old.done.status}`,
+  );
   await server.kill();
+  const oldAnswer = storedPayload(old.runId, 'InputReceived');
+  check(
+    'split: the old object records the answer without who answered (it does not know answered_by)',
+    oldAnswer?.input === 'yes' && oldAnswer?.answered_by === undefined,
+    JSON.stringify(oldAnswer),
+  );
 
   // ---- finished: this release alone, on the same state ---------------------------------------------
 
@@ -270,6 +331,45 @@ try {
   check(
     'finished "ask" without a key: the removed run stays gone',
     (await call('GET', `/v1/runs/${removed}`)).status === 404,
+  );
+  const fresh = await answered('asked_new');
+  const recorded = (await call('GET', `/v1/runs/${fresh.runId}/events`)).body.events?.find(
+    (e) => e.event_type === 'InputReceived',
+  );
+  check(
+    'finished: an answer with an approver records it as answered_by',
+    fresh.done.status === 'completed' && recorded?.payload?.answered_by === 'Ada',
+    JSON.stringify(recorded?.payload),
+  );
+  await server.kill();
+
+  // ---- back: the old release alone (a rollback) reads what this release wrote ----------------------
+
+  console.log(`\nback: ${oldRoot} alone`);
+  server = await startDevServer({
+    name: 'edgeplan-rollout',
+    persist,
+    port: PORT,
+    extraArgs: ['-c', join(work, 'old.toml'), '--inspector-port', String(PORT + 1)],
+  });
+  const back = await call('GET', `/v1/runs/${fresh.runId}`);
+  check(
+    'back: the old release serves the run answered with answered_by',
+    back.status === 200 && back.body.status === 'completed' && back.body.step_results?.asked_new === 'yes',
+    `${back.status} ${back.body.status ?? JSON.stringify(back.body).slice(0, 200)}`,
+  );
+  const backEvents = await call('GET', `/v1/runs/${fresh.runId}/events`);
+  const kept = (backEvents.body.events ?? []).find((e) => e.event_type === 'InputReceived');
+  check(
+    'back: its events, answered_by kept as stored',
+    backEvents.status === 200 && kept?.payload?.answered_by === 'Ada',
+    `${backEvents.status} ${JSON.stringify(kept?.payload)}`,
+  );
+  const replay = await call('GET', `/v1/runs/${fresh.runId}/state?at=${kept?.seq ?? 1}`);
+  check(
+    'back: its state replayed through the answer',
+    replay.status === 200,
+    `${replay.status} ${JSON.stringify(replay.body).slice(0, 200)}`,
   );
   await server.kill();
   server = null;

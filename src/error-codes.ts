@@ -40,7 +40,7 @@ export const ERROR_CODES = {
   approver_mismatch: {
     status: 400,
     about:
-      'A caller signed in through Cloudflare Access gave an `approver` other than who they are: with Access the approver is the verified identity (the message names it); leave `approver` out or send that one.',
+      'A caller signed in through Cloudflare Access gave an `approver` (with an approval decision, or with an answer to `/input`) other than who they are: with Access the approver is the verified identity (the message names it); leave `approver` out or send that one.',
   },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },

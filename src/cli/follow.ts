@@ -212,7 +212,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     });
     if (prompts.isCancel(action)) return detach(view, EXIT.interrupted);
     if (action === 'detach') return detach(view, EXIT.waiting);
-    await client.sendInput(view.run_id, { action }, { stepId: failed });
+    await client.sendInput(view.run_id, { action }, { stepId: failed, ...approverName(undefined) });
     return;
   }
   const answer = await prompts.text({
@@ -226,7 +226,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     // plain text is the answer as typed
   }
   // The answer to the question shown: refused, not taken as new information, if someone answered first.
-  await client.sendInput(view.run_id, input, { stepId: view.waiting?.step_id });
+  await client.sendInput(view.run_id, input, { stepId: view.waiting?.step_id, ...approverName(undefined) });
 }
 
 /** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */

@@ -185,12 +185,13 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   ].filter((l) => l !== '');
   if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
   const count = (status: string) => view.steps.filter((s) => s.status === status).length;
-  const [failed, skipped] = [count('failed'), count('skipped')];
+  const [failed, skipped, interrupted] = [count('failed'), count('skipped'), count('interrupted')];
   lines.push(
     c.dim(
       ` ${count('completed')}/${plural(view.steps.length, 'step')} done` +
         (failed ? `, ${failed} failed` : '') +
-        (skipped ? `, ${skipped} skipped` : ''),
+        (skipped ? `, ${skipped} skipped` : '') +
+        (interrupted ? `, ${interrupted} interrupted` : ''),
     ),
   );
   if (view.critical_path.length > 0) {

@@ -1035,14 +1035,18 @@ export interface components {
             state: {
                 [key: string]: unknown;
             };
+            /** @description Steps by status */
             counts: {
                 total: number;
                 pending: number;
                 blocked: number;
+                /** @description Steps the run is running now: none once the run has ended (see `interrupted`) */
                 running: number;
                 completed: number;
                 failed: number;
                 skipped: number;
+                /** @description Steps that were running when the run ended (cancelled, failed, aborted; StepDetail.interrupted): their status stays `running`, but they are counted here, not in `running`. The counts other than `total` add up to it */
+                interrupted: number;
             };
             /** @description Settled steps / all steps, 0–1 */
             progress: number;
@@ -1182,14 +1186,18 @@ export interface components {
             step_id: string | null;
         };
         PlanStatus: {
+            /** @description Steps by status */
             status: {
                 total: number;
                 pending: number;
                 blocked: number;
+                /** @description Steps the run is running now: none once the run has ended (see `interrupted`) */
                 running: number;
                 completed: number;
                 failed: number;
                 skipped: number;
+                /** @description Steps that were running when the run ended (cancelled, failed, aborted; StepDetail.interrupted): their status stays `running`, but they are counted here, not in `running`. The counts other than `total` add up to it */
+                interrupted: number;
                 in_progress: number;
             };
             progress: number;
@@ -1453,7 +1461,7 @@ export interface components {
                 comment?: string;
                 /** @enum {string} */
                 by: "approver" | "timeout";
-                /** @description The name the decider gave with the decision, as given (a label, not a verified identity) */
+                /** @description Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked) */
                 approver?: string;
             };
         };
@@ -1474,7 +1482,7 @@ export interface components {
                 comment?: string;
                 /** @enum {string} */
                 by: "approver" | "timeout";
-                /** @description The name the decider gave with the decision, as given (a label, not a verified identity) */
+                /** @description Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked) */
                 approver?: string;
             };
         };
@@ -1920,6 +1928,8 @@ export interface components {
             payload: {
                 input?: unknown;
                 step_id?: string;
+                /** @description Who sent the input: behind Cloudflare Access the signed-in identity (verified), else the name the caller gave as `approver` (a label, not checked); absent when neither said */
+                answered_by?: string;
             };
         };
         RunTerminatedEvent: {
@@ -2023,11 +2033,16 @@ export interface components {
             step_id: string;
             dependencies: string[];
         };
-        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object. */
+        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. */
         RunInput: {
             input?: unknown;
-            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside the two, 400 */
+            /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400 */
             step_id?: string;
+            /**
+             * @description Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another name is refused (400 approver_mismatch)
+             * @example Ada Lovelace
+             */
+            approver?: string;
         } & {
             [key: string]: unknown;
         };

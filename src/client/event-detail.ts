@@ -47,7 +47,11 @@ export function eventDetail(e: RunEvent): string {
       // Who decided (a person, or the deadline's default) and what they said.
       return `by ${e.payload.by}${e.payload.comment ? `: ${e.payload.comment}` : ''}`;
     case 'InputReceived':
-      return `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}`;
+      // Who answered: behind Cloudflare Access the signed-in identity, else the name they gave.
+      return (
+        `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}` +
+        (e.payload.answered_by ? ` — answered by ${e.payload.answered_by}` : '')
+      );
     case 'RunResumed':
       return `reopens ${e.payload.step_ids.join(', ')}`;
     case 'PlanAuthored':

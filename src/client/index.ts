@@ -64,6 +64,7 @@ export {
   revisionCauseText,
 } from './approval-changes-text';
 export { estimateText } from './estimate-text';
+export { humanDuration, runTimeOf, runTimeText, type RunTime } from './run-time';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';
 
@@ -156,8 +157,14 @@ export type EdgeplanClient = {
   /**
    * `POST /v1/runs/:id/input`: the answer a run waits for, or new information. With `stepId`, the
    * answer to that step's question only: refused (409, `input_not_awaited`) once someone answered it.
+   * `approver`: who answers, recorded on InputReceived as `answered_by` (as on a decision: a label,
+   * except behind Cloudflare Access, where the signed-in identity is recorded).
    */
-  sendInput(runId: string, input: unknown, options?: { stepId?: string | undefined }): Promise<ControlResult>;
+  sendInput(
+    runId: string,
+    input: unknown,
+    options?: { stepId?: string | undefined; approver?: string | undefined },
+  ): Promise<ControlResult>;
   replan(runId: string, reason: string): Promise<ControlResult>;
   rollback(runId: string, version: number): Promise<ControlResult>;
   listPlanVersions(runId: string): Promise<PlanVersionList>;
@@ -251,11 +258,12 @@ export function createClient(options: ClientOptions): EdgeplanClient {
       client.decide(runId, { decision: 'reject', ...said(comment, approver) }, { token }),
     modify: (runId, change, { token } = {}) =>
       client.decide(runId, { decision: 'modify', ...change }, { token }),
-    sendInput: (runId, input, { stepId } = {}) =>
-      post<ControlResult>(
-        run(runId, '/input'),
-        stepId === undefined ? { input } : { input, step_id: stepId },
-      ),
+    sendInput: (runId, input, { stepId, approver } = {}) =>
+      post<ControlResult>(run(runId, '/input'), {
+        input,
+        ...(stepId === undefined ? {} : { step_id: stepId }),
+        ...(approver ? { approver } : {}),
+      }),
     replan: (runId, reason) => post<ControlResult>(run(runId, '/replan'), { reason }),
     rollback: (runId, version) => post<ControlResult>(run(runId, '/rollback'), { version }),
     listPlanVersions: (runId) => get<PlanVersionList>(run(runId, '/plans')),

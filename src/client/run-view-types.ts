@@ -73,6 +73,11 @@ export type StepView = {
   history: AttemptView[];
   /** The step as planned (description, parameters as written, fallback_action, …). */
   planned: PlanStep;
+  /**
+   * For a step that asked a person (`human.input`): who answered (InputReceived's `answered_by`) —
+   * behind Cloudflare Access the signed-in identity, else the name they gave; absent when not said.
+   */
+  answered_by?: string | undefined;
 };
 
 /**

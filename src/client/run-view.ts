@@ -167,10 +167,14 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         step_id: e.payload.step_id,
       };
       break;
-    case 'InputReceived':
+    case 'InputReceived': {
+      const asked = e.payload.step_id === undefined ? undefined : step(view, e.payload.step_id);
+      // This answer's: a step asked again (a retry) is not shown with an earlier answerer.
+      if (asked) asked.answered_by = e.payload.answered_by;
       view.waiting = null;
       if (view.status === 'awaiting_input') view.status = 'running';
       break;
+    }
     case 'StepScheduled': {
       // A run approved before it starts may show its first step before anything else says so.
       view.started_at ??= at;

@@ -26,7 +26,7 @@ import { knownReason, type PlanVersionRow } from './plan-versions';
 import { answerClientFrame, closeClientSocket, eventSocketResponse } from './sockets';
 import { CallBudget, Handoff } from './call-limits';
 import { eventsPage, readValue, storeBudget, streamingVersion, type EventsPage } from './run-reads';
-import type { RpcResult } from './rpc-result';
+import type { RpcResult, StatusResult } from './rpc-result';
 import type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
 import { createRun } from './run-creation';
 import { retentionDueAt, retentionMs } from './retention';
@@ -178,11 +178,11 @@ export class PlanRun extends DurableObject<Env> {
     });
   }
 
-  cancel(reason?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+  cancel(reason?: string): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(() => this.#run.control({ type: 'cancel', reason }));
   }
 
-  retry(stepId?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+  retry(stepId?: string): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(() => this.#run.control({ type: 'resume', step_id: stepId }));
   }
 
@@ -191,7 +191,7 @@ export class PlanRun extends DurableObject<Env> {
    * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
    */
-  approve(body: unknown, token?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+  approve(body: unknown, token?: string): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
@@ -229,7 +229,7 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /** A user-requested revision; refused up front when no planner could produce it. */
-  replan(reason: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+  replan(reason: string): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
@@ -242,12 +242,10 @@ export class PlanRun extends DurableObject<Env> {
     });
   }
 
-  /** New information, or the answer the run waits for. */
-  input(input: unknown, stepId?: string): Promise<Refusable<RpcResult<{ status: RunStatus }>>> {
+  /** New information, or the answer the run waits for; `answered_by`: who sent it (an older Worker sends none). */
+  input(input: unknown, step_id?: string, answered_by?: string): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
-      const answered = await this.#run.control(
-        stepId === undefined ? { type: 'input', input } : { type: 'input', input, step_id: stepId },
-      );
+      const answered = await this.#run.control({ type: 'input', input, step_id, answered_by });
       // A question that came while this one was open is asked now (unasked-questions.ts).
       if (answered.ok) this.#askUnasked();
       return answered;

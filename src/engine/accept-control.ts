@@ -34,11 +34,12 @@ export function acceptControlInput(
         const refused = notAwaited(s, input.step_id);
         if (refused) return refused;
       }
+      const by = input.answered_by !== undefined ? { answered_by: input.answered_by } : {};
       if (waitingOn !== undefined && asking?.status === 'running') {
         // The answer to a step waiting for a person is that step's output.
         emit({
           type: 'InputReceived',
-          payload: { input: input.input, step_id: waitingOn },
+          payload: { input: input.input, step_id: waitingOn, ...by },
           references: { step_id: waitingOn },
         });
         emit({
@@ -56,7 +57,7 @@ export function acceptControlInput(
       // Refused before it is recorded: accepted, a replan nothing can make would end the run failed.
       if (aboutFailure && failureAction(input.input) === 'replan' && !(deps.canRevise ?? false))
         return NO_PLANNER_TO_REPLAN;
-      emit({ type: 'InputReceived', payload: { input: input.input } });
+      emit({ type: 'InputReceived', payload: { input: input.input, ...by } });
       if (aboutFailure) {
         answerFailure(s, waitingOn, input.input, emit);
       } else if (

@@ -57,7 +57,10 @@ export type EventPayloads = {
   PlanValidated: { valid: true; estimates: Estimates | null };
   RunStarted: Record<string, never>;
   ApprovalRequested: { deadline_at: number | null; plan_version: number };
-  /** `approver`: the name the decider gave with the decision, as given — a label, not an identity. */
+  /**
+   * `approver`: who decided — behind Cloudflare Access the signed-in identity, else the name the
+   * decider gave, as given (a label, not an identity).
+   */
   ApprovalGranted: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
   ApprovalRejected: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
   /**
@@ -186,8 +189,13 @@ export type EventPayloads = {
   StageStarted: { stage: string; from?: string; rule?: string; rewind?: boolean };
   /** `output`: the stage's output — the output of the last of its steps — checked against its `output_schema`. */
   StageCompleted: { stage: string; output?: unknown };
-  /** `step_id`: the answer to a step waiting for a person (`human.input`), which it completes. */
-  InputReceived: { input: unknown; step_id?: string };
+  /**
+   * `step_id`: the answer to a step waiting for a person (`human.input`), which it completes.
+   * `answered_by`: who sent it — behind Cloudflare Access the signed-in identity, else the name the
+   * caller gave (`approver`, a label as on ApprovalGranted); absent when neither said. Added after
+   * storage format 2 as an optional key: a release before it reads the event without it.
+   */
+  InputReceived: { input: unknown; step_id?: string; answered_by?: string };
   /**
    * `tokens`: what a failed planning or revision spent (counted in the run's usage). `limit`: a
    * setting stopped the run's turns before its model said it was done (turn-limit.ts).

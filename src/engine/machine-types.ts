@@ -65,7 +65,8 @@ export type MachineInput =
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */
   /** `step_id`: the input answers that step's question — refused unless the run waits on it. */
-  | { type: 'input'; input: unknown; step_id?: string | undefined }
+  /** `answered_by`: who sent it (recorded on InputReceived). */
+  | { type: 'input'; input: unknown; step_id?: string | undefined; answered_by?: string | undefined }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
   | {
       type: 'judged';

@@ -17,6 +17,11 @@ export const outputRef = (stepId: string): string => formatPath(['steps', stepId
 /** The reference that reads a state variable. */
 export const varRef = (key: string): string => formatPath(['state', key]);
 
+/**
+ * Steps by status; they add up to `total`. `interrupted`: steps still `running` in a run that has
+ * ended (see `StepDetail.interrupted`) — counted there, not in `running`, so an ended run never
+ * reads "1 running".
+ */
 export type StepCounts = {
   total: number;
   pending: number;
@@ -25,6 +30,7 @@ export type StepCounts = {
   completed: number;
   failed: number;
   skipped: number;
+  interrupted: number;
 };
 
 export type StepDetail = {
@@ -78,10 +84,20 @@ export type RunSnapshot = {
 };
 
 export function countSteps(state: RunState): StepCounts {
-  const c: StepCounts = { total: 0, pending: 0, blocked: 0, running: 0, completed: 0, failed: 0, skipped: 0 };
+  const c: StepCounts = {
+    total: 0,
+    pending: 0,
+    blocked: 0,
+    running: 0,
+    completed: 0,
+    failed: 0,
+    skipped: 0,
+    interrupted: 0,
+  };
   for (const rt of state.steps.values()) {
     c.total += 1;
     if (rt.status === 'revised') c.pending += 1;
+    else if (isInterrupted(state, rt.status)) c.interrupted += 1;
     else c[rt.status] += 1;
   }
   return c;

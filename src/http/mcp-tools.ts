@@ -131,7 +131,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'answer_input',
     description:
-      'Answer the question a run waits on, or give a running run new information (POST /v1/runs/:id/input): {run_id, input, step_id?}. A run in awaiting_input waits on a human.input step: its question is the last InputRequested event (get_run_events; payload {step_id, prompt}). Pass that step_id with the answer, so it answers that question only: a second answer is refused (conflict input_not_awaited) instead of being taken as new information. Without step_id, input is new information, which may revise the plan. Returns {run_id, status}; follow the run with wait_for_run.',
+      'Answer the question a run waits on, or give a running run new information (POST /v1/runs/:id/input): {run_id, input, step_id?, approver?}. A run in awaiting_input waits on a human.input step: its question is the last InputRequested event (get_run_events; payload {step_id, prompt}). Pass that step_id with the answer, so it answers that question only: a second answer is refused (conflict input_not_awaited) instead of being taken as new information. Without step_id, input is new information, which may revise the plan. approver: who answers (yours, or your user’s name), recorded on the InputReceived event as answered_by (behind Cloudflare Access the signed-in identity is recorded instead, and another name is refused: approver_mismatch). Returns {run_id, status}; follow the run with wait_for_run.',
     body: { method: 'post', path: '/v1/runs/{id}/input' },
     runId: true,
     extra: { input: ANSWER_ARGUMENT },

@@ -37,6 +37,8 @@ export type RunStatusNow = {
   completed: number;
   failed: number;
   skipped: number;
+  /** Steps that were running when the run ended (not running any more). */
+  interrupted: number;
   total: number;
   /** A streamed plan still arriving: more steps may come. */
   streaming: boolean;
@@ -79,9 +81,15 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   const rejected = ending?.kind === 'rejected' || (ended && run?.termination_reason === 'plan_rejected');
   // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran. From the
   // snapshot when it is ahead, as the status is: "completed · 0/3 steps completed" read as a fault.
-  const count = (status: 'completed' | 'failed' | 'skipped') =>
+  // An ended run's steps still running when it ended are `interrupted`, not running (counts.interrupted).
+  const count = (status: 'completed' | 'failed' | 'skipped' | 'interrupted') =>
     ahead ? run.counts[status] : view.steps.filter((s) => s.status === status).length;
-  const [completed, failed, skipped] = [count('completed'), count('failed'), count('skipped')];
+  const [completed, failed, skipped, interrupted] = [
+    count('completed'),
+    count('failed'),
+    count('skipped'),
+    count('interrupted'),
+  ];
   const total = ahead ? run.counts.total : view.steps.length;
   // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
   // "3/3 steps completed" while the model still writes would read as done.
@@ -102,6 +110,7 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
     completed,
     failed,
     skipped,
+    interrupted,
     total,
     streaming,
     goal,

@@ -157,7 +157,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect([r.code, r.err]).toEqual([2, 'edgeplan: --timeout takes a whole number, 1–86400 (got "1.5")\n']);
   });
 
-  it('show says who approved, with the comment, and what the edit changed; the removed step stays listed', async () => {
+  it('show says who approved, with the comment, and what the edit changed, and the wait apart from the run; the removed step stays listed', async () => {
     const id = await start({
       plan: {
         goal: 'approve with an edit',
@@ -180,6 +180,10 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     await waitForStatus(id, 'completed');
     const shown = edgeplan(['show', id]);
     expect(shown.code).toBe(0);
+    // How long it ran, and apart from that how long it waited for the approval.
+    expect(shown.out).toMatch(
+      new RegExp(`^${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval  plan v2$`, 'm'),
+    );
     expect(shown.out).toMatch(/^approved by the approver: no production step$/m);
     expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
     expect(shown.out).toMatch(/○ risky\s+not run/);
@@ -189,7 +193,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
   });
 
-  it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer; skips in words', async () => {
+  it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer and who gave it; skips in words', async () => {
     const cancelled = await start({
       plan: {
         goal: 'cancel while it asks',
@@ -215,12 +219,15 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
       input: { more: false },
     });
     await waitForStatus(asked, 'awaiting_input');
-    expect(edgeplan(['input', asked, 'Oslo', '--step', 'city']).code).toBe(0);
+    // Who answered: the name given with --as, shown where the answer is.
+    expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
     await waitForStatus(asked, 'completed');
     const a = edgeplan(['show', asked]);
-    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo"$/m);
+    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace\)$/m);
     expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
-    expect(edgeplan(['events', asked]).out).toMatch(/InputReceived\s+city\s+answer: "Oslo"/);
+    expect(edgeplan(['events', asked]).out).toMatch(
+      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace$/m,
+    );
   });
 
   it('show says a step’s fallback ran', async () => {

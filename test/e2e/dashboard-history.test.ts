@@ -6,10 +6,13 @@
  * runs; two revisions in a row keep both; who approved, with the comment, and what the edit changed;
  * a step running when the run was cancelled is interrupted, not spinning; a fallback that ran says
  * so; a retried step says which attempt of its retry it is on; an iterative run its max_steps stopped
- * says so; the event log says in words why the plan changed. Screenshots go to
+ * says so; the event log says in words why the plan changed; an approved run says how long it ran
+ * and, apart, how long it waited for the approval. Screenshots go to
  * test-results/screenshots/ (out of the repository).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/client';
+import { runTimeOf, runTimeText } from '../../src/client/run-time';
 import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
 import { plannerVars, startScriptedLlm } from './scripted-llm-server';
@@ -183,6 +186,29 @@ describe('the dashboard keeps a run’s history in view', () => {
     await page.close();
   }, 60_000);
 
+  it('says how long an approved run ran, and apart from that how long it waited for the approval', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'approve, then run', steps: [echo('a'), echo('b', ['a'])] },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    // Approved from the page: the run waited from its ApprovalRequested until this click.
+    await page.getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });
+    await page.waitForSelector('[data-run-status="completed"]', { timeout: 15_000 });
+    await waitForStatus(run_id, 'completed');
+    const spent = page.locator('[data-run-time]');
+    await expect(spent.innerText()).resolves.toMatch(
+      /^\d+(\.\d)? (ms|s) running · waited \d+(\.\d)? (ms|s)( \d+ s)? for approval$/,
+    );
+    // The same split as the run's events give it (ended: the time now changes nothing).
+    const { events } = (await api('GET', `/v1/runs/${run_id}/events`)) as { events: RunEvent[] };
+    await expect(spent.innerText()).resolves.toBe(runTimeText(runTimeOf(events, 0)));
+    await shot(page, 'history-run-time');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says in a step’s panel that its fallback ran, as which attempt, and marks that attempt', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: {
@@ -284,6 +310,10 @@ describe('the dashboard keeps a run’s history in view', () => {
     await node.click();
     const panel = page.getByRole('complementary', { name: 'Step wait' });
     await expect(panel.locator('.badge').innerText()).resolves.toBe('interrupted');
+    // Counted as interrupted in the title, not as running (counts.interrupted).
+    await expect(page.locator('.step-counts').innerText()).resolves.toMatch(
+      /0\/1 steps completed · 1 interrupted/,
+    );
     await expect(panel.locator('table.attempts').innerText()).resolves.toMatch(
       /no outcome: the run ended while it ran/,
     );

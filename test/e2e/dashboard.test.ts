@@ -784,7 +784,7 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
-  it('answers a human.input step from its form, and the answer flows on', async () => {
+  it('answers a human.input step from its form, and the answer flows on; it says who answered', async () => {
     const { run_id } = (await api('POST', '/v1/runs', { plan: askThenUse('ask a person') })) as {
       run_id: string;
     };
@@ -793,12 +793,21 @@ describe('the dashboard', () => {
     const form = page.getByRole('form', { name: 'Answer the run' });
     // The prompt arrives with the InputRequested event, which may follow the snapshot's status.
     await form.getByText('Which city?').waitFor({ timeout: 10_000 });
+    await form.getByLabel(/^Your name/).fill('Ada Lovelace');
     await form.locator('textarea').fill('Oslo');
     await shot(page, 'human-input');
     await form.getByRole('button', { name: 'Send' }).click();
     await page.waitForSelector('[data-step-id="use"][data-status="completed"]', { timeout: 15_000 });
     const run = await waitForStatus(run_id, 'completed');
     expect((run.step_results as Json).use).toEqual({ city: 'Oslo' });
+    // Who answered, recorded with the answer and shown where it is: the step's panel, the event log.
+    await page.locator('svg.dag [data-step-id="ask"]').click();
+    const panel = page.getByRole('complementary', { name: 'Step ask' });
+    await expect(panel.locator('[data-answered-by]').innerText()).resolves.toBe('Ada Lovelace');
+    await page.getByRole('tab', { name: 'Events' }).click();
+    await expect(page.locator('ol.events').innerText()).resolves.toMatch(
+      /answer: "Oslo" — answered by Ada Lovelace/,
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -163,6 +163,20 @@ describe('the terminal’s history of a run', () => {
     const text = renderLive(view, Date.parse(eventTime(60)), 0, PLAIN);
     expect(text).toMatch(/✔ p1\s+demo\.flaky\s+1ms attempt 2 fallback demo\.echo/);
     expect(text).toMatch(/◌ slow\s+demo\.sleep\s+running when the run ended/);
+    expect(text).toMatch(/1\/2 steps done, 1 interrupted$/m);
+  });
+
+  it('keeps who answered a question on its step, and not past the next answer', () => {
+    ev = runEventBuilder();
+    const events = [
+      ev('PlanAuthored', { plan: { id: 'p', version: 1, goal: 'g', steps: [step('ask', 'human.input')] } }),
+      ev('InputRequested', { reason: 'human.input', step_id: 'ask', prompt: 'Ship?' }),
+      ev('InputReceived', { input: 'yes', step_id: 'ask', answered_by: 'ada@example.com' }),
+    ];
+    expect(fold(events).steps[0]?.answered_by).toBe('ada@example.com');
+    // Asked again (a retry) and answered by someone who gave no name: no earlier answerer shown.
+    const again = fold([...events, ev('InputReceived', { input: 'no', step_id: 'ask' })]);
+    expect(again.steps[0]?.answered_by).toBeUndefined();
   });
 
   it('says why in the event lines: a revision’s trigger, an approval’s comment, an answer, a fallback, a skip', () => {
@@ -189,6 +203,9 @@ describe('the terminal’s history of a run', () => {
     expect(eventLine(ev('InputReceived', { input: { city: 'Oslo' }, step_id: 'ask' }))).toMatch(
       /InputReceived\s+ask\s+answer: \{"city":"Oslo"\}$/,
     );
+    expect(
+      eventLine(ev('InputReceived', { input: 'Oslo', step_id: 'ask', answered_by: 'ada@example.com' })),
+    ).toMatch(/InputReceived\s+ask\s+answer: "Oslo" — answered by ada@example\.com$/);
     expect(
       eventLine(
         ev('StepScheduled', {

@@ -52,6 +52,7 @@ const counts = (completed: number, total: number) => ({
   completed,
   failed: 0,
   skipped: total - completed,
+  interrupted: 0,
 });
 
 describe('a run page’s status now', () => {
@@ -91,6 +92,37 @@ describe('a run page’s status now', () => {
       skipped: 2,
       total: 2,
     });
+  });
+
+  it('counts a step the ended run cut off as interrupted, from the events and from a snapshot ahead of them', () => {
+    const fromEvents = runStatusNow(
+      live({
+        status: 'cancelled',
+        last_seq: 9,
+        steps: [step('a', 'completed'), step('b', 'interrupted'), step('c', 'skipped')],
+        run: null,
+        caughtUp: true,
+      }),
+      'run_x',
+    );
+    expect(fromEvents).toMatchObject({ completed: 1, interrupted: 1, skipped: 1, total: 3 });
+    const ahead = runStatusNow(
+      live({
+        status: 'running',
+        last_seq: 4,
+        steps: [step('a', 'running'), step('b', 'running')],
+        run: {
+          status: 'cancelled',
+          last_seq: 6,
+          counts: { ...counts(0, 2), skipped: 0, interrupted: 2 },
+          termination_reason: 'stop',
+          steps: {},
+        },
+        caughtUp: true,
+      }),
+      'run_x',
+    );
+    expect(ahead).toMatchObject({ status: 'cancelled', interrupted: 2, total: 2 });
   });
 
   it('offers nothing while the page replays the run’s past, and the events’ status until the snapshot is ahead', () => {

@@ -42,15 +42,29 @@ describe('a step the run ends under', () => {
     expect(run.status).toBe('cancelled');
     expect(run.steps.c).toMatchObject({ status: 'running', interrupted: true });
     expect(run.steps.d).toMatchObject({ status: 'skipped', skip_reason: 'cancelled', interrupted: false });
+    // Counted as interrupted, not running: a client summing the counts is not told "1 running".
+    expect(run.counts).toEqual({
+      total: 2,
+      pending: 0,
+      blocked: 0,
+      running: 0,
+      completed: 0,
+      failed: 0,
+      skipped: 1,
+      interrupted: 1,
+    });
     const status = (await api('GET', `/v1/runs/${runId}/status?include_details=true`)).body;
     expect(subtask(status, 'c')).toMatchObject({ status: 'in_progress', interrupted: true });
+    expect(status.status).toMatchObject({ running: 0, in_progress: 0, interrupted: 1 });
     expect(subtask(status, 'd')).toMatchObject({ status: 'skipped', interrupted: false });
     // Its tool went on: once its outcome is recorded the step is completed, no longer interrupted.
     await vi.waitFor(
       async () => expect((await api('GET', `/v1/runs/${runId}`)).body.steps.c.status).toBe('completed'),
       { timeout: 10_000, interval: 50 },
     );
-    expect((await api('GET', `/v1/runs/${runId}`)).body.steps.c.interrupted).toBe(false);
+    const late = (await api('GET', `/v1/runs/${runId}`)).body;
+    expect(late.steps.c.interrupted).toBe(false);
+    expect(late.counts).toMatchObject({ running: 0, completed: 1, interrupted: 0 });
   });
 
   it('is interrupted in the snapshot of a run another step failed', async () => {
@@ -70,6 +84,7 @@ describe('a step the run ends under', () => {
     const run = await waitForRun(runId, (r) => r.status === 'failed');
     expect(run.steps.bad).toMatchObject({ status: 'failed', interrupted: false });
     expect(run.steps.slow).toMatchObject({ status: 'running', interrupted: true });
+    expect(run.counts).toMatchObject({ total: 2, running: 0, failed: 1, interrupted: 1 });
   });
 
   it('is not interrupted while the run still runs it', async () => {
@@ -81,6 +96,7 @@ describe('a step the run ends under', () => {
     const run = (await api('GET', `/v1/runs/${runId}`)).body;
     expect(run.status).toBe('running');
     expect(run.steps.slow).toMatchObject({ status: 'running', interrupted: false });
+    expect(run.counts).toMatchObject({ total: 1, running: 1, interrupted: 0 });
     await waitForRun(runId, (r) => r.status === 'completed');
   });
 });

@@ -55,7 +55,11 @@ describe('/mcp tools that drive a run', () => {
     expect(schema('answer_input')).toMatchObject({
       required: ['run_id', 'input'],
       additionalProperties: false,
-      properties: { input: { description: expect.any(String) }, step_id: { type: 'string' } },
+      properties: {
+        input: { description: expect.any(String) },
+        step_id: { type: 'string' },
+        approver: { type: 'string', maxLength: 120 },
+      },
     });
     expect(schema('replan_run')).toMatchObject({ required: ['run_id', 'reason'] });
     expect(schema('retry_run').properties).toHaveProperty('step_id');
@@ -99,7 +103,12 @@ describe('/mcp tools that drive a run', () => {
       isError: true,
       structuredContent: { error: { code: 'conflict', details: { reason: 'input_not_awaited' } } },
     });
-    await call(client, 'answer_input', { run_id: runId, input: 'Grace', step_id: 'from' });
+    await call(client, 'answer_input', {
+      run_id: runId,
+      input: 'Grace',
+      step_id: 'from',
+      approver: 'Grace H.',
+    });
     const done = await call(client, 'wait_for_run', { run_id: runId, timeout_s: 20 });
     expect(done.structuredContent).toMatchObject({
       timed_out: false,
@@ -110,6 +119,13 @@ describe('/mcp tools that drive a run', () => {
     const newer = await call(client, 'get_run_events', { run_id: runId, after: seen, limit: 2 });
     expect(newer.structuredContent).toMatchObject({ has_more: true, next_after: seen + 2 });
     expect((newer.structuredContent!.events as Json[]).map((e) => e.seq)).toEqual([seen + 1, seen + 2]);
+    // Who answered: the name given with the second answer, none with the first.
+    const all = await call(client, 'get_run_events', { run_id: runId });
+    const answers = (all.structuredContent!.events as Json[]).filter((e) => e.event_type === 'InputReceived');
+    expect(answers.map((e) => e.payload)).toEqual([
+      { input: 'Ada', step_id: 'ask' },
+      { input: 'Grace', step_id: 'from', answered_by: 'Grace H.' },
+    ]);
     await client.close();
   });
 

@@ -18,6 +18,7 @@ import { reportFindings } from '../findings';
 import { follow, followToEnd } from '../follow';
 import { answerValue, readJson, runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
+import { runTimeOf, runTimeText } from '../../client/run-time';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
@@ -31,13 +32,16 @@ type Done = (code: number) => void;
  * A step row's last column: its error, why it was skipped (in words), the answer a person gave a
  * `human.input` step, or that it was running when the run ended.
  */
-function rowNote(run: Run, id: string, d: Run['steps'][string], action: string | undefined): string {
+function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | undefined): string {
   if (!d) return '';
   if (d.error) return d.error.message;
   if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
   if (d.interrupted) return 'was running when the run ended';
-  if (action === 'human.input' && d.status === 'completed' && id in run.step_results)
-    return `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}`;
+  if (s?.action === 'human.input' && d.status === 'completed' && id in run.step_results)
+    return (
+      `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}` +
+      (s.answered_by ? ` (by ${s.answered_by})` : '')
+    );
   return '';
 }
 
@@ -123,8 +127,11 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
     // The snapshot is the current plan; what earlier versions replaced is in the events.
     const view = emptyView(id);
-    for (const e of await ctx.client.events(id)) applyEvent(view, e);
-    const time = run.execution_time === null ? '' : `  ${run.execution_time.toFixed(2)} s`;
+    const events = await ctx.client.events(id);
+    for (const e of events) applyEvent(view, e);
+    // How long it ran, and apart from that how long it waited for a person: not "3 h" for 2 s of work.
+    const spent = runTimeText(runTimeOf(events, Date.now()));
+    const time = spent ? `  ${spent}` : '';
     const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
     const why =
       run.termination_reason && !['success', 'plan_rejected'].includes(run.termination_reason)
@@ -145,7 +152,16 @@ export function registerManage(program: Command, context: () => Context, done: D
         view.steps.find((s) => s.id === step),
       ),
       d.latency_ms === null ? '' : duration(d.latency_ms),
-      stepNote(view, step, rowNote(run, step, d, view.steps.find((s) => s.id === step)?.action)),
+      stepNote(
+        view,
+        step,
+        rowNote(
+          run,
+          step,
+          d,
+          view.steps.find((s) => s.id === step),
+        ),
+      ),
     ]);
     if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
     for (const line of replacedLines(view.replaced, ctx.style, 100)) ctx.print(line);
@@ -333,17 +349,24 @@ export function registerManage(program: Command, context: () => Context, done: D
       '-s, --step <step>',
       'the step whose question this answers: refused (exit 1) if it is not waiting, e.g. someone answered first — without it, an answer the run no longer waits for is new information',
     )
-    .action(async (given: string, answer: string | undefined, o: { action?: string; step?: string }) => {
-      const ctx = context();
-      const id = runId(given);
-      if ((answer === undefined) === (o.action === undefined))
-        throw new UsageError('input takes an answer or --action retry|skip|abort|replan (one of them)');
-      if (o.action !== undefined && !ACTIONS.includes(o.action))
-        throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
-      if (answer !== undefined && ACTIONS.includes(answer)) await refuseBareAction(ctx, id, answer, o.step);
-      const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
-      control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step }));
-    });
+    .option('--as <name>', 'your name, recorded with the answer as given (env EDGEPLAN_APPROVER)')
+    .action(
+      async (
+        given: string,
+        answer: string | undefined,
+        o: { action?: string; step?: string; as?: string },
+      ) => {
+        const ctx = context();
+        const id = runId(given);
+        if ((answer === undefined) === (o.action === undefined))
+          throw new UsageError('input takes an answer or --action retry|skip|abort|replan (one of them)');
+        if (o.action !== undefined && !ACTIONS.includes(o.action))
+          throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
+        if (answer !== undefined && ACTIONS.includes(answer)) await refuseBareAction(ctx, id, answer, o.step);
+        const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
+        control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step, ...approverName(o.as) }));
+      },
+    );
 }
 
 /** What an empty page of `runs` says: what was filtered ("No runs yet." beside finished runs misleads). */

@@ -10,8 +10,8 @@ import type { RpcResult } from '../../durable/plan-run';
 import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
-import { unknownKeysMessage } from '../../plan/key-suggestions';
 import { signedInApprover } from '../access/signed-in-approver';
+import { runInputOf } from '../run-input-body';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
 import { errorResponses, V1_SECURITY } from '../openapi';
@@ -28,21 +28,26 @@ const InputSchema = z
     input: z.unknown().optional(),
     step_id: z.string().optional().openapi({
       description:
-        'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside the two, 400',
+        'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400',
     }),
+    approver: z
+      .string()
+      .max(120)
+      .optional()
+      .openapi({
+        description:
+          'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). ' +
+          'As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ' +
+          'ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another ' +
+          'name is refused (400 approver_mismatch)',
+        example: 'Ada Lovelace',
+      }),
   })
   .catchall(z.unknown())
   .openapi('RunInput', {
     description:
-      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object.',
+      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`.',
   });
-/** Why a body with `step_id` is no answer to that step: `input` missing, or a key beside the two. */
-function stepAnswerProblem(stepId: string, others: string[]): string {
-  const send = `send {"input": <the answer>, "step_id": ${JSON.stringify(stepId)}}`;
-  if (others.length === 0)
-    return `step_id names the step whose question this answers; the answer goes in "input": ${send}`;
-  return `With step_id, the body is an answer: {"input", "step_id"} and nothing else. ${unknownKeysMessage(others, ['input', 'step_id'])}; ${send}`;
-}
 
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
 const RollbackSchema = strictObject({ version: z.number().int().positive() }).openapi('RollbackRequest');
@@ -118,7 +123,7 @@ const input = controlRoute(
   '/v1/runs/{id}/input',
   'New information, or the answer to ask_user / human.input',
   InputSchema,
-  '{"input": …}: the answer or the new information (an object without "input" is taken as it whole)',
+  '{"input": …}: the answer or the new information (an object without "input" is taken as it whole); "approver" (your name) is optional',
 );
 const replan = controlRoute(
   'replanRun',
@@ -204,20 +209,9 @@ export function registerRunRevisionRoutes(app: App): void {
     if (!run) return notFound(c);
     const body = await optionalBody(c, InputSchema);
     if ('error' in body) return jsonError(c, 'invalid_request', body.error);
-    const { input: given, step_id, ...rest } = body.value;
-    const only = Object.keys(rest).length === 0;
-    // With step_id the body is an answer to that step: without "input", or with another key beside
-    // the two ("inptu"), it would be taken whole as new information, answering the question with
-    // the body itself the first time and revising the plan the second — step_id's guard unseen.
-    if (step_id !== undefined && (given === undefined || !only))
-      return jsonError(c, 'invalid_request', stepAnswerProblem(step_id, Object.keys(rest)));
-    // `{input, step_id}` answers that step; `{input}` is the input; any other object is the input whole.
-    if (given !== undefined && only && step_id !== undefined)
-      return control(c, await run.input(given, step_id));
-    return control(
-      c,
-      await run.input(given !== undefined && only && step_id === undefined ? given : body.value),
-    );
+    const sent = runInputOf(body.value, c.get('caller'));
+    if ('code' in sent) return jsonError(c, sent.code, sent.message);
+    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by));
   });
 
   app.openapi(replan, async (c) => {

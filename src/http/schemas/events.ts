@@ -44,7 +44,8 @@ export const RunLimitSchema = z
 const ms = z.number().openapi({ description: 'Epoch milliseconds' });
 const planRef = PlanSchema.openapi({ description: 'The plan' });
 const APPROVER_NAME = z.string().optional().openapi({
-  description: 'The name the decider gave with the decision, as given (a label, not a verified identity)',
+  description:
+    'Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked)',
 });
 
 /** One payload schema per event type; `satisfies` makes a new event type a compile error here. */
@@ -185,7 +186,14 @@ const PAYLOADS = {
     rewind: z.boolean().optional(),
   }),
   StageCompleted: z.object({ stage: z.string(), output: z.unknown().optional() }),
-  InputReceived: z.object({ input: z.unknown(), step_id: z.string().optional() }),
+  InputReceived: z.object({
+    input: z.unknown(),
+    step_id: z.string().optional(),
+    answered_by: z.string().optional().openapi({
+      description:
+        'Who sent the input: behind Cloudflare Access the signed-in identity (verified), else the name the caller gave as `approver` (a label, not checked); absent when neither said',
+    }),
+  }),
   RunTerminated: z.object({
     status: z.enum([RunStatus.completed, RunStatus.failed, RunStatus.aborted, RunStatus.cancelled]),
     reason: z.string(),

@@ -58,15 +58,23 @@ const PARENT_FIELDS = {
     .openapi({ description: 'The step of `parent_run_id` that started this run; null with it' }),
 };
 
-const CountsSchema = z.object({
-  total: z.number().int(),
-  pending: z.number().int(),
-  blocked: z.number().int(),
-  running: z.number().int(),
-  completed: z.number().int(),
-  failed: z.number().int(),
-  skipped: z.number().int(),
-});
+const CountsSchema = z
+  .object({
+    total: z.number().int(),
+    pending: z.number().int(),
+    blocked: z.number().int(),
+    running: z.number().int().openapi({
+      description: 'Steps the run is running now: none once the run has ended (see `interrupted`)',
+    }),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    skipped: z.number().int(),
+    interrupted: z.number().int().openapi({
+      description:
+        'Steps that were running when the run ended (cancelled, failed, aborted; StepDetail.interrupted): their status stays `running`, but they are counted here, not in `running`. The counts other than `total` add up to it',
+    }),
+  })
+  .openapi({ description: 'Steps by status' });
 
 export const StepDetailSchema = z
   .object({

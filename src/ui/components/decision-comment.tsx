@@ -2,7 +2,7 @@
  * The approver's name and comment. The comment, sent with Approve, Reject or Modify (`comment`): a rejected run shows it as
  * the reason its plan was turned down, and a modified plan's new version gives it as its reason.
  */
-import { useSignedIn } from '../use-signed-in';
+import { NameField } from './name-field';
 
 export function DecisionComment({
   value,
@@ -18,30 +18,9 @@ export function DecisionComment({
   onName: (v: string) => void;
   disabled?: boolean;
 }) {
-  const signedIn = useSignedIn();
   return (
     <div class="decision-inputs">
-      {signedIn === null ? (
-        <label class="decision-name">
-          Your name{' '}
-          <span class="muted">(optional, recorded with the decision as you type it — not checked)</span>
-          <input
-            type="text"
-            autocomplete="name"
-            maxLength={120}
-            value={name}
-            disabled={disabled}
-            onInput={(e) => onName((e.target as HTMLInputElement).value)}
-          />
-        </label>
-      ) : (
-        // Behind Cloudflare Access the API records who is signed in: nothing to type.
-        <label class="decision-name">
-          Approver{' '}
-          <span class="muted">(signed in through Cloudflare Access, recorded with the decision)</span>
-          <input type="text" value={signedIn} readOnly />
-        </label>
-      )}
+      <NameField name={name} onName={onName} what="decision" disabled={disabled} />
       <DecisionText value={value} onInput={onInput} disabled={disabled} />
     </div>
   );

@@ -7,6 +7,7 @@
  * An answer is sent once: from the first click the buttons are disabled, and they stay so once it is
  * accepted (a second answer would be new information, or a 409 once the run has ended).
  */
+import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { visibleText } from '../visible-text';
 
@@ -27,9 +28,11 @@ type Props = {
   disabled?: boolean;
   /** Resolves true when the run took the answer. */
   onSend: (input: unknown) => Promise<boolean>;
+  /** Who answers (the name field), drawn first in the form. */
+  who?: ComponentChildren;
 };
 
-export function InputForm({ prompt, failedStep, disabled, onSend }: Props) {
+export function InputForm({ prompt, failedStep, disabled, onSend, who }: Props) {
   const [text, setText] = useState('');
   const [phase, setPhase] = useState<'idle' | 'sending' | 'sent'>('idle');
   // Set at once, not on the next render: a double click's second click finds it set.
@@ -57,6 +60,7 @@ export function InputForm({ prompt, failedStep, disabled, onSend }: Props) {
     const info = parseObject(text);
     return (
       <form class="input-form" aria-label="Answer the run" onSubmit={(e) => e.preventDefault()}>
+        {who}
         <p class="prompt">
           {prompt !== undefined
             ? visibleText(prompt)
@@ -104,6 +108,7 @@ export function InputForm({ prompt, failedStep, disabled, onSend }: Props) {
   };
   return (
     <form class="input-form" onSubmit={submit} aria-label="Answer the run">
+      {who}
       <label>
         {prompt !== undefined ? visibleText(prompt) : 'The run waits for input'}
         <textarea rows={3} value={text} onInput={edit} />

@@ -25,7 +25,8 @@ export function RunTitle({
   headingRef: Ref<HTMLHeadingElement>;
 }) {
   const [wholeGoal, setWholeGoal] = useState(false);
-  const { known, goal, shown, status, rejected, total, completed, failed, skipped, streaming } = now;
+  const { known, goal, shown, status, rejected, total, completed, failed, skipped, interrupted, streaming } =
+    now;
   return (
     <div class="title">
       <h1
@@ -60,6 +61,7 @@ export function RunTitle({
             {total === 0 ? 'no steps yet' : `${completed}/${total} steps completed`}
             {failed ? ` · ${failed} failed` : ''}
             {skipped ? ` · ${skipped} skipped` : ''}
+            {interrupted ? ` · ${interrupted} interrupted` : ''}
             {planVersion === null ? '' : ` · v${planVersion}`}
             {streaming ? (
               <span class="streaming" role="status">

@@ -162,6 +162,12 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
+        {step.answered_by ? (
+          <>
+            <dt>Answered by</dt>
+            <dd data-answered-by>{visibleText(step.answered_by)}</dd>
+          </>
+        ) : null}
         {step.status === 'interrupted' ? (
           <>
             <dt>Interrupted</dt>

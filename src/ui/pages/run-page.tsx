@@ -8,6 +8,7 @@
  * actions under way from use-run-actions.ts, and each section is a component of its own.
  */
 import { useRef, useState } from 'preact/hooks';
+import { runTimeOf, runTimeText } from '../../client';
 import { api } from '../api';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
@@ -15,6 +16,8 @@ import { limitsOf, ModifyPlan } from '../components/modify-plan';
 import { RunOutcome } from '../components/run-outcome';
 import { ApprovalNote } from '../components/approval-note';
 import { DecisionComment } from '../components/decision-comment';
+import { NameField } from '../components/name-field';
+import { approverOf } from '../approver-name';
 import { ApprovalChanges } from '../components/approval-changes';
 import { DeleteRun } from '../components/delete-run';
 import { Timeline } from '../components/timeline';
@@ -47,6 +50,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const actions = useRunActions(runId, live, now, heading);
   const { busy, message, act } = actions;
   const clock = useClock(!ended);
+  // How long it ran and, apart, how long it waited for a person (ticking while it goes on).
+  const spent = runTimeText(runTimeOf(live.events, clock));
   const announcement = useStatusAnnouncement(now);
 
   // What the version awaiting approval changes since the approved one — the snapshot's, once it is
@@ -103,6 +108,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <code>{runId}</code>
         <ParentRun run={run} /> · <a href={href.runs()}>all runs</a>
       </p>
+      {spent ? (
+        <p class="run-time muted" data-run-time>
+          {spent}
+        </p>
+      ) : null}
       {actions.deleting && actions.offers.delete ? (
         <DeleteRun
           runId={runId}
@@ -144,10 +154,18 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           prompt={view.waiting.prompt}
           {...(now.asked?.status === 'failed' ? { failedStep: now.asked.id } : {})}
           disabled={!!busy && busy !== 'input'}
+          who={
+            <NameField name={actions.approver} onName={actions.setApprover} what="answer" disabled={!!busy} />
+          }
           // The run is not over: the events go on arriving, so nothing is followed again.
           // The answer to the question shown: a 409 if someone answered first, not new information.
           onSend={(input) =>
-            act('input', () => api().sendInput(runId, input, { stepId: view.waiting?.step_id }))
+            act('input', () =>
+              api().sendInput(runId, input, {
+                stepId: view.waiting?.step_id,
+                ...approverOf(actions.approver),
+              }),
+            )
           }
         />
       ) : null}

@@ -1,0 +1,104 @@
+/**
+ * How long a run ran and how long it waited for a person, from its events: a run approved after 3 h
+ * that then did 2 s of work "took" 3 h from start to end, which reads as slow work. The run's clock is
+ * split as its events move it — waiting for the plan's approval (ApprovalRequested → its decision),
+ * waiting for an answer (InputRequested → InputReceived), running (from its start — RunStarted, its
+ * first step or its approval — to its end, a retry's RunResumed starting it again), and neither
+ * (planning before it starts, ended). Pure: the dashboard and `edgeplan show` say the same words.
+ * @example
+ * runTimeText(runTimeOf(events, Date.now())) // '2.1 s running · waited 3 h 5 min for approval'
+ */
+import type { RunEvent } from './types';
+
+export type RunTime = {
+  /** Time the run was going and not waiting for a person, in ms. */
+  running_ms: number;
+  /** Time it waited for a person, in ms: for a plan's approval (revisions' too), for an answer. */
+  waited_ms: { approval: number; input: number };
+  /** It has started (a run still planning, or rejected before it ran, has not). */
+  started: boolean;
+};
+
+type Mode = 'before' | 'running' | 'approval' | 'input' | 'ended';
+
+/** Where an event moves the run's clock; undefined: it stays where it is. */
+function next(mode: Mode, e: RunEvent): Mode | undefined {
+  switch (e.event_type) {
+    case 'RunStarted':
+    case 'StepStreamed':
+    case 'StepScheduled':
+      return mode === 'before' ? 'running' : undefined;
+    case 'ApprovalRequested':
+      return 'approval';
+    case 'InputRequested':
+      return 'input';
+    case 'ApprovalGranted':
+      return 'running';
+    case 'InputReceived':
+      // An answer ends the wait; new information sent while the run runs changes nothing here.
+      return mode === 'input' ? 'running' : undefined;
+    case 'ApprovalRejected':
+      // A rejected revision ends the run (its RunTerminated follows); a first plan's never started it.
+      return 'ended';
+    case 'RunTerminated':
+      return 'ended';
+    case 'RunResumed':
+      return 'running';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The run's time so far, from its events in `seq` order; a run not ended is counted up to `now`
+ * (epoch ms) in what it is doing now.
+ */
+export function runTimeOf(events: readonly RunEvent[], now: number): RunTime {
+  const time: RunTime = { running_ms: 0, waited_ms: { approval: 0, input: 0 }, started: false };
+  let mode: Mode = 'before';
+  let since: number | null = null;
+  const spend = (until: number) => {
+    if (since === null) return;
+    const ms = Math.max(0, until - since);
+    if (mode === 'running') time.running_ms += ms;
+    else if (mode === 'approval' || mode === 'input') time.waited_ms[mode] += ms;
+  };
+  for (const e of events) {
+    const to = next(mode, e);
+    if (to === undefined) continue;
+    const at = Date.parse(e.timestamp);
+    spend(at);
+    mode = to;
+    since = at;
+    if (to === 'running') time.started = true;
+  }
+  spend(now);
+  return time;
+}
+
+/** `120 ms`, `2.1 s`, `5 min 3 s`, `3 h 5 min`, `2 d 4 h`: what a person reads at a glance. */
+export function humanDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const both = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small === 0 ? `${big} ${bigUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return both(Math.floor(s / 60), 'min', s % 60, 's');
+  if (s < 86_400) return both(Math.floor(s / 3600), 'h', Math.floor((s % 3600) / 60), 'min');
+  return both(Math.floor(s / 86_400), 'd', Math.floor((s % 86_400) / 3600), 'h');
+}
+
+/**
+ * The run's time in words: how long it ran, then how long it waited for a person, by what for —
+ * `2.1 s running · waited 3 h for approval, 5 min for input`; just the running time when it never
+ * waited; '' before anything of it started or waited.
+ */
+export function runTimeText(t: RunTime): string {
+  const waits = [
+    t.waited_ms.approval > 0 ? `${humanDuration(t.waited_ms.approval)} for approval` : '',
+    t.waited_ms.input > 0 ? `${humanDuration(t.waited_ms.input)} for input` : '',
+  ].filter(Boolean);
+  if (!t.started && waits.length === 0) return '';
+  const ran = `${humanDuration(t.running_ms)} running`;
+  return waits.length === 0 ? ran : `${ran} · waited ${waits.join(', ')}`;
+}

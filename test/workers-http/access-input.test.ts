@@ -1,0 +1,136 @@
+/**
+ * Who answered a run's question (`POST /v1/runs/:id/input`, `answer_input` at /mcp): behind
+ * Cloudflare Access the signed-in identity is recorded on InputReceived as `answered_by` — a body
+ * naming another is refused `approver_mismatch`, as an approval is — and without Access the name
+ * given as `approver`, as given. Real Access tokens, verified against keys served on loopback.
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { accessEnv, ADA, app, call, sign, valid } from './access-kit';
+
+const ASK = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' } };
+
+async function asking(): Promise<string> {
+  const runId = await startRun({ goal: 'ask someone', steps: [ASK] });
+  await waitForRun(runId, (r) => r.status === 'awaiting_input');
+  return runId;
+}
+const received = async (runId: string) =>
+  (await events(runId)).filter((e) => e.event_type === 'InputReceived').map((e) => e.payload as Json);
+
+describe('an answer behind Cloudflare Access', () => {
+  it('records the signed-in email as who answered, without a name in the body', async () => {
+    const runId = await asking();
+    const res = await call(`/v1/runs/${runId}/input`, {
+      jwt: await sign(valid()),
+      method: 'POST',
+      body: { input: 'yes', step_id: 'ask' },
+    });
+    expect(res.status).toBe(200);
+    expect(await received(runId)).toEqual([{ input: 'yes', step_id: 'ask', answered_by: ADA }]);
+    const run = await waitForRun(runId, (r) => r.status === 'completed');
+    expect(run.step_results).toEqual({ ask: 'yes' });
+  });
+
+  it('refuses another name (400 approver_mismatch, naming who you are), and takes the same one', async () => {
+    const runId = await asking();
+    const jwt = await sign(valid());
+    const other = await call(`/v1/runs/${runId}/input`, {
+      jwt,
+      method: 'POST',
+      body: { input: 'yes', step_id: 'ask', approver: 'Mallory' },
+    });
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('approver_mismatch');
+    expect(other.body.error.message).toContain(`signed in through Cloudflare Access as ${ADA}`);
+    expect(other.body.error.message).toContain('the answer is recorded');
+    // Nothing taken: the run still waits for the answer.
+    expect((await call(`/v1/runs/${runId}`, { jwt })).body.status).toBe('awaiting_input');
+    expect(await received(runId)).toEqual([]);
+
+    const same = await call(`/v1/runs/${runId}/input`, {
+      jwt,
+      method: 'POST',
+      body: { input: 'yes', step_id: 'ask', approver: ADA },
+    });
+    expect(same.status).toBe(200);
+    expect(await received(runId)).toEqual([{ input: 'yes', step_id: 'ask', answered_by: ADA }]);
+  });
+
+  it('records the identity of an answer sent through /mcp (answer_input)', async () => {
+    const runId = await asking();
+    const res = await app.fetch(
+      new Request('http://edgeplan.test/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'Cf-Access-Jwt-Assertion': await sign(valid({ email: 'grace@example.com' })),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'answer_input', arguments: { run_id: runId, input: 'no', step_id: 'ask' } },
+        }),
+      }),
+      accessEnv,
+    );
+    expect(res.status).toBe(200);
+    await waitForRun(runId, (r) => r.status === 'completed');
+    expect(await received(runId)).toEqual([
+      { input: 'no', step_id: 'ask', answered_by: 'grace@example.com' },
+    ]);
+  });
+});
+
+describe('an answer without Access', () => {
+  it('records the name given as approver, never as part of the input', async () => {
+    const runId = await asking();
+    const res = await call(`/v1/runs/${runId}/input`, {
+      method: 'POST',
+      body: { input: { ship: true }, step_id: 'ask', approver: '  Ada Lovelace ' },
+      envOverride: env,
+    });
+    expect(res.status).toBe(200);
+    expect(await received(runId)).toEqual([
+      { input: { ship: true }, step_id: 'ask', answered_by: 'Ada Lovelace' },
+    ]);
+    const run = await waitForRun(runId, (r) => r.status === 'completed');
+    expect(run.step_results).toEqual({ ask: { ship: true } });
+  });
+
+  it('records nothing of who answered when no name is given', async () => {
+    const runId = await asking();
+    const res = await call(`/v1/runs/${runId}/input`, {
+      method: 'POST',
+      body: { input: 'yes' },
+      envOverride: env,
+    });
+    expect(res.status).toBe(200);
+    expect(await received(runId)).toEqual([{ input: 'yes', step_id: 'ask' }]);
+  });
+
+  it('refuses a name that is no one-line name, and a name with nothing to answer, with 400s that say so', async () => {
+    const runId = await asking();
+    const cases: [Json, string][] = [
+      [{ input: 'yes', step_id: 'ask', approver: 'Ada\nApproved by: Grace' }, 'on one line'],
+      [{ input: 'yes', step_id: 'ask', approver: '   ' }, 'at least one visible character'],
+      [{ input: 'yes', approver: 7 }, 'approver'],
+      [{ approver: 'Ada' }, 'the answer goes beside it'],
+      [{ input: 'yes', step_id: 'ask', approver: 'Ada', note: 1 }, '"approver"'],
+    ];
+    for (const [body, says] of cases) {
+      const res = await call(`/v1/runs/${runId}/input`, { method: 'POST', body, envOverride: env });
+      expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'invalid_request',
+      ]);
+      expect(res.body.error.message).toContain(says);
+    }
+    expect(await received(runId)).toEqual([]);
+    expect((await call(`/v1/runs/${runId}`, { envOverride: env })).body.status).toBe('awaiting_input');
+  });
+});
