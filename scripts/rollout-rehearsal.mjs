@@ -12,7 +12,8 @@
  *             (no key, and with an Idempotency-Key, sent twice); a run without "ask" is created by
  *             the old object and runs to completion through this release's queue consumer
  *             a human.input step answered through this release's Worker with an `approver` (a third
- *             argument of the object's `input`, which the old object ignores): taken, the run completes
+ *             argument of the object's `input`, which the old object ignores): taken, the run completes;
+ *             /events and /wait of a run on the old object, whose object has no `progress()`
  *   finished  the keyed request creates its run (201), stored in format 2; sent again, it is replayed;
  *             a question answered with an `approver` records it on InputReceived as `answered_by`
  *   back      the old release alone (a rollback) reads that run: its snapshot, its events with the
@@ -177,8 +178,7 @@ const refusedAsRollingOut = (name, r) => {
 
 /**
  * The payload of run `runId`'s first stored `type` event, read from its object's SQLite file — as the
- * object wrote it, whichever release serves the run (this release's /events asks an object for
- * `progress()`, which the old release's does not have).
+ * object wrote it, whichever release serves the run.
  */
 function storedPayload(runId, type) {
   const dir = join(persist, 'v3', 'do', 'edgeplan-PlanRun');
@@ -288,6 +288,26 @@ try {
     'split: an answer with an approver, sent to the old object, taken; the run completes',
     old.sent.status === 200 && old.done.status === 'completed' && old.done.step_results?.asked_old === 'yes',
     `${old.sent.status} ${old.done.status}`,
+  );
+  // This release's reads that ask an object for progress(), which the old release's does not have:
+  // read through its snapshot instead, not a 500.
+  const page = await call('GET', `/v1/runs/${id}/events?after=1`);
+  check(
+    'split: GET /events?after=1 of a run on the old object answers its events',
+    page.status === 200 && Array.isArray(page.body.events) && page.body.events[0]?.seq === 2,
+    `${page.status} ${JSON.stringify(page.body).slice(0, 200)}`,
+  );
+  const past = await call('GET', `/v1/runs/${id}/events?after=100000`);
+  check(
+    'split: GET /events with an after past its last event is 400 with last_seq',
+    past.status === 400 && past.body.error?.details?.last_seq === done.last_seq,
+    `${past.status} ${JSON.stringify(past.body).slice(0, 200)}`,
+  );
+  const waited = await call('GET', `/v1/runs/${id}/wait?until=terminal&timeout_s=5`);
+  check(
+    'split: GET /wait of an ended run on the old object answers it at once',
+    waited.status === 200 && waited.body.timed_out === false && waited.body.run?.status === 'completed',
+    `${waited.status} ${JSON.stringify(waited.body).slice(0, 200)}`,
   );
   await server.kill();
   const oldAnswer = storedPayload(old.runId, 'InputReceived');

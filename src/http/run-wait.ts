@@ -6,6 +6,7 @@
  */
 import type { RunObject } from '../durable/run-object';
 import type { ServedRun } from '../durable/served-run';
+import { progressOf } from './run-progress';
 import { reached, type RunProgress, type WaitUntil } from './wait-condition';
 
 export type WaitOptions = {
@@ -31,7 +32,7 @@ const REOPEN_DELAY_MS = 250;
  */
 export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<WaitOutcome> {
   const deadline = Date.now() + opts.timeoutMs;
-  let now: RunProgress | null = await stub.progress();
+  let now: RunProgress | null = await progressOf(stub);
   if (!now) return null;
   // A seq the run never had (another run's, or one of a run deleted and made again under the same
   // key): the wait would answer only once the run passed it, every event up to it unseen, and a
@@ -48,7 +49,7 @@ export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<Wa
         if (!bell) return null;
       }
       await bell.rung(deadline - Date.now());
-      now = await stub.progress();
+      now = await progressOf(stub);
       if (!now) return null;
     }
   } finally {

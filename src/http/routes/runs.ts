@@ -40,6 +40,7 @@ import {
   ValueSchema,
 } from '../schemas/run-views';
 import { listRuns } from '../run-list';
+import { progressOf } from '../run-progress';
 import { chooseSubprotocol } from '../ws-subprotocol';
 import type { App } from '../types';
 import type { RpcResult } from '../../durable/plan-run';
@@ -256,7 +257,7 @@ export function registerRunRoutes(app: App): void {
 
   app.openapi(events, async (c) => {
     const run = stubFor(c);
-    const now = run && (await run.progress());
+    const now = run && (await progressOf(run));
     if (!run || !now) return notFound(c);
     const q = c.req.valid('query');
     // A seq the run never had (another run's, or one of a run deleted and made again under the same
@@ -314,7 +315,7 @@ export function registerRunRoutes(app: App): void {
     // would be ones the client says it has).
     const after = query.data.after;
     if (after !== undefined && after > 0) {
-      const now = await run.progress();
+      const now = await progressOf(run);
       if (!now) return notFound(c);
       if (after > now.last_seq)
         return jsonError(
