@@ -23,6 +23,10 @@ import { wholeNumber } from '../schemas/whole-number';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App, AppEnv } from '../types';
 
+/** Who decides or answers, as a body names them (checked for one line where it is recorded). */
+const approverField = (description: string) =>
+  z.string().max(120).optional().openapi({ description, example: 'Ada Lovelace' });
+
 const InputSchema = z
   .object({
     input: z.unknown().optional(),
@@ -30,18 +34,12 @@ const InputSchema = z
       description:
         'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400',
     }),
-    approver: z
-      .string()
-      .max(120)
-      .optional()
-      .openapi({
-        description:
-          'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). ' +
-          'As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ' +
-          'ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another ' +
-          'name is refused (400 approver_mismatch)',
-        example: 'Ada Lovelace',
-      }),
+    approver: approverField(
+      'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). ' +
+        'As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ' +
+        'ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another ' +
+        'name is refused (400 approver_mismatch)',
+    ),
   })
   .catchall(z.unknown())
   .openapi('RunInput', {
@@ -85,18 +83,12 @@ export const ApprovalDocSchema = z
   .strictObject({
     decision: z.enum(['approve', 'reject', 'modify']),
     comment: z.string().optional(),
-    approver: z
-      .string()
-      .max(120)
-      .optional()
-      .openapi({
-        description:
-          'The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 ' +
-          'characters). A label for the history, not authentication: whoever holds the token or link can send any name. ' +
-          'Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded ' +
-          'instead; another name is refused (400 approver_mismatch)',
-        example: 'Ada Lovelace',
-      }),
+    approver: approverField(
+      'The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 ' +
+        'characters). A label for the history, not authentication: whoever holds the token or link can send any name. ' +
+        'Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded ' +
+        'instead; another name is refused (400 approver_mismatch)',
+    ),
     plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),
     edits: z.array(PlanEditDocSchema).optional().openapi({
       description: 'modify: edit operations on the current plan, applied in order',
