@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { EdgeplanApiError } from '../client';
 import { registerDeploy } from './commands/deploy';
+import { registerActions } from './commands/act';
 import { registerManage } from './commands/manage';
 import { registerPlans } from './commands/plans';
 import { registerRun } from './commands/run';
@@ -47,6 +48,7 @@ const done = (c: number) => void (code = c);
 
 registerRun(program, context, done);
 registerManage(program, context, done);
+registerActions(program, context, done);
 registerPlans(program, context, done);
 registerTools(program, context, done);
 registerDeploy(program, done);
