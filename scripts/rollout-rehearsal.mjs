@@ -177,19 +177,17 @@ const refusedAsRollingOut = (name, r) => {
 };
 
 /**
- * The payload of run `runId`'s first stored `type` event, read from its object's SQLite file — as the
- * object wrote it, whichever release serves the run.
+ * `read(db)` on the SQLite file of run `runId`'s object (`wrangler dev`'s state), found by its first
+ * event; undefined when no file holds the run.
  */
-function storedPayload(runId, type) {
+function readRunFile(runId, read) {
   const dir = join(persist, 'v3', 'do', 'edgeplan-PlanRun');
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.sqlite'))) {
     const db = new DatabaseSync(join(dir, f));
     try {
       const created = db.prepare('SELECT count(*) AS n FROM events WHERE seq = 1 AND body LIKE ?');
       if (created.get(`%"${runId}"%`).n === 0) continue;
-      const row = db.prepare('SELECT body FROM events WHERE body LIKE ? ORDER BY seq LIMIT 1');
-      const body = row.get(`%"event_type":"${type}"%`)?.body;
-      return body === undefined ? undefined : JSON.parse(body).payload;
+      return read(db);
     } catch {
       // not a run's file (a demo counter's, or one without tables)
     } finally {
@@ -199,23 +197,20 @@ function storedPayload(runId, type) {
   return undefined;
 }
 
-/** The storage format stamped in the SQLite file of run `runId`'s object (`wrangler dev`'s state). */
-function stampOf(runId) {
-  const dir = join(persist, 'v3', 'do', 'edgeplan-PlanRun');
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.sqlite'))) {
-    const db = new DatabaseSync(join(dir, f));
-    try {
-      const created = db.prepare('SELECT count(*) AS n FROM events WHERE seq = 1 AND body LIKE ?');
-      if (created.get(`%"${runId}"%`).n === 0) continue;
-      return db.prepare("SELECT value FROM meta WHERE key = 'storage_format'").get()?.value ?? null;
-    } catch {
-      // not a run's file (a demo counter's, or one without tables)
-    } finally {
-      db.close();
-    }
-  }
-  return undefined;
-}
+/** The payload of run `runId`'s first stored `type` event, as its object wrote it, whichever release serves the run. */
+const storedPayload = (runId, type) =>
+  readRunFile(runId, (db) => {
+    const row = db.prepare('SELECT body FROM events WHERE body LIKE ? ORDER BY seq LIMIT 1');
+    const body = row.get(`%"event_type":"${type}"%`)?.body;
+    return body === undefined ? undefined : JSON.parse(body).payload;
+  });
+
+/** The storage format stamped in run `runId`'s object. */
+const stampOf = (runId) =>
+  readRunFile(
+    runId,
+    (db) => db.prepare("SELECT value FROM meta WHERE key = 'storage_format'").get()?.value ?? null,
+  );
 
 // ---- split: this release's Worker, the old release's objects --------------------------------------
 
