@@ -304,20 +304,21 @@ export const ERROR_CODES = {
   llm_not_configured: { status: null, about: 'llm.call without OPENAI_API_KEY / OPENAI_BASE_URL.' },
   llm_auth_failed: {
     status: null,
-    about: 'The LLM endpoint refused the key (401/403, or a 2xx whose error body says so).',
+    about: 'The LLM endpoint refused the key (401/403, or a 2xx whose error body or stream says so).',
   },
   llm_bad_request: {
     status: null,
-    about: 'The LLM endpoint refused the request (another 4xx, or a 2xx whose error body says so).',
+    about: 'The LLM endpoint refused the request (another 4xx, or a 2xx whose error body or stream says so).',
   },
   llm_rate_limited: {
     status: null,
     about:
-      'The LLM endpoint answered 429, or 2xx with an error body about a rate limit or quota (as LiteLLM, vLLM and some proxies answer), quoting its message, type and code.',
+      'The LLM endpoint answered 429, or 2xx with an error body about a rate limit or quota (as LiteLLM, vLLM and some proxies answer) or such an error inside its stream (as OpenAI sends one), quoting its message, type and code.',
   },
   llm_server_error: {
     status: null,
-    about: 'The LLM endpoint answered 5xx, or 2xx with an error body saying it is overloaded or failed.',
+    about:
+      'The LLM endpoint answered 5xx, or 2xx with an error body or an error inside its stream saying it is overloaded or failed.',
   },
   llm_unreachable: {
     status: null,
@@ -333,7 +334,7 @@ export const ERROR_CODES = {
   llm_error: {
     status: null,
     about:
-      'Any other LLM failure: an error inside a stream, or a 2xx error body whose code and words name no status.',
+      'Any other LLM failure: a 2xx error body, or an error inside a stream, whose code and words name no status.',
   },
   judge_unreadable: {
     status: null,

@@ -114,6 +114,23 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`${chunk('part')}data: {"error":{"message":"context length exceeded"}}\n\n`);
   },
+  // OpenAI's own mid-stream failure, and an error event that says nothing classifiable.
+  'stream-error-rate-limit': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(
+      `${chunk('part')}data: {"error":{"message":"Rate limit reached for gpt-4o","type":"tokens","code":"rate_limit_exceeded"}}\n\n`,
+    );
+  },
+  'stream-error-server': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(
+      `${chunk('part')}event: error\ndata: {"error":{"message":"The server had an error while processing your request.","type":"server_error"}}\n\n`,
+    );
+  },
+  'stream-error-odd': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`${chunk('part')}event: error\ndata: {"error":{"message":"something odd"}}\n\n`);
+  },
   'stream-malformed': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end('data: {"choices": [\n\n');
@@ -315,18 +332,31 @@ describe('a streamed completion', () => {
     });
   });
 
-  it('raises an `event: error` and an `error` chunk as the server’s error, after the chunks before it', async () => {
-    for (const [route, said] of [
-      ['stream-error-event', 'upstream model crashed'],
-      ['stream-error-chunk', 'context length exceeded'],
+  it('raises an `event: error` and an `error` chunk as the server’s error, after the chunks before it, classified by what it says', async () => {
+    for (const [route, code, said, retryable] of [
+      ['stream-error-event', 'llm_server_error', 'upstream model crashed', true],
+      ['stream-error-chunk', 'llm_bad_request', 'context length exceeded', false],
+      [
+        'stream-error-rate-limit',
+        'llm_rate_limited',
+        'Rate limit reached for gpt-4o (type tokens, code rate_limit_exceeded)',
+        true,
+      ],
+      [
+        'stream-error-server',
+        'llm_server_error',
+        'The server had an error while processing your request. (type server_error)',
+        true,
+      ],
+      ['stream-error-odd', 'llm_error', 'something odd', false],
     ] as const) {
       const { text, error } = await drain(await client(route).stream(ask));
       expect(text).toBe('part');
-      expect(error).toBeInstanceOf(LlmApiError);
+      expect(error).toBeInstanceOf(LlmBodyError);
       expect(toErrorInfo(toLlmError(error, where))).toEqual({
-        code: 'llm_error',
-        message: `LLM call to http://llm.test/v1 (model m) failed: ${said}`,
-        retryable: false,
+        code,
+        message: `LLM at http://llm.test/v1 (model m) sent an error inside its 200 stream: ${said}`,
+        retryable,
       });
     }
   });

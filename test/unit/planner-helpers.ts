@@ -13,7 +13,8 @@ export type Reply =
   | { hang: true }
   /** A streamed answer (`stream: true`): these content pieces as SSE chunks, then usage; `gap_ms` apart. */
   /** `stall`: the pieces, then nothing more — the stream stays open and silent. */
-  | { stream: string[]; gap_ms?: number; stall?: boolean };
+  /** `error`: the pieces, then this error as a chunk (`{"error": …}`, as OpenAI fails midway), and the end. */
+  | { stream: string[]; gap_ms?: number; stall?: boolean; error?: Record<string, unknown> };
 
 /** What the SDK sent, parsed. */
 export type Sent = {
@@ -53,7 +54,9 @@ export function scriptedLlm(script: Reply[] | Record<string, Reply[]>) {
       });
     }
     if (typeof reply === 'object' && 'stream' in reply)
-      return reply.stall ? stalled(reply.stream, body.model) : sse(reply.stream, body.model, reply.gap_ms);
+      return reply.stall
+        ? stalled(reply.stream, body.model)
+        : sse(reply.stream, body.model, reply.gap_ms, reply.error);
     if (typeof reply === 'object' && 'status' in reply) {
       return Response.json(
         { error: { message: reply.error, type: 'invalid_request_error' } },
@@ -145,14 +148,18 @@ function stalled(pieces: string[], model: string): Response {
   return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
 }
 
-function sse(pieces: string[], model: string, gapMs = 0): Response {
+function sse(pieces: string[], model: string, gapMs = 0, error?: Record<string, unknown>): Response {
   const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
   const events = [
     chunk({ role: 'assistant', content: '' }),
     ...pieces.map((content) => chunk({ content })),
-    `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 80, completion_tokens: 30, total_tokens: 110 } })}\n\n`,
-    'data: [DONE]\n\n',
+    ...(error
+      ? [`data: ${JSON.stringify({ error })}\n\n`]
+      : [
+          `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 80, completion_tokens: 30, total_tokens: 110 } })}\n\n`,
+          'data: [DONE]\n\n',
+        ]),
   ];
   const headers = { 'Content-Type': 'text/event-stream' };
   if (gapMs === 0) return new Response(events.join(''), { headers });

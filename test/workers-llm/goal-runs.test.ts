@@ -142,6 +142,35 @@ describe('runs from a goal, planned by the LLM inside the run', () => {
     expect(run.step_results.a).toEqual({ id: 'a' });
   });
 
+  it('classifies an error sent inside the plan stream by what it says: a rate limit before any step is planned again in one piece', async () => {
+    const rateLimit = { message: 'Rate limit reached for m', type: 'tokens', code: 'rate_limit_exceeded' };
+    const llm = scriptedLlm([{ stream: [], error: rateLimit }, plan([echo('a')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo once', config: { execution_mode: 'sequential' } });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('completed');
+    expect(llm.sent.map((s) => s.body.stream === true)).toEqual([true, false]);
+    const planning = await api('GET', `/v1/runs/${r.body.run_id}/planning`);
+    expect(planning.body.attempts[0]).toMatchObject({
+      outcome: 'call_error',
+      error: expect.stringMatching(
+        /^llm_rate_limited: LLM at \S+ \(model \S+\) sent an error inside its 200 stream: Rate limit reached for m \(type tokens, code rate_limit_exceeded\)$/,
+      ),
+    });
+  });
+
+  it('fails a run whose plan stream breaks off with an overload after a step ran, naming the error as the server said it', async () => {
+    const overloaded = { message: 'The model is overloaded', type: 'overloaded_error' };
+    setLlmFetch(scriptedLlm([{ stream: ndjson([echo('a')]), error: overloaded }]).fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo', config: { execution_mode: 'sequential' } });
+    const run = await waitForRun(r.body.run_id);
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('planning_failed');
+    expect(run.error.message).toMatch(
+      /^The plan stream failed after 1 accepted step: llm_server_error: LLM at \S+ \(model \S+\) sent an error inside its 200 stream: The model is overloaded \(type overloaded_error\)$/,
+    );
+  });
+
   it('counts a stream it cuts off (an invalid first step) toward the token budget, which then stops planning', async () => {
     const bad = { ...echo('a'), action: 'no.such.tool' };
     const llm = scriptedLlm([{ stream: ndjson([bad, echo('b')]) }, plan([echo('a')])]);

@@ -1,11 +1,13 @@
 /**
  * A streamed Chat Completion (`stream: true`) read as server-sent events: each event's JSON is one
  * chunk, `data: [DONE]` ends the stream, and an error the server sends inside the 2xx stream — an
- * `event: error`, or a chunk with an `error` field — is raised as an {@link LlmApiError}, as the
- * openai SDK raised it. A body that just ends (some servers send no `[DONE]`) ends the stream too.
+ * `event: error`, or a chunk with an `error` field — is raised as an {@link LlmBodyError} (`inStream`),
+ * classified by what it says as a 2xx error body is. A body that just ends (some servers send no
+ * `[DONE]`) ends the stream too.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { LlmApiError, LlmClientError, LlmUserAbortError } from './llm-errors';
+import { statusLike } from './llm-error-text';
+import { LlmBodyError, LlmClientError, LlmUserAbortError } from './llm-errors';
 
 /**
  * The chunks of an SSE response, as parsed JSON (`unknown`: completion-shape.ts reads them). Leaving
@@ -34,8 +36,9 @@ export async function* sseChunks(
       if (sse.data === '[DONE]') return;
       const data = parseEvent(sse.data);
       const errorField = (data as { error?: unknown } | null)?.error;
-      if (sse.event === 'error') throw new LlmApiError(undefined, errorField ?? data, undefined, res.headers);
-      if (errorField) throw new LlmApiError(undefined, errorField, undefined, res.headers);
+      const error = sse.event === 'error' ? (errorField ?? data) : errorField;
+      if (sse.event === 'error' || errorField)
+        throw new LlmBodyError(res.status, error, res.headers, statusLike(error), true);
       yield data;
     }
   } finally {

@@ -52,11 +52,13 @@ export class LlmApiError extends LlmClientError {
 }
 
 /**
- * A 2xx whose JSON body is an error and no completion — `{"error": {"message", "type", "code"}}`, as
- * vLLM, LiteLLM and some proxies answer a failure. `status` stays undefined (as for an error inside a
- * stream: the HTTP status said success); `httpStatus` is the status it came with, and `likeStatus`
- * the error status its code or words stand for (llm-error-text.ts's `statusLike`), by which
- * `toLlmError` classifies it as it would that HTTP error.
+ * A 2xx that carries an error instead of a completion: a JSON body that is an error and no completion
+ * — `{"error": {"message", "type", "code"}}`, as vLLM, LiteLLM and some proxies answer a failure — or
+ * (`inStream`) an error sent inside a stream, an `event: error` or a chunk with an `error` field, as
+ * OpenAI and others do when the model fails midway. `status` stays undefined (the HTTP status said
+ * success); `httpStatus` is the status it came with, and `likeStatus` the error status its code or
+ * words stand for (llm-error-text.ts's `statusLike`), by which `toLlmError` classifies it as it would
+ * that HTTP error — a rate limit or an overload retryable, wherever it was said.
  */
 export class LlmBodyError extends LlmApiError {
   override name = 'LlmBodyError';
@@ -66,6 +68,7 @@ export class LlmBodyError extends LlmApiError {
     error: unknown,
     headers: Headers,
     readonly likeStatus: number | undefined,
+    readonly inStream = false,
   ) {
     super(undefined, error, undefined, headers);
   }

@@ -120,7 +120,9 @@ function mapLlmError(err: unknown, where: LlmCallSite): unknown {
   if (err instanceof LlmBodyError) {
     // A success status over an error body: classified as the error status it stands for would be.
     const words = `${providerWords(err)}${errorCodes(err.error)}`;
-    const msg = `LLM at ${target} answered ${err.httpStatus} with an error instead of a completion: ${words}`;
+    const msg = err.inStream
+      ? `LLM at ${target} sent an error inside its ${err.httpStatus} stream: ${words}`
+      : `LLM at ${target} answered ${err.httpStatus} with an error instead of a completion: ${words}`;
     if (err.likeStatus === undefined) return new ToolError('llm_error', msg, { retryable: false });
     return byStatus(err.likeStatus, msg, words, false);
   }
