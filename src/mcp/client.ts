@@ -188,6 +188,10 @@ async function inSession<T>(
       stateless?.keepsNoSessions(transport.protocolVersion);
     return await Promise.race([use(client), limited.overflow, unread]);
   } catch (err) {
+    if (err instanceof HandshakeWanted) {
+      refused = true;
+      throw err;
+    }
     if (bare !== null && refusedUnready(err)) {
       refused = true;
       throw new HandshakeWanted(err.message.slice(0, 200));
@@ -233,7 +237,13 @@ async function inSession<T>(
  * session: a tool call needs none (the SDK checks them only with `enforceStrictCapabilities`).
  */
 async function connectWithoutHandshake(client: Client, transport: Transport): Promise<void> {
-  await Protocol.prototype.connect.call(client, transport);
+  try {
+    await Protocol.prototype.connect.call(client, transport);
+  } catch (err) {
+    // Nothing was sent yet (wiring a transport sends nothing): an SDK built otherwise than 1.32 (whose
+    // semver range a user's install may take) costs the handshake, never the call.
+    throw new HandshakeWanted(`the SDK could not connect without a handshake: ${String(err).slice(0, 200)}`);
+  }
 }
 
 /**

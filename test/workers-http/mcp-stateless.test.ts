@@ -6,7 +6,8 @@
  * test on a server path of its own.
  */
 import { inject } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { executeTool } from '../../src/executor/run-step';
 import type { AnyTool } from '../../src/executor/registry';
@@ -114,6 +115,31 @@ describe('an MCP server that keeps no sessions', () => {
         refused: 1,
       });
     });
+
+  it('makes the handshake, and runs the call once, when the SDK cannot connect without one (an install taking a later SDK, built otherwise)', async () => {
+    const path = '/mcp/stateless-sdk-changed';
+    const tool = await add(mcpBase, path);
+    await callsAdd(tool, 1); // the handshake, answered without a session: the next call is bare
+    // The bare connect fails as a changed SDK's would; the handshake's (Client.connect calls it too) works.
+    const connect = vi.spyOn(Protocol.prototype, 'connect').mockImplementationOnce(() => {
+      throw new TypeError('this._transport.start is not a function');
+    });
+    const before = await handshakes(path);
+    try {
+      expect(await executeTool(tool, { a: 41, b: 1 }, ctx())).toMatchObject({ output: { sum: 42 } });
+      expect(connect).toHaveBeenCalledTimes(2); // the bare connect, then the handshake's
+    } finally {
+      connect.mockRestore();
+    }
+    // Nothing reached the server from the failed bare connect; the call came once, after a handshake.
+    expect(await since(path, before)).toEqual({
+      requests: 4,
+      initialize: 1,
+      initialized: 1,
+      call_calls: 1,
+      refused: 0,
+    });
+  });
 
   it('takes a server’s change either way: bare calls refused after a redeploy fall back, and a refreshed listing tries bare calls again', async () => {
     const path = '/mcp/stateless-redeployed';
