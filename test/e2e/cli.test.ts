@@ -222,6 +222,22 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     });
   });
 
+  it('finds a cancelled run behind a page of rejected ones: `runs --status cancelled` reads on, as the dashboard does', () => {
+    const idOf = (r: { out: string }) => (JSON.parse(r.out) as { run_id: string }).run_id;
+    const cancelled = idOf(awaitingApproval());
+    expect(edgeplan(['cancel', cancelled]).code).toBe(0);
+    // Newer than it, two rejected runs: the API's first page of `cancelled` (limit 2) holds only them.
+    for (let i = 0; i < 2; i++) expect(edgeplan(['reject', idOf(awaitingApproval())]).code).toBe(0);
+    const page = JSON.parse(edgeplan(['runs', '--status', 'cancelled', '--limit', '2', '--json']).out) as {
+      runs: { run_id: string; status: string }[];
+    };
+    expect(page.runs.map((r) => r.run_id)).toContain(cancelled);
+    expect(page.runs.every((r) => r.status === 'cancelled')).toBe(true);
+    const shown = edgeplan(['runs', '--status', 'cancelled', '--limit', '2']);
+    expect(shown.out).toContain(cancelled);
+    expect(shown.out).not.toContain('No runs with status cancelled');
+  });
+
   it('approves with an edit: waits (exit 3), then runs the edited plan', () => {
     const started = awaitingApproval();
     const created = JSON.parse(started.out) as { run_id: string; status: string };

@@ -14,7 +14,7 @@ import { runTimeOf, runTimeText } from '../../client/run-time';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
-import { LISTED_STATUSES, listedStatus } from '../../client/listed-status';
+import { keptPage, LISTED_STATUSES, listedStatus } from '../../client/listed-status';
 import { statusFilter } from '../listed-status';
 import { pendingApprovalLines } from '../approval-text';
 
@@ -69,15 +69,19 @@ export function registerManage(program: Command, context: () => Context, done: D
         if (o.parent !== undefined && o.topLevel)
           throw new UsageError('--parent and --top-level exclude each other: give one of them');
         const filter = o.status === undefined ? undefined : statusFilter(o.status);
-        const page = await ctx.client.listRuns({
-          ...(filter ? { status: filter.status } : {}),
-          ...(o.cursor ? { cursor: o.cursor } : {}),
-          ...(o.parent !== undefined ? { parent_run_id: runId(o.parent) } : {}),
-          ...(o.topLevel ? { top_level: true } : {}),
-          limit: wholeNumber(o.limit, '--limit', 1, 200),
-        });
-        // The API lists rejected runs among `cancelled` ones: the page keeps the runs shown with the status asked.
-        if (filter) page.runs = page.runs.filter(filter.keep);
+        const limit = wholeNumber(o.limit, '--limit', 1, 200);
+        const parent = o.parent !== undefined ? runId(o.parent) : undefined;
+        const read = (cursor: string | null) =>
+          ctx.client.listRuns({
+            ...(filter ? { status: filter.status } : {}),
+            ...(cursor ? { cursor } : {}),
+            ...(parent !== undefined ? { parent_run_id: parent } : {}),
+            ...(o.topLevel ? { top_level: true } : {}),
+            limit,
+          });
+        // The API lists rejected runs among `cancelled` ones: the page keeps the runs shown with the
+        // status asked, read on past pages that hold none (keptPage, as the dashboard's list does).
+        const page = (await keptPage(read, o.cursor ?? null, filter?.keep ?? (() => true)))!;
         if (ctx.json) return (ctx.printJson(page), done(EXIT.ok));
         // The PARENT column only when the page has a child run: most lists have none, and ids are wide.
         const parents = page.runs.some((r) => r.parent_run_id);

@@ -1,7 +1,7 @@
 /** The runs, newest first, filterable by status, a page at a time; "Loading runs…" until read. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RunSummary } from '../../client';
-import { LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
+import { keptPage, LISTED_STATUSES, listedStatus, type ListedStatus } from '../../client/listed-status';
 import { isTransient } from '../../client/watch';
 import { api, errorText } from '../api';
 import { href } from '../router';
@@ -11,8 +11,6 @@ import { visibleText } from '../visible-text';
 /** Rows a page; the API gives at most MAX_PAGE a request. */
 const PAGE = 50;
 const MAX_PAGE = 200;
-/** Pages read at most, one after another, for a filter the API does not apply itself (cancelled, not rejected). */
-const SCAN_PAGES = 4;
 
 /** Whether a row the API returns is badged with a listed status (client/listed-status.ts). */
 const shows = (s: ListedStatus | '') => (r: RunSummary) => !s || listedStatus(r) === s;
@@ -54,17 +52,11 @@ export function RunsPage() {
           ...(status ? { status } : {}),
           ...(from ? { cursor: from } : {}),
         });
-      let page = await read(more ? cursor : null);
       // The API finds rejected runs itself, and lists them among cancelled ones too: the badge and the
       // filter agree here. A page of cancelled runs may hold only rejected ones though an older page
       // holds others: read on (a few pages at most) rather than say there are none.
-      page.runs = page.runs.filter(shows(status));
-      for (let n = 1; page.runs.length === 0 && page.next_cursor && n < SCAN_PAGES; n++) {
-        if (filter.current !== asked) return;
-        page = await read(page.next_cursor);
-        page.runs = page.runs.filter(shows(status));
-      }
-      if (filter.current !== asked) return;
+      const page = await keptPage(read, more ? cursor : null, shows(status), () => filter.current !== asked);
+      if (page === null) return;
       setRuns((r) => {
         if (more) return [...r, ...page.runs];
         // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
