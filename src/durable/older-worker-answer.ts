@@ -1,7 +1,7 @@
 /**
  * What a run object's `input()` is handed, read the same whichever release's Worker calls it — during
  * a gradual deployment a Worker of the release before calls objects of this one (docs/upgrading.md,
- * "Gradual deployments"). A Worker from before `approver` (2026-11-30; ae03508 and older) passes
+ * "Gradual deployments"). A Worker from before `approver` (2026-11-30's; 381a796, ae03508) passes
  * `{input, step_id}` on as two arguments, but a body with any other key whole, as the input — and
  * `approver` is what this release's clients send beside an answer (`edgeplan input --as`, the
  * dashboard's name, `answer_input`). Taken so, the question would be answered with the body itself,
