@@ -30,11 +30,13 @@ export async function webhookReceiver(port) {
 
 /**
  * The events run `runId`'s WebSocket sends (from `after`), collected until `enough(events)` holds;
- * `during()` runs once the socket is open (an answer sent while watching). Throws after `ms`.
+ * `during()` runs once the socket is open (an answer sent while watching), and is waited for too: its
+ * events may all arrive before its own request is answered. Throws after `ms`.
  */
 export async function socketEvents(base, runId, { after = 0, enough, during = async () => {}, ms = 60_000 }) {
   const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/v1/runs/${runId}/ws?after=${after}`);
   const events = [];
+  let done = Promise.resolve();
   try {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -49,8 +51,9 @@ export async function socketEvents(base, runId, { after = 0, enough, during = as
         }
       });
       ws.addEventListener('error', () => reject(new Error(`ws of ${runId}: connection failed`)));
-      ws.addEventListener('open', () => during().catch(reject), { once: true });
+      ws.addEventListener('open', () => (done = during()).catch(reject), { once: true });
     });
+    await done;
   } finally {
     ws.close();
   }
