@@ -33,6 +33,7 @@ import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
+import { accessGuards, inputOfCall } from './older-worker-answer';
 import { log } from '../log';
 import {
   newerFormatResponse,
@@ -242,10 +243,21 @@ export class PlanRun extends DurableObject<Env> {
     });
   }
 
-  /** New information, or the answer the run waits for; `answered_by`: who sent it (an older Worker sends none). */
-  input(input: unknown, step_id?: string, answered_by?: string): Promise<Refusable<StatusResult>> {
+  /**
+   * New information, or the answer the run waits for; `answered_by`: who sent it. `split`: the Worker
+   * read `approver` out of the body itself — without it, an older Worker may have handed a body with
+   * `approver` over whole as `input`, read here as a body (older-worker-answer.ts).
+   */
+  input(
+    input: unknown,
+    step_id?: string,
+    answered_by?: string,
+    split?: boolean,
+  ): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
-      const answered = await this.#run.control({ type: 'input', input, step_id, answered_by });
+      const sent = inputOfCall({ input, step_id, answered_by, split }, accessGuards(this.env));
+      if ('code' in sent) return { ok: false, error: sent };
+      const answered = await this.#run.control({ type: 'input', ...sent });
       // A question that came while this one was open is asked now (unasked-questions.ts).
       if (answered.ok) this.#askUnasked();
       return answered;

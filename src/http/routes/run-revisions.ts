@@ -203,7 +203,8 @@ export function registerRunRevisionRoutes(app: App): void {
     if ('error' in body) return jsonError(c, 'invalid_request', body.error);
     const sent = runInputOf(body.value, c.get('caller'));
     if ('code' in sent) return jsonError(c, sent.code, sent.message);
-    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by));
+    // `true`: approver is read out of the body here (an older Worker hands such a body over whole).
+    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by, true));
   });
 
   app.openapi(replan, async (c) => {
