@@ -64,6 +64,7 @@ export {
   revisionCauseText,
 } from './approval-changes-text';
 export { estimateText } from './estimate-text';
+export { namedText, nameSourceNote, nameSourceWords, quotedName } from './name-source-text';
 export { humanDuration, runTimeOf, runTimeText, type RunTime } from './run-time';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';

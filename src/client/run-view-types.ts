@@ -78,6 +78,11 @@ export type StepView = {
    * behind Cloudflare Access the signed-in identity, else the name they gave; absent when not said.
    */
   answered_by?: string | undefined;
+  /**
+   * How `answered_by` was established (InputReceived's `answered_by_via`: `access`, `token`,
+   * `anonymous`); absent on an answer recorded before it was.
+   */
+  answered_by_via?: string | undefined;
 };
 
 /**
@@ -134,8 +139,12 @@ export type RunView = {
     decision: 'granted' | 'rejected';
     by: string;
     comment: string | null;
-    /** The name the decider gave (`approver`), as given: a label, not a verified identity. */
+    /**
+     * The decider's name (`approver`): behind Cloudflare Access the verified identity, else a label as
+     * given; `approver_via` says which (`access`, `token`, `link`, `anonymous`; absent on older events).
+     */
     approver?: string | undefined;
+    approver_via?: string | undefined;
     plan_version?: number | undefined;
     revision?: boolean | undefined;
   } | null;

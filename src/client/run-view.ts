@@ -152,6 +152,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         by: e.payload.by,
         comment: e.payload.comment ?? null,
         ...(e.payload.approver !== undefined ? { approver: e.payload.approver } : {}),
+        ...(e.payload.approver_via !== undefined ? { approver_via: e.payload.approver_via } : {}),
         ...(asked !== undefined ? { plan_version: asked } : {}),
         ...(revision ? { revision } : {}),
       };
@@ -170,7 +171,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'InputReceived': {
       const asked = e.payload.step_id === undefined ? undefined : step(view, e.payload.step_id);
       // This answer's: a step asked again (a retry) is not shown with an earlier answerer.
-      if (asked) asked.answered_by = e.payload.answered_by;
+      if (asked) {
+        asked.answered_by = e.payload.answered_by;
+        asked.answered_by_via = e.payload.answered_by_via;
+      }
       view.waiting = null;
       if (view.status === 'awaiting_input') view.status = 'running';
       break;

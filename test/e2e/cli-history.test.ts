@@ -223,10 +223,13 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
     await waitForStatus(asked, 'completed');
     const a = edgeplan(['show', asked]);
-    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace\)$/m);
+    // And how the name was established: stated to an API open without a token.
+    expect(a.out).toMatch(
+      /^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace, given without signing in\)$/m,
+    );
     expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
     expect(edgeplan(['events', asked]).out).toMatch(
-      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace$/m,
+      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace \(given without signing in\)$/m,
     );
   });
 
