@@ -3,6 +3,7 @@
  * its attempts and the round it is in, the steps later plan versions replaced, and the run.
  */
 import type { PlanStep } from './types';
+import type { RunClock } from './run-time';
 
 /** One attempt of a step, as its events tell it. */
 export type AttemptView = {
@@ -157,6 +158,11 @@ export type RunView = {
    */
   notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;
+  /**
+   * The run's time as its events moved it — running, waiting for approval, waiting for input
+   * (src/client/run-time.ts): `runTimeText(runTimeAt(view.clock, now))` says it as `edgeplan show` does.
+   */
+  clock: RunClock;
   /** How many times the run was retried (`RunResumed`). */
   retries: number;
   /** The run's `retry_failed_steps` (RunCreated's config); null before that event. */
