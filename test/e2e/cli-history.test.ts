@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { cliSetup } from './cli-setup';
 
 type Json = Record<string, unknown>;
-const { edgeplan: edgeplanAsync, edgeplanSync: edgeplan, api, llm } = cliSetup('cli-history');
+const {
+  edgeplan: edgeplanAsync,
+  edgeplanSync: edgeplan,
+  edgeplanOnTerminal,
+  api,
+  llm,
+} = cliSetup('cli-history');
 
 const start = async (body: unknown) => (await api('POST', '/v1/runs', body)).run_id as string;
 async function waitForStatus(runId: string, status: string): Promise<void> {
@@ -188,6 +194,12 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
     expect(shown.out).toMatch(/○ risky\s+not run/);
     expect(shown.out).toMatch(/v1, removed by v2 \(approver’s edit\): no production step/);
+    // The live view on a terminal (`watch`) says it the same way: the wait for approval apart.
+    const live = edgeplanOnTerminal(['watch', id]);
+    expect(live.code).toBe(0);
+    expect(live.out).toMatch(
+      new RegExp(`^edgeplan ${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval$`, 'm'),
+    );
     const events = edgeplan(['events', id]);
     expect(events.out).toMatch(/PlanUpdated\s+1 step \(v2, approval_edit\): no production step/);
     expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
