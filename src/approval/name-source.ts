@@ -6,12 +6,11 @@
  * RPC between them.
  */
 import { z } from 'zod';
-import { NAME_SOURCES, type NameSource } from '../engine/events';
+import type { NameSource } from '../engine/events';
 
 /** How auth established the caller (as `GET /v1/me` says it): the Worker hands this to the run. */
 export type CallerVia = Exclude<NameSource, 'link'>;
 
-export const NameSourceSchema = z.enum(NAME_SOURCES);
 const CallerViaSchema = z.enum(['access', 'token', 'anonymous']);
 
 /**
