@@ -14,6 +14,7 @@ import {
 import { eventDetail } from '../client/event-detail';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
+import { runTimeAt, runTimeText } from '../client/run-time';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
@@ -167,8 +168,9 @@ export function decisionLines(view: RunView): string[] {
 
 /** The whole live view for this moment. */
 export function renderLive(view: RunView, now: number, frame: number, c: Style, width = 100): string {
-  const started = view.started_at;
-  const elapsed = started === null ? '' : duration((view.ended_at ?? now) - started);
+  // Running and waiting apart, in `edgeplan show`'s words: a run that waited 3 h for its approval
+  // did not take 3 h to run.
+  const elapsed = runTimeText(runTimeAt(view.clock, now));
   const statusText =
     view.status === 'completed'
       ? c.green(view.status)

@@ -1463,6 +1463,11 @@ export interface components {
                 by: "approver" | "timeout";
                 /** @description Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked) */
                 approver?: string;
+                /**
+                 * @description How `approver` was established: `access` — the identity Cloudflare Access verified (the only verified one); `token` — stated by a caller holding the API token (an API call, /mcp, the CLI, the dashboard without Access); `link` — typed by whoever opened the approval link; `anonymous` — stated to an API open without a token (ALLOW_ANONYMOUS). Present with the name; absent on events recorded before it was added
+                 * @enum {string}
+                 */
+                approver_via?: "access" | "token" | "link" | "anonymous";
             };
         };
         ApprovalRejectedEvent: {
@@ -1484,6 +1489,11 @@ export interface components {
                 by: "approver" | "timeout";
                 /** @description Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked) */
                 approver?: string;
+                /**
+                 * @description How `approver` was established: `access` — the identity Cloudflare Access verified (the only verified one); `token` — stated by a caller holding the API token (an API call, /mcp, the CLI, the dashboard without Access); `link` — typed by whoever opened the approval link; `anonymous` — stated to an API open without a token (ALLOW_ANONYMOUS). Present with the name; absent on events recorded before it was added
+                 * @enum {string}
+                 */
+                approver_via?: "access" | "token" | "link" | "anonymous";
             };
         };
         ApprovalWebhookAttemptedEvent: {
@@ -1930,6 +1940,11 @@ export interface components {
                 step_id?: string;
                 /** @description Who sent the input: behind Cloudflare Access the signed-in identity (verified), else the name the caller gave as `approver` (a label, not checked); absent when neither said */
                 answered_by?: string;
+                /**
+                 * @description How `answered_by` was established: `access` — the identity Cloudflare Access verified (the only verified one); `token` — stated by a caller holding the API token (an API call, /mcp, the CLI, the dashboard without Access); `link` — typed by whoever opened the approval link; `anonymous` — stated to an API open without a token (ALLOW_ANONYMOUS). Present with the name; absent on events recorded before it was added
+                 * @enum {string}
+                 */
+                answered_by_via?: "access" | "token" | "link" | "anonymous";
             };
         };
         RunTerminatedEvent: {
@@ -1996,7 +2011,7 @@ export interface components {
             decision: "approve" | "reject" | "modify";
             comment?: string;
             /**
-             * @description The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 characters). A label for the history, not authentication: whoever holds the token or link can send any name. Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded instead; another name is refused (400 approver_mismatch)
+             * @description The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 characters). A label for the history, not authentication: whoever holds the token or link can send any name. Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded instead; another name is refused (400 approver_mismatch). `approver_via` beside it on the event says which: `access` (verified), `token` (an API token holder stated it), `link` (typed on the approval link) or `anonymous`
              * @example Ada Lovelace
              */
             approver?: string;
@@ -2039,7 +2054,7 @@ export interface components {
             /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400 */
             step_id?: string;
             /**
-             * @description Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another name is refused (400 approver_mismatch)
+             * @description Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input), with `answered_by_via` saying how the name was established (`token`, `anonymous` or `access`). As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another name is refused (400 approver_mismatch)
              * @example Ada Lovelace
              */
             approver?: string;

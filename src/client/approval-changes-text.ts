@@ -11,6 +11,7 @@
  * // + fixed (demo.echo), after a: echo fixed
  * // ~ fetch: parameters url
  */
+import { namedText } from './name-source-text';
 import type { ApprovalChanges, RevisionCause } from './types';
 
 type Changed = ApprovalChanges['changed'][number];
@@ -67,10 +68,15 @@ export function approvalChangesLines(c: ApprovalChanges): string[] {
 }
 
 /**
- * Who decided an approval, in words: `“Ada”` (the name they gave, quoted: as given, not verified),
- * `the approver`, or `the approval deadline (its default action)`.
+ * Who decided an approval, in words: `“Ada”` (the name they gave, quoted: as given, not verified) and
+ * how the name was established when the event says — `“Ada” (typed on the approval link)`,
+ * `ada@example.com (verified by Access)` — `the approver`, or `the approval deadline (its default action)`.
  */
-export function deciderText(a: { by: string; approver?: string | undefined }): string {
+export function deciderText(a: {
+  by: string;
+  approver?: string | undefined;
+  approver_via?: string | undefined;
+}): string {
   if (a.by === 'timeout') return 'the approval deadline (its default action)';
-  return a.approver ? `“${a.approver}”` : 'the approver';
+  return a.approver ? namedText(a.approver, a.approver_via) : 'the approver';
 }

@@ -4,6 +4,7 @@
  * and step say it all. The terminal's event lines and the dashboard's event log show the same words.
  * @example eventDetail(toolReturnedEvent) // 'error demo_flaky 98ms'
  */
+import { namedText, nameSourceNote } from './name-source-text';
 import type { RunEvent } from './types';
 
 /** `1.2s`, `950ms`, `2m03s`. */
@@ -44,13 +45,20 @@ export function eventDetail(e: RunEvent): string {
       return `plan v${e.payload.plan_version}${e.payload.deadline_at === null ? '' : `, decided by ${new Date(e.payload.deadline_at).toISOString().slice(0, 19)}Z`}`;
     case 'ApprovalGranted':
     case 'ApprovalRejected':
-      // Who decided (a person, or the deadline's default) and what they said.
-      return `by ${e.payload.by}${e.payload.comment ? `: ${e.payload.comment}` : ''}`;
+      // Who decided (a person, or the deadline's default), their name and how it was established,
+      // and what they said.
+      return (
+        `by ${e.payload.by}` +
+        (e.payload.approver ? ` ${namedText(e.payload.approver, e.payload.approver_via)}` : '') +
+        (e.payload.comment ? `: ${e.payload.comment}` : '')
+      );
     case 'InputReceived':
       // Who answered: behind Cloudflare Access the signed-in identity, else the name they gave.
       return (
         `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}` +
-        (e.payload.answered_by ? ` — answered by ${e.payload.answered_by}` : '')
+        (e.payload.answered_by
+          ? ` — answered by ${e.payload.answered_by}${nameSourceNote(e.payload.answered_by_via)}`
+          : '')
       );
     case 'RunResumed':
       return `reopens ${e.payload.step_ids.join(', ')}`;

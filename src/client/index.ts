@@ -64,7 +64,18 @@ export {
   revisionCauseText,
 } from './approval-changes-text';
 export { estimateText } from './estimate-text';
-export { humanDuration, runTimeOf, runTimeText, type RunTime } from './run-time';
+export { namedText, nameSourceNote, nameSourceWords, quotedName } from './name-source-text';
+export {
+  advanceRunClock,
+  humanDuration,
+  runTimeAt,
+  runTimeOf,
+  runTimeText,
+  startRunClock,
+  type RunClock,
+  type RunClockMode,
+  type RunTime,
+} from './run-time';
 export type * from './types';
 export { TERMINAL_STATUSES } from './types';
 

@@ -19,10 +19,11 @@ export type RunTime = {
   started: boolean;
 };
 
-type Mode = 'before' | 'running' | 'approval' | 'input' | 'ended';
+/** What the run's clock counts now: nothing before it starts and after it ends. */
+export type RunClockMode = 'before' | 'running' | 'approval' | 'input' | 'ended';
 
 /** Where an event moves the run's clock; undefined: it stays where it is. */
-function next(mode: Mode, e: RunEvent): Mode | undefined {
+function next(mode: RunClockMode, e: RunEvent): RunClockMode | undefined {
   switch (e.event_type) {
     case 'RunStarted':
     case 'StepStreamed':
@@ -50,30 +51,55 @@ function next(mode: Mode, e: RunEvent): Mode | undefined {
 }
 
 /**
+ * A run's clock as its events move it, kept between events so a live view (`edgeplan watch`) adds
+ * each event as it arrives instead of folding them all again every frame: what it has counted, what
+ * the run is doing now, and since when.
+ */
+export type RunClock = { time: RunTime; mode: RunClockMode; since: number | null };
+
+/** The clock of a run no event has moved yet. */
+export function startRunClock(): RunClock {
+  return {
+    time: { running_ms: 0, waited_ms: { approval: 0, input: 0 }, started: false },
+    mode: 'before',
+    since: null,
+  };
+}
+
+/** Adds what the run did until `until` (epoch ms), by what it was doing, to `time`. */
+function spend(time: RunTime, mode: RunClockMode, since: number | null, until: number): void {
+  if (since === null) return;
+  const ms = Math.max(0, until - since);
+  if (mode === 'running') time.running_ms += ms;
+  else if (mode === 'approval' || mode === 'input') time.waited_ms[mode] += ms;
+}
+
+/** Moves the clock by the next event in `seq` order (in place, as the run view's fold does). */
+export function advanceRunClock(clock: RunClock, e: RunEvent): void {
+  const to = next(clock.mode, e);
+  if (to === undefined) return;
+  const at = Date.parse(e.timestamp);
+  spend(clock.time, clock.mode, clock.since, at);
+  clock.mode = to;
+  clock.since = at;
+  if (to === 'running') clock.time.started = true;
+}
+
+/** The run's time as of `now` (epoch ms): a run not ended counted up to it in what it does now. */
+export function runTimeAt(clock: RunClock, now: number): RunTime {
+  const time = { ...clock.time, waited_ms: { ...clock.time.waited_ms } };
+  spend(time, clock.mode, clock.since, now);
+  return time;
+}
+
+/**
  * The run's time so far, from its events in `seq` order; a run not ended is counted up to `now`
  * (epoch ms) in what it is doing now.
  */
 export function runTimeOf(events: readonly RunEvent[], now: number): RunTime {
-  const time: RunTime = { running_ms: 0, waited_ms: { approval: 0, input: 0 }, started: false };
-  let mode: Mode = 'before';
-  let since: number | null = null;
-  const spend = (until: number) => {
-    if (since === null) return;
-    const ms = Math.max(0, until - since);
-    if (mode === 'running') time.running_ms += ms;
-    else if (mode === 'approval' || mode === 'input') time.waited_ms[mode] += ms;
-  };
-  for (const e of events) {
-    const to = next(mode, e);
-    if (to === undefined) continue;
-    const at = Date.parse(e.timestamp);
-    spend(at);
-    mode = to;
-    since = at;
-    if (to === 'running') time.started = true;
-  }
-  spend(now);
-  return time;
+  const clock = startRunClock();
+  for (const e of events) advanceRunClock(clock, e);
+  return runTimeAt(clock, now);
 }
 
 /** `120 ms`, `2.1 s`, `5 min 3 s`, `3 h 5 min`, `2 d 4 h`: what a person reads at a glance. */

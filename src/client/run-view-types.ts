@@ -3,6 +3,7 @@
  * its attempts and the round it is in, the steps later plan versions replaced, and the run.
  */
 import type { PlanStep } from './types';
+import type { RunClock } from './run-time';
 
 /** One attempt of a step, as its events tell it. */
 export type AttemptView = {
@@ -78,6 +79,11 @@ export type StepView = {
    * behind Cloudflare Access the signed-in identity, else the name they gave; absent when not said.
    */
   answered_by?: string | undefined;
+  /**
+   * How `answered_by` was established (InputReceived's `answered_by_via`: `access`, `token`,
+   * `anonymous`); absent on an answer recorded before it was.
+   */
+  answered_by_via?: string | undefined;
 };
 
 /**
@@ -134,8 +140,12 @@ export type RunView = {
     decision: 'granted' | 'rejected';
     by: string;
     comment: string | null;
-    /** The name the decider gave (`approver`), as given: a label, not a verified identity. */
+    /**
+     * The decider's name (`approver`): behind Cloudflare Access the verified identity, else a label as
+     * given; `approver_via` says which (`access`, `token`, `link`, `anonymous`; absent on older events).
+     */
     approver?: string | undefined;
+    approver_via?: string | undefined;
     plan_version?: number | undefined;
     revision?: boolean | undefined;
   } | null;
@@ -148,6 +158,11 @@ export type RunView = {
    */
   notices: { code: string; message: string; step_id?: string | undefined }[];
   last_seq: number;
+  /**
+   * The run's time as its events moved it — running, waiting for approval, waiting for input
+   * (src/client/run-time.ts): `runTimeText(runTimeAt(view.clock, now))` says it as `edgeplan show` does.
+   */
+  clock: RunClock;
   /** How many times the run was retried (`RunResumed`). */
   retries: number;
   /** The run's `retry_failed_steps` (RunCreated's config); null before that event. */

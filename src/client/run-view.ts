@@ -9,6 +9,7 @@
  */
 import type { EventOf, PlanStep, RunEvent } from './types';
 import type { ReplacedStep, RunView, StepView } from './run-view-types';
+import { advanceRunClock, startRunClock } from './run-time';
 
 export type { AttemptView, StepRound, StepView, ReplacedStep, RunView } from './run-view-types';
 
@@ -33,6 +34,7 @@ export function emptyView(runId: string): RunView {
     unapproved: false,
     notices: [],
     last_seq: 0,
+    clock: startRunClock(),
     retries: 0,
     retry_failed_steps: null,
     versions: [],
@@ -82,6 +84,7 @@ const step = (view: RunView, id: string) => view.steps.find((s) => s.id === id);
 /** The view after one more event (mutated in place and returned). */
 export function applyEvent(view: RunView, e: RunEvent): RunView {
   view.last_seq = e.seq;
+  advanceRunClock(view.clock, e);
   const at = Date.parse(e.timestamp);
   switch (e.event_type) {
     case 'RunCreated':
@@ -152,6 +155,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         by: e.payload.by,
         comment: e.payload.comment ?? null,
         ...(e.payload.approver !== undefined ? { approver: e.payload.approver } : {}),
+        ...(e.payload.approver_via !== undefined ? { approver_via: e.payload.approver_via } : {}),
         ...(asked !== undefined ? { plan_version: asked } : {}),
         ...(revision ? { revision } : {}),
       };
@@ -170,7 +174,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'InputReceived': {
       const asked = e.payload.step_id === undefined ? undefined : step(view, e.payload.step_id);
       // This answer's: a step asked again (a retry) is not shown with an earlier answerer.
-      if (asked) asked.answered_by = e.payload.answered_by;
+      if (asked) {
+        asked.answered_by = e.payload.answered_by;
+        asked.answered_by_via = e.payload.answered_by_via;
+      }
       view.waiting = null;
       if (view.status === 'awaiting_input') view.status = 'running';
       break;

@@ -5,6 +5,7 @@
  */
 import type { ErrorCode } from '../error-codes';
 import { applyEdits, parseApprovalDecision, type ApprovalDecision } from '../approval/decision';
+import { nameSourceOf, type CallerVia } from '../approval/name-source';
 import {
   ApprovalTokenRecordSchema,
   checkApprovalToken,
@@ -268,7 +269,8 @@ export function validatedVersion(
  * The machine input for an approver's decision. With `token` (the approval link) the token is
  * checked first, so a caller without it learns nothing — not the run's state, not what its body
  * would do, not the plan's step ids — and costs no validation; it is spent only once the decision is
- * accepted. Then the body, the state and the edit must check out.
+ * accepted. Then the body, the state and the edit must check out. `caller`: how the Worker
+ * authenticated the request, for how the approver's name was established (`approver_via`).
  */
 export async function approvalInput(
   state: RunState,
@@ -276,6 +278,7 @@ export async function approvalInput(
   tools: ToolRegistry,
   body: unknown,
   token: string | undefined,
+  caller?: CallerVia,
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
   const link = token === undefined ? null : await checkApprovalLink(store, state.run_id, token);
   if (link && !link.ok) return link;
@@ -301,6 +304,8 @@ export async function approvalInput(
     if (refusal) return { ok: false, refusal };
   }
   const { decision: verdict, comment, approver } = decision.value;
+  // How the name was established; unsaid when the Worker (a release before it) did not say who called.
+  const via = caller === undefined ? {} : { approver_via: nameSourceOf(caller, link !== null) };
   return {
     ok: true,
     input: {
@@ -308,7 +313,7 @@ export async function approvalInput(
       decision: verdict,
       plan,
       comment: comment ?? undefined,
-      ...(approver ? { approver } : {}),
+      ...(approver ? { approver, ...via } : {}),
     },
   };
 }

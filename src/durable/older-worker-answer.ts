@@ -8,7 +8,7 @@
  * its `step_id` unchecked and who answered lost. Such a body is read here as this release's Worker
  * reads it (approval/answer.ts).
  *
- * This release's Worker says it read the body itself (`split`), so an answer that is an object with
+ * This release's Worker says it read the body itself (`split`: it sends how it let the caller in), so an answer that is an object with
  * an `approver` key of its own (`{"input": {"approver": …}}`) is left whole. A Worker of the release
  * just before this one (it knows `approver`, and passes three arguments) does not say so: such an
  * answer sent through it during the rollout is read as a body — the one shape the two cannot tell apart.
@@ -21,7 +21,7 @@ const OlderBody = z
   .object({ input: z.unknown().optional(), step_id: z.string().optional(), approver: z.unknown() })
   .catchall(z.unknown());
 
-/** How `input()` was called: its four arguments. */
+/** How `input()` was called: its arguments (`split`: its fourth, the caller's `via`, was sent). */
 export type InputCall = {
   input: unknown;
   step_id: string | undefined;

@@ -12,6 +12,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { RunMachine, StepOutcome } from '../engine/machine';
 import { planStatus, type PlanStatusView } from '../engine/status-view';
 import type { BeginStep } from './begin-attempt';
+import { callerViaOf, type CallerVia } from '../approval/name-source';
 import { loadMcpTools } from '../mcp/worker-tools';
 import { workerToolRegistry } from './tools';
 import type { ToolRegistry } from '../executor/registry';
@@ -191,12 +192,15 @@ export class PlanRun extends DurableObject<Env> {
    * An approver's decision — from an API caller, or with `token` from the single-use approval link.
    * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
+   * `caller`: how the Worker authenticated the request (`access`, `token`, `anonymous`; an older
+   * Worker sends none), for how the approver's name was established.
    */
-  approve(body: unknown, token?: string): Promise<Refusable<StatusResult>> {
+  approve(body: unknown, token?: string, caller?: CallerVia): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-      const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token);
+      const via = callerViaOf(caller);
+      const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token, via);
       if (!r.ok) return { ok: false, error: r.refusal };
       const decided = await this.#run.control(r.input);
       // A revision approved while a question step ran: its question, held back meanwhile, is asked now.
@@ -244,20 +248,30 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   /**
-   * New information, or the answer the run waits for; `answered_by`: who sent it. `split`: the Worker
-   * read `approver` out of the body itself — without it, an older Worker may have handed a body with
-   * `approver` over whole as `input`, read here as a body (older-worker-answer.ts).
+   * New information, or the answer the run waits for; `answered_by`: who sent it, `caller`: how the
+   * Worker authenticated the request, for how that name was established. This release's Worker sends
+   * `caller` having read `approver` out of the body itself; an older Worker sends neither, and may
+   * have handed a body with `approver` over whole as `input`, read here as a body
+   * (older-worker-answer.ts).
    */
   input(
     input: unknown,
     step_id?: string,
     answered_by?: string,
-    split?: boolean,
+    caller?: CallerVia,
   ): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
-      const sent = inputOfCall({ input, step_id, answered_by, split }, accessGuards(this.env));
+      const via = callerViaOf(caller);
+      const sent = inputOfCall(
+        { input, step_id, answered_by, split: via !== undefined },
+        accessGuards(this.env),
+      );
       if ('code' in sent) return { ok: false, error: sent };
-      const answered = await this.#run.control({ type: 'input', ...sent });
+      const answered = await this.#run.control({
+        type: 'input',
+        ...sent,
+        ...(sent.answered_by === undefined || via === undefined ? {} : { answered_by_via: via }),
+      });
       // A question that came while this one was open is asked now (unasked-questions.ts).
       if (answered.ok) this.#askUnasked();
       return answered;

@@ -34,7 +34,13 @@ export function acceptControlInput(
         const refused = notAwaited(s, input.step_id);
         if (refused) return refused;
       }
-      const by = input.answered_by !== undefined ? { answered_by: input.answered_by } : {};
+      const by =
+        input.answered_by === undefined
+          ? {}
+          : {
+              answered_by: input.answered_by,
+              ...(input.answered_by_via === undefined ? {} : { answered_by_via: input.answered_by_via }),
+            };
       if (waitingOn !== undefined && asking?.status === 'running') {
         // The answer to a step waiting for a person is that step's output.
         emit({

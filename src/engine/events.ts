@@ -43,6 +43,17 @@ export const SKIP_REASONS = [
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
+/**
+ * How the name on a decision or an answer (`approver`, `answered_by`) was established, recorded
+ * beside it as `approver_via` / `answered_by_via`: `access` — the identity Cloudflare Access verified
+ * (a signed-in person, or a service token's common_name); `token` — stated by a caller holding the API
+ * token (an API call, `/mcp`, the CLI, the dashboard without Access); `link` — typed by whoever opened
+ * the approval link (its capability token, no identity); `anonymous` — stated to an API open without a
+ * token (`ALLOW_ANONYMOUS`). Only `access` is verified. Events recorded before it lack the key.
+ */
+export const NAME_SOURCES = ['access', 'token', 'link', 'anonymous'] as const;
+export type NameSource = (typeof NAME_SOURCES)[number];
+
 /** Payload per event type. */
 export type EventPayloads = {
   RunCreated: {
@@ -59,10 +70,22 @@ export type EventPayloads = {
   ApprovalRequested: { deadline_at: number | null; plan_version: number };
   /**
    * `approver`: who decided — behind Cloudflare Access the signed-in identity, else the name the
-   * decider gave, as given (a label, not an identity).
+   * decider gave, as given (a label, not an identity). `approver_via`: how that name was established
+   * ({@link NameSource}), present with `approver` since it was added (an optional key: a release
+   * before it reads the event without it).
    */
-  ApprovalGranted: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
-  ApprovalRejected: { comment?: string; by: 'approver' | 'timeout'; approver?: string };
+  ApprovalGranted: {
+    comment?: string;
+    by: 'approver' | 'timeout';
+    approver?: string;
+    approver_via?: NameSource;
+  };
+  ApprovalRejected: {
+    comment?: string;
+    by: 'approver' | 'timeout';
+    approver?: string;
+    approver_via?: NameSource;
+  };
   /**
    * One delivery attempt of the signed approval webhook: `ok` when the receiver answered 2xx. A failed
    * one is tried again at `next_attempt_at` (null: no further attempt — the deadline, or a setup error).
@@ -194,8 +217,10 @@ export type EventPayloads = {
    * `answered_by`: who sent it — behind Cloudflare Access the signed-in identity, else the name the
    * caller gave (`approver`, a label as on ApprovalGranted); absent when neither said. Added after
    * storage format 2 as an optional key: a release before it reads the event without it.
+   * `answered_by_via`: how that name was established ({@link NameSource}; `link` never), beside it
+   * since it was added, optional in the same way.
    */
-  InputReceived: { input: unknown; step_id?: string; answered_by?: string };
+  InputReceived: { input: unknown; step_id?: string; answered_by?: string; answered_by_via?: NameSource };
   /**
    * `tokens`: what a failed planning or revision spent (counted in the run's usage). `limit`: a
    * setting stopped the run's turns before its model said it was done (turn-limit.ts).

@@ -5,7 +5,7 @@ import type { StepOutcome as RunnerOutcome } from '../executor/run-step';
 import type { RunConfig } from '../plan/config';
 import type { Estimates } from '../plan/estimates';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
-import type { PlanChangeKind, RevisionTrigger, RunEvent, TokenCount } from './events';
+import type { NameSource, PlanChangeKind, RevisionTrigger, RunEvent, TokenCount } from './events';
 import type { ResultStore, RunState } from './state';
 
 /** The result of one attempt, as the step runner produces it and `ToolReturned` records it. */
@@ -56,6 +56,8 @@ export type MachineInput =
       comment?: string;
       /** The name the decider gave (not verified: whoever holds the token or link may give any). */
       approver?: string;
+      /** How `approver` was established (recorded beside it; none without a name). */
+      approver_via?: NameSource;
     }
   /** A new plan version (validated): a revision's result, or a rollback. */
   | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }
@@ -65,8 +67,14 @@ export type MachineInput =
   | { type: 'request_revision'; trigger: RevisionTrigger; reason: string }
   /** New information or the answer the run waits for (`POST /input`). */
   /** `step_id`: the input answers that step's question — refused unless the run waits on it. */
-  /** `answered_by`: who sent it (recorded on InputReceived). */
-  | { type: 'input'; input: unknown; step_id?: string | undefined; answered_by?: string | undefined }
+  /** `answered_by`: who sent it, `answered_by_via`: how that name was established (both recorded on InputReceived). */
+  | {
+      type: 'input';
+      input: unknown;
+      step_id?: string | undefined;
+      answered_by?: string | undefined;
+      answered_by_via?: NameSource | undefined;
+    }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
   | {
       type: 'judged';

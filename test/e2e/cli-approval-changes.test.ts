@@ -81,7 +81,11 @@ describe('edgeplan on a revision awaiting approval', { timeout: 60_000 }, () => 
     expect(lines.slice(at + 1, at + 6)).toEqual(changes);
     // Before the steps' table, and the history names who approved v1.
     expect(at).toBeLessThan(lines.findIndex((l) => l.startsWith('STEP')));
-    expect(shown.out).toContain('plan v1 approved by “Ada Lovelace”');
+    // The name as given, and how: stated to an API open without a token, not verified.
+    expect(shown.out).toContain('plan v1 approved by “Ada Lovelace” (given without signing in)');
+    expect((await edgeplan(['events', id])).out).toMatch(
+      /ApprovalGranted\s+by approver “Ada Lovelace” \(given without signing in\)$/m,
+    );
 
     // approve prints the same before it approves; the name from EDGEPLAN_APPROVER.
     const second = await edgeplan(['approve', id], { EDGEPLAN_APPROVER: 'Grace Hopper' });

@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { cliSetup } from './cli-setup';
 
 type Json = Record<string, unknown>;
-const { edgeplan: edgeplanAsync, edgeplanSync: edgeplan, api, llm } = cliSetup('cli-history');
+const {
+  edgeplan: edgeplanAsync,
+  edgeplanSync: edgeplan,
+  edgeplanOnTerminal,
+  api,
+  llm,
+} = cliSetup('cli-history');
 
 const start = async (body: unknown) => (await api('POST', '/v1/runs', body)).run_id as string;
 async function waitForStatus(runId: string, status: string): Promise<void> {
@@ -188,6 +194,12 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
     expect(shown.out).toMatch(/○ risky\s+not run/);
     expect(shown.out).toMatch(/v1, removed by v2 \(approver’s edit\): no production step/);
+    // The live view on a terminal (`watch`) says it the same way: the wait for approval apart.
+    const live = edgeplanOnTerminal(['watch', id]);
+    expect(live.code).toBe(0);
+    expect(live.out).toMatch(
+      new RegExp(`^edgeplan ${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval$`, 'm'),
+    );
     const events = edgeplan(['events', id]);
     expect(events.out).toMatch(/PlanUpdated\s+1 step \(v2, approval_edit\): no production step/);
     expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
@@ -223,10 +235,13 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
     await waitForStatus(asked, 'completed');
     const a = edgeplan(['show', asked]);
-    expect(a.out).toMatch(/^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace\)$/m);
+    // And how the name was established: stated to an API open without a token.
+    expect(a.out).toMatch(
+      /^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace, given without signing in\)$/m,
+    );
     expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
     expect(edgeplan(['events', asked]).out).toMatch(
-      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace$/m,
+      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace \(given without signing in\)$/m,
     );
   });
 

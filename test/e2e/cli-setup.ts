@@ -70,6 +70,24 @@ export function cliSetup(name: string) {
     return { code: r.status, out: r.stdout, err: r.stderr };
   }
 
+  /**
+   * Runs the command on a terminal (a pseudo-terminal from util-linux `script`), as a person does:
+   * the live view is drawn in place. What it printed, with the cursor movements and line ends of the
+   * redraws taken out.
+   */
+  function edgeplanOnTerminal(args: string[], extra: Record<string, string> = {}): CliResult {
+    const command = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+      cwd: dir,
+      env: env(extra),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    // eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what it removes
+    const plain = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    return { code: r.status, out: plain(r.stdout), err: r.stderr };
+  }
+
   async function api(method: string, path: string, body?: unknown): Promise<Json> {
     const res = await fetch(`${base()}${path}`, {
       method,
@@ -82,5 +100,5 @@ export function cliSetup(name: string) {
   /** The scripted LLM's answers for goals starting with `tag:` (scripted-llm-server.ts). */
   const llm = { script: (...a: Parameters<Scripted['script']>) => scripted!.script(...a) };
 
-  return { edgeplan, edgeplanSync, api, llm, base };
+  return { edgeplan, edgeplanSync, edgeplanOnTerminal, api, llm, base };
 }

@@ -194,7 +194,7 @@ describe('the live view', () => {
     ];
     for (const e of events) applyEvent(view, e);
     const running = renderLive(view, Date.parse(at(700)), 0, PLAIN);
-    expect(running).toMatch(/^edgeplan run_1 {2}running {2}700ms$/m);
+    expect(running).toMatch(/^edgeplan run_1 {2}running {2}700 ms running$/m);
     expect(running).toMatch(/⠋ a\s+demo\.sleep\s+700ms ◆/);
     expect(running).toMatch(/⠋ b\s+demo\.flaky\s+680ms attempt 2/);
     expect(running).toMatch(/○ c\s+demo\.echo\s+◆/);
@@ -229,7 +229,7 @@ describe('the live view', () => {
       ),
     );
     const ended = renderLive(view, Date.parse(at(9000)), 3, PLAIN);
-    expect(ended).toMatch(/^edgeplan run_1 {2}failed {2}1\.6s$/m);
+    expect(ended).toMatch(/^edgeplan run_1 {2}failed {2}1\.6 s running$/m);
     expect(ended).toMatch(/✔ a\s+demo\.sleep\s+1\.5s ◆/);
     expect(ended).toMatch(/✖ b\s+demo\.flaky.*attempt 2 {2}flaked again/);
     expect(ended).toMatch(/⊘ c\s+demo\.echo.*dependency_failed/);
@@ -248,6 +248,29 @@ describe('the live view', () => {
     applyEvent(view, ev('ApprovalGranted', { by: 'approver' }));
     applyEvent(view, ev('InputRequested', { reason: 'human.input', step_id: 'a', prompt: 'Which city?' }));
     expect(renderLive(view, 0, 0, PLAIN)).toMatch(/waiting for input: Which city\?/);
+  });
+
+  it('says how long the run ran apart from how long it waited for approval and for input, as show does', () => {
+    seq = 0;
+    const H = 3600_000;
+    const view = emptyView('run_3');
+    applyEvent(view, ev('PlanAuthored', { plan }));
+    applyEvent(view, ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }, 0));
+    // Still waiting: the wait is counted up to now, and nothing has run.
+    expect(renderLive(view, Date.parse(at(2 * H)), 0, PLAIN)).toMatch(
+      /^edgeplan run_3 {2}awaiting_approval {2}0 ms running · waited 2 h for approval$/m,
+    );
+    applyEvent(view, ev('ApprovalGranted', { by: 'approver' }, 3 * H));
+    applyEvent(view, ev('RunStarted', {}, 3 * H));
+    applyEvent(
+      view,
+      ev('InputRequested', { reason: 'human.input', step_id: 'a', prompt: 'Which city?' }, 3 * H + 2000),
+    );
+    applyEvent(view, ev('InputReceived', { input: 'Oslo', step_id: 'a' }, 3 * H + 2000 + 5 * 60_000));
+    // Three hours of waiting are not three hours of work.
+    expect(renderLive(view, Date.parse(at(3 * H + 2000 + 5 * 60_000 + 1500)), 0, PLAIN)).toMatch(
+      /^edgeplan run_3 {2}running {2}3\.5 s running · waited 3 h for approval, 5 min for input$/m,
+    );
   });
 
   it('prints one plain line per event', () => {

@@ -3,7 +3,8 @@
  * (a loopback stand-in for the team domain, publishing its RS256 key as Access does) and ACCESS_AUD
  * set, and an API_TOKEN the browser never gets. Every request of the page carries the
  * `Cf-Access-Jwt-Assertion` header, as Access adds it at the edge: the page asks for no token, says
- * who is signed in, and approves as them. Ports 9780–9781.
+ * who is signed in, and approves as them. Ports 9780–9781 (EDGEPLAN_ACCESS_TEST_PORT: another pair, from
+ * it, for a checkout whose tests run beside another's).
  */
 import { createServer, type Server } from 'node:http';
 import { mkdirSync } from 'node:fs';
@@ -16,8 +17,8 @@ import type { DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-const DEV_PORT = 9780;
-const TEAM_PORT = 9781;
+const DEV_PORT = Number(process.env.EDGEPLAN_ACCESS_TEST_PORT ?? 9780);
+const TEAM_PORT = DEV_PORT + 1;
 const TEAM = `http://127.0.0.1:${TEAM_PORT}`;
 const AUD = 'dashboard-access-aud';
 const EMAIL = 'ada@example.com';
@@ -111,7 +112,11 @@ describe('the dashboard behind Cloudflare Access', () => {
       payload: Record<string, unknown>;
     }[];
     const granted = events.find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ by: 'approver', approver: EMAIL });
+    expect(granted?.payload).toMatchObject({ by: 'approver', approver: EMAIL, approver_via: 'access' });
+    // The history says the name is the identity Access verified, not a name someone typed.
+    await page
+      .locator('.approval-note', { hasText: `approved by ${EMAIL} (verified by Access)` })
+      .waitFor({ timeout: 10_000 });
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);

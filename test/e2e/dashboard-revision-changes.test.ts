@@ -89,8 +89,9 @@ describe('approving a revision', () => {
     expect(box.y + box.height).toBeLessThan(900);
     // The name remembered from the first decision, and the history says who approved v1.
     await expect(page.getByLabel(/^Your name/).inputValue()).resolves.toBe('Ada Lovelace');
+    // The name as typed, and how it was established: an open API (no token), no sign-in.
     await expect(page.locator('.approval-note').innerText()).resolves.toBe(
-      'Plan v1 approved by “Ada Lovelace”',
+      'Plan v1 approved by “Ada Lovelace” (given without signing in)',
     );
     // The table of steps to approve holds what approving v2 runs, the new and the changed ones marked,
     // counted in its heading; fetch, done under v1 and kept, is set apart below it, collapsed.
@@ -180,9 +181,15 @@ describe('approving a revision', () => {
       .filter((e) => e.event_type === 'ApprovalGranted')
       .map((e) => (e.payload as Json).approver);
     expect(named).toEqual(['Ada Lovelace', 'Grace Hopper']);
+    // Decided on the link: the history says the name was typed there, not verified.
     await page
-      .locator('.approval-note', { hasText: 'Plan v2 approved by “Grace Hopper”' })
+      .locator('.approval-note', {
+        hasText: 'Plan v2 approved by “Grace Hopper” (typed on the approval link)',
+      })
       .waitFor({ timeout: 10_000 });
+    await expect(
+      page.locator('.approval-note [data-name-source]').getAttribute('data-name-source'),
+    ).resolves.toBe('link');
     expect(await page.locator('.approval-changes').count()).toBe(0);
     expect([...errors, ...linkErrors]).toEqual([]);
     await page.close();

@@ -806,7 +806,7 @@ describe('the dashboard', () => {
     await expect(panel.locator('[data-answered-by]').innerText()).resolves.toBe('Ada Lovelace');
     await page.getByRole('tab', { name: 'Events' }).click();
     await expect(page.locator('ol.events').innerText()).resolves.toMatch(
-      /answer: "Oslo" — answered by Ada Lovelace/,
+      /answer: "Oslo" — answered by Ada Lovelace \(given without signing in\)/,
     );
     expect(errors).toEqual([]);
     await page.close();

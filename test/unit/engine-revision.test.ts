@@ -48,6 +48,26 @@ describe('approval', () => {
     expect(rejected).toEqual({ comment: 'no', by: 'approver' });
   });
 
+  it('records how the approver’s name was established beside it, and no source without a name', () => {
+    const onLink = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(onLink, { type: 'approval', decision: 'reject', approver: 'Olga', approver_via: 'link' });
+    expect(onLink.events.find((e) => e.event_type === 'ApprovalRejected')?.payload).toMatchObject({
+      approver: 'Olga',
+      approver_via: 'link',
+    });
+    const unnamed = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(unnamed, { type: 'approval', decision: 'approve', approver_via: 'token' });
+    const granted = unnamed.events.find((e) => e.event_type === 'ApprovalGranted')?.payload;
+    expect(granted).toEqual({ comment: undefined, by: 'approver' });
+  });
+
+  it('replays a decision with its approver_via to the state the run had', () => {
+    const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
+    send(h, { type: 'approval', decision: 'approve', approver: 'Ada', approver_via: 'access' });
+    const r = replay(h.events);
+    expect(snapshotRun(r.state, r.results)).toEqual(h.snapshot());
+  });
+
   it('cancels the run when the plan is rejected', () => {
     const h = harness({ steps: [echo('a')] }, { require_plan_approval: true });
     send(h, { type: 'approval', decision: 'reject', comment: 'no' });

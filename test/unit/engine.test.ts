@@ -387,6 +387,39 @@ describe('scheduler: output_path "state" merges the result into state', () => {
   });
 });
 
+describe('who answered', () => {
+  const asking = () => {
+    const h = harness({ steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Ship?' } }] });
+    h.machine.handle({ type: 'await_input', step_id: 'ask', attempt: 1, prompt: 'Ship?' });
+    return h;
+  };
+  const received = (h: ReturnType<typeof asking>, input: Parameters<typeof h.machine.handle>[0]) =>
+    h.machine.handle(input).events.find((e) => e.event_type === 'InputReceived')?.payload;
+
+  it('records how the name of who answered was established beside it', () => {
+    expect(
+      received(asking(), {
+        type: 'input',
+        input: 'yes',
+        step_id: 'ask',
+        answered_by: 'ada@example.com',
+        answered_by_via: 'access',
+      }),
+    ).toEqual({ input: 'yes', step_id: 'ask', answered_by: 'ada@example.com', answered_by_via: 'access' });
+  });
+
+  it('records no source for an answer without a name, and no source it was not told', () => {
+    expect(
+      received(asking(), { type: 'input', input: 'yes', step_id: 'ask', answered_by_via: 'token' }),
+    ).toEqual({ input: 'yes', step_id: 'ask' });
+    expect(received(asking(), { type: 'input', input: 'yes', answered_by: 'Ada' })).toEqual({
+      input: 'yes',
+      step_id: 'ask',
+      answered_by: 'Ada',
+    });
+  });
+});
+
 describe('run control', () => {
   it('cancels a running run and refuses to cancel it twice', () => {
     const h = harness({ steps: [echo('a'), echo('b', { dependencies: ['a'] })] });

@@ -4,7 +4,14 @@
  * worked for seconds does not read as hours of work; and those durations in words.
  */
 import { describe, expect, it } from 'vitest';
-import { humanDuration, runTimeOf, runTimeText } from '../../src/client/run-time';
+import {
+  advanceRunClock,
+  humanDuration,
+  runTimeAt,
+  runTimeOf,
+  runTimeText,
+  startRunClock,
+} from '../../src/client/run-time';
 import { runEventBuilder } from './run-event-builder';
 
 const S = 1000;
@@ -85,6 +92,29 @@ describe('a run’s time', () => {
     const t = runTimeOf(rejected, 10 * H);
     expect(t).toEqual({ running_ms: 0, waited_ms: { approval: 20 * 60 * S, input: 0 }, started: false });
     expect(runTimeText(t)).toBe('0 ms running · waited 20 min for approval');
+  });
+
+  it('keeps the clock between events for a live view: the same time as folding them all, and reading it changes nothing', () => {
+    const ev = runEventBuilder();
+    const events = [
+      ev('RunStarted', {}, 1, 0),
+      ev('InputRequested', { reason: 'human.input', step_id: 'ask' }, 1, 1 * S),
+      ev('InputReceived', { input: 'yes', step_id: 'ask' }, 1, 1 * S + 5 * 60 * S),
+      ev('ApprovalRequested', { deadline_at: null, plan_version: 2 }, 2, 2 * S + 5 * 60 * S),
+      ev('ApprovalGranted', { by: 'approver' }, 2, 2 * S + 65 * 60 * S),
+      ev('RunTerminated', { status: 'completed', reason: 'success' }, 2, 3 * S + 65 * 60 * S),
+    ];
+    const clock = startRunClock();
+    events.forEach((e, i) => {
+      advanceRunClock(clock, e);
+      const now = Date.parse(e.timestamp) + 700;
+      expect([i, runTimeAt(clock, now)]).toEqual([i, runTimeOf(events.slice(0, i + 1), now)]);
+      // Read twice at once: the first reading added nothing to the clock.
+      expect(runTimeAt(clock, now)).toEqual(runTimeAt(clock, now));
+    });
+    expect(runTimeText(runTimeAt(clock, 100 * H))).toBe(
+      '3.0 s running · waited 1 h for approval, 5 min for input',
+    );
   });
 
   it('says a duration in the unit a person reads', () => {

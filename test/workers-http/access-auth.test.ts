@@ -57,7 +57,7 @@ describe('Cloudflare Access configured', () => {
     });
     expect(res.status).toBe(200);
     const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ by: 'approver', approver: ADA });
+    expect(granted?.payload).toMatchObject({ by: 'approver', approver: ADA, approver_via: 'access' });
   });
 
   it('refuses an approver other than the signed-in one (400, naming who you are), and takes the same one', async () => {
@@ -80,7 +80,7 @@ describe('Cloudflare Access configured', () => {
     });
     expect(same.status).toBe(200);
     const rejected = (await events(runId)).find((e) => e.event_type === 'ApprovalRejected');
-    expect(rejected?.payload).toMatchObject({ approver: ADA });
+    expect(rejected?.payload).toMatchObject({ approver: ADA, approver_via: 'access' });
   });
 
   it('records the identity of an approval made through /mcp (approve_run)', async () => {
@@ -105,7 +105,7 @@ describe('Cloudflare Access configured', () => {
     expect(res.status).toBe(200);
     await waitForRun(runId, (r) => r.status !== 'awaiting_approval');
     const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ approver: 'grace@example.com' });
+    expect(granted?.payload).toMatchObject({ approver: 'grace@example.com', approver_via: 'access' });
   });
 
   it('opens a run’s WebSocket for an Access token in the header', async () => {
@@ -125,6 +125,20 @@ describe('Cloudflare Access configured', () => {
     ws.accept();
     expect(JSON.parse(await first)).toMatchObject({ seq: 1, event_type: 'RunCreated' });
     ws.close();
+  });
+
+  it('records a name sent with the API token as its holder stated it (approver_via "token"), not as verified', async () => {
+    const runId = await awaitingApproval();
+    const res = await call(`/v1/runs/${runId}/approval`, {
+      bearer: MACHINE_TOKEN,
+      method: 'POST',
+      body: { decision: 'approve', approver: 'Ada' },
+    });
+    expect(res.status).toBe(200);
+    // Through the API as a client reads it: the events page carries the source beside the name.
+    const page = await call(`/v1/runs/${runId}/events?after=0`, { bearer: MACHINE_TOKEN });
+    const granted = (page.body.events as Json[]).find((e) => e.event_type === 'ApprovalGranted');
+    expect(granted?.payload).toEqual({ by: 'approver', approver: 'Ada', approver_via: 'token' });
   });
 
   it('keeps taking the API token beside Access, and still refuses a request with neither', async () => {
@@ -176,14 +190,15 @@ describe('an approval link behind Access', () => {
     const jwt = await sign(valid({ email: 'linda@example.com' }));
     expect((await decide(runId, token, { decision: 'approve' }, jwt)).status).toBe(200);
     const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ approver: 'linda@example.com' });
+    expect(granted?.payload).toMatchObject({ approver: 'linda@example.com', approver_via: 'access' });
   });
 
   it('takes the name typed from an approver Access let through without a session (a Bypass policy)', async () => {
     const { runId, token } = await linked('bypass');
     expect((await decide(runId, token, { decision: 'approve', approver: 'Outside Olga' })).status).toBe(200);
     const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ approver: 'Outside Olga' });
+    // Typed by whoever held the link: a label, and the event says so.
+    expect(granted?.payload).toMatchObject({ approver: 'Outside Olga', approver_via: 'link' });
   });
 });
 
@@ -282,7 +297,7 @@ describe('Access not configured', () => {
     });
     expect(res.status).toBe(200);
     const granted = (await events(runId)).find((e) => e.event_type === 'ApprovalGranted');
-    expect(granted?.payload).toMatchObject({ approver: 'Mallory' });
+    expect(granted?.payload).toMatchObject({ approver: 'Mallory', approver_via: 'anonymous' });
   });
 });
 

@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { events, startRun, waitForRun, type Json } from '../workers/helpers';
-import { accessEnv, ADA, app, call, sign, valid } from './access-kit';
+import { accessEnv, ADA, app, call, MACHINE_TOKEN, sign, valid } from './access-kit';
 
 const ASK = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' } };
 
@@ -28,7 +28,10 @@ describe('an answer behind Cloudflare Access', () => {
       body: { input: 'yes', step_id: 'ask' },
     });
     expect(res.status).toBe(200);
-    expect(await received(runId)).toEqual([{ input: 'yes', step_id: 'ask', answered_by: ADA }]);
+    // Verified, and the event says so: answered_by_via "access".
+    expect(await received(runId)).toEqual([
+      { input: 'yes', step_id: 'ask', answered_by: ADA, answered_by_via: 'access' },
+    ]);
     const run = await waitForRun(runId, (r) => r.status === 'completed');
     expect(run.step_results).toEqual({ ask: 'yes' });
   });
@@ -55,7 +58,9 @@ describe('an answer behind Cloudflare Access', () => {
       body: { input: 'yes', step_id: 'ask', approver: ADA },
     });
     expect(same.status).toBe(200);
-    expect(await received(runId)).toEqual([{ input: 'yes', step_id: 'ask', answered_by: ADA }]);
+    expect(await received(runId)).toEqual([
+      { input: 'yes', step_id: 'ask', answered_by: ADA, answered_by_via: 'access' },
+    ]);
   });
 
   it('records the identity of an answer sent through /mcp (answer_input)', async () => {
@@ -80,7 +85,7 @@ describe('an answer behind Cloudflare Access', () => {
     expect(res.status).toBe(200);
     await waitForRun(runId, (r) => r.status === 'completed');
     expect(await received(runId)).toEqual([
-      { input: 'no', step_id: 'ask', answered_by: 'grace@example.com' },
+      { input: 'no', step_id: 'ask', answered_by: 'grace@example.com', answered_by_via: 'access' },
     ]);
   });
 });
@@ -94,11 +99,29 @@ describe('an answer without Access', () => {
       envOverride: env,
     });
     expect(res.status).toBe(200);
+    // An API open without a token (ALLOW_ANONYMOUS): the name as stated, by no one authenticated.
     expect(await received(runId)).toEqual([
-      { input: { ship: true }, step_id: 'ask', answered_by: 'Ada Lovelace' },
+      { input: { ship: true }, step_id: 'ask', answered_by: 'Ada Lovelace', answered_by_via: 'anonymous' },
     ]);
     const run = await waitForRun(runId, (r) => r.status === 'completed');
     expect(run.step_results).toEqual({ ask: { ship: true } });
+  });
+
+  it('records a name sent with the API token as stated by its holder (answered_by_via "token")', async () => {
+    const runId = await asking();
+    // Access configured, but this caller is a machine with the API token: its name is a label.
+    const res = await call(`/v1/runs/${runId}/input`, {
+      bearer: MACHINE_TOKEN,
+      method: 'POST',
+      body: { input: 'yes', step_id: 'ask', approver: 'Ada' },
+    });
+    expect(res.status).toBe(200);
+    expect(await received(runId)).toEqual([
+      { input: 'yes', step_id: 'ask', answered_by: 'Ada', answered_by_via: 'token' },
+    ]);
+    const page = await call(`/v1/runs/${runId}/events?after=0`, { bearer: MACHINE_TOKEN });
+    const answer = (page.body.events as Json[]).find((e) => e.event_type === 'InputReceived');
+    expect(answer?.payload).toMatchObject({ answered_by: 'Ada', answered_by_via: 'token' });
   });
 
   it('records nothing of who answered when no name is given', async () => {

@@ -163,9 +163,12 @@ describe('a revision awaiting approval says what changed since the approved vers
     const decided = log.filter(
       (e) => e.event_type === 'ApprovalGranted' || e.event_type === 'ApprovalRejected',
     );
-    expect(decided.map((e) => [e.event_type, e.payload.by, e.payload.approver])).toEqual([
-      ['ApprovalGranted', 'approver', 'Ada Lovelace'],
-      ['ApprovalRejected', 'approver', 'Grace'],
+    // And how each name was established: stated to an open API, typed on the approval link.
+    expect(
+      decided.map((e) => [e.event_type, e.payload.by, e.payload.approver, e.payload.approver_via]),
+    ).toEqual([
+      ['ApprovalGranted', 'approver', 'Ada Lovelace', 'anonymous'],
+      ['ApprovalRejected', 'approver', 'Grace', 'link'],
     ]);
   });
 });

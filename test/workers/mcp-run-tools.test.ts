@@ -124,7 +124,8 @@ describe('/mcp tools that drive a run', () => {
     const answers = (all.structuredContent!.events as Json[]).filter((e) => e.event_type === 'InputReceived');
     expect(answers.map((e) => e.payload)).toEqual([
       { input: 'Ada', step_id: 'ask' },
-      { input: 'Grace', step_id: 'from', answered_by: 'Grace H.' },
+      // An open API (no API_TOKEN): the name as stated, by no one authenticated.
+      { input: 'Grace', step_id: 'from', answered_by: 'Grace H.', answered_by_via: 'anonymous' },
     ]);
     await client.close();
   });

@@ -54,4 +54,16 @@ describe('an answer through this release’s Worker', () => {
     expect(done.step_results).toEqual({ ask: answer });
     expect(await received(runId)).toEqual([{ input: answer, step_id: 'ask' }]);
   });
+
+  it('is left whole without a step_id too: the Worker says it read approver itself, by how it let the caller in', async () => {
+    const runId = await asking();
+    const answer = { input: 'x', approver: 'inside the answer' };
+    const r = await api('POST', `/v1/runs/${runId}/input`, { input: answer });
+    expect(r.status).toBe(200);
+    const done = await waitForRun(runId);
+    expect(done.step_results).toEqual({ ask: answer });
+    const [got] = await received(runId);
+    expect(got).toMatchObject({ input: answer });
+    expect(got).not.toHaveProperty('answered_by');
+  });
 });

@@ -11,6 +11,7 @@ import { follow, followToEnd } from '../follow';
 import { runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
 import { runTimeOf, runTimeText } from '../../client/run-time';
+import { nameSourceWords } from '../../client/name-source-text';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
@@ -19,6 +20,12 @@ import { statusFilter } from '../listed-status';
 import { pendingApprovalLines } from '../approval-text';
 
 type Done = (code: number) => void;
+
+/** `, verified by Access` after who answered, when the event says how the name was established. */
+function sourceWords(via: string | undefined): string {
+  const words = nameSourceWords(via);
+  return words === null ? '' : `, ${words}`;
+}
 
 /**
  * A step row's last column: its error, why it was skipped (in words), the answer a person gave a
@@ -32,7 +39,7 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | un
   if (s?.action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return (
       `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}` +
-      (s.answered_by ? ` (by ${s.answered_by})` : '')
+      (s.answered_by ? ` (by ${s.answered_by}${sourceWords(s.answered_by_via)})` : '')
     );
   return '';
 }

@@ -35,7 +35,8 @@ const InputSchema = z
         'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400',
     }),
     approver: approverField(
-      'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input). ' +
+      'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input), ' +
+        'with `answered_by_via` saying how the name was established (`token`, `anonymous` or `access`). ' +
         'As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ' +
         'ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another ' +
         'name is refused (400 approver_mismatch)',
@@ -87,7 +88,8 @@ export const ApprovalDocSchema = z
       'The decider’s name, recorded on ApprovalGranted / ApprovalRejected as given (one line, 1–120 ' +
         'characters). A label for the history, not authentication: whoever holds the token or link can send any name. ' +
         'Behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD) a signed-in caller’s verified identity is recorded ' +
-        'instead; another name is refused (400 approver_mismatch)',
+        'instead; another name is refused (400 approver_mismatch). `approver_via` beside it on the event says which: ' +
+        '`access` (verified), `token` (an API token holder stated it), `link` (typed on the approval link) or `anonymous`',
     ),
     plan: PlanSchema.optional().openapi({ description: 'modify: the whole new plan' }),
     edits: z.array(PlanEditDocSchema).optional().openapi({
@@ -191,7 +193,9 @@ export function registerRunRevisionRoutes(app: App): void {
     if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
     const decision = signedInApprover(await c.req.json(), c.get('caller'));
     if (!decision.ok) return jsonError(c, 'approver_mismatch', decision.message);
-    const r = (await run.approve(decision.body, token)) as RpcResult<{ status: RunStatus }>;
+    const r = (await run.approve(decision.body, token, c.get('caller').via)) as RpcResult<{
+      status: RunStatus;
+    }>;
     // No run behind the id: to a link, the same answer as a wrong token.
     return control(c, token !== undefined && !r.ok && r.error.code === 'run_not_found' ? INVALID_LINK : r);
   });
@@ -203,8 +207,9 @@ export function registerRunRevisionRoutes(app: App): void {
     if ('error' in body) return jsonError(c, 'invalid_request', body.error);
     const sent = runInputOf(body.value, c.get('caller'));
     if ('code' in sent) return jsonError(c, sent.code, sent.message);
-    // `true`: approver is read out of the body here (an older Worker hands such a body over whole).
-    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by, true));
+    // How the caller was let in: recorded beside who answered, and the object's sign that approver was
+    // read out of the body here (an older Worker hands such a body over whole).
+    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by, c.get('caller').via));
   });
 
   app.openapi(replan, async (c) => {

@@ -4,7 +4,7 @@
  * (src/engine/events.ts) are the source; test/unit/api-schemas.test.ts fails when these drift from them.
  */
 import { z } from '@hono/zod-openapi';
-import { SKIP_REASONS, type EventType } from '../../engine/events';
+import { NAME_SOURCES, SKIP_REASONS, type EventType } from '../../engine/events';
 import { RunConfigSchema } from '../../plan/config';
 import { RunStatus } from '../../plan/model';
 import { PlanSchema, PlanStepSchema } from './plan';
@@ -48,6 +48,19 @@ const APPROVER_NAME = z.string().optional().openapi({
     'Who decided: behind Cloudflare Access the signed-in identity (verified), else the name the decider gave, as given (a label, not checked)',
 });
 
+/** How the name beside it was established; absent on events recorded before it was (show those as before). */
+const nameSource = (what: string) =>
+  z
+    .enum(NAME_SOURCES)
+    .optional()
+    .openapi({
+      description:
+        `How ${what} was established: \`access\` — the identity Cloudflare Access verified (the only verified one); ` +
+        '`token` — stated by a caller holding the API token (an API call, /mcp, the CLI, the dashboard without Access); ' +
+        '`link` — typed by whoever opened the approval link; `anonymous` — stated to an API open without a token ' +
+        '(ALLOW_ANONYMOUS). Present with the name; absent on events recorded before it was added',
+    });
+
 /** One payload schema per event type; `satisfies` makes a new event type a compile error here. */
 const PAYLOADS = {
   RunCreated: z.object({
@@ -65,11 +78,13 @@ const PAYLOADS = {
     comment: z.string().optional(),
     by: z.enum(['approver', 'timeout']),
     approver: APPROVER_NAME,
+    approver_via: nameSource('`approver`'),
   }),
   ApprovalRejected: z.object({
     comment: z.string().optional(),
     by: z.enum(['approver', 'timeout']),
     approver: APPROVER_NAME,
+    approver_via: nameSource('`approver`'),
   }),
   ApprovalWebhookAttempted: z.object({
     attempt: z.number().int(),
@@ -193,6 +208,7 @@ const PAYLOADS = {
       description:
         'Who sent the input: behind Cloudflare Access the signed-in identity (verified), else the name the caller gave as `approver` (a label, not checked); absent when neither said',
     }),
+    answered_by_via: nameSource('`answered_by`'),
   }),
   RunTerminated: z.object({
     status: z.enum([RunStatus.completed, RunStatus.failed, RunStatus.aborted, RunStatus.cancelled]),

@@ -2,7 +2,7 @@
  * Who approved the plan and what they said, and what their edit changed — in the page's head, where a
  * person reading the run later looks first (a rejection says so in the run's outcome instead).
  */
-import { approvedVersion, changesText, deciderText, type RunView } from '../../client';
+import { approvedVersion, changesText, nameSourceNote, quotedName, type RunView } from '../../client';
 import { visibleText } from '../visible-text';
 
 export function ApprovalNote({ view }: { view: RunView }) {
@@ -16,8 +16,23 @@ export function ApprovalNote({ view }: { view: RunView }) {
       {a.by === 'timeout' ? (
         'when the approval deadline passed (its default action)'
       ) : (
-        // A name the decider gave is shown as given: anyone with the token or link may give any.
-        <>by {a.approver ? <span data-approver>{visibleText(deciderText(a))}</span> : 'the approver'}</>
+        // A name the decider gave is shown as given: anyone with the token or link may give any. How
+        // it was established follows it (verified by Access, typed on the link …) when the event says.
+        <>
+          by{' '}
+          {a.approver ? (
+            <>
+              <span data-approver>{visibleText(quotedName(a.approver, a.approver_via))}</span>
+              {nameSourceNote(a.approver_via) ? (
+                <span class="name-source" data-name-source={a.approver_via}>
+                  {nameSourceNote(a.approver_via)}
+                </span>
+              ) : null}
+            </>
+          ) : (
+            'the approver'
+          )}
+        </>
       )}
       {a.comment ? (
         <>

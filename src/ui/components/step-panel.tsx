@@ -5,6 +5,7 @@
 import { replacedText, type ReplacedStep, type Run, type RunView, type StepView } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
 import { attemptText, roundText } from '../../client/attempt-text';
+import { nameSourceNote } from '../../client/name-source-text';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
@@ -165,7 +166,15 @@ export function StepPanel({
         {step.answered_by ? (
           <>
             <dt>Answered by</dt>
-            <dd data-answered-by>{visibleText(step.answered_by)}</dd>
+            <dd>
+              <span data-answered-by>{visibleText(step.answered_by)}</span>
+              {nameSourceNote(step.answered_by_via) ? (
+                // How the name was established: verified by Access, or a label as given.
+                <span class="name-source muted" data-name-source={step.answered_by_via}>
+                  {nameSourceNote(step.answered_by_via)}
+                </span>
+              ) : null}
+            </dd>
           </>
         ) : null}
         {step.status === 'interrupted' ? (
