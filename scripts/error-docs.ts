@@ -28,7 +28,7 @@ in plain text, without the envelope:
 | request | answer |
 |---|---|
 | A request line or header that does not parse (a raw space, or a byte that is not UTF-8 such as 0xFF, in the path; a NUL in a header, a negative or repeated \`Content-Length\`, no \`Host\`) | \`400\` |
-| A URI longer than 64 KiB | \`414\` |
+| A URI longer than 64 KiB (deployed, Cloudflare's edge refuses one over 16 KB before the runtime) | \`414\` |
 | Any method with \`Upgrade: websocket\` | handled as a \`GET\` (its body dropped) |
 
 Only under \`wrangler dev\` (its proxy in front of the Worker; a deployed Worker sits behind Cloudflare's

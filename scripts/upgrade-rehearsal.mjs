@@ -34,12 +34,15 @@ import { startScriptedLlm } from '../test/e2e/scripted-llm-server.ts';
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const root = new URL('..', import.meta.url).pathname;
 const oldRoot = arg('old') && resolve(arg('old'));
-if (!oldRoot) {
-  console.error('usage: npm run rehearse:upgrade -- --old=<checkout of the older release> [--port=9600]');
+const only = arg('only');
+// A misspelt --only (`backward`) would otherwise run both directions as if it were not given.
+if (!oldRoot || (only !== undefined && only !== 'forward' && only !== 'back')) {
+  console.error(
+    'usage: npm run rehearse:upgrade -- --old=<checkout of the older release> [--port=9600] [--only=forward|back]',
+  );
   process.exit(2);
 }
 const PORT = Number(arg('port') ?? 9600);
-const only = arg('only');
 const TAG = `up-${Date.now().toString(36)}`;
 
 // ---- loopback servers: the scripted model and the approval-webhook receiver (outlive the kills) ----

@@ -76,6 +76,8 @@ export type LogFields = {
   server?: string | undefined;
   /** How many things the event is about (messages, attempts). */
   count?: number | undefined;
+  /** How large the thing the event is about is, in bytes (a listing's JSON). */
+  bytes?: number | undefined;
   method?: string | undefined;
   path?: string | undefined;
 };

@@ -8,6 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import { isUnreadableRun } from '../durable/row-schemas';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_AFTER_S } from '../durable/storage-format';
 import { EdgeplanError } from '../errors';
+import { RUN_ID_PATTERN } from '../plan/model';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
 import { misconfiguration } from './misconfiguration';
 import { log } from '../log';
@@ -37,7 +38,7 @@ export function handleError(err: Error, c: Context): Response {
     return c.json({ error: err.toJSON() }, statusForCode(err.code));
   }
   if (err instanceof HTTPException) return fromHttpException(err, c);
-  const where = { method: c.req.method, path: c.req.path };
+  const where = { ...runOf(c.req.path), method: c.req.method, path: c.req.path };
   // Not the caller's fault and not a bug: the run is there, for the release that wrote it. Ask again.
   if (isNewerFormatRun(err)) {
     log('run_newer_format', err.message, { ...where, code: 'run_newer_format' });
@@ -55,6 +56,16 @@ export function handleError(err: Error, c: Context): Response {
   if (unreadable) return jsonError(c, 'run_unreadable', err.message);
   if (fix) return jsonError(c, 'misconfigured', fix);
   return jsonError(c, 'internal', 'Internal error: the request could not be completed. It has been logged.');
+}
+
+/**
+ * The run a request was about (`/v1/runs/<id>/…`), as the log's `run_id`: an operator follows a run by
+ * filtering on it (docs/operating.md), and its refusals — `run_newer_format`, `run_unreadable` — are
+ * the lines that matter most then.
+ */
+function runOf(path: string): { run_id?: string } {
+  const id = /^\/v1\/runs\/([^/]+)/.exec(path)?.[1];
+  return id !== undefined && RUN_ID_PATTERN.test(id) ? { run_id: id } : {};
 }
 
 /**

@@ -22,7 +22,7 @@ import { withMcpClient, type McpConnectOptions } from './client';
 import { sharedListing } from './listing-flight';
 import { retireSessions } from './session-reuse';
 import { forgetStatelessServers } from './stateless-servers';
-import { log } from '../log';
+import { log, type LogFields } from '../log';
 
 /** One tool as the server lists it (the fields edgeplan uses). */
 export type McpListedTool = {
@@ -235,7 +235,7 @@ async function storeListing(
   const bytes = new TextEncoder().encode(text).byteLength;
   const limit = opts.kvMaxBytes ?? MCP_LISTING_KV_MAX_BYTES;
   const where = `MCP server "${listing.server}": its listing (${listing.tools.length} tools, ${bytes} bytes)`;
-  const fields = { server: listing.server, count: listing.tools.length, bytes };
+  const fields: LogFields = { server: listing.server, count: listing.tools.length, bytes };
   if (bytes > limit) {
     log(
       'mcp_listing_not_cached',

@@ -11,7 +11,7 @@ import { completePlanChat } from './chat';
 import type { ChatAnswer, ChatAnswerOk, ChatMessage, FormatMode, TokenCount } from './chat';
 import { parsePlannerOutput } from './parse';
 import type { ParseResult } from './parse';
-import type { PlanningAttempt, ProvenanceStore } from './provenance';
+import { provenanceRun, type PlanningAttempt, type ProvenanceStore } from './provenance';
 import { redactSecrets } from './redact';
 import type { AttemptOutcome } from './reliability';
 import { summarizeFindings } from './repair';
@@ -171,9 +171,7 @@ export async function recordAttempt(
       log(
         'planning_provenance_not_stored',
         `planning ${ctx.planningId}: provenance for attempt ${seq} not stored`,
-        {
-          error: err,
-        },
+        { ...provenanceRun(ctx.provenance), error: err },
       );
     });
   }

@@ -17,6 +17,7 @@ import type { RenderedPrompt } from './templates';
 import type { PlannerDeps, TraceEntry } from './types';
 import { pickBest } from './verifier';
 import type { Candidate } from './verifier';
+import { provenanceRun } from './provenance';
 import { log } from '../log';
 
 export type LlmPlanningInput = {
@@ -129,7 +130,7 @@ async function reliabilityOf(input: LlmPlanningInput): Promise<Map<string, Model
     log(
       'model_reliability_unavailable',
       `planning ${input.planningId}: model reliability unavailable; fallbacks in configured order`,
-      { error: err },
+      { ...provenanceRun(store), error: err },
     );
     return new Map();
   }

@@ -105,11 +105,11 @@ export type D1Like = {
  */
 export class D1ProvenanceStore implements ProvenanceStore {
   readonly #db: D1Like;
-  readonly #runId: string | null;
+  readonly runId: string | null;
 
   constructor(db: D1Like, options: { runId?: string } = {}) {
     this.#db = db;
-    this.#runId = options.runId ?? null;
+    this.runId = options.runId ?? null;
   }
 
   async recordAttempt(a: PlanningAttempt): Promise<void> {
@@ -140,7 +140,7 @@ export class D1ProvenanceStore implements ProvenanceStore {
           a.plan_id,
           a.strategy,
           a.created_at,
-          this.#runId,
+          this.runId,
           a.tokens_estimated ? 1 : 0,
         ),
       this.#db

@@ -57,11 +57,22 @@ export type PlanningAttempt = {
  * and another attempt with a taken `(planning_id, seq)` is refused.
  */
 export interface ProvenanceStore {
+  /** The run the attempts are filed under, when the store was made for one: its failures are logged with it. */
+  readonly runId?: string | null | undefined;
   recordAttempt(attempt: PlanningAttempt): Promise<void>;
   /** A planning request's attempts in `seq` order. */
   attempts(planningId: string): Promise<PlanningAttempt[]>;
   /** Reliability of the named models (all known models when omitted); unknown models are absent. */
   reliability(models?: readonly string[]): Promise<Map<string, ModelReliability>>;
+}
+
+/**
+ * The run a store files its attempts under, as a log line's field (`{}` when it was made for none), so
+ * a failure of the store is found by filtering on the run.
+ * @example log('planning_provenance_not_stored', msg, { ...provenanceRun(store), error: err });
+ */
+export function provenanceRun(store: ProvenanceStore | undefined): { run_id?: string } {
+  return store?.runId ? { run_id: store.runId } : {};
 }
 
 /**

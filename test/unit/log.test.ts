@@ -1,5 +1,6 @@
 /** The Worker's structured log (src/log.ts): one JSON object per line, stable fields, no secrets. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EdgeplanError, ToolError } from '../../src/errors';
 import { log, LOG_EVENTS, logEntry } from '../../src/log';
@@ -133,9 +134,36 @@ describe('log', () => {
 });
 
 describe('docs/operating.md', () => {
-  it('says what each logged event means and what to do about it', () => {
-    const doc = readFileSync('docs/operating.md', 'utf8');
-    const missing = Object.keys(LOG_EVENTS).filter((event) => !doc.includes(`\`${event}\``));
-    expect(missing).toEqual([]);
+  const doc = readFileSync('docs/operating.md', 'utf8');
+  /** The event tables' rows: `| \`event\` | level | what it means | what to do |`. */
+  const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| ([a-z]+) \|/gm)].map((m) => ({
+    event: m[1]!,
+    level: m[2]!,
+  }));
+
+  it('says what each logged event means and what to do about it, at the level it is logged', () => {
+    const documented = Object.fromEntries(rows.map((r) => [r.event, r.level]));
+    expect(documented).toEqual({ ...LOG_EVENTS });
+    // One row per event: a second row would say two things of one event.
+    expect(rows.length).toBe(Object.keys(LOG_EVENTS).length);
+  });
+
+  it('documents only events something in src/ logs', () => {
+    // Every log call names its event as a string literal (typed LogEvent), so an event whose name
+    // appears nowhere in src/ but its table is one nothing logs any more, and its row is stale.
+    const sources = sourceFiles('src')
+      .filter((f) => f !== join('src', 'log.ts'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const unlogged = Object.keys(LOG_EVENTS).filter((event) => !sources.includes(`'${event}'`));
+    expect(unlogged).toEqual([]);
   });
 });
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(e.name) ? [path] : [];
+  });
+}

@@ -1,0 +1,34 @@
+/**
+ * The files the documentation names in code spans — `src/durable/retention-sweep.ts`,
+ * `test/workers/storage-fixtures.test.ts`, `scripts/upgrade-rehearsal.mjs` — are where it says. The
+ * link check follows links only; a file renamed or split leaves these pointing at nothing, and an
+ * operator or contributor sent there finds no such file.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+/** Repository paths in a page's code spans; a placeholder (`v<N>/`, `*`, `…`) is not a path. */
+function namedPaths(text: string): string[] {
+  const spans = [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+  return spans.flatMap((span) =>
+    [...span.matchAll(/(?:^|[\s(=])((?:src|scripts|test|migrations)\/[^\s`'"),:;]+)/g)]
+      .map((m) => m[1]!.replace(/[.,]+$/, ''))
+      .filter((p) => !/[<>{}*…]/.test(p)),
+  );
+}
+
+describe('files the documentation names', () => {
+  it.each(PAGES)('%s names only files and folders the repository has', (page) => {
+    const paths = namedPaths(readFileSync(join(ROOT, page), 'utf8'));
+    expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
+  });
+});
