@@ -2,6 +2,7 @@
  * One attempt of one step, wherever it runs (the queue consumer or inline in the run's Durable
  * Object): the step-result cache for deterministic, cacheable tools, then the tool itself.
  */
+import { z } from 'zod';
 import { executeTool, type StepOutcome } from './run-step';
 import type { AnyTool, ToolContext } from './registry';
 
@@ -30,10 +31,8 @@ export async function runAttempt(req: AttemptRequest): Promise<StepOutcome & { c
       ? await cacheKey(req.tool, req.parameters)
       : null;
   if (key && req.cache) {
-    const hit = await req.cache.get(key, 'json').catch(() => null);
-    if (hit !== null && typeof hit === 'object' && 'output' in hit) {
-      return { success: true, output: hit.output, latency_ms: 0, cached: true };
-    }
+    const hit = cachedOutput(req.tool, await req.cache.get(key, 'json').catch(() => null));
+    if (hit) return { success: true, output: hit.output, latency_ms: 0, cached: true };
   }
   const outcome = await executeTool(req.tool, req.parameters, {
     ...req.context,
@@ -48,6 +47,21 @@ export async function runAttempt(req: AttemptRequest): Promise<StepOutcome & { c
       .catch(() => undefined);
   }
   return outcome;
+}
+
+/** A cache entry as written: `{output}`, any JSON. */
+const CachedEntry = z.object({ output: z.json() });
+
+/**
+ * A cached result read back: the entry's shape checked, and its output against the tool's output
+ * schema as a fresh result is — an entry written before that schema changed (the tool's `version`
+ * not bumped) is a miss, and the tool runs, rather than a result its schema refuses.
+ */
+function cachedOutput(tool: AnyTool, entry: unknown): { output: unknown } | null {
+  const read = CachedEntry.safeParse(entry);
+  if (!read.success) return null;
+  if (tool.output && !(tool.output as z.ZodType).safeParse(read.data.output).success) return null;
+  return { output: read.data.output };
 }
 
 async function cacheKey(tool: AnyTool, parameters: Record<string, unknown>): Promise<string> {
