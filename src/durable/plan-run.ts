@@ -29,7 +29,7 @@ import { CallBudget, Handoff } from './call-limits';
 import { eventsPage, readValue, storeBudget, streamingVersion, type EventsPage } from './run-reads';
 import type { RpcResult, StatusResult } from './rpc-result';
 import type { Continuation, CreateRunRequest, CreatedRun } from './run-requests';
-import { createRun } from './run-creation';
+import { createRun, replay } from './run-creation';
 import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
@@ -83,6 +83,17 @@ export class PlanRun extends DurableObject<Env> {
    */
   create(req: CreateRunRequest): Promise<Refusable<RpcResult<CreatedRun>>> {
     return refusingNewerAsync(() => createRun(this.#run, req, () => (this.#run = this.#driver())));
+  }
+
+  /**
+   * The run a create with an Idempotency-Key made here, for a request the Worker refused before it
+   * got to `create` (a plan this release refuses now, a goal it cannot plan): its replay, the key's
+   * reuse (another body), or null when no run is here.
+   */
+  keyedRun(fingerprint: string): Refusable<RpcResult<CreatedRun> | null> {
+    return refusingNewer(() =>
+      this.#run.load() ? replay(this.#run, this.ctx.id.name ?? '', fingerprint) : null,
+    );
   }
 
   getRun(): Refusable<ServedRun | null> {

@@ -50,7 +50,7 @@ export async function createRun(
  * as the one that created it: the run, if the request is the same; refused if the key was used for
  * another. Nothing is queued again (the first create's caller sent its steps, or their deadlines do).
  */
-function replay(run: RunDriver, runId: string, fingerprint: string): RpcResult<CreatedRun> {
+export function replay(run: RunDriver, runId: string, fingerprint: string): RpcResult<CreatedRun> {
   if (readFingerprint(run.store) !== fingerprint) {
     const message = `This Idempotency-Key already created run ${runId} from a different request body: send the same body to get that run again, or a new key to start another run`;
     return { ok: false, error: { code: 'idempotency_key_reused', message, details: { run_id: runId } } };

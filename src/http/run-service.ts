@@ -12,6 +12,7 @@ import { planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { sendSteps } from '../durable/fan-out';
 import { createConfirmed } from '../durable/confirmed-create';
+import { runObject, type RunObject } from '../durable/run-object';
 import { prepareRunPlan, withSourceLines } from '../import/run-request';
 import { webhookUrlProblem } from './webhook-url-check';
 
@@ -62,7 +63,53 @@ export type StartResult =
       details?: unknown;
     };
 
+/** What a create's own refusals are: a request refused before them may still name a keyed run. */
+const CREATE_REFUSALS: ReadonlySet<string> = new Set([
+  'conflict',
+  'idempotency_key_reused',
+  'deploy_in_progress',
+]);
+
+/**
+ * Starts the run a request asks for (`POST /v1/runs`, `start_run`): validated or planned here, then
+ * created in its object. A request refused before its run is created — a plan this release refuses,
+ * a goal it cannot plan — whose Idempotency-Key's run exists is answered as a create finds it: a retry
+ * of the request that created the run gets that run (though the tools it names may be listed
+ * differently since, an MCP server out of reach), another body the key's reuse.
+ */
 export async function startRun(
+  req: StartRun,
+  deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
+): Promise<StartResult> {
+  const result = await prepareAndCreate(req, deps);
+  if (result.kind !== 'error' || !req.idempotency || CREATE_REFUSALS.has(result.code)) return result;
+  return (await keyedRun(deps.env.PLAN_RUN, req.idempotency)) ?? result;
+}
+
+/** The run an Idempotency-Key made, as a create would answer it; null when there is none to find. */
+async function keyedRun(
+  ns: Env['PLAN_RUN'],
+  key: { run_id: string; fingerprint: string },
+): Promise<StartResult | null> {
+  let found: Awaited<ReturnType<RunObject['keyedRun']>>;
+  try {
+    found = await runObject(ns, key.run_id).keyedRun(key.fingerprint);
+  } catch {
+    // An object on an older release (no such method), or a run it cannot read: the refusal stands.
+    return null;
+  }
+  if (found === null) return null;
+  if (!found.ok)
+    return {
+      kind: 'error',
+      code: 'idempotency_key_reused',
+      message: found.error.message,
+      details: found.error.details,
+    };
+  return { kind: 'created', run_id: key.run_id, status: found.value.status, replayed: true };
+}
+
+async function prepareAndCreate(
   req: StartRun,
   deps: { env: Env; tools: ToolRegistry; clock: Clock; ids: IdSource; origin: string },
 ): Promise<StartResult> {

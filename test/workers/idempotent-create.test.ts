@@ -9,6 +9,7 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/worker';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
+import { ToolRegistry } from '../../src/executor/registry';
 import { api, events, waitForRun, type Json } from './helpers';
 
 /** `POST /v1/runs` with these headers beside the JSON content type. */
@@ -111,6 +112,48 @@ describe('POST /v1/runs with an Idempotency-Key', () => {
     const run = await waitForRun(first.body.run_id as string);
     expect(run.plan.steps[0].parameters).toEqual({ key: counter });
     expect(await readDemoCounter(env, `${counter}-other`)).toBe(0);
+  });
+
+  it('refuses the key with a different body that is no plan at all as the key’s reuse too, not as the plan’s findings', async () => {
+    const key = uniqueKey();
+    const first = await create(
+      { plan: countingPlan(`idem-${crypto.randomUUID()}`) },
+      { 'Idempotency-Key': key },
+    );
+    const bad = await create(
+      { plan: { steps: [{ id: 'x', action: 'no.such.tool' }] } },
+      { 'Idempotency-Key': key },
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({
+      code: 'idempotency_key_reused',
+      details: { run_id: first.body.run_id },
+    });
+  });
+
+  it('answers a retry with the run its key created though the request is refused now (its tool out of reach since), running nothing again', async () => {
+    const key = uniqueKey();
+    const counter = `idem-${crypto.randomUUID()}`;
+    const first = await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key });
+    expect((await waitForRun(first.body.run_id as string)).status).toBe('completed');
+    // demo.counter no longer listed — as an MCP server's tool is while the server is out of reach.
+    const get = Object.getOwnPropertyDescriptor(ToolRegistry.prototype, 'get')!.value as ToolRegistry['get'];
+    const hidden = vi.spyOn(ToolRegistry.prototype, 'get').mockImplementation(function (
+      this: ToolRegistry,
+      name: string,
+    ) {
+      return name === 'demo.counter' ? undefined : get.call(this, name);
+    });
+    try {
+      const fresh = await create({ plan: countingPlan(counter) });
+      expect([fresh.status, fresh.body.error?.code]).toEqual([422, 'invalid_plan']);
+      const retry = await create({ plan: countingPlan(counter) }, { 'Idempotency-Key': key });
+      expect([retry.status, retry.replayed, retry.body.run_id]).toEqual([201, 'true', first.body.run_id]);
+      expect(retry.body.status).toBe('completed');
+    } finally {
+      hidden.mockRestore();
+    }
+    expect(await readDemoCounter(env, counter)).toBe(1);
   });
 
   it('starts a new run for each request without a key, as before', async () => {
