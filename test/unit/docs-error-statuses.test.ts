@@ -4,19 +4,13 @@
  * docs/upgrading.md matches those pairs against what a client got; a code whose status changed, or a
  * finding's code written as if it were the answer's, would send them looking for the wrong thing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docPages, ROOT } from './doc-pages';
 import { ERROR_CODES } from '../../src/error-codes';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-  'examples/custom-worker/README.md',
-];
+const PAGES = docPages({ withExample: true });
 
 const statusOf = (code: string): number | null | undefined =>
   Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as keyof typeof ERROR_CODES].status : undefined;

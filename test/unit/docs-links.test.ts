@@ -4,18 +4,12 @@
  * at — as GitHub renders them. A section renamed or moved out of the README breaks the links that
  * other sections (and the docs) make to it; this says which.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docPages, ROOT } from './doc-pages';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-  'examples/custom-worker/README.md',
-];
+const PAGES = docPages({ withExample: true });
 
 /** Markdown without its fenced code, where `](…)` is code, not a link. */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');

@@ -4,17 +4,12 @@
  * link check follows links only; a file renamed or split leaves these pointing at nothing, and an
  * operator or contributor sent there finds no such file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docPages, ROOT } from './doc-pages';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+const PAGES = docPages({ withExample: false });
 
 /** Repository paths in a page's code spans; a placeholder (`v<N>/`, `*`, `…`) is not a path. */
 function namedPaths(text: string): string[] {

@@ -4,15 +4,13 @@
  * heading of the README or the bold lead of one of its paragraphs (`**Retries.**`), so an operator who
  * goes looking finds it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DOCS_PAGES, ROOT } from './doc-pages';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const PAGES = readdirSync(join(ROOT, 'docs'))
-  .filter((f) => f.endsWith('.md'))
-  .map((f) => `docs/${f}`);
+const PAGES = DOCS_PAGES;
 
 /** Whether the README has a section of that name: a heading, or a paragraph led by it in bold. */
 function hasSection(name: string): boolean {

@@ -6,18 +6,8 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { waitForRun, type Json, askingRun as asking, inputsReceived as received } from '../workers/helpers';
 import { accessEnv, ADA, app, call, MACHINE_TOKEN, sign, valid } from './access-kit';
-
-const ASK = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' } };
-
-async function asking(): Promise<string> {
-  const runId = await startRun({ goal: 'ask someone', steps: [ASK] });
-  await waitForRun(runId, (r) => r.status === 'awaiting_input');
-  return runId;
-}
-const received = async (runId: string) =>
-  (await events(runId)).filter((e) => e.event_type === 'InputReceived').map((e) => e.payload as Json);
 
 describe('an answer behind Cloudflare Access', () => {
   it('records the signed-in email as who answered, without a name in the body', async () => {

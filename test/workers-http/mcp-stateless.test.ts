@@ -71,20 +71,16 @@ async function callsAdd(tool: AnyTool, n: number): Promise<void> {
     expect(await executeTool(tool, { a, b: 1 }, ctx())).toMatchObject({ output: { sum: a + 1 } });
 }
 
+/** One call with its handshake: initialize, notifications/initialized, the GET of a standalone stream (405), tools/call. */
+const HANDSHAKE_AND_CALL = { requests: 4, initialize: 1, initialized: 1, call_calls: 1, refused: 0 };
+
 describe('an MCP server that keeps no sessions', () => {
   it('costs one handshake for three calls: then each call is one request, tools/call with the negotiated MCP-Protocol-Version', async () => {
     const path = '/mcp/stateless-three';
     const tool = await add(mcpBase, path);
     let before = await handshakes(path);
     await callsAdd(tool, 1);
-    // initialize, notifications/initialized, the GET of a standalone stream (405), tools/call.
-    expect(await since(path, before)).toEqual({
-      requests: 4,
-      initialize: 1,
-      initialized: 1,
-      call_calls: 1,
-      refused: 0,
-    });
+    expect(await since(path, before)).toEqual(HANDSHAKE_AND_CALL);
     before = await handshakes(path);
     await callsAdd(tool, 2);
     expect(await since(path, before)).toEqual({
@@ -132,13 +128,7 @@ describe('an MCP server that keeps no sessions', () => {
       connect.mockRestore();
     }
     // Nothing reached the server from the failed bare connect; the call came once, after a handshake.
-    expect(await since(path, before)).toEqual({
-      requests: 4,
-      initialize: 1,
-      initialized: 1,
-      call_calls: 1,
-      refused: 0,
-    });
+    expect(await since(path, before)).toEqual(HANDSHAKE_AND_CALL);
   });
 
   it('takes a server’s change either way: bare calls refused after a redeploy fall back, and a refreshed listing tries bare calls again', async () => {

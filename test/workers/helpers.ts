@@ -44,3 +44,16 @@ export async function events(runId: string, after = 0): Promise<Json[]> {
   const r = await api('GET', `/v1/runs/${runId}/events?after=${after}&limit=1000`);
   return r.body.events as Json[];
 }
+
+/** A run of one `human.input` step `ask` ("Ship it?"), once it waits for the answer. */
+export async function askingRun(): Promise<string> {
+  const ask = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' } };
+  const runId = await startRun({ goal: 'ask someone', steps: [ask] });
+  await waitForRun(runId, (r) => r.status === 'awaiting_input');
+  return runId;
+}
+
+/** The payloads of the run's `InputReceived` events, oldest first. */
+export async function inputsReceived(runId: string): Promise<Json[]> {
+  return (await events(runId)).filter((e) => e.event_type === 'InputReceived').map((e) => e.payload as Json);
+}

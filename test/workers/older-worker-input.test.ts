@@ -8,17 +8,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, events, startRun, waitForRun, type Json } from './helpers';
-
-const ASK = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' } };
-
-async function asking(): Promise<string> {
-  const runId = await startRun({ goal: 'ask someone', steps: [ASK] });
-  await waitForRun(runId, (r) => r.status === 'awaiting_input');
-  return runId;
-}
-const received = async (runId: string) =>
-  (await events(runId)).filter((e) => e.event_type === 'InputReceived').map((e) => e.payload as Json);
+import { api, waitForRun, askingRun as asking, inputsReceived as received } from './helpers';
 
 describe('input() called as a Worker from before approver calls it', () => {
   it('takes the body handed over whole as the answer to its step, by the name in it', async () => {
