@@ -56,7 +56,7 @@ type Stats = Record<string, { list_calls: number; call_calls: number }>;
 const down = new Set<string>();
 
 /** What `/mcp-handshakes` counts for a path. */
-type Handshakes = {
+export type Handshakes = {
   requests: number;
   initialize: number;
   initialized: number;

@@ -14,19 +14,11 @@ import type { AnyTool } from '../../src/executor/registry';
 import { listMcpTools } from '../../src/mcp/listing';
 import { statelessServer } from '../../src/mcp/stateless-servers';
 import { mcpTools } from '../../src/mcp/tools';
+import type { Handshakes } from './mcp-server';
 
 const mcpBase = `http://127.0.0.1:${inject('mcpPort')}`;
 const hostileBase = `http://127.0.0.1:${inject('hostileMcpPort')}`;
 const statefulBase = `http://127.0.0.1:${inject('statefulMcpPort')}`;
-
-type Handshakes = {
-  requests: number;
-  initialize: number;
-  initialized: number;
-  call_calls: number;
-  refused: number;
-  call_versions: (string | null)[];
-};
 
 async function handshakes(path: string): Promise<Handshakes> {
   return (await fetch(`${mcpBase}/mcp-handshakes?path=${path}`)).json();
