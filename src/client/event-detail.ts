@@ -4,7 +4,7 @@
  * and step say it all. The terminal's event lines and the dashboard's event log show the same words.
  * @example eventDetail(toolReturnedEvent) // 'error demo_flaky 98ms'
  */
-import { namedText, nameSourceNote } from './name-source-text';
+import { namedText } from './name-source-text';
 import type { RunEvent } from './types';
 
 /** `1.2s`, `950ms`, `2m03s`. */
@@ -57,7 +57,7 @@ export function eventDetail(e: RunEvent): string {
       return (
         `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}` +
         (e.payload.answered_by
-          ? ` — answered by ${e.payload.answered_by}${nameSourceNote(e.payload.answered_by_via)}`
+          ? ` — answered by ${namedText(e.payload.answered_by, e.payload.answered_by_via)}`
           : '')
       );
     case 'RunResumed':

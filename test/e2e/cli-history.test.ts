@@ -237,11 +237,11 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     const a = edgeplan(['show', asked]);
     // And how the name was established: stated to an API open without a token.
     expect(a.out).toMatch(
-      /^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by Ada Lovelace, given without signing in\)$/m,
+      /^city\s+completed\s+×1\s+\S+\s+answered: "Oslo" \(by “Ada Lovelace”, given without signing in\)$/m,
     );
     expect(a.out).toMatch(/^more\s+skipped\s+skipped: its `when` condition was false$/m);
     expect(edgeplan(['events', asked]).out).toMatch(
-      /InputReceived\s+city\s+answer: "Oslo" — answered by Ada Lovelace \(given without signing in\)$/m,
+      /InputReceived\s+city\s+answer: "Oslo" — answered by “Ada Lovelace” \(given without signing in\)$/m,
     );
   });
 

@@ -803,10 +803,10 @@ describe('the dashboard', () => {
     // Who answered, recorded with the answer and shown where it is: the step's panel, the event log.
     await page.locator('svg.dag [data-step-id="ask"]').click();
     const panel = page.getByRole('complementary', { name: 'Step ask' });
-    await expect(panel.locator('[data-answered-by]').innerText()).resolves.toBe('Ada Lovelace');
+    await expect(panel.locator('[data-answered-by]').innerText()).resolves.toBe('“Ada Lovelace”');
     await page.getByRole('tab', { name: 'Events' }).click();
     await expect(page.locator('ol.events').innerText()).resolves.toMatch(
-      /answer: "Oslo" — answered by Ada Lovelace \(given without signing in\)/,
+      /answer: "Oslo" — answered by “Ada Lovelace” \(given without signing in\)/,
     );
     expect(errors).toEqual([]);
     await page.close();

@@ -205,7 +205,7 @@ describe('the terminal’s history of a run', () => {
     );
     expect(
       eventLine(ev('InputReceived', { input: 'Oslo', step_id: 'ask', answered_by: 'ada@example.com' })),
-    ).toMatch(/InputReceived\s+ask\s+answer: "Oslo" — answered by ada@example\.com$/);
+    ).toMatch(/InputReceived\s+ask\s+answer: "Oslo" — answered by “ada@example\.com”$/);
     expect(
       eventLine(
         ev('StepScheduled', {

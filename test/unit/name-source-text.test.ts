@@ -81,10 +81,20 @@ describe('how a name was established, in words', () => {
       eventLine(
         ev('InputReceived', { input: 'Oslo', step_id: 'ask', answered_by: 'Ada', answered_by_via: 'token' }),
       ),
-    ).toMatch(/InputReceived\s+ask\s+answer: "Oslo" — answered by Ada \(given with the API token\)$/);
-    // Recorded before answered_by_via existed: as before.
+    ).toMatch(/InputReceived\s+ask\s+answer: "Oslo" — answered by “Ada” \(given with the API token\)$/);
+    expect(
+      eventLine(
+        ev('InputReceived', {
+          input: 'Oslo',
+          step_id: 'ask',
+          answered_by: 'ada@example.com',
+          answered_by_via: 'access',
+        }),
+      ),
+    ).toMatch(/answer: "Oslo" — answered by ada@example\.com \(verified by Access\)$/);
+    // Recorded before answered_by_via existed: a label nobody verified, quoted as an approver's is.
     expect(eventLine(ev('InputReceived', { input: 'Oslo', step_id: 'ask', answered_by: 'Ada' }))).toMatch(
-      /answer: "Oslo" — answered by Ada$/,
+      /answer: "Oslo" — answered by “Ada”$/,
     );
   });
 

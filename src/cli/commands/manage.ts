@@ -11,7 +11,7 @@ import { follow, followToEnd } from '../follow';
 import { runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
 import { runTimeOf, runTimeText } from '../../client/run-time';
-import { nameSourceWords } from '../../client/name-source-text';
+import { nameSourceWords, quotedName } from '../../client/name-source-text';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
 import { terminalText } from '../terminal-text';
@@ -39,7 +39,9 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | un
   if (s?.action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return (
       `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}` +
-      (s.answered_by ? ` (by ${s.answered_by}${sourceWords(s.answered_by_via)})` : '')
+      (s.answered_by
+        ? ` (by ${quotedName(s.answered_by, s.answered_by_via)}${sourceWords(s.answered_by_via)})`
+        : '')
     );
   return '';
 }

@@ -5,7 +5,7 @@
 import { replacedText, type ReplacedStep, type Run, type RunView, type StepView } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
 import { attemptText, roundText } from '../../client/attempt-text';
-import { nameSourceNote } from '../../client/name-source-text';
+import { nameSourceNote, quotedName } from '../../client/name-source-text';
 import { ChildRuns, runsChild } from './child-runs';
 import { Dependencies } from './dependencies';
 import { JsonBlock, jsonText } from './json-block';
@@ -167,7 +167,7 @@ export function StepPanel({
           <>
             <dt>Answered by</dt>
             <dd>
-              <span data-answered-by>{visibleText(step.answered_by)}</span>
+              <span data-answered-by>{visibleText(quotedName(step.answered_by, step.answered_by_via))}</span>
               {nameSourceNote(step.answered_by_via) ? (
                 // How the name was established: verified by Access, or a label as given.
                 <span class="name-source muted" data-name-source={step.answered_by_via}>
