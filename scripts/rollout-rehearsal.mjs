@@ -86,6 +86,17 @@ for (const [direction, pair] of Object.entries(configs)) {
   }
 }
 
+/** Builds both releases' static assets (the dashboard's bundle), which each front serves. */
+function buildAssets() {
+  for (const dir of [root, oldRoot]) {
+    const r = spawnSync(process.execPath, ['scripts/build-assets.mjs'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (r.status !== 0) throw new Error(`${dir}: scripts/build-assets.mjs exited with ${r.status}`);
+  }
+}
+
 function migrate() {
   const r = spawnSync(
     join(root, 'node_modules/.bin/wrangler'),
@@ -156,6 +167,7 @@ async function sidePaths(direction, name) {
 }
 
 try {
+  buildAssets();
   migrate();
   const forward = only !== 'reverse';
   const left =

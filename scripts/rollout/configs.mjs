@@ -55,9 +55,16 @@ queue = "steps"
 binding = "STEPS"
 `;
 
-/** The Worker in front: its own consumers, the other Worker's run objects. */
+/**
+ * The Worker in front: its own consumers, the other Worker's run objects, and its release's dashboard
+ * (its built `public/`, as wrangler.toml serves it): a page the front serves runs that release's script.
+ */
 function frontConfig(dir, vars) {
   return `${HEAD('edgeplan-front', dir, vars)}
+[assets]
+directory = "${dir}/public"
+binding = "ASSETS"
+run_worker_first = ["/v1/*", "/mcp", "/health"]
 [[durable_objects.bindings]]
 name = "PLAN_RUN"
 class_name = "PlanRun"

@@ -81,17 +81,35 @@ export async function revisionsThroughOldWorker({ api, runs, tag, base }, llm, h
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+    page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+    page.on('requestfailed', (r) => errors.push(`failed ${r.url()}: ${r.failure()?.errorText}`));
+    // The dashboard itself through the feeder, as a control: its page draws.
+    await page.goto(`${base()}/#/runs/${ids.approve}`);
+    const control = await page
+      .locator('[data-run-status]')
+      .getAttribute('data-run-status', { timeout: 15_000 })
+      .catch((e) => `none: ${e.message.split('\n')[0]}`);
+    check(
+      'reverse revisions: the old Worker’s dashboard shows the run it approved (its page and assets served)',
+      control === 'completed',
+      String(control),
+    );
     const link = new URL(delivery.approval_url);
     await page.goto(`${base()}${link.pathname}${link.search}`);
     const reject = page.getByRole('button', { name: 'Reject', exact: true });
     await reject.waitFor({ timeout: 15_000 }).catch(() => {});
-    const shown = await page.locator('main').innerText();
+    const shown = await page.locator('body').innerText();
     await page.screenshot({
       path: 'test-results/screenshots/rollout-old-approval-page-v2.png',
       fullPage: true,
     });
     if (await reject.isVisible()) await reject.click();
-    const r = await runs.reaches(ids.reject, ENDED);
+    else
+      console.log(
+        `     reverse revisions: no Reject on the page: ${errors.join(' | ')} ${(await page.content()).slice(0, 600)}`,
+      );
+    const r = await runs.reaches(ids.reject, ENDED).catch(async () => v(ids.reject));
     check(
       'reverse revisions: v2’s link opened on the old Worker’s page (its plan shown) and rejected there; cancelled plan_rejected',
       shown.includes('reject2') &&
