@@ -30,6 +30,10 @@ import { join, resolve } from 'node:path';
 import { startDevServer } from './dev-server.mjs';
 import { rehearsalApi } from './rehearsal-api.mjs';
 import { startScriptedLlm } from '../test/e2e/scripted-llm-server.ts';
+import { dashboardRuns, newDashboard, newerFormatTab, openTabs } from './upgrade/dashboard.mjs';
+import { mcpAcrossDeploy } from './upgrade/mcp.mjs';
+import { retentionSweep } from './upgrade/retention.mjs';
+import { pendingRevisions } from './upgrade/revisions.mjs';
 
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const root = new URL('..', import.meta.url).pathname;
@@ -81,9 +85,16 @@ function migrate(cwd, persist) {
 }
 
 let server = null;
-async function serve(cwd, persist) {
+/** `vars`: more `wrangler dev` arguments (MCP_SERVERS, RUN_RETENTION_DAYS) for this start. */
+async function serve(cwd, persist, vars = []) {
   migrate(cwd, persist);
-  server = await startDevServer({ name: 'edgeplan-upgrade', cwd, persist, port: PORT, extraArgs: ARGS });
+  server = await startDevServer({
+    name: 'edgeplan-upgrade',
+    cwd,
+    persist,
+    port: PORT,
+    extraArgs: [...ARGS, ...vars],
+  });
   return server;
 }
 
@@ -140,8 +151,11 @@ async function forward() {
   console.log(`\nforward: ${oldRoot} creates, ${root} carries on`);
   const persist = mkdtempSync(join(tmpdir(), 'edgeplan-upgrade-'));
   const runs = {};
+  const mcp = await mcpAcrossDeploy(TAG);
+  const sweep = retentionSweep('forward', { call, check, until });
+  let tabs = null;
   try {
-    await serve(oldRoot, persist);
+    await serve(oldRoot, persist, mcp.vars);
     runs.approval = await create({
       plan: { steps: [counter('fa-go')] },
       config: { require_plan_approval: true, approval: { webhook_url: hookUrl, timeout_s: 3600 } },
@@ -194,6 +208,15 @@ async function forward() {
     const plan = JSON.stringify({ steps: [counter('fp-a'), echo('b', ['fp-a'])] });
     llm.script(`${TAG}-plan`, [{ pieces: [plan.slice(0, 10), plan.slice(10)], held: planningHeld }, plan]);
     runs.planning = await create({ goal: `count then echo (${TAG}-plan)` });
+    const dash = await dashboardRuns({ create, call, until });
+    await mcp.begin(() => server.base, create);
+    await sweep.leave(create, get);
+    await until(
+      'the MCP runs at rest',
+      () => mcp.ready(get),
+      (ready) => ready,
+    );
+    tabs = await openTabs(() => server.base, dash, call, check);
     await until(
       'every run at its deploy point',
       async () => ({
@@ -214,7 +237,10 @@ async function forward() {
     );
     await server.kill();
     releasePlanning();
-    await serve(root, persist);
+    await serve(root, persist, [...mcp.vars, ...sweep.vars]);
+    await tabs.act();
+    tabs = null;
+    await newDashboard(() => server.base, [...dash.ended, runs.approval], call, check);
 
     const link = new URL(deliveries.find((d) => d.run_id === runs.approval).approval_url);
     const approved = await call('POST', `${link.pathname}${link.search}`, { decision: 'approve' });
@@ -280,7 +306,12 @@ async function forward() {
       'forward planning: one plan authored',
       planned.filter((e) => e.event_type === 'PlanAuthored').length === 1,
     );
+
+    await mcp.finish({ call, check, ended });
+    await sweep.swept(() => server.base);
   } finally {
+    await tabs?.close();
+    await mcp.close();
     await server?.kill();
     rmSync(persist, { recursive: true, force: true });
   }
@@ -298,8 +329,16 @@ async function back() {
     parameters: { key: `${TAG}-${id}`, fail_times: 99, permanent: true },
     dependencies: ['a'],
   });
+  const sweep = retentionSweep('back', { call, check, until });
+  let tabs = null;
+  let newer = null;
+  const revisions = pendingRevisions(TAG, {
+    ...{ llm, call, check, until, create, ended, hookUrl, deliveries, once },
+  });
   try {
     await serve(root, persist);
+    await revisions.leave();
+    await sweep.leave(create, get, { formatTwo: true });
     // v1 fails at `parse`; the planner's v2 waits for its approval; v2 fails at `parse2` in turn, and
     // v3 would follow — asked for under this release.
     llm.script(`${TAG}-revise`, [
@@ -324,8 +363,22 @@ async function back() {
       config: { require_plan_approval: true, approval: { timeout_s: 3600 } },
     };
     runs.idem = await create(idemBody, { 'Idempotency-Key': key });
+    // This release's dashboard open across the rollback: tabs to act from, one on the format-2 run.
+    tabs = await openTabs(
+      () => server.base,
+      await dashboardRuns({ create, call, until }),
+      call,
+      check,
+      'back',
+    );
+    newer = await newerFormatTab(() => server.base, runs.revision, check);
     await server.kill();
-    await serve(oldRoot, persist);
+    await serve(oldRoot, persist, sweep.vars);
+    await tabs.act();
+    tabs = null;
+    await newer.after();
+    newer = null;
+    await revisions.refused();
 
     const r = await call('GET', `/v1/runs/${runs.revision}`);
     console.log(
@@ -391,9 +444,11 @@ async function back() {
       countedOnce('back idempotent', run);
       await once('back idempotent', runs.idem);
     }
+    await sweep.swept(() => server.base);
     // The new release back: whatever waited carries on.
     await server.kill();
     await serve(root, persist);
+    await revisions.decided();
     const now = await get(`/v1/runs/${runs.revision}`);
     console.log(`     back revision: under the new release again → ${now.status} v${now.plan_version}`);
     if (now.status === 'awaiting_approval') {
@@ -410,6 +465,8 @@ async function back() {
       await once('back revision (new again)', runs.revision);
     }
   } finally {
+    await tabs?.close();
+    await newer?.close();
     await server?.kill();
     rmSync(persist, { recursive: true, force: true });
   }

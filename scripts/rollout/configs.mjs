@@ -29,7 +29,7 @@ const ALIASES = (dir) => `[alias]
 `;
 // Approval webhooks go to the rehearsal's receiver on loopback: the front checks the URL when it
 // creates the run, the object sends the webhook.
-const HEAD = (name, dir) => `name = "${name}"
+const HEAD = (name, dir, vars) => `name = "${name}"
 main = "${dir}/src/worker.ts"
 compatibility_date = "2026-11-01"
 compatibility_flags = ["nodejs_compat"]
@@ -39,7 +39,9 @@ DEMO_TOOLS = "true"
 ALLOW_ANONYMOUS = "true"
 HTTP_ALLOWLIST = "127.0.0.1"
 WEBHOOK_SECRET = "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ="
-`;
+${Object.entries(vars)
+  .map(([k, v]) => `${k} = ${JSON.stringify(v)}\n`)
+  .join('')}`;
 const OWN_CLASSES = `[[durable_objects.bindings]]
 name = "COUNTERS"
 class_name = "DemoCounters"
@@ -53,9 +55,16 @@ queue = "steps"
 binding = "STEPS"
 `;
 
-/** The Worker in front: its own consumers, the other Worker's run objects. */
-function frontConfig(dir) {
-  return `${HEAD('edgeplan-front', dir)}
+/**
+ * The Worker in front: its own consumers, the other Worker's run objects, and its release's dashboard
+ * (its built `public/`, as wrangler.toml serves it): a page the front serves runs that release's script.
+ */
+function frontConfig(dir, vars) {
+  return `${HEAD('edgeplan-front', dir, vars)}
+[assets]
+directory = "${dir}/public"
+binding = "ASSETS"
+run_worker_first = ["/v1/*", "/mcp", "/health"]
 [[durable_objects.bindings]]
 name = "PLAN_RUN"
 class_name = "PlanRun"
@@ -79,8 +88,8 @@ ${ALIASES(dir)}`;
 }
 
 /** The Worker whose run objects the front calls; its objects send steps, the front consumes them. */
-function objectsConfig(dir) {
-  return `${HEAD('edgeplan', dir)}
+function objectsConfig(dir, vars) {
+  return `${HEAD('edgeplan', dir, vars)}
 [[durable_objects.bindings]]
 name = "PLAN_RUN"
 class_name = "PlanRun"
@@ -90,10 +99,10 @@ ${D1(dir)}
 ${ALIASES(dir)}`;
 }
 
-/** Both directions' configs. */
-export function rolloutConfigs(root, oldRoot) {
+/** Both directions' configs; `vars`: more variables, for both Workers (RUN_RETENTION_DAYS, say). */
+export function rolloutConfigs(root, oldRoot, vars = {}) {
   return {
-    forward: { front: frontConfig(root), objects: objectsConfig(oldRoot) },
-    reverse: { front: frontConfig(oldRoot), objects: objectsConfig(root) },
+    forward: { front: frontConfig(root, vars), objects: objectsConfig(oldRoot, vars) },
+    reverse: { front: frontConfig(oldRoot, vars), objects: objectsConfig(root, vars) },
   };
 }

@@ -17,6 +17,12 @@ export type LiveRun = {
   /** The service went away (a restart, the network): the watch is trying again, the last state kept. */
   reconnecting: boolean;
   /**
+   * While reconnecting: what the service answered instead of the run, when it did answer — a `503`
+   * such as `run_newer_format` (a rollback to a release that cannot read this run) says what to do,
+   * where "connection lost" would send a person to look at their network. Null when it did not answer.
+   */
+  answered: string | null;
+  /**
    * The events are read up to the snapshot first read (its `last_seq`). Until then the page is
    * replaying the run's past — a rejected run passes through "awaiting approval", a completed one
    * through its earlier versions — and what the view says is not what the API would allow now.
@@ -47,6 +53,12 @@ export function useRun(runId: string): LiveRun {
   const [error, setError] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
   const [reconnecting, setReconnecting] = useState(false);
+  const [answered, setAnswered] = useState<string | null>(null);
+  /** A snapshot read refused for now: said while the page tries again, if the service answered. */
+  const refusedForNow = useCallback((err: EdgeplanApiError) => {
+    setReconnecting(true);
+    setAnswered(err.status > 0 ? errorText(err) : null);
+  }, []);
   const [nonce, setNonce] = useState(0);
   const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[], caughtUp: false });
   const frame = useRef(0);
@@ -55,15 +67,16 @@ export function useRun(runId: string): LiveRun {
     try {
       const read = await api().getRun(runId);
       setRun(read);
+      setAnswered(null);
       return read;
     } catch (err) {
       if (err instanceof EdgeplanApiError && err.status === 404) setMissing(true);
-      // Out of reach (a restart): the watch is waiting it out, and says so; no error for it.
-      if (err instanceof EdgeplanApiError && isTransient(err)) setReconnecting(true);
+      // Out of reach (a restart), or refused for now: the watch is waiting it out, and says so.
+      if (err instanceof EdgeplanApiError && isTransient(err)) refusedForNow(err);
       else setError(errorText(err));
       return null;
     }
-  }, [runId]);
+  }, [runId, refusedForNow]);
 
   useEffect(() => {
     const ac = new AbortController();
@@ -134,11 +147,14 @@ export function useRun(runId: string): LiveRun {
         .then((r) => {
           setRun(r);
           setReconnecting(false);
+          setAnswered(null);
         })
-        .catch(() => undefined);
+        .catch((err: unknown) => {
+          if (err instanceof EdgeplanApiError && isTransient(err)) refusedForNow(err);
+        });
     }, RECONNECT_MS / 2);
     return () => clearInterval(t);
-  }, [reconnecting, runId]);
+  }, [reconnecting, runId, refusedForNow]);
 
   // Once caught up, it stays so: later snapshots (read after an action, or a REREAD event) may be a
   // little ahead of the socket, which is no replay of the past.
@@ -153,6 +169,7 @@ export function useRun(runId: string): LiveRun {
     error,
     missing,
     reconnecting,
+    answered: reconnecting ? answered : null,
     caughtUp: s.runId === runId && s.caughtUp,
     restart: () => setNonce((n) => n + 1),
     refresh,

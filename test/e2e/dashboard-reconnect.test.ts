@@ -18,11 +18,12 @@ type Dev = { base: string; port: number; persist: string; stop(): Promise<void>;
 let server: Dev;
 let browser: Browser;
 
+// EDGEPLAN_E2E_PORT pins the port (and the inspector's, the one after it); else a free one.
+const pinned = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+const args = ['--log-level', 'error', ...(pinned ? ['--inspector-port', String(pinned + 1)] : [])];
+
 beforeAll(async () => {
-  server = (await startDevServer({
-    name: 'dashboard-reconnect',
-    extraArgs: ['--log-level', 'error'],
-  })) as Dev;
+  server = (await startDevServer({ name: 'dashboard-reconnect', port: pinned, extraArgs: args })) as Dev;
   browser = await launchChromium();
 }, 120_000);
 
@@ -58,7 +59,7 @@ async function restart() {
     name: 'dashboard-reconnect',
     persist: server.persist,
     port: server.port,
-    extraArgs: ['--log-level', 'error'],
+    extraArgs: args,
   })) as Dev;
 }
 

@@ -33,6 +33,7 @@ import { useClock } from '../use-clock';
 import { RunTitle } from '../components/run-title';
 import { RunActionButtons } from '../components/run-actions';
 import { MissingRun } from '../components/missing-run';
+import { RunConnection } from '../components/run-connection';
 import { FinalOutput } from '../components/final-output';
 import { RunTabs } from '../components/run-tabs';
 import { GraphTab } from '../components/graph-tab';
@@ -64,12 +65,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
 
   if (live.missing) return <MissingRun runId={runId} seen={now.known} />;
 
-  const connection = live.reconnecting ? (
-    <p class="connection" role="status">
-      Connection lost — reconnecting…{' '}
-      {now.known ? <span class="muted">(showing the run as last seen)</span> : null}
-    </p>
-  ) : null;
+  const connection = (
+    <RunConnection reconnecting={live.reconnecting} answered={live.answered} known={now.known} />
+  );
   const title = (
     <RunTitle
       now={now}
