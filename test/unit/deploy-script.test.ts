@@ -240,7 +240,9 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
       "deploy: wrangler d1 list --json exited with 3; wrangler's message above says why. Not logged in? " +
-        'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again',
+        'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again. ' +
+        'To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/fake-wrangler npm run deploy` ' +
+        '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)',
     );
     expect(run.commands).toEqual(['d1 list --json']);
     const dry = deploy(['--dry-run'], { STUB_FAIL: 'deploy' });
