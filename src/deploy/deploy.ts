@@ -124,19 +124,21 @@ export function deploy(deployArgs: string[], cwd = process.cwd()): void {
     (out) => d1Id(out, want.database),
     ['d1', 'create', want.database, '--update-config=false'],
   );
-  const namespaceId = ensure(
-    cwd,
-    `KV namespace ${want.kvTitle}`,
-    ['kv', 'namespace', 'list'],
-    (out) => kvId(out, want.kvTitle),
-    ['kv', 'namespace', 'create', want.kvTitle, '--update-config=false'],
-  );
+  const kvIds: Record<string, string> = {};
+  for (const ns of want.namespaces)
+    kvIds[ns.binding] = ensure(
+      cwd,
+      `KV namespace ${ns.title}`,
+      ['kv', 'namespace', 'list'],
+      (out) => kvId(out, ns.title),
+      ['kv', 'namespace', 'create', ns.title, '--update-config=false'],
+    );
   const queues = listQueues(cwd, want.queues);
   for (const queue of want.queues.filter((q) => !queues.has(q))) {
     console.error(`queue ${queue}: missing, creating it`);
     wrangler(cwd, ['queues', 'create', queue]);
   }
-  const config = deployConfig(toml, { databaseId, kvId: namespaceId, kvBinding: want.kvBinding });
+  const config = deployConfig(toml, { databaseId, kvIds });
   const path = join(cwd, DEPLOY_CONFIG);
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
   if (config !== previous) writeFileSync(path, config);

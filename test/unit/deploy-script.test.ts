@@ -105,6 +105,24 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     );
   });
 
+  it('creates a KV namespace of the team’s own beside edgeplan’s and deploys it with its real id, not its placeholder', () => {
+    const { deploy, config, account, dir } = setup(empty);
+    const toml = fs.readFileSync(`${dir}/wrangler.toml`, 'utf8');
+    const placeholder = '1'.repeat(32);
+    fs.writeFileSync(
+      `${dir}/wrangler.toml`,
+      `${toml}\n[[kv_namespaces]]\nbinding = "TRIAGE_KV"\nid = "${placeholder}"\n`,
+    );
+    expect(deploy().status).toBe(0);
+    const titles = account().kv.map((ns) => ns.title);
+    expect(titles).toEqual(['edgeplan-kv', 'edgeplan-triage_kv']);
+    const team = account().kv[1]!;
+    expect(config()).toContain(`binding = "TRIAGE_KV"\nid = "${team.id}"`);
+    expect(config()).not.toContain(placeholder);
+    // Found by title the next time: nothing created again.
+    expect(creates(deploy().commands)).toEqual([]);
+  });
+
   it('--dry-run touches no account: no listing, creating or migrating, only the bundle built', () => {
     const { deploy, account, dir } = setup(empty);
     const run = deploy(['--dry-run', '--outdir', `${dir}/out`]);
