@@ -5,8 +5,9 @@
 // process) and the secret `example.greet` reads in its .dev.vars, starts `wrangler dev` there, runs a
 // plan using the example's own tool `example.greet` and the MCP server's tool through POST /v1/runs,
 // checks both answers, plans a goal with the example's `npm run fake-llm` as the LLM (named in
-// .dev.vars as its README says), and stops the whole process group. Exits 0 when the example works; prints what it did.
-import { execFileSync, spawn } from 'node:child_process';
+// .dev.vars as its README says), bundles it, rehearses `npm run deploy` against its
+// scripts/fake-wrangler.mjs, and stops the whole process group. Exits 0 when the example works; prints what it did.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -211,6 +212,25 @@ try {
   step(
     `wrangler deploy --dry-run: ${(bundle.length / 1024).toFixed(0)} KiB, ajv aliased to the stub, zod's locales: ${locales.join(', ')}`,
   );
+
+  // The deploy rehearsed as the example's README says: npm run deploy against its fake wrangler.
+  const rehearse = () => {
+    const r = spawnSync('npm', ['run', 'deploy'], {
+      cwd: app,
+      env: { ...npmEnv, EDGEPLAN_WRANGLER: join(app, 'scripts/fake-wrangler.mjs') },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`npm run deploy (rehearsed) exited with ${r.status}: ${r.stderr}`);
+    return r.stderr;
+  };
+  rehearse();
+  const account = JSON.parse(readFileSync(join(app, 'fake-wrangler-account.json'), 'utf8'));
+  const deployed = readFileSync(join(app, 'wrangler.deploy.toml'), 'utf8');
+  const made = [...account.d1, ...account.kv, ...account.queues].length;
+  if (made !== 4 || !deployed.includes(`database_id = "${account.d1[0]?.uuid}"`))
+    throw new Error(`npm run deploy against scripts/fake-wrangler.mjs: ${JSON.stringify(account)}`);
+  if (/creating it/.test(rehearse())) throw new Error('a second rehearsed deploy created something again');
+  step('npm run deploy rehearsed with scripts/fake-wrangler.mjs: 4 resources created, then none');
 } finally {
   server?.stop();
   mcp?.close();

@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400,
     about:
-      'The body or a parameter fails its schema (details name the fields), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
+      'The body or a parameter fails its schema (details name the fields), an answer to a human.input step does not fit the JSON Schema its question gave (details.reason: "answer_does_not_fit", details.issues; the step still waits), the body broke off before it was read in full (details.body: "unreadable"; send it again), or a run names an approval webhook_url this deployment cannot send (no WEBHOOK_SECRET, or a host HTTP_ALLOWLIST does not allow; the message says which).',
   },
   invalid_json: {
     status: 400,

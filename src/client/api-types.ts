@@ -1605,6 +1605,8 @@ export interface components {
                 reason: string;
                 step_id?: string;
                 prompt?: string;
+                /** @description The JSON Schema the human.input step's answer must fit (its `schema` parameter); an answer that does not is refused 400 */
+                schema?: unknown;
             };
         };
         StepScheduledEvent: {

@@ -128,6 +128,8 @@ export type RunView = {
     kind: 'approval' | 'input';
     prompt?: string | undefined;
     step_id?: string | undefined;
+    /** The JSON Schema a `human.input` step's answer must fit, when its question gave one. */
+    schema?: unknown;
     /** The plan version awaiting approval. */
     plan_version?: number | undefined;
   } | null;

@@ -169,6 +169,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         kind: 'input',
         prompt: e.payload.prompt ?? e.payload.reason,
         step_id: e.payload.step_id,
+        ...(e.payload.schema === undefined ? {} : { schema: e.payload.schema }),
       };
       break;
     case 'InputReceived': {

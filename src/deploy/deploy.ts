@@ -25,6 +25,14 @@ const ACCOUNT_HINT =
   '(in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again';
 
 /**
+ * For someone rehearsing with a stand-in first on PATH, which `npm run deploy` passes over for the
+ * project's own wrangler (it puts node_modules/.bin first): the real one then asks for a login.
+ */
+const REHEARSE_HINT =
+  '. To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/fake-wrangler npm run deploy` ' +
+  '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)';
+
+/**
  * The wrangler to run: `EDGEPLAN_WRANGLER` when set — a stand-in, to rehearse a deploy without an
  * account; a stand-in first on PATH does not do, since `npm run deploy` puts the project's own
  * wrangler ahead of it — else `wrangler` from PATH.
@@ -55,7 +63,9 @@ function wrangler(cwd: string, args: string[], { capture = false, account = true
         : `EDGEPLAN_WRANGLER=${command} could not be started (${r.error.message}): name an executable file, or unset it to run the project's wrangler`,
     );
   if (r.status !== 0)
-    throw new Error(`wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}`);
+    throw new Error(
+      `wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}${account && command === 'wrangler' ? REHEARSE_HINT : ''}`,
+    );
   return r.stdout ?? '';
 }
 
@@ -114,19 +124,21 @@ export function deploy(deployArgs: string[], cwd = process.cwd()): void {
     (out) => d1Id(out, want.database),
     ['d1', 'create', want.database, '--update-config=false'],
   );
-  const namespaceId = ensure(
-    cwd,
-    `KV namespace ${want.kvTitle}`,
-    ['kv', 'namespace', 'list'],
-    (out) => kvId(out, want.kvTitle),
-    ['kv', 'namespace', 'create', want.kvTitle, '--update-config=false'],
-  );
+  const kvIds: Record<string, string> = {};
+  for (const ns of want.namespaces)
+    kvIds[ns.binding] = ensure(
+      cwd,
+      `KV namespace ${ns.title}`,
+      ['kv', 'namespace', 'list'],
+      (out) => kvId(out, ns.title),
+      ['kv', 'namespace', 'create', ns.title, '--update-config=false'],
+    );
   const queues = listQueues(cwd, want.queues);
   for (const queue of want.queues.filter((q) => !queues.has(q))) {
     console.error(`queue ${queue}: missing, creating it`);
     wrangler(cwd, ['queues', 'create', queue]);
   }
-  const config = deployConfig(toml, { databaseId, kvId: namespaceId, kvBinding: want.kvBinding });
+  const config = deployConfig(toml, { databaseId, kvIds });
   const path = join(cwd, DEPLOY_CONFIG);
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
   if (config !== previous) writeFileSync(path, config);

@@ -35,7 +35,7 @@ export type InlineHost = {
   tools(): ToolRegistry;
   begin(stepId: string, attempt: number): BeginStep;
   complete(reports: InlineReport[]): Promise<void>;
-  awaitInput(stepId: string, attempt: number, prompt: string): Promise<void>;
+  awaitInput(stepId: string, attempt: number, prompt: string, schema?: unknown): Promise<void>;
 };
 
 export class InlineAttempts {
@@ -73,7 +73,8 @@ export class InlineAttempts {
       .then(async (outcome) => {
         this.#executing -= 1;
         const deferred = deferredOf(outcome);
-        if (deferred?.$deferred === 'input') await h.awaitInput(stepId, attempt, deferred.prompt);
+        if (deferred?.$deferred === 'input')
+          await h.awaitInput(stepId, attempt, deferred.prompt, deferred.schema);
         if (deferred) this.#handedOver.add(key);
         else await this.#report({ step_id: stepId, attempt, outcome });
       })

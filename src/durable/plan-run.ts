@@ -65,7 +65,8 @@ export class PlanRun extends DurableObject<Env> {
       env: () => this.env,
       tools: () => this.createToolRegistry(),
       complete: async (reports) => void (await this.completeSteps(reports)),
-      awaitInput: async (stepId, attempt, prompt) => void (await this.awaitInput(stepId, attempt, prompt)),
+      awaitInput: async (stepId, attempt, prompt, schema) =>
+        void (await this.awaitInput(stepId, attempt, prompt, schema)),
     });
   }
 
@@ -297,11 +298,15 @@ export class PlanRun extends DurableObject<Env> {
     this.#run.expired.askAgain(m, Date.now());
   }
 
-  /** A running `human.input` step now waits for a person's answer. */
-  awaitInput(stepId: string, attempt: number, prompt: string): Promise<Refusable<void>> {
+  /**
+   * A running `human.input` step now waits for a person's answer (fitting `schema`, when it gives one).
+   * `schema` came later than the others: a consumer of the release before sends three arguments.
+   */
+  awaitInput(stepId: string, attempt: number, prompt: string, schema?: unknown): Promise<Refusable<void>> {
     return refusingNewerAsync(async () => {
       if (!this.#run.load()) return;
-      await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt }]);
+      const asked = schema === undefined ? {} : { schema };
+      await this.#run.apply([{ type: 'await_input', step_id: stepId, attempt, prompt, ...asked }]);
       this.handedOver(stepId, attempt);
     });
   }

@@ -109,7 +109,7 @@ export class RunDriver {
       tools: () => this.registry(),
       begin: (stepId, attempt) => this.begin(this.#machine!, stepId, attempt, []),
       complete: (reports) => host.complete(reports),
-      awaitInput: (stepId, attempt, prompt) => host.awaitInput(stepId, attempt, prompt),
+      awaitInput: (stepId, attempt, prompt, schema) => host.awaitInput(stepId, attempt, prompt, schema),
     });
     this.expired = new ExpiredLeases({
       steps: () => host.env().STEPS,

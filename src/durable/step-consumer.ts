@@ -164,7 +164,7 @@ class RunConsumer {
       // that the attempt handed over, so it does not send it again. Until then its lease stands for it.
       const input = deferred.$deferred === 'input';
       try {
-        if (input) await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt);
+        if (input) await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt, deferred.schema);
         else await this.#run.handedOver(c.step_id, c.attempt);
         msg?.ack();
       } catch (err) {

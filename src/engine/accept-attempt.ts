@@ -52,10 +52,10 @@ export function acceptAttemptInput(
     case 'await_input': {
       const rt = s.steps.get(input.step_id);
       if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || s.status !== 'running') return;
-      const { step_id, prompt } = input;
+      const { step_id, prompt, schema } = input;
       emit({
         type: 'InputRequested',
-        payload: { reason: prompt, step_id, prompt },
+        payload: { reason: prompt, step_id, prompt, ...(schema === undefined ? {} : { schema }) },
         references: { step_id },
       });
       return;

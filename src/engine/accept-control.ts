@@ -10,7 +10,7 @@ import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { returnedPayload } from './returned-payload';
 import { notRetryable, resumableSteps } from './retry-scope';
 import type { RunState } from './state';
-import { notAwaited, notNow } from './status-refusals';
+import { answerUnfit, notAwaited, notNow } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -42,6 +42,8 @@ export function acceptControlInput(
               ...(input.answered_by_via === undefined ? {} : { answered_by_via: input.answered_by_via }),
             };
       if (waitingOn !== undefined && asking?.status === 'running') {
+        const unfit = answerUnfit(s, waitingOn, input.input);
+        if (unfit) return unfit;
         // The answer to a step waiting for a person is that step's output.
         emit({
           type: 'InputReceived',

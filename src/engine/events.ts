@@ -125,7 +125,7 @@ export type EventPayloads = {
     deferred?: boolean;
   };
   /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */
-  InputRequested: { reason: string; step_id?: string; prompt?: string };
+  InputRequested: { reason: string; step_id?: string; prompt?: string; schema?: unknown };
   StepScheduled: {
     step_id: string;
     attempt: number;

@@ -78,9 +78,13 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
     case 'InputRequested': {
-      const { reason, step_id } = event.payload;
+      const { reason, step_id, schema } = event.payload;
       state.status = 'awaiting_input';
-      state.awaiting = step_id === undefined ? { reason } : { reason, step_id };
+      state.awaiting = {
+        reason,
+        ...(step_id === undefined ? {} : { step_id }),
+        ...(schema === undefined ? {} : { schema }),
+      };
       return;
     }
     case 'ToolInvoked': {

@@ -94,8 +94,11 @@ export type MachineInput =
       error?: string;
       next_attempt_at: number | null;
     }
-  /** A running step (`human.input`) waits for a person's answer, which will be its output. */
-  | { type: 'await_input'; step_id: string; attempt: number; prompt: string };
+  /**
+   * A running step (`human.input`) waits for a person's answer, which will be its output; `schema`
+   * (JSON Schema) is what the answer must fit.
+   */
+  | { type: 'await_input'; step_id: string; attempt: number; prompt: string; schema?: unknown };
 
 export type Command =
   | {

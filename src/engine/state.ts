@@ -94,8 +94,8 @@ export type RunState = {
   failures_since_revision: number;
   /** The near-the-token-budget revision was asked for already. */
   budget_warned: boolean;
-  /** Why the run waits for input, while `awaiting_input`. */
-  awaiting: { reason: string; step_id?: string } | null;
+  /** Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must fit. */
+  awaiting: { reason: string; step_id?: string; schema?: unknown } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   created_at: string | null;
   started_at: string | null;

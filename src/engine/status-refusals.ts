@@ -2,6 +2,7 @@
  * Refusals of an input that comes at the wrong moment: the run is not in a status that takes it, or
  * the step answered is not the one the run waits on. Each says what the run is and what it needs.
  */
+import { checkStageSchema } from '../plan/stage-schema';
 import type { Refusal } from './machine-types';
 import type { RunState } from './state';
 
@@ -32,5 +33,22 @@ export function notAwaited(s: RunState, stepId: string): Refusal | null {
     code: 'conflict',
     message: `Step "${stepId}" is not waiting for an answer (it was answered already, or has not asked)${now}. Send the input without step_id to give the run new information`,
     details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
+  };
+}
+
+/**
+ * Why `answer` cannot answer the question of `stepId`, or null when it fits the JSON Schema the
+ * question gave (or it gave none). Refused before anything is recorded: the step keeps waiting for an
+ * answer that fits, rather than completing with one its readers cannot use.
+ */
+export function answerUnfit(s: RunState, stepId: string, answer: unknown): Refusal | null {
+  const schema = s.awaiting?.schema;
+  if (schema === undefined) return null;
+  const issues = checkStageSchema(schema, answer ?? null);
+  if (issues.length === 0) return null;
+  return {
+    code: 'invalid_request',
+    message: `The answer to step "${stepId}" does not fit the schema its question gave: ${issues.join('; ')}. Send an answer that does; the step still waits`,
+    details: { reason: 'answer_does_not_fit', step_id: stepId, issues, schema },
   };
 }

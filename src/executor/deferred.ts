@@ -6,14 +6,15 @@
 import type { StepOutcome } from './run-step';
 
 export type Deferred =
-  { $deferred: 'child_run'; child_run_id: string } | { $deferred: 'input'; prompt: string };
+  { $deferred: 'child_run'; child_run_id: string } | { $deferred: 'input'; prompt: string; schema?: unknown };
 
 export function deferToChildRun(childRunId: string): Deferred {
   return { $deferred: 'child_run', child_run_id: childRunId };
 }
 
-export function deferToPerson(prompt: string): Deferred {
-  return { $deferred: 'input', prompt };
+/** A question for a person; `schema` (JSON Schema) is what the answer must fit, checked when it comes. */
+export function deferToPerson(prompt: string, schema?: unknown): Deferred {
+  return schema === undefined ? { $deferred: 'input', prompt } : { $deferred: 'input', prompt, schema };
 }
 
 /** The marker a deferred tool returned, or null for an ordinary outcome. */

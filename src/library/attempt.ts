@@ -107,7 +107,13 @@ export function resultInput(a: BegunAttempt, outcome: StepOutcome): MachineInput
   const deferred = deferredOf(outcome);
   const step_id = a.step.id;
   if (deferred?.$deferred === 'input')
-    return { type: 'await_input', step_id, attempt: a.attempt, prompt: deferred.prompt };
+    return {
+      type: 'await_input',
+      step_id,
+      attempt: a.attempt,
+      prompt: deferred.prompt,
+      ...(deferred.schema === undefined ? {} : { schema: deferred.schema }),
+    };
   if (deferred) {
     const message = `${a.action} starts a child run of its own, which needs the Worker's Durable Objects; in process, run the plan with ${CHILD_RUN_ACTION} or as a step's subplan`;
     return {

@@ -231,6 +231,12 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
       input: { more: false },
     });
     await waitForStatus(asked, 'awaiting_input');
+    // While it waits, show says the question and how to answer it (its events have them; the snapshot not).
+    const waiting = edgeplan(['show', asked]);
+    expect(waiting.code).toBe(3);
+    expect(waiting.out).toContain(
+      `${asked} waits for input (Which city?). Answer with: edgeplan input ${asked} <answer> --step city`,
+    );
     // Who answered: the name given with --as, shown where the answer is.
     expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
     await waitForStatus(asked, 'completed');

@@ -54,6 +54,34 @@ describe('the dashboard’s controls', () => {
     await page.close();
   }, 60_000);
 
+  it('shows the JSON Schema a question gives, says why an answer that does not fit is refused, and takes one that does', async () => {
+    const schema = { type: 'object', properties: { refund: { type: 'boolean' } }, required: ['refund'] };
+    const runId = await startRun({
+      goal: 'ask with a schema',
+      steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Refund?', schema } }],
+    });
+    const { page, errors, sent, form } = await openAnswerForm(runId);
+    await form.getByText('Refund?').waitFor({ timeout: 10_000 });
+    await expect(form.locator('.answer-schema pre').innerText()).resolves.toBe(
+      JSON.stringify(schema, null, 2),
+    );
+    await form.locator('textarea').fill('maybe');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/does not fit the schema its question gave/).waitFor({ timeout: 10_000 });
+    await shot(page, 'answer-refused-by-schema');
+    await form.locator('textarea').fill('{"refund": true}');
+    await form.getByRole('button', { name: 'Send' }).click();
+    const run = await waitForStatus(runId, 'completed');
+    expect((run.step_results as Json).ask).toEqual({ refund: true });
+    expect(sent).toEqual([
+      JSON.stringify({ input: 'maybe', step_id: 'ask' }),
+      JSON.stringify({ input: { refund: true }, step_id: 'ask' }),
+    ]);
+    // The refusal was shown on the page, and nothing broke in it.
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('answers ask_user about a failed step with Skip, which sends {"action": "skip"}', async () => {
     const runId = await startRun(
       {

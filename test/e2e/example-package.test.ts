@@ -34,6 +34,10 @@ describe('the packed package in examples/custom-worker', () => {
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
       expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      // The deploy rehearsal its README gives: the example's fake wrangler, the account created once.
+      expect(r.stdout).toMatch(
+        /npm run deploy rehearsed with scripts\/fake-wrangler\.mjs: 4 resources created, then none/,
+      );
       expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada! — the team! — the team"/);

@@ -105,6 +105,24 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     );
   });
 
+  it('creates a KV namespace of the team’s own beside edgeplan’s and deploys it with its real id, not its placeholder', () => {
+    const { deploy, config, account, dir } = setup(empty);
+    const toml = fs.readFileSync(`${dir}/wrangler.toml`, 'utf8');
+    const placeholder = '1'.repeat(32);
+    fs.writeFileSync(
+      `${dir}/wrangler.toml`,
+      `${toml}\n[[kv_namespaces]]\nbinding = "TRIAGE_KV"\nid = "${placeholder}"\n`,
+    );
+    expect(deploy().status).toBe(0);
+    const titles = account().kv.map((ns) => ns.title);
+    expect(titles).toEqual(['edgeplan-kv', 'edgeplan-triage_kv']);
+    const team = account().kv[1]!;
+    expect(config()).toContain(`binding = "TRIAGE_KV"\nid = "${team.id}"`);
+    expect(config()).not.toContain(placeholder);
+    // Found by title the next time: nothing created again.
+    expect(creates(deploy().commands)).toEqual([]);
+  });
+
   it('--dry-run touches no account: no listing, creating or migrating, only the bundle built', () => {
     const { deploy, account, dir } = setup(empty);
     const run = deploy(['--dry-run', '--outdir', `${dir}/out`]);
@@ -240,7 +258,9 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
       "deploy: wrangler d1 list --json exited with 3; wrangler's message above says why. Not logged in? " +
-        'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again',
+        'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again. ' +
+        'To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/fake-wrangler npm run deploy` ' +
+        '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)',
     );
     expect(run.commands).toEqual(['d1 list --json']);
     const dry = deploy(['--dry-run'], { STUB_FAIL: 'deploy' });

@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, events, startRun, waitForRun } from './helpers';
+import { api, events, inputsReceived, startRun, waitForRun } from './helpers';
 
 const echo = (id: string, deps: string[] = []) => ({
   id,
@@ -174,6 +174,53 @@ describe('human.input', () => {
     const received = (await events(runId)).filter((e) => e.event_type === 'InputReceived');
     expect(received).toHaveLength(1);
     expect(run.step_results.ask).toBe(received[0]!.payload.input);
+  });
+});
+
+describe('human.input with a schema', () => {
+  const refund = { type: 'object', properties: { refund: { type: 'boolean' } }, required: ['refund'] };
+
+  it('refuses an answer that does not fit the schema, 400 naming the path, and keeps waiting for one that does', async () => {
+    const runId = await startRun({
+      steps: [
+        { id: 'ask', action: 'human.input', parameters: { prompt: 'Refund?', schema: refund } },
+        { id: 'use', action: 'demo.echo', parameters: { refund: '{{ steps.ask.output.refund }}' } },
+      ],
+    });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const requested = (await events(runId)).find((e) => e.event_type === 'InputRequested');
+    expect(requested?.payload).toMatchObject({ step_id: 'ask', prompt: 'Refund?', schema: refund });
+
+    const bad = await api('POST', `/v1/runs/${runId}/input`, { input: { refund: 'maybe' }, step_id: 'ask' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    expect(bad.body.error.details).toMatchObject({ reason: 'answer_does_not_fit', step_id: 'ask' });
+    expect(bad.body.error.message).toMatch(
+      /^The answer to step "ask" does not fit the schema its question gave: refund: /,
+    );
+    // Without step_id too: the answer to the waiting question is checked all the same.
+    expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'yes' })).status).toBe(400);
+    expect(await inputsReceived(runId)).toEqual([]);
+    expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_input');
+
+    const good = await api('POST', `/v1/runs/${runId}/input`, { input: { refund: true }, step_id: 'ask' });
+    expect(good.status).toBe(200);
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('completed');
+    expect(run.step_results.use).toEqual({ refund: true });
+  });
+
+  it('is a validation finding when the schema is not one edgeplan can read', async () => {
+    const r = await api('POST', '/v1/plans/validate', {
+      plan: {
+        steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Ok?', schema: 'yes/no' } }],
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.valid).toBe(false);
+    expect(r.body.errors).toEqual([
+      expect.objectContaining({ code: 'invalid_parameters', step_id: 'ask', path: ['parameters', 'schema'] }),
+    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Run, RunEvent } from '../../client';
 import { skippedBecause } from '../../client/skip-text';
 import { table, type Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
-import { follow, followToEnd } from '../follow';
+import { answerHint, follow, followToEnd } from '../follow';
 import { runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
 import { runTimeOf, runTimeText } from '../../client/run-time';
@@ -138,6 +138,9 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (run.goal) ctx.print(`goal: ${run.goal}`);
     // What the approver decides on, before the steps: for a revision, what changed since the approved plan.
     for (const line of pendingApprovalLines(run.pending_approval, ctx.style)) ctx.print(line);
+    // The question a person is to answer, and how: the run's snapshot has neither, its events both.
+    if (run.status === 'awaiting_input' && view.waiting?.kind === 'input')
+      ctx.print(ctx.style.yellow(answerHint(view)));
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
       // Not "running" on a run that has ended: it was, when the run ended (the API says so).

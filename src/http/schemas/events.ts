@@ -120,6 +120,12 @@ const PAYLOADS = {
     reason: z.string(),
     step_id: z.string().optional(),
     prompt: z.string().optional(),
+    schema: z
+      .unknown()
+      .optional()
+      .describe(
+        "The JSON Schema the human.input step's answer must fit (its `schema` parameter); an answer that does not is refused 400",
+      ),
   }),
   StepScheduled: z.object({
     step_id: z.string(),

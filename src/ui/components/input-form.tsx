@@ -10,6 +10,7 @@
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { visibleText } from '../visible-text';
+import { jsonText } from './json-block';
 
 type Action = 'retry' | 'skip' | 'replan' | 'abort';
 
@@ -23,6 +24,8 @@ const ACTIONS: { action: Action; label: string; help: string }[] = [
 type Props = {
   /** What the run asks (the step's prompt, or why it waits). */
   prompt?: string;
+  /** The JSON Schema the answer must fit (a `human.input` step's `schema`): shown, so it is not guessed. */
+  schema?: unknown;
   /** The failed step the run asks about (`ask_user`); absent for a `human.input` step. */
   failedStep?: string;
   disabled?: boolean;
@@ -32,7 +35,7 @@ type Props = {
   who?: ComponentChildren;
 };
 
-export function InputForm({ prompt, failedStep, disabled, onSend, who }: Props) {
+export function InputForm({ prompt, schema, failedStep, disabled, onSend, who }: Props) {
   const [text, setText] = useState('');
   const [phase, setPhase] = useState<'idle' | 'sending' | 'sent'>('idle');
   // Set at once, not on the next render: a double click's second click finds it set.
@@ -116,6 +119,14 @@ export function InputForm({ prompt, failedStep, disabled, onSend, who }: Props) 
       <p class="help muted">
         The answer is the step’s output: JSON if it parses as JSON, else the text as typed.
       </p>
+      {schema === undefined ? null : (
+        <div class="answer-schema">
+          <p class="help muted">
+            It must fit this JSON Schema (another answer is refused, and the step waits on):
+          </p>
+          <pre>{jsonText(schema)}</pre>
+        </div>
+      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={off}>
           Send

@@ -150,6 +150,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <InputForm
           key={now.request?.seq}
           prompt={view.waiting.prompt}
+          schema={view.waiting.schema}
           {...(now.asked?.status === 'failed' ? { failedStep: now.asked.id } : {})}
           disabled={!!busy && busy !== 'input'}
           who={
