@@ -3,7 +3,7 @@
  * the run waits for approval or for a person's input, the question asked inline (@clack/prompts).
  * Otherwise: one plain line per event (or one JSON event per line with `--json`).
  */
-import type { EdgeplanClient } from '../client';
+import { EdgeplanApiError, type EdgeplanClient } from '../client';
 import type { Context } from './context';
 import { EXIT, exitForStatus } from './exit-codes';
 import { eventLine, plural, renderLive, type Style } from './render';
@@ -215,18 +215,44 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     await client.sendInput(view.run_id, { action }, { stepId: failed, ...approverName(undefined) });
     return;
   }
-  const answer = await prompts.text({
-    message: terminalText(view.waiting?.prompt ?? 'The run waits for input:'),
-  });
-  if (prompts.isCancel(answer)) return detach(view, EXIT.interrupted);
-  let input: unknown = answer;
-  try {
-    input = JSON.parse(answer);
-  } catch {
-    // plain text is the answer as typed
+  const schema = view.waiting?.schema;
+  if (schema !== undefined)
+    write(`${style.dim(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`)}\n`);
+  for (;;) {
+    const answer = await prompts.text({
+      message: terminalText(view.waiting?.prompt ?? 'The run waits for input:'),
+    });
+    if (prompts.isCancel(answer)) return detach(view, EXIT.interrupted);
+    let input: unknown = answer;
+    try {
+      input = JSON.parse(answer);
+    } catch {
+      // plain text is the answer as typed
+    }
+    try {
+      // The answer to the question shown: refused, not taken as new information, if someone answered first.
+      await client.sendInput(view.run_id, input, {
+        stepId: view.waiting?.step_id,
+        ...approverName(undefined),
+      });
+      return;
+    } catch (err) {
+      // One that does not fit the question's schema leaves the step waiting: say why, and ask again.
+      if (!unfitAnswer(err)) throw err;
+      write(`${style.red(err.message)}\n`);
+    }
   }
-  // The answer to the question shown: refused, not taken as new information, if someone answered first.
-  await client.sendInput(view.run_id, input, { stepId: view.waiting?.step_id, ...approverName(undefined) });
+}
+
+/** An answer refused for not fitting the JSON Schema its question gave (`answer_does_not_fit`). */
+function unfitAnswer(err: unknown): err is EdgeplanApiError {
+  const details = err instanceof EdgeplanApiError ? err.details : undefined;
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    'reason' in details &&
+    details.reason === 'answer_does_not_fit'
+  );
 }
 
 /** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */

@@ -2050,7 +2050,7 @@ export interface components {
             step_id: string;
             dependencies: string[];
         };
-        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. */
+        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting. */
         RunInput: {
             input?: unknown;
             /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400 */

@@ -14,6 +14,7 @@ const {
   edgeplan: edgeplanAsync,
   edgeplanSync: edgeplan,
   edgeplanOnTerminal,
+  edgeplanOnTerminalAnswering,
   api,
   llm,
 } = cliSetup('cli-history');
@@ -249,6 +250,30 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['events', asked]).out).toMatch(
       /InputReceived\s+city\s+answer: "Oslo" — answered by “Ada Lovelace” \(given without signing in\)$/m,
     );
+  });
+
+  it('asks again on a terminal when an answer does not fit the JSON Schema the question gave', async () => {
+    const schema = { type: 'object', properties: { refund: { type: 'boolean' } }, required: ['refund'] };
+    const id = await start({
+      plan: {
+        goal: 'ask with a schema',
+        steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Refund?', schema } }],
+      },
+    });
+    await waitForStatus(id, 'awaiting_input');
+    const r = await edgeplanOnTerminalAnswering(
+      ['watch', id],
+      [
+        { after: /The answer must fit the JSON Schema[^]*Refund\?/, type: 'maybe\r' },
+        { after: /does not fit the schema its question gave[^]*Refund\?/, type: '{"refund": true}\r' },
+      ],
+    );
+    expect(r.out).toContain(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`);
+    expect(r.out).toContain(
+      'The answer to step "ask" does not fit the schema its question gave: (root): Invalid input: expected object, received string',
+    );
+    expect(r.code).toBe(0);
+    expect((await api('GET', `/v1/runs/${id}`)).step_results).toEqual({ ask: { refund: true } });
   });
 
   it('show says a step’s fallback ran', async () => {

@@ -16,6 +16,10 @@ type Json = Record<string, unknown>;
 type Scripted = Awaited<ReturnType<typeof startScriptedLlm>>;
 export type CliResult = { code: number | null; out: string; err: string };
 
+/** What a terminal showed, with the cursor movements and line ends of the redraws taken out. */
+// eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what it removes
+const plain = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+
 export function cliSetup(name: string) {
   const root = process.cwd();
   const dir = mkdtempSync(join(tmpdir(), `edgeplan-${name}-`));
@@ -70,22 +74,52 @@ export function cliSetup(name: string) {
     return { code: r.status, out: r.stdout, err: r.stderr };
   }
 
+  /** The command as one line of shell, for `script -c`. */
+  const shellCommand = (args: string[]) =>
+    [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+
   /**
    * Runs the command on a terminal (a pseudo-terminal from util-linux `script`), as a person does:
    * the live view is drawn in place. What it printed, with the cursor movements and line ends of the
    * redraws taken out.
    */
   function edgeplanOnTerminal(args: string[], extra: Record<string, string> = {}): CliResult {
-    const command = [process.execPath, cli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+    const r = spawnSync('script', ['-qec', shellCommand(args), '/dev/null'], {
       cwd: dir,
       env: env(extra),
       encoding: 'utf8',
       timeout: 60_000,
     });
-    // eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what it removes
-    const plain = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
     return { code: r.status, out: plain(r.stdout), err: r.stderr };
+  }
+
+  /**
+   * Runs the command on a terminal as {@link edgeplanOnTerminal} does, typing each answer once what it
+   * printed so far (the redraws taken out) matches its `after`, one after the other — as a person reads
+   * the question before answering. Resolves when the command exits.
+   */
+  function edgeplanOnTerminalAnswering(
+    args: string[],
+    answers: { after: RegExp; type: string }[],
+  ): Promise<CliResult> {
+    // A terminal of a person's size: script's own has no columns, and the prompt would wrap at each character.
+    const child = spawn('script', ['-qec', `stty cols 120 rows 40; ${shellCommand(args)}`, '/dev/null'], {
+      cwd: dir,
+      env: env({}),
+    });
+    let out = '';
+    let err = '';
+    let next = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      out += String(d);
+      const answer = answers[next];
+      if (answer && answer.after.test(plain(out))) {
+        next += 1;
+        child.stdin.write(answer.type);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, out: plain(out), err })));
   }
 
   async function api(method: string, path: string, body?: unknown): Promise<Json> {
@@ -100,5 +134,5 @@ export function cliSetup(name: string) {
   /** The scripted LLM's answers for goals starting with `tag:` (scripted-llm-server.ts). */
   const llm = { script: (...a: Parameters<Scripted['script']>) => scripted!.script(...a) };
 
-  return { edgeplan, edgeplanSync, edgeplanOnTerminal, api, llm, base };
+  return { edgeplan, edgeplanSync, edgeplanOnTerminal, edgeplanOnTerminalAnswering, api, llm, base };
 }

@@ -612,7 +612,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const children = edgeplan(['runs', '--parent', parent!]);
     expect(children.code).toBe(0);
     const rows = children.out.trim().split('\n');
-    expect(rows[0]).toMatch(/^RUN\s+STATUS\s+STEPS\s+CREATED\s+PARENT\s+GOAL$/);
+    expect(rows[0]).toMatch(/^RUN\s+STATUS\s+STEPS\s+CREATED \(UTC\)\s+PARENT\s+GOAL$/);
     expect(rows.slice(1).map((r) => r.split(/\s+/).slice(0, 2))).toEqual([[child, 'completed']]);
     expect(rows[1]).toContain(parent!);
     const top = edgeplan(['runs', '--top-level', '--limit', '200']).out;

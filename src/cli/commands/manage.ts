@@ -102,7 +102,7 @@ export function registerManage(program: Command, context: () => Context, done: D
           ...(parents ? [r.parent_run_id ?? '-'] : []),
           r.goal.slice(0, 60),
         ]);
-        const head = ['RUN', 'STATUS', 'STEPS', 'CREATED', ...(parents ? ['PARENT'] : []), 'GOAL'];
+        const head = ['RUN', 'STATUS', 'STEPS', 'CREATED (UTC)', ...(parents ? ['PARENT'] : []), 'GOAL'];
         ctx.print(rows.length ? table([head, ...rows]) : noRuns(o, page.next_cursor !== null));
         if (page.next_cursor) {
           const flags =

@@ -53,7 +53,7 @@ export function registerPlans(program: Command, context: () => Context, done: Do
       }
       ctx.print(
         table([
-          ['VERSION', 'CREATED', 'REASON'],
+          ['VERSION', 'CREATED (UTC)', 'REASON'],
           ...list.versions.map((v) => [`v${v.version}`, v.created_at.slice(0, 19), v.reason ?? '']),
         ]),
       );

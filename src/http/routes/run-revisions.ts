@@ -45,7 +45,7 @@ const InputSchema = z
   .catchall(z.unknown())
   .openapi('RunInput', {
     description:
-      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`.',
+      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting.',
   });
 
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
