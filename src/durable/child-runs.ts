@@ -24,6 +24,8 @@ import { readParent } from './run-parent';
 import { createConfirmed } from './confirmed-create';
 import { log } from '../log';
 import { isUnreadableRun } from './row-schemas';
+import type { ChildLineage } from './child-run-limits';
+import type { RpcResult } from './rpc-result';
 
 export type { ChildRequest, ParentRef } from '../engine/child-run';
 
@@ -59,6 +61,8 @@ export async function startChildRun(
       retryable: false,
     });
   }
+  // Counted in the run's tree before it exists: a plan that dispatches itself stops at the limits.
+  const lineage = await reserveChild(env, parent, runId);
   // A child whose config needs what an older object would not honour is refused, not created there.
   const created = await createConfirmed(env.PLAN_RUN, {
     run_id: runId,
@@ -67,7 +71,7 @@ export async function startChildRun(
     config,
     input: req.input ?? {},
     estimates: null,
-    parent,
+    parent: { ...parent, ...lineage },
   });
   if (created.ok) {
     await sendSteps(env.STEPS, created.value.outbox);
@@ -75,6 +79,30 @@ export async function startChildRun(
     throw new ToolError(created.error.code, created.error.message, { retryable: true });
   }
   return runId;
+}
+
+/**
+ * Where child `runId` sits in its parent's tree, once the tree's root has counted it (the parent's
+ * object asks the root: child-run-limits.ts). A limit reached is final; a parent or root that could
+ * not answer, retryable.
+ */
+async function reserveChild(env: Env, parent: ParentRef, runId: string): Promise<ChildLineage> {
+  let r: RpcResult<ChildLineage>;
+  try {
+    r = await runObject(env.PLAN_RUN, parent.run_id).reserveChildRun(runId);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ToolError(
+      'child_run_failed',
+      `Child run ${runId} could not be counted in its run's tree: ${why}`,
+    );
+  }
+  if (r.ok) return r.value;
+  if (r.error.code === 'run_not_found') {
+    const message = `Child run ${runId} refused: run ${parent.run_id}, or the run its tree started from, no longer exists`;
+    throw new ToolError('child_run_failed', message, { retryable: false });
+  }
+  throw new ToolError(r.error.code, r.error.message, { retryable: r.error.code !== 'child_run_limit' });
 }
 
 /**
