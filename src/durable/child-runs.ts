@@ -71,7 +71,7 @@ export async function startChildRun(
     config,
     input: req.input ?? {},
     estimates: null,
-    parent: { ...parent, ...lineage },
+    parent: lineage ? { ...parent, ...lineage } : parent,
   });
   if (created.ok) {
     await sendSteps(env.STEPS, created.value.outbox);
@@ -81,17 +81,30 @@ export async function startChildRun(
   return runId;
 }
 
+/** What workerd throws for a method the object does not have: one still on an older release. */
+const NOT_IMPLEMENTED = /RPC receiver does not implement/;
+
 /**
  * Where child `runId` sits in its parent's tree, once the tree's root has counted it (the parent's
  * object asks the root: child-run-limits.ts). A limit reached is final; a parent or root that could
- * not answer, retryable.
+ * not answer, retryable. A parent (or root) still on an older release during a rollout cannot count:
+ * the child is created uncounted, as an older release creates it, and the log says so.
  */
-async function reserveChild(env: Env, parent: ParentRef, runId: string): Promise<ChildLineage> {
+async function reserveChild(env: Env, parent: ParentRef, runId: string): Promise<ChildLineage | null> {
   let r: RpcResult<ChildLineage>;
   try {
     r = await runObject(env.PLAN_RUN, parent.run_id).reserveChildRun(runId);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
+    if (NOT_IMPLEMENTED.test(why)) {
+      log('child_run_uncounted', `child run ${runId}: run ${parent.run_id}'s tree could not count it`, {
+        run_id: parent.run_id,
+        step_id: parent.step_id,
+        attempt: parent.attempt,
+        error: err,
+      });
+      return null;
+    }
     throw new ToolError(
       'child_run_failed',
       `Child run ${runId} could not be counted in its run's tree: ${why}`,

@@ -4,6 +4,7 @@
  * runtime ran out of files and crashed. Child runs now nest at most MAX_CHILD_RUN_DEPTH deep and a
  * tree starts at most MAX_TREE_CHILD_RUNS, each counted at the tree's root.
  */
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS } from '../../src/durable/child-run-limits';
@@ -58,5 +59,44 @@ describe('child runs: a plan that dispatches itself stops', () => {
     expect(refused).toMatchObject({ ok: false, error: { code: 'child_run_limit' } });
     // A child counted before (a repeated attempt finds the same child) is not refused.
     expect((await root.countChildRun('run_child_0')).ok).toBe(true);
+  });
+
+  it('creates the child uncounted when its run’s object is on the release before (a rollout)', async () => {
+    const child = { steps: [{ id: 'c', action: 'demo.echo', parameters: { v: 1 } }] };
+    const runId = await startRun({
+      steps: [
+        { id: 'ask', action: 'human.input', parameters: { prompt: 'Go?' } },
+        { id: 'child', action: 'agent.dispatch', parameters: { plan: child }, dependencies: ['ask'] },
+      ],
+    });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    let restore = () => undefined as void;
+    // The env object is the Worker's too: the run's own stub answers as an older object would.
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), (instance) => {
+      const own = (instance as unknown as { env: Env }).env;
+      const real = own.PLAN_RUN;
+      const older = (stub: ReturnType<typeof real.getByName>) =>
+        new Proxy(stub, {
+          get: (target, prop) =>
+            prop === 'reserveChildRun'
+              ? () => Promise.reject(new TypeError('The RPC receiver does not implement "reserveChildRun".'))
+              : (Reflect.get(target, prop) as unknown),
+        });
+      own.PLAN_RUN = new Proxy(real, {
+        get: (target, prop) =>
+          prop === 'getByName'
+            ? (name: string) => (name === runId ? older(target.getByName(name)) : target.getByName(name))
+            : (Reflect.get(target, prop) as unknown),
+      });
+      restore = () => void (own.PLAN_RUN = real);
+    });
+    try {
+      expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'go' })).status).toBe(200);
+      const run = await waitForRun(runId);
+      expect(run.status).toBe('completed');
+      expect(run.step_results.child.subtask_results).toEqual({ c: { v: 1 } });
+    } finally {
+      restore();
+    }
   });
 });
