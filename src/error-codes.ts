@@ -247,6 +247,11 @@ export const ERROR_CODES = {
     status: null,
     about: "A step's child run (sub-plan, agent.dispatch) did not complete.",
   },
+  child_run_limit: {
+    status: null,
+    about:
+      "A step's child run refused: it would nest more than 10 levels below the run the tree started from, or that run's tree has started 1000 child runs already.",
+  },
   subplan_failed: { status: null, about: "A step's sub-plan did not complete." },
   needs_runner: { status: null, about: 'agent.dispatch called outside a runner that can start child runs.' },
   unsupported_in_process: {

@@ -30,6 +30,7 @@ export const LOG_EVENTS = {
   inline_step_not_reported: 'error',
   side_work_failed: 'error',
   child_run_not_reported: 'error',
+  child_run_uncounted: 'warn',
   approval_link_unreadable: 'error',
   deletion_pending: 'error',
   run_force_deleted: 'warn',

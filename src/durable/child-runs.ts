@@ -24,6 +24,8 @@ import { readParent } from './run-parent';
 import { createConfirmed } from './confirmed-create';
 import { log } from '../log';
 import { isUnreadableRun } from './row-schemas';
+import type { ChildLineage } from './child-run-limits';
+import type { RpcResult } from './rpc-result';
 
 export type { ChildRequest, ParentRef } from '../engine/child-run';
 
@@ -59,6 +61,8 @@ export async function startChildRun(
       retryable: false,
     });
   }
+  // Counted in the run's tree before it exists: a plan that dispatches itself stops at the limits.
+  const lineage = await reserveChild(env, parent, runId);
   // A child whose config needs what an older object would not honour is refused, not created there.
   const created = await createConfirmed(env.PLAN_RUN, {
     run_id: runId,
@@ -67,7 +71,7 @@ export async function startChildRun(
     config,
     input: req.input ?? {},
     estimates: null,
-    parent,
+    parent: lineage ? { ...parent, ...lineage } : parent,
   });
   if (created.ok) {
     await sendSteps(env.STEPS, created.value.outbox);
@@ -75,6 +79,43 @@ export async function startChildRun(
     throw new ToolError(created.error.code, created.error.message, { retryable: true });
   }
   return runId;
+}
+
+/** What workerd throws for a method the object does not have: one still on an older release. */
+const NOT_IMPLEMENTED = /RPC receiver does not implement/;
+
+/**
+ * Where child `runId` sits in its parent's tree, once the tree's root has counted it (the parent's
+ * object asks the root: child-run-limits.ts). A limit reached is final; a parent or root that could
+ * not answer, retryable. A parent (or root) still on an older release during a rollout cannot count:
+ * the child is created uncounted, as an older release creates it, and the log says so.
+ */
+async function reserveChild(env: Env, parent: ParentRef, runId: string): Promise<ChildLineage | null> {
+  let r: RpcResult<ChildLineage>;
+  try {
+    r = await runObject(env.PLAN_RUN, parent.run_id).reserveChildRun(runId);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    if (NOT_IMPLEMENTED.test(why)) {
+      log('child_run_uncounted', `child run ${runId}: run ${parent.run_id}'s tree could not count it`, {
+        run_id: parent.run_id,
+        step_id: parent.step_id,
+        attempt: parent.attempt,
+        error: err,
+      });
+      return null;
+    }
+    throw new ToolError(
+      'child_run_failed',
+      `Child run ${runId} could not be counted in its run's tree: ${why}`,
+    );
+  }
+  if (r.ok) return r.value;
+  if (r.error.code === 'run_not_found') {
+    const message = `Child run ${runId} refused: run ${parent.run_id}, or the run its tree started from, no longer exists`;
+    throw new ToolError('child_run_failed', message, { retryable: false });
+  }
+  throw new ToolError(r.error.code, r.error.message, { retryable: r.error.code !== 'child_run_limit' });
 }
 
 /**

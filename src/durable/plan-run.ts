@@ -34,6 +34,8 @@ import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
+import { lineageOf, tooDeep, type ChildLineage } from './child-run-limits';
+import { runObject } from './run-object';
 import { accessGuards, inputOfCall } from './older-worker-answer';
 import { log } from '../log';
 import {
@@ -135,6 +137,35 @@ export class PlanRun extends DurableObject<Env> {
    */
   deleteRun(opts: DeleteOptions = {}): Promise<Refusable<RpcResult<DeletedRun>>> {
     return refusingNewerAsync(() => this.#run.deleter.delete(opts));
+  }
+
+  /**
+   * Before a step of this run starts child run `childId`: where the child sits in the run's tree, once
+   * the tree's root has counted it; refused (`child_run_limit`) past the limits (child-run-limits.ts).
+   */
+  reserveChildRun(childId: string): Promise<Refusable<RpcResult<ChildLineage>>> {
+    return refusingNewerAsync(async () => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      const own = lineageOf(m.state.run_id, this.#run.parentRef());
+      const deep = tooDeep(own);
+      if (deep) return deep;
+      const counted =
+        own.root_run_id === m.state.run_id
+          ? this.#run.treeChildRuns.reserve(own.root_run_id, childId)
+          : await runObject(this.env.PLAN_RUN, own.root_run_id).countChildRun(childId);
+      if (!counted.ok) return counted;
+      return { ok: true, value: { root_run_id: own.root_run_id, depth: own.depth + 1 } };
+    });
+  }
+
+  /** Counts child run `childId` in the tree this run is the root of (child-run-limits.ts). */
+  countChildRun(childId: string): Refusable<RpcResult<null>> {
+    return refusingNewer(() => {
+      const m = this.#run.load();
+      if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
+      return this.#run.treeChildRuns.reserve(m.state.run_id, childId);
+    });
   }
 
   /** A page of the log, bounded by count and bytes (run-reads.ts). */

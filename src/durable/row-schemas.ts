@@ -133,6 +133,8 @@ export const ParentRefSchema = z.object({
   run_id: z.string().min(1),
   step_id: z.string().min(1),
   attempt: z.number().int().min(0),
+  root_run_id: z.string().min(1).optional(),
+  depth: z.number().int().min(1).optional(),
 }) satisfies z.ZodType<ParentRef, unknown>;
 
 /** The run's config as stored, with the defaults of fields added since (seed aliases applied). */

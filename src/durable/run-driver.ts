@@ -21,6 +21,7 @@ import { createRunTables } from './run-schema';
 import { FORMAT_KEY, formatFor, STORAGE_FORMAT, upgradeStorage } from './storage-format';
 import { IndexWriter } from './index-writer';
 import { hasParent, readParent, writeParent } from './run-parent';
+import { TreeChildRuns } from './child-run-limits';
 import { writeFingerprint } from './request-fingerprint';
 import { sendSteps } from './fan-out';
 import { Alarm } from './alarm';
@@ -59,6 +60,8 @@ export class RunDriver {
   readonly deleter: RunDeleter;
   /** Leases on queue-dispatched attempts. */
   readonly leases: Leases;
+  /** The child runs this run's tree has started, counted here when this run is the tree's root. */
+  readonly treeChildRuns: TreeChildRuns;
   readonly #ctx: DurableObjectState;
   readonly #host: DriverHost;
   readonly #commitParts: CommitParts;
@@ -74,6 +77,7 @@ export class RunDriver {
     this.alarm = new Alarm(ctx.storage);
     this.journal = new SideWorkJournal(ctx.storage.sql);
     this.leases = new Leases(ctx.storage.sql);
+    this.treeChildRuns = new TreeChildRuns(ctx.storage.sql);
     this.index = new IndexWriter({
       db: () => env.DB,
       waitUntil: (p) => ctx.waitUntil(p),

@@ -19,8 +19,18 @@ export const CHILD_RUN_TIMEOUT_MS = 3_600_000;
 /** What a child run is started from: a goal to plan or a plan, its configuration and input. */
 export type ChildRequest = { goal?: string; plan?: unknown; config?: unknown; input?: unknown };
 
-/** The parent attempt a child run belongs to (and reports to). */
-export type ParentRef = { run_id: string; step_id: string; attempt: number };
+/**
+ * The parent attempt a child run belongs to (and reports to). In the Worker a child also records the
+ * run its tree started from and its own depth below it (durable/child-run-limits.ts); rows written
+ * before that have neither.
+ */
+export type ParentRef = {
+  run_id: string;
+  step_id: string;
+  attempt: number;
+  root_run_id?: string;
+  depth?: number;
+};
 
 /** The call a sub-plan step records and runs. */
 export type SubplanCall = {

@@ -7,7 +7,7 @@
  * Pure: used by the engine when a step's parameters are rendered.
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
-import { limitRender } from './jinja-budget';
+import { limitRender, renderBudget, type RenderBudget } from './jinja-budget';
 
 /** What a template may read: TEA's `state`, `variables`, `settings`, …, and extras (`subtask`, `result`). */
 export type TemplateContext = Record<string, unknown>;
@@ -38,16 +38,21 @@ export function checkTemplate(source: string): { ok: true } | { ok: false; messa
 
 /**
  * Renders one string as TEA does: a lone `{{ expr }}` gives the value itself, anything else text.
+ * `budget`: what this render may spend, shared with others (jinja-budget.ts); a fresh one by default.
  * @example renderTemplate('{{ state.n + 1 }}', { state: { n: 2 } }) // { ok: true, value: 3 }
  */
-export function renderTemplate(source: string, context: TemplateContext): TemplateOutcome {
+export function renderTemplate(
+  source: string,
+  context: TemplateContext,
+  budget: RenderBudget = renderBudget(),
+): TemplateOutcome {
   if (!isTemplate(source)) return { ok: true, value: source };
   const trimmed = source.trim();
   const single = SINGLE.exec(trimmed);
   if (single && !trimmed.includes('{%') && trimmed.split('{{').length === 2) {
     const compiled = compile(`{{ (${single[1]}) | tojson }}`);
     if (!compiled.ok) return { ...compiled, line: lineBefore(source, source.indexOf('{{')) };
-    const out = run(compiled.program, context, source);
+    const out = run(compiled.program, context, source, budget);
     if (!out.ok) return out;
     const text = String(out.value);
     // An undefined value renders as nothing: TEA's lenient state reads give None.
@@ -55,23 +60,25 @@ export function renderTemplate(source: string, context: TemplateContext): Templa
   }
   const compiled = compile(source);
   if (!compiled.ok) return compiled;
-  return run(compiled.program, context, source);
+  return run(compiled.program, context, source, budget);
 }
 
 /**
- * Renders every string in a value (objects and arrays walked); a failure names its path (`messages.1.content`).
+ * Renders every string in a value (objects and arrays walked); a failure names its path
+ * (`messages.1.content`). The strings share one render budget: a node's `with:` is bounded as a whole.
  * @example renderValue({ a: '{{ state.x }}' }, { state: { x: [1] } }) // { ok: true, value: { a: [1] } }
  */
 export function renderValue(
   value: unknown,
   context: TemplateContext,
 ): { ok: true; value: unknown } | { ok: false; message: string; line: number; path: string } {
+  const budget = renderBudget();
   const walk = (
     v: unknown,
     path: string,
   ): { ok: true; value: unknown } | { ok: false; message: string; line: number; path: string } => {
     if (typeof v === 'string') {
-      const r = renderTemplate(v, context);
+      const r = renderTemplate(v, context, budget);
       return r.ok ? r : { ...r, path };
     }
     if (Array.isArray(v)) {
@@ -150,6 +157,7 @@ function run(
   program: Program,
   context: TemplateContext,
   source: string,
+  budget: RenderBudget,
 ): { ok: true; value: unknown } | { ok: false; message: string; line: number } {
   try {
     const env = new Environment();
@@ -164,7 +172,7 @@ function run(
       env.set(k, v);
     env.set('range', (...args: number[]) => pyRange(args));
     for (const [k, v] of Object.entries(context)) env.set(k, v);
-    return { ok: true, value: teaInterpreter(env).run(program).value };
+    return { ok: true, value: teaInterpreter(env, budget).run(program).value };
   } catch (e) {
     return { ok: false, message: messageOf(e), line: failingLineAtRun(source, context) };
   }
@@ -180,9 +188,9 @@ type Filterable = {
  * An interpreter with Jinja2's `round`, TEA's `fromjson` and `json` on top of the library's filters,
  * bounded in the work and the memory one render takes (jinja-budget.ts).
  */
-function teaInterpreter(env: Environment): Interpreter {
+function teaInterpreter(env: Environment, budget: RenderBudget): Interpreter {
   const interpreter = new Interpreter(env);
-  limitRender(interpreter);
+  limitRender(interpreter, budget);
   const raw = interpreter as unknown as Filterable;
   const base = raw.applyFilter.bind(raw);
   raw.applyFilter = (operand, filterNode, environment) => {
@@ -286,14 +294,18 @@ function failingLine(source: string): number {
   return last ? lineBefore(source, last.at) : 1;
 }
 
-/** The line a render error is on: the first expression tag that fails on its own (loop names unset). */
+/**
+ * The line a render error is on: the first expression tag that fails on its own (loop names unset).
+ * Its tags share one budget: looking for the line costs at most one more render.
+ */
 function failingLineAtRun(source: string, context: TemplateContext): number {
+  const budget = renderBudget();
   for (const t of tags(source)) {
     if (t.kind !== '{') continue;
     try {
       const env = new Environment();
       for (const [k, v] of Object.entries(context)) env.set(k, v);
-      teaInterpreter(env).run(parse(tokenize(t.text)));
+      teaInterpreter(env, budget).run(parse(tokenize(t.text)));
     } catch {
       return lineBefore(source, t.at);
     }

@@ -36,8 +36,9 @@ const CHILD_STEPS = {
 /**
  * A parent waiting on a question before its child step, so the test can reach into its instance
  * first: `create` on the child's object is made to hang (never answers: the process dies while the
- * call is out), after the real call when `afterCreate`. The env object is the Worker's too, so only
- * the child's object is touched, and only until `restore()`.
+ * call is out), after the real call when `afterCreate` — and then the child's report to the parent
+ * fails, so the parent has not heard of the child when the process dies, however fast the child ran.
+ * The env object is the Worker's too, so only those two calls are touched, and only until `restore()`.
  */
 async function parentAboutToStartChild(kind: keyof typeof CHILD_STEPS, k: string, afterCreate: boolean) {
   const runId = await startRun({
@@ -55,10 +56,22 @@ async function parentAboutToStartChild(kind: keyof typeof CHILD_STEPS, k: string
         return new Promise(() => undefined);
       },
     };
+    const unreachableParent = (parent: DurableObjectStub<PlanRun>) =>
+      new Proxy(parent, {
+        get: (stub, prop) =>
+          prop === 'completeSteps'
+            ? () => Promise.reject(new Error('the parent is out of reach (test)'))
+            : (Reflect.get(stub, prop) as unknown),
+      });
     own.PLAN_RUN = new Proxy(real, {
       get: (target, prop) =>
         prop === 'getByName'
-          ? (name: string) => (name === childId ? hangingChild : target.getByName(name))
+          ? (name: string) =>
+              name === childId
+                ? hangingChild
+                : afterCreate && name === runId
+                  ? unreachableParent(target.getByName(name))
+                  : target.getByName(name)
           : (Reflect.get(target, prop) as unknown),
     });
     restore = () => void (own.PLAN_RUN = real);

@@ -28,8 +28,16 @@ export function olderObjects(): Env['PLAN_RUN'] {
         },
         cancel: (reason?: string) => stub.cancel(reason),
         deleteRun: () => stub.deleteRun(),
+        // Methods that release did not have, refused as workerd refuses them.
+        reserveChildRun: () => Promise.reject(notImplemented('reserveChildRun')),
+        countChildRun: () => Promise.reject(notImplemented('countChildRun')),
       };
     },
   };
   return older as unknown as Env['PLAN_RUN'];
+}
+
+/** What workerd throws for an RPC method the object does not have. */
+function notImplemented(method: string): TypeError {
+  return new TypeError(`The RPC receiver does not implement "${method}".`);
 }

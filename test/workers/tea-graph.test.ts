@@ -204,6 +204,39 @@ nodes:
     expect(fine.step_results.fine).toEqual({ text: '012' });
   });
 
+  it('bounds a loop with an empty body, and a node whose templates share out the work, as one render', async () => {
+    // Nothing in the body: no statement is evaluated, only the block, a million times (1.4 s a template).
+    const empty = await run(`nodes:
+  - name: empty
+    uses: demo.echo
+    with:
+      text: "{% for a in range(1000) %}{% for b in range(1000) %}{% endfor %}{% endfor %}"
+`);
+    expect(empty.steps.empty.error).toMatchObject({ code: 'template_error' });
+    expect(empty.steps.empty.error.message).toMatch(/takes more than 250,000 steps to render/);
+    // Each template alone is under the bound; a node's with: renders as a whole, so together they are not.
+    const loop = '{% for a in range(300) %}{% for b in range(300) %}x{% endfor %}{% endfor %}';
+    const shared = await run(`nodes:
+  - name: shared
+    uses: demo.echo
+    with:
+      a: "${loop}"
+      b: "${loop}"
+      c: "${loop}"
+`);
+    expect(shared.steps.shared.error).toMatchObject({ code: 'template_error' });
+    expect(shared.steps.shared.error.message).toMatch(
+      /^Node "shared": the template in with.b \(line 6\) failed: the template takes more than 250,000 steps/,
+    );
+    const alone = await run(`nodes:
+  - name: alone
+    uses: demo.echo
+    with:
+      a: "${loop}"
+`);
+    expect(alone.step_results.alone.a).toHaveLength(90_000);
+  });
+
   it('refuses at import what cannot run, with the line and the feature named', async () => {
     const inline = await start(`nodes:
   - name: ok

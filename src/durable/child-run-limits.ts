@@ -1,0 +1,82 @@
+/**
+ * How many child runs a run's tree may start, and how deep they may nest. A child's plan and input may
+ * come from data (`{{ input.plan }}`, a step's output), so a plan can dispatch itself: one request
+ * would start child runs without end, each in an object of its own — under `wrangler dev`, thousands
+ * a minute until the runtime ran out of files and crashed. Every child run is counted at the tree's
+ * root (the run no step started), which refuses past {@link MAX_TREE_CHILD_RUNS}; its parent refuses
+ * one past {@link MAX_CHILD_RUN_DEPTH}. A child records its root and depth beside its parent
+ * (run-parent.ts), so its own children are counted at the same root.
+ */
+import type { ParentRef } from '../engine/child-run';
+import { LazyTable } from './lazy-table';
+import type { RpcResult } from './rpc-result';
+
+/** Levels of child runs below a run no step started (a sub-plan inside a sub-plan is two). */
+export const MAX_CHILD_RUN_DEPTH = 10;
+
+/** Child runs one run and all its descendants together may start, over the tree's whole life. */
+export const MAX_TREE_CHILD_RUNS = 1000;
+
+/** Where a run sits in its tree: the run no step started, and how many levels below it. */
+export type ChildLineage = { root_run_id: string; depth: number };
+
+const TABLE = 'tree_child_runs';
+const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (run_id TEXT PRIMARY KEY)`;
+
+/**
+ * Where the run `runId` sits, from its parent row: a run with no parent is its own root. A child
+ * created before lineage was recorded counts from its parent, as if that were the root.
+ * @example lineageOf('run_a', null) // { root_run_id: 'run_a', depth: 0 }
+ */
+export function lineageOf(runId: string, parent: ParentRef | null): ChildLineage {
+  if (!parent) return { root_run_id: runId, depth: 0 };
+  return { root_run_id: parent.root_run_id ?? parent.run_id, depth: parent.depth ?? 1 };
+}
+
+/**
+ * The refusal of a child one level deeper than `lineage` allows, or null when it may nest there.
+ * @example tooDeep({ root_run_id: 'run_a', depth: 10 }) // { ok: false, error: { code: 'child_run_limit', … } }
+ */
+export function tooDeep(lineage: ChildLineage): RpcResult<never> | null {
+  if (lineage.depth + 1 <= MAX_CHILD_RUN_DEPTH) return null;
+  return limitReached(
+    `a child run would nest ${lineage.depth + 1} levels below run ${lineage.root_run_id}; child runs ` +
+      `nest at most ${MAX_CHILD_RUN_DEPTH} deep (a plan that dispatches itself never stops)`,
+  );
+}
+
+/** The child runs a tree's root has counted (its own object's table). */
+export class TreeChildRuns {
+  readonly #sql: SqlStorage;
+  readonly #table: LazyTable;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+    this.#table = new LazyTable(sql, TABLE, SCHEMA);
+  }
+
+  /**
+   * Counts child run `childId` in the tree of root `rootId` (this object's run); again for the same
+   * child (a repeated attempt finds the same one), nothing more. Refused past {@link MAX_TREE_CHILD_RUNS}.
+   */
+  reserve(rootId: string, childId: string): RpcResult<null> {
+    if (this.#table.exists) {
+      const known = this.#sql.exec(`SELECT 1 FROM ${TABLE} WHERE run_id = ?`, childId).toArray();
+      if (known.length > 0) return { ok: true, value: null };
+      const count = this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${TABLE}`).one().n;
+      if (count >= MAX_TREE_CHILD_RUNS) {
+        return limitReached(
+          `run ${rootId} and its child runs have started ${count} child runs, the most one run's tree ` +
+            `may (${MAX_TREE_CHILD_RUNS}); a plan that dispatches itself would start them without end`,
+        );
+      }
+    }
+    this.#table.ensure();
+    this.#sql.exec(`INSERT OR IGNORE INTO ${TABLE} (run_id) VALUES (?)`, childId);
+    return { ok: true, value: null };
+  }
+}
+
+function limitReached(why: string): RpcResult<never> {
+  return { ok: false, error: { code: 'child_run_limit', message: `Child run refused: ${why}` } };
+}
