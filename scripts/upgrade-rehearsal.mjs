@@ -14,12 +14,19 @@
  * Each run must end as promised, no attempt invoked or returned twice, no counter counted twice, the
  * event log gap-free and served. Prints one line per check and exits 1 if any failed.
  *
+ * Across both switches, too, what is not a run's own state (scripts/upgrade/): the dashboard in
+ * chromium — tabs left open across the switch, acted from, and the other release's runs read
+ * (dashboard.mjs); an MCP server a run's steps call, and an agent's /mcp session (mcp.mjs, forward);
+ * the retention sweep of runs the other release ended (retention.mjs); and a revision awaiting
+ * approval rejected or edited (revisions.mjs, back).
+ *
  * Usage: the older release checked out with its dependencies, then this script from this checkout:
  *   git worktree add /tmp/edgeplan-old <release> && (cd /tmp/edgeplan-old && npm ci)
  *   npm run rehearse:upgrade -- --old=/tmp/edgeplan-old [--port=9600] [--only=forward|back]
  * (npm puts the project's own Node first on PATH: the scripted model server is TypeScript, which
  * Node 22.18 and later run as it is.)
- * The server uses --port and the inspector the port after it. About three minutes on 2 busy cores.
+ * The server uses --port and the inspector the port after it. About five minutes on 2 busy cores
+ * (two of them waiting for the runs the sweeps delete to be past their retention).
  * Not part of `npm test`: it needs a second checkout of another commit and its `npm ci`.
  */
 import { spawnSync } from 'node:child_process';
@@ -156,6 +163,16 @@ async function forward() {
   let tabs = null;
   try {
     await serve(oldRoot, persist, mcp.vars);
+    // First what takes its time (a browser, its pages): the runs after it are timed to the deploy.
+    const dash = await dashboardRuns({ create, call, until });
+    await mcp.begin(() => server.base, create);
+    await sweep.leave(create, get);
+    await until(
+      'the MCP runs at rest',
+      () => mcp.ready(get),
+      (ready) => ready,
+    );
+    tabs = await openTabs(() => server.base, dash, call, check);
     runs.approval = await create({
       plan: { steps: [counter('fa-go')] },
       config: { require_plan_approval: true, approval: { webhook_url: hookUrl, timeout_s: 3600 } },
@@ -208,15 +225,6 @@ async function forward() {
     const plan = JSON.stringify({ steps: [counter('fp-a'), echo('b', ['fp-a'])] });
     llm.script(`${TAG}-plan`, [{ pieces: [plan.slice(0, 10), plan.slice(10)], held: planningHeld }, plan]);
     runs.planning = await create({ goal: `count then echo (${TAG}-plan)` });
-    const dash = await dashboardRuns({ create, call, until });
-    await mcp.begin(() => server.base, create);
-    await sweep.leave(create, get);
-    await until(
-      'the MCP runs at rest',
-      () => mcp.ready(get),
-      (ready) => ready,
-    );
-    tabs = await openTabs(() => server.base, dash, call, check);
     await until(
       'every run at its deploy point',
       async () => ({

@@ -13,8 +13,12 @@ import { ENDED, QUEUED } from './runs.mjs';
 
 /** Attempt 1 failed by the dead letter, attempt 2 its fallback (an attempt of the step's own). */
 const FAILED_THEN_FALLBACK = '1:dead_lettered,2:ok';
-/** How long the dead-lettered attempt's tool runs: its late result is looked for after that. */
-const SLEEP_MS = 8000;
+/**
+ * How long the dead-lettered attempt's tool runs — long enough that the dead letter reaches the object
+ * first on a busy machine (the dead-letter consumer waits for its batch; at 8 s the tool once ended
+ * first, and its result was rightly kept) — and after which its late result is looked for.
+ */
+const SLEEP_MS = 20_000;
 
 export async function deadLetter(name, { api, runs }) {
   const { call, check, until } = api;

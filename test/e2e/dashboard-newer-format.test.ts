@@ -9,7 +9,7 @@
  * Real parts: `wrangler dev` killed, the run's object stamped with a format this release does not
  * read in its own SQLite file, and `wrangler dev` started again on the same state and port.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  // A server started again on the first one's state does not own it: removed here.
+  if (server) rmSync(server.persist, { recursive: true, force: true });
 });
 
 /** Stamps run `runId`'s object (found by its first event) with storage format `format`. */

@@ -7,6 +7,7 @@
  * came from that service: an outage, not a wrong address). The runs list, too, says the connection is
  * lost (not a red "unreachable" at each read), keeps its rows, and reads on once the service is back.
  */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
@@ -30,6 +31,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  // A server started again on the first one's state does not own it: removed here.
+  if (server) rmSync(server.persist, { recursive: true, force: true });
 });
 
 /** A run waiting for approval, and its page open (with `init` run in the page before its scripts). */
