@@ -21,6 +21,11 @@ export const MAX_RENDER_UNITS = 64 * 1024 * 1024;
 /** What renders sharing it have spent so far (see {@link limitRender}). */
 export type RenderBudget = { steps: number; made: number };
 
+/** How many characters and items the renders sharing `budget` may still make. */
+export function budgetLeft(budget: RenderBudget): number {
+  return MAX_RENDER_UNITS - budget.made;
+}
+
 /** A budget nothing has been spent from. */
 export function renderBudget(): RenderBudget {
   return { steps: 0, made: 0 };

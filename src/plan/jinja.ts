@@ -7,7 +7,8 @@
  * Pure: used by the engine when a step's parameters are rendered.
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
-import { limitRender, renderBudget, type RenderBudget } from './jinja-budget';
+import { withBoundedAllocations } from './jinja-allocation';
+import { budgetLeft, limitRender, renderBudget, type RenderBudget } from './jinja-budget';
 
 /** What a template may read: TEA's `state`, `variables`, `settings`, …, and extras (`subtask`, `result`). */
 export type TemplateContext = Record<string, unknown>;
@@ -172,7 +173,12 @@ function run(
       env.set(k, v);
     env.set('range', (...args: number[]) => pyRange(args));
     for (const [k, v] of Object.entries(context)) env.set(k, v);
-    return { ok: true, value: teaInterpreter(env, budget).run(program).value };
+    const interpreter = teaInterpreter(env, budget);
+    const value = withBoundedAllocations(
+      () => budgetLeft(budget),
+      () => interpreter.run(program).value,
+    );
+    return { ok: true, value };
   } catch (e) {
     return { ok: false, message: messageOf(e), line: failingLineAtRun(source, context) };
   }
@@ -195,13 +201,14 @@ function teaInterpreter(env: Environment, budget: RenderBudget): Interpreter {
   const base = raw.applyFilter.bind(raw);
   raw.applyFilter = (operand, filterNode, environment) => {
     const name = filterNode.type === 'Identifier' ? filterNode.value : filterNode.callee?.value;
-    const args =
-      filterNode.type === 'CallExpression'
-        ? (filterNode.args ?? []).map((a) => raw.evaluate(a, environment).value)
-        : [];
     if (name === 'round') {
       if (typeof operand.value !== 'number') throw new Error(`round needs a number, got ${operand.type}`);
-      const precision = typeof args[0] === 'number' ? args[0] : 0;
+      // Its arguments evaluated here, for this filter alone: the library's filters evaluate their own
+      // (keyword arguments too, `indent(width=2)`, which `evaluate` alone does not know).
+      const given = filterNode.type === 'CallExpression' ? filterNode.args?.[0] : undefined;
+      const arg = given?.type === 'KeywordArgumentExpression' ? given.value : given;
+      const precision = arg ? raw.evaluate(arg as AnyNode, environment).value : 0;
+      if (typeof precision !== 'number') throw new Error(`round's precision must be a number`);
       const f = 10 ** precision;
       return toRuntime(Number((Math.round(operand.value * f) / f).toFixed(Math.max(0, precision))), true);
     }
@@ -305,7 +312,11 @@ function failingLineAtRun(source: string, context: TemplateContext): number {
     try {
       const env = new Environment();
       for (const [k, v] of Object.entries(context)) env.set(k, v);
-      teaInterpreter(env, budget).run(parse(tokenize(t.text)));
+      const interpreter = teaInterpreter(env, budget);
+      withBoundedAllocations(
+        () => budgetLeft(budget),
+        () => interpreter.run(parse(tokenize(t.text))),
+      );
     } catch {
       return lineBefore(source, t.at);
     }

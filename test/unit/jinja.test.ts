@@ -88,4 +88,38 @@ describe('Jinja2 templates (TEA semantics)', () => {
     );
     expect(listed).toMatchObject({ ok: false, message: expect.stringMatching(/more than 64 Mi characters/) });
   });
+
+  it('refuses one operation that would make more than the render has left, before it makes it', () => {
+    const methods = () => [
+      Reflect.get(String.prototype, 'repeat') as unknown,
+      Reflect.get(String.prototype, 'replace') as unknown,
+      Reflect.get(String.prototype, 'replaceAll') as unknown,
+      Reflect.get(Array.prototype, 'join') as unknown,
+    ];
+    const before = methods();
+    const one = /one operation of the template would make [\d,]+ characters/;
+    // Each would build one string of 100 M characters or more in a single call of the runtime.
+    const doc = { state: { doc: 'z'.repeat(10_000), rows: Array.from({ length: 1000 }, (_, i) => [i]) } };
+    for (const t of [
+      "{{ 'a\nb' | indent(500000000) }}",
+      "{{ 'a\nb' | indent(width=500000000, first=true) }}",
+      '{{ state.doc | join(state.doc) }}',
+      "{{ state.doc.replace('', state.doc) }}",
+      '{{ state.rows | tojson(indent=100000) }}',
+    ]) {
+      expect({ t, ...r(t, doc) }).toMatchObject({ t, ok: false, message: expect.stringMatching(one) });
+    }
+    // The same operations at a sensible size render as before.
+    expect(r("{{ 'a\nb' | indent(2, true) }}")).toEqual({ ok: true, value: '  a\n  b' });
+    expect(r("{{ ['a', 'b'] | join(', ') }}")).toEqual({ ok: true, value: 'a, b' });
+    expect(r("{{ 'a-b-c'.replace('-', '+') }}")).toEqual({ ok: true, value: 'a+b+c' });
+    expect(r('{{ state.list | tojson(indent=2) }}')).toEqual({ ok: true, value: '[\n  1,\n  2,\n  3\n]' });
+    // Keyword arguments reach the library's filters (edgeplan's own hook had evaluated every argument
+    // itself, and knew no keyword: `indent(width=2)` was "Unknown node type").
+    expect(r("{{ 'a\nb' | indent(width=2) }}")).toEqual({ ok: true, value: 'a\n  b' });
+    expect(r('{{ state.n | round(precision=1) }}')).toEqual({ ok: true, value: 2.6 });
+    // Put back once the render ends, refused or not.
+    expect(methods()).toEqual(before);
+    expect('ab'.repeat(40_000_000).length).toBe(80_000_000);
+  });
 });

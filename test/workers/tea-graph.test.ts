@@ -195,6 +195,17 @@ nodes:
 `);
     expect(doubled.steps.doubles.error).toMatchObject({ code: 'template_error' });
     expect(doubled.steps.doubles.error.message).toMatch(/makes more than 64 Mi characters/);
+    // One filter call that would make a 500 MB line: refused before it is made, under workerd as in Node.
+    const wide = await run(`nodes:
+  - name: wide
+    uses: demo.echo
+    with:
+      text: "{{ 'a\\nb' | indent(500000000) }}"
+`);
+    expect(wide.steps.wide.error).toMatchObject({ code: 'template_error' });
+    expect(wide.steps.wide.error.message).toMatch(
+      /one operation of the template would make 500,000,000 characters/,
+    );
     const fine = await run(`nodes:
   - name: fine
     uses: demo.echo
