@@ -9,37 +9,17 @@
  * Real parts: `wrangler dev` killed, the run's object stamped with a format this release does not
  * read in its own SQLite file, and `wrangler dev` started again on the same state and port.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { describe, expect, it } from 'vitest';
+import { restartableServer } from './restartable-server';
 
-type Dev = { base: string; port: number; persist: string; stop(): Promise<void>; kill(): Promise<void> };
-let server: Dev;
-let browser: Browser;
-// EDGEPLAN_E2E_PORT pins the port (and the inspector's, the one after it); else a free one.
-const pinned = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
-const args = ['--log-level', 'error', ...(pinned ? ['--inspector-port', String(pinned + 1)] : [])];
-
-beforeAll(async () => {
-  server = (await startDevServer({ name: 'dashboard-newer-format', port: pinned, extraArgs: args })) as Dev;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  // A server started again on the first one's state does not own it: removed here.
-  if (server) rmSync(server.persist, { recursive: true, force: true });
-});
+const dev = restartableServer('dashboard-newer-format');
 
 /** Stamps run `runId`'s object (found by its first event) with storage format `format`. */
 function stamp(runId: string, format: number) {
-  const dir = join(server.persist, 'v3', 'do', 'edgeplan-PlanRun');
+  const dir = join(dev.server().persist, 'v3', 'do', 'edgeplan-PlanRun');
   let stamped = 0;
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.sqlite'))) {
     const db = new DatabaseSync(join(dir, f));
@@ -59,7 +39,7 @@ function stamp(runId: string, format: number) {
 
 describe('a run page when the service, back, cannot serve the run', () => {
   it('says what the service answers (run_newer_format), keeps the run as last seen, and no error', async () => {
-    const created = await fetch(`${server.base}/v1/runs`, {
+    const created = await fetch(`${dev.server().base}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -68,21 +48,16 @@ describe('a run page when the service, back, cannot serve the run', () => {
       }),
     });
     const { run_id } = (await created.json()) as { run_id: string };
-    const page = await browser.newPage();
+    const page = await dev.browser().newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.base}/#/runs/${run_id}`);
+    await page.goto(`${dev.server().base}/#/runs/${run_id}`);
     await page.waitForSelector('[data-run-status="awaiting_approval"]');
 
-    await server.kill();
+    await dev.server().kill();
     stamp(run_id, 99);
-    server = (await startDevServer({
-      name: 'dashboard-newer-format',
-      persist: server.persist,
-      port: server.port,
-      extraArgs: args,
-    })) as Dev;
-    const refused = await fetch(`${server.base}/v1/runs/${run_id}`);
+    await dev.restart();
+    const refused = await fetch(`${dev.server().base}/v1/runs/${run_id}`);
     expect(refused.status).toBe(503);
 
     const status = page.getByRole('status').filter({ hasText: 'cannot serve this run now' });

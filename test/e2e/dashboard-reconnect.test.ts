@@ -7,37 +7,15 @@
  * came from that service: an outage, not a wrong address). The runs list, too, says the connection is
  * lost (not a red "unreachable" at each read), keeps its rows, and reads on once the service is back.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { describe, expect, it } from 'vitest';
 import { holdWebSockets } from './dashboard-helpers';
-// @ts-expect-error -- a plain .mjs script without declarations
-import { startDevServer } from '../../scripts/dev-server.mjs';
+import { restartableServer } from './restartable-server';
 
-type Dev = { base: string; port: number; persist: string; stop(): Promise<void>; kill(): Promise<void> };
-let server: Dev;
-let browser: Browser;
-
-// EDGEPLAN_E2E_PORT pins the port (and the inspector's, the one after it); else a free one.
-const pinned = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
-const args = ['--log-level', 'error', ...(pinned ? ['--inspector-port', String(pinned + 1)] : [])];
-
-beforeAll(async () => {
-  server = (await startDevServer({ name: 'dashboard-reconnect', port: pinned, extraArgs: args })) as Dev;
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  // A server started again on the first one's state does not own it: removed here.
-  if (server) rmSync(server.persist, { recursive: true, force: true });
-});
+const dev = restartableServer('dashboard-reconnect');
 
 /** A run waiting for approval, and its page open (with `init` run in the page before its scripts). */
 async function openWaitingRun(init?: () => void) {
-  const res = await fetch(`${server.base}/v1/runs`, {
+  const res = await fetch(`${dev.server().base}/v1/runs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -46,24 +24,14 @@ async function openWaitingRun(init?: () => void) {
     }),
   });
   const { run_id } = (await res.json()) as { run_id: string };
-  const page = await browser.newPage();
+  const page = await dev.browser().newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   if (init) await page.addInitScript(init);
-  await page.goto(`${server.base}/#/runs/${run_id}`);
+  await page.goto(`${dev.server().base}/#/runs/${run_id}`);
   await page.waitForSelector('[data-run-status="awaiting_approval"]');
   const lost = page.getByRole('status').filter({ hasText: 'Connection lost — reconnecting…' });
   return { run_id, page, errors, lost };
-}
-
-/** A server on the killed one's state and port. */
-async function restart() {
-  server = (await startDevServer({
-    name: 'dashboard-reconnect',
-    persist: server.persist,
-    port: server.port,
-    extraArgs: args,
-  })) as Dev;
 }
 
 /**
@@ -76,8 +44,8 @@ async function backAndApprovedElsewhere({
   errors,
   lost,
 }: Awaited<ReturnType<typeof openWaitingRun>>) {
-  await restart();
-  const approved = await fetch(`${server.base}/v1/runs/${run_id}/approval`, {
+  await dev.restart();
+  const approved = await fetch(`${dev.server().base}/v1/runs/${run_id}/approval`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ decision: 'approve' }),
@@ -94,7 +62,7 @@ describe('the dashboard across a restart of the service', () => {
   it('shows the outage, then follows the run again once the service is back', async () => {
     const open = await openWaitingRun();
     const { page, lost } = open;
-    await server.kill();
+    await dev.server().kill();
     // A calm status, not an error; the run as last seen stays on the page.
     await lost.waitFor({ timeout: 20_000 });
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
@@ -111,7 +79,7 @@ describe('the dashboard across a restart of the service', () => {
     // yet open, when the service goes away (a race CI met).
     const open = await openWaitingRun(holdWebSockets);
     const { page, lost } = open;
-    await server.kill();
+    await dev.server().kill();
     await page.evaluate(() => (window as unknown as { openWebSockets(): void }).openWebSockets());
     await lost.waitFor({ timeout: 20_000 });
     // Held a while: the page keeps trying, calmly, without an error.
@@ -123,17 +91,17 @@ describe('the dashboard across a restart of the service', () => {
 
   it('the runs list says the connection is lost, keeps its rows, and lists a new run once the service is back', async () => {
     const { run_id, page, errors } = await openWaitingRun();
-    await page.goto(`${server.base}/#/`);
+    await page.goto(`${dev.server().base}/#/`);
     await page.locator(`[data-run-id="${run_id}"]`).waitFor();
-    await server.kill();
+    await dev.server().kill();
     const lost = page.getByRole('status').filter({ hasText: 'Connection lost — retrying…' });
     // The list is read every 5 s: the next read finds the service gone.
     await lost.waitFor({ timeout: 20_000 });
     await expect(lost.innerText()).resolves.toContain('showing the runs as last read');
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await expect(page.locator(`[data-run-id="${run_id}"]`).count()).resolves.toBe(1);
-    await restart();
-    const res = await fetch(`${server.base}/v1/runs`, {
+    await dev.restart();
+    const res = await fetch(`${dev.server().base}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
