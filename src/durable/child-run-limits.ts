@@ -45,6 +45,27 @@ export function tooDeep(lineage: ChildLineage): RpcResult<never> | null {
   );
 }
 
+/**
+ * Where child run `childId` of run `runId` (whose parent row is `parent`) sits in the tree, once the
+ * tree's root has counted it — `tree` when `runId` is the root, else `countAtRoot` asks the root's
+ * object; refused past {@link MAX_CHILD_RUN_DEPTH} or {@link MAX_TREE_CHILD_RUNS}.
+ */
+export async function reserveChild(
+  runId: string,
+  parent: ParentRef | null,
+  childId: string,
+  tree: TreeChildRuns,
+  countAtRoot: (rootId: string) => Promise<RpcResult<null>>,
+): Promise<RpcResult<ChildLineage>> {
+  const own = lineageOf(runId, parent);
+  const deep = tooDeep(own);
+  if (deep) return deep;
+  const counted =
+    own.root_run_id === runId ? tree.reserve(runId, childId) : await countAtRoot(own.root_run_id);
+  if (!counted.ok) return counted;
+  return { ok: true, value: { root_run_id: own.root_run_id, depth: own.depth + 1 } };
+}
+
 /** The child runs a tree's root has counted (its own object's table). */
 export class TreeChildRuns {
   readonly #sql: SqlStorage;

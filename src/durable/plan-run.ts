@@ -34,7 +34,7 @@ import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
-import { lineageOf, tooDeep, type ChildLineage } from './child-run-limits';
+import { reserveChild, type ChildLineage } from './child-run-limits';
 import { runObject } from './run-object';
 import { accessGuards, inputOfCall } from './older-worker-answer';
 import { log } from '../log';
@@ -147,15 +147,9 @@ export class PlanRun extends DurableObject<Env> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-      const own = lineageOf(m.state.run_id, this.#run.parentRef());
-      const deep = tooDeep(own);
-      if (deep) return deep;
-      const counted =
-        own.root_run_id === m.state.run_id
-          ? this.#run.treeChildRuns.reserve(own.root_run_id, childId)
-          : await runObject(this.env.PLAN_RUN, own.root_run_id).countChildRun(childId);
-      if (!counted.ok) return counted;
-      return { ok: true, value: { root_run_id: own.root_run_id, depth: own.depth + 1 } };
+      return reserveChild(m.state.run_id, this.#run.parentRef(), childId, this.#run.treeChildRuns, (root) =>
+        runObject(this.env.PLAN_RUN, root).countChildRun(childId),
+      );
     });
   }
 
