@@ -7,15 +7,11 @@
  * one past {@link MAX_CHILD_RUN_DEPTH}. A child records its root and depth beside its parent
  * (run-parent.ts), so its own children are counted at the same root.
  */
-import type { ParentRef } from '../engine/child-run';
+import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS, type ParentRef } from '../engine/child-run';
 import { LazyTable } from './lazy-table';
 import type { RpcResult } from './rpc-result';
 
-/** Levels of child runs below a run no step started (a sub-plan inside a sub-plan is two). */
-export const MAX_CHILD_RUN_DEPTH = 10;
-
-/** Child runs one run and all its descendants together may start, over the tree's whole life. */
-export const MAX_TREE_CHILD_RUNS = 1000;
+export { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS };
 
 /** Where a run sits in its tree: the run no step started, and how many levels below it. */
 export type ChildLineage = { root_run_id: string; depth: number };

@@ -16,6 +16,12 @@ export const CHILD_RUN_TOOL_VERSION = '1';
 /** How long a child run may take when its step sets no `timeout_ms` (not the parent's step_timeout). */
 export const CHILD_RUN_TIMEOUT_MS = 3_600_000;
 
+/** Levels of child runs below a run no step started (a sub-plan inside a sub-plan is two). */
+export const MAX_CHILD_RUN_DEPTH = 10;
+
+/** Child runs one run and all its descendants together may start, over the tree's whole life. */
+export const MAX_TREE_CHILD_RUNS = 1000;
+
 /** What a child run is started from: a goal to plan or a plan, its configuration and input. */
 export type ChildRequest = { goal?: string; plan?: unknown; config?: unknown; input?: unknown };
 

@@ -20,7 +20,7 @@ import { EventLog, type EventListener } from './event-log';
 import { validateRunPlan } from './plan-versions';
 import { settledSteps } from './execution-state';
 import { isPlanProvider, type PlanProvider } from '../engine/plan-provider';
-import { runSubplan } from './subplan';
+import { childRunLimit, runSubplan } from './subplan';
 import { carryOut, failureInput, type SideCommand, type SidePorts } from '../engine/side-work';
 import { decide } from '../engine/run-loop';
 import { localSidePorts } from './side-ports';
@@ -63,6 +63,10 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   readonly #timer: WakeTimer;
   #waiters: Waiter[] = [];
   #crashed: Error | null = null;
+  /** How many levels of child runs this run is below its tree's first (0: no step started it). */
+  #depth = 0;
+  /** The child runs this run's whole tree has started: one count, shared by its runners. */
+  #tree = { children: 0 };
 
   constructor(opts: LocalRunnerOptions) {
     this.#tools = opts.tools instanceof ToolRegistry ? opts.tools : new ToolRegistry(opts.tools);
@@ -281,8 +285,11 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
 
   /** A sub-plan (any `agent.dispatch`) runs as a nested run on this runner's tools, planner and clock. */
   #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
-    const spawn = () =>
-      new LocalRunner({
+    const refused = childRunLimit(this.#depth, this.#tree.children);
+    if (refused) return Promise.resolve({ success: false, error: refused, latency_ms: 0 });
+    this.#tree.children += 1;
+    const spawn = () => {
+      const child = new LocalRunner({
         tools: this.#tools,
         ...(this.#planner ? { planner: this.#planner } : {}),
         hooks: this.#hooks.error ? { error: this.#hooks.error } : {},
@@ -292,6 +299,10 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         timers: this.#timer.timers,
         ids: this.#ids,
       });
+      child.#depth = this.#depth + 1;
+      child.#tree = this.#tree;
+      return child;
+    };
     return runSubplan(a, spawn, signal, this.#timer.timers);
   }
 

@@ -6,7 +6,7 @@
  */
 import { EdgeplanError, toErrorInfo, type ErrorInfo } from '../errors';
 import { childOutcome, invalidChildPlan } from '../engine/child-outcome';
-import { CHILD_RUN_ACTION, childRunId } from '../engine/child-run';
+import { CHILD_RUN_ACTION, childRunId, MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS } from '../engine/child-run';
 import type { StepOutcome } from '../engine/machine';
 import type { RunSnapshot } from '../engine/snapshot';
 import { formatIssues } from '../executor/run-step';
@@ -28,6 +28,26 @@ export type ChildRun = {
   done(): Promise<RunSnapshot>;
   cancel(reason?: string): unknown;
 };
+
+/**
+ * Why a run `depth` levels below its tree's first run, whose tree has started `started` child runs,
+ * may not start another — the Worker's limits (durable/child-run-limits.ts): a plan that dispatches
+ * itself would nest runners without end, in this process's memory. Null when it may.
+ */
+export function childRunLimit(depth: number, started: number): ErrorInfo | null {
+  const why =
+    depth + 1 > MAX_CHILD_RUN_DEPTH
+      ? `a child run would nest ${depth + 1} levels deep; child runs nest at most ${MAX_CHILD_RUN_DEPTH} deep`
+      : started >= MAX_TREE_CHILD_RUNS
+        ? `this run and its child runs have started ${started} child runs, the most one run's tree may (${MAX_TREE_CHILD_RUNS})`
+        : null;
+  if (why === null) return null;
+  return {
+    code: 'child_run_limit',
+    message: `Child run refused: ${why} (a plan that dispatches itself never stops)`,
+    retryable: false,
+  };
+}
 
 /**
  * Runs the child run an `agent.dispatch` attempt asks for on a fresh runner; never throws. The child

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentDispatch } from '../../src/library/agent-dispatch';
 import { LocalRunner } from '../../src/library/local-runner';
+import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS } from '../../src/engine/child-run';
 import { defineTool } from '../../src/executor/registry';
 import { deferToChildRun } from '../../src/executor/deferred';
 import { demoEcho, demoSleep } from '../../src/executor/tools/demo';
@@ -150,5 +151,51 @@ describe('sub-plans in process: settings ${VAR}', () => {
     runner.start({ plan: reading(['SECRET_KEY']) });
     const run = await runner.done();
     expect(run.step_results.peek).toEqual({ key: 'k-123' });
+  });
+});
+
+describe('child runs in process are bounded as the Worker’s are', () => {
+  /** A plan whose one step runs, as a child, the plan and input it was given: itself, forever. */
+  const forkPlan = {
+    goal: 'dispatch myself',
+    steps: [
+      {
+        id: 'again',
+        action: 'agent.dispatch',
+        parameters: { plan: '{{ input.p }}', input: { p: '{{ input.p }}' } },
+      },
+    ],
+  };
+
+  it(`nest at most ${MAX_CHILD_RUN_DEPTH} deep: a plan that dispatches itself stops`, async () => {
+    const runner = new LocalRunner({ tools: [demoEcho, agentDispatch] });
+    runner.start({ plan: forkPlan, input: { p: forkPlan } });
+    const run = await runner.done();
+    expect(run.status).toBe('failed');
+    expect(run.steps.again!.error).toMatchObject({ code: 'child_run_failed' });
+    // The refusal, ten levels down, is what the chain of failures reports.
+    expect(JSON.stringify(run.steps.again!.error)).toContain(`nest at most ${MAX_CHILD_RUN_DEPTH} deep`);
+  });
+
+  it(`start at most ${MAX_TREE_CHILD_RUNS} child runs in one tree`, async () => {
+    const n = MAX_TREE_CHILD_RUNS + 1;
+    const runner = new LocalRunner({ tools: [demoEcho, agentDispatch] });
+    runner.start({
+      plan: {
+        steps: Array.from({ length: n }, (_, i) => ({
+          id: `s${i}`,
+          action: 'demo.echo',
+          dependencies: [],
+          subplan: { steps: [{ id: 'a', action: 'demo.echo', dependencies: [] }] },
+        })),
+      },
+      config: { max_steps: 2 * n, on_step_failure: 'skip' },
+    });
+    const run = await runner.done();
+    const refused = Object.values(run.steps).filter((s) => s.error?.code === 'child_run_limit');
+    expect(refused).toHaveLength(1);
+    expect(Object.values(run.steps).filter((s) => s.status === 'completed')).toHaveLength(
+      MAX_TREE_CHILD_RUNS,
+    );
   });
 });
