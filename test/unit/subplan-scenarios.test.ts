@@ -8,6 +8,7 @@ import { deferToChildRun } from '../../src/executor/deferred';
 import { demoEcho, demoSleep } from '../../src/executor/tools/demo';
 import { checkScenario } from '../scenarios/subplan-check';
 import { subplanScenarios } from '../scenarios/subplan-scenarios';
+import { forkPlan } from '../scenarios/fork-plan';
 
 // The Worker runs the same list through POST /v1/runs (test/workers/subplan-scenarios.test.ts).
 describe('sub-plans in process (the shared scenarios)', () => {
@@ -155,18 +156,6 @@ describe('sub-plans in process: settings ${VAR}', () => {
 });
 
 describe('child runs in process are bounded as the Worker’s are', () => {
-  /** A plan whose one step runs, as a child, the plan and input it was given: itself, forever. */
-  const forkPlan = {
-    goal: 'dispatch myself',
-    steps: [
-      {
-        id: 'again',
-        action: 'agent.dispatch',
-        parameters: { plan: '{{ input.p }}', input: { p: '{{ input.p }}' } },
-      },
-    ],
-  };
-
   it(`nest at most ${MAX_CHILD_RUN_DEPTH} deep: a plan that dispatches itself stops`, async () => {
     const runner = new LocalRunner({ tools: [demoEcho, agentDispatch] });
     runner.start({ plan: forkPlan, input: { p: forkPlan } });

@@ -10,18 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS } from '../../src/durable/child-run-limits';
 import { runObject } from '../../src/durable/run-object';
 import { api, startRun, waitForRun, type Json } from './helpers';
-
-/** A plan whose one step runs, as a child, the plan and input it was given: itself, forever. */
-const forkPlan = {
-  goal: 'dispatch myself',
-  steps: [
-    {
-      id: 'again',
-      action: 'agent.dispatch',
-      parameters: { plan: '{{ input.p }}', input: { p: '{{ input.p }}' } },
-    },
-  ],
-};
+import { forkPlan } from '../scenarios/fork-plan';
 
 describe('child runs: a plan that dispatches itself stops', () => {
   for (const mode of ['sequential', 'parallel'] as const) {
