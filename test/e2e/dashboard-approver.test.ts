@@ -254,8 +254,19 @@ describe('the dashboard for a first-time approver, reading a plan', () => {
     await expect(
       page.evaluate(() => (window as unknown as { framesWithoutTools: number }).framesWithoutTools),
     ).resolves.toBe(0);
+    // The cut edge fades out, saying there is more; scrolled to the end, the other edge does.
+    const fades = async () => ({
+      left: await page.locator('.dag-more.left').count(),
+      right: await page.locator('.dag-more.right').count(),
+    });
+    await expect(fades()).resolves.toEqual({ left: 0, right: 1 });
+    await box.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+    await expect.poll(fades).toEqual({ left: 1, right: 0 });
+    await box.evaluate((el) => el.scrollTo({ left: 0 }));
+    await expect.poll(fades).toEqual({ left: 0, right: 1 });
     await page.getByRole('button', { name: 'Fit to width' }).click();
     await expect.poll(async () => (await right()) <= (await edge())).toBe(true);
+    await expect.poll(fades).toEqual({ left: 0, right: 0 });
     await shot(page, 'approver-30-steps-fit');
     await page.getByRole('button', { name: 'Actual size' }).click();
     // A step planned without a description: its action is not said a second time as one.

@@ -4,7 +4,9 @@
  * `data-step-id` and `data-status` (the contract tests rely on). Click a node for its details.
  * The graph scrolls in its box at its own size; when it is wider than the box, "Fit to width" draws
  * the whole of it at the box's width (a phone's 390 px showed a three-step plan's first two steps
- * only, a desktop's graph box a thirty-step plan's first third).
+ * only, a desktop's graph box a thirty-step plan's first third). An edge with more of the graph
+ * behind it fades out, so a cut step reads as "scroll on", not as the end of the plan (at 1280 px the
+ * box cut a six-step plan's fifth step in half with nothing to say there was a sixth).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
@@ -48,6 +50,16 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
   const [boxWidth, setBoxWidth] = useState(Infinity);
   // Measured before the first paint: measured after it, "Fit to width" came a frame late and pushed
   // the graph down under the reader's eyes.
+  // Which of the box's sides have more of the graph behind them.
+  const [more, setMore] = useState({ left: false, right: false });
+  const seeEdges = () => {
+    const el = box.current;
+    if (!el) return;
+    const left = el.scrollLeft > 1;
+    const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+    if (left !== more.left || right !== more.right) setMore({ left, right });
+  };
+  useLayoutEffect(seeEdges);
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -72,112 +84,116 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
           </button>
         </div>
       ) : null}
-      <div class="dag-scroll" ref={box}>
-        <svg
-          class={`dag${fit ? ' fit' : ''}`}
-          width={laid.width}
-          height={laid.height}
-          viewBox={`0 0 ${laid.width} ${laid.height}`}
-          // A group, not an image: an image's contents are hidden from assistive technology, and
-          // the steps in it are buttons.
-          role="group"
-          aria-label={`Plan graph of ${steps.length} steps`}
-        >
-          <defs>
-            <marker
-              id="arrow"
-              viewBox="0 0 10 10"
-              refX="9"
-              refY="5"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto-start-reverse"
-            >
-              <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
-            </marker>
-            <clipPath id="node-text">
-              <rect width={TEXT_W} height={NODE_H} />
-            </clipPath>
-            <clipPath id="node-text-short">
-              <rect width={SHORT_W} height={NODE_H} />
-            </clipPath>
-          </defs>
-          {laid.edges.map((e) => (
-            <polyline
-              key={`${e.from}>${e.to}`}
-              data-from={e.from}
-              data-to={e.to}
-              class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
-              points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
-              marker-end="url(#arrow)"
-            />
-          ))}
-          {steps.map((s) => {
-            const n = laid.nodes.get(s.id);
-            if (!n) return null;
-            // '×3' in a step's first round; '↻1/2' in a retry or re-run (its words in the name).
-            const badge = attemptBadge(s);
-            const retried = badge !== '';
-            const tries = attemptText(s);
-            const idCut = s.id.length > (retried ? ID_CHARS - 4 : ID_CHARS);
-            return (
-              <g
-                key={s.id}
-                class={`node status-${s.status}${onPath.has(s.id) ? ' critical' : ''}${selected === s.id ? ' selected' : ''}`}
-                data-step-id={s.id}
-                data-status={s.status}
-                transform={`translate(${n.x},${n.y})`}
-                role="button"
-                // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
-                tabindex={0}
-                // What it shows first (so a voice user can say it), then its status; pressed: its
-                // details are the ones shown.
-                aria-label={`${s.id}${retried ? ` ${badge}` : ''} ${s.action}: ${s.status}${s.round && tries ? `, ${tries}` : ''}`}
-                aria-pressed={selected === s.id}
-                onClick={() => onSelect(s.id)}
-                // Enter and Space, as a button takes them (Space without scrolling the page).
-                onKeyDown={(ev) => {
-                  if (ev.key !== 'Enter' && ev.key !== ' ') return;
-                  ev.preventDefault();
-                  onSelect(s.id);
-                }}
+      <div class="dag-frame">
+        {more.left ? <div class="dag-more left" aria-hidden="true" /> : null}
+        {more.right ? <div class="dag-more right" aria-hidden="true" /> : null}
+        <div class="dag-scroll" ref={box} onScroll={seeEdges}>
+          <svg
+            class={`dag${fit ? ' fit' : ''}`}
+            width={laid.width}
+            height={laid.height}
+            viewBox={`0 0 ${laid.width} ${laid.height}`}
+            // A group, not an image: an image's contents are hidden from assistive technology, and
+            // the steps in it are buttons.
+            role="group"
+            aria-label={`Plan graph of ${steps.length} steps`}
+          >
+            <defs>
+              <marker
+                id="arrow"
+                viewBox="0 0 10 10"
+                refX="9"
+                refY="5"
+                markerWidth="7"
+                markerHeight="7"
+                orient="auto-start-reverse"
               >
-                {/* A cut id or action, whole on hover (a mouse user has no other way to read it there). */}
-                {idCut || s.action.length > ACTION_CHARS || s.round ? (
-                  <title>{`${s.id} · ${s.action}${s.round && tries ? ` · ${tries}` : ''}`}</title>
-                ) : null}
-                <rect width={NODE_W} height={NODE_H} rx="6" />
-                {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
-                <text
-                  x="10"
-                  y="16"
-                  class="node-id"
-                  clip-path={`url(#${retried ? 'node-text-short' : 'node-text'})`}
+                <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
+              </marker>
+              <clipPath id="node-text">
+                <rect width={TEXT_W} height={NODE_H} />
+              </clipPath>
+              <clipPath id="node-text-short">
+                <rect width={SHORT_W} height={NODE_H} />
+              </clipPath>
+            </defs>
+            {laid.edges.map((e) => (
+              <polyline
+                key={`${e.from}>${e.to}`}
+                data-from={e.from}
+                data-to={e.to}
+                class={`edge${e.inferred ? ' inferred' : ''}${criticalEdge(e.from, e.to) ? ' critical' : ''}`}
+                points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
+                marker-end="url(#arrow)"
+              />
+            ))}
+            {steps.map((s) => {
+              const n = laid.nodes.get(s.id);
+              if (!n) return null;
+              // '×3' in a step's first round; '↻1/2' in a retry or re-run (its words in the name).
+              const badge = attemptBadge(s);
+              const retried = badge !== '';
+              const tries = attemptText(s);
+              const idCut = s.id.length > (retried ? ID_CHARS - 4 : ID_CHARS);
+              return (
+                <g
+                  key={s.id}
+                  class={`node status-${s.status}${onPath.has(s.id) ? ' critical' : ''}${selected === s.id ? ' selected' : ''}`}
+                  data-step-id={s.id}
+                  data-status={s.status}
+                  transform={`translate(${n.x},${n.y})`}
+                  role="button"
+                  // SVG takes the lower-case attribute; `tabIndex` left the steps out of the tab order.
+                  tabindex={0}
+                  // What it shows first (so a voice user can say it), then its status; pressed: its
+                  // details are the ones shown.
+                  aria-label={`${s.id}${retried ? ` ${badge}` : ''} ${s.action}: ${s.status}${s.round && tries ? `, ${tries}` : ''}`}
+                  aria-pressed={selected === s.id}
+                  onClick={() => onSelect(s.id)}
+                  // Enter and Space, as a button takes them (Space without scrolling the page).
+                  onKeyDown={(ev) => {
+                    if (ev.key !== 'Enter' && ev.key !== ' ') return;
+                    ev.preventDefault();
+                    onSelect(s.id);
+                  }}
                 >
-                  {s.id}{' '}
-                </text>
-                {idCut ? (
-                  <text x={retried ? SHORT_W : TEXT_W} y="16" class="node-id" aria-hidden="true">
-                    …
+                  {/* A cut id or action, whole on hover (a mouse user has no other way to read it there). */}
+                  {idCut || s.action.length > ACTION_CHARS || s.round ? (
+                    <title>{`${s.id} · ${s.action}${s.round && tries ? ` · ${tries}` : ''}`}</title>
+                  ) : null}
+                  <rect width={NODE_W} height={NODE_H} rx="6" />
+                  {/* The trailing spaces: read apart, as they are seen (the name is "id ×n action: status"). */}
+                  <text
+                    x="10"
+                    y="16"
+                    class="node-id"
+                    clip-path={`url(#${retried ? 'node-text-short' : 'node-text'})`}
+                  >
+                    {s.id}{' '}
                   </text>
-                ) : null}
-                {retried ? (
-                  <text x={NODE_W - 8} y="16" class="node-id" text-anchor="end" data-attempts={badge}>
-                    {badge}{' '}
+                  {idCut ? (
+                    <text x={retried ? SHORT_W : TEXT_W} y="16" class="node-id" aria-hidden="true">
+                      …
+                    </text>
+                  ) : null}
+                  {retried ? (
+                    <text x={NODE_W - 8} y="16" class="node-id" text-anchor="end" data-attempts={badge}>
+                      {badge}{' '}
+                    </text>
+                  ) : null}
+                  <text x="10" y="31" class="node-action" clip-path="url(#node-text)">
+                    {s.action}
                   </text>
-                ) : null}
-                <text x="10" y="31" class="node-action" clip-path="url(#node-text)">
-                  {s.action}
-                </text>
-                {s.action.length > ACTION_CHARS ? (
-                  <text x={TEXT_W} y="31" class="node-action" aria-hidden="true">
-                    …
-                  </text>
-                ) : null}
-              </g>
-            );
-          })}
-        </svg>
+                  {s.action.length > ACTION_CHARS ? (
+                    <text x={TEXT_W} y="31" class="node-action" aria-hidden="true">
+                      …
+                    </text>
+                  ) : null}
+                </g>
+              );
+            })}
+          </svg>
+        </div>
       </div>
     </div>
   );
