@@ -23,13 +23,40 @@ const KEY_CHARS = 80;
  */
 export function unknownKeysMessage(keys: readonly string[], known: readonly string[]): string {
   const parts = keys.slice(0, LISTED_KEYS).map((k) => {
-    const near = nearestKey(k, known);
+    const near = nearestKey(k, known) ?? knownSynonym(k, known);
     const shown = k.length > KEY_CHARS ? `${k.slice(0, KEY_CHARS)}…` : k;
     return near ? `"${shown}" (did you mean "${near}"?)` : `"${shown}"`;
   });
   const more = keys.length - parts.length;
   if (more > 0) parts.push(`and ${more} more`);
   return `Unknown key${keys.length === 1 ? '' : 's'} ${parts.join(', ')}`;
+}
+
+/**
+ * What other planners and workflow engines call a plan's or a step's keys, by the key edgeplan calls it
+ * by: `depends_on` (Airflow, Compose, LLM habit), `needs` (GitHub Actions), `args` are not a spelling
+ * of `dependencies` or `parameters` within a few edits, so without these a plan written from habit got
+ * a bare `Unknown key "depends_on"`.
+ */
+const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  dependencies: ['depends_on', 'depends', 'deps', 'needs', 'requires', 'after', 'upstream'],
+  parameters: ['params', 'args', 'arguments', 'inputs', 'input', 'with', 'kwargs'],
+  action: ['tool', 'tool_name', 'toolname', 'function', 'uses', 'call'],
+  fallback_action: ['fallback', 'on_error', 'on_failure'],
+  steps: ['tasks', 'nodes', 'actions'],
+  goal: ['objective', 'task', 'prompt'],
+  timeout_ms: ['timeout'],
+  retries: ['max_retries', 'retry'],
+};
+
+/** The known key `key` is another system's name for, if one is. @example knownSynonym('depends_on', ['id', 'dependencies']) // 'dependencies' */
+export function knownSynonym(key: string, known: readonly string[]): string | null {
+  // `dependsOn`, `depends-on` and `depends_on` alike.
+  const flat = key.toLowerCase().replace(/[-_]/g, '');
+  for (const k of known) {
+    if (SYNONYMS[k]?.some((name) => name.replace(/_/g, '') === flat)) return k;
+  }
+  return null;
 }
 
 /** The known key within a third of `key`'s length in edits (at least 1, at most 3), if one is. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestKey, unknownKeysMessage } from '../../src/plan/key-suggestions';
+import { knownSynonym, nearestKey, unknownKeysMessage } from '../../src/plan/key-suggestions';
 
 describe('nearestKey', () => {
   it('counts two swapped neighbouring letters as one edit, the commonest slip', () => {
@@ -28,5 +28,35 @@ describe('unknownKeysMessage', () => {
     expect(message.length).toBeLessThan(400);
     expect(message).toContain(`"${'x'.repeat(80)}…", "k1"`);
     expect(message.endsWith('"k9", and 199990 more')).toBe(true);
+  });
+});
+
+describe('knownSynonym', () => {
+  const step = ['id', 'action', 'parameters', 'dependencies', 'fallback_action', 'timeout_ms', 'retries'];
+
+  it("names the key another system's name stands for, however it is cased or joined", () => {
+    expect(knownSynonym('depends_on', step)).toBe('dependencies');
+    expect(knownSynonym('dependsOn', step)).toBe('dependencies');
+    expect(knownSynonym('depends-on', step)).toBe('dependencies');
+    expect(knownSynonym('needs', step)).toBe('dependencies');
+    expect(knownSynonym('args', step)).toBe('parameters');
+    expect(knownSynonym('tool', step)).toBe('action');
+    expect(knownSynonym('maxRetries', step)).toBe('retries');
+    expect(knownSynonym('tasks', ['goal', 'steps'])).toBe('steps');
+  });
+
+  it('suggests only a key the object takes, and nothing for a key that is no synonym', () => {
+    expect(knownSynonym('depends_on', ['goal', 'steps'])).toBeNull();
+    expect(knownSynonym('colour', step)).toBeNull();
+  });
+
+  it("is said in the message when no known key is within a few edits, after the spelling's own", () => {
+    expect(unknownKeysMessage(['depends_on'], step)).toBe(
+      'Unknown key "depends_on" (did you mean "dependencies"?)',
+    );
+    // `input` is a spelling of a known `input` before it is a synonym of `parameters`.
+    expect(unknownKeysMessage(['inputs'], ['input', 'parameters'])).toBe(
+      'Unknown key "inputs" (did you mean "input"?)',
+    );
   });
 });

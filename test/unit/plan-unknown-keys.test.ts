@@ -80,7 +80,7 @@ describe('unknown keys in a submitted plan', () => {
       },
       {
         code: 'schema',
-        message: 'steps[0].subplan.steps[0]: Unknown key "timeout"',
+        message: 'steps[0].subplan.steps[0]: Unknown key "timeout" (did you mean "timeout_ms"?)',
         step_id: 'outer/inner',
         path: ['steps', 0, 'subplan', 'steps', 0],
       },

@@ -422,6 +422,25 @@ describe('keys a submitted plan does not know', () => {
     expect(r.body.error.details.errors).toEqual([finding]);
   });
 
+  it("names edgeplan's key for another system's (depends_on, args, tool), which no spelling is near", async () => {
+    const habit = {
+      goal: 'g',
+      steps: [
+        { id: 'a', tool: 'demo.echo', args: { v: 1 } },
+        { id: 'b', action: 'demo.echo', parameters: {}, depends_on: ['a'] },
+      ],
+    };
+    const r = await post('/v1/runs', JSON.stringify({ plan: habit }), JSON_TYPE);
+    expect(r.status).toBe(422);
+    // (Step "a" without an action is an llm.call, which lacks its prompt: a third finding.)
+    expect(r.body.error.details.errors.map((f: Json) => f.message)).toEqual(
+      expect.arrayContaining([
+        'steps[0]: Unknown keys "tool" (did you mean "action"?), "args" (did you mean "parameters"?)',
+        'steps[1]: Unknown key "depends_on" (did you mean "dependencies"?)',
+      ]),
+    );
+  });
+
   it('POST /v1/plans/validate reports it as a finding', async () => {
     const r = await post('/v1/plans/validate', JSON.stringify({ plan: misspelt }), JSON_TYPE);
     expect(r.status).toBe(200);
