@@ -36,7 +36,9 @@ export function unknownKeysMessage(keys: readonly string[], known: readonly stri
  * What other planners and workflow engines call a plan's or a step's keys, by the key edgeplan calls it
  * by: `depends_on` (Airflow, Compose, LLM habit), `needs` (GitHub Actions), `args` are not a spelling
  * of `dependencies` or `parameters` within a few edits, so without these a plan written from habit got
- * a bare `Unknown key "depends_on"`.
+ * a bare `Unknown key "depends_on"`. A model's plan is read with some of these names in place of ours
+ * (the planner's STEP_ALIASES, src/planner/parse.ts); a plan a caller submits is refused with them, as
+ * with a misspelling, since a key taken on a guess is a setting the caller did not see applied.
  */
 const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   dependencies: ['depends_on', 'depends', 'deps', 'needs', 'requires', 'after', 'upstream'],
