@@ -157,6 +157,8 @@ export default defineConfig(async () => {
             WEBHOOK_SECRET:
               'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=, whsec_dGhlLXJvdGF0ZWQtaW4td2ViaG9vay1zZWNyZXQ=',
             MCP_SERVERS: JSON.stringify(mcpServers),
+            // An operator's own bound on child runs: 3 a tree (child-run-limit-setting.test.ts).
+            MAX_CHILD_RUNS: '3',
             MCP_TEST_TOKEN: 'mcp-s3cret',
             HOSTILE_MCP_TOKEN: 'hostile-s3cret',
             HOSTILE_WRONG_TOKEN: 'wrong-s3cret-value',

@@ -32,6 +32,8 @@ declare namespace Cloudflare {
     MCP_SERVERS?: string;
     /** Days an ended run is kept before it deletes itself (src/durable/retention.ts); unset: kept until deleted. */
     RUN_RETENTION_DAYS?: string;
+    /** Child runs one run's tree may start, 1–100,000 (src/durable/child-run-limits.ts); unset: 1,000. */
+    MAX_CHILD_RUNS?: string;
     /** Tests only: D1 migrations read by vitest.config.mts. */
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }

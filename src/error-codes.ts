@@ -250,7 +250,7 @@ export const ERROR_CODES = {
   child_run_limit: {
     status: null,
     about:
-      "A step's child run refused: it would nest more than 10 levels below the run the tree started from, or that run's tree has started 1000 child runs already.",
+      "A step's child run refused: it would nest more than 10 levels below the run the tree started from, or that run's tree has started as many child runs as it may (1000, or the Worker's MAX_CHILD_RUNS).",
   },
   subplan_failed: { status: null, about: "A step's sub-plan did not complete." },
   needs_runner: { status: null, about: 'agent.dispatch called outside a runner that can start child runs.' },

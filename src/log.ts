@@ -35,6 +35,7 @@ export const LOG_EVENTS = {
   deletion_pending: 'error',
   run_force_deleted: 'warn',
   retention_invalid: 'error',
+  child_run_limit_invalid: 'error',
   retention_sweep: 'info',
   retention_sweep_failed: 'error',
   // The steps queue and its dead letters

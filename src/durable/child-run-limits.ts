@@ -5,13 +5,41 @@
  * a minute until the runtime ran out of files and crashed. Every child run is counted at the tree's
  * root (the run no step started), which refuses past {@link MAX_TREE_CHILD_RUNS}; its parent refuses
  * one past {@link MAX_CHILD_RUN_DEPTH}. A child records its root and depth beside its parent
- * (run-parent.ts), so its own children are counted at the same root.
+ * (run-parent.ts), so its own children are counted at the same root. The Worker's `MAX_CHILD_RUNS`
+ * sets the tree's limit, for a plan that fans out over more items than that on purpose.
  */
 import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS, type ParentRef } from '../engine/child-run';
+import { log } from '../log';
 import { LazyTable } from './lazy-table';
 import type { RpcResult } from './rpc-result';
 
 export { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS };
+
+/** The most `MAX_CHILD_RUNS` may say: each child run is an object of its own, and counted in one table. */
+export const MAX_CHILD_RUNS_SETTING = 100_000;
+/** Values already reported as unreadable (logged once per isolate, not at every child). */
+const reported = new Set<string>();
+
+/**
+ * How many child runs one run's tree may start: `MAX_CHILD_RUNS` when it is a whole number from 1 to
+ * {@link MAX_CHILD_RUNS_SETTING}, else {@link MAX_TREE_CHILD_RUNS} — a value that is not one is
+ * logged (`child_run_limit_invalid`) with what to set, and the default holds.
+ * @example treeChildRunLimit({ MAX_CHILD_RUNS: '5000' }) // 5000
+ */
+export function treeChildRunLimit(env: { MAX_CHILD_RUNS?: string | undefined }): number {
+  const raw = env.MAX_CHILD_RUNS;
+  if (raw === undefined || raw.trim() === '') return MAX_TREE_CHILD_RUNS;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_CHILD_RUNS_SETTING) return n;
+  if (!reported.has(raw)) {
+    reported.add(raw);
+    log(
+      'child_run_limit_invalid',
+      `MAX_CHILD_RUNS is "${raw.slice(0, 40)}": expected a whole number from 1 to ${MAX_CHILD_RUNS_SETTING}; a run's tree may start ${MAX_TREE_CHILD_RUNS} child runs until it is one`,
+    );
+  }
+  return MAX_TREE_CHILD_RUNS;
+}
 
 /** Where a run sits in its tree: the run no step started, and how many levels below it. */
 export type ChildLineage = { root_run_id: string; depth: number };
@@ -51,13 +79,14 @@ export async function reserveChild(
   parent: ParentRef | null,
   childId: string,
   tree: TreeChildRuns,
+  limit: number,
   countAtRoot: (rootId: string) => Promise<RpcResult<null>>,
 ): Promise<RpcResult<ChildLineage>> {
   const own = lineageOf(runId, parent);
   const deep = tooDeep(own);
   if (deep) return deep;
   const counted =
-    own.root_run_id === runId ? tree.reserve(runId, childId) : await countAtRoot(own.root_run_id);
+    own.root_run_id === runId ? tree.reserve(runId, childId, limit) : await countAtRoot(own.root_run_id);
   if (!counted.ok) return counted;
   return { ok: true, value: { root_run_id: own.root_run_id, depth: own.depth + 1 } };
 }
@@ -74,17 +103,18 @@ export class TreeChildRuns {
 
   /**
    * Counts child run `childId` in the tree of root `rootId` (this object's run); again for the same
-   * child (a repeated attempt finds the same one), nothing more. Refused past {@link MAX_TREE_CHILD_RUNS}.
+   * child (a repeated attempt finds the same one), nothing more. Refused once `limit` are counted
+   * ({@link treeChildRunLimit}).
    */
-  reserve(rootId: string, childId: string): RpcResult<null> {
+  reserve(rootId: string, childId: string, limit: number): RpcResult<null> {
     if (this.#table.exists) {
       const known = this.#sql.exec(`SELECT 1 FROM ${TABLE} WHERE run_id = ?`, childId).toArray();
       if (known.length > 0) return { ok: true, value: null };
       const count = this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${TABLE}`).one().n;
-      if (count >= MAX_TREE_CHILD_RUNS) {
+      if (count >= limit) {
         return limitReached(
           `run ${rootId} and its child runs have started ${count} child runs, the most one run's tree ` +
-            `may (${MAX_TREE_CHILD_RUNS}); a plan that dispatches itself would start them without end`,
+            `may (${limit}, the Worker's MAX_CHILD_RUNS); a plan that dispatches itself would start them without end`,
         );
       }
     }

@@ -34,7 +34,7 @@ import { retentionDueAt, retentionMs } from './retention';
 import type { DeletedRun } from './run-deletion';
 import type { DeleteOptions } from './run-deleter';
 import { RunDriver } from './run-driver';
-import { reserveChild, type ChildLineage } from './child-run-limits';
+import { reserveChild, treeChildRunLimit, type ChildLineage } from './child-run-limits';
 import { runObject } from './run-object';
 import { accessGuards, inputOfCall } from './older-worker-answer';
 import { log } from '../log';
@@ -147,8 +147,14 @@ export class PlanRun extends DurableObject<Env> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-      return reserveChild(m.state.run_id, this.#run.parentRef(), childId, this.#run.treeChildRuns, (root) =>
-        runObject(this.env.PLAN_RUN, root).countChildRun(childId),
+      const limit = treeChildRunLimit(this.env);
+      return reserveChild(
+        m.state.run_id,
+        this.#run.parentRef(),
+        childId,
+        this.#run.treeChildRuns,
+        limit,
+        (root) => runObject(this.env.PLAN_RUN, root).countChildRun(childId),
       );
     });
   }
@@ -158,7 +164,7 @@ export class PlanRun extends DurableObject<Env> {
     return refusingNewer(() => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-      return this.#run.treeChildRuns.reserve(m.state.run_id, childId);
+      return this.#run.treeChildRuns.reserve(m.state.run_id, childId, treeChildRunLimit(this.env));
     });
   }
 
