@@ -95,6 +95,9 @@ describe('Jinja2 templates (TEA semantics)', () => {
       Reflect.get(String.prototype, 'replace') as unknown,
       Reflect.get(String.prototype, 'replaceAll') as unknown,
       Reflect.get(Array.prototype, 'join') as unknown,
+      Reflect.get(String.prototype, 'split') as unknown,
+      Reflect.get(String.prototype, 'matchAll') as unknown,
+      Reflect.get(Array, 'from') as unknown,
     ];
     const before = methods();
     const one = /one operation of the template would make [\d,]+ characters/;
@@ -109,6 +112,24 @@ describe('Jinja2 templates (TEA semantics)', () => {
     ]) {
       expect({ t, ...r(t, doc) }).toMatchObject({ t, ok: false, message: expect.stringMatching(one) });
     }
+    // Each would make millions of values from one text in a single call (2 GB for `.split(' ')` of 20
+    // million spaces): refused before it makes them.
+    const cut = /one operation of the template would cut a text into more than [\d,]+ pieces/;
+    const spaces = "('a\nb' | indent(20000000))";
+    for (const t of [
+      `{{ ${spaces}.split(' ') | length }}`,
+      `{{ ${spaces}.replace(' ', '-') | length }}`,
+      `{{ ${spaces} | join(',') | length }}`,
+      `{{ ${spaces}[:10] }}`,
+      `{{ ${spaces}.replace(' ', 'x ').split() | length }}`,
+    ]) {
+      expect({ t, ...r(t, doc) }).toMatchObject({ t, ok: false, message: expect.stringMatching(cut) });
+    }
+    const words = { state: { doc: 'word '.repeat(100_000) } };
+    expect(r('{{ state.doc.split() | length }}', words)).toEqual({ ok: true, value: 100_000 });
+    expect(r("{{ state.doc.split(' ') | length }}", words)).toEqual({ ok: true, value: 100_001 });
+    expect(r('{{ state.doc[:9] }}', words)).toEqual({ ok: true, value: 'word word' });
+    expect(r("{{ 'abc'.replace('', '-') }}")).toEqual({ ok: true, value: '-a-b-c-' });
     // The same operations at a sensible size render as before.
     expect(r("{{ 'a\nb' | indent(2, true) }}")).toEqual({ ok: true, value: '  a\n  b' });
     expect(r("{{ ['a', 'b'] | join(', ') }}")).toEqual({ ok: true, value: 'a, b' });
@@ -121,5 +142,6 @@ describe('Jinja2 templates (TEA semantics)', () => {
     // Put back once the render ends, refused or not.
     expect(methods()).toEqual(before);
     expect('ab'.repeat(40_000_000).length).toBe(80_000_000);
+    expect(' '.repeat(1_000_000).split(' ').length).toBe(1_000_001);
   });
 });

@@ -206,6 +206,17 @@ nodes:
     expect(wide.steps.wide.error.message).toMatch(
       /one operation of the template would make 500,000,000 characters/,
     );
+    // One call that would make 20 million values of one text (2 GB in Node): refused before it does.
+    const pieces = await run(`nodes:
+  - name: pieces
+    uses: demo.echo
+    with:
+      text: "{{ ('a\\nb' | indent(20000000)).split(' ') | length }}"
+`);
+    expect(pieces.steps.pieces.error).toMatchObject({ code: 'template_error' });
+    expect(pieces.steps.pieces.error.message).toMatch(
+      /one operation of the template would cut a text into more than [\d,]+ pieces/,
+    );
     const fine = await run(`nodes:
   - name: fine
     uses: demo.echo
