@@ -1,14 +1,13 @@
-// `npm run check:example`: the package as a user gets it. Packs edgeplan (prepack builds dist/),
-// copies examples/custom-worker out of the repository and installs the tarball there as its README
-// says (`npm install <tarball>`; the other dependencies from the npm cache, --prefer-offline; wrangler
-// from this repository), names an MCP server of the team's own (the official SDK on loopback, in this
+// `npm run check:example`: the package as a user gets it. Builds edgeplan, makes a project with
+// `edgeplan init` (examples/custom-worker copied out, edgeplan packed into its vendor/) and installs it
+// (the other dependencies from the npm cache, --prefer-offline; wrangler from this repository), names an MCP server of the team's own (the official SDK on loopback, in this
 // process) and the secret `example.greet` reads in its .dev.vars, starts `wrangler dev` there, runs a
 // plan using the example's own tool `example.greet` and the MCP server's tool through POST /v1/runs,
 // checks both answers, plans a goal with the example's `npm run fake-llm` as the LLM (named in
 // .dev.vars as its README says), bundles it, rehearses `npm run deploy` against its
 // scripts/fake-wrangler.mjs, and stops the whole process group. Exits 0 when the example works; prints what it did.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -29,50 +28,42 @@ let llm;
 /** What the team's MCP server was called with: each call's arguments and `_meta`. */
 const mcpCalls = [];
 try {
-  // Built here, so the pack's own prepack build is skipped and its stdout is only the JSON.
+  // Built here, as a checkout someone runs `npx edgeplan init` from is.
   execFileSync('npm', ['run', '--silent', 'build'], {
     cwd: root,
     env: npmEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   step('built dist/');
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
-      cwd: root,
-      env: npmEnv,
+  // `edgeplan init`: the example copied out, edgeplan packed into its vendor/ and named there.
+  const app = join(work, 'my-agent');
+  const project = JSON.parse(
+    execFileSync(process.execPath, [join(root, 'dist/cli.js'), '--json', 'init', app], {
+      cwd: work,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
-  )[0];
-  const tarball = join(work, packed.filename);
-  step(`packed ${packed.filename}: ${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} KiB`);
-
-  const app = join(work, 'custom-worker');
-  cpSync(join(root, 'examples/custom-worker'), app, {
-    recursive: true,
-    // Not a local .dev.vars either: the check runs the example as committed.
-    filter: (src) => !/\/(node_modules|\.wrangler|\.dev\.vars)(\/|$)/.test(src),
-  });
-  // edgeplan comes from the tarball, installed over the `file:../..` dependency as the example's
-  // README says; wrangler, Node and TypeScript from this repository (the workers types installed).
+  );
   const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+  if (manifest.name !== 'my-agent' || manifest.dependencies.edgeplan !== `file:${project.tarball}`)
+    throw new Error(`edgeplan init wrote ${JSON.stringify(manifest)}`);
+  if (!readFileSync(join(app, 'wrangler.toml'), 'utf8').includes('name = "my-agent"'))
+    throw new Error('edgeplan init left the example’s Worker name in wrangler.toml');
+  if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
+    throw new Error('the project’s .gitignore does not keep .dev.vars out');
+  step(`edgeplan init made my-agent: ${project.files.length} files, edgeplan in ${project.tarball}`);
+  // Its dependencies as `npm install` there installs them (the other dependencies from the npm cache);
+  // wrangler, Node and TypeScript from this repository (the workers types installed).
   for (const dep of ['wrangler', 'node', 'typescript']) delete manifest.devDependencies[dep];
   writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2));
-  execFileSync(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
-    {
-      cwd: app,
-      env: npmEnv,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const installed = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies.edgeplan;
-  if (!/^file:.*\.tgz$/.test(installed) || !existsSync(join(app, 'node_modules/edgeplan/migrations')))
-    throw new Error(`npm install <tarball> left edgeplan as ${installed}`);
-  if (!/^\.dev\.vars$/m.test(readFileSync(join(app, '.gitignore'), 'utf8')))
-    throw new Error('the example’s .gitignore does not keep .dev.vars out');
-  step('installed the tarball into a copy of examples/custom-worker');
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: app,
+    env: npmEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (!existsSync(join(app, 'node_modules/edgeplan/migrations')))
+    throw new Error('npm install did not install edgeplan from vendor/');
+  step('npm install in my-agent installed edgeplan from its vendor/');
   // What `npm start` checks first (its prestart): the package installed, with migrations and assets.
   execFileSync(process.execPath, [join(app, 'scripts/check-install.mjs'), app], {
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { EdgeplanApiError } from '../client';
 import { registerDeploy } from './commands/deploy';
+import { registerInit } from './commands/init';
 import { registerActions } from './commands/act';
 import { registerManage } from './commands/manage';
 import { registerPlans } from './commands/plans';
@@ -52,6 +53,7 @@ registerActions(program, context, done);
 registerPlans(program, context, done);
 registerTools(program, context, done);
 registerDeploy(program, done);
+registerInit(program, context, done);
 
 // `edgeplan events … | head`: a closed pipe ends the command quietly.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

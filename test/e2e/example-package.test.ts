@@ -1,6 +1,6 @@
 /**
- * The package as a team installs it: `npm run check:example` packs edgeplan, installs the tarball
- * into a copy of examples/custom-worker as its README says, names an MCP server of the team's own in
+ * The package as a team starts from it: `npm run check:example` makes a project with `edgeplan init`
+ * (examples/custom-worker copied out, edgeplan packed into its vendor/), installs it, names an MCP server of the team's own in
  * its .dev.vars, starts `wrangler dev` there and runs a plan using the example's own tool
  * `example.greet` and the MCP server's tool through POST /v1/runs, plans a goal with the example's
  * `npm run fake-llm` as the LLM, and bundles it with `wrangler
@@ -23,7 +23,7 @@ const root = (node as unknown as { cwd(): string }).cwd();
 
 describe('the packed package in examples/custom-worker', () => {
   it(
-    'installs from the tarball and runs a plan with example.greet and its own MCP server under wrangler dev',
+    'makes a project with edgeplan init, installs it and runs a plan with example.greet and its own MCP server under wrangler dev',
     { timeout: 300_000 },
     () => {
       const r = spawnSync(node.argv[0]!, [`${root}/scripts/example-check.mjs`], {
@@ -33,7 +33,10 @@ describe('the packed package in examples/custom-worker', () => {
         timeout: 290_000,
       });
       expect(r.stderr.split('\n').filter((l) => /error/i.test(l) && !/npm warn/i.test(l))).toEqual([]);
-      expect(r.stdout).toMatch(/packed edgeplan-[\d.]+\.tgz/);
+      expect(r.stdout).toMatch(
+        /edgeplan init made my-agent: \d+ files, edgeplan in vendor\/edgeplan-[\d.]+\.tgz/,
+      );
+      expect(r.stdout).toMatch(/npm install in my-agent installed edgeplan from its vendor\//);
       // The deploy rehearsal its README gives: the example's fake wrangler, the account created once.
       expect(r.stdout).toMatch(
         /npm run deploy rehearsed with scripts\/fake-wrangler\.mjs: 4 resources created, then none/,

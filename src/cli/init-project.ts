@@ -1,0 +1,184 @@
+/**
+ * `edgeplan init <dir>`: a new project of a team's own Worker, made from the package's
+ * examples/custom-worker — its own tool, wrangler.toml with every binding, the deploy and the stand-ins
+ * — with edgeplan packed into its `vendor/` and named there in package.json. edgeplan is not on the
+ * npm registry: by hand this was five steps (pack, copy, make vendor/, copy the tarball, install it),
+ * and a copy left with the example's `file:../..` installed whatever was two directories up.
+ * @example initProject({ dir: 'my-agent', from: '/path/to/edgeplan' }) // { name: 'my-agent', tarball: 'vendor/edgeplan-0.1.0.tgz', … }
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from './exit-codes';
+
+/** Where the project is made from, inside the edgeplan package. */
+export const TEMPLATE_DIR = 'examples/custom-worker';
+
+/** What a copy leaves out: installs, local state and secrets, and what a deploy or a rehearsal writes. */
+const LEFT_OUT =
+  /(^|\/)(node_modules|\.wrangler|\.dev\.vars|dist|vendor|wrangler\.deploy\.toml|fake-wrangler-account\.json)(\/|$)/;
+
+/**
+ * The example's .gitignore, for a project made from an installed package: npm leaves every .gitignore
+ * out of a tarball. test/unit/init-project.test.ts holds it to examples/custom-worker/.gitignore.
+ */
+export const GITIGNORE = `node_modules
+# wrangler dev's local state (D1, KV, queues, run objects)
+.wrangler
+# local secrets: API_TOKEN, OPENAI_API_KEY, MCP_SERVERS and the secrets its headers name
+.dev.vars
+# written by edgeplan deploy with the real resource ids
+wrangler.deploy.toml
+# npm run deploy -- --dry-run --outdir dist
+dist
+# the pretend account of scripts/fake-wrangler.mjs (a deploy rehearsal)
+fake-wrangler-account.json
+`;
+
+const PackageJson = z.looseObject({
+  name: z.string(),
+  version: z.string(),
+  dependencies: z.record(z.string(), z.string()).optional(),
+});
+const PackResult = z.array(z.looseObject({ filename: z.string() })).min(1);
+
+export type InitResult = {
+  /** The project's directory, absolute. */
+  dir: string;
+  /** Its package name. */
+  name: string;
+  /** The packed edgeplan, relative to the project: what its package.json names. */
+  tarball: string;
+  /** The edgeplan version packed. */
+  version: string;
+  /** The files written, relative to the project, sorted. */
+  files: string[];
+};
+
+/**
+ * Makes the project in `dir` (new or empty) from the edgeplan package at `from`. Refuses a directory
+ * with anything in it, and a `from` that is not a built edgeplan package, with a UsageError.
+ */
+export function initProject({ dir, from }: { dir: string; from: string }): InitResult {
+  const target = resolve(dir);
+  if (existsSync(target) && readdirSync(target).length > 0) {
+    throw new UsageError(
+      `${dir} is not empty: edgeplan init makes a new project; name a new directory (edgeplan init my-agent)`,
+    );
+  }
+  const edgeplan = readPackage(from);
+  const template = join(from, TEMPLATE_DIR);
+  if (!existsSync(join(template, 'wrangler.toml'))) {
+    throw new UsageError(
+      `${from} has no ${TEMPLATE_DIR} to make the project from: is it an edgeplan package?`,
+    );
+  }
+  for (const built of ['dist/index.js', 'dist/worker.js', 'dist/public']) {
+    if (!existsSync(join(from, built))) {
+      throw new UsageError(
+        `edgeplan in ${from} is not built (${built} is missing): run npm run build there first`,
+      );
+    }
+  }
+
+  mkdirSync(target, { recursive: true });
+  cpSync(template, target, { recursive: true, filter: (src) => !LEFT_OUT.test(relative(template, src)) });
+  if (!existsSync(join(target, '.gitignore'))) writeFileSync(join(target, '.gitignore'), GITIGNORE);
+  const vendor = join(target, 'vendor');
+  mkdirSync(vendor);
+  // --ignore-scripts: the package is built (checked above), and an installed one has no build tools.
+  const packed = PackResult.parse(
+    JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', vendor], {
+        cwd: from,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    ),
+  );
+  const tarball = `vendor/${packed[0]!.filename}`;
+
+  const name = projectName(basename(target));
+  const manifestPath = join(target, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as z.infer<typeof PackageJson>;
+  PackageJson.parse(manifest);
+  manifest.name = name;
+  manifest.version = '0.1.0';
+  manifest.description = `An edgeplan Worker of ${name}'s own.`;
+  manifest.dependencies = { ...manifest.dependencies, edgeplan: `file:${tarball}` };
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(target, 'README.md'), readme(name, tarball, edgeplan.version));
+  // The Worker, its queues and its database named after the project: two projects made from the
+  // example would otherwise deploy over one another's Worker in one account.
+  const toml = join(target, 'wrangler.toml');
+  writeFileSync(
+    toml,
+    readFileSync(toml, 'utf8')
+      .replaceAll('"edgeplan-custom-worker"', `"${name}"`)
+      .replaceAll('"custom-worker-steps', `"${name}-steps`),
+  );
+  return { dir: target, name, tarball, version: edgeplan.version, files: listFiles(target) };
+}
+
+function readPackage(from: string): z.infer<typeof PackageJson> {
+  const path = join(from, 'package.json');
+  const parsed = existsSync(path) ? PackageJson.safeParse(JSON.parse(readFileSync(path, 'utf8'))) : null;
+  if (!parsed?.success || parsed.data.name !== 'edgeplan') {
+    throw new UsageError(`${from} is not the edgeplan package (no package.json named edgeplan there)`);
+  }
+  return parsed.data;
+}
+
+/**
+ * A directory's name as the project's: its package, its Worker, its database, and its queues with
+ * `-steps-dlq` after it — lower case letters, digits and dashes (a Worker's name takes no other), at
+ * most 53 characters (a queue's name, 63 with the suffix); else `my-agent`.
+ * @example projectName('My Agent') // 'my-agent'
+ */
+export function projectName(dirName: string): string {
+  const name = dirName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, 53)
+    .replace(/^-+|-+$/g, '');
+  return name === '' ? 'my-agent' : name;
+}
+
+function listFiles(dir: string, under = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(dir, under), { withFileTypes: true })) {
+    const path = under ? `${under}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...listFiles(dir, path));
+    else out.push(path);
+  }
+  return out.sort();
+}
+
+function readme(name: string, tarball: string, version: string): string {
+  return `# ${name}
+
+An edgeplan Worker of your own, made by \`edgeplan init\` from edgeplan ${version}: edgeplan's runtime
+(API, dashboard, run objects, queue consumer) and your tools, in \`src/index.ts\` (\`example.greet\` to
+start from). edgeplan itself is \`${tarball}\`, packed from the edgeplan it was made with; keep
+\`vendor/\` in the repository, so a teammate's clone and CI install the same.
+
+\`\`\`sh
+npm install && npm start     # wrangler dev on http://localhost:8787: the dashboard at /, the API at /v1
+curl -s localhost:8787/v1/runs -H 'content-type: application/json' -d '{
+  "plan": { "goal": "greet", "steps": [ { "id": "hi", "action": "example.greet", "parameters": { "name": "Ada" } } ] } }'
+npx edgeplan runs            # the edgeplan command, from the package
+\`\`\`
+
+- **Secrets** (an LLM's key for goals, \`API_TOKEN\`, \`MCP_SERVERS\`): copy \`.dev.vars.example\` to
+  \`.dev.vars\`, which git ignores; deployed, \`npx wrangler secret put <NAME>\`.
+- **Deploy**: \`npm run deploy\` creates the D1 database, KV namespace and queues \`wrangler.toml\` names
+  if missing, migrates D1 and deploys (\`npx wrangler login\` first). \`npm run deploy -- --dry-run
+  --outdir dist\` bundles without an account.
+- **A newer edgeplan**: pack it (\`npm pack\` in its checkout), put the tarball in \`vendor/\` in place of
+  this one, and \`npm install ./vendor/<its file>\`.
+
+edgeplan's README (in \`node_modules/edgeplan/README.md\` once installed) says the rest: your own tools,
+MCP servers, plans, approval, the client and the CLI.
+`;
+}

@@ -1,0 +1,40 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/exit-codes';
+import { GITIGNORE, initProject, projectName } from '../../src/cli/init-project';
+
+const scratch = mkdtempSync(join(tmpdir(), 'edgeplan-init-unit-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('edgeplan init', () => {
+  it("names the project after its directory as a Worker's name allows", () => {
+    expect(projectName('my-agent')).toBe('my-agent');
+    expect(projectName('My Agent')).toBe('my-agent');
+    expect(projectName('ops_agent.v2')).toBe('ops-agent-v2');
+    expect(projectName('--x--')).toBe('x');
+    expect(projectName('日本')).toBe('my-agent');
+    // A queue's name is at most 63 characters, `-steps-dlq` included.
+    expect(`${projectName('a'.repeat(100))}-steps-dlq`.length).toBeLessThanOrEqual(63);
+  });
+
+  it("writes the example's own .gitignore where a tarball left it out (npm packs no .gitignore)", () => {
+    expect(GITIGNORE).toBe(readFileSync('examples/custom-worker/.gitignore', 'utf8'));
+  });
+
+  it('refuses a directory with anything in it, and a package that is not edgeplan, as usage errors', () => {
+    const taken = join(scratch, 'taken');
+    mkdirSync(taken);
+    writeFileSync(join(taken, 'notes.txt'), 'mine');
+    expect(() => initProject({ dir: taken, from: process.cwd() })).toThrow(UsageError);
+    expect(() => initProject({ dir: taken, from: process.cwd() })).toThrow(/is not empty/);
+    expect(readFileSync(join(taken, 'notes.txt'), 'utf8')).toBe('mine');
+    const elsewhere = join(scratch, 'elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'package.json'), JSON.stringify({ name: 'other', version: '1.0.0' }));
+    expect(() => initProject({ dir: join(scratch, 'new'), from: elsewhere })).toThrow(
+      /is not the edgeplan package/,
+    );
+  });
+});
