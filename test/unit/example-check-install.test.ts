@@ -54,7 +54,8 @@ describe('examples/custom-worker npm start (prestart)', () => {
     expect(r.stderr).toBe(
       `edgeplan is not installed in ${r.dir}: node_modules/edgeplan/migrations is missing (package.json has ` +
         '"edgeplan": "file:../..", which points two directories up). Install the packed tarball: npm install ' +
-        './vendor/edgeplan-<version>.tgz (README: "Start your own project from it")\n',
+        './vendor/edgeplan-<version>.tgz, the tarball `npm pack` writes in an edgeplan checkout ' +
+        '(`edgeplan init <dir>` makes a project with it in place)\n',
     );
   });
 

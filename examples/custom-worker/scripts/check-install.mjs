@@ -9,7 +9,9 @@ import process from 'node:process';
 const project = process.argv[2] ?? process.cwd();
 const edgeplan = join(project, 'node_modules/edgeplan');
 const spec = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies?.edgeplan ?? '';
-const tarball = 'npm install ./vendor/edgeplan-<version>.tgz (README: "Start your own project from it")';
+const tarball =
+  'npm install ./vendor/edgeplan-<version>.tgz, the tarball `npm pack` writes in an edgeplan checkout ' +
+  '(`edgeplan init <dir>` makes a project with it in place)';
 
 if (!existsSync(join(edgeplan, 'migrations'))) {
   fail(
