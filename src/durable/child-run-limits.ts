@@ -8,15 +8,19 @@
  * (run-parent.ts), so its own children are counted at the same root. The Worker's `MAX_CHILD_RUNS`
  * sets the tree's limit, for a plan that fans out over more items than that on purpose.
  */
-import { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS, type ParentRef } from '../engine/child-run';
+import {
+  MAX_CHILD_RUN_DEPTH,
+  MAX_CHILD_RUNS_SETTING,
+  MAX_TREE_CHILD_RUNS,
+  maxChildRunsSetting,
+  type ParentRef,
+} from '../engine/child-run';
 import { log } from '../log';
 import { LazyTable } from './lazy-table';
 import type { RpcResult } from './rpc-result';
 
 export { MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS };
 
-/** The most `MAX_CHILD_RUNS` may say: each child run is an object of its own, and counted in one table. */
-export const MAX_CHILD_RUNS_SETTING = 100_000;
 /** Values already reported as unreadable (logged once per isolate, not at every child). */
 const reported = new Set<string>();
 
@@ -29,8 +33,8 @@ const reported = new Set<string>();
 export function treeChildRunLimit(env: { MAX_CHILD_RUNS?: string | undefined }): number {
   const raw = env.MAX_CHILD_RUNS;
   if (raw === undefined || raw.trim() === '') return MAX_TREE_CHILD_RUNS;
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1 && n <= MAX_CHILD_RUNS_SETTING) return n;
+  const n = maxChildRunsSetting(raw);
+  if (n !== null) return n;
   if (!reported.has(raw)) {
     reported.add(raw);
     log(

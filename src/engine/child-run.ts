@@ -22,6 +22,19 @@ export const MAX_CHILD_RUN_DEPTH = 10;
 /** Child runs one run and all its descendants together may start, over the tree's whole life. */
 export const MAX_TREE_CHILD_RUNS = 1000;
 
+/** The most `MAX_CHILD_RUNS` may say: each child run is a run of its own (in the Worker, an object). */
+export const MAX_CHILD_RUNS_SETTING = 100_000;
+
+/**
+ * `MAX_CHILD_RUNS` (a Worker variable, or the library runner's `env`) as the tree's limit: a whole
+ * number from 1 to {@link MAX_CHILD_RUNS_SETTING}; null when it is unset or not one (the default holds).
+ * @example maxChildRunsSetting('5000') // 5000
+ */
+export function maxChildRunsSetting(raw: unknown): number | null {
+  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : typeof raw === 'number' ? raw : NaN;
+  return Number.isInteger(n) && n >= 1 && n <= MAX_CHILD_RUNS_SETTING ? n : null;
+}
+
 /** What a child run is started from: a goal to plan or a plan, its configuration and input. */
 export type ChildRequest = { goal?: string; plan?: unknown; config?: unknown; input?: unknown };
 

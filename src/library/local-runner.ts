@@ -8,6 +8,7 @@
  */
 import { EdgeplanError } from '../errors';
 import type { RunEvent } from '../engine/events';
+import { MAX_TREE_CHILD_RUNS, maxChildRunsSetting } from '../engine/child-run';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
@@ -285,7 +286,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
 
   /** A sub-plan (any `agent.dispatch`) runs as a nested run on this runner's tools, planner and clock. */
   #runSubplan(a: BegunAttempt, signal: AbortSignal): Promise<StepOutcome> {
-    const refused = childRunLimit(this.#depth, this.#tree.children);
+    const most = maxChildRunsSetting(this.#env.MAX_CHILD_RUNS) ?? MAX_TREE_CHILD_RUNS;
+    const refused = childRunLimit(this.#depth, this.#tree.children, most);
     if (refused) return Promise.resolve({ success: false, error: refused, latency_ms: 0 });
     this.#tree.children += 1;
     const spawn = () => {

@@ -6,7 +6,7 @@
  */
 import { EdgeplanError, toErrorInfo, type ErrorInfo } from '../errors';
 import { childOutcome, invalidChildPlan } from '../engine/child-outcome';
-import { CHILD_RUN_ACTION, childRunId, MAX_CHILD_RUN_DEPTH, MAX_TREE_CHILD_RUNS } from '../engine/child-run';
+import { CHILD_RUN_ACTION, childRunId, MAX_CHILD_RUN_DEPTH } from '../engine/child-run';
 import type { StepOutcome } from '../engine/machine';
 import type { RunSnapshot } from '../engine/snapshot';
 import { formatIssues } from '../executor/run-step';
@@ -30,16 +30,17 @@ export type ChildRun = {
 };
 
 /**
- * Why a run `depth` levels below its tree's first run, whose tree has started `started` child runs,
- * may not start another — the Worker's limits (durable/child-run-limits.ts): a plan that dispatches
- * itself would nest runners without end, in this process's memory. Null when it may.
+ * Why a run `depth` levels below its tree's first run, whose tree has started `started` child runs of
+ * the `most` it may (`MAX_CHILD_RUNS` in the runner's env, else 1,000), may not start another — the
+ * Worker's limits (durable/child-run-limits.ts): a plan that dispatches itself would nest runners
+ * without end, in this process's memory. Null when it may.
  */
-export function childRunLimit(depth: number, started: number): ErrorInfo | null {
+export function childRunLimit(depth: number, started: number, most: number): ErrorInfo | null {
   const why =
     depth + 1 > MAX_CHILD_RUN_DEPTH
       ? `a child run would nest ${depth + 1} levels deep; child runs nest at most ${MAX_CHILD_RUN_DEPTH} deep`
-      : started >= MAX_TREE_CHILD_RUNS
-        ? `this run and its child runs have started ${started} child runs, the most one run's tree may (${MAX_TREE_CHILD_RUNS})`
+      : started >= most
+        ? `this run and its child runs have started ${started} child runs, the most one run's tree may (${most}, MAX_CHILD_RUNS)`
         : null;
   if (why === null) return null;
   return {

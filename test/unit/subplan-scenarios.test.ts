@@ -187,4 +187,24 @@ describe('child runs in process are bounded as the Worker’s are', () => {
       MAX_TREE_CHILD_RUNS,
     );
   });
+
+  it("start as many as the runner's env says in MAX_CHILD_RUNS, as the Worker's variable does", async () => {
+    const runner = new LocalRunner({ tools: [demoEcho, agentDispatch], env: { MAX_CHILD_RUNS: '3' } });
+    runner.start({
+      plan: {
+        steps: Array.from({ length: 5 }, (_, i) => ({
+          id: `s${i}`,
+          action: 'demo.echo',
+          dependencies: [],
+          subplan: { steps: [{ id: 'a', action: 'demo.echo', dependencies: [] }] },
+        })),
+      },
+      config: { on_step_failure: 'skip' },
+    });
+    const run = await runner.done();
+    const refused = Object.values(run.steps).filter((s) => s.error?.code === 'child_run_limit');
+    expect(refused).toHaveLength(2);
+    expect(refused[0]!.error!.message).toContain("the most one run's tree may (3, MAX_CHILD_RUNS)");
+    expect(Object.values(run.steps).filter((s) => s.status === 'completed')).toHaveLength(3);
+  });
 });
