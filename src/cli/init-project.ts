@@ -68,6 +68,13 @@ export function initProject({ dir, from }: { dir: string; from: string }): InitR
     );
   }
   const edgeplan = readPackage(from);
+  const inside = relative(resolve(from), target);
+  if (inside === '' || !inside.startsWith('..')) {
+    // Inside a checkout, the checkout's own lint, format check and tests would take it for theirs.
+    throw new UsageError(
+      `${dir} is inside the edgeplan package at ${resolve(from)}: make the project beside it (edgeplan init ../${basename(target)})`,
+    );
+  }
   const template = join(from, TEMPLATE_DIR);
   if (!existsSync(join(template, 'wrangler.toml'))) {
     throw new UsageError(

@@ -36,5 +36,9 @@ describe('edgeplan init', () => {
     expect(() => initProject({ dir: join(scratch, 'new'), from: elsewhere })).toThrow(
       /is not the edgeplan package/,
     );
+    // Nor inside the package itself, whose own checks would take the project for theirs.
+    expect(() => initProject({ dir: 'my-agent', from: process.cwd() })).toThrow(
+      /is inside the edgeplan package at .*: make the project beside it \(edgeplan init \.\.\/my-agent\)/,
+    );
   });
 });
