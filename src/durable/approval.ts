@@ -14,7 +14,7 @@ import {
 } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
-import { notNow } from '../engine/status-refusals';
+import { notNow, otherVersionAwaited } from '../engine/status-refusals';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
@@ -293,6 +293,9 @@ export async function approvalInput(
   if (state.status !== 'awaiting_approval') {
     return { ok: false, refusal: notNow(state, 'take an approval decision', 'awaiting_approval') };
   }
+  // Before the link is spent: a holder who saw an older version keeps a link to look at the new one.
+  const stale = otherVersionAwaited(state, decision.value.plan_version ?? undefined);
+  if (stale) return { ok: false, refusal: stale };
   let plan: Plan | undefined;
   if (decision.value.decision === 'modify') {
     const r = modifiedPlan(state, decision.value, tools);
@@ -303,7 +306,7 @@ export async function approvalInput(
     const refusal = spendApprovalToken(store, state.run_id, link);
     if (refusal) return { ok: false, refusal };
   }
-  const { decision: verdict, comment, approver } = decision.value;
+  const { decision: verdict, comment, approver, plan_version } = decision.value;
   // How the name was established; unsaid when the Worker (a release before it) did not say who called.
   const via = caller === undefined ? {} : { approver_via: nameSourceOf(caller, link !== null) };
   return {
@@ -314,6 +317,7 @@ export async function approvalInput(
       plan,
       comment: comment ?? undefined,
       ...(approver ? { approver, ...via } : {}),
+      ...(plan_version == null ? {} : { plan_version }),
     },
   };
 }

@@ -13,7 +13,7 @@ import { REVISION_DECLINED, type MachineDeps, type MachineInput, type Refusal } 
 import { changedSteps, samePlanContent } from './plan-changes';
 import { reactTurn, thoughtEvent } from './react-turn';
 import type { RunState } from './state';
-import { notNow } from './status-refusals';
+import { notNow, otherVersionAwaited } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -104,6 +104,8 @@ export function acceptPlanInput(
       if (s.status !== 'awaiting_approval' || s.approval?.decision !== 'pending') {
         return notNow(s, 'take an approval decision', 'awaiting_approval');
       }
+      const stale = otherVersionAwaited(s, input.plan_version);
+      if (stale) return stale;
       const by = 'approver';
       const comment = input.comment;
       // The name the decider gave, kept as a label beside `by` (who decided: a person, not the deadline),

@@ -16,6 +16,21 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
 }
 
 /**
+ * Why a decision on plan version `decided` cannot be taken, or null when the run awaits approval of
+ * that version (or the decider named none). Two people at once — one approving v2, the other rolling
+ * back to a v3 — must not leave v3 approved by someone who only saw v2: they are told to look again.
+ */
+export function otherVersionAwaited(s: RunState, decided: number | undefined): Refusal | null {
+  const awaited = s.plan?.version;
+  if (decided === undefined || awaited === undefined || decided === awaited) return null;
+  return {
+    code: 'conflict',
+    message: `Run ${s.run_id} now awaits approval of plan version ${awaited}, not version ${decided} this decision was about: look at version ${awaited} and decide again`,
+    details: { reason: 'plan_version_changed', plan_version: awaited, decided_version: decided },
+  };
+}
+
+/**
  * Why an answer to `stepId` cannot be taken, or null when the run waits on that step (a person's
  * question, or `ask_user` about its failure). Two people answering at once: the second is told the
  * question was answered, instead of having the answer taken as new information.
