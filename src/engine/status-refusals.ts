@@ -3,6 +3,7 @@
  * the step answered is not the one the run waits on. Each says what the run is and what it needs.
  */
 import { checkStageSchema } from '../plan/stage-schema';
+import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import type { Refusal } from './machine-types';
 import type { RunState } from './state';
 
@@ -13,6 +14,46 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
     // `reason` says which rule refused; the statuses say what to wait for.
     details: { reason: 'run_status', status: s.status, needed },
   };
+}
+
+/** What became of the plan awaiting approval, when the run no longer awaits it: decided, or the run ended first. */
+function whatDecided(s: RunState): { decided: 'approved' | 'rejected' | 'ended' } | null {
+  const decision = s.approval?.decision;
+  if (decision === 'granted') return { decided: 'approved' };
+  if (decision === 'rejected') return { decided: 'rejected' };
+  return decision === 'pending' && TERMINAL_RUN_STATUSES.has(s.status) ? { decided: 'ended' } : null;
+}
+
+/**
+ * Why an approval decision cannot be taken now. Two approvers at once (two tabs, a link and the CLI):
+ * the one who comes second is told what happened instead — the plan was approved, or rejected, or the
+ * run ended before anyone decided — not only the status the run has now.
+ */
+export function notAwaitingDecision(s: RunState): Refusal {
+  const refusal = notNow(s, 'take an approval decision', 'awaiting_approval');
+  const what = whatDecided(s);
+  if (!what) return refusal;
+  const happened =
+    what.decided === 'ended'
+      ? `Run ${s.run_id} ended (${s.status}) before its plan was decided`
+      : `The plan of run ${s.run_id} was already ${what.decided}`;
+  return {
+    ...refusal,
+    message: `${happened}, so this decision was not taken; the run is ${s.status}`,
+    details: { ...refusal.details, ...what },
+  };
+}
+
+/** What the approval link's page says of a run no longer awaiting a decision (its `410 gone`). */
+export function nothingToApprove(s: RunState): string {
+  const what = whatDecided(s);
+  const why =
+    what === null
+      ? ''
+      : what.decided === 'ended'
+        ? ' (it ended before its plan was decided)'
+        : ` (its plan was already ${what.decided})`;
+  return `Run ${s.run_id} is ${s.status}: nothing to approve${why}`;
 }
 
 /**
