@@ -72,6 +72,21 @@ export function otherVersionAwaited(s: RunState, decided: number | undefined): R
 }
 
 /**
+ * Why an answer to `stepId` cannot be taken by a run that ended. Two people answering the question a
+ * run's last step asked: the first answer completes the run, and the second is told the step has its
+ * answer (`input_not_awaited`, as while the run goes on) — not only that the run is over.
+ */
+export function answeredBeforeEnd(s: RunState, stepId: string): Refusal {
+  const rt = s.steps.get(stepId);
+  if (rt?.status !== 'completed') return notNow(s, 'take input', 'running');
+  return {
+    code: 'conflict',
+    message: `Step "${stepId}" was answered already, so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
+  };
+}
+
+/**
  * Why an answer to `stepId` cannot be taken, or null when the run waits on that step (a person's
  * question, or `ask_user` about its failure). Two people answering at once: the second is told the
  * question was answered, instead of having the answer taken as new information.
