@@ -77,8 +77,13 @@ export function otherVersionAwaited(s: RunState, decided: number | undefined): R
  * answer (`input_not_awaited`, as while the run goes on) — not only that the run is over.
  */
 export function answeredBeforeEnd(s: RunState, stepId: string): Refusal {
-  const rt = s.steps.get(stepId);
-  if (rt?.status !== 'completed') return notNow(s, 'take input', 'running');
+  return s.steps.get(stepId)?.status === 'completed'
+    ? answeredAlready(s, stepId)
+    : notNow(s, 'take input', 'running');
+}
+
+/** The refusal of an answer to a step that has its answer: said so, to whoever answered second. */
+function answeredAlready(s: RunState, stepId: string): Refusal {
   return {
     code: 'conflict',
     message: `Step "${stepId}" was answered already, so this answer was not taken; run ${s.run_id} is ${s.status}`,
@@ -96,6 +101,8 @@ export function notAwaited(s: RunState, stepId: string): Refusal | null {
   if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
   const waiting = s.status === 'awaiting_input' && s.awaiting?.step_id === stepId;
   if (waiting && (rt.status === 'running' || rt.status === 'failed')) return null;
+  // Answered first by someone else (another tab, an agent): not advice to send it as new information.
+  if (rt.status === 'completed') return answeredAlready(s, stepId);
   const now =
     s.awaiting?.step_id !== undefined && s.status === 'awaiting_input'
       ? `; the run waits on step "${s.awaiting.step_id}"`
