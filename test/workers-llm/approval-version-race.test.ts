@@ -1,8 +1,9 @@
 /**
- * A decision about one plan version racing a rollback that puts another in its place while the run
- * awaits approval: the decision names the version its decider looked at (`plan_version`), and is
- * refused when the run awaits another by the time it arrives — the approver of v2 never approves a v3
- * they did not see. The approval link refused so is not spent: its holder looks again and decides.
+ * A decision about one plan version racing a new version: a rollback that puts another in its place
+ * while the run awaits approval, or a replan whose version comes to await it. The decision names the
+ * version its decider looked at (`plan_version`) and is refused when the run awaits another by the
+ * time it arrives — the approver of v2 never approves a v3 they did not see. The approval link refused
+ * so is not spent: its holder looks again and decides.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
@@ -74,7 +75,7 @@ const revisedPlan = () =>
 const granted = async (runId: string) =>
   (await events(runId)).filter((e) => e.event_type === 'ApprovalGranted');
 
-describe('a decision about plan version N racing a rollback that makes N+1', () => {
+describe('a decision about plan version N racing a new version N+1 (a rollback, a replan)', () => {
   it('is refused once the run awaits another version, through the API and the link, which stays good', async () => {
     const links = catchLinks();
     revisedPlan();
@@ -145,4 +146,38 @@ describe('a decision about plan version N racing a rollback that makes N+1', () 
       }
     },
   );
+
+  it('sent with a replan: v1 is approved or the replan refused; an approval of v1 arriving after v2 is refused', async () => {
+    catchLinks();
+    revisedPlan();
+    for (let round = 0; round < 2; round++) {
+      const slow = {
+        id: 'slow',
+        action: 'demo.sleep',
+        parameters: { ms: 800, value: 'slept' },
+        dependencies: [],
+      };
+      const runId = await startRun({ steps: [echo('a'), slow] }, config);
+      await waitForRun(runId, (r) => r.status === 'awaiting_approval');
+      const approve = (v: number) =>
+        api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve', plan_version: v });
+      const replan = () => api('POST', `/v1/runs/${runId}/replan`, { reason: 'add a fixed step' });
+      const [a, r] =
+        round === 0
+          ? await Promise.all([approve(1), replan()])
+          : await Promise.all([replan(), approve(1)]).then(([x, y]) => [y, x] as const);
+      expect(a.status).toBe(200);
+      // A replan while v1 awaits its decision is refused; once v1 runs, it makes v2.
+      expect(r.status === 200 || r.body.error.details.reason === 'run_status').toBe(true);
+      if (r.status !== 200) expect((await replan()).status).toBe(200);
+      await waitForRun(runId, (x) => x.status === 'awaiting_approval' && x.plan_version === 2);
+      // An approver who read the run while v1 waited sends their approval now: not taken for v2.
+      const stale = await approve(1);
+      expect([stale.status, stale.body.error.details.reason]).toEqual([409, 'plan_version_changed']);
+      expect((await granted(runId)).map((e) => e.references.plan_version)).toEqual([1]);
+      expect((await approve(2)).status).toBe(200);
+      expect((await granted(runId)).map((e) => e.references.plan_version)).toEqual([1, 2]);
+      await api('POST', `/v1/runs/${runId}/cancel`, {});
+    }
+  }, 30_000);
 });
