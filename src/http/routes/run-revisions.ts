@@ -103,7 +103,7 @@ export const ApprovalDocSchema = z
       .openapi({
         description:
           'The plan version the decider looked at (`pending_approval.plan_version`). When the run now awaits ' +
-          'another — a rollback replaced it meanwhile — the decision is refused (409 conflict, ' +
+          'another — a rollback replaced it, or a revision came to await approval meanwhile — the decision is refused (409 conflict, ' +
           '`details.reason: "plan_version_changed"`, with the `plan_version` it awaits) and the link is not ' +
           'spent. Without it the decision is on whatever version awaits approval when it arrives',
       }),
