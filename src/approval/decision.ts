@@ -34,7 +34,7 @@ export const Decision = { approve: 'approve', reject: 'reject', modify: 'modify'
 export type Decision = (typeof Decision)[keyof typeof Decision];
 
 /**
- * `{decision, plan?, comment?, edits?, approver?}`. `modify` needs exactly one of `plan` (any JSON here: a
+ * `{decision, plan?, comment?, edits?, approver?, plan_version?}`. `modify` needs exactly one of `plan` (any JSON here: a
  * malformed plan comes back from validation as findings, like `POST /v1/runs`) and `edits`;
  * `approve` and `reject` take neither. A `null` plan or comment counts as absent; any other key is refused.
  * @example
@@ -49,6 +49,8 @@ const DECISION_SHAPE = {
   comment: z.string().max(10_000).nullish(),
   approver: ApproverNameSchema.nullish(),
   edits: z.array(PlanEditSchema).min(1).max(MAX_EDITS).optional(),
+  // The version the decider looked at: refused (409 plan_version_changed) if another awaits now.
+  plan_version: z.number().int().min(1).nullish(),
 };
 
 // Strict: a misspelt `coment` was dropped, and the approver's comment with it.

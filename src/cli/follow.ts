@@ -192,7 +192,12 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     });
     if (prompts.isCancel(choice)) return detach(view, EXIT.interrupted);
     if (choice === 'detach') return detach(view, EXIT.waiting);
-    const said = { comment: 'from the edgeplan CLI', ...approverName(undefined) };
+    // About the version shown: refused if another awaits by the time the answer is sent.
+    const said = {
+      comment: 'from the edgeplan CLI',
+      ...approverName(undefined),
+      ...(pending ? { planVersion: pending.plan_version } : {}),
+    };
     if (choice === 'approve') await client.approve(view.run_id, said);
     else await client.reject(view.run_id, said);
     return;

@@ -2020,6 +2020,8 @@ export interface components {
             plan?: components["schemas"]["Plan"] & unknown;
             /** @description modify: edit operations on the current plan, applied in order */
             edits?: components["schemas"]["PlanEdit"][];
+            /** @description The plan version the decider looked at (`pending_approval.plan_version`). When the run now awaits another — a rollback replaced it, or a revision came to await approval meanwhile — the decision is refused (409 conflict, `details.reason: "plan_version_changed"`, with the `plan_version` it awaits) and the link is not spent. Without it the decision is on whatever version awaits approval when it arrives */
+            plan_version?: number;
         };
         PlanEdit: {
             /** @enum {string} */

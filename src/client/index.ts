@@ -84,12 +84,18 @@ export type DecisionOptions = {
   comment?: string | undefined;
   approver?: string | undefined;
   token?: string | undefined;
+  /**
+   * The plan version the decider looked at (`pending_approval.plan_version`): refused (`conflict`,
+   * `details.reason: "plan_version_changed"`) when the run awaits another by the time it arrives.
+   */
+  planVersion?: number | undefined;
 };
 
 /** The optional parts of a decision body, left out when empty. */
-const said = (comment: string | undefined, approver: string | undefined) => ({
+const said = (comment: string | undefined, approver: string | undefined, planVersion?: number) => ({
   ...(comment ? { comment } : {}),
   ...(approver ? { approver } : {}),
+  ...(planVersion === undefined ? {} : { plan_version: planVersion }),
 });
 
 export type EdgeplanClient = {
@@ -162,7 +168,7 @@ export type EdgeplanClient = {
   /** Approve a changed plan: a whole `plan`, or `edits`. */
   modify(
     runId: string,
-    change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment' | 'approver'>,
+    change: Pick<ApprovalDecision, 'plan' | 'edits' | 'comment' | 'approver' | 'plan_version'>,
     options?: { token?: string | undefined },
   ): Promise<ControlResult>;
   /**
@@ -263,10 +269,10 @@ export function createClient(options: ClientOptions): EdgeplanClient {
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
     decide: (runId, decision, { token } = {}) =>
       post<ControlResult>(run(runId, '/approval'), decision, { token }),
-    approve: (runId, { comment, approver, token } = {}) =>
-      client.decide(runId, { decision: 'approve', ...said(comment, approver) }, { token }),
-    reject: (runId, { comment, approver, token } = {}) =>
-      client.decide(runId, { decision: 'reject', ...said(comment, approver) }, { token }),
+    approve: (runId, { comment, approver, token, planVersion } = {}) =>
+      client.decide(runId, { decision: 'approve', ...said(comment, approver, planVersion) }, { token }),
+    reject: (runId, { comment, approver, token, planVersion } = {}) =>
+      client.decide(runId, { decision: 'reject', ...said(comment, approver, planVersion) }, { token }),
     modify: (runId, change, { token } = {}) =>
       client.decide(runId, { decision: 'modify', ...change }, { token }),
     sendInput: (runId, input, { stepId, approver } = {}) =>

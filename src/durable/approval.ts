@@ -14,7 +14,11 @@ import {
 } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import type { MachineInput } from '../engine/machine';
-import { notNow } from '../engine/status-refusals';
+import {
+  notAwaitingDecision,
+  nothingToApprove as nothingToApproveText,
+  otherVersionAwaited,
+} from '../engine/status-refusals';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
@@ -290,9 +294,10 @@ export async function approvalInput(
     const { message, issues } = decision;
     return { ok: false, refusal: { code: 'invalid_request', message, details: { issues } } };
   }
-  if (state.status !== 'awaiting_approval') {
-    return { ok: false, refusal: notNow(state, 'take an approval decision', 'awaiting_approval') };
-  }
+  if (state.status !== 'awaiting_approval') return { ok: false, refusal: notAwaitingDecision(state) };
+  // Before the link is spent: a holder who saw an older version keeps a link to look at the new one.
+  const stale = otherVersionAwaited(state, decision.value.plan_version ?? undefined);
+  if (stale) return { ok: false, refusal: stale };
   let plan: Plan | undefined;
   if (decision.value.decision === 'modify') {
     const r = modifiedPlan(state, decision.value, tools);
@@ -303,7 +308,7 @@ export async function approvalInput(
     const refusal = spendApprovalToken(store, state.run_id, link);
     if (refusal) return { ok: false, refusal };
   }
-  const { decision: verdict, comment, approver } = decision.value;
+  const { decision: verdict, comment, approver, plan_version } = decision.value;
   // How the name was established; unsaid when the Worker (a release before it) did not say who called.
   const via = caller === undefined ? {} : { approver_via: nameSourceOf(caller, link !== null) };
   return {
@@ -314,6 +319,7 @@ export async function approvalInput(
       plan,
       comment: comment ?? undefined,
       ...(approver ? { approver, ...via } : {}),
+      ...(plan_version == null ? {} : { plan_version }),
     },
   };
 }
@@ -366,9 +372,9 @@ export async function approvalView(
   };
 }
 
-/** Why a good link no longer works: its run has stopped waiting for a decision. */
+/** Why a good link no longer works: its run has stopped waiting for a decision (and what decided it). */
 function nothingToApprove(state: RunState): ApprovalRefusal {
-  return { code: 'gone', message: `Run ${state.run_id} is ${state.status}: nothing to approve` };
+  return { code: 'gone', message: nothingToApproveText(state) };
 }
 
 /** The machine input that rolls the plan back to `version` (as a new version with its content). */

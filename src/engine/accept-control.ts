@@ -10,7 +10,7 @@ import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { returnedPayload } from './returned-payload';
 import { notRetryable, resumableSteps } from './retry-scope';
 import type { RunState } from './state';
-import { answerUnfit, notAwaited, notNow } from './status-refusals';
+import { answeredBeforeEnd, answerUnfit, notAwaited, notNow } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -27,7 +27,10 @@ export function acceptControlInput(
 ): Refusal | undefined {
   switch (input.type) {
     case 'input': {
-      if (TERMINAL_RUN_STATUSES.has(s.status)) return notNow(s, 'take input', 'running');
+      if (TERMINAL_RUN_STATUSES.has(s.status))
+        return input.step_id === undefined
+          ? notNow(s, 'take input', 'running')
+          : answeredBeforeEnd(s, input.step_id);
       const waitingOn = s.awaiting?.step_id;
       const asking = waitingOn !== undefined ? s.steps.get(waitingOn) : undefined;
       if (input.step_id !== undefined) {

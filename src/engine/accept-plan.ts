@@ -13,7 +13,7 @@ import { REVISION_DECLINED, type MachineDeps, type MachineInput, type Refusal } 
 import { changedSteps, samePlanContent } from './plan-changes';
 import { reactTurn, thoughtEvent } from './react-turn';
 import type { RunState } from './state';
-import { notNow } from './status-refusals';
+import { notAwaitingDecision, notNow, otherVersionAwaited } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -101,9 +101,10 @@ export function acceptPlanInput(
       });
       return;
     case 'approval': {
-      if (s.status !== 'awaiting_approval' || s.approval?.decision !== 'pending') {
-        return notNow(s, 'take an approval decision', 'awaiting_approval');
-      }
+      if (s.status !== 'awaiting_approval' || s.approval?.decision !== 'pending')
+        return notAwaitingDecision(s);
+      const stale = otherVersionAwaited(s, input.plan_version);
+      if (stale) return stale;
       const by = 'approver';
       const comment = input.comment;
       // The name the decider gave, kept as a label beside `by` (who decided: a person, not the deadline),

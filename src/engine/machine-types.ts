@@ -58,6 +58,11 @@ export type MachineInput =
       approver?: string;
       /** How `approver` was established (recorded beside it; none without a name). */
       approver_via?: NameSource;
+      /**
+       * The plan version the decider looked at: the decision is refused when the run now awaits
+       * another (a rollback replaced it meanwhile), so nobody approves a plan they did not see.
+       */
+      plan_version?: number;
     }
   /** A new plan version (validated): a revision's result, or a rollback. */
   | { type: 'revise'; plan: Plan; reason: string; kind: PlanChangeKind; tokens?: TokenCount }

@@ -3,6 +3,7 @@
  * the step answered is not the one the run waits on. Each says what the run is and what it needs.
  */
 import { checkStageSchema } from '../plan/stage-schema';
+import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import type { Refusal } from './machine-types';
 import type { RunState } from './state';
 
@@ -12,6 +13,81 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
     message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}`,
     // `reason` says which rule refused; the statuses say what to wait for.
     details: { reason: 'run_status', status: s.status, needed },
+  };
+}
+
+/** What became of the plan awaiting approval, when the run no longer awaits it: decided, or the run ended first. */
+function whatDecided(s: RunState): { decided: 'approved' | 'rejected' | 'ended' } | null {
+  const decision = s.approval?.decision;
+  if (decision === 'granted') return { decided: 'approved' };
+  if (decision === 'rejected') return { decided: 'rejected' };
+  return decision === 'pending' && TERMINAL_RUN_STATUSES.has(s.status) ? { decided: 'ended' } : null;
+}
+
+/**
+ * Why an approval decision cannot be taken now. Two approvers at once (two tabs, a link and the CLI):
+ * the one who comes second is told what happened instead — the plan was approved, or rejected, or the
+ * run ended before anyone decided — not only the status the run has now.
+ */
+export function notAwaitingDecision(s: RunState): Refusal {
+  const refusal = notNow(s, 'take an approval decision', 'awaiting_approval');
+  const what = whatDecided(s);
+  if (!what) return refusal;
+  const happened =
+    what.decided === 'ended'
+      ? `Run ${s.run_id} ended (${s.status}) before its plan was decided`
+      : `The plan of run ${s.run_id} was already ${what.decided}`;
+  return {
+    ...refusal,
+    message: `${happened}, so this decision was not taken; the run is ${s.status}`,
+    details: { ...refusal.details, ...what },
+  };
+}
+
+/** What the approval link's page says of a run no longer awaiting a decision (its `410 gone`). */
+export function nothingToApprove(s: RunState): string {
+  const what = whatDecided(s);
+  const why =
+    what === null
+      ? ''
+      : what.decided === 'ended'
+        ? ' (it ended before its plan was decided)'
+        : ` (its plan was already ${what.decided})`;
+  return `Run ${s.run_id} is ${s.status}: nothing to approve${why}`;
+}
+
+/**
+ * Why a decision on plan version `decided` cannot be taken, or null when the run awaits approval of
+ * that version (or the decider named none). Two people at once — one approving v2, the other rolling
+ * back to a v3 — must not leave v3 approved by someone who only saw v2: they are told to look again.
+ */
+export function otherVersionAwaited(s: RunState, decided: number | undefined): Refusal | null {
+  const awaited = s.plan?.version;
+  if (decided === undefined || awaited === undefined || decided === awaited) return null;
+  return {
+    code: 'conflict',
+    message: `Run ${s.run_id} now awaits approval of plan version ${awaited}, not version ${decided} this decision was about: look at version ${awaited} and decide again`,
+    details: { reason: 'plan_version_changed', plan_version: awaited, decided_version: decided },
+  };
+}
+
+/**
+ * Why an answer to `stepId` cannot be taken by a run that ended. Two people answering the question a
+ * run's last step asked: the first answer completes the run, and the second is told the step has its
+ * answer (`input_not_awaited`, as while the run goes on) — not only that the run is over.
+ */
+export function answeredBeforeEnd(s: RunState, stepId: string): Refusal {
+  return s.steps.get(stepId)?.status === 'completed'
+    ? answeredAlready(s, stepId)
+    : notNow(s, 'take input', 'running');
+}
+
+/** The refusal of an answer to a step that has its answer: said so, to whoever answered second. */
+function answeredAlready(s: RunState, stepId: string): Refusal {
+  return {
+    code: 'conflict',
+    message: `Step "${stepId}" was answered already, so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
   };
 }
 
@@ -25,6 +101,8 @@ export function notAwaited(s: RunState, stepId: string): Refusal | null {
   if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
   const waiting = s.status === 'awaiting_input' && s.awaiting?.step_id === stepId;
   if (waiting && (rt.status === 'running' || rt.status === 'failed')) return null;
+  // Answered first by someone else (another tab, an agent): not advice to send it as new information.
+  if (rt.status === 'completed') return answeredAlready(s, stepId);
   const now =
     s.awaiting?.step_id !== undefined && s.status === 'awaiting_input'
       ? `; the run waits on step "${s.awaiting.step_id}"`

@@ -97,10 +97,13 @@ export function useRunActions(
     setMessage(null);
     try {
       // The approver's comment, as Approve and Reject send it: the new version's reason.
+      // Edits of the version the page shows: refused if the run awaits another by the time they arrive.
+      const shown = live.view.plan_version;
       await api().modify(runId, {
         plan,
         comment: comment.trim() || 'modified in the dashboard',
         ...approverOf(approver),
+        ...(shown === null ? {} : { plan_version: shown }),
       });
     } catch (e) {
       // As act() does: read the run again. Decided elsewhere, it no longer waits for approval

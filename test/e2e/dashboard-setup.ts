@@ -29,6 +29,8 @@ export function dashboardSetup(
     server = (await startDevServer({
       name,
       extraArgs: [...(webhooks ? WEBHOOK_VARS : []), ...extraArgs()],
+      // A port of the caller's choosing (as restartable-server.ts takes it), else a free one.
+      port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
     })) as DevServer;
     browser = await launchChromium();
   }, 120_000);

@@ -53,7 +53,7 @@ describe('a control request sent twice', () => {
     expect((await api('POST', `/v1/runs/${runId}/input`, body)).status).toBe(200);
     const second = await api('POST', `/v1/runs/${runId}/input`, body);
     expect(second.status).toBe(409);
-    expect(second.body.error.details).toMatchObject({ status: 'completed' });
+    expect(second.body.error.details).toMatchObject({ reason: 'input_not_awaited', status: 'completed' });
     expect(await count(runId, 'InputReceived')).toBe(1);
   });
 

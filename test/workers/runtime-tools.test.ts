@@ -166,7 +166,10 @@ describe('human.input', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const refused = answers.find((a) => a.status === 409)!;
     expect(refused.body.error.details).toMatchObject({ reason: 'input_not_awaited', step_id: 'ask' });
-    expect(refused.body.error.message).toMatch(/^Step "ask" is not waiting for an answer/);
+    // Told what happened: the other answer was taken (not advised to send this as new information).
+    expect(refused.body.error.message).toMatch(
+      /^Step "ask" was answered already, so this answer was not taken/,
+    );
     // No such step: 404, while the run still runs.
     expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'x', step_id: 'nope' })).status).toBe(404);
     const run = await waitForRun(runId);

@@ -95,6 +95,18 @@ export const ApprovalDocSchema = z
     edits: z.array(PlanEditDocSchema).optional().openapi({
       description: 'modify: edit operations on the current plan, applied in order',
     }),
+    plan_version: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({
+        description:
+          'The plan version the decider looked at (`pending_approval.plan_version`). When the run now awaits ' +
+          'another — a rollback replaced it, or a revision came to await approval meanwhile — the decision is refused (409 conflict, ' +
+          '`details.reason: "plan_version_changed"`, with the `plan_version` it awaits) and the link is not ' +
+          'spent. Without it the decision is on whatever version awaits approval when it arrives',
+      }),
   })
   .openapi('ApprovalDecision');
 

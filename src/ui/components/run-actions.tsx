@@ -10,14 +10,21 @@ import type { RunActions } from '../use-run-actions';
 export function RunActionButtons({
   runId,
   waitingApproval,
+  planVersion,
   actions,
 }: {
   runId: string;
   waitingApproval: boolean;
+  /** The plan version the page shows: a decision is about it, refused if another awaits by then. */
+  planVersion: number | null;
   actions: RunActions;
 }) {
   const { busy, act, comment, offers, modifying, deleting } = actions;
-  const said = { comment: comment.trim(), ...approverOf(actions.approver) };
+  const said = {
+    comment: comment.trim(),
+    ...approverOf(actions.approver),
+    ...(planVersion === null ? {} : { planVersion }),
+  };
   return (
     <div class="actions">
       {waitingApproval ? (

@@ -53,7 +53,9 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
     try {
       const client = api({ anonymous: true });
       const said = comment.trim();
-      const named = approverOf(approver);
+      // The version this page shows: refused, the link unspent, if the run awaits another by now.
+      const shown = data.plan.version;
+      const named = { ...approverOf(approver), ...(shown === undefined ? {} : { plan_version: shown }) };
       const body =
         decision === 'modify'
           ? { decision, plan: plan!, comment: said || 'modified from the approval link', ...named }

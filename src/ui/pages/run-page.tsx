@@ -97,7 +97,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
     <main class="run-page" aria-busy={!acts}>
       <div class="toolbar">
         {title}
-        <RunActionButtons runId={runId} waitingApproval={waitingApproval} actions={actions} />
+        <RunActionButtons
+          runId={runId}
+          waitingApproval={waitingApproval}
+          planVersion={view.plan_version}
+          actions={actions}
+        />
       </div>
       <p class="sr-only" role="status" data-run-announcement>
         {announcement}

@@ -1,0 +1,70 @@
+/**
+ * Two approvers with the run open in two tabs, pressing Approve and Reject at the same moment, in
+ * chromium against `wrangler dev`: one decision is taken and recorded once; both tabs come to show the
+ * run as that decision left it without a reload, and the tab whose decision was not taken says which
+ * one was taken instead.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { dashboardSetup } from './dashboard-setup';
+
+const { env, api, waitForStatus } = dashboardSetup('dashboard-races');
+
+/** A tab on the run, once it has read the run's past and offers Approve. */
+async function tab(runId: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.server.base}/#/runs/${runId}`);
+  await page.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 15_000 });
+  await page.waitForSelector('main.run-page[aria-busy="false"]', { timeout: 15_000 });
+  return { page, errors };
+}
+
+/** Presses the action button named `name` in the page at once (no waiting for it, as a person's click). */
+const press = (page: Page, name: string) =>
+  page.evaluate((n) => {
+    const button = [...document.querySelectorAll<HTMLButtonElement>('.actions button')].find(
+      (b) => b.textContent?.trim() === n,
+    );
+    button!.click();
+  }, name);
+
+describe('two tabs deciding one run at the same moment', () => {
+  it('take one decision; the other tab shows its outcome and says it was decided', async () => {
+    for (const presses of [
+      ['Approve', 'Reject'],
+      ['Reject', 'Approve'],
+    ] as const) {
+      const plan = { goal: 'two tabs', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+      const { run_id: runId } = (await api('POST', '/v1/runs', {
+        plan,
+        config: { require_plan_approval: true },
+      })) as {
+        run_id: string;
+      };
+      await waitForStatus(runId, 'awaiting_approval');
+      const tabs = [await tab(runId), await tab(runId)];
+      await Promise.all(tabs.map((t, i) => press(t.page, presses[i]!)));
+      const events = ((await api('GET', `/v1/runs/${runId}/events`)) as { events: { event_type: string }[] })
+        .events;
+      const decisions = events.filter((e) => ['ApprovalGranted', 'ApprovalRejected'].includes(e.event_type));
+      expect(decisions).toHaveLength(1);
+      const approved = decisions[0]!.event_type === 'ApprovalGranted';
+      const final = approved ? 'completed' : 'cancelled';
+      await waitForStatus(runId, final);
+      const winner = presses.indexOf(approved ? 'Approve' : 'Reject');
+      for (const [i, t] of tabs.entries()) {
+        // Both tabs come to the run's end as it is, through its events or the read after a refusal.
+        await t.page.waitForSelector(`[data-run-status="${final}"]`, { timeout: 10_000 });
+        await expect(t.page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+        const alerts = (await t.page.getByRole('alert').allInnerTexts()).join(' ');
+        // The tab that lost says what was decided instead; the winner's says nothing went wrong.
+        expect(alerts).toContain(i === winner ? '' : `already ${approved ? 'approved' : 'rejected'}`);
+        expect(i !== winner || alerts.trim() === '').toBe(true);
+        expect(t.errors).toEqual([]);
+        await t.page.close();
+      }
+    }
+  }, 90_000);
+});

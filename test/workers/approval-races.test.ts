@@ -1,0 +1,84 @@
+/**
+ * Approvers deciding one run at the same moment — two dashboard tabs, the approval link and the API:
+ * one decision is taken and recorded once, and each of the others is told what happened instead (the
+ * plan was approved, or rejected, or the run ended before anyone decided), not only the status the run
+ * has now. Through the Worker, the run's object and the link's single-use token.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
+import { api, events, waitForRun, type Json } from './helpers';
+
+const echo = (id: string, deps: string[] = []) => ({
+  id,
+  action: 'demo.echo',
+  parameters: { id },
+  dependencies: deps,
+});
+const plan = { goal: 'decide me', steps: [echo('a'), echo('b', ['a'])] };
+const config = { require_plan_approval: true, approval: { webhook_url: APPROVER_URL } };
+
+afterEach(() => vi.restoreAllMocks());
+
+type Answer = { status: number; body: Json };
+const decide = (runId: string, body: Json, token?: string): Promise<Answer> =>
+  api('POST', `/v1/runs/${runId}/approval${token ? `?token=${encodeURIComponent(token)}` : ''}`, body);
+
+describe('decisions on one run sent at once', () => {
+  it('take one; the others are told which decision was taken instead', async () => {
+    for (let round = 0; round < 6; round++) {
+      const { runId, token } = await runAwaitingApproval(plan, config);
+      const sent: { body: Json; token?: string }[] = [
+        { body: { decision: 'approve', approver: 'tab one' } },
+        { body: { decision: 'reject', approver: 'tab two' } },
+        { body: { decision: 'modify', edits: [{ op: 'remove_step', step_id: 'b' }], approver: 'cli' } },
+        { body: { decision: round % 2 ? 'reject' : 'approve', approver: 'link' }, token },
+      ];
+      // A different order each round, so each kind of decision gets to come first.
+      const order = sent.map((_, i) => sent[(i + round) % sent.length]!);
+      const answers = await Promise.all(order.map((s) => decide(runId, s.body, s.token)));
+      const taken = answers.filter((a) => a.status === 200);
+      expect(taken).toHaveLength(1);
+      const winner = order[answers.indexOf(taken[0]!)]!.body;
+      const outcome = winner.decision === 'reject' ? 'rejected' : 'approved';
+      for (const [i, a] of answers.entries()) {
+        if (a.status === 200) continue;
+        // The link's holder finds it dead (410); through the API, 409 — each naming the decision taken.
+        expect(a.status).toBe(order[i]!.token ? 410 : 409);
+        expect(a.body.error.message).toContain(`already ${outcome}`);
+        expect(!!order[i]!.token || a.body.error.details.decided === outcome).toBe(true);
+      }
+      const run = await waitForRun(runId);
+      expect(run.status).toBe(outcome === 'rejected' ? 'cancelled' : 'completed');
+      const log = await events(runId);
+      const decisions = log.filter((e) =>
+        ['ApprovalGranted', 'ApprovalRejected'].includes(e.event_type as string),
+      );
+      expect(decisions.map((e) => e.payload.approver)).toEqual([winner.approver]);
+      const seqs = log.map((e) => e.seq as number);
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+      expect(new Set(seqs).size).toBe(seqs.length);
+    }
+  });
+
+  it('racing a cancel: a decision that comes second is told the run ended before it was decided', async () => {
+    for (let round = 0; round < 4; round++) {
+      const { runId } = await runAwaitingApproval(plan, config);
+      const cancel = () => api('POST', `/v1/runs/${runId}/cancel`, {});
+      const approve = () => decide(runId, { decision: 'approve' });
+      const [c, a] =
+        round % 2
+          ? await Promise.all([cancel(), approve()])
+          : (await Promise.all([approve(), cancel()])).reverse();
+      expect([c!.status, a!.status]).toContain(200);
+      const run = await waitForRun(runId);
+      // Cancelled first: the approval is refused saying so. Approved first: the cancel stops the run.
+      expect(
+        a!.status === 200 || a!.body.error.message.includes('ended (cancelled) before its plan was decided'),
+      ).toBe(true);
+      expect(a!.status === 200 || a!.body.error.details.decided === 'ended').toBe(true);
+      expect(c!.status === 200 || run.status === 'completed').toBe(true);
+      const granted = (await events(runId)).filter((e) => e.event_type === 'ApprovalGranted');
+      expect(granted).toHaveLength(a!.status === 200 ? 1 : 0);
+    }
+  });
+});
