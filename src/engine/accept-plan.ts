@@ -178,6 +178,10 @@ export function acceptPlanInput(
         approval?.revisions === 'ask'
       ) {
         requestApproval(s, deps, plan, emit);
+      } else if (kind === 'rollback' && s.status === 'awaiting_approval') {
+        // The version that awaited the approver is gone: they are asked about the one in its place
+        // (a webhook, a link, a deadline of its own), not left deciding a plan nobody is shown.
+        requestApproval(s, deps, plan, emit);
       }
       return;
     }

@@ -3,7 +3,8 @@
  * while the run awaits approval, or a replan whose version comes to await it. The decision names the
  * version its decider looked at (`plan_version`) and is refused when the run awaits another by the
  * time it arrives — the approver of v2 never approves a v3 they did not see. The approval link refused
- * so is not spent: its holder looks again and decides.
+ * so is not spent: its holder looks again and decides. A rollback asks the approver about the version
+ * it puts in place (its own request, webhook and link), as a revision does.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
@@ -76,7 +77,7 @@ const granted = async (runId: string) =>
   (await events(runId)).filter((e) => e.event_type === 'ApprovalGranted');
 
 describe('a decision about plan version N racing a new version N+1 (a rollback, a replan)', () => {
-  it('is refused once the run awaits another version, through the API and the link, which stays good', async () => {
+  it('is refused once the run awaits another version; a rollback asks the approver about the new one', async () => {
     const links = catchLinks();
     revisedPlan();
     const runId = await revisionAwaitingApproval();
@@ -92,20 +93,27 @@ describe('a decision about plan version N racing a new version N+1 (a rollback, 
       decided_version: 2,
     });
     expect(stale.body.error.message).toContain('now awaits approval of plan version 3');
-    const link = links.get(2)!;
-    const viaLink = (body: Json) => api('POST', `${link.pathname}${link.search}`, body);
-    const staleLink = await viaLink({
+    // The approver is asked about v3 as about any version awaiting them: its own request, webhook
+    // and link; v2's link is no longer good (it was left deciding a version nobody was shown).
+    const requested = (await events(runId)).filter((e) => e.event_type === 'ApprovalRequested');
+    expect(requested.map((e) => e.payload.plan_version)).toEqual([1, 2, 3]);
+    await vi.waitFor(() => expect(links.has(3)).toBe(true));
+    const via = (link: URL, body: Json) => api('POST', `${link.pathname}${link.search}`, body);
+    const staleLink = await via(links.get(2)!, {
       decision: 'modify',
       edits: [{ op: 'remove_step', step_id: 'a' }],
       plan_version: 2,
     });
-    expect(staleLink.status).toBe(409);
-    expect(staleLink.body.error.details.reason).toBe('plan_version_changed');
+    expect(staleLink.status).toBe(403);
     expect(await granted(runId)).toHaveLength(1);
     expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_approval');
 
-    // Looked at again: the decision about v3, through the same link (not spent by the refusal).
-    const decided = await viaLink({ decision: 'reject', plan_version: 3, comment: 'not v1 again' });
+    // Decided through v3's link, with the version its holder looked at.
+    const decided = await via(links.get(3)!, {
+      decision: 'reject',
+      plan_version: 3,
+      comment: 'not v1 again',
+    });
     expect(decided.status).toBe(200);
     const run = await waitForRun(runId);
     expect(run.status).toBe('cancelled');
