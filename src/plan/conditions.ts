@@ -15,6 +15,7 @@
  */
 import { isNameChar, parseReferenceExpression, readReference } from './references';
 import type { RefScope, Reference } from './references';
+import { TextKeyedCache, type TextKeyedCacheLimits } from './text-keyed-cache';
 
 export type ConditionParse = { ok: true; refs: Reference[] } | { ok: false; message: string };
 
@@ -239,8 +240,24 @@ export function parseCondition(expr: string): ConditionParse {
   return c.ok ? { ok: true, refs: c.refs } : c;
 }
 
-const cache = new Map<string, CompiledCondition>();
-const CACHE_LIMIT = 512;
+/**
+ * Compiled conditions this isolate keeps: a condition's tree is ~20 times its length in heap, so
+ * 256 Ki characters of conditions are about 5 MiB; one over 32 Ki characters is compiled at each use.
+ */
+export const CONDITION_CACHE: TextKeyedCacheLimits = {
+  maxEntries: 512,
+  maxTotalLength: 256 * 1024,
+  maxTextLength: 32 * 1024,
+};
+const cache = new TextKeyedCache<CompiledCondition>(CONDITION_CACHE);
+
+/**
+ * How many compiled conditions this isolate keeps, and their text's length (diagnostics, tests).
+ * @example cachedConditions() // { entries: 3, characters: 61 }
+ */
+export function cachedConditions(): { entries: number; characters: number } {
+  return { entries: cache.size, characters: cache.totalLength };
+}
 
 /**
  * Evaluates a condition; a path that was never written reads as `undefined`.
@@ -248,12 +265,7 @@ const CACHE_LIMIT = 512;
  * @example evaluateCondition('state.sunny', scope)
  */
 export function evaluateCondition(expr: string, scope: RefScope): boolean {
-  let c = cache.get(expr);
-  if (c === undefined) {
-    c = compileCondition(expr);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(expr, c);
-  }
+  const c = cache.get(expr) ?? cache.put(expr, compileCondition(expr));
   if (!c.ok) throw new Error(c.message);
   return c.evaluate(scope);
 }
