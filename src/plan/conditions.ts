@@ -24,7 +24,9 @@ type Node =
   | { k: 'lit'; v: unknown }
   | { k: 'ref'; ref: Reference }
   | { k: 'not' | 'neg'; e: Node }
-  | { k: 'and' | 'or'; l: Node; r: Node }
+  // A chain (`a || b || c`) is one node, evaluated in a loop: nested pairs made its depth the chain's
+  // length, and a caller's chain of 20,000 terms overflowed the run object's stack.
+  | { k: 'and' | 'or'; items: Node[] }
   | { k: 'cmp'; op: CmpOp; l: Node; r: Node };
 
 type Token =
@@ -152,20 +154,20 @@ function parse(src: string): { ast: Node; refs: Reference[] } {
   const isOp = (tok: Token, v: string): boolean => tok.t === 'op' && tok.v === v;
 
   const or = (depth: number): Node => {
-    let l = and(depth);
+    const items = [and(depth)];
     while (isOp(peek(), '||')) {
       p++;
-      l = { k: 'or', l, r: and(depth) };
+      items.push(and(depth));
     }
-    return l;
+    return items.length === 1 ? items[0]! : { k: 'or', items };
   };
   const and = (depth: number): Node => {
-    let l = cmp(depth);
+    const items = [cmp(depth)];
     while (isOp(peek(), '&&')) {
       p++;
-      l = { k: 'and', l, r: cmp(depth) };
+      items.push(cmp(depth));
     }
-    return l;
+    return items.length === 1 ? items[0]! : { k: 'and', items };
   };
   const cmp = (depth: number): Node => {
     const l = unary(depth);
@@ -283,12 +285,16 @@ function evalNode(n: Node, scope: RefScope): unknown {
     case 'neg':
       return -Number(evalNode(n.e, scope));
     case 'and': {
-      const l = evalNode(n.l, scope);
-      return truthy(l) ? evalNode(n.r, scope) : l;
+      // JavaScript's: the first falsy operand, else the last.
+      let v: unknown;
+      for (const item of n.items) if (!truthy((v = evalNode(item, scope)))) return v;
+      return v;
     }
     case 'or': {
-      const l = evalNode(n.l, scope);
-      return truthy(l) ? l : evalNode(n.r, scope);
+      // The first truthy operand, else the last.
+      let v: unknown;
+      for (const item of n.items) if (truthy((v = evalNode(item, scope)))) return v;
+      return v;
     }
     case 'cmp':
       return compare(n.op, evalNode(n.l, scope), evalNode(n.r, scope));
