@@ -15,6 +15,7 @@
  */
 import { isNameChar, parseReferenceExpression, readReference } from './references';
 import type { RefScope, Reference } from './references';
+import { TextKeyedCache, type TextKeyedCacheLimits } from './text-keyed-cache';
 
 export type ConditionParse = { ok: true; refs: Reference[] } | { ok: false; message: string };
 
@@ -23,7 +24,9 @@ type Node =
   | { k: 'lit'; v: unknown }
   | { k: 'ref'; ref: Reference }
   | { k: 'not' | 'neg'; e: Node }
-  | { k: 'and' | 'or'; l: Node; r: Node }
+  // A chain (`a || b || c`) is one node, evaluated in a loop: nested pairs made its depth the chain's
+  // length, and a caller's chain of 20,000 terms overflowed the run object's stack.
+  | { k: 'and' | 'or'; items: Node[] }
   | { k: 'cmp'; op: CmpOp; l: Node; r: Node };
 
 type Token =
@@ -151,20 +154,20 @@ function parse(src: string): { ast: Node; refs: Reference[] } {
   const isOp = (tok: Token, v: string): boolean => tok.t === 'op' && tok.v === v;
 
   const or = (depth: number): Node => {
-    let l = and(depth);
+    const items = [and(depth)];
     while (isOp(peek(), '||')) {
       p++;
-      l = { k: 'or', l, r: and(depth) };
+      items.push(and(depth));
     }
-    return l;
+    return items.length === 1 ? items[0]! : { k: 'or', items };
   };
   const and = (depth: number): Node => {
-    let l = cmp(depth);
+    const items = [cmp(depth)];
     while (isOp(peek(), '&&')) {
       p++;
-      l = { k: 'and', l, r: cmp(depth) };
+      items.push(cmp(depth));
     }
-    return l;
+    return items.length === 1 ? items[0]! : { k: 'and', items };
   };
   const cmp = (depth: number): Node => {
     const l = unary(depth);
@@ -239,8 +242,24 @@ export function parseCondition(expr: string): ConditionParse {
   return c.ok ? { ok: true, refs: c.refs } : c;
 }
 
-const cache = new Map<string, CompiledCondition>();
-const CACHE_LIMIT = 512;
+/**
+ * Compiled conditions this isolate keeps: a condition's tree is ~20 times its length in heap, so
+ * 256 Ki characters of conditions are about 5 MiB; one over 32 Ki characters is compiled at each use.
+ */
+export const CONDITION_CACHE: TextKeyedCacheLimits = {
+  maxEntries: 512,
+  maxTotalLength: 256 * 1024,
+  maxTextLength: 32 * 1024,
+};
+const cache = new TextKeyedCache<CompiledCondition>(CONDITION_CACHE);
+
+/**
+ * How many compiled conditions this isolate keeps, and their text's length (diagnostics, tests).
+ * @example cachedConditions() // { entries: 3, characters: 61 }
+ */
+export function cachedConditions(): { entries: number; characters: number } {
+  return { entries: cache.size, characters: cache.totalLength };
+}
 
 /**
  * Evaluates a condition; a path that was never written reads as `undefined`.
@@ -248,12 +267,7 @@ const CACHE_LIMIT = 512;
  * @example evaluateCondition('state.sunny', scope)
  */
 export function evaluateCondition(expr: string, scope: RefScope): boolean {
-  let c = cache.get(expr);
-  if (c === undefined) {
-    c = compileCondition(expr);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(expr, c);
-  }
+  const c = cache.get(expr) ?? cache.put(expr, compileCondition(expr));
   if (!c.ok) throw new Error(c.message);
   return c.evaluate(scope);
 }
@@ -271,12 +285,16 @@ function evalNode(n: Node, scope: RefScope): unknown {
     case 'neg':
       return -Number(evalNode(n.e, scope));
     case 'and': {
-      const l = evalNode(n.l, scope);
-      return truthy(l) ? evalNode(n.r, scope) : l;
+      // JavaScript's: the first falsy operand, else the last.
+      let v: unknown;
+      for (const item of n.items) if (!truthy((v = evalNode(item, scope)))) return v;
+      return v;
     }
     case 'or': {
-      const l = evalNode(n.l, scope);
-      return truthy(l) ? l : evalNode(n.r, scope);
+      // The first truthy operand, else the last.
+      let v: unknown;
+      for (const item of n.items) if (truthy((v = evalNode(item, scope)))) return v;
+      return v;
     }
     case 'cmp':
       return compare(n.op, evalNode(n.l, scope), evalNode(n.r, scope));

@@ -88,23 +88,46 @@ export function collectReferencesInto(
 
 /**
  * Locations (`['parameters', 'url']`) are the same for every step of a big plan: they are shared,
- * frozen arrays rather than one copy per reference. The table is dropped when it grows large, so
- * plans with endless distinct keys cannot make it leak.
+ * frozen arrays rather than one copy per reference. The table lives as long as the isolate and its
+ * keys are callers' parameter names, so it is bounded twice: dropped when it holds more than
+ * {@link MAX_INTERNED_NODES} nodes or {@link MAX_INTERNED_CHARACTERS} characters of keys (a plan's
+ * key may be megabytes long, and every such key was kept until 10,000 had been seen); a location
+ * whose keys are longer than {@link MAX_INTERNED_LOCATION} characters is not interned at all.
  */
 type LocationNode = { location: readonly PathSegment[] | null; next: Map<PathSegment, LocationNode> | null };
+const MAX_INTERNED_NODES = 10_000;
+const MAX_INTERNED_CHARACTERS = 256 * 1024;
+const MAX_INTERNED_LOCATION = 4 * 1024;
 let locations: LocationNode = { location: null, next: null };
 let locationCount = 0;
+let locationCharacters = 0;
+
+/**
+ * How many location nodes this isolate keeps, and their keys' characters (diagnostics, tests).
+ * @example internedLocations() // { nodes: 42, characters: 310 }
+ */
+export function internedLocations(): { nodes: number; characters: number } {
+  return { nodes: locationCount, characters: locationCharacters };
+}
+
+const keyLength = (seg: PathSegment): number => (typeof seg === 'string' ? seg.length : 0);
 
 function internLocation(at: readonly PathSegment[]): PathSegment[] {
+  let length = 0;
+  for (let i = 0; i < at.length; i++) length += keyLength(at[i]!);
+  if (length > MAX_INTERNED_LOCATION || at.length > MAX_INTERNED_LOCATION)
+    return Object.freeze(at.slice()) as PathSegment[];
   let node = locations;
   for (let i = 0; i < at.length; i++) {
     const seg = at[i]!;
     node.next ??= new Map();
     let child = node.next.get(seg);
     if (child === undefined) {
-      if (++locationCount > 10_000) {
+      locationCharacters += keyLength(seg);
+      if (++locationCount > MAX_INTERNED_NODES || locationCharacters > MAX_INTERNED_CHARACTERS) {
         locations = { location: null, next: null };
         locationCount = 0;
+        locationCharacters = 0;
         return internLocation(at);
       }
       child = { location: null, next: null };

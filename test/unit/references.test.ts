@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   collectReferences,
+  internedLocations,
   formatOutputPath,
   getPath,
   normalizeLegacyReferences,
@@ -238,5 +239,35 @@ describe('output paths', () => {
     expect(formatOutputPath(['a', 0], ['err'])).toBe('state.a[0] || state.err');
     expect(formatOutputPath([], null)).toBe('state');
     expect(formatOutputPath([], ['err'])).toBe('state || state.err');
+  });
+});
+
+// Parameter names are callers' input, and the table that shares locations lives as long as the isolate.
+describe('the shared locations of references stay bounded', () => {
+  const withKey = (key: string) => JSON.parse(JSON.stringify({ [key]: '{{ steps.a.output }}' })) as object;
+
+  it('keeps at most 256 Ki characters of parameter names, however many long ones arrive', () => {
+    for (let i = 0; i < 200; i++) {
+      const key = `k${i}`.padEnd(3_000, 'k');
+      expect(collectReferences(withKey(key), ['parameters']).refs[0]!.at).toEqual(['parameters', key]);
+    }
+    const kept = internedLocations();
+    expect(kept.characters).toBeLessThanOrEqual(256 * 1024);
+    expect(kept.nodes).toBeLessThanOrEqual(10_000);
+  });
+
+  it('keeps no location whose names are over 4 Ki characters, and still reports where it is', () => {
+    const before = internedLocations();
+    const key = 'x'.repeat(1_000_000);
+    const refs = collectReferences(withKey(key), ['parameters']).refs;
+    expect(refs[0]!.at).toEqual(['parameters', key]);
+    expect(Object.isFrozen(refs[0]!.at)).toBe(true);
+    expect(internedLocations()).toEqual(before);
+  });
+
+  it('shares one location among the references found at the same place', () => {
+    const a = collectReferences({ url: '{{ steps.a.output }}' }, ['parameters']).refs[0]!.at;
+    const b = collectReferences({ url: '{{ steps.b.output }}' }, ['parameters']).refs[0]!.at;
+    expect(a).toBe(b);
   });
 });
