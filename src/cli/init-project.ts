@@ -7,8 +7,8 @@
  * @example initProject({ dir: 'my-agent', from: '/path/to/edgeplan' }) // { name: 'my-agent', tarball: 'vendor/edgeplan-0.1.0.tgz', … }
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './exit-codes';
 
@@ -69,7 +69,7 @@ export function initProject({ dir, from }: { dir: string; from: string }): InitR
   }
   const edgeplan = readPackage(from);
   const inside = relative(resolve(from), target);
-  if (inside === '' || !inside.startsWith('..')) {
+  if (!(inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))) {
     // Inside a checkout, the checkout's own lint, format check and tests would take it for theirs.
     throw new UsageError(
       `${dir} is inside the edgeplan package at ${resolve(from)}: make the project beside it (edgeplan init ../${basename(target)})`,
@@ -89,6 +89,19 @@ export function initProject({ dir, from }: { dir: string; from: string }): InitR
     }
   }
 
+  const made = !existsSync(target);
+  try {
+    return writeProject(template, target, from, edgeplan.version);
+  } catch (err) {
+    // Nothing half made is left: run again, the directory is new or empty as it was.
+    if (made) rmSync(target, { recursive: true, force: true });
+    else
+      for (const entry of readdirSync(target)) rmSync(join(target, entry), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function writeProject(template: string, target: string, from: string, version: string): InitResult {
   mkdirSync(target, { recursive: true });
   cpSync(template, target, { recursive: true, filter: (src) => !LEFT_OUT.test(relative(template, src)) });
   if (!existsSync(join(target, '.gitignore'))) writeFileSync(join(target, '.gitignore'), GITIGNORE);
@@ -115,7 +128,7 @@ export function initProject({ dir, from }: { dir: string; from: string }): InitR
   manifest.description = `An edgeplan Worker of ${name}'s own.`;
   manifest.dependencies = { ...manifest.dependencies, edgeplan: `file:${tarball}` };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(target, 'README.md'), readme(name, tarball, edgeplan.version));
+  writeFileSync(join(target, 'README.md'), readme(name, tarball, version));
   // The Worker, its queues and its database named after the project: two projects made from the
   // example would otherwise deploy over one another's Worker in one account.
   const toml = join(target, 'wrangler.toml');
@@ -125,12 +138,17 @@ export function initProject({ dir, from }: { dir: string; from: string }): InitR
       .replaceAll('"edgeplan-custom-worker"', `"${name}"`)
       .replaceAll('"custom-worker-steps', `"${name}-steps`),
   );
-  return { dir: target, name, tarball, version: edgeplan.version, files: listFiles(target) };
+  return { dir: target, name, tarball, version, files: listFiles(target) };
 }
 
 function readPackage(from: string): z.infer<typeof PackageJson> {
   const path = join(from, 'package.json');
-  const parsed = existsSync(path) ? PackageJson.safeParse(JSON.parse(readFileSync(path, 'utf8'))) : null;
+  let parsed: ReturnType<typeof PackageJson.safeParse> | null = null;
+  try {
+    parsed = PackageJson.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch {
+    // missing or not JSON: refused below
+  }
   if (!parsed?.success || parsed.data.name !== 'edgeplan') {
     throw new UsageError(`${from} is not the edgeplan package (no package.json named edgeplan there)`);
   }

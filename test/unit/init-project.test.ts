@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,19 @@ describe('edgeplan init', () => {
     expect(() => initProject({ dir: join(scratch, 'new'), from: elsewhere })).toThrow(
       /is not the edgeplan package/,
     );
+    // A failure part way (npm pack refusing a package whose version is no version) leaves nothing.
+    const broken = join(scratch, 'broken');
+    for (const d of ['dist/public', 'examples/custom-worker'])
+      mkdirSync(join(broken, d), { recursive: true });
+    for (const f of ['dist/index.js', 'dist/worker.js', 'examples/custom-worker/wrangler.toml'])
+      writeFileSync(join(broken, f), '');
+    writeFileSync(
+      join(broken, 'package.json'),
+      JSON.stringify({ name: 'edgeplan', version: 'not-a-version' }),
+    );
+    const half = join(scratch, 'half');
+    expect(() => initProject({ dir: half, from: broken })).toThrow();
+    expect(existsSync(half)).toBe(false);
     // Nor inside the package itself, whose own checks would take the project for theirs.
     expect(() => initProject({ dir: 'my-agent', from: process.cwd() })).toThrow(
       /is inside the edgeplan package at .*: make the project beside it \(edgeplan init \.\.\/my-agent\)/,
