@@ -70,13 +70,22 @@ try {
   });
   step('npm start’s prestart finds edgeplan installed and built');
 
-  // The team's code typechecks against the package's declarations, as `npm run typecheck` there does.
-  execFileSync('tsc', ['--noEmit', '-p', app], {
-    cwd: app,
-    env: npmEnv,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  step('tsc --noEmit: src/index.ts typechecks against the packed edgeplan/worker');
+  // The team's code typechecks against the package's declarations, as `npm run typecheck` there does:
+  // the Worker (src/) and its tests (test/, with Node's types).
+  for (const project of [app, join(app, 'test')]) {
+    execFileSync('tsc', ['--noEmit', '-p', project], {
+      cwd: app,
+      env: npmEnv,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+  step('tsc --noEmit: src/index.ts typechecks against the packed edgeplan/worker, test/ against edgeplan');
+  // Its tools in a plan, in process: `npm test` (Node's test runner on the project's Node).
+  const tested = spawnSync('npm', ['test', '--silent'], { cwd: app, env: npmEnv, encoding: 'utf8' });
+  const passed = /^ℹ pass (\d+)$/m.exec(tested.stdout)?.[1];
+  if (tested.status !== 0 || passed === undefined || /^ℹ fail [1-9]/m.test(tested.stdout))
+    throw new Error(`npm test in the project failed:\n${tested.stdout}\n${tested.stderr}`);
+  step(`npm test: ${passed} tests of the team's tools passed, in process`);
 
   // The team's own MCP server, named in .dev.vars as the example's README shows.
   mcp = await teamMcpServer(mcpCalls);

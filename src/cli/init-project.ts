@@ -184,8 +184,8 @@ function readme(name: string, tarball: string, version: string): string {
   return `# ${name}
 
 An edgeplan Worker of your own, made by \`edgeplan init\` from edgeplan ${version}: edgeplan's runtime
-(API, dashboard, run objects, queue consumer) and your tools, in \`src/index.ts\` (\`example.greet\` to
-start from). edgeplan itself is \`${tarball}\`, packed from the edgeplan it was made with; keep
+(API, dashboard, run objects, queue consumer) and your tools, in \`src/tools.ts\` (\`example.greet\` to
+start from). \`npm test\` runs them in a plan in process (\`test/tools.test.ts\`: no Worker, no wrangler). edgeplan itself is \`${tarball}\`, packed from the edgeplan it was made with; keep
 \`vendor/\` in the repository, so a teammate's clone and CI install the same.
 
 \`\`\`sh

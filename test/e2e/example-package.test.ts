@@ -43,6 +43,8 @@ describe('the packed package in examples/custom-worker', () => {
       );
       expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
+      // The project's own tests: its tools in a plan, in process (LocalRunner, Node's test runner).
+      expect(r.stdout).toMatch(/npm test: 2 tests of the team's tools passed, in process/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada! — the team! — the team"/);
       // A secret from the copy's .dev.vars, read by the team's tool through ctx.env.
       expect(r.stdout).toMatch(/example\.greet signed with GREETING_SIGNATURE from \.dev\.vars/);

@@ -27,7 +27,7 @@ export function registerInit(program: Command, context: () => Context, done: Don
       ctx.print(
         `Made ${made.name} in ${where} from edgeplan ${made.version} (${made.files.length} files; edgeplan in ${made.tarball}).\n\n` +
           `  cd ${shown}\n  npm install && npm start     # http://localhost:8787: the dashboard, the API, your tool example.greet\n\n` +
-          'Your tools are in src/index.ts; README.md says how to add secrets, deploy and take a newer edgeplan.',
+          'Your tools are in src/tools.ts (npm test runs them in a plan); README.md says how to add secrets, deploy and take a newer edgeplan.',
       );
       done(EXIT.ok);
     });
