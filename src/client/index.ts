@@ -91,6 +91,16 @@ export type DecisionOptions = {
   planVersion?: number | undefined;
 };
 
+/** A service's refusal of `plan_version` as a key it does not know (one from before the key). */
+function unknownPlanVersion(err: unknown): boolean {
+  return (
+    err instanceof EdgeplanApiError &&
+    err.status === 400 &&
+    err.code === 'invalid_request' &&
+    /Unknown keys? [^()]*"plan_version"/.test(err.message)
+  );
+}
+
 /** The optional parts of a decision body, left out when empty. */
 const said = (comment: string | undefined, approver: string | undefined, planVersion?: number) => ({
   ...(comment ? { comment } : {}),
@@ -267,8 +277,18 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     },
     retry: (runId, stepId) =>
       post<ControlResult>(run(runId, '/retry'), stepId === undefined ? {} : { step_id: stepId }),
-    decide: (runId, decision, { token } = {}) =>
-      post<ControlResult>(run(runId, '/approval'), decision, { token }),
+    decide: async (runId, decision, { token } = {}) => {
+      try {
+        return await post<ControlResult>(run(runId, '/approval'), decision, { token });
+      } catch (err) {
+        // A service from before `plan_version` (a deploy rolling out, a service older than this
+        // client) refuses it as an unknown key, before anything is decided or a link is spent: the
+        // decision goes again without it, taken unchecked as that service takes every decision.
+        if (decision.plan_version == null || !unknownPlanVersion(err)) throw err;
+        const { plan_version: _dropped, ...without } = decision;
+        return post<ControlResult>(run(runId, '/approval'), without, { token });
+      }
+    },
     approve: (runId, { comment, approver, token, planVersion } = {}) =>
       client.decide(runId, { decision: 'approve', ...said(comment, approver, planVersion) }, { token }),
     reject: (runId, { comment, approver, token, planVersion } = {}) =>

@@ -283,6 +283,7 @@ export async function approvalInput(
   body: unknown,
   token: string | undefined,
   caller?: CallerVia,
+  planVersion?: number,
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
   const link = token === undefined ? null : await checkApprovalLink(store, state.run_id, token);
   if (link && !link.ok) return link;
@@ -296,7 +297,9 @@ export async function approvalInput(
   }
   if (state.status !== 'awaiting_approval') return { ok: false, refusal: notAwaitingDecision(state) };
   // Before the link is spent: a holder who saw an older version keeps a link to look at the new one.
-  const stale = otherVersionAwaited(state, decision.value.plan_version ?? undefined);
+  // Handed beside the body by this release's Worker; in it by an older one.
+  const decided = planVersion ?? decision.value.plan_version ?? undefined;
+  const stale = otherVersionAwaited(state, decided);
   if (stale) return { ok: false, refusal: stale };
   let plan: Plan | undefined;
   if (decision.value.decision === 'modify') {
@@ -308,7 +311,7 @@ export async function approvalInput(
     const refusal = spendApprovalToken(store, state.run_id, link);
     if (refusal) return { ok: false, refusal };
   }
-  const { decision: verdict, comment, approver, plan_version } = decision.value;
+  const { decision: verdict, comment, approver } = decision.value;
   // How the name was established; unsaid when the Worker (a release before it) did not say who called.
   const via = caller === undefined ? {} : { approver_via: nameSourceOf(caller, link !== null) };
   return {
@@ -319,7 +322,7 @@ export async function approvalInput(
       plan,
       comment: comment ?? undefined,
       ...(approver ? { approver, ...via } : {}),
-      ...(plan_version == null ? {} : { plan_version }),
+      ...(decided === undefined ? {} : { plan_version: decided }),
     },
   };
 }

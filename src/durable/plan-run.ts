@@ -236,14 +236,30 @@ export class PlanRun extends DurableObject<Env> {
    * The body is the request's, unchecked: with a token, nothing about it is looked at before the token.
    * A `modify` is validated and becomes the next plan version; findings come back on a bad edit.
    * `caller`: how the Worker authenticated the request (`access`, `token`, `anonymous`; an older
-   * Worker sends none), for how the approver's name was established.
+   * Worker sends none), for how the approver's name was established. `planVersion`: the version the
+   * decider looked at, which this release's Worker takes out of the body (src/http/decision-version.ts);
+   * an older Worker leaves it in the body, where the decision's schema reads it.
    */
-  approve(body: unknown, token?: string, caller?: CallerVia): Promise<Refusable<StatusResult>> {
+  approve(
+    body: unknown,
+    token?: string,
+    caller?: CallerVia,
+    planVersion?: number,
+  ): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
       const m = this.#run.load();
       if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
       const via = callerViaOf(caller);
-      const r = await approvalInput(m.state, this.#run.store, this.#run.registry(), body, token, via);
+      const version = typeof planVersion === 'number' ? planVersion : undefined;
+      const r = await approvalInput(
+        m.state,
+        this.#run.store,
+        this.#run.registry(),
+        body,
+        token,
+        via,
+        version,
+      );
       if (!r.ok) return { ok: false, error: r.refusal };
       const decided = await this.#run.control(r.input);
       // A revision approved while a question step ran: its question, held back meanwhile, is asked now.

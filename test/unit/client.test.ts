@@ -497,3 +497,41 @@ describe('watch()', () => {
     await expect(watching).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 });
+
+describe('a decision naming its plan version, to a service from before plan_version', () => {
+  const url = 'POST http://api.test/v1/runs/r1/approval';
+  const unknownKey = {
+    status: 400,
+    body: { error: { code: 'invalid_request', message: '(root): Unknown key "plan_version"' } },
+  };
+
+  it('is sent again without the version, which that service refused as a key it does not know', async () => {
+    const { fetch, seen } = scripted({
+      [url]: (n) => (n === 0 ? unknownKey : { status: 200, body: { run_id: 'r1', status: 'running' } }),
+    });
+    const client = createClient({ baseUrl: 'http://api.test', fetch, retry: false });
+    await expect(client.approve('r1', { planVersion: 2, approver: 'Ada' })).resolves.toEqual({
+      run_id: 'r1',
+      status: 'running',
+    });
+    expect(seen.map((s) => s.body)).toEqual([
+      { decision: 'approve', approver: 'Ada', plan_version: 2 },
+      { decision: 'approve', approver: 'Ada' },
+    ]);
+  });
+
+  it('is not sent again for any other refusal, nor when it named no version', async () => {
+    const other = {
+      status: 400,
+      body: { error: { code: 'invalid_request', message: '(root): Unknown key "coment"' } },
+    };
+    const a = scripted({ [url]: other });
+    const client = createClient({ baseUrl: 'http://api.test', fetch: a.fetch, retry: false });
+    await expect(client.approve('r1', { planVersion: 2 })).rejects.toMatchObject({ status: 400 });
+    expect(a.seen).toHaveLength(1);
+    const b = scripted({ [url]: unknownKey });
+    const plain = createClient({ baseUrl: 'http://api.test', fetch: b.fetch, retry: false });
+    await expect(plain.approve('r1')).rejects.toMatchObject({ status: 400 });
+    expect(b.seen).toHaveLength(1);
+  });
+});

@@ -1,8 +1,9 @@
 /**
  * Run objects as a release before 2026-11-29's (ae03508) answers a create: this release's object
  * behind a shim of the older release's create answer — no `format` in it, an Idempotency-Key's
- * fingerprint ignored (no replay: `run_exists`), and `run_exists` for a run deleted a moment ago. Its
- * cancel and DELETE are the real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
+ * fingerprint ignored (no replay: `run_exists`), and `run_exists` for a run deleted a moment ago; a
+ * decision whose body names `plan_version` refused as an unknown key. Its cancel and DELETE are the
+ * real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
  * client-retry.test.ts).
  */
 import { env } from 'cloudflare:workers';
@@ -27,6 +28,16 @@ export function olderObjects(): Env['PLAN_RUN'] {
           return r;
         },
         cancel: (reason?: string) => stub.cancel(reason),
+        // A decision's body parsed strictly, without plan_version (2026-11-30): the key is refused as
+        // unknown, as that release's schema refuses any; a fourth argument it never reads.
+        approve: (body: unknown, token?: string, caller?: Parameters<typeof stub.approve>[2]) => {
+          if (typeof body === 'object' && body !== null && 'plan_version' in body)
+            return Promise.resolve({
+              ok: false,
+              error: { code: 'invalid_request', message: '(root): Unknown key "plan_version"' },
+            });
+          return stub.approve(body, token, caller);
+        },
         deleteRun: () => stub.deleteRun(),
         // Methods that release did not have, refused as workerd refuses them.
         reserveChildRun: () => Promise.reject(notImplemented('reserveChildRun')),

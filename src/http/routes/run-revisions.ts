@@ -11,6 +11,7 @@ import type { RunStatus } from '../../plan/model';
 import { getPlanVersion, listPlanVersions } from '../../durable/plan-versions';
 import { diffPlans } from '../../plan/diff';
 import { signedInApprover } from '../access/signed-in-approver';
+import { decisionVersion } from '../decision-version';
 import { runInputOf } from '../run-input-body';
 import { jsonError } from '../errors';
 import { requireBody } from '../middleware/require-body';
@@ -205,7 +206,8 @@ export function registerRunRevisionRoutes(app: App): void {
     if (!run) return token === undefined ? notFound(c) : control(c, INVALID_LINK);
     const decision = signedInApprover(await c.req.json(), c.get('caller'));
     if (!decision.ok) return jsonError(c, 'approver_mismatch', decision.message);
-    const r = (await run.approve(decision.body, token, c.get('caller').via)) as RpcResult<{
+    const { body, planVersion } = decisionVersion(decision.body);
+    const r = (await run.approve(body, token, c.get('caller').via, planVersion)) as RpcResult<{
       status: RunStatus;
     }>;
     // No run behind the id: to a link, the same answer as a wrong token.
