@@ -252,7 +252,7 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     await page.keyboard.press('Enter');
     const alert = page.getByRole('alert');
     await alert.waitFor({ timeout: 10_000 });
-    await expect(alert.innerText()).resolves.toMatch(/awaiting.approval/);
+    await expect(alert.innerText()).resolves.toMatch(/was already approved/);
     // The page read the run again: it shows the run as the API has it, not "awaiting approval" until
     // the events come — and none can come, they are held.
     const badge = page.locator('.toolbar .badge');
@@ -334,7 +334,7 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     await expect
       .poll(() => badge.getAttribute('data-run-status'), { timeout: 10_000 })
       .toMatch(/^(running|completed)$/);
-    await expect(page.getByRole('alert').innerText()).resolves.toMatch(/awaiting.approval/);
+    await expect(page.getByRole('alert').innerText()).resolves.toMatch(/was already approved/);
     await expect(page.locator('section.modify').count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
     expect(errors).toEqual([]);
