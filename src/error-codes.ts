@@ -88,6 +88,11 @@ export const ERROR_CODES = {
       'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds. Refused before anything ran, so edgeplan/client and the CLI send any request again by themselves after it (within their 2 minutes of waits; `retry: false`, `--no-retry`: not).',
   },
   internal: { status: 500, about: 'A bug of ours; logged.' },
+  decision_failed: {
+    status: 500,
+    about:
+      'The run object’s decision on an input threw (a bug of ours, or a plan that runs the engine out of stack); the message names the error, and it is logged as decision_failed. For POST /v1/runs nothing of the run is kept; for a request on a run (input, approval, cancel, retry, replan, rollback) nothing of it was applied and the run is as it was. When the run’s own work threw (a step result, a deadline, a planner’s answer), the run ends failed with this code as run.error instead of meeting the same throw on every wake.',
+  },
   misconfigured: {
     status: 500,
     about:

@@ -25,6 +25,7 @@ export const LOG_EVENTS = {
   run_newer_format: 'warn',
   run_create_undone: 'warn',
   run_create_not_undone: 'error',
+  decision_failed: 'error',
   queue_not_consumed: 'error',
   held_past_queue_window: 'warn',
   inline_step_not_reported: 'error',

@@ -2609,6 +2609,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Internal error (`internal`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The run waits for a newer release to be deployed again (`run_newer_format`, after a rollback), its deletion could not be finished yet (`deletion_pending`), or a run with `approval.revisions: "ask"` reached a run object still on the previous release while a deploy rolls out (`deploy_in_progress`: it was removed; send the request again); `Retry-After` says when to ask again */
             503: {
                 headers: {

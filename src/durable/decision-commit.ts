@@ -18,6 +18,7 @@ import type { Leases } from './leases';
 import type { StepMessage } from './messages';
 import { persist } from './persist';
 import { DurableSideWork, type RowAfter } from './side-work';
+import { DecisionFault } from './decision-fault';
 import type { SideRow, SideWorkJournal } from './side-work-journal';
 import type { SqlStore } from './sql-store';
 
@@ -51,7 +52,10 @@ export type CommitOptions = {
 /** The decision and what it asks the object to do; null when a superseded answer was dropped. */
 export type Committed = { decided: Decision; queued: StepMessage[]; inline: InlineStart[]; rows: SideRow[] };
 
-/** Decides and writes, in one transaction; throws (rolled back) when a write fails. */
+/**
+ * Decides and writes, in one transaction; throws (rolled back) when a write fails, and a
+ * {@link DecisionFault} when deciding did.
+ */
 export function commitDecision(
   parts: CommitParts,
   m: RunMachine,
@@ -70,26 +74,29 @@ export function commitDecision(
     if (answer && !journal.current(answer.row.id, answer.row.token)) return;
     const pre: MachineInput[] = [];
     opts.extra?.(pre);
-    const d = decide(m, [...inputs, ...pre], (c, pending) => {
-      if (c.mode === 'queue' && handoff?.wants()) {
-        const begin = parts.begin(c.step_id, c.attempt, pending);
-        if (begin.proceed) {
-          leases.take(c.step_id, c.attempt, now, true);
-          handoff.take({ step_id: c.step_id, attempt: c.attempt, ...begin });
+    const all = [...inputs, ...pre];
+    const d = decidedOrFault(all, () =>
+      decide(m, all, (c, pending) => {
+        if (c.mode === 'queue' && handoff?.wants()) {
+          const begin = parts.begin(c.step_id, c.attempt, pending);
+          if (begin.proceed) {
+            leases.take(c.step_id, c.attempt, now, true);
+            handoff.take({ step_id: c.step_id, attempt: c.attempt, ...begin });
+          }
+        } else if (c.mode === 'queue') {
+          const version = m.state.plan?.version ?? 1;
+          queued.push({
+            run_id: m.state.run_id,
+            step_id: c.step_id,
+            attempt: c.attempt,
+            plan_version: version,
+          });
+        } else {
+          const begin = parts.begin(c.step_id, c.attempt, pending);
+          if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
         }
-      } else if (c.mode === 'queue') {
-        const version = m.state.plan?.version ?? 1;
-        queued.push({
-          run_id: m.state.run_id,
-          step_id: c.step_id,
-          attempt: c.attempt,
-          plan_version: version,
-        });
-      } else {
-        const begin = parts.begin(c.step_id, c.attempt, pending);
-        if (begin.proceed) inline.push({ stepId: c.step_id, attempt: c.attempt, begin });
-      }
-    });
+      }),
+    );
     decided = d;
     leases.queued(
       queued.map((q) => ({ ...q, deadline_at: m.state.steps.get(q.step_id)?.deadline_at })),
@@ -120,4 +127,13 @@ export function commitDecision(
   });
   const d = decided as Decision | null;
   return d ? { decided: d, queued, inline, rows } : null;
+}
+
+/** The machine's decision, or the {@link DecisionFault} it threw (a failed write is thrown as it was). */
+function decidedOrFault(inputs: MachineInput[], run: () => Decision): Decision {
+  try {
+    return run();
+  } catch (err) {
+    throw new DecisionFault(err, inputs);
+  }
 }

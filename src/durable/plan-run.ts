@@ -403,6 +403,9 @@ export class PlanRun extends DurableObject<Env> {
           }
         },
       });
+      // The decision threw and was rolled back (the machine was reloaded, the run failed): nothing
+      // above was begun.
+      if (this.#run.machine !== m) return requests.map(() => ({ proceed: false, reason: 'not begun' }));
       return out;
     });
   }
@@ -424,13 +427,15 @@ export class PlanRun extends DurableObject<Env> {
     take = 0,
   ): Promise<Refusable<Continuation[]>> {
     return refusingNewerAsync(async () => {
-      if (!this.#run.load()) return [];
+      const m = this.#run.load();
+      if (!m) return [];
       const handoff = new Handoff(take);
       await this.#run.apply(
         reports.map((r) => ({ type: 'result', step_id: r.step_id, attempt: r.attempt, outcome: r.outcome })),
         { handoff },
       );
-      return handoff.taken;
+      // A decision that threw was rolled back, what it handed over with it (run-driver.ts).
+      return this.#run.machine === m ? handoff.taken : [];
     });
   }
 

@@ -4,6 +4,9 @@
  * is stored in, the Worker's confirmation that this release honours what the run's config needs
  * (confirmed-create.ts).
  */
+import type { Refusal } from '../engine/machine';
+import { log } from '../log';
+import { DecisionFault } from './decision-fault';
 import type { StepMessage } from './messages';
 import { rememberPlanText } from './plan-text';
 import { readFingerprint } from './request-fingerprint';
@@ -38,11 +41,26 @@ export async function createRun(
   const outbox: StepMessage[] = [];
   const plan = sent ? sent.plan : req.plan;
   if (sent && plan_json !== undefined) rememberPlanText(sent.plan, plan_json);
-  const r = await run.start(req, { type: 'create', ...rest, ...(plan ? { plan } : {}) }, outbox);
+  let r: Refusal | undefined;
+  try {
+    r = await run.start(req, { type: 'create', ...rest, ...(plan ? { plan } : {}) }, outbox);
+  } catch (err) {
+    if (!(err instanceof DecisionFault)) throw err;
+    await run.undoStart();
+    fresh();
+    const message = `${err.message}; nothing of run ${req.run_id} was kept. The error is logged as decision_failed — report it with the plan`;
+    log('decision_failed', message, { run_id: req.run_id, code: 'decision_failed', error: err.cause });
+    return { ok: false, error: { code: 'decision_failed', message } };
+  }
   if (r) return { ok: false, error: r };
   // The format it was stored in: the caller's confirmation that this release honours the config.
   const { format } = run.store;
-  return { ok: true, value: { run_id: req.run_id, status: run.machine!.state.status, outbox, format } };
+  // Read again, not kept from before the awaits: an inline step's result may have come meanwhile, and
+  // the machine been reloaded (or failed: run-driver.ts).
+  const status = run.load()?.state.status;
+  if (status === undefined)
+    throw new Error(`Run ${req.run_id} was created but its object cannot read it back`);
+  return { ok: true, value: { run_id: req.run_id, status, outbox, format } };
 }
 
 /**

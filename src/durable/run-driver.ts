@@ -36,6 +36,12 @@ import { parsePlanRow } from './row-schemas';
 import type { StepMessage } from './messages';
 import type { RpcResult } from './rpc-result';
 import type { CreateRunRequest } from './run-requests';
+import { DecisionFault } from './decision-fault';
+import { log } from '../log';
+
+/** What a decision's fault asks of whoever reads it. */
+const REPORT =
+  'Its events so far are kept (GET /v1/runs/<id>/events); the error is logged as decision_failed — report it with the plan';
 
 /**
  * What the driver asks of its object. `env` is read when needed, not kept: the object's bindings are
@@ -164,7 +170,17 @@ export class RunDriver {
     if (req.fingerprint) writeFingerprint(this.store, req.fingerprint);
     if (req.parent) writeParent(this.store, req.parent);
     this.#parent = req.parent ?? null;
-    return this.apply([create], { outbox });
+    return this.apply([create], { outbox, faults: 'throw' });
+  }
+
+  /**
+   * A create whose decision threw (decision-fault.ts) leaves nothing behind: the tables and rows
+   * `start` wrote before it are removed (the decision's own transaction was rolled back), so a read of
+   * the id finds no run and a new create starts over. The object takes a fresh driver after this.
+   */
+  async undoStart(): Promise<void> {
+    this.#machine = null;
+    await this.#ctx.storage.deleteAll();
   }
 
   /**
@@ -223,11 +239,21 @@ export class RunDriver {
     return this.#tools;
   }
 
-  /** One input from an entry point; its refusal, or the run's status once it is applied. */
+  /**
+   * One input from an entry point; its refusal, or the run's status once it is applied. A decision
+   * that threw is answered (`decision_failed`, naming the error) with the run as it was before.
+   */
   async control(input: MachineInput): Promise<RpcResult<{ status: RunStatus }>> {
     const m = this.load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
-    const refused = await this.apply([input]);
+    let refused: Refusal | undefined;
+    try {
+      refused = await this.apply([input], { faults: 'throw' });
+    } catch (err) {
+      if (!(err instanceof DecisionFault)) throw err;
+      const message = `${err.message}; nothing of the request was applied and the run is as it was. ${REPORT}`;
+      return { ok: false, error: { code: 'decision_failed', message } };
+    }
     if (refused) return { ok: false, error: refused };
     return { ok: true, value: { status: m.state.status } };
   }
@@ -241,11 +267,13 @@ export class RunDriver {
   /**
    * Decide and persist (decision-commit.ts), then broadcast, re-arm and act — in that order, so nothing
    * acts on unsaved state. `extra` adds inputs computed against the live machine; `outbox` (a new run)
-   * takes the steps to queue for the caller to send.
+   * takes the steps to queue for the caller to send. A decision that throws (decision-fault.ts) is
+   * thrown to the caller with `faults: 'throw'` (a request, a create); by default it is the run's own
+   * work that threw, which the object would meet again on every wake, and the run fails with its error.
    */
   async apply(
     inputs: MachineInput[],
-    opts: CommitOptions & { outbox?: StepMessage[] } = {},
+    opts: CommitOptions & { outbox?: StepMessage[]; faults?: 'throw' | 'fail_run' } = {},
   ): Promise<Refusal | undefined> {
     const m = this.#machine!;
     const statusBefore = m.state.status;
@@ -259,7 +287,9 @@ export class RunDriver {
       this.store.forgetCached();
       this.journal.forgetCached();
       this.leases.forget();
-      throw err;
+      if (!(err instanceof DecisionFault) || opts.faults === 'throw') throw err;
+      await this.#failRun(err);
+      return;
     }
     if (!committed) return;
     const { decided, queued, inline, rows } = committed;
@@ -286,6 +316,20 @@ export class RunDriver {
     const owed = this.index.note(events, created || m.state.status !== statusBefore);
     await this.arm(m);
     if (owed) await this.index.write(created);
+  }
+
+  /** Ends the run `failed` with the fault's error, on the state as storage has it (thrown if that throws too). */
+  async #failRun(fault: DecisionFault): Promise<void> {
+    if (!this.load()) return;
+    log('decision_failed', fault.message, {
+      run_id: this.#ctx.id.name,
+      code: 'decision_failed',
+      error: fault.cause,
+    });
+    const message = `${fault.message}; the run was failed rather than deciding the same again on every wake. ${REPORT}`;
+    await this.apply([{ type: 'fault', error: { code: 'decision_failed', message, retryable: false } }], {
+      faults: 'throw',
+    });
   }
 
   /** The run was hidden for its deletion: forgotten here, and all this instance did for it stopped. */

@@ -1,6 +1,6 @@
 /**
  * The run machine's control inputs from its callers: new information or the answer the run waits
- * for, a cancel, and a retry. Each becomes its events, or the refusal that says why it does not apply.
+ * for, a cancel, a retry, and the fault of a decision that threw (the run fails). Each becomes its events, or the refusal that says why it does not apply.
  */
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
 import { revisionPossible } from './decide';
@@ -14,7 +14,7 @@ import { answeredBeforeEnd, answerUnfit, notAwaited, notNow } from './status-ref
 
 type Emit = (d: EventDraft) => void;
 
-type ControlInput = Extract<MachineInput, { type: 'input' | 'cancel' | 'resume' }>;
+type ControlInput = Extract<MachineInput, { type: 'input' | 'cancel' | 'fault' | 'resume' }>;
 
 /**
  * Turns a caller's input into its events, or says why it does not apply.
@@ -102,6 +102,15 @@ export function acceptControlInput(
       emit({
         type: 'RunTerminated',
         payload: { status: 'cancelled', reason: input.reason ?? 'cancelled by request' },
+      });
+      return;
+    }
+    case 'fault': {
+      // An ended run has nothing left to decide, so nothing to throw on again.
+      if (TERMINAL_RUN_STATUSES.has(s.status)) return;
+      emit({
+        type: 'RunTerminated',
+        payload: { status: 'failed', reason: 'decision_failed', error: input.error },
       });
       return;
     }

@@ -42,6 +42,11 @@ export type MachineInput =
   | { type: 'redispatch'; step_id: string; attempt: number; waited_ms: number; error: ErrorInfo }
   | { type: 'tick' }
   | { type: 'cancel'; reason?: string }
+  /**
+   * The object's decision on an input threw (a bug, or a plan that runs the engine out of stack):
+   * the run ends `failed` with `error`, instead of meeting the same throw on every wake.
+   */
+  | { type: 'fault'; error: ErrorInfo }
   | { type: 'resume'; step_id?: string }
   /** The planner delivered the plan of a run created from a goal (already validated). */
   | { type: 'planned'; plan: Plan; estimates: Estimates | null; tokens?: TokenCount }

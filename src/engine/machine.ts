@@ -79,6 +79,7 @@ export class RunMachine {
         return acceptAttemptInput(this.state, input, emit, this.deps);
       case 'input':
       case 'cancel':
+      case 'fault':
       case 'resume':
         return acceptControlInput(this.state, input, emit, this.deps);
       case 'tick':

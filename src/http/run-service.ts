@@ -58,6 +58,7 @@ export type StartResult =
         | 'planning_failed'
         | 'conflict'
         | 'idempotency_key_reused'
+        | 'decision_failed'
         | 'deploy_in_progress';
       message: string;
       details?: unknown;
@@ -209,7 +210,8 @@ async function createRun(
   if (!created.ok) {
     const { code, message, details } = created.error;
     // deploy_in_progress: details.retry_after_s, the route's Retry-After.
-    if (code === 'idempotency_key_reused' || code === 'deploy_in_progress')
+    // decision_failed: the run's first decision threw; its message names the error (500).
+    if (code === 'idempotency_key_reused' || code === 'deploy_in_progress' || code === 'decision_failed')
       return { kind: 'error', code, message, details };
     // A deleted run's id (its key sent again) waits a moment: details.retry_after_s says how long.
     return { kind: 'error', code: 'conflict', message, ...(code === 'run_deleted' ? { details } : {}) };

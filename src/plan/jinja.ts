@@ -8,6 +8,7 @@
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
 import { withBoundedAllocations } from './jinja-allocation';
+import { isStackOverflow, MAX_TEMPLATE_DEPTH, templateDepth, TOO_DEEP } from './jinja-depth';
 import { budgetLeft, limitRender, renderBudget, type RenderBudget } from './jinja-budget';
 import { TextKeyedCache, type TextKeyedCacheLimits } from './text-keyed-cache';
 
@@ -163,6 +164,8 @@ function compile(
   try {
     // Jinja2's defaults (TEA sets neither trim_blocks nor lstrip_blocks).
     const program = parse(tokenize(source, { lstrip_blocks: false, trim_blocks: false }));
+    // Refused before it is run (and while a plan is validated): evaluating it would overflow the stack.
+    if (templateDepth(program) > MAX_TEMPLATE_DEPTH) return { ok: false, message: TOO_DEEP, line: 1 };
     return { ok: true, program: cache.put(source, program) };
   } catch (e) {
     return { ok: false, message: messageOf(e), line: failingLine(source) };
@@ -270,6 +273,7 @@ function pyRange(args: number[]): number[] {
 }
 
 function messageOf(e: unknown): string {
+  if (isStackOverflow(e)) return TOO_DEEP;
   return e instanceof Error ? e.message : String(e);
 }
 

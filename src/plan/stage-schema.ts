@@ -31,12 +31,26 @@ function withRequiredDeclared(schema: unknown, depth = 0): unknown {
 const toZod = (schema: unknown) =>
   z.fromJSONSchema(withRequiredDeclared(schema) as Parameters<typeof z.fromJSONSchema>[0]);
 
+/**
+ * Values a schema is tried on before it is accepted: a `$ref` that leads back to itself without going
+ * into a property or an item (`{"$ref": "#"}`, `{"allOf": [{"$ref": "#"}]}`) converts, then recurses
+ * without end on every value — the run object's decision on an answer or a stage's output threw.
+ */
+const PROBES: unknown[] = [{}, [], null, '', 0, true];
+
+/** What to change, for a schema that refers to itself without end. */
+const SELF_REFERENCE =
+  'its $ref leads back to itself without going into a property or an item, so checking any value would ' +
+  'never end: put the $ref under "properties" or "items", or write the schema out';
+
 /** Whether zod can read `schema`; the message says why not (for config validation). */
 export function readableSchema(schema: unknown): { ok: true } | { ok: false; message: string } {
   try {
-    toZod(schema);
+    const zod = toZod(schema);
+    for (const v of PROBES) zod.safeParse(v);
     return { ok: true };
   } catch (err) {
+    if (err instanceof RangeError) return { ok: false, message: SELF_REFERENCE };
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -47,7 +61,14 @@ export function readableSchema(schema: unknown): { ok: true } | { ok: false; mes
  * @example checkStageSchema({ type: 'object', required: ['answer'] }, {}) // ['answer: Invalid input…']
  */
 export function checkStageSchema(schema: unknown, value: unknown): string[] {
-  const r = toZod(schema).safeParse(value);
+  let r: ReturnType<ReturnType<typeof toZod>['safeParse']>;
+  try {
+    r = toZod(schema).safeParse(value);
+  } catch (err) {
+    // A schema stored before readableSchema tried it (or one that recurses only on some values).
+    if (err instanceof RangeError) return [`(root): the schema cannot be checked: ${SELF_REFERENCE}`];
+    throw err;
+  }
   if (r.success) return [];
   return r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
 }

@@ -1,7 +1,7 @@
 /**
  * A team's Worker as the tests see it: built with createEdgeplan and tools of its own — one that reads
  * a secret from its bindings (`ctx.env`), never from the plan, one that fails with a long message, and
- * one that knows a retry cannot help.
+ * one that knows a retry cannot help, and one whose definition throws in the run object's decision.
  */
 import { z } from 'zod';
 import { createEdgeplan, defineTool, ToolError } from '../../src/worker-factory';
@@ -42,7 +42,21 @@ export const lookup = defineTool({
   run: ({ sku }) => Promise.reject(new ToolError('item_not_found', `no item ${sku}`, { retryable: false })),
 });
 
-const edgeplan = createEdgeplan({ tools: [greet, fail, lookup] });
+/**
+ * A tool whose definition throws when the run object reads where its steps run — a fault injected
+ * into the object's decision (nothing in edgeplan's own code throws there today): the decision that
+ * makes one of its steps ready throws as a bug of ours would (test/workers-factory/decision-faults.test.ts).
+ */
+export const haunted: typeof greet = {
+  ...greet,
+  name: 'team.haunted',
+  description: 'Throws whenever the run object asks where its steps run.',
+  get placement(): 'object' {
+    throw new RangeError('Maximum call stack size exceeded');
+  },
+};
+
+const edgeplan = createEdgeplan({ tools: [greet, fail, lookup, haunted] });
 
 export const PlanRun = edgeplan.PlanRun;
 export { DemoCounters } from '../../src/worker-factory';

@@ -227,6 +227,44 @@ describe('human.input with a schema', () => {
   });
 });
 
+describe('human.input with a schema that refers to itself', () => {
+  // `{"$ref": "#"}` converted, then recursed without end on every answer: POST /input answered 500.
+  it.each([[{ $ref: '#' }], [{ allOf: [{ $ref: '#' }] }]])(
+    'refuses the plan (422 invalid_plan) naming the field and what to change: %j',
+    async (schema) => {
+      const r = await api('POST', '/v1/runs', {
+        plan: { steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Ok?', schema } }] },
+      });
+      expect(r.status).toBe(422);
+      expect(r.body.error.code).toBe('invalid_plan');
+      expect(r.body.error.details.errors).toEqual([
+        expect.objectContaining({
+          code: 'invalid_parameters',
+          step_id: 'ask',
+          path: ['parameters', 'schema'],
+          message: expect.stringContaining('its $ref leads back to itself') as unknown,
+        }),
+      ]);
+    },
+  );
+
+  it('a $ref under properties is a schema as any other: a recursive answer is checked', async () => {
+    const tree = { type: 'object', properties: { child: { $ref: '#' }, n: { type: 'number' } } };
+    const runId = await startRun({
+      steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Tree?', schema: tree } }],
+    });
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const bad = await api('POST', `/v1/runs/${runId}/input`, {
+      input: { child: { n: 'x' } },
+      step_id: 'ask',
+    });
+    expect(bad.status).toBe(400);
+    const good = await api('POST', `/v1/runs/${runId}/input`, { input: { child: { n: 1 } }, step_id: 'ask' });
+    expect(good.status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+  });
+});
+
 describe('a person’s answer that never comes', () => {
   /** The step's stored deadline comes due, and the object wakes from its rows (an eviction) to its alarm. */
   async function passDeadline(runId: string, stepId: string): Promise<void> {

@@ -89,7 +89,7 @@ const create = createRoute({
       description: 'Dry run (`config.mode: "lazy"`): the validated plan and its estimates, nothing executed',
       content: { 'application/json': { schema: DryRunSchema } },
     },
-    ...errorResponses(...V1_BODY_ERRORS, 409, 422, 503),
+    ...errorResponses(...V1_BODY_ERRORS, 409, 422, 500, 503),
   },
 });
 
