@@ -58,12 +58,20 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
     case 'ApprovalGranted':
-      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'granted' };
+      state.approval = {
+        deadline_at: state.approval?.deadline_at ?? null,
+        decision: 'granted',
+        by: event.payload.by,
+      };
       state.status = 'running';
       state.started_at ??= event.timestamp;
       return;
     case 'ApprovalRejected':
-      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'rejected' };
+      state.approval = {
+        deadline_at: state.approval?.deadline_at ?? null,
+        decision: 'rejected',
+        by: event.payload.by,
+      };
       return;
     case 'RevisionRequested': {
       const { trigger, reason, step_id } = event.payload;

@@ -69,7 +69,12 @@ export type RunState = {
   adaptive_window: number;
   revision_count: number;
   /** While awaiting approval: when the default action applies (ms), or null for never. */
-  approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
+  approval: {
+    deadline_at: number | null;
+    decision: 'pending' | 'granted' | 'rejected';
+    /** Who made a decision taken: `timeout` when the deadline's `default_action` did, not a person. */
+    by?: 'approver' | 'timeout';
+  } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
   /** A revision asked for while the plan streamed in (`deferred`): asked once the plan is whole. */

@@ -16,18 +16,30 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
   };
 }
 
-/** What became of the plan awaiting approval, when the run no longer awaits it: decided, or the run ended first. */
-function whatDecided(s: RunState): { decided: 'approved' | 'rejected' | 'ended' } | null {
+/**
+ * What became of the plan awaiting approval, when the run no longer awaits it: decided (`by: timeout`
+ * when its deadline's `default_action` decided, not a person), or the run ended first.
+ */
+function whatDecided(
+  s: RunState,
+): { decided: 'approved' | 'rejected' | 'ended'; by?: 'approver' | 'timeout' } | null {
   const decision = s.approval?.decision;
-  if (decision === 'granted') return { decided: 'approved' };
-  if (decision === 'rejected') return { decided: 'rejected' };
+  const by = s.approval?.by === undefined ? {} : { by: s.approval.by };
+  if (decision === 'granted') return { decided: 'approved', ...by };
+  if (decision === 'rejected') return { decided: 'rejected', ...by };
   return decision === 'pending' && TERMINAL_RUN_STATUSES.has(s.status) ? { decided: 'ended' } : null;
+}
+
+/** " by its approval deadline (default_action)" when the deadline decided, else nothing. */
+function byDeadline(what: { by?: 'approver' | 'timeout' }): string {
+  return what.by === 'timeout' ? ' by its approval deadline (default_action)' : '';
 }
 
 /**
  * Why an approval decision cannot be taken now. Two approvers at once (two tabs, a link and the CLI):
- * the one who comes second is told what happened instead — the plan was approved, or rejected, or the
- * run ended before anyone decided — not only the status the run has now.
+ * the one who comes second is told what happened instead — the plan was approved, or rejected (and
+ * whether the approval deadline did it), or the run ended before anyone decided — not only the status
+ * the run has now.
  */
 export function notAwaitingDecision(s: RunState): Refusal {
   const refusal = notNow(s, 'take an approval decision', 'awaiting_approval');
@@ -36,7 +48,7 @@ export function notAwaitingDecision(s: RunState): Refusal {
   const happened =
     what.decided === 'ended'
       ? `Run ${s.run_id} ended (${s.status}) before its plan was decided`
-      : `The plan of run ${s.run_id} was already ${what.decided}`;
+      : `The plan of run ${s.run_id} was already ${what.decided}${byDeadline(what)}`;
   return {
     ...refusal,
     message: `${happened}, so this decision was not taken; the run is ${s.status}`,
@@ -52,7 +64,7 @@ export function nothingToApprove(s: RunState): string {
       ? ''
       : what.decided === 'ended'
         ? ' (it ended before its plan was decided)'
-        : ` (its plan was already ${what.decided})`;
+        : ` (its plan was already ${what.decided}${byDeadline(what)})`;
   return `Run ${s.run_id} is ${s.status}: nothing to approve${why}`;
 }
 
