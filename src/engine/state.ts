@@ -99,6 +99,11 @@ export type RunState = {
   failures_since_revision: number;
   /** The near-the-token-budget revision was asked for already. */
   budget_warned: boolean;
+  /**
+   * The last answer to a failed step's question (`skip`, `abort`, `replan`, `retry`) and who gave it:
+   * what a second person answering the same question is told was decided.
+   */
+  failure_answered: { step_id: string; action: string; answered_by?: string } | null;
   /** Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must fit. */
   awaiting: { reason: string; step_id?: string; schema?: unknown } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
@@ -198,6 +203,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     revising: null,
     deferred_revision: null,
     awaiting: null,
+    failure_answered: null,
     streaming: false,
     judging: [],
     turns: 0,
