@@ -181,16 +181,21 @@ const unreadableLink = (runId: string): ApprovalRefusal => ({
  * does, so a caller without the token cannot tell the two apart.
  */
 async function checkApprovalLink(
+  state: RunState,
   store: SqlStore,
-  runId: string,
   presented: string,
 ): Promise<CheckedLink | { ok: false; refusal: ApprovalRefusal }> {
+  const runId = state.run_id;
   const record = readLinkRecord(store, runId) ?? NO_LINK;
   if (record === UNREADABLE_LINK) return { ok: false, refusal: unreadableLink(runId) };
   const check = await checkApprovalToken(record, presented, Date.now());
   if (!check.ok) {
     const code = check.code === 'invalid_token' ? 'forbidden' : 'gone';
-    return { ok: false, refusal: { code, message: check.message } };
+    // A link lives until the approval deadline: once it passed, its holder is told what the deadline's
+    // default_action decided, not only that the link expired.
+    const decided = check.code === 'token_expired' && state.status !== 'awaiting_approval';
+    const message = decided ? `${check.message}. ${nothingToApproveText(state)}` : check.message;
+    return { ok: false, refusal: { code, message } };
   }
   return { ok: true, record };
 }
@@ -285,7 +290,7 @@ export async function approvalInput(
   caller?: CallerVia,
   planVersion?: number,
 ): Promise<{ ok: true; input: MachineInput } | { ok: false; refusal: ApprovalRefusal }> {
-  const link = token === undefined ? null : await checkApprovalLink(store, state.run_id, token);
+  const link = token === undefined ? null : await checkApprovalLink(state, store, token);
   if (link && !link.ok) return link;
   // A link whose run no longer waits (decided through the API, cancelled, timed out) is dead, as its
   // page says: 410 whatever the body, not a 409 about the run's status its holder cannot change.
@@ -356,7 +361,7 @@ export async function approvalView(
   store: SqlStore,
   token: string,
 ): Promise<{ ok: true; view: ApprovalView } | { ok: false; refusal: ApprovalRefusal }> {
-  const link = await checkApprovalLink(store, state.run_id, token);
+  const link = await checkApprovalLink(state, store, token);
   if (!link.ok) return link;
   if (state.status !== 'awaiting_approval' || !state.plan)
     return { ok: false, refusal: nothingToApprove(state) };

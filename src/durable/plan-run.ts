@@ -228,7 +228,12 @@ export class PlanRun extends DurableObject<Env> {
   }
 
   retry(stepId?: string): Promise<Refusable<StatusResult>> {
-    return refusingNewerAsync(() => this.#run.control({ type: 'resume', step_id: stepId }));
+    return refusingNewerAsync(async () => {
+      const resumed = await this.#run.control({ type: 'resume', step_id: stepId });
+      // A question step the cancel left running is asked again now, not at the next recovery alarm.
+      if (resumed.ok) this.#askUnasked();
+      return resumed;
+    });
   }
 
   /**

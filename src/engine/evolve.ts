@@ -7,6 +7,7 @@
  */
 import { stagePlanned, stageStarted } from './evolve-stage';
 import { isRecord } from '../plan/model';
+import { failureAction } from './failure-answer';
 import { TEA_END } from '../plan/tea-meta';
 import type { RunEvent, SkipReason } from './events';
 import { installPlan, withStreamedStep } from './install-plan';
@@ -58,12 +59,20 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       return;
     }
     case 'ApprovalGranted':
-      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'granted' };
+      state.approval = {
+        deadline_at: state.approval?.deadline_at ?? null,
+        decision: 'granted',
+        by: event.payload.by,
+      };
       state.status = 'running';
       state.started_at ??= event.timestamp;
       return;
     case 'ApprovalRejected':
-      state.approval = { deadline_at: state.approval?.deadline_at ?? null, decision: 'rejected' };
+      state.approval = {
+        deadline_at: state.approval?.deadline_at ?? null,
+        decision: 'rejected',
+        by: event.payload.by,
+      };
       return;
     case 'RevisionRequested': {
       const { trigger, reason, step_id } = event.payload;
@@ -125,6 +134,22 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
     case 'InputReceived':
       if (event.payload.step_id === undefined && isRecord(event.payload.input)) {
         for (const [k, v] of Object.entries(event.payload.input)) results.setVar(k, v);
+      }
+      {
+        // An answer to a failed step's question (it names no step): kept to tell a later answerer.
+        const about = state.awaiting?.step_id;
+        if (
+          event.payload.step_id === undefined &&
+          about !== undefined &&
+          state.steps.get(about)?.status === 'failed'
+        ) {
+          const by = event.payload.answered_by;
+          state.failure_answered = {
+            step_id: about,
+            action: failureAction(event.payload.input),
+            ...(by === undefined ? {} : { answered_by: by }),
+          };
+        }
       }
       if (state.status === 'awaiting_input') state.status = 'running';
       state.awaiting = null;

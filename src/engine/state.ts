@@ -69,7 +69,12 @@ export type RunState = {
   adaptive_window: number;
   revision_count: number;
   /** While awaiting approval: when the default action applies (ms), or null for never. */
-  approval: { deadline_at: number | null; decision: 'pending' | 'granted' | 'rejected' } | null;
+  approval: {
+    deadline_at: number | null;
+    decision: 'pending' | 'granted' | 'rejected';
+    /** Who made a decision taken: `timeout` when the deadline's `default_action` did, not a person. */
+    by?: 'approver' | 'timeout';
+  } | null;
   /** A revision was requested and not yet delivered: no new step starts meanwhile. */
   revising: { trigger: string; reason: string; step_id?: string } | null;
   /** A revision asked for while the plan streamed in (`deferred`): asked once the plan is whole. */
@@ -94,6 +99,11 @@ export type RunState = {
   failures_since_revision: number;
   /** The near-the-token-budget revision was asked for already. */
   budget_warned: boolean;
+  /**
+   * The last answer to a failed step's question (`skip`, `abort`, `replan`, `retry`) and who gave it:
+   * what a second person answering the same question is told was decided.
+   */
+  failure_answered: { step_id: string; action: string; answered_by?: string } | null;
   /** Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must fit. */
   awaiting: { reason: string; step_id?: string; schema?: unknown } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
@@ -193,6 +203,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     revising: null,
     deferred_revision: null,
     awaiting: null,
+    failure_answered: null,
     streaming: false,
     judging: [],
     turns: 0,

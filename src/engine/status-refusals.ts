@@ -16,18 +16,30 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
   };
 }
 
-/** What became of the plan awaiting approval, when the run no longer awaits it: decided, or the run ended first. */
-function whatDecided(s: RunState): { decided: 'approved' | 'rejected' | 'ended' } | null {
+/**
+ * What became of the plan awaiting approval, when the run no longer awaits it: decided (`by: timeout`
+ * when its deadline's `default_action` decided, not a person), or the run ended first.
+ */
+function whatDecided(
+  s: RunState,
+): { decided: 'approved' | 'rejected' | 'ended'; by?: 'approver' | 'timeout' } | null {
   const decision = s.approval?.decision;
-  if (decision === 'granted') return { decided: 'approved' };
-  if (decision === 'rejected') return { decided: 'rejected' };
+  const by = s.approval?.by === undefined ? {} : { by: s.approval.by };
+  if (decision === 'granted') return { decided: 'approved', ...by };
+  if (decision === 'rejected') return { decided: 'rejected', ...by };
   return decision === 'pending' && TERMINAL_RUN_STATUSES.has(s.status) ? { decided: 'ended' } : null;
+}
+
+/** " by its approval deadline (default_action)" when the deadline decided, else nothing. */
+function byDeadline(what: { by?: 'approver' | 'timeout' }): string {
+  return what.by === 'timeout' ? ' by its approval deadline (default_action)' : '';
 }
 
 /**
  * Why an approval decision cannot be taken now. Two approvers at once (two tabs, a link and the CLI):
- * the one who comes second is told what happened instead — the plan was approved, or rejected, or the
- * run ended before anyone decided — not only the status the run has now.
+ * the one who comes second is told what happened instead — the plan was approved, or rejected (and
+ * whether the approval deadline did it), or the run ended before anyone decided — not only the status
+ * the run has now.
  */
 export function notAwaitingDecision(s: RunState): Refusal {
   const refusal = notNow(s, 'take an approval decision', 'awaiting_approval');
@@ -36,7 +48,7 @@ export function notAwaitingDecision(s: RunState): Refusal {
   const happened =
     what.decided === 'ended'
       ? `Run ${s.run_id} ended (${s.status}) before its plan was decided`
-      : `The plan of run ${s.run_id} was already ${what.decided}`;
+      : `The plan of run ${s.run_id} was already ${what.decided}${byDeadline(what)}`;
   return {
     ...refusal,
     message: `${happened}, so this decision was not taken; the run is ${s.status}`,
@@ -52,7 +64,7 @@ export function nothingToApprove(s: RunState): string {
       ? ''
       : what.decided === 'ended'
         ? ' (it ended before its plan was decided)'
-        : ` (its plan was already ${what.decided})`;
+        : ` (its plan was already ${what.decided}${byDeadline(what)})`;
   return `Run ${s.run_id} is ${s.status}: nothing to approve${why}`;
 }
 
@@ -77,6 +89,8 @@ export function otherVersionAwaited(s: RunState, decided: number | undefined): R
  * answer (`input_not_awaited`, as while the run goes on) — not only that the run is over.
  */
 export function answeredBeforeEnd(s: RunState, stepId: string): Refusal {
+  const failure = failureAnswered(s, stepId);
+  if (failure) return failure;
   return s.steps.get(stepId)?.status === 'completed'
     ? answeredAlready(s, stepId)
     : notNow(s, 'take input', 'running');
@@ -91,6 +105,37 @@ function answeredAlready(s: RunState, stepId: string): Refusal {
   };
 }
 
+/** What each answer to a failed step's question did, for the person told it was answered first. */
+const FAILURE_OUTCOME: Record<string, string> = {
+  skip: 'skip it',
+  abort: 'abort the run',
+  replan: 'replan',
+  retry: 'retry it',
+};
+
+/**
+ * The refusal of an answer to a failed step's question that someone answered first (two people at
+ * once: one says skip, the other abort): what was decided, and by whom — as an approver who comes
+ * second is told — or null when the last such answer was not about `stepId`.
+ */
+function failureAnswered(s: RunState, stepId: string): Refusal | null {
+  const first = s.failure_answered;
+  if (first?.step_id !== stepId) return null;
+  const who = first.answered_by === undefined ? '' : ` by ${first.answered_by}`;
+  const what = FAILURE_OUTCOME[first.action] ?? first.action;
+  return {
+    code: 'conflict',
+    message: `The failure of step "${stepId}" was answered already${who} (${first.action}: ${what}), so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    details: {
+      reason: 'input_not_awaited',
+      step_id: stepId,
+      status: s.status,
+      decided: first.action,
+      ...(first.answered_by === undefined ? {} : { answered_by: first.answered_by }),
+    },
+  };
+}
+
 /**
  * Why an answer to `stepId` cannot be taken, or null when the run waits on that step (a person's
  * question, or `ask_user` about its failure). Two people answering at once: the second is told the
@@ -101,6 +146,8 @@ export function notAwaited(s: RunState, stepId: string): Refusal | null {
   if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
   const waiting = s.status === 'awaiting_input' && s.awaiting?.step_id === stepId;
   if (waiting && (rt.status === 'running' || rt.status === 'failed')) return null;
+  const failure = failureAnswered(s, stepId);
+  if (failure) return failure;
   // Answered first by someone else (another tab, an agent): not advice to send it as new information.
   if (rt.status === 'completed') return answeredAlready(s, stepId);
   const now =

@@ -4,6 +4,8 @@
  * plan was approved, or rejected, or the run ended before anyone decided), not only the status the run
  * has now. Through the Worker, the run's object and the link's single-use token.
  */
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 import { api, events, waitForRun, type Json } from './helpers';
@@ -80,5 +82,44 @@ describe('decisions on one run sent at once', () => {
       const granted = (await events(runId)).filter((e) => e.event_type === 'ApprovalGranted');
       expect(granted).toHaveLength(a!.status === 200 ? 1 : 0);
     }
+  });
+
+  it('after the approval deadline decided, a later decider is told the deadline did it, not a person', async () => {
+    for (const default_action of ['approve', 'reject'] as const) {
+      const { runId, token } = await runAwaitingApproval(plan, {
+        ...config,
+        approval: { ...config.approval, timeout_s: 0.05, default_action },
+      });
+      // Past the deadline (50 ms), the alarm applies the default action; nothing is asserted of time.
+      await new Promise((r) => setTimeout(r, 60));
+      await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId));
+      await waitForRun(runId);
+      const outcome = default_action === 'approve' ? 'approved' : 'rejected';
+      const said = `already ${outcome} by its approval deadline (default_action)`;
+      const viaApi = await decide(runId, { decision: 'approve' });
+      expect(viaApi.status).toBe(409);
+      expect(viaApi.body.error.message).toContain(said);
+      expect(viaApi.body.error.details).toMatchObject({ decided: outcome, by: 'timeout' });
+      // The link ran out at the deadline: its holder learns what the deadline decided, on its page too.
+      const viaLink = await decide(runId, { decision: 'approve' }, token);
+      expect(viaLink.status).toBe(410);
+      expect(viaLink.body.error.message).toContain(said);
+      const page = await exports.default.fetch(
+        `http://edgeplan.test/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`,
+      );
+      expect(page.status).toBe(410);
+      expect(await page.text()).toContain(said);
+    }
+  });
+
+  it('after a person decided, a later decider is not told a deadline did it', async () => {
+    const { runId } = await runAwaitingApproval(plan, {
+      ...config,
+      approval: { ...config.approval, timeout_s: 600, default_action: 'reject' },
+    });
+    expect((await decide(runId, { decision: 'approve', approver: 'ana' })).status).toBe(200);
+    const late = await decide(runId, { decision: 'reject' });
+    expect(late.body.error.message).toContain('already approved, so');
+    expect(late.body.error.details).toMatchObject({ decided: 'approved', by: 'approver' });
   });
 });

@@ -3,7 +3,14 @@
  * Modify, each sent once with the link's token.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { emptyView, applyEvent, estimateText, type Plan, type RunEvent } from '../../client';
+import {
+  EdgeplanApiError,
+  emptyView,
+  applyEvent,
+  estimateText,
+  type Plan,
+  type RunEvent,
+} from '../../client';
 import { api, errorText } from '../api';
 import { Dag } from '../components/dag';
 import { DecisionComment } from '../components/decision-comment';
@@ -15,8 +22,18 @@ import { ErrorAlert } from '../components/error-alert';
 import type { ApprovalData } from '../page-inputs';
 import { visibleText } from '../visible-text';
 
+/**
+ * What a `410 gone` says: the link is dead (used, expired, its run decided or ended, a newer version
+ * asked about) — nothing sent with it again can work, so the page says so instead of its controls.
+ */
+function goneText(err: unknown): string | null {
+  return err instanceof EdgeplanApiError && err.status === 410 ? err.message : null;
+}
+
 export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [outcome, setOutcome] = useState<string | null>(null);
+  // The link died while the page was open (someone else decided, the deadline passed): its account.
+  const [gone, setGone] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [modifying, setModifying] = useState(false);
   const modifyButton = useRef<HTMLButtonElement>(null);
@@ -41,8 +58,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const told = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
     const now = document.activeElement;
-    if (outcome && (!now || now === document.body)) told.current?.focus();
-  }, [outcome]);
+    if ((outcome || gone) && (!now || now === document.body)) told.current?.focus();
+  }, [outcome, gone]);
   /** Sends the decision once; a refused modification is thrown back to the editor, which shows it. */
   const decide = async (decision: 'approve' | 'reject' | 'modify', plan?: Plan) => {
     if (inFlight.current) return;
@@ -65,6 +82,12 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         decision === 'reject' ? 'Rejected: the run has ended.' : `Approved: the run is ${r.status}.`,
       );
     } catch (e) {
+      const dead = goneText(e);
+      if (dead !== null) {
+        setGone(dead);
+        setModifying(false);
+        return;
+      }
       if (decision === 'modify') throw e;
       setError(errorText(e));
     } finally {
@@ -82,18 +105,26 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   return (
     <main class="approval">
       <h1>
-        {data.changes ? `Approve version ${data.changes.plan_version} of this plan?` : 'Approve this plan?'}
+        {gone
+          ? 'This approval link no longer works'
+          : data.changes
+            ? `Approve version ${data.changes.plan_version} of this plan?`
+            : 'Approve this plan?'}
       </h1>
       <p class="goal">{visibleText(data.goal)}</p>
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
-        {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''} · link valid until{' '}
-        {new Date(data.expires_at).toLocaleString()}
+        {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''}
+        {gone ? '' : ` · link valid until ${new Date(data.expires_at).toLocaleString()}`}
       </p>
       {data.changes ? <ApprovalChanges changes={data.changes} /> : null}
       {outcome ? (
         <p class="ok" role="status" ref={told} tabindex={-1}>
           {outcome} This link cannot be used again.
+        </p>
+      ) : gone ? (
+        <p class="gone" role="status" ref={told} tabindex={-1}>
+          {gone}
         </p>
       ) : (
         <DecisionComment
@@ -104,7 +135,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           disabled={busy}
         />
       )}
-      {outcome ? null : (
+      {outcome || gone ? null : (
         <div class="toolbar">
           <button type="button" class="primary" disabled={busy} onClick={() => void decide('approve')}>
             Approve
@@ -124,7 +155,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         </div>
       )}
       <ErrorAlert text={error} />
-      {modifying && !outcome ? (
+      {modifying && !outcome && !gone ? (
         // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
         <ModifyPlan
           plan={data.plan}
