@@ -108,6 +108,16 @@ describe('controls sent at once', () => {
     }
   });
 
+  it('two DELETEs at once share the one deletion and its 200; one sent after it is a 404', async () => {
+    const runId = await failedRun();
+    const both = await Promise.all([1, 2].map(() => api('DELETE', `/v1/runs/${runId}`)));
+    expect(both.map((a) => a.status)).toEqual([200, 200]);
+    expect(both[0]!.body).toEqual(both[1]!.body);
+    expect(both[0]!.body).toMatchObject({ run_id: runId });
+    expect((await api('DELETE', `/v1/runs/${runId}`)).status).toBe(404);
+    expect((await api('GET', `/v1/runs/${runId}`)).status).toBe(404);
+  });
+
   it('POST /v1/runs under one Idempotency-Key with the same and other bodies: one run; the same body replayed, another 422', async () => {
     for (let round = 0; round < 3; round++) {
       const key = `control-race-key-${crypto.randomUUID()}`;
