@@ -3,7 +3,8 @@
 // that ends the whole process group (wrangler, workerd, esbuild) and removes the state. kill() ends it
 // the hard way (SIGKILL, state kept), so a second server can be started on the same state and port.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +26,19 @@ let sigintHandled = false;
 /**
  * A new throwaway local state directory with the D1 migrations applied; the caller removes it. `cwd`
  * is the project whose wrangler.toml is used (this repository by default).
+ *
+ * The first call applies the migrations with `wrangler d1 migrations apply` (a wrangler process and a
+ * local D1: seconds, most of a test server's start) and keeps the result in the temp directory, keyed
+ * by the project's wrangler.toml, its migration files and wrangler's version; later calls — in this
+ * process or another — copy it.
  */
 export function migratedState(name = 'edgeplan', cwd = root) {
   const persist = mkdtempSync(join(tmpdir(), `${name}-`));
+  const template = join(tmpdir(), `edgeplan-migrated-${stateKey(cwd)}`);
+  if (existsSync(template)) {
+    cpSync(template, persist, { recursive: true });
+    return persist;
+  }
   const migrate = spawnSync(
     wrangler,
     ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
@@ -41,7 +52,30 @@ export function migratedState(name = 'edgeplan', cwd = root) {
     rmSync(persist, { recursive: true, force: true });
     throw new Error(`wrangler d1 migrations apply exited with ${migrate.status}`);
   }
+  // Copied aside, then renamed into place: another process sees the template whole or not at all (a
+  // rename onto one that process made meanwhile fails, and theirs is kept).
+  const staging = mkdtempSync(join(tmpdir(), 'edgeplan-migrating-'));
+  try {
+    cpSync(persist, staging, { recursive: true });
+    renameSync(staging, template);
+  } catch {
+    rmSync(staging, { recursive: true, force: true });
+  }
   return persist;
+}
+
+/** What a migrated state depends on: the project's wrangler.toml, its migrations, wrangler's version. */
+function stateKey(cwd) {
+  const hash = createHash('sha256');
+  const toml = readFileSync(join(cwd, 'wrangler.toml'), 'utf8');
+  hash.update(cwd).update(toml);
+  hash.update(readFileSync(join(root, 'node_modules/wrangler/package.json')));
+  for (const [, dir] of toml.matchAll(/migrations_dir\s*=\s*"([^"]+)"/g)) {
+    const full = join(cwd, dir);
+    if (!existsSync(full)) continue;
+    for (const file of readdirSync(full).sort()) hash.update(file).update(readFileSync(join(full, file)));
+  }
+  return hash.digest('hex').slice(0, 20);
 }
 
 /**
