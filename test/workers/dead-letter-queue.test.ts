@@ -9,7 +9,7 @@
  */
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanRun } from '../../src/durable/plan-run';
 import { events, startRun, waitForRun, type Json } from './helpers';
 
@@ -60,28 +60,40 @@ const returned = async (runId: string) =>
     .map((e) => [e.payload.attempt, e.payload.success, e.payload.error?.code]);
 
 describe('a step message the consumer fails on until the queue gives up', () => {
+  // Both runs at once: each waits out the queue's ten redeliveries, which is most of this file's time.
+  // The second's refusal wraps the first's (each refuses only its own run); put back in reverse.
+  const failed = { runId: '', refused: [] as number[] };
+  const fallback = { runId: '', refused: [] as number[] };
+  let restores: (() => void)[] = [];
+  beforeAll(async () => {
+    const f = await deadLettered({}, { retry_failed_steps: 3 });
+    const b = await deadLettered({
+      fallback_action: { action: 'demo.echo', parameters: { fallback: true } },
+    });
+    Object.assign(failed, { runId: f.runId, refused: f.refused });
+    Object.assign(fallback, { runId: b.runId, refused: b.refused });
+    restores = [b.restore, f.restore];
+  });
+  afterAll(() => restores.forEach((restore) => restore()));
+
   it('fails its attempt as dead_lettered, not retried, and the run ends failed by itself', async () => {
-    const { runId, refused, restore } = await deadLettered({}, { retry_failed_steps: 3 });
-    const run = await waitForRun(runId, undefined, 40_000).finally(restore);
+    const run = await waitForRun(failed.runId, undefined, 40_000);
     // The first delivery and max_retries more, then the dead-letter queue.
-    expect(refused).toHaveLength(11);
+    expect(failed.refused).toHaveLength(11);
     expect(run.status).toBe('failed');
     expect(run.steps.s).toMatchObject({
       status: 'failed',
       error: { code: 'dead_lettered', retryable: false },
     });
     expect(run.steps.after).toMatchObject({ status: 'skipped', skip_reason: 'run_terminated' });
-    expect(await returned(runId)).toEqual([[1, false, 'dead_lettered']]);
+    expect(await returned(failed.runId)).toEqual([[1, false, 'dead_lettered']]);
   }, 60_000);
 
   it('hands the failure to the step’s fallback, and the run completes', async () => {
-    const { runId, refused, restore } = await deadLettered({
-      fallback_action: { action: 'demo.echo', parameters: { fallback: true } },
-    });
-    const run = await waitForRun(runId, undefined, 40_000).finally(restore);
-    expect(refused).toHaveLength(11);
+    const run = await waitForRun(fallback.runId, undefined, 40_000);
+    expect(fallback.refused).toHaveLength(11);
     expect(run.status).toBe('completed');
     expect(run.step_results.after).toEqual({ s: { fallback: true } });
-    expect((await returned(runId))[0]).toEqual([1, false, 'dead_lettered']);
+    expect((await returned(fallback.runId))[0]).toEqual([1, false, 'dead_lettered']);
   }, 60_000);
 });
