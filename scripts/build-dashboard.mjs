@@ -9,11 +9,13 @@ import { build } from 'esbuild';
 
 export const DASHBOARD_GZIP_BUDGET = 100 * 1024;
 
-/** Builds into `<out>/app/`; returns `{ bytes, gzip }` of app.js + app.css. */
+/** Builds into `<out>/app/`; returns `{ bytes, gzip }` of app.js + app.css and the files it read. */
 export async function buildDashboard(root, out) {
   const dir = join(out, 'app');
   await mkdir(dir, { recursive: true });
-  await build({
+  const result = await build({
+    absWorkingDir: root,
+    metafile: true,
     entryPoints: [join(root, 'src/ui/main.tsx')],
     outfile: join(dir, 'app.js'),
     bundle: true,
@@ -31,5 +33,6 @@ export async function buildDashboard(root, out) {
   const files = await Promise.all(['app.js', 'app.css'].map((f) => readFile(join(dir, f))));
   const bytes = files.reduce((n, f) => n + f.length, 0);
   const gzip = files.reduce((n, f) => n + gzipSync(f, { level: 9 }).length, 0);
-  return { bytes, gzip };
+  const inputs = [...Object.keys(result.metafile.inputs), 'src/ui/style.css'];
+  return { bytes, gzip, inputs };
 }

@@ -19,6 +19,9 @@ const childEnv = {
   ...process.env,
   PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
   X_LOCAL_OBSERVABILITY: process.env.X_LOCAL_OBSERVABILITY ?? 'false',
+  // wrangler.toml's [build] (scripts/build-assets.mjs) on every start: skipped when nothing it reads
+  // changed, so a server starting does not rewrite public/ under one that serves it.
+  EDGEPLAN_ASSETS_IF_CHANGED: '1',
 };
 const wrangler = join(root, 'node_modules/.bin/wrangler');
 let sigintHandled = false;
