@@ -88,7 +88,22 @@ function stateKey(cwd) {
  * defaults to a free one. `upAt` is when /health first answered (Date.now()). `cwd` is the project to
  * run (this repository by default); `demoTools: false` leaves DEMO_TOOLS as its wrangler.toml says.
  */
-export async function startDevServer({
+export async function startDevServer(options = {}) {
+  // wrangler dev takes ports of its own besides --port (found free, then bound: another server
+  // starting at the same moment can take one first). It exits at once, and another start succeeds.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (!(err instanceof ExitedEarly) || attempt === 3) throw err;
+      console.error(`${err.message}: starting it again (${attempt} of 2)`);
+    }
+  }
+}
+
+class ExitedEarly extends Error {}
+
+async function startOnce({
   name = 'edgeplan',
   extraArgs = [],
   port,
@@ -167,11 +182,13 @@ async function waitUp(base, exited) {
   void exited.then(() => (gone = true));
   for (;;) {
     try {
-      if ((await fetch(`${base}/health`)).ok) return Date.now();
+      // Bounded: a port whose listener accepts and never answers would hold the start forever.
+      const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) });
+      if (health.ok && !gone) return Date.now();
     } catch {
       // not listening yet
     }
-    if (gone) throw new Error(`wrangler dev exited before answering on ${base}`);
+    if (gone) throw new ExitedEarly(`wrangler dev exited before answering on ${base}`);
     if (Date.now() > deadline) throw new Error(`wrangler dev did not answer on ${base} within 60 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
