@@ -113,7 +113,12 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         : validateRunPlan(
             req.plan,
             { ...config, require_dependencies: requireDependencies },
-            { tools: this.#tools, clock: this.#clock, ids: this.#ids },
+            {
+              tools: this.#tools,
+              clock: this.#clock,
+              ids: this.#ids,
+              runInput: { value: req.input ?? null },
+            },
           );
     const plan = checked?.plan;
     const goal = req.goal ?? plan?.goal;

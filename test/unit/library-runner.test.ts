@@ -140,6 +140,29 @@ describe('LocalRunner', () => {
     runner.start({ plan: { steps: [step('a', 't.echo')] } });
   });
 
+  it('refuses at start() a plan whose {{ input.… }} its tool cannot take, as POST /v1/runs does', () => {
+    const count = defineTool({
+      name: 't.count',
+      description: 'takes a number',
+      version: '1',
+      input: z.object({ n: z.number() }),
+      idempotent: true,
+      deterministic: true,
+      run: ({ n }) => Promise.resolve(n),
+    });
+    const plan = { steps: [step('a', 't.count', { n: '{{ input.n }}' })] };
+    const runner = new LocalRunner({ tools: [count] });
+    expect(() => runner.start({ plan, input: { n: '3' } })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_plan',
+        message: expect.stringContaining(
+          "{{ input.n }} is a string but parameters.n of tool t.count expects a number (as the run's input gives it)",
+        ) as string,
+      }),
+    );
+    runner.start({ plan, input: { n: 3 } });
+  });
+
   it('a step waiting for a person (human.input) completes with the answer', async () => {
     const requests: unknown[] = [];
     const runner = new LocalRunner({
