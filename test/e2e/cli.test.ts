@@ -185,6 +185,20 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(r.out).toMatch(/^bad\.json:8: error \w+ \[a\]: .*zzz/m);
   });
 
+  it('validates a plan with --input as run would take it: a number where a string is wanted is found', () => {
+    const plan = JSON.stringify(
+      { goal: 'g', steps: [{ id: 'a', action: 'demo.sleep', parameters: { ms: '{{ input.ms }}' } }] },
+      null,
+      2,
+    );
+    const r = edgeplan(['validate', file('typed.json', plan), '--input', 'ms="5"']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /^typed\.json:\d+: error bad_reference \[a\]: .*\{\{ input\.ms \}\} is a string but parameters\.ms of tool demo\.sleep expects a number/m,
+    );
+    expect(edgeplan(['validate', 'typed.json', '--input', 'ms=5']).code).toBe(0);
+  });
+
   /** `run par.json` with plan approval on: it waits (exit 3). */
   const awaitingApproval = () => {
     const started = edgeplan([
