@@ -454,6 +454,21 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
+    // A question with a schema: `show` says what fits, so the first answer need not be refused.
+    const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+    const typed = file(
+      'ask-typed.json',
+      JSON.stringify({ steps: [{ id: 't', action: 'human.input', parameters: { prompt: 'Who?', schema } }] }),
+    );
+    const typedRun = launch(['run', typed, '--watch'], server.base);
+    await typedRun.until(/waits for input/, 'err');
+    const typedId = /run (run_\w+)/.exec(typedRun.out())?.[1];
+    expect(typedRun.err()).toBe(
+      `${typedId} waits for input (Who?). Answer with: edgeplan input ${typedId} <answer> --step t ` +
+        `(JSON that fits its schema ${JSON.stringify(schema)})\n`,
+    );
+    expect(edgeplan(['input', typedId!, '{"name": "Ada"}', '--step', 't']).code).toBe(0);
+    expect(await typedRun.exited).toBe(0);
     // A step that asks nothing: refused, not taken as new information.
     const wrong = edgeplan(['input', id!, 'Ada', '--step', 'nope']);
     expect(wrong.code).toBe(1);
