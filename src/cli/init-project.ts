@@ -217,10 +217,10 @@ npx edgeplan runs            # the edgeplan command, from the package
   2. Restart \`npm start\`: \`wrangler dev\` reloads the code by itself, but only \`npm start\`
      applies the D1 migrations a newer edgeplan brings to the local database.
   3. \`npm run typecheck && npm test\`: your tools against its declarations and in its runner.
-  4. What \`edgeplan init\` copied — \`scripts/\`, \`wrangler.toml\`, \`tsconfig.json\` — is yours and
+  4. What \`edgeplan init\` copied — \`scripts/\`, \`wrangler.toml\`, the tsconfigs — is yours and
      stays as it was. \`diff -ru scripts node_modules/edgeplan/examples/custom-worker/scripts\` (and
      \`diff -u wrangler.toml node_modules/edgeplan/examples/custom-worker/wrangler.toml\`, likewise
-     \`tsconfig.json\`) shows as \`+\` what the newer example has that yours lacks — take what applies
+     \`tsconfig.json\` and \`test/tsconfig.json\`) shows as \`+\` what the newer example has that yours lacks — take what applies
      (its names are \`edgeplan-custom-worker\`'s where yours are ${name}'s).
   5. Deployed: \`npm run deploy\` migrates D1 before the new code serves; what happens to runs in
      flight, and rolling back: \`node_modules/edgeplan/docs/upgrading.md\`.
