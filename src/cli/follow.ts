@@ -165,7 +165,11 @@ function howToAnswer(view: RunView): string {
   if (view.waiting?.kind === 'approval') return `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`;
   const failed = askedAboutFailure(view);
   if (failed) return `Answer with: edgeplan input ${id} --action retry|skip|replan|abort --step ${failed}`;
-  return `Answer with: edgeplan input ${id} <answer>${view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : ''}`;
+  const step = view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : '';
+  // A plain word is refused by a question that wants an object: say what fits before it is tried.
+  const schema = view.waiting?.schema;
+  const fits = schema === undefined ? '' : ` (JSON that fits its schema ${JSON.stringify(schema)})`;
+  return `Answer with: edgeplan input ${id} <answer>${step}${fits}`;
 }
 
 /** What the run waits for, and how to answer it. */

@@ -128,7 +128,7 @@ function writeProject(template: string, target: string, from: string, version: s
   manifest.description = `An edgeplan Worker of ${name}'s own.`;
   manifest.dependencies = { ...manifest.dependencies, edgeplan: `file:${tarball}` };
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(target, 'README.md'), readme(name, tarball, version));
+  writeFileSync(join(target, 'README.md'), projectReadme(name, tarball, version));
   // The Worker, its queues and its database named after the project: two projects made from the
   // example would otherwise deploy over one another's Worker in one account.
   const toml = join(target, 'wrangler.toml');
@@ -180,7 +180,12 @@ function listFiles(dir: string, under = ''): string[] {
   return out.sort();
 }
 
-function readme(name: string, tarball: string, version: string): string {
+/**
+ * The README a new project starts with: how to run, configure, deploy and upgrade it, and where in the
+ * installed package the rest is.
+ * @example projectReadme('my-agent', 'vendor/edgeplan-0.1.0.tgz', '0.1.0') // '# my-agent\n\nAn edgeplan Worker…'
+ */
+export function projectReadme(name: string, tarball: string, version: string): string {
   return `# ${name}
 
 An edgeplan Worker of your own, made by \`edgeplan init\` from edgeplan ${version}: edgeplan's runtime
@@ -195,15 +200,36 @@ curl -s localhost:8787/v1/runs -H 'content-type: application/json' -d '{
 npx edgeplan runs            # the edgeplan command, from the package
 \`\`\`
 
-- **Secrets** (an LLM's key for goals, \`API_TOKEN\`, \`MCP_SERVERS\`): copy \`.dev.vars.example\` to
-  \`.dev.vars\`, which git ignores; deployed, \`npx wrangler secret put <NAME>\`.
+- **Secrets** (an LLM's key for goals, \`API_TOKEN\`, \`MCP_SERVERS\`, your tools' keys): copy
+  \`.dev.vars.example\` to \`.dev.vars\`, which git ignores, and restart \`npm start\`; deployed, \`npx
+  wrangler secret put <NAME>\`. With \`API_TOKEN\` set, the API wants it locally too: \`curl -H
+  'authorization: Bearer <token>'\`, \`EDGEPLAN_TOKEN=<token> npx edgeplan …\`, the dashboard's "API token".
+- **Another port**: \`npm start -- --port 8790\`, then \`EDGEPLAN_URL=http://localhost:8790 npx edgeplan …\`.
 - **Deploy**: \`npm run deploy\` creates the D1 database, KV namespace and queues \`wrangler.toml\` names
   if missing, migrates D1 and deploys (\`npx wrangler login\` first). \`npm run deploy -- --dry-run
-  --outdir dist\` bundles without an account.
-- **A newer edgeplan**: pack it (\`npm pack\` in its checkout), put the tarball in \`vendor/\` in place of
-  this one, and \`npm install ./vendor/<its file>\`.
+  --outdir dist\` bundles without an account; \`EDGEPLAN_WRANGLER=$PWD/scripts/fake-wrangler.mjs npm run
+  deploy\` rehearses the whole deploy against a pretend account.
+- **A newer edgeplan**: pack it (\`npm pack\` in its checkout), copy the tarball over \`${tarball}\`
+  (a new version's file in its place), then:
+  1. \`npm install ./vendor/<its file>\` — by its path: \`npm install\` or \`npm ci\` alone keeps the
+     edgeplan \`package-lock.json\` records (npm's cached copy of the old tarball), and \`npm start\`
+     says so. Commit \`vendor/\` and \`package-lock.json\` together: a teammate's \`npm ci\` takes it.
+  2. Restart \`npm start\`: \`wrangler dev\` reloads the code by itself, but only \`npm start\`
+     applies the D1 migrations a newer edgeplan brings to the local database.
+  3. \`npm run typecheck && npm test\`: your tools against its declarations and in its runner.
+  4. What \`edgeplan init\` copied — \`scripts/\`, \`wrangler.toml\`, the tsconfigs — is yours and
+     stays as it was. \`diff -ru scripts node_modules/edgeplan/examples/custom-worker/scripts\` (and
+     \`diff -u wrangler.toml node_modules/edgeplan/examples/custom-worker/wrangler.toml\`, likewise
+     \`tsconfig.json\` and \`test/tsconfig.json\`) shows as \`+\` what the newer example has that yours lacks — take what applies
+     (its names are \`edgeplan-custom-worker\`'s where yours are ${name}'s).
+  5. Deployed: \`npm run deploy\` migrates D1 before the new code serves; what happens to runs in
+     flight, and rolling back: \`node_modules/edgeplan/docs/upgrading.md\`.
 
-edgeplan's README (in \`node_modules/edgeplan/README.md\` once installed) says the rest: your own tools,
-MCP servers, plans, approval, the client and the CLI.
+Once installed, the package holds the rest: \`node_modules/edgeplan/examples/custom-worker/README.md\`,
+the guide to this project (your own tools — \`ctx.env\`, \`ctx.signal\`, \`ctx.idempotencyKey\`,
+\`ToolError\` — an MCP server of your own, goals planned without a model by \`npm run fake-llm\`, the
+deploy); \`node_modules/edgeplan/README.md\` (plans, approval, the client and the CLI) and
+\`node_modules/edgeplan/docs/\` (errors, operating, upgrading, security). The running Worker serves the
+API reference at \`/docs\`.
 `;
 }

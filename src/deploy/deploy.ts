@@ -24,13 +24,21 @@ const ACCOUNT_HINT =
   "; wrangler's message above says why. Not logged in? Run `npx wrangler login` " +
   '(in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again';
 
+/** The stand-in `edgeplan init` gives a project, which the rehearsal hint names where it is there. */
+const FAKE_WRANGLER = 'scripts/fake-wrangler.mjs';
+
 /**
  * For someone rehearsing with a stand-in first on PATH, which `npm run deploy` passes over for the
- * project's own wrangler (it puts node_modules/.bin first): the real one then asks for a login.
+ * project's own wrangler (it puts node_modules/.bin first): the real one then asks for a login. The
+ * command must run as printed, so it names the project's own stand-in where there is one.
  */
-const REHEARSE_HINT =
-  '. To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/fake-wrangler npm run deploy` ' +
-  '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)';
+function rehearseHint(cwd: string): string {
+  const stub = existsSync(join(cwd, FAKE_WRANGLER)) ? `$PWD/${FAKE_WRANGLER}` : '<your stand-in>';
+  return (
+    `. To rehearse without an account, name a stand-in for wrangler: \`EDGEPLAN_WRANGLER=${stub} npm run deploy\` ` +
+    '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)'
+  );
+}
 
 /**
  * The wrangler to run: `EDGEPLAN_WRANGLER` when set — a stand-in, to rehearse a deploy without an
@@ -64,7 +72,7 @@ function wrangler(cwd: string, args: string[], { capture = false, account = true
     );
   if (r.status !== 0)
     throw new Error(
-      `wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}${account && command === 'wrangler' ? REHEARSE_HINT : ''}`,
+      `wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}${account && command === 'wrangler' ? rehearseHint(cwd) : ''}`,
     );
   return r.stdout ?? '';
 }

@@ -13,7 +13,9 @@ import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '.
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
 import { ToolRegistry } from '../executor/registry';
-import { parseRunConfig } from '../plan/config';
+import { z } from 'zod';
+import { formatIssues } from '../executor/run-step';
+import { parseRunConfig, type RunConfig } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
@@ -100,7 +102,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   start(req: StartRequest): void {
     if (this.#machine)
       throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
-    const config = parseRunConfig(req.config ?? {});
+    const config = startConfig(req.config);
     const runId = req.runId ?? this.#ids.id('run');
     // As over HTTP, a submitted plan may leave its dependencies to its references (SPEC §2) unless
     // the caller sets require_dependencies; the parsed config's default (true) is for LLM plans.
@@ -111,7 +113,12 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         : validateRunPlan(
             req.plan,
             { ...config, require_dependencies: requireDependencies },
-            { tools: this.#tools, clock: this.#clock, ids: this.#ids },
+            {
+              tools: this.#tools,
+              clock: this.#clock,
+              ids: this.#ids,
+              runInput: { value: req.input ?? null },
+            },
           );
     const plan = checked?.plan;
     const goal = req.goal ?? plan?.goal;
@@ -377,5 +384,21 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     this.#waiters = [];
     for (const w of waiters) w.reject(this.#crashed);
     if (waiters.length === 0) this.#report(err, 'runner');
+  }
+}
+
+/**
+ * The run's config, or `invalid_request` naming each bad setting — as `POST /v1/runs` answers it —
+ * rather than zod's issues dumped as JSON.
+ * @example startConfig({ retry_failed_steps: true }) // throws "Invalid run config: retry_failed_steps: Invalid input: expected number, received boolean"
+ */
+function startConfig(raw: StartRequest['config']): RunConfig {
+  try {
+    return parseRunConfig(raw ?? {});
+  } catch (err) {
+    if (!(err instanceof z.ZodError)) throw err;
+    throw new EdgeplanError('invalid_request', `Invalid run config: ${formatIssues(err)}`, {
+      details: { issues: err.issues.map(({ path, message, code }) => ({ path, message, code })) },
+    });
   }
 }

@@ -17,14 +17,14 @@ export type CheckContext = { tools: ToolRegistry; clock: Clock; ids: IdSource; l
 
 /**
  * Validates a plan a run is started with against the run's limits (a caller's plan: unknown keys are
- * refused); throws `invalid_plan` with every
+ * refused) and, given `runInput`, its `{{ input.… }}` references against the run's input; throws `invalid_plan` with every
  * finding in `details.errors`.
  * @example const { plan, estimates } = validateRunPlan(raw, parseRunConfig({}), { tools, clock, ids });
  */
 export function validateRunPlan(
   raw: unknown,
   config: RunConfig,
-  ctx: Omit<CheckContext, 'limits'>,
+  ctx: Omit<CheckContext, 'limits'> & { runInput?: { value: unknown } },
 ): { plan: Plan; estimates: Estimates | null } {
   const v = validatePlan(raw, {
     tools: ctx.tools,
@@ -32,6 +32,7 @@ export function validateRunPlan(
     ids: ctx.ids,
     config: validationLimits(config, config.require_dependencies),
     refuseUnknownKeys: true,
+    ...(ctx.runInput ? { runInput: ctx.runInput } : {}),
   });
   if (!v.valid || !v.plan) {
     throw new EdgeplanError(

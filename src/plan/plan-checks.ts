@@ -25,10 +25,14 @@ export class PlanChecker {
   /** Steps whose parameters no schema could check (unchecked-schema.ts): said, not refused. */
   readonly unchecked: UncheckedParameters[] = [];
 
-  constructor(tools: ToolRegistry, limits: Limits, findings: Finding[]) {
+  readonly #runInput: { value: unknown } | undefined;
+
+  /** `runInput`, when known, is what `{{ input.… }}` reads here and in every sub-plan (theirs is the run's). */
+  constructor(tools: ToolRegistry, limits: Limits, findings: Finding[], runInput?: { value: unknown }) {
     this.#tools = tools;
     this.#limits = limits;
     this.#findings = findings;
+    this.#runInput = runInput;
   }
 
   /**
@@ -46,7 +50,7 @@ export class PlanChecker {
     const written = (id: string): unknown => (isRecord(teaParams) ? teaParams[id] : undefined);
     const toolOf: (AnyTool | undefined)[] = [];
     for (let i = 0; i < steps.length; i++) toolOf.push(this.#tools.get(steps[i]!.action));
-    const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, prefix);
+    const types = new ReferenceTypeChecker(steps, toolOf, this.#tools, prefix, this.#runInput);
     const graph = buildGraph(steps, types.visit);
 
     let nextDuplicate = 0; // graph.duplicates is in plan order

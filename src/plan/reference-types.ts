@@ -1,14 +1,16 @@
 /**
  * References type-checked before anything runs (SPEC §2): where the producing step's tool declares
  * an output schema, the path a reference reads must exist in it, and a whole-string reference must
- * have a type the consuming parameter accepts when that parameter expects a primitive. Anything the
- * schemas do not describe (no output schema, a sub-plan's result, a failure branch, initial state)
- * passes: the check only rejects what it can prove wrong.
+ * have a type the consuming parameter accepts when that parameter expects a primitive. Where the run's
+ * input is known (a run being created), a whole `{{ input.… }}` reference is held to the same rule by
+ * the value it will read. Anything the schemas do not describe (no output schema, a sub-plan's result,
+ * a failure branch, initial state, an input not given) passes: the check only rejects what it can
+ * prove wrong.
  */
 import type { Finding } from './findings';
 import type { ReferenceVisitor, StateWriter } from './graph';
 import type { PlanStep } from './model';
-import { formatPath } from './references';
+import { formatPath, getPath } from './references';
 import type { PathSegment, Reference } from './references';
 import { ANY_KIND, Kind, compatible, describeKinds, expectsPrimitive, schemaAt } from './schema-paths';
 import type { SchemaAt } from './schema-paths';
@@ -25,23 +27,28 @@ export class ReferenceTypeChecker {
   /** Findings per step, handed out in step order by {@link findingsOf}. */
   readonly #findings = new Map<number, Finding[]>();
   readonly #prefix: string;
+  /** The run's input, boxed: absent when not known (a plan validated on its own, a model's plan). */
+  readonly #runInput: { value: unknown } | undefined;
   #kinds = 0;
   #miss: Miss | null = null;
 
   /**
    * `toolOf[i]` is the tool of step i's action (looked up once per plan by the caller); `prefix`
-   * goes before step ids in findings (`parent/` in sub-plans).
+   * goes before step ids in findings (`parent/` in sub-plans); `runInput`, when known, is what
+   * `{{ input.… }}` reads.
    */
   constructor(
     steps: readonly PlanStep[],
     toolOf: readonly (AnyTool | undefined)[],
     registry: ToolRegistry,
     prefix: string,
+    runInput?: { value: unknown },
   ) {
     this.#steps = steps;
     this.#toolOf = toolOf;
     this.#registry = registry;
     this.#prefix = prefix;
+    this.#runInput = runInput;
   }
 
   /** What the check found in step i's references. */
@@ -57,8 +64,11 @@ export class ReferenceTypeChecker {
 
   /** Checks one reference of step `i`; give it to {@link buildGraph}, which knows the producers. */
   readonly visit: ReferenceVisitor = (i, ref, target, writers, below) => {
-    if (ref.source === 'input') return;
-    const kinds = this.#referencedKinds(i, ref, target, writers, below);
+    if (ref.source === 'input' && this.#runInput === undefined) return;
+    const kinds =
+      ref.source === 'input'
+        ? valueKind(getPath(this.#runInput!.value, ref.path))
+        : this.#referencedKinds(i, ref, target, writers, below);
     if (kinds === null || kinds === ANY_KIND || ref.whole !== true || ref.at === undefined) return;
     const tool = this.#consumer(i, ref.at);
     if (tool === undefined) return;
@@ -70,7 +80,9 @@ export class ReferenceTypeChecker {
     const sid = this.#sid(i);
     this.#report(i, {
       code: 'bad_reference',
-      message: `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${tool.name} expects ${want}`,
+      message:
+        `Step "${sid}": ${ref.text} is ${got} but ${formatPath(ref.at)} of tool ${tool.name} expects ${want}` +
+        (ref.source === 'input' ? " (as the run's input gives it)" : ''),
       step_id: sid,
       path: ref.at,
     });
@@ -146,5 +158,25 @@ export class ReferenceTypeChecker {
     if (at[0] === 'fallback_action' && fb != null && typeof fb === 'object')
       return this.#registry.get(fb.action);
     return undefined;
+  }
+}
+
+/** The kind of a value read from the run's input; a path it does not have reads nothing (undefined). */
+function valueKind(read: { found: boolean; value?: unknown }): number {
+  const v = read.value;
+  if (!read.found || v === undefined) return Kind.undefined;
+  if (v === null) return Kind.null;
+  if (Array.isArray(v)) return Kind.array;
+  switch (typeof v) {
+    case 'string':
+      return Kind.string;
+    case 'number':
+      return Kind.number;
+    case 'boolean':
+      return Kind.boolean;
+    case 'object':
+      return Kind.object;
+    default:
+      return Kind.other;
   }
 }

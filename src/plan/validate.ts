@@ -43,6 +43,12 @@ export type ValidateOptions = {
    * waiting; a model's plan keeps extra keys dropped rather than failing whole.
    */
   refuseUnknownKeys?: boolean;
+  /**
+   * The run's input, when the plan is validated for a run that has it: a whole `{{ input.… }}`
+   * reference whose value a parameter cannot take is a `bad_reference` before anything runs, rather
+   * than the step's failure after an approval. Absent (a model's plan, a plan on its own): not checked.
+   */
+  runInput?: { value: unknown };
 };
 
 export type ValidationResult = {
@@ -113,7 +119,7 @@ function validate(raw: unknown, opts: ValidateOptions): ValidationResult {
   }
 
   const plan = normalizePlan(input, { clock: opts.clock, ids: opts.ids });
-  const checker = new PlanChecker(opts.tools, limits, findings);
+  const checker = new PlanChecker(opts.tools, limits, findings, opts.runInput);
   const { graph, cyclic } = checker.check(plan, input, 0, '');
   const estimates = estimatePlan(plan, graph, opts.tools, opts.latencyHistory);
   if (limits.token_budget !== null && estimates.estimated_tokens > limits.token_budget) {

@@ -185,6 +185,20 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(r.out).toMatch(/^bad\.json:8: error \w+ \[a\]: .*zzz/m);
   });
 
+  it('validates a plan with --input as run would take it: a number where a string is wanted is found', () => {
+    const plan = JSON.stringify(
+      { goal: 'g', steps: [{ id: 'a', action: 'demo.sleep', parameters: { ms: '{{ input.ms }}' } }] },
+      null,
+      2,
+    );
+    const r = edgeplan(['validate', file('typed.json', plan), '--input', 'ms="5"']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /^typed\.json:\d+: error bad_reference \[a\]: .*\{\{ input\.ms \}\} is a string but parameters\.ms of tool demo\.sleep expects a number/m,
+    );
+    expect(edgeplan(['validate', 'typed.json', '--input', 'ms=5']).code).toBe(0);
+  });
+
   /** `run par.json` with plan approval on: it waits (exit 3). */
   const awaitingApproval = () => {
     const started = edgeplan([
@@ -440,6 +454,21 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
+    // A question with a schema: `show` says what fits, so the first answer need not be refused.
+    const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+    const typed = file(
+      'ask-typed.json',
+      JSON.stringify({ steps: [{ id: 't', action: 'human.input', parameters: { prompt: 'Who?', schema } }] }),
+    );
+    const typedRun = launch(['run', typed, '--watch'], server.base);
+    await typedRun.until(/waits for input/, 'err');
+    const typedId = /run (run_\w+)/.exec(typedRun.out())?.[1];
+    expect(typedRun.err()).toBe(
+      `${typedId} waits for input (Who?). Answer with: edgeplan input ${typedId} <answer> --step t ` +
+        `(JSON that fits its schema ${JSON.stringify(schema)})\n`,
+    );
+    expect(edgeplan(['input', typedId!, '{"name": "Ada"}', '--step', 't']).code).toBe(0);
+    expect(await typedRun.exited).toBe(0);
     // A step that asks nothing: refused, not taken as new information.
     const wrong = edgeplan(['input', id!, 'Ada', '--step', 'nope']);
     expect(wrong.code).toBe(1);

@@ -13,6 +13,7 @@ type Fs = {
   copyFileSync(from: string, to: string): void;
   rmSync(path: string, opts: { recursive: true; force: true }): void;
   readdirSync(path: string): string[];
+  mkdirSync(path: string): void;
 };
 type ChildProcess = {
   spawnSync(
@@ -259,10 +260,17 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain(
       "deploy: wrangler d1 list --json exited with 3; wrangler's message above says why. Not logged in? " +
         'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again. ' +
-        'To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/fake-wrangler npm run deploy` ' +
+        'To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=<your stand-in> npm run deploy` ' +
         '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)',
     );
     expect(run.commands).toEqual(['d1 list --json']);
+    // A project `edgeplan init` made has its stand-in in scripts/: the hint names it, to run as printed.
+    const { dir: project, deploy: deployProject } = setup(empty);
+    fs.mkdirSync(`${project}/scripts`);
+    fs.writeFileSync(`${project}/scripts/fake-wrangler.mjs`, '');
+    expect(deployProject([], { STUB_FAIL: 'd1 list' }).stderr).toContain(
+      'name a stand-in for wrangler: `EDGEPLAN_WRANGLER=$PWD/scripts/fake-wrangler.mjs npm run deploy`',
+    );
     const dry = deploy(['--dry-run'], { STUB_FAIL: 'deploy' });
     expect(dry.status).toBe(1);
     expect(dry.stderr).toContain('deploy: wrangler deploy --dry-run exited with 3\n');

@@ -62,6 +62,22 @@ describe('the documentation’s links', () => {
     expect(deadLinks(page)).toEqual([]);
   });
 
+  // The package's README and the example's are read in node_modules/edgeplan: a link there to a page
+  // the tarball leaves out (its `files`) is dead for everyone who installed it.
+  it.each(PAGES)('%s: every relative link names a file the packed package ships', (page) => {
+    const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    const shipped = (path: string) =>
+      path === 'README.md' ||
+      path === 'package.json' ||
+      files.some((f) => path === f || path.startsWith(`${f}/`));
+    const unshipped = [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)]
+      .map(([, link = '']) => link)
+      .filter((link) => !/^[a-z][a-z+.-]*:/i.test(link))
+      .map((link) => relative(ROOT, join(dirname(join(ROOT, page)), link)).replace(/\/$/, ''))
+      .filter((path) => !shipped(path));
+    expect(unshipped, 'add them to package.json "files", or link the repository on GitHub').toEqual([]);
+  });
+
   it('names a link to a missing file or heading, and leaves code and other sites alone', () => {
     expect(slug('Deploy to `Cloudflare` (v2)')).toBe('deploy-to-cloudflare-v2');
     const page = [

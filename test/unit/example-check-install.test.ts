@@ -12,6 +12,9 @@ type Fs = {
   writeFileSync(path: string, data: string): void;
   rmSync(path: string, opts: { recursive: true; force: true }): void;
 };
+type Crypto = {
+  createHash(alg: 'sha512'): { update(data: string): { digest(enc: 'base64'): string } };
+};
 type ChildProcess = {
   spawnSync(
     this: void,
@@ -32,12 +35,27 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A project depending on edgeplan as `spec`, with the given parts of the package installed. */
-function project(spec: string, installed: string[]) {
+/** sha512 of some bytes, as npm writes a tarball's integrity. */
+const integrity = (data: string) =>
+  `sha512-${(node.getBuiltinModule('node:crypto') as Crypto).createHash('sha512').update(data).digest('base64')}`;
+
+/**
+ * A project depending on edgeplan as `spec`, with the given parts of the package installed; `vendored`:
+ * the tarball's bytes in vendor/, and `recorded` the integrity npm's install record gives edgeplan.
+ */
+function project(spec: string, installed: string[], tarball?: { vendored: string; recorded: string }) {
   const dir = fs.mkdtempSync(`${tmpdir()}/edgeplan-check-install-`);
   dirs.push(dir);
   fs.writeFileSync(`${dir}/package.json`, JSON.stringify({ dependencies: { edgeplan: spec } }));
   for (const part of installed) fs.mkdirSync(`${dir}/node_modules/edgeplan/${part}`, { recursive: true });
+  if (tarball) {
+    fs.mkdirSync(`${dir}/vendor`, { recursive: true });
+    fs.writeFileSync(`${dir}/vendor/edgeplan-0.1.0.tgz`, tarball.vendored);
+    const record = {
+      packages: { 'node_modules/edgeplan': { version: '0.1.0', integrity: tarball.recorded } },
+    };
+    fs.writeFileSync(`${dir}/node_modules/.package-lock.json`, JSON.stringify(record));
+  }
   const r = spawnSync(node.argv[0]!, [script, dir], { encoding: 'utf8' });
   return { dir, status: r.status, stderr: r.stderr };
 }
@@ -46,6 +64,24 @@ describe('examples/custom-worker npm start (prestart)', () => {
   it('goes on, silently, when edgeplan is installed with its migrations and built assets', () => {
     const r = project('file:vendor/edgeplan-0.1.0.tgz', ['migrations', 'dist/public']);
     expect([r.status, r.stderr]).toEqual([0, '']);
+  });
+
+  it('goes on when the vendored tarball is the one npm installed', () => {
+    const tgz = { vendored: 'edgeplan, packed', recorded: integrity('edgeplan, packed') };
+    const r = project('file:vendor/edgeplan-0.1.0.tgz', ['migrations', 'dist/public'], tgz);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+  });
+
+  it('says to install a newer tarball copied over vendor/ by its path, which npm install alone does not take', () => {
+    const tgz = { vendored: 'edgeplan, packed again', recorded: integrity('edgeplan, packed') };
+    const r = project('file:vendor/edgeplan-0.1.0.tgz', ['migrations', 'dist/public'], tgz);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `node_modules/edgeplan in ${r.dir} is not vendor/edgeplan-0.1.0.tgz: the tarball changed since it was ` +
+        "installed, and npm install and npm ci keep the one package-lock.json records (from npm's cache: the " +
+        "file's name is the same). Install it by its path: npm install ./vendor/edgeplan-0.1.0.tgz — then " +
+        'commit package-lock.json with it\n',
+    );
   });
 
   it('says to install the tarball when a copy still links file:../.. (no migrations there)', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/exit-codes';
-import { GITIGNORE, initProject, projectName } from '../../src/cli/init-project';
+import { GITIGNORE, initProject, projectName, projectReadme } from '../../src/cli/init-project';
 
 const scratch = mkdtempSync(join(tmpdir(), 'edgeplan-init-unit-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -17,6 +17,22 @@ describe('edgeplan init', () => {
     expect(projectName('日本')).toBe('my-agent');
     // A queue's name is at most 63 characters, `-steps-dlq` included.
     expect(`${projectName('a'.repeat(100))}-steps-dlq`.length).toBeLessThanOrEqual(63);
+  });
+
+  it("points its README only at files the installed package ships and the project's own", () => {
+    const readme = projectReadme('my-agent', 'vendor/edgeplan-0.1.0.tgz', '0.1.0');
+    const { files } = JSON.parse(readFileSync('package.json', 'utf8')) as { files: string[] };
+    const inPackage = [...readme.matchAll(/node_modules\/edgeplan\/([\w./-]*[\w/])/g)].map(([, p = '']) => p);
+    expect(inPackage).toContain('docs/upgrading.md');
+    const unshipped = inPackage.filter(
+      (p) => !existsSync(p) || !(p === 'README.md' || files.some((f) => p === f || p.startsWith(`${f}/`))),
+    );
+    expect(unshipped).toEqual([]);
+    const inProject = [...readme.matchAll(/`[^`]*?\b((?:scripts|src|test)\/[\w.-]+)/g)].map(
+      ([, p = '']) => p,
+    );
+    expect(inProject).toContain('scripts/fake-wrangler.mjs');
+    expect(inProject.filter((p) => !existsSync(join('examples/custom-worker', p)))).toEqual([]);
   });
 
   it("writes the example's own .gitignore where a tarball left it out (npm packs no .gitignore)", () => {

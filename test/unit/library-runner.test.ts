@@ -119,6 +119,50 @@ describe('LocalRunner', () => {
     ).toEqual(['a', 'b', 'b']);
   });
 
+  it('refuses a bad run config as invalid_request naming the setting, as POST /v1/runs does', () => {
+    const runner = new LocalRunner({ tools: [echo] });
+    const start = () =>
+      runner.start({
+        plan: { steps: [step('a', 't.echo')] },
+        // A caller without types (plain JS, a config read from a file) can send a flag here.
+        config: { retry_failed_steps: true, max_parallel: 0 } as unknown as { retry_failed_steps: number },
+      });
+    expect(start).toThrow(
+      expect.objectContaining({
+        name: 'EdgeplanError',
+        code: 'invalid_request',
+        message:
+          'Invalid run config: max_parallel: Too small: expected number to be >=1; ' +
+          'retry_failed_steps: Invalid input: expected number, received boolean',
+      }),
+    );
+    // Nothing started: a good config starts the runner after all.
+    runner.start({ plan: { steps: [step('a', 't.echo')] } });
+  });
+
+  it('refuses at start() a plan whose {{ input.… }} its tool cannot take, as POST /v1/runs does', () => {
+    const count = defineTool({
+      name: 't.count',
+      description: 'takes a number',
+      version: '1',
+      input: z.object({ n: z.number() }),
+      idempotent: true,
+      deterministic: true,
+      run: ({ n }) => Promise.resolve(n),
+    });
+    const plan = { steps: [step('a', 't.count', { n: '{{ input.n }}' })] };
+    const runner = new LocalRunner({ tools: [count] });
+    expect(() => runner.start({ plan, input: { n: '3' } })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_plan',
+        message: expect.stringContaining(
+          "{{ input.n }} is a string but parameters.n of tool t.count expects a number (as the run's input gives it)",
+        ) as string,
+      }),
+    );
+    runner.start({ plan, input: { n: 3 } });
+  });
+
   it('a step waiting for a person (human.input) completes with the answer', async () => {
     const requests: unknown[] = [];
     const runner = new LocalRunner({

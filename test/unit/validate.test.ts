@@ -455,6 +455,51 @@ describe('typed references', () => {
     expect(obj.errors[0]?.message).toContain('is an array but');
   });
 
+  it("holds a whole {{ input.… }} reference to the run's input when it is known, and only then", () => {
+    const plan = {
+      steps: [
+        {
+          id: 'q',
+          action: 'web.search',
+          parameters: { query: '{{ input.version }}', limit: '{{ input.n }}' },
+        },
+        { id: 's', action: 'demo.sleep', parameters: { ms: '{{ input.wait.ms }}' } },
+        { id: 'p', action: 'llm.call', parameters: { prompt: 'notes for {{ input.version }}' } },
+      ],
+    };
+    const withInput = (value: unknown) => validatePlan(plan, { ...base, runInput: { value } });
+    // `--input version=2.0` reads as JSON: a number, which query (a string) cannot take.
+    const wrong = withInput({ version: 2, n: 'ten', wait: { ms: '5' } });
+    expect(wrong.errors.map((e) => [e.code, e.step_id, e.path, e.message])).toEqual([
+      [
+        'bad_reference',
+        'q',
+        ['parameters', 'query'],
+        'Step "q": {{ input.version }} is a number but parameters.query of tool web.search expects a string ' +
+          "(as the run's input gives it)",
+      ],
+      [
+        'bad_reference',
+        'q',
+        ['parameters', 'limit'],
+        'Step "q": {{ input.n }} is a string but parameters.limit of tool web.search expects a number ' +
+          "(as the run's input gives it)",
+      ],
+      [
+        'bad_reference',
+        's',
+        ['parameters', 'ms'],
+        'Step "s": {{ input.wait.ms }} is a string but parameters.ms of tool demo.sleep expects a number ' +
+          "(as the run's input gives it)",
+      ],
+    ]);
+    expect(withInput({ version: '2.0', n: 10, wait: { ms: 5 } }).errors).toEqual([]);
+    // What the input lacks reads nothing, which an optional parameter may take: not refused here.
+    expect(withInput({ version: '2.0' }).errors).toEqual([]);
+    // Without the run's input (a plan checked on its own, a model's plan) nothing is said about it.
+    expect(validatePlan(plan, base).errors).toEqual([]);
+  });
+
   it('accepts compatible and nullable types, and does not type-check interpolation', () => {
     const r = validate({
       steps: [

@@ -406,6 +406,28 @@ nodes:
     expect(complete.body.valid).toBe(true);
   });
 
+  it('refuses a plan whose {{ input.… }} a parameter cannot take, before it runs or waits for approval', async () => {
+    const plan = { steps: [{ id: 'wait', action: 'demo.sleep', parameters: { ms: '{{ input.ms }}' } }] };
+    const message =
+      'Step "wait": {{ input.ms }} is a string but parameters.ms of tool demo.sleep expects a number (as the run\'s input gives it)';
+    const run = await postJson('/v1/runs', {
+      plan,
+      input: { ms: '5' },
+      config: { require_plan_approval: true },
+    });
+    expect(run.status).toBe(422);
+    const refused = await json(run);
+    expect(refused.error.code).toBe('invalid_plan');
+    expect(refused.error.details).toMatchObject({ errors: [{ code: 'bad_reference', message }] });
+    const validated = await postJson('/v1/plans/validate', { plan, input: { ms: '5' } });
+    expect((await json<ValidationJson>(validated)).errors).toMatchObject([
+      { code: 'bad_reference', message },
+    ]);
+    // The plan alone says nothing of an input it has not seen; the right input runs.
+    expect((await json<ValidationJson>(await postJson('/v1/plans/validate', { plan }))).valid).toBe(true);
+    expect((await postJson('/v1/runs', { plan, input: { ms: 5 } })).status).toBe(201);
+  });
+
   it('answers a source that does not convert with 422 invalid_plan, every problem with its line', async () => {
     const { status, body } = await validate({
       format: 'tea-yaml',

@@ -133,9 +133,17 @@ export function registerRun(program: Command, context: () => Context, done: (cod
       collect,
       [],
     )
-    .action(async (file: string, o: { format?: string; config: string[] }) => {
+    .option(
+      '-i, --input <k=v|@file.json>',
+      "the run's input, which {{ input.… }} references are checked against, as `run` would (repeatable)",
+      collect,
+      [],
+    )
+    .action(async (file: string, o: { format?: string; config: string[]; input: string[] }) => {
       const ctx = context();
       const body = planRequest(file, o.format);
+      const input = pairs(o.input, '--input');
+      if (Object.keys(input).length > 0) body.input = { ...(body.input as object), ...input };
       if ('goal' in body && !('plan' in body) && !('source' in body))
         throw new UsageError(
           `${file} holds a goal, not a plan: \`edgeplan run ${file}\` plans and runs it (validate checks plans)`,

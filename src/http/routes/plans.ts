@@ -123,6 +123,8 @@ export function registerPlanRoutes(app: App): void {
       clock: c.var.clock,
       ids: c.var.ids,
       refuseUnknownKeys: true,
+      // With an input, as POST /v1/runs holds the plan to it.
+      ...(input !== undefined ? { runInput: { value: input } } : {}),
     });
     return c.json(toResponse(result, prepared), 200);
   });
