@@ -54,6 +54,11 @@ export const ERROR_CODES = {
     about:
       'A link that worked once and no longer does (used, expired, or its run no longer awaits approval).',
   },
+  approval_link_superseded: {
+    status: 410,
+    about:
+      'An approval link a newer one replaced: a revision or a rollback asked about a newer plan version and a new link went out (or the link was made again). details: asked_version (the version this link asked about), awaited_version (the one that awaits approval now, or null when the run no longer awaits one), status. Use the newest link, or decide on the run’s page. The run recognises its last 8 earlier links; an older one, or a token it never sent, is 403 forbidden.',
+  },
   payload_too_large: {
     status: 413,
     about: 'The body is over the size limit (5 MiB), or a TEA workflow’s YAML `source` over its own (1 MiB).',

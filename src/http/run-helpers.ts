@@ -67,6 +67,7 @@ type ControlRefusal = Extract<
   | 'planning_unavailable'
   | 'forbidden'
   | 'gone'
+  | 'approval_link_superseded'
   | 'conflict'
 >;
 
@@ -80,6 +81,7 @@ const REFUSALS: Partial<Record<AnyErrorCode, ControlRefusal>> = {
   planning_unavailable: 'planning_unavailable',
   forbidden: 'forbidden',
   gone: 'gone',
+  approval_link_superseded: 'approval_link_superseded',
 };
 
 export function control<T extends { status: RunStatus }>(c: Context<AppEnv>, r: RpcResult<T>) {
