@@ -49,6 +49,11 @@ export const ERROR_CODES = {
     about: 'The path exists, but not for this method; the Allow header lists the ones it takes.',
   },
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
+  question_closed: {
+    status: 409,
+    about:
+      'An answer naming its question (`question_seq`: the seq of the InputRequested event that asked it) that the run no longer asks: it was answered (details.decided, details.answered_by: what and by whom, for a failed step’s question), the step asks again as another question (details.asked_now: its seq; read it and answer that one), or the run went on or ended (details.status). Nothing was taken. An answer without question_seq answers whatever question the run asks when it arrives.',
+  },
   gone: {
     status: 410,
     about:

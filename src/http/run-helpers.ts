@@ -68,6 +68,7 @@ type ControlRefusal = Extract<
   | 'forbidden'
   | 'gone'
   | 'approval_link_superseded'
+  | 'question_closed'
   | 'conflict'
 >;
 
@@ -82,6 +83,7 @@ const REFUSALS: Partial<Record<AnyErrorCode, ControlRefusal>> = {
   forbidden: 'forbidden',
   gone: 'gone',
   approval_link_superseded: 'approval_link_superseded',
+  question_closed: 'question_closed',
 };
 
 export function control<T extends { status: RunStatus }>(c: Context<AppEnv>, r: RpcResult<T>) {
