@@ -193,11 +193,13 @@ export function questionClosed(s: RunState, asked: number, stepId: string | unde
   const step = about === undefined ? '' : ` (step "${about}")`;
   const what = first
     ? `was answered already${first.answered_by === undefined ? '' : ` by ${first.answered_by}`} (${first.action}: ${FAILURE_OUTCOME[first.action] ?? first.action})`
-    : 'is not asked any more';
+    : asked > s.seq
+      ? 'has not been asked'
+      : 'is not asked any more';
   const next =
     now?.seq === undefined
       ? `; run ${s.run_id} is ${s.status}`
-      : now.step_id === about && about !== undefined
+      : now.step_id === about && about !== undefined && asked < now.seq
         ? `; step "${about}" asks again, as question ${now.seq}: read it and answer that one`
         : `; run ${s.run_id} asks question ${now.seq}${now.step_id === undefined ? '' : ` (step "${now.step_id}")`} now`;
   return {
