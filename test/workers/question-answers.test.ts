@@ -5,6 +5,8 @@
  * saying what became of the question it named (answered, by whom, with what; the question the step
  * asks now), instead of answering the new question. An answer without it answers as before.
  */
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, events, inputsReceived, startRun, waitForRun, type Json } from './helpers';
 
@@ -100,5 +102,28 @@ describe('an answer that names its question', () => {
     }
     expect(await inputsReceived(runId)).toEqual([]);
     expect((await answer(runId, { input: { action: 'skip' }, question_seq: seq })).status).toBe(200);
+  });
+});
+
+describe('a question an older release asked (its row keeps no seq)', () => {
+  it('is answered as before, whatever question_seq says; the next question it asks is checked', async () => {
+    const { runId, questions } = await askingAboutFailure();
+    const [first] = await questions();
+    // The run's meta row as a release before question_seq wrote it: `awaiting` without its seq.
+    await runInDurableObject(env.PLAN_RUN.getByName(runId), (_i, state) => {
+      const sql = state.storage.sql;
+      const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'run'").one();
+      const run = JSON.parse(row.value) as Json;
+      expect(run.awaiting).toMatchObject({ step_id: 'f', seq: first });
+      delete run.awaiting.seq;
+      sql.exec("UPDATE meta SET value = ? WHERE key = 'run'", JSON.stringify(run));
+    });
+    await abortAllDurableObjects();
+    const retry = { input: { action: 'retry' }, step_id: 'f', question_seq: first! + 50 };
+    expect((await answer(runId, retry)).status).toBe(200);
+    await waitForRun(runId, (r) => r.status === 'awaiting_input');
+    const [, second] = await questions();
+    const late = await answer(runId, { ...retry, question_seq: first });
+    expect([late.status, late.body.error.details.asked_now]).toEqual([409, second]);
   });
 });
