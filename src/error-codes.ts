@@ -49,10 +49,20 @@ export const ERROR_CODES = {
     about: 'The path exists, but not for this method; the Allow header lists the ones it takes.',
   },
   conflict: { status: 409, about: 'The run is not in a state that allows this; details.reason says why.' },
+  question_closed: {
+    status: 409,
+    about:
+      'An answer naming its question (`question_seq`: the seq of the InputRequested event that asked it) that the run no longer asks: it was answered (details.decided, details.answered_by: what and by whom, for a failed step’s question), the step asks again as another question (details.asked_now: its seq; read it and answer that one), or the run went on or ended (details.status). Nothing was taken. An answer without question_seq answers whatever question the run asks when it arrives.',
+  },
   gone: {
     status: 410,
     about:
       'A link that worked once and no longer does (used, expired, or its run no longer awaits approval).',
+  },
+  approval_link_superseded: {
+    status: 410,
+    about:
+      'An approval link a newer one replaced: a revision or a rollback asked about a newer plan version and a new link went out (or the link was made again). details: asked_version (the version this link asked about), awaited_version (the one that awaits approval now, or null when the run no longer awaits one), status. Use the newest link, or decide on the run’s page. The run recognises its last 8 earlier links; an older one, or a token it never sent, is 403 forbidden.',
   },
   payload_too_large: {
     status: 413,

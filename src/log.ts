@@ -33,6 +33,7 @@ export const LOG_EVENTS = {
   child_run_not_reported: 'error',
   child_run_uncounted: 'warn',
   approval_link_unreadable: 'error',
+  approval_links_unreadable: 'warn',
   deletion_pending: 'error',
   run_force_deleted: 'warn',
   retention_invalid: 'error',

@@ -105,6 +105,14 @@ function refuse(code: ApprovalTokenRefusal, message: string): ApprovalTokenCheck
   return { ok: false, code, message };
 }
 
+/**
+ * The hash a token's record keeps: SHA-256 in lowercase hex.
+ * @example await tokenHash('apv_…') // '3f0a…' (64 hex digits)
+ */
+export async function tokenHash(token: string): Promise<string> {
+  return sha256Hex(token);
+}
+
 async function sha256Hex(s: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)));
   let hex = '';

@@ -221,7 +221,12 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     });
     if (prompts.isCancel(action)) return detach(view, EXIT.interrupted);
     if (action === 'detach') return detach(view, EXIT.waiting);
-    await client.sendInput(view.run_id, { action }, { stepId: failed, ...approverName(undefined) });
+    // The question shown, not the one the step asks after someone else's retry (question_closed).
+    await client.sendInput(
+      view.run_id,
+      { action },
+      { stepId: failed, questionSeq: view.waiting?.question_seq, ...approverName(undefined) },
+    );
     return;
   }
   const schema = view.waiting?.schema;
@@ -242,6 +247,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
       // The answer to the question shown: refused, not taken as new information, if someone answered first.
       await client.sendInput(view.run_id, input, {
         stepId: view.waiting?.step_id,
+        questionSeq: view.waiting?.question_seq,
         ...approverName(undefined),
       });
       return;

@@ -307,7 +307,7 @@ export interface paths {
         };
         /**
          * The approval link’s page (HTML): the plan, its estimates, Approve / Reject / Modify
-         * @description Opened from the link the approval webhook carries. Needs no API token: the link’s single-use token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410.
+         * @description Opened from the link the approval webhook carries. Needs no API token: the link’s single-use token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410; so is a link a newer one replaced (`approval_link_superseded`: a rollback or revision asked about a newer version), saying which version awaits now.
          */
         get: operations["getApprovalPage"];
         put?: never;
@@ -2052,11 +2052,13 @@ export interface components {
             step_id: string;
             dependencies: string[];
         };
-        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting. */
+        /** @description New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), `{input: …, step_id: …, question_seq: …}` (an answer to that question only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting. */
         RunInput: {
             input?: unknown;
             /** @description With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400 */
             step_id?: string;
+            /** @description With `input`: the question this answers — the `seq` of the InputRequested event that asked it (the last one while the run is `awaiting_input`). Refused 409 `question_closed` unless the run asks that question still, saying what became of it (answered, and by whom; the question the step asks now): a slow second answer to a failed step’s question does not answer the question the step asks after the retry the first answer chose. Without it, an answer is taken for whatever question the run asks when it arrives. Send it with `step_id`: a service from before it refuses it there (400, unknown key) — send the answer again without it — but would take a body with it and no `step_id` whole, as the input */
+            question_seq?: number;
             /**
              * @description Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input), with `answered_by_via` saying how the name was established (`token`, `anonymous` or `access`). As on an approval decision, a label, not authentication — except behind Cloudflare Access (ACCESS_TEAM_DOMAIN, ACCESS_AUD), where a signed-in caller’s verified identity is recorded whether or not this is sent, and another name is refused (400 approver_mismatch)
              * @example Ada Lovelace
@@ -3417,7 +3419,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link was used or has expired (`gone`) */
+            /** @description The link was used or has expired, or its run no longer awaits approval (`gone`), or a newer link replaced it (`approval_link_superseded`) */
             410: {
                 headers: {
                     [name: string]: unknown;

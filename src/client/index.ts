@@ -101,6 +101,16 @@ function unknownPlanVersion(err: unknown): boolean {
   );
 }
 
+/** A service's refusal of `question_seq` as a key it does not know (one from before the key). */
+function unknownQuestionSeq(err: unknown): boolean {
+  return (
+    err instanceof EdgeplanApiError &&
+    err.status === 400 &&
+    err.code === 'invalid_request' &&
+    /Unknown keys? [^()]*"question_seq"/.test(err.message)
+  );
+}
+
 /** The optional parts of a decision body, left out when empty. */
 const said = (comment: string | undefined, approver: string | undefined, planVersion?: number) => ({
   ...(comment ? { comment } : {}),
@@ -184,13 +194,22 @@ export type EdgeplanClient = {
   /**
    * `POST /v1/runs/:id/input`: the answer a run waits for, or new information. With `stepId`, the
    * answer to that step's question only: refused (409, `input_not_awaited`) once someone answered it.
-   * `approver`: who answers, recorded on InputReceived as `answered_by` (as on a decision: a label,
-   * except behind Cloudflare Access, where the signed-in identity is recorded).
+   * With `questionSeq` too (the seq of the InputRequested event that asked it; a run view's
+   * `waiting.question_seq`), the answer to that question only: refused (409 `question_closed`, saying
+   * what became of it) once the run asks another — a late answer to a failed step's question does not
+   * answer the one its step asks after a retry. Sent only beside `stepId`, and sent again without it
+   * when a service from before it refuses the key. `approver`: who answers, recorded on InputReceived
+   * as `answered_by` (as on a decision: a label, except behind Cloudflare Access, where the signed-in
+   * identity is recorded).
    */
   sendInput(
     runId: string,
     input: unknown,
-    options?: { stepId?: string | undefined; approver?: string | undefined },
+    options?: {
+      stepId?: string | undefined;
+      approver?: string | undefined;
+      questionSeq?: number | undefined;
+    },
   ): Promise<ControlResult>;
   replan(runId: string, reason: string): Promise<ControlResult>;
   rollback(runId: string, version: number): Promise<ControlResult>;
@@ -295,12 +314,23 @@ export function createClient(options: ClientOptions): EdgeplanClient {
       client.decide(runId, { decision: 'reject', ...said(comment, approver, planVersion) }, { token }),
     modify: (runId, change, { token } = {}) =>
       client.decide(runId, { decision: 'modify', ...change }, { token }),
-    sendInput: (runId, input, { stepId, approver } = {}) =>
-      post<ControlResult>(run(runId, '/input'), {
+    sendInput: async (runId, input, { stepId, approver, questionSeq } = {}) => {
+      const body = {
         input,
         ...(stepId === undefined ? {} : { step_id: stepId }),
         ...(approver ? { approver } : {}),
-      }),
+      };
+      // Beside step_id only: a service from before question_seq refuses it there (400, nothing taken,
+      // so it is sent again without it), but would take a body with it and no step_id whole.
+      if (questionSeq === undefined || stepId === undefined)
+        return post<ControlResult>(run(runId, '/input'), body);
+      try {
+        return await post<ControlResult>(run(runId, '/input'), { ...body, question_seq: questionSeq });
+      } catch (err) {
+        if (!unknownQuestionSeq(err)) throw err;
+        return post<ControlResult>(run(runId, '/input'), body);
+      }
+    },
     replan: (runId, reason) => post<ControlResult>(run(runId, '/replan'), { reason }),
     rollback: (runId, version) => post<ControlResult>(run(runId, '/rollback'), { version }),
     listPlanVersions: (runId) => get<PlanVersionList>(run(runId, '/plans')),

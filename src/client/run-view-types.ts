@@ -132,6 +132,8 @@ export type RunView = {
     schema?: unknown;
     /** The plan version awaiting approval. */
     plan_version?: number | undefined;
+    /** The question's id, its InputRequested event's seq: what an answer names (`question_seq`). */
+    question_seq?: number | undefined;
   } | null;
   /**
    * How the last approval asked for was decided: by a person or by the deadline's default, and the

@@ -170,6 +170,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         prompt: e.payload.prompt ?? e.payload.reason,
         step_id: e.payload.step_id,
         ...(e.payload.schema === undefined ? {} : { schema: e.payload.schema }),
+        question_seq: e.seq,
       };
       break;
     case 'InputReceived': {

@@ -13,6 +13,7 @@ import {
   type ApprovalTokenRecord,
 } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
+import { issuedLinkOf, IssuedLinksSchema, withIssued, type IssuedLink } from '../approval/issued-links';
 import type { MachineInput } from '../engine/machine';
 import {
   notAwaitingDecision,
@@ -32,6 +33,11 @@ import { log } from '../log';
 /** How long an approval link lives when the run sets no approval timeout. */
 const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
 const TOKEN_KEY = 'approval_token';
+/**
+ * The links sent, newest last (issued-links.ts): a key of its own, so a release before it — which
+ * reads and writes only {@link TOKEN_KEY} — neither refuses nor rewrites it (docs/upgrading.md).
+ */
+const LINKS_KEY = 'approval_links';
 
 export type ApprovalRefusal = { code: ErrorCode; message: string; details?: unknown };
 
@@ -81,6 +87,8 @@ export async function deliverApproval(
     link = `${runUrl}/approval?token=${token}`;
     // Both writes in one turn, so one transaction: the record never matches a link the row lacks.
     store.setMeta(TOKEN_KEY, JSON.stringify(record));
+    const issued = { hash: record.hash, plan_version: state.plan?.version ?? 1 };
+    store.setMeta(LINKS_KEY, JSON.stringify(withIssued(readIssuedLinks(store, state.run_id), issued)));
     keep(link);
     stored = record;
   }
@@ -165,6 +173,60 @@ function readLinkRecord(store: SqlStore, runId: string): ApprovalTokenRecord | n
 }
 
 /**
+ * The links the run sent (none for a run from before the list, or whose row does not fit: logged, and
+ * its earlier links answer as tokens never issued do, as they did before the list).
+ */
+function readIssuedLinks(store: SqlStore, runId: string): IssuedLink[] {
+  const raw = store.getMeta(LINKS_KEY);
+  if (raw === null) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    log('approval_links_unreadable', `run ${runId}: its list of approval links sent is not JSON`, {
+      run_id: runId,
+      error: err,
+    });
+    return [];
+  }
+  const r = IssuedLinksSchema.safeParse(value);
+  if (r.success) return r.data;
+  log('approval_links_unreadable', `run ${runId}: its list of approval links sent does not fit`, {
+    run_id: runId,
+    error: r.error,
+  });
+  return [];
+}
+
+/**
+ * The refusal of a link a newer one replaced (`earlier` asked about an older version, or the same
+ * one, which a link minted again replaced): what it asked about, what the run waits for now, and
+ * where the new link went. Only the holder of a link the run sent learns this; a token never sent
+ * is refused `forbidden` and learns nothing.
+ */
+function supersededLink(state: RunState, earlier: IssuedLink): ApprovalRefusal {
+  const asked = earlier.plan_version;
+  const awaiting = state.status === 'awaiting_approval' && state.plan ? state.plan.version : null;
+  const sentTo = state.config.approval?.webhook_url
+    ? 'a new link was sent for it with the approval webhook'
+    : 'a new link was made for it';
+  const now =
+    awaiting === null
+      ? nothingToApproveText(state)
+      : `Version ${awaiting} ${awaiting === asked ? 'still awaits' : 'now awaits'} approval, and ${sentTo}: ` +
+        "open that link, or decide on the run's page in the dashboard.";
+  return {
+    code: 'approval_link_superseded',
+    message: `This approval link asked about plan version ${asked} of run ${state.run_id}, and a newer link replaced it. ${now}`,
+    details: {
+      asked_version: asked,
+      awaited_version: awaiting,
+      status: state.status,
+    },
+  };
+}
+
+/**
  * The refusal of a link whose record cannot be read: `forbidden`, as a token that does not fit, since
  * no token can be checked against it — but saying so, so that the link's holder knows what to do
  * instead of trying again. It tells a caller without the token only that the run has such a record.
@@ -189,6 +251,12 @@ async function checkApprovalLink(
   const record = readLinkRecord(store, runId) ?? NO_LINK;
   if (record === UNREADABLE_LINK) return { ok: false, refusal: unreadableLink(runId) };
   const check = await checkApprovalToken(record, presented, Date.now());
+  if (!check.ok && check.code === 'invalid_token') {
+    // A link the run sent before the current one: its holder is told what replaced it.
+    const earlier = await issuedLinkOf(readIssuedLinks(store, runId), presented);
+    if (earlier !== null && earlier.hash !== record.hash)
+      return { ok: false, refusal: supersededLink(state, earlier) };
+  }
   if (!check.ok) {
     const code = check.code === 'invalid_token' ? 'forbidden' : 'gone';
     // A link lives until the approval deadline: once it passed, its holder is told what the deadline's

@@ -18,7 +18,12 @@ import { answerOf, type AnswerRefusal, type RunInput } from '../approval/answer'
 
 /** A body as an older Worker's route parsed it (its schema: `step_id`, when given, a string). */
 const OlderBody = z
-  .object({ input: z.unknown().optional(), step_id: z.string().optional(), approver: z.unknown() })
+  .object({
+    input: z.unknown().optional(),
+    step_id: z.string().optional(),
+    approver: z.unknown().optional(),
+    question_seq: z.unknown().optional(),
+  })
   .catchall(z.unknown());
 
 /** How `input()` was called: its arguments (`split`: its fourth, the caller's `via`, was sent). */
@@ -28,6 +33,8 @@ export type InputCall = {
   answered_by: string | undefined;
   /** The Worker read `approver` out of the body itself (this release's Worker and later). */
   split: boolean | undefined;
+  /** The question the answer names, read out of the body by the Worker (its fifth argument). */
+  question_seq?: number | undefined;
 };
 
 /**
@@ -39,19 +46,20 @@ export type InputCall = {
  * // { input: 'yes', step_id: 'q', answered_by: 'Ada' }
  */
 export function inputOfCall(call: InputCall, verifiesIdentity: boolean): RunInput | AnswerRefusal {
-  const { input, step_id, answered_by, split } = call;
+  const { input, step_id, answered_by, split, question_seq } = call;
   const as = {
     input,
     ...(step_id === undefined ? {} : { step_id }),
     ...(answered_by === undefined ? {} : { answered_by }),
+    ...(question_seq === undefined ? {} : { question_seq }),
   };
   // Read by the Worker already: by this release's, or an older one's `{input, step_id}` or `{input}`.
-  if (split || step_id !== undefined || answered_by !== undefined) return as;
+  if (split || step_id !== undefined || answered_by !== undefined || question_seq !== undefined) return as;
   if (
     typeof input !== 'object' ||
     input === null ||
     Array.isArray(input) ||
-    !Object.hasOwn(input, 'approver')
+    !(Object.hasOwn(input, 'approver') || Object.hasOwn(input, 'question_seq'))
   )
     return as;
   const body = OlderBody.safeParse(input);

@@ -37,6 +37,7 @@ import { RunDriver } from './run-driver';
 import { reserveChild, treeChildRunLimit, type ChildLineage } from './child-run-limits';
 import { runObject } from './run-object';
 import { accessGuards, inputOfCall } from './older-worker-answer';
+import { z } from 'zod';
 import { log } from '../log';
 import {
   newerFormatResponse,
@@ -44,6 +45,9 @@ import {
   refusingNewerAsync,
   type Refusable,
 } from './newer-format-refusal';
+
+/** `input()`'s `question_seq` as a Worker hands it: an RPC argument, checked as any boundary. */
+const QuestionSeqArg = z.number().int().min(1).optional();
 
 export type { BeginStep } from './begin-attempt';
 export type { RpcResult } from './rpc-result';
@@ -323,11 +327,17 @@ export class PlanRun extends DurableObject<Env> {
     step_id?: string,
     answered_by?: string,
     caller?: CallerVia,
+    question_seq?: number,
   ): Promise<Refusable<StatusResult>> {
     return refusingNewerAsync(async () => {
       const via = callerViaOf(caller);
+      const asked = QuestionSeqArg.safeParse(question_seq);
+      if (!asked.success) {
+        const message = `question_seq: a whole number from 1 (got ${String(question_seq)})`;
+        return { ok: false, error: { code: 'invalid_request', message } };
+      }
       const sent = inputOfCall(
-        { input, step_id, answered_by, split: via !== undefined },
+        { input, step_id, answered_by, split: via !== undefined, question_seq: asked.data },
         accessGuards(this.env),
       );
       if ('code' in sent) return { ok: false, error: sent };

@@ -10,7 +10,7 @@ import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { returnedPayload } from './returned-payload';
 import { notRetryable, resumableSteps } from './retry-scope';
 import type { RunState } from './state';
-import { answeredBeforeEnd, answerUnfit, notAwaited, notNow } from './status-refusals';
+import { answeredBeforeEnd, answerUnfit, notAwaited, notNow, questionClosed } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -27,6 +27,11 @@ export function acceptControlInput(
 ): Refusal | undefined {
   switch (input.type) {
     case 'input': {
+      // An answer that names its question answers that one or none: before any other check.
+      if (input.question_seq !== undefined) {
+        const closed = questionClosed(s, input.question_seq, input.step_id);
+        if (closed) return closed;
+      }
       if (TERMINAL_RUN_STATUSES.has(s.status))
         return input.step_id === undefined
           ? notNow(s, 'take input', 'running')

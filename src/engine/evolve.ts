@@ -93,6 +93,7 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
         reason,
         ...(step_id === undefined ? {} : { step_id }),
         ...(schema === undefined ? {} : { schema }),
+        seq: event.seq,
       };
       return;
     }
@@ -144,10 +145,12 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
           state.steps.get(about)?.status === 'failed'
         ) {
           const by = event.payload.answered_by;
+          const asked = state.awaiting?.seq;
           state.failure_answered = {
             step_id: about,
             action: failureAction(event.payload.input),
             ...(by === undefined ? {} : { answered_by: by }),
+            ...(asked === undefined ? {} : { question_seq: asked }),
           };
         }
       }

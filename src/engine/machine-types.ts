@@ -84,6 +84,12 @@ export type MachineInput =
       step_id?: string | undefined;
       answered_by?: string | undefined;
       answered_by_via?: NameSource | undefined;
+      /**
+       * The question this answers (its InputRequested's seq): refused `question_closed` unless the
+       * run asks it still — a late second answer to a failed step's question must not answer the
+       * question the step asks after the retry the first answer chose.
+       */
+      question_seq?: number | undefined;
     }
   /** The LLM judge's verdict on a step's output against its `expected_output`. */
   | {

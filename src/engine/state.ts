@@ -103,9 +103,19 @@ export type RunState = {
    * The last answer to a failed step's question (`skip`, `abort`, `replan`, `retry`) and who gave it:
    * what a second person answering the same question is told was decided.
    */
-  failure_answered: { step_id: string; action: string; answered_by?: string } | null;
-  /** Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must fit. */
-  awaiting: { reason: string; step_id?: string; schema?: unknown } | null;
+  failure_answered: {
+    step_id: string;
+    action: string;
+    answered_by?: string;
+    /** The question answered (its InputRequested's seq); none for one asked before questions were. */
+    question_seq?: number;
+  } | null;
+  /**
+   * Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must
+   * fit; `seq`: the question's id, its InputRequested event's seq (none in a row an older release
+   * wrote), which an answer may name (`question_seq`) so it answers this question and no later one.
+   */
+  awaiting: { reason: string; step_id?: string; schema?: unknown; seq?: number } | null;
   token_usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   created_at: string | null;
   started_at: string | null;

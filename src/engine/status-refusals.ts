@@ -177,3 +177,41 @@ export function answerUnfit(s: RunState, stepId: string, answer: unknown): Refus
     details: { reason: 'answer_does_not_fit', step_id: stepId, issues, schema },
   };
 }
+
+/**
+ * Why an answer naming question `asked` (its InputRequested's seq) cannot be taken, or null when the
+ * run asks that question now — or asks one from before questions had ids (a row an older release
+ * wrote), which is answered as before. Two people answering a failed step's question: the first says
+ * retry, the step runs again, fails and asks again; the second answer, late, names the first question
+ * and is refused, saying what became of it, instead of answering the new one.
+ */
+export function questionClosed(s: RunState, asked: number, stepId: string | undefined): Refusal | null {
+  const now = s.status === 'awaiting_input' ? s.awaiting : null;
+  if (now && (now.seq === undefined || now.seq === asked)) return null;
+  const first = s.failure_answered?.question_seq === asked ? s.failure_answered : null;
+  const about = first?.step_id ?? stepId;
+  const step = about === undefined ? '' : ` (step "${about}")`;
+  const what = first
+    ? `was answered already${first.answered_by === undefined ? '' : ` by ${first.answered_by}`} (${first.action}: ${FAILURE_OUTCOME[first.action] ?? first.action})`
+    : asked > s.seq
+      ? 'has not been asked'
+      : 'is not asked any more';
+  const next =
+    now?.seq === undefined
+      ? `; run ${s.run_id} is ${s.status}`
+      : now.step_id === about && about !== undefined && asked < now.seq
+        ? `; step "${about}" asks again, as question ${now.seq}: read it and answer that one`
+        : `; run ${s.run_id} asks question ${now.seq}${now.step_id === undefined ? '' : ` (step "${now.step_id}")`} now`;
+  return {
+    code: 'question_closed',
+    message: `Question ${asked} of run ${s.run_id}${step} ${what}${next}. This answer was not taken`,
+    details: {
+      question_seq: asked,
+      ...(about === undefined ? {} : { step_id: about }),
+      status: s.status,
+      asked_now: now?.seq ?? null,
+      ...(first ? { decided: first.action } : {}),
+      ...(first?.answered_by === undefined ? {} : { answered_by: first.answered_by }),
+    },
+  };
+}

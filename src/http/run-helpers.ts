@@ -67,6 +67,8 @@ type ControlRefusal = Extract<
   | 'planning_unavailable'
   | 'forbidden'
   | 'gone'
+  | 'approval_link_superseded'
+  | 'question_closed'
   | 'conflict'
 >;
 
@@ -80,6 +82,8 @@ const REFUSALS: Partial<Record<AnyErrorCode, ControlRefusal>> = {
   planning_unavailable: 'planning_unavailable',
   forbidden: 'forbidden',
   gone: 'gone',
+  approval_link_superseded: 'approval_link_superseded',
+  question_closed: 'question_closed',
 };
 
 export function control<T extends { status: RunStatus }>(c: Context<AppEnv>, r: RpcResult<T>) {

@@ -473,6 +473,14 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const wrong = edgeplan(['input', id!, 'Ada', '--step', 'nope']);
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain('has no step "nope"');
+    // --question names the question (its InputRequested's seq): another than the one asked is refused.
+    expect(edgeplan(['input', id!, 'Ada', '--question', '3']).code).toBe(2);
+    expect(edgeplan(['input', id!, 'Ada', '--step', 'q', '--question', 'three']).code).toBe(2);
+    const closed = edgeplan(['input', id!, 'Ada', '--step', 'q', '--question', '999']);
+    expect(closed.code).toBe(1);
+    expect(closed.err).toMatch(
+      /Question 999 of run \S+ \(step "q"\) has not been asked; run \S+ asks question \d+ \(step "q"\) now/,
+    );
     const answered = edgeplan(['input', id!, 'Ada', '--step', 'q']);
     expect(answered.code).toBe(0);
     expect(answered.out).toMatch(new RegExp(`^${id}  `));

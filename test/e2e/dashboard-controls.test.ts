@@ -29,6 +29,11 @@ async function openAnswerForm(runId: string) {
   });
   return { page, errors, sent, form: page.getByRole('form', { name: 'Answer the run' }) };
 }
+/** The seq of the question the run asks now (its last InputRequested): what an answer names. */
+async function questionSeq(runId: string): Promise<number> {
+  const { events } = (await api('GET', `/v1/runs/${runId}/events?limit=1000`)) as { events: Json[] };
+  return events.findLast((e) => e.event_type === 'InputRequested')!.seq as number;
+}
 /** The text colour of an element, as the browser computes it. */
 const colourOf = (l: Locator) => l.evaluate((el) => getComputedStyle(el).color);
 /** The colour failures are drawn in (style.css --fail). */
@@ -39,6 +44,7 @@ describe('the dashboard’s controls', () => {
     const runId = await startRun(askThenUse('ask once'));
     const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('Which city?').waitFor({ timeout: 10_000 });
+    const asked = await questionSeq(runId);
     await form.locator('textarea').fill('Oslo');
     await form.getByRole('button', { name: 'Send' }).dblclick();
     await page.waitForSelector('[data-step-id="use"][data-status="completed"]', { timeout: 15_000 });
@@ -47,7 +53,7 @@ describe('the dashboard’s controls', () => {
     // A moment for a second request, had there been one, to come back with its error.
     await page.waitForTimeout(500);
     // The answer names the question it answers: a second one sent elsewhere is refused, not new information.
-    expect(sent).toEqual([JSON.stringify({ input: 'Oslo', step_id: 'ask' })]);
+    expect(sent).toEqual([JSON.stringify({ input: 'Oslo', step_id: 'ask', question_seq: asked })]);
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await expect(page.locator('.error').count()).resolves.toBe(0);
     expect(errors).toEqual([]);
@@ -62,6 +68,7 @@ describe('the dashboard’s controls', () => {
     });
     const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('Refund?').waitFor({ timeout: 10_000 });
+    const asked = await questionSeq(runId);
     await expect(form.locator('.answer-schema pre').innerText()).resolves.toBe(
       JSON.stringify(schema, null, 2),
     );
@@ -74,8 +81,8 @@ describe('the dashboard’s controls', () => {
     const run = await waitForStatus(runId, 'completed');
     expect((run.step_results as Json).ask).toEqual({ refund: true });
     expect(sent).toEqual([
-      JSON.stringify({ input: 'maybe', step_id: 'ask' }),
-      JSON.stringify({ input: { refund: true }, step_id: 'ask' }),
+      JSON.stringify({ input: 'maybe', step_id: 'ask', question_seq: asked }),
+      JSON.stringify({ input: { refund: true }, step_id: 'ask', question_seq: asked }),
     ]);
     // The refusal was shown on the page, and nothing broke in it.
     expect(errors).toEqual([]);
@@ -95,16 +102,52 @@ describe('the dashboard’s controls', () => {
     );
     const { page, errors, sent, form } = await openAnswerForm(runId);
     await form.getByText('how should the run continue?').waitFor({ timeout: 10_000 });
+    const asked = await questionSeq(runId);
     // The form says what each answer does: plain text would not skip.
     await expect(form.innerText()).resolves.toMatch(/skip/i);
     await shot(page, 'ask-user-form');
     await form.getByRole('button', { name: 'Skip step' }).click({ timeout: 5_000 });
     await page.waitForSelector('[data-step-id="f"][data-status="skipped"]', { timeout: 15_000 });
     await waitForStatus(runId, 'completed');
-    expect(sent.map((s) => JSON.parse(s) as unknown)).toEqual([{ input: { action: 'skip' }, step_id: 'f' }]);
+    expect(sent.map((s) => JSON.parse(s) as unknown)).toEqual([
+      { input: { action: 'skip' }, step_id: 'f', question_seq: asked },
+    ]);
     const steps = (await api('GET', `/v1/runs/${runId}`)).steps as Record<string, Json>;
     // Skipped, not retried: one attempt.
     expect(steps.f).toMatchObject({ status: 'skipped', attempts: 1 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says so when its answer to a failed step’s question arrives after someone else’s retry asked again', async () => {
+    const runId = await startRun(
+      { goal: 'ask twice', steps: [{ id: 'f', action: 'demo.flaky', parameters: { fail_times: 99 } }] },
+      { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
+    );
+    const { page, errors, sent, form } = await openAnswerForm(runId);
+    await form.getByText('how should the run continue?').waitFor({ timeout: 10_000 });
+    const first = await questionSeq(runId);
+    // This page's Skip is slow: before it arrives, Ada retries elsewhere, and the step fails and asks again.
+    await page.route('**/input', async (route) => {
+      await api('POST', `/v1/runs/${runId}/input`, {
+        input: { action: 'retry' },
+        step_id: 'f',
+        question_seq: first,
+        approver: 'Ada',
+      });
+      await waitForStatus(runId, 'awaiting_input');
+      await route.continue();
+    });
+    await form.getByRole('button', { name: 'Skip step' }).click({ timeout: 5_000 });
+    const said = page.getByText(/was answered already by Ada \(retry: retry it\)/);
+    await said.waitFor({ timeout: 15_000 });
+    await expect(said.innerText()).resolves.toMatch(/step "f" asks again, as question \d+/);
+    await shot(page, 'answer-question-closed');
+    expect(sent.map((b) => (JSON.parse(b) as Json).question_seq)).toEqual([first]);
+    // The skip was not taken: the step was retried (Ada's answer) and asks again.
+    const run = (await api('GET', `/v1/runs/${runId}`));
+    expect(run.status).toBe('awaiting_input');
+    expect((run.steps as Record<string, Json>).f).toMatchObject({ attempts: 2 });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -4,7 +4,7 @@
  * at RunTerminated. (test/e2e/cli.test.ts drives the same client against `wrangler dev`.)
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
+import { applyEvent, createClient, EdgeplanApiError, emptyView, type RunEvent } from '../../src/client';
 import { getEventListeners } from 'node:events';
 
 type Answer = { status: number; body: unknown };
@@ -533,5 +533,66 @@ describe('a decision naming its plan version, to a service from before plan_vers
     const plain = createClient({ baseUrl: 'http://api.test', fetch: b.fetch, retry: false });
     await expect(plain.approve('r1')).rejects.toMatchObject({ status: 400 });
     expect(b.seen).toHaveLength(1);
+  });
+});
+
+describe('an answer naming its question, to a service from before question_seq', () => {
+  const url = 'POST http://api.test/v1/runs/r1/input';
+  // What such a service's Worker says of an unknown key beside step_id (src/approval/answer.ts then).
+  const unknownKey = {
+    status: 400,
+    body: {
+      error: {
+        code: 'invalid_request',
+        message:
+          'With step_id, the body is an answer: {"input", "step_id", "approver"?} and nothing else. Unknown key "question_seq"; send {"input": <the answer>, "step_id": "f"}',
+      },
+    },
+  };
+  const ok = { status: 200, body: { run_id: 'r1', status: 'running' } };
+
+  it('is sent again without the question, which that service refused as a key it does not know', async () => {
+    const { fetch, seen } = scripted({ [url]: (n) => (n === 0 ? unknownKey : ok) });
+    const client = createClient({ baseUrl: 'http://api.test', fetch, retry: false });
+    await expect(
+      client.sendInput('r1', { action: 'skip' }, { stepId: 'f', questionSeq: 7, approver: 'Ada' }),
+    ).resolves.toEqual({ run_id: 'r1', status: 'running' });
+    expect(seen.map((s) => s.body)).toEqual([
+      { input: { action: 'skip' }, step_id: 'f', approver: 'Ada', question_seq: 7 },
+      { input: { action: 'skip' }, step_id: 'f', approver: 'Ada' },
+    ]);
+  });
+
+  it('is sent only beside step_id, and not again for any other refusal', async () => {
+    // Without step_id such a service would take the body whole as the input: not sent.
+    const a = scripted({ [url]: ok });
+    const client = createClient({ baseUrl: 'http://api.test', fetch: a.fetch, retry: false });
+    await client.sendInput('r1', { action: 'skip' }, { questionSeq: 7 });
+    expect(a.seen.map((s) => s.body)).toEqual([{ input: { action: 'skip' } }]);
+    const closed = { status: 409, body: { error: { code: 'question_closed', message: 'answered already' } } };
+    const b = scripted({ [url]: closed });
+    const again = createClient({ baseUrl: 'http://api.test', fetch: b.fetch, retry: false });
+    await expect(again.sendInput('r1', 'x', { stepId: 'f', questionSeq: 7 })).rejects.toMatchObject({
+      status: 409,
+      code: 'question_closed',
+    });
+    expect(b.seen).toHaveLength(1);
+  });
+});
+
+describe('the question a run view waits on', () => {
+  it('carries its id, the seq of the InputRequested that asked it, which an answer names', () => {
+    const asked = {
+      seq: 12,
+      event_type: 'InputRequested',
+      timestamp: '2026-11-30T00:00:00.000Z',
+      payload: { reason: 'step f failed; how should the run continue?', step_id: 'f' },
+      references: { step_id: 'f' },
+    } as unknown as RunEvent;
+    expect(applyEvent(emptyView('r1'), asked).waiting).toMatchObject({
+      kind: 'input',
+      step_id: 'f',
+      question_seq: 12,
+    });
   });
 });

@@ -94,7 +94,8 @@ describe('a decision about plan version N racing a new version N+1 (a rollback, 
     });
     expect(stale.body.error.message).toContain('now awaits approval of plan version 3');
     // The approver is asked about v3 as about any version awaiting them: its own request, webhook
-    // and link; v2's link is no longer good (it was left deciding a version nobody was shown).
+    // and link; v2's link is no longer good (it was left deciding a version nobody was shown), and
+    // says so: 410, naming v3 as the version that awaits now.
     const requested = (await events(runId)).filter((e) => e.event_type === 'ApprovalRequested');
     expect(requested.map((e) => e.payload.plan_version)).toEqual([1, 2, 3]);
     await vi.waitFor(() => expect(links.has(3)).toBe(true));
@@ -104,7 +105,11 @@ describe('a decision about plan version N racing a new version N+1 (a rollback, 
       edits: [{ op: 'remove_step', step_id: 'a' }],
       plan_version: 2,
     });
-    expect(staleLink.status).toBe(403);
+    expect(staleLink.status).toBe(410);
+    expect(staleLink.body.error).toMatchObject({
+      code: 'approval_link_superseded',
+      details: { asked_version: 2, awaited_version: 3 },
+    });
     expect(await granted(runId)).toHaveLength(1);
     expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_approval');
 

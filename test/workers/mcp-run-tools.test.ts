@@ -58,6 +58,7 @@ describe('/mcp tools that drive a run', () => {
       properties: {
         input: { description: expect.any(String) },
         step_id: { type: 'string' },
+        question_seq: { type: 'integer', minimum: 1 },
         approver: { type: 'string', maxLength: 120 },
       },
     });
@@ -69,6 +70,43 @@ describe('/mcp tools that drive a run', () => {
     expect(approve.description).toContain('"reject"');
     expect(schema('approve_run').properties.approver).toMatchObject({ type: 'string', maxLength: 120 });
     expect(tools.find((t) => t.name === 'get_run')!.description).toContain('wait_for_run');
+    await client.close();
+  });
+
+  it('answers a failed step’s question by its seq; a late answer to it after a retry asked again is question_closed', async () => {
+    const client = await connect();
+    const flaky = {
+      id: 'f',
+      action: 'demo.flaky',
+      parameters: { fail_times: 99, key: `mcp-q-${crypto.randomUUID()}` },
+    };
+    const runId = await started(
+      client,
+      { goal: 'fail and ask', steps: [flaky] },
+      { on_step_failure: 'replan', revision_strategy: 'ask_user', retry_failed_steps: 0 },
+    );
+    const question = async () => {
+      await call(client, 'wait_for_run', { run_id: runId, until: 'waiting', timeout_s: 20 });
+      const page = await call(client, 'get_run_events', { run_id: runId });
+      return (page.structuredContent!.events as Json[]).findLast((e) => e.event_type === 'InputRequested')!;
+    };
+    const first = await question();
+    const retry = { run_id: runId, input: { action: 'retry' }, step_id: 'f', question_seq: first.seq };
+    expect((await call(client, 'answer_input', retry)).isError).toBeUndefined();
+    const second = await question();
+    expect(second.seq).toBeGreaterThan(first.seq as number);
+    const late = await call(client, 'answer_input', { ...retry, input: { action: 'abort' } });
+    expect(late).toMatchObject({
+      isError: true,
+      structuredContent: {
+        error: {
+          code: 'question_closed',
+          details: { question_seq: first.seq, asked_now: second.seq, decided: 'retry' },
+        },
+      },
+    });
+    const skip = { run_id: runId, input: { action: 'skip' }, step_id: 'f', question_seq: second.seq };
+    expect((await call(client, 'answer_input', skip)).isError).toBeUndefined();
     await client.close();
   });
 

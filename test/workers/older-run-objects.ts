@@ -2,8 +2,8 @@
  * Run objects as a release before 2026-11-29's (ae03508) answers a create: this release's object
  * behind a shim of the older release's create answer — no `format` in it, an Idempotency-Key's
  * fingerprint ignored (no replay: `run_exists`), and `run_exists` for a run deleted a moment ago; a
- * decision whose body names `plan_version` refused as an unknown key. Its cancel and DELETE are the
- * real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
+ * decision whose body names `plan_version` refused as an unknown key; an answer's `question_seq`
+ * argument never read. Its cancel and DELETE are the real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
  * client-retry.test.ts).
  */
 import { env } from 'cloudflare:workers';
@@ -38,6 +38,9 @@ export function olderObjects(): Env['PLAN_RUN'] {
             });
           return stub.approve(body, token, caller);
         },
+        // An answer's question (2026-11-30) is a fifth argument that release never reads.
+        input: (input: unknown, stepId?: string, by?: string, caller?: Parameters<typeof stub.input>[3]) =>
+          stub.input(input, stepId, by, caller),
         deleteRun: () => stub.deleteRun(),
         // Methods that release did not have, refused as workerd refuses them.
         reserveChildRun: () => Promise.reject(notImplemented('reserveChildRun')),

@@ -100,7 +100,12 @@ describe('an approval link whose stored record is unreadable', () => {
         .filter((l) => l.run_id === runId)
         .map((l) => l.event),
     ).toEqual(['approval_link_unreadable']);
-    expect((await viaLink(runId, tokens[0]!)).status).toBe(403);
+    // The first link was sent (a delivery that failed may have arrived): its holder is told a new
+    // one replaced it, for the same version, which still awaits.
+    const first = await viaLink(runId, tokens[0]!);
+    expect([first.status, first.body.error.code]).toEqual([410, 'approval_link_superseded']);
+    expect(first.body.error.details).toMatchObject({ asked_version: 1, awaited_version: 1 });
+    expect(first.body.error.message).toContain('Version 1 still awaits approval');
     expect((await viaLink(runId, tokens[1]!)).status).toBe(200);
     expect((await waitForRun(runId)).status).toBe('completed');
   });
@@ -131,6 +136,49 @@ describe('an approval link whose stored record is unreadable', () => {
       expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_approval');
       // Decided with an API token, as the message says.
       expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
+      expect((await waitForRun(runId)).status).toBe('completed');
+    });
+  }
+});
+
+describe('the list of approval links a run sent', () => {
+  const plan = { steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+  const config = { require_plan_approval: true, approval: { webhook_url: APPROVER_URL } };
+  const viaLink = (runId: string, token: string) =>
+    api('POST', `/v1/runs/${runId}/approval?token=${encodeURIComponent(token)}`, { decision: 'approve' });
+  const linksRow = (runId: string) =>
+    inObject(runId, (sql) => sql.exec("SELECT value FROM meta WHERE key = 'approval_links'").toArray());
+
+  it('holds each link sent with the version it asked about; a run from before it decides as before', async () => {
+    const { runId, token } = await runAwaitingApproval(plan, config);
+    const [row] = await linksRow(runId);
+    expect(JSON.parse(row!.value as string)).toEqual([
+      { hash: expect.stringMatching(/^[0-9a-f]{64}$/), plan_version: 1 },
+    ]);
+    // A run an older release sent its link for has no list: its link decides as it did.
+    await inObject(runId, (sql) => void sql.exec("DELETE FROM meta WHERE key = 'approval_links'"));
+    expect(await linksRow(runId)).toEqual([]);
+    expect((await viaLink(runId, token)).status).toBe(200);
+    expect((await waitForRun(runId)).status).toBe('completed');
+  });
+
+  for (const [what, value] of [
+    ['does not fit', JSON.stringify([{ hash: 'ab', plan_version: 'one' }])],
+    ['is not JSON', '[{"hash'],
+  ] as const) {
+    it(`is read as empty, logged, when it ${what}: the current link still decides`, async () => {
+      const { runId, token } = await runAwaitingApproval(plan, config);
+      await setMeta(runId, 'approval_links', value);
+      const warns = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      // A token never sent reads the list: refused 403 as before, the row logged.
+      const wrong = await viaLink(runId, token.slice(0, -4) + 'AAAA');
+      expect([wrong.status, wrong.body.error.code]).toEqual([403, 'forbidden']);
+      expect(
+        lines(warns)
+          .filter((l) => l.run_id === runId)
+          .map((l) => l.event),
+      ).toEqual(['approval_links_unreadable']);
+      expect((await viaLink(runId, token)).status).toBe(200);
       expect((await waitForRun(runId)).status).toBe('completed');
     });
   }

@@ -136,12 +136,16 @@ export function registerActions(program: Command, context: () => Context, done: 
       '-s, --step <step>',
       'the step whose question this answers: refused (exit 1) if it is not waiting, e.g. someone answered first — without it, an answer the run no longer waits for is new information',
     )
+    .option(
+      '-q, --question <seq>',
+      'with --step: the question this answers, the seq of its InputRequested event (edgeplan events) — refused (exit 1) once the run asks another, e.g. the step asks again after someone else’s retry',
+    )
     .option('--as <name>', 'your name, recorded with the answer as given (env EDGEPLAN_APPROVER)')
     .action(
       async (
         given: string,
         answer: string | undefined,
-        o: { action?: string; step?: string; as?: string },
+        o: { action?: string; step?: string; question?: string; as?: string },
       ) => {
         const ctx = context();
         const id = runId(given);
@@ -150,8 +154,16 @@ export function registerActions(program: Command, context: () => Context, done: 
         if (o.action !== undefined && !ACTIONS.includes(o.action))
           throw new UsageError(`--action must be one of ${ACTIONS.join(', ')} (got "${o.action}")`);
         if (answer !== undefined && ACTIONS.includes(answer)) await refuseBareAction(ctx, id, answer, o.step);
+        const questionSeq = o.question === undefined ? undefined : Number(o.question);
+        if (questionSeq !== undefined && !(Number.isInteger(questionSeq) && questionSeq >= 1))
+          throw new UsageError(`--question must be a whole number from 1 (got "${o.question}")`);
+        if (questionSeq !== undefined && o.step === undefined)
+          throw new UsageError('--question names the question of a step: give its --step too');
         const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
-        control(ctx, await ctx.client.sendInput(id, input, { stepId: o.step, ...approverName(o.as) }));
+        control(
+          ctx,
+          await ctx.client.sendInput(id, input, { stepId: o.step, questionSeq, ...approverName(o.as) }),
+        );
       },
     );
 }

@@ -24,7 +24,8 @@ const page = createRoute({
   summary: 'The approval link’s page (HTML): the plan, its estimates, Approve / Reject / Modify',
   description:
     'Opened from the link the approval webhook carries. Needs no API token: the link’s single-use ' +
-    'token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410.',
+    'token is checked (not spent) by the run. A wrong token is 403, a used or expired link, or one whose run no longer awaits approval, 410; ' +
+    'so is a link a newer one replaced (`approval_link_superseded`: a rollback or revision asked about a newer version), saying which version awaits now.',
   security: [],
   request: {
     params: RunIdParamSchema,
@@ -37,7 +38,8 @@ const page = createRoute({
       content: { 'text/html': { schema: z.string() } },
     },
     410: {
-      description: 'The link was used or has expired (`gone`)',
+      description:
+        'The link was used or has expired, or its run no longer awaits approval (`gone`), or a newer link replaced it (`approval_link_superseded`)',
       content: { 'text/html': { schema: z.string() } },
     },
   },

@@ -35,6 +35,18 @@ const InputSchema = z
       description:
         'With `input`: the step whose question this answers. Refused 409 (`details.reason: input_not_awaited`) unless the run waits on that step — so a second answer is not taken as new information; without `input`, or with another key beside `input`, `step_id` and `approver`, 400',
     }),
+    question_seq: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({
+        description:
+          'With `input`: the question this answers — the `seq` of the InputRequested event that asked it (the last one while the run is `awaiting_input`). ' +
+          'Refused 409 `question_closed` unless the run asks that question still, saying what became of it (answered, and by whom; the question the step asks now): ' +
+          'a slow second answer to a failed step’s question does not answer the question the step asks after the retry the first answer chose. ' +
+          'Without it, an answer is taken for whatever question the run asks when it arrives. Send it with `step_id`: a service from before it refuses it there (400, unknown key) — send the answer again without it — but would take a body with it and no `step_id` whole, as the input',
+      }),
     approver: approverField(
       'Who answers, recorded on InputReceived as `answered_by` (one line, 1–120 characters; never part of the input), ' +
         'with `answered_by_via` saying how the name was established (`token`, `anonymous` or `access`). ' +
@@ -46,7 +58,7 @@ const InputSchema = z
   .catchall(z.unknown())
   .openapi('RunInput', {
     description:
-      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting.',
+      'New information, or the answer the run waits for. `{input: …}`, `{input: …, step_id: …}` (an answer to that step only), `{input: …, step_id: …, question_seq: …}` (an answer to that question only), or any object (the input whole); each with an optional `approver`. The answer to a `human.input` step whose question gave a `schema` must fit it: another is 400 `invalid_request` (`details.reason: answer_does_not_fit`, `details.issues`), and the step keeps waiting.',
   });
 
 const ReplanSchema = strictObject({ reason: z.string().min(1).max(2000) }).openapi('ReplanRequest');
@@ -223,7 +235,12 @@ export function registerRunRevisionRoutes(app: App): void {
     if ('code' in sent) return jsonError(c, sent.code, sent.message);
     // How the caller was let in: recorded beside who answered, and the object's sign that approver was
     // read out of the body here (an older Worker hands such a body over whole).
-    return control(c, await run.input(sent.input, sent.step_id, sent.answered_by, c.get('caller').via));
+    // The question it answers as an argument of its own: an object of the release before ignores it
+    // and takes the answer unchecked, as it took every one (its body parser would refuse the key).
+    return control(
+      c,
+      await run.input(sent.input, sent.step_id, sent.answered_by, c.get('caller').via, sent.question_seq),
+    );
   });
 
   app.openapi(replan, async (c) => {

@@ -167,6 +167,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             act('input', () =>
               api().sendInput(runId, input, {
                 stepId: view.waiting?.step_id,
+                // This question's, not a later one's: refused (question_closed) once it is answered.
+                questionSeq: view.waiting?.question_seq,
                 ...approverOf(actions.approver),
               }),
             )
