@@ -145,7 +145,7 @@ describe('the dashboard’s controls', () => {
     await shot(page, 'answer-question-closed');
     expect(sent.map((b) => (JSON.parse(b) as Json).question_seq)).toEqual([first]);
     // The skip was not taken: the step was retried (Ada's answer) and asks again.
-    const run = (await api('GET', `/v1/runs/${runId}`));
+    const run = await api('GET', `/v1/runs/${runId}`);
     expect(run.status).toBe('awaiting_input');
     expect((run.steps as Record<string, Json>).f).toMatchObject({ attempts: 2 });
     expect(errors).toEqual([]);
