@@ -257,10 +257,8 @@ export async function newDashboard(base, ids, api, check) {
             .locator('svg.dag [data-step-id]')
             .evaluateAll((ns) => ns.map((n) => [n.dataset.stepId, n.dataset.status])),
         );
-      const drawn = await settle(
-        nodes,
-        (n) => Object.keys(n ?? {}).length === Object.keys(run.step_statuses).length,
-      );
+      // Until every node says what the API says (the page draws the graph, then the events' statuses).
+      const drawn = await settle(nodes, (n) => sorted(n ?? {}) === sorted(run.step_statuses));
       check(
         `forward dashboard: the new page reads the old run ${id}: ${run.status}, each step's node as the API says`,
         shown === run.status && sorted(drawn) === sorted(run.step_statuses),
