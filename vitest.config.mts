@@ -97,6 +97,10 @@ export default defineConfig(async () => {
       // time. Files share the database and objects, so a test looks only at the runs it made; a file
       // that must see a database no other file wrote runs isolated (`workers-isolated`).
       isolate: files.isolate ?? false,
+      // Not vitest's 5 s: these files share two cores with end-to-end files (a wrangler dev starting,
+      // a browser), and a test's thousand RPCs or an approval deadline took over 5 s there. A test
+      // that hangs still fails.
+      testTimeout: 20_000,
     },
   });
   // TEA_TEST_VAR: a Worker variable whose value appears nowhere else (settings-secrets.test.ts).

@@ -41,9 +41,14 @@ function launch(args: string[], url: string) {
   let ended = false;
   child.stdout.on('data', (d: Buffer) => (text.out += String(d)));
   child.stderr.on('data', (d: Buffer) => (text.err += String(d)));
-  // 'close': the command exited and all it wrote has been read.
-  child.on('close', () => (ended = true));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  // 'close', not 'exit': the command exited and all it wrote has been read (on a loaded machine its
+  // last lines were still in the pipe when 'exit' came).
+  const exited = new Promise<number | null>((r) =>
+    child.on('close', (code) => {
+      ended = true;
+      r(code);
+    }),
+  );
   return {
     child,
     out: () => text.out,
