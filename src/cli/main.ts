@@ -109,6 +109,14 @@ try {
   }
 }
 
+// The command is done: end now, once what it wrote is out. A handle a misbehaving server left open
+// (a WebSocket whose close it never answers) would otherwise keep the process, and its exit code,
+// waiting forever after the error was said.
+await Promise.all(
+  [process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))),
+);
+process.exit();
+
 /** What to do about an error the command line can help with. */
 function hint(err: EdgeplanApiError): string {
   if (err.code === 'unauthorized') return 'Give the API token with --token <token> or EDGEPLAN_TOKEN.\n';

@@ -15,7 +15,8 @@ export type ClientOptions = {
   fetch?: typeof fetch | undefined;
   /**
    * Gives up on a request with no answer after this long (`timeout`, status 0); default: no limit of
-   * the client's own. `watch()`'s long-lived socket is not bounded by it.
+   * the client's own. `watch()`'s long-lived socket is not bounded by it, only its opening (default
+   * 30 s there).
    */
   timeoutMs?: number | undefined;
   /**
@@ -109,6 +110,13 @@ export type CallOptions = {
   idempotent?: boolean | undefined;
 };
 
+/**
+ * The most of one answer the client reads: the API's largest (a page of events, 8 MiB past a first
+ * event of up to 24 MiB; a value of 24 MiB) with room for JSON's escapes. A server sending more is
+ * not the API, and reading on would hold all of it in memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 /** The base URL without a trailing slash. */
 export function baseOf(options: ClientOptions): string {
   return options.baseUrl.replace(/\/+$/, '');
@@ -146,9 +154,18 @@ export function makeCall(options: ClientOptions): Call {
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         ...(signal ? { signal } : {}),
+        // The API never redirects. Followed, a redirect would send a POST on as a GET (a 301 from
+        // http to https: `createRun` answered with the list of runs) and take another server's
+        // answer for the API's; said instead, with where it pointed.
+        redirect: 'manual',
       });
-      text = await res.text();
+      if (isRedirect(res) || (res.status >= 300 && res.status < 400)) {
+        await res.body?.cancel().catch(() => undefined);
+        throw redirected(base, method, path, res);
+      }
+      text = await boundedText(res, `${base} answered ${method} ${path} with`);
     } catch (err) {
+      if (err instanceof EdgeplanApiError) throw err;
       if (stopped(options.signal, callSignal)) throw aborted(method, path);
       if (timeout?.aborted)
         throw new EdgeplanApiError(
@@ -162,10 +179,13 @@ export function makeCall(options: ClientOptions): Call {
     try {
       json = text ? JSON.parse(text) : null;
     } catch {
+      const type = res.headers.get('content-type');
       throw new EdgeplanApiError(
         res.status,
         'invalid_response',
-        `${method} ${path}: not JSON: ${text.slice(0, 200)}`,
+        `${base} answered ${method} ${path} with ${res.status}${res.statusText ? ` ${res.statusText}` : ''}` +
+          ` that is not the API's JSON${type ? ` (${type})` : ''} — a proxy's page, or not an edgeplan server: ` +
+          text.slice(0, 200),
         undefined,
         // A proxy's page for 503 carries the wait too.
         res.ok ? undefined : retryAfterMs(res.headers.get('retry-after')),
@@ -181,8 +201,66 @@ export function makeCall(options: ClientOptions): Call {
         retryAfterMs(res.headers.get('retry-after')),
       );
     }
+    // Every answer of the API is a JSON object: anything else is not the API's, and read as one
+    // (`run.steps` of a `[]`) it would fail later with a TypeError naming neither server nor request.
+    if (typeof json !== 'object' || json === null || Array.isArray(json))
+      throw new EdgeplanApiError(
+        res.status,
+        'invalid_response',
+        `${base} answered ${method} ${path} with ${res.status} and ${json === null ? (text ? 'JSON null' : 'no body') : Array.isArray(json) ? 'a JSON array' : `a JSON ${typeof json}`}, not the JSON object the API answers with: is ${base} an edgeplan server?`,
+      );
     return { status: res.status, body: json as T };
   };
+}
+
+/** A browser's answer to a redirect not followed (the Workers types do not name the type). */
+const isRedirect = (res: Response) => (res.type as string) === 'opaqueredirect';
+
+/** A redirect's error: the API never sends one, so the base URL points somewhere else. */
+function redirected(base: string, method: string, path: string, res: Response): EdgeplanApiError {
+  const to = res.headers.get('location');
+  // A browser hides a redirect's status and Location (`opaqueredirect`, status 0).
+  const what = isRedirect(res) ? 'a redirect' : `${res.status} redirect${to ? ` to ${to}` : ''}`;
+  return new EdgeplanApiError(
+    res.status,
+    'invalid_response',
+    `${base} answered ${method} ${path} with ${what}, which the API never sends: not followed. ` +
+      `Point the client at the API's own address${to ? ' (where it redirects, if that is it)' : ''}` +
+      ` — or sign in again, if a sign-in page (Cloudflare Access) sent it`,
+  );
+}
+
+/**
+ * The answer's body as text, at most {@link MAX_RESPONSE_BYTES}: past that, reading stops (the rest
+ * is never held) and the error says so.
+ */
+async function boundedText(res: Response, answered: string): Promise<string> {
+  const tooLarge = () =>
+    new EdgeplanApiError(
+      res.status,
+      'invalid_response',
+      `${answered} more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB, the most the client reads (the API's largest answer is far less): not read`,
+    );
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > MAX_RESPONSE_BYTES) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /** Whether the caller stopped the call (the client's signal, or the call's). */

@@ -71,8 +71,26 @@ function queue(): { push: (f: Frame) => void; next: () => Promise<Frame> } {
   };
 }
 
-function wire(ws: WebSocket, q: ReturnType<typeof queue>): Socket {
-  ws.addEventListener('open', () => q.push({ kind: 'open' }));
+/**
+ * How long a socket may take to open when the client sets no `timeoutMs`: a server (or a proxy)
+ * that takes the connection and never answers the upgrade would otherwise hold the watch forever.
+ */
+const OPEN_TIMEOUT_MS = 30_000;
+
+function wire(ws: WebSocket, q: ReturnType<typeof queue>, openTimeoutMs: number): Socket {
+  // Not open in time: closed, as a socket that was refused is (polling takes over, with `auto`).
+  const unanswered = setTimeout(() => {
+    q.push({ kind: 'closed' });
+    try {
+      ws.close();
+    } catch {
+      // never opened
+    }
+  }, openTimeoutMs);
+  ws.addEventListener('open', () => {
+    clearTimeout(unanswered);
+    q.push({ kind: 'open' });
+  });
   ws.addEventListener('message', (m: MessageEvent) => {
     if (typeof m.data === 'string') q.push({ kind: 'message', text: m.data });
   });
@@ -81,6 +99,7 @@ function wire(ws: WebSocket, q: ReturnType<typeof queue>): Socket {
   return {
     next: q.next,
     close: () => {
+      clearTimeout(unanswered);
       try {
         ws.close(1000, 'done');
       } catch {
@@ -105,8 +124,9 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     const ws = (res as Response & { webSocket?: WebSocket & { accept(): void } }).webSocket;
     if (!ws) return null;
     ws.accept();
+    const socket = wire(ws, q, 0);
     q.push({ kind: 'open' });
-    return wire(ws, q);
+    return socket;
   }
   const WS = options.WebSocket ?? (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
   if (!WS) return null;
@@ -118,7 +138,7 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     : isBrowser()
       ? new WS(url, wsProtocols(options.token))
       : new WS(url, { headers } as unknown as string[]);
-  return wire(ws, q);
+  return wire(ws, q, options.timeoutMs ?? OPEN_TIMEOUT_MS);
 }
 
 /** Failures a server restart or a proxy in between cause, worth waiting out: not the API's refusals. */
@@ -185,7 +205,15 @@ export async function* watchRun(
         signal,
       });
       reached();
-      for (const e of body.events) {
+      if (!Array.isArray(body.events))
+        throw new EdgeplanApiError(
+          0,
+          'invalid_response',
+          `${baseOf(options)} answered GET /v1/runs/${id}/events without its "events" list: is it an edgeplan server?`,
+        );
+      for (const e of body.events.map((e) =>
+        checkedEvent(e, `${baseOf(options)} answered GET /v1/runs/${id}/events with`),
+      )) {
         if (e.seq > until) return;
         if (e.seq <= last) continue;
         last = e.seq;
@@ -271,7 +299,9 @@ export async function* watchRun(
             more = f.code === BACKLOG_CLOSE;
             break;
           }
-          const e = JSON.parse(f.text) as RunEvent;
+          // The answer to a `ping` (someone else's keep-alive through a proxy): not an event.
+          if (f.text === 'pong') continue;
+          const e = eventOf(f.text, `${baseOf(options)} sent on run ${runId}'s WebSocket`);
           if (e.seq <= last) continue;
           // A gap (never expected: the socket sends the backlog first) or an event too large for a
           // message (its payload elided) is read from /events instead.
@@ -329,4 +359,40 @@ export async function* watchRun(
     }
     if (!done && last === before) await sleep(pollIntervalMs, signal);
   }
+}
+
+/** A WebSocket message as an event of the API's, or `invalid_response` saying what it was. */
+function eventOf(text: string, sent: string): RunEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new EdgeplanApiError(
+      0,
+      'invalid_response',
+      `${sent} a message that is not JSON: ${text.slice(0, 200)}`,
+    );
+  }
+  return checkedEvent(value, `${sent} a message with`);
+}
+
+/**
+ * The event, when it has what the watch relies on (a `seq` counting from 1, an `event_type`); else
+ * `invalid_response`: taken as it is, it would be yielded with no seq, or fail with a TypeError.
+ */
+function checkedEvent(value: unknown, where: string): RunEvent {
+  const e = value as { seq?: unknown; event_type?: unknown } | null;
+  if (
+    typeof e === 'object' &&
+    e !== null &&
+    Number.isSafeInteger(e.seq) &&
+    (e.seq as number) > 0 &&
+    typeof e.event_type === 'string'
+  )
+    return value as RunEvent;
+  throw new EdgeplanApiError(
+    0,
+    'invalid_response',
+    `${where} something that is not a run event (no whole "seq" from 1 and "event_type"): ${JSON.stringify(value)?.slice(0, 200)}`,
+  );
 }

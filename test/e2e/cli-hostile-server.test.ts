@@ -1,0 +1,114 @@
+/**
+ * The built `edgeplan` command against a server that is not the API: a proxy's HTML page, a 200 of
+ * the wrong shape, a redirect elsewhere, a WebSocket message that is not an event. Each is exit 1
+ * (README: "failed, invalid or refused") with one line naming the server and what it answered —
+ * never a TypeError or a stack. Against a real HTTP server on loopback.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-hostile-'));
+const cli = join(dir, 'edgeplan.mjs');
+let server: Server;
+let url = '';
+let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => void res.end();
+let wsMessage = '';
+const upgraded: Socket[] = [];
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(process.cwd(), 'scripts/build-cli.mjs'), '--out', cli]);
+  server = createServer((req, res) => handle(req, res));
+  // Takes the upgrade (RFC 6455) and sends one small text frame.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    upgraded.push(socket);
+    const accept = createHash('sha1')
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(
+      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    socket.write(Buffer.concat([Buffer.from([0x81, wsMessage.length]), Buffer.from(wsMessage)]));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  upgraded.forEach((s) => s.destroy());
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs the command to its end without blocking the loopback server. */
+function edgeplan(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: url, NO_COLOR: '1' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += String(d)));
+  child.stderr.on('data', (d: Buffer) => (err += String(d)));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+const answer =
+  (status: number, body: string, headers: Record<string, string> = {}) =>
+  (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(status, headers);
+    res.end(body);
+  };
+
+describe('edgeplan and a server that is not the API', () => {
+  it('says a 200 of the wrong shape came from the server, exit 1, no TypeError', async () => {
+    handle = answer(200, '[]', { 'content-type': 'application/json' });
+    const r = await edgeplan(['show', 'run_1', '--no-retry']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `edgeplan: invalid_response: ${url} answered GET /v1/runs/run_1 with 200 and a JSON array, not the JSON object the API answers with: is ${url} an edgeplan server?\n`,
+    );
+  });
+
+  it('says what a proxy’s 502 page is, with --json as one JSON error on stdout', async () => {
+    handle = answer(502, '<html><title>502 Bad Gateway</title></html>', { 'content-type': 'text/html' });
+    const r = await edgeplan(['show', 'run_1', '--no-retry', '--json']);
+    expect(r.code).toBe(1);
+    const { error } = JSON.parse(r.out) as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toContain(`${url} answered GET /v1/runs/run_1 with 502 Bad Gateway`);
+    expect(error.message).toContain('(text/html)');
+  });
+
+  it('does not follow a redirect, and says where it pointed', async () => {
+    handle = answer(301, '', { location: 'https://elsewhere.example/v1/runs/run_1' });
+    const r = await edgeplan(['show', 'run_1']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `^edgeplan: invalid_response: ${url} answered GET /v1/runs/run_1 with 301 redirect to https://elsewhere\\.example/v1/runs/run_1`,
+      ),
+    );
+  });
+
+  it('ends a watch whose socket sends something that is not an event, exit 1, naming the server', async () => {
+    handle = answer(200, JSON.stringify({ events: [], has_more: false }), {
+      'content-type': 'application/json',
+    });
+    wsMessage = '<html>';
+    const r = await edgeplan(['watch', 'run_1']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      `edgeplan: invalid_response: ${url} sent on run run_1's WebSocket a message that is not JSON: <html>`,
+    );
+    expect(r.err).not.toMatch(/^\s+at /m);
+  });
+});
