@@ -53,7 +53,7 @@ export class Leases {
   /**
    * Attempts sent to the queue: their first consumer has `queuedMs` to begin each — or until the
    * attempt's deadline, when that is sooner, so an attempt no consumer takes is noticed before it
-   * would time out (plan-run.ts then carries it out in the object).
+   * would time out (the alarm, run-alarm.ts, then carries it out in the object).
    */
   queued(
     attempts: readonly { step_id: string; attempt: number; deadline_at?: number | null }[],

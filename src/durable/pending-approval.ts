@@ -72,3 +72,11 @@ export function keptSteps(state: RunState): Record<string, KeptStep> {
   }
   return kept;
 }
+
+/** The approval webhook's and link page's account of what changed since the last approved version. */
+export type ChangesSinceApproved = Pick<PendingApproval, 'last_approved_version' | 'changes'>;
+
+export function changesSinceApproved(state: RunState, store: SqlStore): ChangesSinceApproved {
+  const p = pendingApproval(state, store);
+  return { last_approved_version: p?.last_approved_version ?? null, changes: p?.changes ?? null };
+}

@@ -127,7 +127,7 @@ async function saveCursor(kv: KVNamespace, last: Cursor | null, had: boolean): P
 
 /**
  * Wakes the run's object: loading an ended run arms its retention alarm, which deletes it once due by
- * the run's own `completed_at` (plan-run.ts). An object that keeps no run is given what
+ * the run's own `completed_at` (run-alarm.ts). An object that keeps no run is given what
  * `DELETE /v1/runs/:id` does for one: its noted deletion finished, or its D1 rows removed.
  */
 async function wake(env: Env, runId: string, result: SweepResult): Promise<void> {

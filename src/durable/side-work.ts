@@ -11,7 +11,7 @@ import { carryOut, failureInput, type SideCommand } from '../engine/side-work';
 import type { MachineInput } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
-import { deliverApproval } from './approval';
+import { deliverApproval } from './approval-delivery';
 import { reportToParent } from './child-runs';
 import { workerSidePorts } from './side-ports';
 import type { SideRow, SideTask, SideWorkJournal } from './side-work-journal';

@@ -2,7 +2,7 @@
  * A run's `approval.webhook_url` checked when the run is started, against what the deployment can
  * send: a webhook is signed with `WEBHOOK_SECRET` and sent only to a host the address policy allows
  * (`HTTP_ALLOWLIST`). Either missing, the run would be accepted and its webhook never sent — found
- * only in an `ApprovalWebhookAttempted` event. The delivery checks both again (src/durable/approval.ts):
+ * only in an `ApprovalWebhookAttempted` event. The delivery checks both again (src/durable/approval-delivery.ts):
  * the variables may change while a run waits.
  */
 import { signWebhook } from '../approval/webhook';

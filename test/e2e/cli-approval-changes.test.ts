@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cliSetup } from './cli-setup';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 type Json = Record<string, unknown>;
 const { edgeplan: run, api, llm } = cliSetup('cli-approval-changes');
@@ -21,14 +22,6 @@ async function waitFor(runId: string, done: (run: Json) => boolean): Promise<Jso
   }
   throw new Error(`${runId} never got there`);
 }
-
-const echo = (id: string, deps: string[] = [], parameters: Json = { id }) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters,
-  dependencies: deps,
-});
 
 describe('edgeplan on a revision awaiting approval', { timeout: 60_000 }, () => {
   it('show and approve print what it changes since the approved version; --as and EDGEPLAN_APPROVER name the decider', async () => {

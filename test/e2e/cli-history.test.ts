@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cliSetup } from './cli-setup';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 type Json = Record<string, unknown>;
 const {
@@ -27,14 +28,6 @@ async function waitForStatus(runId: string, status: string): Promise<void> {
   }
   throw new Error(`${runId} never reached ${status}`);
 }
-
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 
 describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
   it('show keeps a step a revision replaced: its attempts, its error, the version that replaced it and why', async () => {

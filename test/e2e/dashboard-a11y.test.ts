@@ -13,6 +13,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { seriousViolations } from './axe';
 import { holdableWebSockets, SHOTS } from './dashboard-helpers';
 import { dashboardSetup } from './dashboard-setup';
+import { echo } from '../fixtures/echo-steps';
 
 const { env, api, waitForStatus } = dashboardSetup('dashboard-a11y', { webhooks: true });
 
@@ -24,12 +25,6 @@ const PHONE: BrowserContextOptions = {
   hasTouch: true,
 };
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 async function startRun(plan: unknown, config: Record<string, unknown> = {}): Promise<string> {
   return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
 }

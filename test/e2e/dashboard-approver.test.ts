@@ -8,15 +8,10 @@ import { describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { holdableWebSockets, type Json } from './dashboard-helpers';
 import { dashboardSetup } from './dashboard-setup';
+import { echo } from '../fixtures/echo-steps';
 
 const { env, api, waitForStatus, shot } = dashboardSetup('dashboard-approver', { webhooks: true });
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 async function startRun(plan: unknown, config: Json = {}): Promise<string> {
   return ((await api('POST', '/v1/runs', { plan, config })) as { run_id: string }).run_id;
 }

@@ -16,6 +16,7 @@ import { runTimeOf, runTimeText } from '../../src/client/run-time';
 import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
 import { plannerVars, startScriptedLlm } from './scripted-llm-server';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 // The scripted endpoint first: the dev server is pointed at it.
@@ -29,13 +30,6 @@ const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-histor
   extraArgs: () => plannerVars(llm.url),
 });
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const flaky = (id: string, key: string, deps: string[] = []) => ({
   id,
   description: `flaky ${id}`,

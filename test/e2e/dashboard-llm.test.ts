@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
 import { ndjson, plannerVars, startScriptedLlm } from './scripted-llm-server';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 const root = new URL('../..', import.meta.url).pathname;
@@ -21,14 +22,6 @@ afterAll(async () => {
 const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-llm-e2e', {
   webhooks: true,
   extraArgs: () => plannerVars(llm.url),
-});
-
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
 });
 
 describe('the dashboard following LLM-planned runs', () => {

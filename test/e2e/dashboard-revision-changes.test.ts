@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe';
 import { dashboardSetup } from './dashboard-setup';
 import { plannerVars, startScriptedLlm } from './scripted-llm-server';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 beforeAll(async () => {
@@ -20,14 +21,6 @@ afterAll(async () => {
 const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-revision-changes-e2e', {
   webhooks: true,
   extraArgs: () => plannerVars(llm.url),
-});
-
-const echo = (id: string, deps: string[] = [], parameters: Record<string, unknown> = { id }) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters,
-  dependencies: deps,
 });
 
 type Json = Record<string, unknown>;

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardSetup } from './dashboard-setup';
 import { plannerVars, startScriptedLlm } from './scripted-llm-server';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
 beforeAll(async () => {
@@ -20,14 +21,6 @@ afterAll(async () => {
 const { env, api, waitForStatus, shot } = dashboardSetup('dashboard-superseded-link', {
   webhooks: true,
   extraArgs: () => plannerVars(llm.url),
-});
-
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
 });
 
 /** A run whose planner-written v2 awaits approval (v1 approved through the API), and v2's link. */

@@ -10,18 +10,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { api, events, startRun, waitForRun } from '../workers/helpers';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 const plan = (steps: unknown[]) => JSON.stringify({ steps });
 /** A streamed NDJSON answer (seed 003), as an eager goal run asks for. */
 const ndjson = (steps: unknown[]) => ({
   stream: steps.map((step) => `${JSON.stringify({ type: 'step', step })}\n`),
-});
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
 });
 const count = async (runId: string, type: string) =>
   (await events(runId)).filter((e) => e.event_type === type).length;

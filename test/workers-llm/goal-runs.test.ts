@@ -2,17 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { api, events, startRun, waitForRun } from '../workers/helpers';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 const plan = (steps: unknown[]) => JSON.stringify({ steps });
 /** A streamed NDJSON answer (seed 003): one `{"type":"step"}` line per step, in pieces. */
 const ndjson = (steps: unknown[]) => steps.map((step) => `${JSON.stringify({ type: 'step', step })}\n`);
-const echo = (id: string, deps: string[] = [], parameters: Record<string, unknown> = { id }) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters,
-  dependencies: deps,
-});
 
 afterEach(() => setLlmFetch(null));
 

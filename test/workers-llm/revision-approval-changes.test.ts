@@ -11,14 +11,7 @@ import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { base } from '../workers-http/loopback';
 import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
-
-const echo = (id: string, deps: string[] = [], parameters: Json = { id }) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters,
-  dependencies: deps,
-});
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 afterEach(() => setLlmFetch(null));
 

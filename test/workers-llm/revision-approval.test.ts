@@ -8,14 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const slow = { id: 'slow', action: 'demo.sleep', parameters: { ms: 1500, value: 'slept' }, dependencies: [] };
 const config = {
   require_plan_approval: true,

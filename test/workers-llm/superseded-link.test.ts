@@ -12,17 +12,11 @@ import { createApp } from '../../src/http/app';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { api, startRun, waitForRun, type Json } from '../workers/helpers';
+import { describedEcho as echo } from '../fixtures/echo-steps';
 
 /** Where the runs' webhooks go: answered by the mocked fetch, never reached. */
 const HOOK = 'http://127.0.0.1:9/hook';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  description: `echo ${id}`,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const config = {
   require_plan_approval: true,
   approval: { revisions: 'ask', timeout_s: 600, webhook_url: HOOK },

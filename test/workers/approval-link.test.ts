@@ -9,13 +9,8 @@ import { INVALID_TOKEN_MESSAGE } from '../../src/approval/tokens';
 import { createApp } from '../../src/http/app';
 import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 import { startRun, waitForRun, type Json } from './helpers';
+import { echo } from '../fixtures/echo-steps';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const plan = { goal: 'approve me', steps: [echo('a'), echo('b', ['a'])] };
 const config = {
   require_plan_approval: true,

@@ -9,13 +9,8 @@ import { env, exports } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APPROVER_URL, runAwaitingApproval } from './approval-helpers';
 import { api, events, waitForRun, type Json } from './helpers';
+import { echo } from '../fixtures/echo-steps';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const plan = { goal: 'decide me', steps: [echo('a'), echo('b', ['a'])] };
 const config = { require_plan_approval: true, approval: { webhook_url: APPROVER_URL } };
 

@@ -4,13 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook } from '../../src/approval/webhook';
 import { createApp } from '../../src/http/app';
 import { api, startRun, waitForRun, type Json } from './helpers';
+import { echo } from '../fixtures/echo-steps';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const plan = { goal: 'approve me', steps: [echo('a'), echo('b', ['a'])] };
 const awaiting = (r: Json) => r.status === 'awaiting_approval';
 

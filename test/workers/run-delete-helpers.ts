@@ -3,13 +3,9 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { expect, vi } from 'vitest';
 import { api, startRun, waitForRun, type Json } from './helpers';
+import { echo } from '../fixtures/echo-steps';
 
-export const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
+export { echo };
 
 export const d1Rows = async (id: string) => {
   const [runs, versions] = await env.DB.batch<{ n: number }>([

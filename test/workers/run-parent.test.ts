@@ -8,13 +8,7 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { api, startRun, waitForRun, type Json } from './helpers';
-
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
+import { echo } from '../fixtures/echo-steps';
 
 const parentColumns = (runId: string) =>
   env.DB.prepare('SELECT parent_run_id, parent_step_id FROM runs WHERE run_id = ?').bind(runId).first();

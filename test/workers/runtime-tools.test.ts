@@ -2,13 +2,8 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api, events, inputsReceived, startRun, waitForRun } from './helpers';
+import { echo } from '../fixtures/echo-steps';
 
-const echo = (id: string, deps: string[] = []) => ({
-  id,
-  action: 'demo.echo',
-  parameters: { id },
-  dependencies: deps,
-});
 const childPlan = { goal: 'child', steps: [echo('x'), echo('y', ['x'])] };
 
 describe('agent.dispatch and plan.execute: child runs', () => {

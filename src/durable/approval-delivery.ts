@@ -1,0 +1,112 @@
+/**
+ * Announcing a run's approval: its link minted (once: retries send the same one) and, when
+ * `approval.webhook_url` is set, the signed webhook delivered, with retries until the deadline.
+ */
+import { mintApprovalToken } from '../approval/tokens';
+import { sendApprovalWebhook } from '../approval/webhook';
+import { withIssued } from '../approval/issued-links';
+import type { MachineInput } from '../engine/machine';
+import type { RunState } from '../engine/state';
+import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
+import { changesSinceApproved } from './pending-approval';
+import { LINKS_KEY, readIssuedLinks, readLinkRecord, TOKEN_KEY, UNREADABLE_LINK } from './approval-link';
+import type { SqlStore } from './sql-store';
+
+/** How long an approval link lives when the run sets no approval timeout. */
+const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
+const WEBHOOK_RETRY_MS = 1_000;
+const WEBHOOK_RETRY_CAP_MS = 10 * 60_000;
+/** A delivery when WEBHOOK_SECRET was unset since the run started: what it says, and what to do. */
+const NO_SECRET =
+  'invalid_webhook_secret: WEBHOOK_SECRET is not set, so no webhook was sent: set it ("whsec_" followed by ' +
+  'base64, `wrangler secret put WEBHOOK_SECRET`); decide this run through the API or the dashboard';
+
+/** Deliveries tried when the approval has no deadline to stop at. */
+const WEBHOOK_MAX_ATTEMPTS = 12;
+
+/** One delivery attempt: what to record, and when to try again (null: not again). */
+export type ApprovalDelivery = {
+  input: Extract<MachineInput, { type: 'webhook_attempted' }> | null;
+  /** The approval link, minted on the first attempt and sent again on every retry. */
+  link: string;
+};
+
+/**
+ * Mints the run's approval link (once: retries send the same one) and, when `approval.webhook_url`
+ * is set, makes one signed delivery attempt of the webhook. A failure the receiver may get over
+ * (network, timeout, 408/429/5xx) gets a next attempt with backoff, until the approval deadline.
+ * `keep` stores a new link with its token's record, before anything is sent: a delivery cut short by
+ * a crash may have reached the receiver, and the re-sent one must carry the same link.
+ */
+export async function deliverApproval(
+  state: RunState,
+  store: SqlStore,
+  env: Env,
+  deadlineAt: number | null,
+  attempt: number,
+  link: string | undefined,
+  keep: (link: string) => void = () => undefined,
+): Promise<ApprovalDelivery> {
+  const now = Date.now();
+  const origin = store.getMeta('origin') ?? 'http://localhost:8787';
+  const runUrl = `${origin}/v1/runs/${state.run_id}`;
+  let stored = link === undefined ? null : readLinkRecord(store, state.run_id);
+  // A retry sends the link it minted; one whose record can no longer be read would not work, so a
+  // new link is minted for the retry to send instead.
+  if (link === undefined || stored === null || stored === UNREADABLE_LINK) {
+    const ttl = deadlineAt !== null ? Math.max(1, deadlineAt - now) : DEFAULT_LINK_TTL_MS;
+    const { token, record } = await mintApprovalToken(now, ttl);
+    link = `${runUrl}/approval?token=${token}`;
+    // Both writes in one turn, so one transaction: the record never matches a link the row lacks.
+    store.setMeta(TOKEN_KEY, JSON.stringify(record));
+    const issued = { hash: record.hash, plan_version: state.plan?.version ?? 1 };
+    store.setMeta(LINKS_KEY, JSON.stringify(withIssued(readIssuedLinks(store, state.run_id), issued)));
+    keep(link);
+    stored = record;
+  }
+  const url = state.config.approval?.webhook_url;
+  if (!url) return { input: null, link };
+  const record = (ok: boolean, next: number | null, extra: { status?: number; error?: string }) => ({
+    input: { type: 'webhook_attempted' as const, attempt, ok, next_attempt_at: next, ...extra },
+    link,
+  });
+  const secret = env.WEBHOOK_SECRET;
+  // Checked when the run started (src/http/webhook-url-check.ts); the variables may change while it waits.
+  if (!secret) return record(false, null, { error: NO_SECRET });
+  const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
+  if (!decision.allowed) {
+    return record(false, null, { error: `${decision.code}: webhook_url refused: ${decision.reason}` });
+  }
+  const expires = stored.expires_at;
+  const result = await sendApprovalWebhook({
+    url,
+    secret,
+    // One id for every attempt of this plan version: a receiver deduplicates repeats by it.
+    id: `msg_${state.run_id}_v${state.plan?.version ?? 1}`,
+    now,
+    fetch: (input, init) => fetch(input, init),
+    payload: {
+      type: 'plan.approval_requested',
+      run_id: state.run_id,
+      plan: state.plan!,
+      plan_version: state.plan?.version ?? 1,
+      run_url: runUrl,
+      approval_url: link,
+      expires_at: new Date(expires).toISOString(),
+      // What a chat or mail bridge says first ("v2 adds 2 steps, changes 1") without calling back.
+      ...changesSinceApproved(state, store),
+    },
+  });
+  if (result.ok) return record(true, null, { status: result.status });
+  const wait = Math.min(WEBHOOK_RETRY_MS * 2 ** (attempt - 1), WEBHOOK_RETRY_CAP_MS);
+  const next =
+    result.error.retryable && (deadlineAt !== null ? now + wait < deadlineAt : attempt < WEBHOOK_MAX_ATTEMPTS)
+      ? now + wait
+      : null;
+  return record(false, next, {
+    status: result.status,
+    error: `${result.error.code}: ${result.error.message}`,
+  });
+}
