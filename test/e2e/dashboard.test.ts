@@ -231,6 +231,11 @@ describe('the dashboard', () => {
     // Single use: the page now says the link is spent.
     const again = await fetch(link.href);
     expect(again.status).toBe(410);
+    // Nobody typed a name: the run's page says where the approval came from, not "by the approver".
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    await expect(page.locator('.approval-note').innerText()).resolves.toBe(
+      'Plan approved from the approval link',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -253,8 +258,8 @@ describe('the dashboard', () => {
     const run = await waitForStatus(run_id, 'cancelled');
     expect(run.termination_reason).toBe('plan_rejected');
     await page.goto(`${env.server.base}/#/runs/${run_id}`);
-    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
-      /Fetch from staging, not production/,
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toBe(
+      'Plan rejected from the approval link: Fetch from staging, not production',
     );
     expect(errors).toEqual([]);
     await page.close();
