@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   question_closed: {
     status: 409,
     about:
-      'An answer naming its question (`question_seq`: the seq of the InputRequested event that asked it) that the run no longer asks: it was answered (details.decided, details.answered_by: what and by whom, for a failed step’s question), the step asks again as another question (details.asked_now: its seq; read it and answer that one), or the run went on or ended (details.status). Nothing was taken. An answer without question_seq answers whatever question the run asks when it arrives.',
+      'An answer naming its question (`question_seq`: the seq of the InputRequested event that asked it) that the run no longer asks: it was answered (details.answered_by: by whom, where the run knows it; details.decided: with what, for a failed step’s question; details.answered_at: when, for a human.input step’s), the step asks again as another question (details.asked_now: its seq; read it and answer that one), or the run went on or ended (details.status). Nothing was taken. An answer without question_seq answers whatever question the run asks when it arrives.',
   },
   gone: {
     status: 410,

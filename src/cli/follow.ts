@@ -163,9 +163,14 @@ function askedAboutFailure(view: RunView): string | undefined {
 function howToAnswer(view: RunView): string {
   const id = view.run_id;
   if (view.waiting?.kind === 'approval') return `Decide with: edgeplan approve ${id} | edgeplan reject ${id}`;
+  // The question by its seq too (with its step: `--question` needs `--step`), so an answer typed after
+  // someone else's retry asked again is refused (question_closed) instead of answering the new one.
+  const seq = view.waiting?.question_seq;
+  const question = (step: string | undefined) =>
+    step === undefined ? '' : ` --step ${step}${seq === undefined ? '' : ` --question ${seq}`}`;
   const failed = askedAboutFailure(view);
-  if (failed) return `Answer with: edgeplan input ${id} --action retry|skip|replan|abort --step ${failed}`;
-  const step = view.waiting?.step_id ? ` --step ${view.waiting.step_id}` : '';
+  if (failed) return `Answer with: edgeplan input ${id} --action retry|skip|replan|abort${question(failed)}`;
+  const step = question(view.waiting?.step_id);
   // A plain word is refused by a question that wants an object: say what fits before it is tried.
   const schema = view.waiting?.schema;
   const fits = schema === undefined ? '' : ` (JSON that fits its schema ${JSON.stringify(schema)})`;

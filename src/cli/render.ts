@@ -6,7 +6,7 @@
 import {
   approvedVersion,
   changesText,
-  deciderText,
+  decidedText,
   replacedStatus,
   replacedText,
   type RunEvent,
@@ -154,10 +154,12 @@ export function decisionLines(view: RunView): string[] {
   const a = view.approval;
   const edit = view.versions.find((v) => v.kind === 'approval_edit');
   if (a) {
-    const who = deciderText(a);
+    const how = decidedText(a);
     const verdict = a.decision === 'granted' ? 'approved' : 'rejected';
     const which = approvedVersion(view);
-    lines.push(`${which ? `plan${which} ` : ''}${verdict} by ${who}${a.comment ? `: ${a.comment}` : ''}`);
+    lines.push(
+      `${which ? `plan${which} ` : ''}${verdict}${how ? ` ${how}` : ''}${a.comment ? `: ${a.comment}` : ''}`,
+    );
   }
   if (edit) {
     const what = changesText(edit.changes);

@@ -11,7 +11,7 @@
  * // + fixed (demo.echo), after a: echo fixed
  * // ~ fetch: parameters url
  */
-import { namedText } from './name-source-text';
+import { namedText, unnamedDecisionWords } from './name-source-text';
 import type { ApprovalChanges, RevisionCause } from './types';
 
 type Changed = ApprovalChanges['changed'][number];
@@ -79,4 +79,21 @@ export function deciderText(a: {
 }): string {
   if (a.by === 'timeout') return 'the approval deadline (its default action)';
   return a.approver ? namedText(a.approver, a.approver_via) : 'the approver';
+}
+
+/**
+ * How an approval was decided, in words to follow "approved" or "rejected": `by “Ada” (typed on the
+ * approval link)`, `from the approval link` (no name given), `with the API token`, `when the approval
+ * deadline passed (its default action)` — or '' when the event says no more than that a person
+ * decided (one recorded before it said how). Never "by the approver": nobody was named.
+ * @example `Plan approved ${decidedText({ by: 'approver', approver_via: 'link' })}` // 'Plan approved from the approval link'
+ */
+export function decidedText(a: {
+  by: string;
+  approver?: string | undefined;
+  approver_via?: string | undefined;
+}): string {
+  if (a.by === 'timeout') return 'when the approval deadline passed (its default action)';
+  if (a.approver) return `by ${namedText(a.approver, a.approver_via)}`;
+  return unnamedDecisionWords(a.approver_via) ?? '';
 }

@@ -4,7 +4,7 @@
  * and step say it all. The terminal's event lines and the dashboard's event log show the same words.
  * @example eventDetail(toolReturnedEvent) // 'error demo_flaky 98ms'
  */
-import { namedText } from './name-source-text';
+import { namedText, unnamedDecisionWords } from './name-source-text';
 import type { RunEvent } from './types';
 
 /** `1.2s`, `950ms`, `2m03s`. */
@@ -49,7 +49,11 @@ export function eventDetail(e: RunEvent): string {
       // and what they said.
       return (
         `by ${e.payload.by}` +
-        (e.payload.approver ? ` ${namedText(e.payload.approver, e.payload.approver_via)}` : '') +
+        (e.payload.approver
+          ? ` ${namedText(e.payload.approver, e.payload.approver_via)}`
+          : unnamedDecisionWords(e.payload.approver_via)
+            ? ` (${unnamedDecisionWords(e.payload.approver_via)})`
+            : '') +
         (e.payload.comment ? `: ${e.payload.comment}` : '')
       );
     case 'InputReceived':

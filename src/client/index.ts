@@ -60,11 +60,18 @@ export { approvedVersion, changesText, replacedStatus, replacedText } from './re
 export {
   approvalChangesLines,
   changedStepText,
+  decidedText,
   deciderText,
   revisionCauseText,
 } from './approval-changes-text';
 export { estimateText } from './estimate-text';
-export { namedText, nameSourceNote, nameSourceWords, quotedName } from './name-source-text';
+export {
+  namedText,
+  nameSourceNote,
+  nameSourceWords,
+  quotedName,
+  unnamedDecisionWords,
+} from './name-source-text';
 export {
   advanceRunClock,
   humanDuration,

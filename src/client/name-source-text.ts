@@ -16,6 +16,23 @@ const WORDS: Record<string, string> = {
   anonymous: 'given without signing in',
 };
 
+/** How a decision without a name came, by `approver_via`: what a reader is told instead of a name. */
+const UNNAMED: Record<string, string> = {
+  access: 'by someone signed in with Access',
+  token: 'with the API token',
+  link: 'from the approval link',
+  anonymous: 'through the API without a token',
+};
+
+/**
+ * How a decision nobody put a name to came (`approver_via` without `approver`), in words to follow
+ * "approved": `from the approval link`; null when the event does not say (one recorded before it).
+ * @example unnamedDecisionWords('link') // 'from the approval link'
+ */
+export function unnamedDecisionWords(via: unknown): string | null {
+  return typeof via === 'string' && Object.hasOwn(UNNAMED, via) ? UNNAMED[via]! : null;
+}
+
 /** The words for how a name was established, or null when the event does not say (or says what this release does not know). */
 export function nameSourceWords(via: unknown): string | null {
   return typeof via === 'string' && Object.hasOwn(WORDS, via) ? WORDS[via]! : null;

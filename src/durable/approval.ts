@@ -123,7 +123,8 @@ export async function approvalInput(
     if (refusal) return { ok: false, refusal };
   }
   const { decision: verdict, comment, approver } = decision.value;
-  // How the name was established; unsaid when the Worker (a release before it) did not say who called.
+  // How the name was established — without a name, how the decision came (the link, a token);
+  // unsaid when the Worker (a release before it) did not say who called.
   const via = caller === undefined ? {} : { approver_via: nameSourceOf(caller, link !== null) };
   return {
     ok: true,
@@ -132,7 +133,7 @@ export async function approvalInput(
       decision: verdict,
       plan,
       comment: comment ?? undefined,
-      ...(approver ? { approver, ...via } : {}),
+      ...(approver ? { approver, ...via } : via),
       ...(decided === undefined ? {} : { plan_version: decided }),
     },
   };

@@ -108,14 +108,12 @@ export function acceptPlanInput(
       const by = 'approver';
       const comment = input.comment;
       // The name the decider gave, kept as a label beside `by` (who decided: a person, not the deadline),
-      // and how it was established: only a name has a source.
-      const named =
-        input.approver === undefined
-          ? {}
-          : {
-              approver: input.approver,
-              ...(input.approver_via === undefined ? {} : { approver_via: input.approver_via }),
-            };
+      // and how it was established — or, with no name, how the decision came (the approval link, an
+      // API token), so a reader is told something true instead of "the approver".
+      const named = {
+        ...(input.approver === undefined ? {} : { approver: input.approver }),
+        ...(input.approver_via === undefined ? {} : { approver_via: input.approver_via }),
+      };
       if (input.decision === 'reject') {
         emit({ type: 'ApprovalRejected', payload: { comment, by, ...named } });
         return;

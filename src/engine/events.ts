@@ -71,8 +71,9 @@ export type EventPayloads = {
   /**
    * `approver`: who decided — behind Cloudflare Access the signed-in identity, else the name the
    * decider gave, as given (a label, not an identity). `approver_via`: how that name was established
-   * ({@link NameSource}), present with `approver` since it was added (an optional key: a release
-   * before it reads the event without it).
+   * ({@link NameSource}) — without `approver`, how the decision came (`link`: the approval link,
+   * `token`: an API token, `anonymous`: an API open without one). An optional key: events recorded
+   * before it lack it, and a decision without a name lacks it before 2026-11-30.
    */
   ApprovalGranted: {
     comment?: string;

@@ -153,6 +153,17 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
             ...(asked === undefined ? {} : { question_seq: asked }),
           };
         }
+        // An answer to a person's question (it names the step asking): kept to tell a later answerer.
+        if (event.payload.step_id !== undefined && event.payload.step_id === about) {
+          const by = event.payload.answered_by;
+          const asked = state.awaiting?.seq;
+          state.question_answered = {
+            step_id: about,
+            answered_at: event.timestamp,
+            ...(by === undefined ? {} : { answered_by: by }),
+            ...(asked === undefined ? {} : { question_seq: asked }),
+          };
+        }
       }
       if (state.status === 'awaiting_input') state.status = 'running';
       state.awaiting = null;

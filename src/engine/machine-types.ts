@@ -61,7 +61,7 @@ export type MachineInput =
       comment?: string;
       /** The name the decider gave (not verified: whoever holds the token or link may give any). */
       approver?: string;
-      /** How `approver` was established (recorded beside it; none without a name). */
+      /** How `approver` was established, or without one how the decision came (recorded either way). */
       approver_via?: NameSource;
       /**
        * The plan version the decider looked at: the decision is refused when the run now awaits

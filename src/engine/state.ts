@@ -111,6 +111,17 @@ export type RunState = {
     question_seq?: number;
   } | null;
   /**
+   * The last answer to a `human.input` step's question: who gave it and when (the InputReceived's
+   * timestamp), what a late answer naming that question (`question_seq`) is told. Null in a row an
+   * older release wrote.
+   */
+  question_answered: {
+    step_id: string;
+    answered_by?: string;
+    answered_at: string;
+    question_seq?: number;
+  } | null;
+  /**
    * Why the run waits for input, while `awaiting_input`; `schema`: what a `human.input` answer must
    * fit; `seq`: the question's id, its InputRequested event's seq (none in a row an older release
    * wrote), which an answer may name (`question_seq`) so it answers this question and no later one.
@@ -214,6 +225,7 @@ export function emptyRunState(runId: string, config: RunConfig): RunState {
     deferred_revision: null,
     awaiting: null,
     failure_answered: null,
+    question_answered: null,
     streaming: false,
     judging: [],
     turns: 0,

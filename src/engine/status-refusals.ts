@@ -98,10 +98,20 @@ export function answeredBeforeEnd(s: RunState, stepId: string): Refusal {
 
 /** The refusal of an answer to a step that has its answer: said so, to whoever answered second. */
 function answeredAlready(s: RunState, stepId: string): Refusal {
+  // Who answered and when, where the run knows it (a release before it kept neither).
+  const first = s.question_answered?.step_id === stepId ? s.question_answered : null;
+  const who = first?.answered_by === undefined ? '' : ` by ${first.answered_by}`;
+  const when = first ? ` at ${first.answered_at}` : '';
   return {
     code: 'conflict',
-    message: `Step "${stepId}" was answered already, so this answer was not taken; run ${s.run_id} is ${s.status}`,
-    details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
+    message: `Step "${stepId}" was answered already${who}${when}, so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    details: {
+      reason: 'input_not_awaited',
+      step_id: stepId,
+      status: s.status,
+      ...(first?.answered_by === undefined ? {} : { answered_by: first.answered_by }),
+      ...(first ? { answered_at: first.answered_at } : {}),
+    },
   };
 }
 
@@ -189,13 +199,17 @@ export function questionClosed(s: RunState, asked: number, stepId: string | unde
   const now = s.status === 'awaiting_input' ? s.awaiting : null;
   if (now && (now.seq === undefined || now.seq === asked)) return null;
   const first = s.failure_answered?.question_seq === asked ? s.failure_answered : null;
-  const about = first?.step_id ?? stepId;
+  // A person's question (human.input) answered: who answered and when, not what (the answer is theirs).
+  const person = s.question_answered?.question_seq === asked ? s.question_answered : null;
+  const about = first?.step_id ?? person?.step_id ?? stepId;
   const step = about === undefined ? '' : ` (step "${about}")`;
   const what = first
     ? `was answered already${first.answered_by === undefined ? '' : ` by ${first.answered_by}`} (${first.action}: ${FAILURE_OUTCOME[first.action] ?? first.action})`
-    : asked > s.seq
-      ? 'has not been asked'
-      : 'is not asked any more';
+    : person
+      ? `was answered already${person.answered_by === undefined ? '' : ` by ${person.answered_by}`} at ${person.answered_at}`
+      : asked > s.seq
+        ? 'has not been asked'
+        : 'is not asked any more';
   const next =
     now?.seq === undefined
       ? `; run ${s.run_id} is ${s.status}`
@@ -212,6 +226,8 @@ export function questionClosed(s: RunState, asked: number, stepId: string | unde
       asked_now: now?.seq ?? null,
       ...(first ? { decided: first.action } : {}),
       ...(first?.answered_by === undefined ? {} : { answered_by: first.answered_by }),
+      ...(person?.answered_by === undefined ? {} : { answered_by: person.answered_by }),
+      ...(person ? { answered_at: person.answered_at } : {}),
     },
   };
 }

@@ -16,15 +16,18 @@ export function scriptJson(value: unknown): string {
 const escapeHtml = (s: string) =>
   s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
-/** The page: the app's assets and, optionally, data for it (`window` reads `#edgeplan-data`). */
-export function appShell(title: string, data?: unknown): string {
+/**
+ * The page: the app's assets and, optionally, data for it (`window` reads `#edgeplan-data`); `auth:
+ * "token"` tells the dashboard every API call needs an API token (src/http/dashboard-auth.ts).
+ */
+export function appShell(title: string, data?: unknown, { auth }: { auth?: 'token' | null } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${escapeHtml(title)}</title>
+${auth ? `<meta name="edgeplan-auth" content="${auth}">\n` : ''}<title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/app/app.css">
 </head>

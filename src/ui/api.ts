@@ -23,15 +23,44 @@ export function setToken(token: string): void {
 /** How long the dashboard's client waits in all to send a refused request again (`Retry-After`). */
 export const UI_RETRY_WAIT_MS = 5_000;
 
+/**
+ * The server said every API call needs an API token (`<meta name="edgeplan-auth" content="token">`)
+ * and none is entered: a call would only be refused, so none is sent.
+ */
+export function tokenNeeded(): boolean {
+  const auth = document.querySelector('meta[name="edgeplan-auth"]')?.getAttribute('content');
+  return auth === 'token' && !getToken();
+}
+
+/** What a call not sent for want of a token answers: the API's own refusal, without the request. */
+const NO_TOKEN_ENTERED = JSON.stringify({
+  error: { code: 'unauthorized', message: 'no API token is entered in this browser' },
+});
+
 /** A client with the current token (or a link's, for the approval page: no API token). */
 export function api(options: { anonymous?: boolean } = {}): EdgeplanClient {
   const token = options.anonymous ? '' : getToken();
+  // A first visit to a deployment that needs a token: told so at once, with no request the browser
+  // would log as a failed (401) load — a red console error on the normal first visit.
+  const unsent =
+    !options.anonymous && tokenNeeded()
+      ? {
+          fetch: () =>
+            Promise.resolve(
+              new Response(NO_TOKEN_ENTERED, {
+                status: 401,
+                headers: { 'content-type': 'application/json' },
+              }),
+            ),
+        }
+      : {};
   // A person waits behind a click: the client sends a refused request again after a short wait
   // only; a longer one (a rate limit's minute) is said at once, with what the server answered.
   return createClient({
     baseUrl: location.origin,
     maxRetryWaitMs: UI_RETRY_WAIT_MS,
     ...(token ? { token } : {}),
+    ...unsent,
   });
 }
 
@@ -73,6 +102,8 @@ let signedIn: Promise<string | null> | undefined;
  * or an open API. Asked once per page.
  */
 export function signedInAs(): Promise<string | null> {
+  // Access is not configured where the page is told a token is needed: nobody to ask about.
+  if (tokenNeeded()) return Promise.resolve(null);
   signedIn ??= api({ anonymous: true })
     .me()
     .then((me) => (me.via === 'access' ? me.authenticated_as : null))

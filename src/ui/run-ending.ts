@@ -7,7 +7,13 @@
 import type { EventOf, RunEvent } from '../client';
 
 export type Ending =
-  | { kind: 'rejected'; by: 'approver' | 'timeout'; comment?: string }
+  | {
+      kind: 'rejected';
+      by: 'approver' | 'timeout';
+      comment?: string;
+      approver?: string;
+      approver_via?: string;
+    }
   | { kind: 'cancelled'; reason: string }
   | { kind: 'limit'; message: string };
 
@@ -29,9 +35,15 @@ export function endingOf(events: readonly RunEvent[]): Ending | null {
   if (end.payload.status !== 'cancelled') return null;
   if (end.payload.reason !== 'plan_rejected') return { kind: 'cancelled', reason: end.payload.reason };
   const rejected = events.findLast(is('ApprovalRejected'));
-  const by = rejected?.payload.by ?? 'approver';
-  const comment = rejected?.payload.comment;
-  return comment ? { kind: 'rejected', by, comment } : { kind: 'rejected', by };
+  const p = rejected?.payload;
+  // Who rejected it and how it came (a name, the approval link, a token), as the approval note says.
+  return {
+    kind: 'rejected',
+    by: p?.by ?? 'approver',
+    ...(p?.comment ? { comment: p.comment } : {}),
+    ...(p?.approver ? { approver: p.approver } : {}),
+    ...(p?.approver_via ? { approver_via: p.approver_via } : {}),
+  };
 }
 
 /** The status a person reads: a cancelled run whose plan was rejected says `rejected`. */

@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { applyEvent, EdgeplanApiError, emptyView, type Run, type RunEvent, type RunView } from '../client';
 import { isTransient } from '../client/watch';
-import { api, errorText } from './api';
+import { api, errorText, tokenNeeded } from './api';
 
 export type LiveRun = {
   view: RunView;
@@ -98,6 +98,8 @@ export function useRun(runId: string): LiveRun {
     };
     void refresh();
     void (async () => {
+      // No token entered where one is needed: the read above says so; a socket would only be refused.
+      if (tokenNeeded()) return;
       try {
         const events = api().watch(runId, {
           signal: ac.signal,

@@ -184,7 +184,8 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(shown.out).toMatch(
       new RegExp(`^${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval  plan v2$`, 'm'),
     );
-    expect(shown.out).toMatch(/^approved by the approver: no production step$/m);
+    // Nobody named: how the decision came (an API open without a token here), not "by the approver".
+    expect(shown.out).toMatch(/^approved through the API without a token: no production step$/m);
     expect(shown.out).toMatch(/^the approver edited the plan into v2: changed a; removed risky$/m);
     expect(shown.out).toMatch(/○ risky\s+not run/);
     expect(shown.out).toMatch(/v1, removed by v2 \(approver’s edit\): no production step/);
@@ -196,7 +197,9 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     );
     const events = edgeplan(['events', id]);
     expect(events.out).toMatch(/PlanUpdated\s+1 step \(v2, approval_edit\): no production step/);
-    expect(events.out).toMatch(/ApprovalGranted\s+by approver: no production step/);
+    expect(events.out).toMatch(
+      /ApprovalGranted\s+by approver \(through the API without a token\): no production step/,
+    );
   });
 
   it('show: a cancelled run’s waiting step is interrupted, not running; a question’s answer and who gave it; skips in words', async () => {

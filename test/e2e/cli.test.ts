@@ -61,6 +61,14 @@ function launch(args: string[], url: string) {
   };
 }
 
+/** The seq of the last question run `id` asked (its last InputRequested event), as `edgeplan events --json` lists it. */
+const lastQuestion = (id: string): number | undefined =>
+  edgeplan(['events', id, '--json'])
+    .out.trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event_type: string; seq: number })
+    .findLast((e) => e.event_type === 'InputRequested')?.seq;
+
 const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return name;
@@ -454,8 +462,11 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const cmd = launch(['run', plan, '--watch'], server.base);
     await cmd.until(/waits for input/, 'err');
     const id = /run (run_\w+)/.exec(cmd.out())?.[1];
+    // The hint names the question too: an answer typed late, after the step asked again, is refused.
+    const asked = lastQuestion(id!);
+    expect(asked).toBeGreaterThan(0);
     expect(cmd.err()).toBe(
-      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer> --step q\n`,
+      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer> --step q --question ${asked}\n`,
     );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
@@ -469,7 +480,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     await typedRun.until(/waits for input/, 'err');
     const typedId = /run (run_\w+)/.exec(typedRun.out())?.[1];
     expect(typedRun.err()).toBe(
-      `${typedId} waits for input (Who?). Answer with: edgeplan input ${typedId} <answer> --step t ` +
+      `${typedId} waits for input (Who?). Answer with: edgeplan input ${typedId} <answer> --step t --question ${lastQuestion(typedId!)} ` +
         `(JSON that fits its schema ${JSON.stringify(schema)})\n`,
     );
     expect(edgeplan(['input', typedId!, '{"name": "Ada"}', '--step', 't']).code).toBe(0);
@@ -522,7 +533,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const watching = launch(['watch', runId], server.base);
     await watching.until(/waits for input/, 'err');
     expect(watching.err()).toContain(
-      `Answer with: edgeplan input ${runId} --action retry|skip|replan|abort --step f\n`,
+      `Answer with: edgeplan input ${runId} --action retry|skip|replan|abort --step f --question ${lastQuestion(runId)}\n`,
     );
     expect(edgeplan(['input', runId, '--action', 'again']).err).toMatch(
       /--action must be one of retry, skip, abort, replan/,

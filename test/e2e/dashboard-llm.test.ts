@@ -167,7 +167,7 @@ describe('the dashboard following LLM-planned runs', () => {
     await runPage.waitForSelector('.approval-note');
     // (The comment's quotation marks are the <q> element's own, not its text.)
     await expect(runPage.locator('.approval-note').innerText()).resolves.toBe(
-      'Plan v1 approved by the approver: v1 ok',
+      'Plan v1 approved through the API without a token: v1 ok',
     );
     await runPage.close();
     const { page, errors } = await open(`${link.pathname}${link.search}`);
@@ -189,7 +189,10 @@ describe('the dashboard following LLM-planned runs', () => {
     expect(Object.keys(run.step_results as object).sort()).toEqual(['fetch', 'parse2']);
     const { page: donePage, errors: doneErrors } = await open(`/#/runs/${run_id}`);
     await donePage.waitForSelector('.approval-note');
-    await expect(donePage.locator('.approval-note').innerText()).resolves.toMatch(/^Plan v2 approved by /);
+    // Approved on the link with no name typed: said so, not "by the approver".
+    await expect(donePage.locator('.approval-note').innerText()).resolves.toBe(
+      'Plan v2 approved from the approval link',
+    );
     await shot(donePage, 'llm-revision-approved');
     expect([...runErrors, ...errors, ...doneErrors]).toEqual([]);
     await page.close();

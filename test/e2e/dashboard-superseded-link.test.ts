@@ -2,7 +2,8 @@
  * The approval link's page of a version a newer one replaced — a rollback asked the approver about
  * another version, and a new link went out: a decision sent from it is refused `410
  * approval_link_superseded`, and the page says which version it asked about and which awaits now, in
- * place of its comment form and buttons; opened afresh, the link's page says the same. In chromium
+ * place of its comment form and buttons, and marks the plan still drawn below as what it asked about
+ * then (not the plan awaiting a decision); opened afresh, the link's page says the same. In chromium
  * against `wrangler dev` with a scripted LLM and a real webhook receiver; screenshots go to
  * test-results/screenshots/.
  */
@@ -77,6 +78,15 @@ describe('the approval link’s page of a version a newer link replaced', () => 
       await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
     await expect(page.getByRole('textbox').count()).resolves.toBe(0);
     await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    // v2's plan stays below for reference, marked as what the link asked about — every step of it
+    // inside that section, none left where the plan awaiting a decision was drawn.
+    const asked = page.locator('[data-asked-before]');
+    await expect(asked.locator('h2#asked-before').innerText()).resolves.toBe(
+      'What this link asked about (plan version 2), as it was then',
+    );
+    const inside = await asked.locator('[data-step-id]').count();
+    expect(inside).toBeGreaterThan(0);
+    await expect(page.locator('[data-step-id]').count()).resolves.toBe(inside);
     await shot(page, 'superseded-link-decided');
 
     // Opened again, the old link's page says the same, with nothing to press.

@@ -231,6 +231,11 @@ describe('the dashboard', () => {
     // Single use: the page now says the link is spent.
     const again = await fetch(link.href);
     expect(again.status).toBe(410);
+    // Nobody typed a name: the run's page says where the approval came from, not "by the approver".
+    await page.goto(`${env.server.base}/#/runs/${run_id}`);
+    await expect(page.locator('.approval-note').innerText()).resolves.toBe(
+      'Plan approved from the approval link',
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -253,8 +258,8 @@ describe('the dashboard', () => {
     const run = await waitForStatus(run_id, 'cancelled');
     expect(run.termination_reason).toBe('plan_rejected');
     await page.goto(`${env.server.base}/#/runs/${run_id}`);
-    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(
-      /Fetch from staging, not production/,
+    await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toBe(
+      'Plan rejected from the approval link: Fetch from staging, not production',
     );
     expect(errors).toEqual([]);
     await page.close();
@@ -975,6 +980,11 @@ describe('the dashboard', () => {
 
       // A person who opens the dashboard without the token is told where it goes, and entering it works.
       const fresh = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
+      // The normal first visit logs nothing red in devtools: no request is sent only to be refused.
+      const consoleErrors: string[] = [];
+      const refused: string[] = [];
+      fresh.on('console', (m) => (m.type() === 'error' ? consoleErrors.push(m.text()) : undefined));
+      fresh.on('response', (r) => (r.status() === 401 ? refused.push(r.url()) : undefined));
       await fresh.goto(`${secured.base}/`);
       await fresh.getByText('this server needs an API token: enter its API_TOKEN in "API token"').waitFor();
       // A run's page without it says the run could not be read, and why — not "planning", "No plan yet."
@@ -983,6 +993,9 @@ describe('the dashboard', () => {
       await expect(fresh.locator('[data-run-unread]').innerText()).resolves.toBe('the run could not be read');
       await expect(fresh.locator('[data-run-status]').count()).resolves.toBe(0);
       await expect(fresh.getByText('No plan yet.').count()).resolves.toBe(0);
+      await shot(fresh, 'token-needed-run');
+      expect(consoleErrors).toEqual([]);
+      expect(refused).toEqual([]);
       await fresh.getByLabel('API token').fill('not-the-token');
       await fresh.getByLabel('API token').press('Enter');
       await fresh.getByText('this server does not accept the API token entered').waitFor();

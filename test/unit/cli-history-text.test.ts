@@ -112,13 +112,15 @@ describe('the terminal’s history of a run', () => {
       ev('ApprovalGranted', { comment: 'safer', by: 'approver' }, 2),
     ]);
     expect(decisionLines(edited)).toEqual([
-      'approved by the approver: safer',
+      'approved: safer',
       'the approver edited the plan into v2: changed a; removed b',
     ]);
     const timedOut = fold([ev('PlanAuthored', { plan }), ev('ApprovalGranted', { by: 'timeout' })]);
-    expect(decisionLines(timedOut)).toEqual(['approved by the approval deadline (its default action)']);
+    expect(decisionLines(timedOut)).toEqual([
+      'approved when the approval deadline passed (its default action)',
+    ]);
     expect(renderLive(timedOut, 0, 0, PLAIN)).toContain(
-      ' approved by the approval deadline (its default action)',
+      ' approved when the approval deadline passed (its default action)',
     );
   });
 

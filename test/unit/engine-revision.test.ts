@@ -48,7 +48,7 @@ describe('approval', () => {
     expect(rejected).toEqual({ comment: 'no', by: 'approver' });
   });
 
-  it('records how the approver’s name was established beside it, and no source without a name', () => {
+  it('records how the approver’s name was established beside it, and without a name how the decision came', () => {
     const onLink = harness({ steps: [echo('a')] }, { require_plan_approval: true });
     send(onLink, { type: 'approval', decision: 'reject', approver: 'Olga', approver_via: 'link' });
     expect(onLink.events.find((e) => e.event_type === 'ApprovalRejected')?.payload).toMatchObject({
@@ -58,7 +58,8 @@ describe('approval', () => {
     const unnamed = harness({ steps: [echo('a')] }, { require_plan_approval: true });
     send(unnamed, { type: 'approval', decision: 'approve', approver_via: 'token' });
     const granted = unnamed.events.find((e) => e.event_type === 'ApprovalGranted')?.payload;
-    expect(granted).toEqual({ comment: undefined, by: 'approver' });
+    // Told "approved with the API token" rather than "by the approver", whom nobody named.
+    expect(granted).toEqual({ comment: undefined, by: 'approver', approver_via: 'token' });
   });
 
   it('replays a decision with its approver_via to the state the run had', () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/client';
-import { deciderText } from '../../src/client/approval-changes-text';
+import { decidedText, deciderText } from '../../src/client/approval-changes-text';
 import { namedText, nameSourceNote, nameSourceWords } from '../../src/client/name-source-text';
 import { applyEvent, emptyView, type RunView } from '../../src/client/run-view';
 import { decisionLines, eventLine } from '../../src/cli/render';
@@ -49,6 +49,26 @@ describe('how a name was established, in words', () => {
     );
     expect(deciderText({ by: 'approver', approver: 'Ada' })).toBe('“Ada”');
     expect(deciderText({ by: 'approver' })).toBe('the approver');
+    // How a decision came, when nobody put a name to it: never "by the approver".
+    expect(decidedText({ by: 'approver', approver_via: 'link' })).toBe('from the approval link');
+    expect(decidedText({ by: 'approver', approver_via: 'token' })).toBe('with the API token');
+    expect(decidedText({ by: 'approver', approver_via: 'anonymous' })).toBe(
+      'through the API without a token',
+    );
+    expect(decidedText({ by: 'approver' })).toBe('');
+    expect(decidedText({ by: 'approver', approver: 'Ada', approver_via: 'link' })).toBe(
+      'by “Ada” (typed on the approval link)',
+    );
+    expect(decidedText({ by: 'timeout' })).toBe('when the approval deadline passed (its default action)');
+    const viaLink = fold([
+      ev('PlanAuthored', { plan }),
+      ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }),
+      ev('ApprovalGranted', { by: 'approver', approver_via: 'link', comment: 'ok' }),
+    ]);
+    expect(decisionLines(viaLink)).toEqual(['approved from the approval link: ok']);
+    expect(eventLine(ev('ApprovalGranted', { by: 'approver', approver_via: 'link' }))).toMatch(
+      /ApprovalGranted\s+by approver \(from the approval link\)$/,
+    );
     const verified = fold([
       ev('PlanAuthored', { plan }),
       ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }),

@@ -8,7 +8,7 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, events, inputsReceived, startRun, waitForRun, type Json } from './helpers';
+import { api, askingRun, events, inputsReceived, startRun, waitForRun, type Json } from './helpers';
 
 /** A run whose step `f` fails (always) and asks how to go on; its questions' seqs, oldest first. */
 async function askingAboutFailure() {
@@ -102,6 +102,36 @@ describe('an answer that names its question', () => {
     }
     expect(await inputsReceived(runId)).toEqual([]);
     expect((await answer(runId, { input: { action: 'skip' }, question_seq: seq })).status).toBe(200);
+  });
+});
+
+describe('a person’s question (human.input) answered', () => {
+  it('refuses a late answer naming it 409 question_closed, saying who answered and when', async () => {
+    const runId = await askingRun();
+    const question = async () =>
+      (await events(runId)).findLast((e) => e.event_type === 'InputRequested')?.seq as number;
+    const seq = await question();
+    const ada = { input: 'yes', step_id: 'ask', question_seq: seq, approver: 'Ada' };
+    expect((await answer(runId, ada)).status).toBe(200);
+    const received = (await events(runId)).find((e) => e.event_type === 'InputReceived');
+    const at = received?.timestamp as string;
+    expect(at).toMatch(/^\d{4}-/);
+
+    const late = await answer(runId, { input: 'no', step_id: 'ask', question_seq: seq, approver: 'Bob' });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({
+      code: 'question_closed',
+      details: { question_seq: seq, step_id: 'ask', answered_by: 'Ada', answered_at: at },
+    });
+    expect(late.body.error.message).toContain(
+      `Question ${seq} of run ${runId} (step "ask") was answered already by Ada at ${at}; run ${runId} is `,
+    );
+    // Without question_seq, naming the step: told the same who and when.
+    const again = await answer(runId, { input: 'no', step_id: 'ask', approver: 'Bob' });
+    expect(again.status).toBe(409);
+    expect(again.body.error.details).toMatchObject({ answered_by: 'Ada', answered_at: at });
+    expect(again.body.error.message).toContain(`was answered already by Ada at ${at}`);
+    expect((await inputsReceived(runId)).map((p) => p.answered_by)).toEqual(['Ada']);
   });
 });
 

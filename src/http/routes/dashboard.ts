@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { APP_HEADERS, appShell, messagePage } from '../app-shell';
+import { dashboardAuth } from '../dashboard-auth';
 import type { App } from '../types';
 
 const dashboard = createRoute({
@@ -28,7 +29,7 @@ export function registerDashboardRoutes(app: App): void {
   app.openAPIRegistry.registerPath(dashboard);
   app.get('/', (c) =>
     c.env.ASSETS
-      ? c.html(appShell('edgeplan'), 200, APP_HEADERS)
+      ? c.html(appShell('edgeplan', undefined, { auth: dashboardAuth(c.env) }), 200, APP_HEADERS)
       : c.html(
           messagePage(
             'edgeplan',

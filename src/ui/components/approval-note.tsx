@@ -2,7 +2,14 @@
  * Who approved the plan and what they said, and what their edit changed — in the page's head, where a
  * person reading the run later looks first (a rejection says so in the run's outcome instead).
  */
-import { approvedVersion, changesText, nameSourceNote, quotedName, type RunView } from '../../client';
+import {
+  approvedVersion,
+  changesText,
+  decidedText,
+  nameSourceNote,
+  quotedName,
+  type RunView,
+} from '../../client';
 import { visibleText } from '../visible-text';
 
 export function ApprovalNote({ view }: { view: RunView }) {
@@ -12,28 +19,23 @@ export function ApprovalNote({ view }: { view: RunView }) {
   const what = edit ? changesText(edit.changes) : '';
   return (
     <p class="approval-note muted" data-approval={a.by}>
-      Plan{approvedVersion(view)} approved{' '}
-      {a.by === 'timeout' ? (
-        'when the approval deadline passed (its default action)'
-      ) : (
+      Plan{approvedVersion(view)} approved
+      {a.by !== 'timeout' && a.approver ? (
         // A name the decider gave is shown as given: anyone with the token or link may give any. How
         // it was established follows it (verified by Access, typed on the link …) when the event says.
         <>
-          by{' '}
-          {a.approver ? (
-            <>
-              <span data-approver>{visibleText(quotedName(a.approver, a.approver_via))}</span>
-              {nameSourceNote(a.approver_via) ? (
-                <span class="name-source" data-name-source={a.approver_via}>
-                  {nameSourceNote(a.approver_via)}
-                </span>
-              ) : null}
-            </>
-          ) : (
-            'the approver'
-          )}
+          {' '}
+          by <span data-approver>{visibleText(quotedName(a.approver, a.approver_via))}</span>
+          {nameSourceNote(a.approver_via) ? (
+            <span class="name-source" data-name-source={a.approver_via}>
+              {nameSourceNote(a.approver_via)}
+            </span>
+          ) : null}
         </>
-      )}
+      ) : decidedText(a) ? (
+        // No name: how it came (the deadline, the approval link, an API token), or nothing more.
+        <span data-decided-via={a.approver_via ?? a.by}> {decidedText(a)}</span>
+      ) : null}
       {a.comment ? (
         <>
           : <q class="comment">{visibleText(a.comment)}</q>

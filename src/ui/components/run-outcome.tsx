@@ -4,6 +4,7 @@
  * `cancelled` with `termination_reason: "plan_rejected"` (the runs list too); the approver's comment is
  * in the run's events (`ApprovalRejected`).
  */
+import { decidedText } from '../../client';
 import type { Ending } from '../run-ending';
 import { visibleText } from '../visible-text';
 
@@ -19,8 +20,8 @@ export function RunOutcome({
   if (ending?.kind === 'rejected')
     return (
       <p class="outcome" data-outcome="rejected">
-        <strong>Plan rejected</strong>{' '}
-        {ending.by === 'timeout' ? 'when the approval deadline passed' : 'by the approver'}
+        <strong>Plan rejected</strong>
+        {decidedText(ending) ? ` ${visibleText(decidedText(ending))}` : ''}
         {ending.comment ? (
           <>
             : <q class="comment">{visibleText(ending.comment)}</q>

@@ -102,6 +102,24 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
 
   const e = data.estimates;
   const inferred = data.inferred ?? {};
+  const plan = (
+    <>
+      <Dag
+        steps={view.steps}
+        inferred={inferred}
+        critical={e.critical_path.steps}
+        selected={selected}
+        onSelect={setSelected}
+      />
+      <ApproveSteps
+        steps={data.plan.steps}
+        kept={new Map(Object.entries(data.kept ?? {}))}
+        inferred={inferred}
+        selected={selected}
+        changes={data.changes ?? null}
+      />
+    </>
+  );
   return (
     <main class="approval">
       <h1>
@@ -117,7 +135,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''}
         {gone ? '' : ` · link valid until ${new Date(data.expires_at).toLocaleString()}`}
       </p>
-      {data.changes ? <ApprovalChanges changes={data.changes} /> : null}
+      {data.changes && !gone ? <ApprovalChanges changes={data.changes} /> : null}
       {outcome ? (
         <p class="ok" role="status" ref={told} tabindex={-1}>
           {outcome} This link cannot be used again.
@@ -169,20 +187,20 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
           }}
         />
       ) : null}
-      <Dag
-        steps={view.steps}
-        inferred={inferred}
-        critical={e.critical_path.steps}
-        selected={selected}
-        onSelect={setSelected}
-      />
-      <ApproveSteps
-        steps={data.plan.steps}
-        kept={new Map(Object.entries(data.kept ?? {}))}
-        inferred={inferred}
-        selected={selected}
-        changes={data.changes ?? null}
-      />
+      {gone ? (
+        // The link died while open: the plan below is what it asked about then, not one that awaits.
+        <section class="asked-before" data-asked-before aria-labelledby="asked-before">
+          <h2 id="asked-before">
+            What this link asked about
+            {data.plan.version === undefined ? '' : ` (plan version ${data.plan.version})`}, as it was then
+          </h2>
+          <p class="muted">Not awaiting a decision here: the run may have another plan by now.</p>
+          {data.changes ? <ApprovalChanges changes={data.changes} /> : null}
+          {plan}
+        </section>
+      ) : (
+        plan
+      )}
     </main>
   );
 }
