@@ -772,7 +772,8 @@ describe('the dashboard', () => {
       '    to: hello',
     ].join('\n');
     await page.locator('.plan-editor textarea').fill(yaml);
-    await page.waitForSelector('.plan-editor .ok');
+    // The YAML's own result: the sample plan's "✔ Valid (JSON plan)" is still there until it is checked.
+    await page.locator('.plan-editor .ok', { hasText: 'TEA YAML' }).waitFor();
     await expect(page.locator('.plan-editor .check').innerText()).resolves.toMatch(/TEA YAML[\s\S]*hello/);
     await shot(page, 'new-run-tea');
     // LLMCompiler text with two problems: both listed, each with its line said once.
