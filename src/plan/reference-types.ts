@@ -12,7 +12,15 @@ import type { ReferenceVisitor, StateWriter } from './graph';
 import type { PlanStep } from './model';
 import { formatPath, getPath } from './references';
 import type { PathSegment, Reference } from './references';
-import { ANY_KIND, Kind, compatible, describeKinds, expectsPrimitive, schemaAt } from './schema-paths';
+import {
+  ANY_KIND,
+  Kind,
+  compatible,
+  describeKinds,
+  expectsPrimitive,
+  kindOfValue,
+  schemaAt,
+} from './schema-paths';
 import type { SchemaAt } from './schema-paths';
 import type { AnyTool, ToolRegistry } from '../executor/registry';
 
@@ -163,20 +171,5 @@ export class ReferenceTypeChecker {
 
 /** The kind of a value read from the run's input; a path it does not have reads nothing (undefined). */
 function valueKind(read: { found: boolean; value?: unknown }): number {
-  const v = read.value;
-  if (!read.found || v === undefined) return Kind.undefined;
-  if (v === null) return Kind.null;
-  if (Array.isArray(v)) return Kind.array;
-  switch (typeof v) {
-    case 'string':
-      return Kind.string;
-    case 'number':
-      return Kind.number;
-    case 'boolean':
-      return Kind.boolean;
-    case 'object':
-      return Kind.object;
-    default:
-      return Kind.other;
-  }
+  return read.found ? kindOfValue(read.value) : Kind.undefined;
 }

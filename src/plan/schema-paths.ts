@@ -243,8 +243,10 @@ function kindsOf(s: core.$ZodType, mode: SchemaMode, depth: number): number {
   }
 }
 
-function kindOfValue(v: unknown): number {
+/** The kind of one value (a literal's, an enum member's, or what the run's input holds at a path). */
+export function kindOfValue(v: unknown): number {
   if (v === null) return Kind.null;
+  if (Array.isArray(v)) return Kind.array;
   switch (typeof v) {
     case 'string':
       return Kind.string;
@@ -254,6 +256,8 @@ function kindOfValue(v: unknown): number {
       return Kind.boolean;
     case 'undefined':
       return Kind.undefined;
+    case 'object':
+      return Kind.object;
     default:
       return Kind.other;
   }
