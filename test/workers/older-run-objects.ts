@@ -6,7 +6,10 @@
  * argument never read. Its cancel and DELETE are the real ones. For the tests of a deploy rolling out (rollout-create.test.ts,
  * client-retry.test.ts).
  */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import worker from '../../src/worker';
+import type { Json } from './helpers';
 import type { CreateRunRequest, CreatedRun } from '../../src/durable/run-requests';
 import type { RpcResult } from '../../src/durable/rpc-result';
 
@@ -54,4 +57,24 @@ export function olderObjects(): Env['PLAN_RUN'] {
 /** What workerd throws for an RPC method the object does not have. */
 function notImplemented(method: string): TypeError {
   return new TypeError(`The RPC receiver does not implement "${method}".`);
+}
+
+/** A JSON `POST` to this release's Worker whose run objects are `ns` (this release's, or {@link olderObjects}). */
+export async function postThrough(
+  ns: Env['PLAN_RUN'],
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Json }> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`http://edgeplan.test${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    { ...env, PLAN_RUN: ns },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: await res.json<Json>() };
 }

@@ -5,28 +5,14 @@
  * Worker hands the version to the run beside the body, so the older object takes the decision
  * (unchecked, as it took every one), and this release's object checks it.
  */
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/worker';
-import { startRun, waitForRun, type Json } from './helpers';
-import { olderObjects } from './older-run-objects';
+import { startRun, waitForRun } from './helpers';
+import { olderObjects, postThrough } from './older-run-objects';
 
 /** `POST /v1/runs/:id/approval` to this release's Worker, its run objects `ns`. */
-async function decide(ns: Env['PLAN_RUN'], runId: string, body: unknown) {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://edgeplan.test/v1/runs/${runId}/approval`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-    { ...env, PLAN_RUN: ns },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: await res.json<Json>() };
-}
+const decide = (ns: Env['PLAN_RUN'], runId: string, body: unknown) =>
+  postThrough(ns, `/v1/runs/${runId}/approval`, body);
 
 async function awaitingApproval(): Promise<string> {
   const runId = await startRun(

@@ -5,28 +5,14 @@
  * unchecked, as it took every one — not a 400 from its body parser. A Worker from before `approver`
  * hands the body over whole: this release's object reads the question out of it and checks it.
  */
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/worker';
-import { api, events, inputsReceived, startRun, waitForRun, type Json } from './helpers';
-import { olderObjects } from './older-run-objects';
+import { api, events, inputsReceived, startRun, waitForRun } from './helpers';
+import { olderObjects, postThrough } from './older-run-objects';
 
 /** `POST /v1/runs/:id/input` to this release's Worker, its run objects `ns`. */
-async function answer(ns: Env['PLAN_RUN'], runId: string, body: unknown) {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://edgeplan.test/v1/runs/${runId}/input`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-    { ...env, PLAN_RUN: ns },
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: await res.json<Json>() };
-}
+const answer = (ns: Env['PLAN_RUN'], runId: string, body: unknown) =>
+  postThrough(ns, `/v1/runs/${runId}/input`, body);
 
 /** A run whose step `f` failed and asks how to go on; the seq of that question. */
 async function askingAboutFailure(): Promise<{ runId: string; seq: number }> {
