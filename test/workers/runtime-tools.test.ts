@@ -162,8 +162,9 @@ describe('human.input', () => {
     const refused = answers.find((a) => a.status === 409)!;
     expect(refused.body.error.details).toMatchObject({ reason: 'input_not_awaited', step_id: 'ask' });
     // Told what happened: the other answer was taken (not advised to send this as new information).
+    // (and when: the run keeps when a person's question was answered)
     expect(refused.body.error.message).toMatch(
-      /^Step "ask" was answered already, so this answer was not taken/,
+      /^Step "ask" was answered already at \d{4}-\d\d-\d\dT[\d:.]+Z, so this answer was not taken/,
     );
     // No such step: 404, while the run still runs.
     expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'x', step_id: 'nope' })).status).toBe(404);
