@@ -4,14 +4,15 @@
  * (README: "failed, invalid or refused") with one line naming the server and what it answered —
  * never a TypeError or a stack. Against a real HTTP server on loopback.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptSocket } from '../fixtures/websocket-accept';
+import { runCli } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-hostile-'));
 const cli = join(dir, 'edgeplan.mjs');
@@ -27,14 +28,7 @@ beforeAll(async () => {
   // Takes the upgrade (RFC 6455) and sends one small text frame.
   server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
     upgraded.push(socket);
-    const accept = createHash('sha1')
-      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
-      .digest('base64');
-    socket.write(
-      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-        `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
-    );
-    socket.write(Buffer.concat([Buffer.from([0x81, wsMessage.length]), Buffer.from(wsMessage)]));
+    acceptSocket(req, socket, [wsMessage]);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -47,18 +41,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the command to its end without blocking the loopback server. */
-function edgeplan(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: dir,
-    env: { ...process.env, EDGEPLAN_URL: url, NO_COLOR: '1' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += String(d)));
-  child.stderr.on('data', (d: Buffer) => (err += String(d)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
+const edgeplan = (args: string[]) => runCli(cli, args, { cwd: dir, url });
 
 const answer =
   (status: number, body: string, headers: Record<string, string> = {}) =>

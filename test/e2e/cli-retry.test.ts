@@ -5,13 +5,14 @@
  * `--no-retry` answers the refusal at once. Against a real HTTP server on loopback that answers a
  * refusal with a real Retry-After of 1 s first. (Through the Worker: test/workers/client-retry.test.ts.)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli-process';
 
 type Answer = { status: number; headers?: Record<string, string>; body: unknown };
 
@@ -47,18 +48,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the command to its end without blocking the loopback server. */
-function edgeplan(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [cli, ...args], {
-    cwd: dir,
-    env: { ...process.env, EDGEPLAN_URL: url, NO_COLOR: '1' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += String(d)));
-  child.stderr.on('data', (d: Buffer) => (err += String(d)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
+const edgeplan = (args: string[]) => runCli(cli, args, { cwd: dir, url });
 
 const deployInProgress: Answer = {
   status: 503,

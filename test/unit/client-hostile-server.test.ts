@@ -5,12 +5,12 @@
  * answered. Each is an `EdgeplanApiError` naming the server and what was wrong — never a hang, a
  * TypeError, or a body held in memory whole.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
 import { MAX_RESPONSE_BYTES } from '../../src/client/http';
+import { acceptSocket } from '../fixtures/websocket-accept';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 type Upgrade = (req: IncomingMessage, socket: Socket) => void;
@@ -184,26 +184,6 @@ describe('a redirect', () => {
     expect(elsewhereAsked).toEqual([]);
   });
 });
-
-/** Answers a WebSocket upgrade (RFC 6455), then sends `messages` as text frames. */
-function acceptSocket(req: IncomingMessage, socket: Socket, messages: string[]) {
-  const accept = createHash('sha1')
-    .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
-    .digest('base64');
-  socket.write(
-    'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-      `Sec-WebSocket-Accept: ${accept}\r\n\r\n`,
-  );
-  for (const m of messages) {
-    const data = Buffer.from(m);
-    // Small frames only: FIN + text, 7-bit or 16-bit length, unmasked (server to client).
-    const head =
-      data.length < 126
-        ? Buffer.from([0x81, data.length])
-        : Buffer.from([0x81, 126, data.length >> 8, data.length & 0xff]);
-    socket.write(Buffer.concat([head, data]));
-  }
-}
 
 const emptyPage = answer(200, JSON.stringify({ events: [], has_more: false }), {
   'content-type': 'application/json',
