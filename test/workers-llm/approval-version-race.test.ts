@@ -11,6 +11,7 @@ import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
 import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
 import { describedEcho as echo } from '../fixtures/echo-steps';
+import { revisionAwaitingApproval as revisionSetup } from './revision-setup';
 
 /** Where the runs' webhooks go: answered by the mocked fetch, never reached. */
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -44,20 +45,7 @@ function catchLinks(): Map<number, URL> {
 }
 
 /** A run whose planner-written v2 (adding `fixed`) awaits approval, v1 (with the failing step) approved. */
-async function revisionAwaitingApproval(): Promise<string> {
-  const key = `version-race-${crypto.randomUUID()}`;
-  const flaky = {
-    id: 'flaky',
-    action: 'demo.flaky',
-    parameters: { fail_times: 99, key, permanent: true },
-    dependencies: ['a'],
-  };
-  const runId = await startRun({ steps: [echo('a'), flaky] }, config);
-  await waitForRun(runId, (r) => r.status === 'awaiting_approval');
-  expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
-  await waitForRun(runId, (r) => r.status === 'awaiting_approval' && r.plan_version === 2);
-  return runId;
-}
+const revisionAwaitingApproval = () => revisionSetup(config, 'version-race');
 
 /** The planner's revision, the same every time it is asked (runs of earlier rounds may ask too). */
 const revisedPlan = () =>

@@ -11,8 +11,9 @@ import { EARLIER_LINKS_KEPT } from '../../src/approval/issued-links';
 import { createApp } from '../../src/http/app';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
-import { api, startRun, waitForRun, type Json } from '../workers/helpers';
+import { api, waitForRun, type Json } from '../workers/helpers';
 import { describedEcho as echo } from '../fixtures/echo-steps';
+import { revisionAwaitingApproval } from './revision-setup';
 
 /** Where the runs' webhooks go: answered by the mocked fetch, never reached. */
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -65,17 +66,7 @@ async function revisionWithLinks() {
       Array.from({ length: 20 }, () => JSON.stringify({ steps: [echo('a'), echo('fixed', ['a'])] })),
     ).fetch,
   );
-  const key = `superseded-${crypto.randomUUID()}`;
-  const flaky = {
-    id: 'flaky',
-    action: 'demo.flaky',
-    parameters: { fail_times: 99, key, permanent: true },
-    dependencies: ['a'],
-  };
-  const runId = await startRun({ steps: [echo('a'), flaky] }, config);
-  await waitForRun(runId, (r) => r.status === 'awaiting_approval');
-  expect((await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
-  await waitForRun(runId, (r) => r.status === 'awaiting_approval' && r.plan_version === 2);
+  const runId = await revisionAwaitingApproval(config, 'superseded');
   await vi.waitFor(() => expect(tokens[1]).toBeDefined(), { timeout: 10_000 });
   let to = 1;
   const rollBack = async () => {
