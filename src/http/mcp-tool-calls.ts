@@ -124,7 +124,10 @@ export function argumentsProblem(
 ): string | null {
   const unknown = Object.keys(args).filter((k) => !known.includes(k));
   if (unknown.length > 0) {
-    const message = unknownKeysMessage(unknown, known).replace(/^Unknown key/, 'Unknown argument');
+    const message = unknownKeysMessage(unknown, known, { listKnown: false }).replace(
+      /^Unknown key/,
+      'Unknown argument',
+    );
     return `${message}; the arguments are ${known.join(', ') || 'none'}`;
   }
   const missing = required.find((k) => args[k] === undefined);

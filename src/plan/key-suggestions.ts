@@ -19,17 +19,55 @@ const KEY_CHARS = 80;
 /**
  * `Unknown key "a" (did you mean "b"?)`; several keys are listed together — the first
  * {@link LISTED_KEYS}, then how many more, each cut to {@link KEY_CHARS} characters: a body of 200,000
- * unknown keys was answered with all of them, 5 MB.
+ * unknown keys was answered with all of them, 5 MB. When a key resembles no known one, the known keys
+ * follow (`; known keys: …`) unless `listKnown` is false (a caller that lists them its own way).
  */
-export function unknownKeysMessage(keys: readonly string[], known: readonly string[]): string {
+export function unknownKeysMessage(
+  keys: readonly string[],
+  known: readonly string[],
+  { listKnown = true }: { listKnown?: boolean } = {},
+): string {
+  let unmatched = false;
   const parts = keys.slice(0, LISTED_KEYS).map((k) => {
-    const near = nearestKey(k, known) ?? knownSynonym(k, known);
+    const near = nearestKey(k, known) ?? knownSynonym(k, known) ?? keyWithTheseWords(k, known);
     const shown = k.length > KEY_CHARS ? `${k.slice(0, KEY_CHARS)}…` : k;
+    if (!near) unmatched = true;
     return near ? `"${shown}" (did you mean "${near}"?)` : `"${shown}"`;
   });
   const more = keys.length - parts.length;
   if (more > 0) parts.push(`and ${more} more`);
-  return `Unknown key${keys.length === 1 ? '' : 's'} ${parts.join(', ')}`;
+  const message = `Unknown key${keys.length === 1 ? '' : 's'} ${parts.join(', ')}`;
+  // A key nothing resembles leaves the caller guessing: say what the object takes, when that is a list
+  // one can read (a body of a few keys, not an open-ended map).
+  const listed = listKnown && unmatched && known.length > 0 && known.length <= LISTED_KNOWN;
+  return listed ? `${message}; known keys: ${known.join(', ')}` : message;
+}
+
+/** The most known keys a message lists when an unknown one resembles none of them. */
+const LISTED_KNOWN = 30;
+
+/** A key's words, lower-cased: `requireApproval`, `require-approval` and `require_approval` alike. */
+function words(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[-_\s.]+/)
+    .filter((w) => w !== '');
+}
+
+/**
+ * The one known key whose words include every word of `key`, if exactly one does: `require_approval`
+ * is `require_plan_approval` with a word left out — too many edits for {@link nearestKey}.
+ * @example keyWithTheseWords('require_approval', ['require_plan_approval', 'max_parallel']) // 'require_plan_approval'
+ */
+export function keyWithTheseWords(key: string, known: readonly string[]): string | null {
+  const wanted = words(key);
+  if (wanted.length === 0) return null;
+  const matches = known.filter((k) => {
+    const have = new Set(words(k));
+    return wanted.every((w) => have.has(w));
+  });
+  return matches.length === 1 ? matches[0]! : null;
 }
 
 /**

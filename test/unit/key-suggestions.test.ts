@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { knownSynonym, nearestKey, unknownKeysMessage } from '../../src/plan/key-suggestions';
+import {
+  keyWithTheseWords,
+  knownSynonym,
+  nearestKey,
+  unknownKeysMessage,
+} from '../../src/plan/key-suggestions';
 
 describe('nearestKey', () => {
   it('counts two swapped neighbouring letters as one edit, the commonest slip', () => {
@@ -17,8 +22,30 @@ describe('nearestKey', () => {
 describe('unknownKeysMessage', () => {
   it('names every key of a few, each with what it likely meant', () => {
     expect(unknownKeysMessage(['vlaue', 'colour'], ['value'])).toBe(
-      'Unknown keys "vlaue" (did you mean "value"?), "colour"',
+      'Unknown keys "vlaue" (did you mean "value"?), "colour"; known keys: value',
     );
+  });
+
+  it('lists the known keys only when a key resembles none, and only a list one can read', () => {
+    expect(unknownKeysMessage(['vlaue'], ['value', 'ms'])).toBe(
+      'Unknown key "vlaue" (did you mean "value"?)',
+    );
+    const many = Array.from({ length: 31 }, (_, i) => `key_${i}`);
+    expect(unknownKeysMessage(['colour'], many)).toBe('Unknown key "colour"');
+    expect(unknownKeysMessage(['colour'], many.slice(0, 30))).toContain('; known keys: key_0, key_1,');
+  });
+
+  it('suggests the one known key that has every word of the unknown one: a word left out is many edits', () => {
+    const config = ['execution_mode', 'max_parallel', 'require_plan_approval', 'approval', 'timeout_s'];
+    expect(unknownKeysMessage(['require_approval'], config)).toBe(
+      'Unknown key "require_approval" (did you mean "require_plan_approval"?)',
+    );
+    expect(keyWithTheseWords('requireApproval', config)).toBe('require_plan_approval');
+    expect(keyWithTheseWords('parallel', config)).toBe('max_parallel');
+    // Two keys have the word: a guess between them is no suggestion.
+    expect(keyWithTheseWords('timeout', ['timeout_s', 'timeout_ms'])).toBeNull();
+    expect(keyWithTheseWords('approval_required', config)).toBeNull();
+    expect(keyWithTheseWords('__', config)).toBeNull();
   });
 
   it('names the first ten of many, then how many more, each cut: not a message as large as the body', () => {
@@ -27,7 +54,7 @@ describe('unknownKeysMessage', () => {
     const message = unknownKeysMessage(keys, ['value']);
     expect(message.length).toBeLessThan(400);
     expect(message).toContain(`"${'x'.repeat(80)}…", "k1"`);
-    expect(message.endsWith('"k9", and 199990 more')).toBe(true);
+    expect(message.endsWith('"k9", and 199990 more; known keys: value')).toBe(true);
   });
 });
 

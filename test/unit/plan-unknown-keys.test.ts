@@ -56,7 +56,7 @@ describe('unknown keys in a submitted plan', () => {
   it('lists several unknown keys of one step in one finding, suggesting only where one is near', () => {
     const r = submitted({ steps: [{ ...a, retires: 2, notes: 'x' }] });
     expect(r.errors.map((e) => e.message)).toEqual([
-      'steps[0]: Unknown keys "retires" (did you mean "retries"?), "notes"',
+      'steps[0]: Unknown keys "retires" (did you mean "retries"?), "notes"; known keys: id, description, action, parameters, dependencies, expected_output, fallback_action, estimated_tokens, output_path, when, subplan, timeout_ms, retries',
     ]);
   });
 

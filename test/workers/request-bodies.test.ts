@@ -334,7 +334,13 @@ describe('keys the API does not know', () => {
       'an unknown key with no near match',
       '/v1/runs',
       { plan, colour: 'red' },
-      '(root): Unknown key "colour"',
+      '(root): Unknown key "colour"; known keys: goal, plan, format, source, config, input',
+    ],
+    [
+      'a config key with a word left out',
+      '/v1/runs',
+      { plan, config: { require_approval: true } },
+      'config: Unknown key "require_approval" (did you mean "require_plan_approval"?)',
     ],
     [
       'a misspelt validation config key',
