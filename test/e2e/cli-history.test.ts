@@ -310,6 +310,61 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(edgeplan(['show', id]).out).toMatch(/^f\s+completed\s+×3 \(1 in retry 1\)\s/m);
   });
 
+  it('retry, approve and input --watch follow the run to its end and exit with its outcome; retry follows by default on a terminal', async () => {
+    const flaky = (key: string, failTimes: number) => ({
+      plan: {
+        goal: 'retry and follow',
+        steps: [{ id: 'f', action: 'demo.flaky', parameters: { fail_times: failTimes, key } }],
+      },
+      config: { retry_failed_steps: 0 },
+    });
+    // Fails once, then completes on the retry: exit 0, and the events up to the end are printed.
+    const once = await start(flaky(`cli-follow-once-${Date.now()}`, 1));
+    await waitForStatus(once, 'failed');
+    const retried = await edgeplanAsync(['retry', once, '--watch']);
+    expect(retried.err).toBe('');
+    expect(retried.code).toBe(0);
+    // The retry's answer first (the run may have ended by then: the step is quick), then its events.
+    expect(retried.out.split('\n')[0]).toMatch(new RegExp(`^${once}  (running|completed)$`));
+    expect(retried.out).toMatch(/RunResumed[\s\S]*RunTerminated\s+completed/);
+    // Fails again on the retry: the run's outcome is the exit code (1), not the retry's acceptance (0).
+    const twice = await start(flaky(`cli-follow-twice-${Date.now()}`, 2));
+    await waitForStatus(twice, 'failed');
+    const failedAgain = await edgeplanAsync(['retry', twice, '--watch']);
+    expect(failedAgain.code).toBe(1);
+    expect(failedAgain.out).toMatch(/RunResumed[\s\S]*RunTerminated\s+failed: step_failed[^\n]*attempt 2 of/);
+    // Without --watch (not a terminal): the action's answer, at once.
+    const third = await start(flaky(`cli-follow-third-${Date.now()}`, 1));
+    await waitForStatus(third, 'failed');
+    expect(edgeplan(['retry', third]).out).toMatch(new RegExp(`^${third}  (running|completed)\n$`));
+    // On a terminal a retry is followed, as `run` follows what it starts: the live view to the end.
+    const fourth = await start(flaky(`cli-follow-fourth-${Date.now()}`, 1));
+    await waitForStatus(fourth, 'failed');
+    const live = edgeplanOnTerminal(['retry', fourth]);
+    expect(live.code).toBe(0);
+    expect(live.out).toMatch(new RegExp(`^edgeplan ${fourth}  completed`, 'm'));
+    // Approving and following: the approved run's end.
+    const approval = await start({
+      plan: { goal: 'approve and follow', steps: [echo('a')] },
+      config: { require_plan_approval: true },
+    });
+    await waitForStatus(approval, 'awaiting_approval');
+    const approved = await edgeplanAsync(['approve', approval, '--watch']);
+    expect(approved.code).toBe(0);
+    expect(approved.out).toMatch(/ApprovalGranted[\s\S]*RunTerminated\s+completed/);
+    // Answering a question and following: the run's end after the answer.
+    const question = await start({
+      plan: {
+        goal: 'answer and follow',
+        steps: [{ id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } }],
+      },
+    });
+    await waitForStatus(question, 'awaiting_input');
+    const answered = await edgeplanAsync(['input', question, 'Paris', '--step', 'ask', '--watch']);
+    expect(answered.code).toBe(0);
+    expect(answered.out).toMatch(/InputReceived[\s\S]*RunTerminated\s+completed/);
+  });
+
   it('show leads from a parent run to its child run and back', async () => {
     const parent = await start({
       plan: {

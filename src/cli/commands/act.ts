@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { EdgeplanApiError, type ApprovalDecision, type ControlResult, type Finding } from '../../client';
 import type { Context } from '../context';
 import { EXIT, UsageError } from '../exit-codes';
+import { followToEnd } from '../follow';
 import { reportFindings } from '../findings';
 import { answerValue, readJson, runId } from '../inputs';
 import { approverName, pendingApprovalLines } from '../approval-text';
@@ -15,12 +16,22 @@ type Done = (code: number) => void;
 /** What `input --action` may answer a failed step the run asks about (revision strategy `ask_user`). */
 const ACTIONS = ['retry', 'skip', 'abort', 'replan'];
 
+const FOLLOW_HELP = 'then follow the run to its end, as `edgeplan watch` does; the exit code is its outcome';
+
 export function registerActions(program: Command, context: () => Context, done: Done): void {
   // `shown`: the status as `runs` shows it (a rejected plan ends the run `cancelled`: `rejected`).
   const control = (ctx: Context, r: ControlResult, shown: string = r.status) => {
     if (ctx.json) ctx.printJson(r);
     else ctx.print(`${r.run_id}  ${shown}${r.plan_version === undefined ? '' : `  plan v${r.plan_version}`}`);
     done(EXIT.ok);
+  };
+  // With --watch, the run the action set going is followed to its end, as `edgeplan watch` follows it,
+  // and the exit code is its outcome's (0 completed, 1 failed, 3 waiting) instead of the action's.
+  const controlThenFollow = async (ctx: Context, r: ControlResult, watch: boolean | undefined) => {
+    if (!watch) return control(ctx, r);
+    if (!ctx.json && !ctx.tty) ctx.print(`${r.run_id}  ${r.status}`);
+    const code = await followToEnd(ctx, r.run_id);
+    if (code !== null) done(code);
   };
 
   program
@@ -33,7 +44,8 @@ export function registerActions(program: Command, context: () => Context, done: 
     )
     .option('-m, --comment <text>', 'why')
     .option('--as <name>', 'your name, recorded with the decision as given (env EDGEPLAN_APPROVER)')
-    .action(async (given: string, o: { edit?: string; comment?: string; as?: string }) => {
+    .option('-w, --watch', FOLLOW_HELP)
+    .action(async (given: string, o: { edit?: string; comment?: string; as?: string; watch?: boolean }) => {
       const ctx = context();
       const id = runId(given);
       const named = approverName(o.as);
@@ -42,7 +54,12 @@ export function registerActions(program: Command, context: () => Context, done: 
         const pending = await ctx.client.pendingApproval(id);
         for (const line of pendingApprovalLines(pending, ctx.style)) ctx.print(line);
       }
-      if (!o.edit) return control(ctx, await ctx.client.approve(id, { comment: o.comment, ...named }));
+      if (!o.edit)
+        return controlThenFollow(
+          ctx,
+          await ctx.client.approve(id, { comment: o.comment, ...named }),
+          o.watch,
+        );
       const read = readJson(o.edit);
       if (read === null || typeof read !== 'object' || Array.isArray(read))
         throw new UsageError(
@@ -64,7 +81,7 @@ export function registerActions(program: Command, context: () => Context, done: 
           return null;
         });
       if (!decided) return done(EXIT.failed);
-      control(ctx, decided);
+      await controlThenFollow(ctx, decided, o.watch);
     });
   program
     .command('reject')
@@ -86,9 +103,12 @@ export function registerActions(program: Command, context: () => Context, done: 
     )
     .argument('<id>', 'run id')
     .option('-s, --step <step>', 'retry from this step')
-    .action(async (id: string, o: { step?: string }) =>
-      control(context(), await context().client.retry(runId(id), o.step)),
-    );
+    .option('-w, --watch', `${FOLLOW_HELP} (default on a terminal, as for run)`)
+    .option('--no-watch', 'print the retried run and exit')
+    .action(async (id: string, o: { step?: string; watch?: boolean }) => {
+      const ctx = context();
+      await controlThenFollow(ctx, await ctx.client.retry(runId(id), o.step), o.watch ?? ctx.tty);
+    });
   program
     .command('cancel')
     .description('Cancel a run')
@@ -120,9 +140,11 @@ export function registerActions(program: Command, context: () => Context, done: 
     .description('Ask the planner to revise the rest of a run’s plan')
     .argument('<id>', 'run id')
     .requiredOption('-r, --reason <text>', 'why the plan should change')
-    .action(async (id: string, o: { reason: string }) =>
-      control(context(), await context().client.replan(runId(id), o.reason)),
-    );
+    .option('-w, --watch', FOLLOW_HELP)
+    .action(async (id: string, o: { reason: string; watch?: boolean }) => {
+      const ctx = context();
+      await controlThenFollow(ctx, await ctx.client.replan(runId(id), o.reason), o.watch);
+    });
   program
     .command('input')
     .description('Answer a run awaiting input: a human.input step’s answer, or --action for a failed step')
@@ -141,11 +163,12 @@ export function registerActions(program: Command, context: () => Context, done: 
       'with --step: the question this answers, the seq of its InputRequested event (edgeplan events) — refused (exit 1) once the run asks another, e.g. the step asks again after someone else’s retry',
     )
     .option('--as <name>', 'your name, recorded with the answer as given (env EDGEPLAN_APPROVER)')
+    .option('-w, --watch', FOLLOW_HELP)
     .action(
       async (
         given: string,
         answer: string | undefined,
-        o: { action?: string; step?: string; question?: string; as?: string },
+        o: { action?: string; step?: string; question?: string; as?: string; watch?: boolean },
       ) => {
         const ctx = context();
         const id = runId(given);
@@ -160,9 +183,10 @@ export function registerActions(program: Command, context: () => Context, done: 
         if (questionSeq !== undefined && o.step === undefined)
           throw new UsageError('--question names the question of a step: give its --step too');
         const input = o.action !== undefined ? { action: o.action } : answerValue(answer!);
-        control(
+        await controlThenFollow(
           ctx,
           await ctx.client.sendInput(id, input, { stepId: o.step, questionSeq, ...approverName(o.as) }),
+          o.watch,
         );
       },
     );
