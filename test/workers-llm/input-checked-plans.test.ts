@@ -89,6 +89,16 @@ describe("a model's plan is checked against the run's input", () => {
     expect(done.steps.pause.attempts).toBe(1);
   });
 
+  it('holds a plan POST /v1/plans makes for a goal with an input to it', async () => {
+    const llm = scriptedLlm([plan([pause('{{ input.wait }}')]), plan([pause('{{ input.ms }}')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/plans', { goal: 'hold the release', input });
+    expect(r.status).toBe(201);
+    expect(r.body.plan.steps.map((s: Json) => s.parameters)).toEqual([{ ms: '{{ input.ms }}' }]);
+    expect(r.body.planning_trace.map((t: Json) => t.outcome)).toEqual(['invalid', 'ok']);
+    expect(llm.sent[1]!.body.messages.at(-1)!.content).toContain(`- bad_reference: ${finding}`);
+  });
+
   it('holds a revision after a failed step to the same check', async () => {
     const flaky = {
       id: 'flaky',
