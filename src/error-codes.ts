@@ -171,7 +171,11 @@ export const ERROR_CODES = {
     about: 'require_dependencies is on and a step has no dependencies list.',
   },
   missing_fallback: { status: null, about: 'require_fallbacks is on and a step has no fallback.' },
-  bad_reference: { status: null, about: 'A reference that does not parse or does not fit its producer.' },
+  bad_reference: {
+    status: null,
+    about:
+      "A reference that does not parse, or does not fit what it reads (the producing step's output schema, the run's input).",
+  },
 
   // ---- import problems (details.errors of an import that does not convert) --------------------------
   not_tool_calls: { status: null, about: 'A plan given as an array that is not seed-004 tool calls.' },

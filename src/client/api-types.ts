@@ -692,7 +692,7 @@ export interface components {
             success_criteria?: string;
             /** @description Restrict the plan to these tools */
             tools?: string[];
-            /** @description The run input the plan may reference as {{ input.<path> }} */
+            /** @description The run input the plan may reference as {{ input.<path> }}; given, a whole reference whose value its parameter cannot take is a bad_reference finding the model is asked to repair, as for a run's plan */
             input?: unknown;
         };
         ValidationResult: {

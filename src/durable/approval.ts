@@ -57,6 +57,8 @@ export function validatedVersion(
     clock: { now: () => new Date() },
     ids: { id: () => current.id, uuid: () => crypto.randomUUID() },
     refuseUnknownKeys: true,
+    // An edit is held to the run's input like the plan the run was created with.
+    runInput: { value: state.input },
   });
   if (!result.valid || !result.plan) {
     const errors: Finding[] = result.errors;

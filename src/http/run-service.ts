@@ -170,8 +170,8 @@ async function prepareAndCreate(
     ids: deps.ids,
     config: validationLimits(config, req.requireDependencies),
     refuseUnknownKeys: submitted,
-    // A caller's plan is held to the input it comes with; a model's is not refused for it, unrepaired.
-    ...(submitted ? { runInput: { value: req.input ?? {} } } : {}),
+    // Held to the run's input: a caller's plan here, a planned one again (its planner already was).
+    runInput: { value: req.input ?? {} },
   });
   if (!validation.valid || !validation.plan) {
     const n = validation.errors.length;

@@ -36,7 +36,8 @@ export function withPatternRules(base: PlanProvider, rules: PatternRules): PlanP
       } catch (err) {
         return callbackFailure('onPlanGenerated', err);
       }
-      const checked = checkReturnedPlan(returned, out.plan, check, 'onPlanGenerated');
+      const input = request.input === undefined ? undefined : { value: request.input };
+      const checked = checkReturnedPlan(returned, out.plan, check, 'onPlanGenerated', input);
       return checked.ok && out.tokens ? { ...checked, tokens: out.tokens } : checked;
     },
     revise: async (request): Promise<PlanAttempt> => {

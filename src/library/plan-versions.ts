@@ -47,7 +47,8 @@ export function validateRunPlan(
 }
 
 /**
- * Validates a plan `onPlanGenerated` returned (a modified copy, or the same object edited in place).
+ * Validates a plan `onPlanGenerated` returned (a modified copy, or the same object edited in place)
+ * and, given `runInput`, its `{{ input.… }}` references against the run's input, as the planner's was.
  * @example const out = checkReturnedPlan(await onPlanGenerated(plan), plan, ctx); if (!out.ok) throw …;
  */
 export function checkReturnedPlan(
@@ -55,6 +56,7 @@ export function checkReturnedPlan(
   original: Plan,
   ctx: CheckContext,
   source: string,
+  runInput?: { value: unknown },
 ): PlanAttempt {
   const v = validatePlan(returned, {
     tools: ctx.tools,
@@ -66,6 +68,7 @@ export function checkReturnedPlan(
       require_dependencies: false,
       ...(ctx.limits.token_budget != null ? { token_budget: ctx.limits.token_budget } : {}),
     },
+    ...(runInput ? { runInput } : {}),
   });
   if (!v.valid || !v.plan) {
     const list = findingList(v.errors);

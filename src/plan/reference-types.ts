@@ -2,7 +2,7 @@
  * References type-checked before anything runs (SPEC §2): where the producing step's tool declares
  * an output schema, the path a reference reads must exist in it, and a whole-string reference must
  * have a type the consuming parameter accepts when that parameter expects a primitive. Where the run's
- * input is known (a run being created), a whole `{{ input.… }}` reference is held to the same rule by
+ * input is known (a plan for a run: a caller's, a model's, an approver's edit), a whole `{{ input.… }}` reference is held to the same rule by
  * the value it will read. Anything the schemas do not describe (no output schema, a sub-plan's result,
  * a failure branch, initial state, an input not given) passes: the check only rejects what it can
  * prove wrong.
@@ -35,7 +35,7 @@ export class ReferenceTypeChecker {
   /** Findings per step, handed out in step order by {@link findingsOf}. */
   readonly #findings = new Map<number, Finding[]>();
   readonly #prefix: string;
-  /** The run's input, boxed: absent when not known (a plan validated on its own, a model's plan). */
+  /** The run's input, boxed: absent when not known (a plan validated on its own). */
   readonly #runInput: { value: unknown } | undefined;
   #kinds = 0;
   #miss: Miss | null = null;

@@ -44,9 +44,10 @@ export type ValidateOptions = {
    */
   refuseUnknownKeys?: boolean;
   /**
-   * The run's input, when the plan is validated for a run that has it: a whole `{{ input.… }}`
-   * reference whose value a parameter cannot take is a `bad_reference` before anything runs, rather
-   * than the step's failure after an approval. Absent (a model's plan, a plan on its own): not checked.
+   * The run's input, when the plan is validated for a run that has it (a caller's plan, a model's
+   * plan or revision, an approver's edit): a whole `{{ input.… }}` reference whose value a parameter
+   * cannot take is a `bad_reference` before anything runs, rather than the step's failure after an
+   * approval. Absent (a plan on its own): not checked.
    */
   runInput?: { value: unknown };
 };

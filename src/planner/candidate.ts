@@ -1,7 +1,8 @@
 /**
  * From a parsed answer to a validated plan: the server, not the model, decides the plan's id,
  * version, goal and strategy; on a re-plan completed steps are kept exactly as they ran; then
- * `validatePlan` with `require_dependencies` (SPEC §2: an LLM plan must list its dependencies).
+ * `validatePlan` with `require_dependencies` (SPEC §2: an LLM plan must list its dependencies) and,
+ * when the state carries the run's input, its whole `{{ input.… }}` references held to that input.
  */
 import { declaredFinalOutput, FINAL_OUTPUT_KEY } from '../plan/final-output';
 import { insertRecovery } from '../plan/insert-recovery';
@@ -56,6 +57,9 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
       require_dependencies: true,
       ...(state.limits.token_budget != null ? { token_budget: state.limits.token_budget } : {}),
     },
+    // A model's plan is held to the run's input like a caller's: its finding goes into the repair
+    // prompt, so the model fixes the reference rather than a person approving a step that must fail.
+    ...(state.input !== undefined ? { runInput: { value: state.input } } : {}),
   });
   // Valid for a submitted plan, useless as an answer to a goal: ask the model for steps.
   if (result.plan && result.plan.steps.length === 0) {

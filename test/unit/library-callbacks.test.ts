@@ -88,6 +88,34 @@ describe('PlanningPattern callbacks', () => {
     expect(calls.filter((c) => c.startsWith('start'))).toEqual([]);
   });
 
+  it("a plan onPlanGenerated returns is held to the run's input, as the planner's is", async () => {
+    // `message` is a string; the input gives a number, which a whole reference would pass as it is.
+    const failing = step('x', 't.fail', { message: '{{ input.n }}' });
+    const finding =
+      'bad_reference: Step "x": {{ input.n }} is a number but parameters.message of tool t.fail expects a string (as the run\'s input gives it)';
+    const edited = recorder({ onPlanGenerated: (plan: Plan) => ({ ...plan, steps: [failing] }) });
+    const { planner } = scriptedPlanner([step('a', 't.echo')]);
+    await expect(
+      new PlanningPattern({ callbacks: edited.callbacks }).execute({ tools, planner }, 'g', {
+        input: { n: 5 },
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_plan',
+      message: `The plan onPlanGenerated returned has 1 finding(s): ${finding}`,
+    });
+    expect(edited.calls.filter((c) => c.startsWith('start'))).toEqual([]);
+    // The planner's own plan is checked the same way before onPlanGenerated sees it.
+    const own = recorder();
+    await expect(
+      new PlanningPattern({ callbacks: own.callbacks }).execute(
+        { tools, planner: scriptedPlanner([failing]).planner },
+        'g',
+        { input: { n: 5 } },
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_plan', message: `The planner's plan is invalid (${finding})` });
+    expect(own.calls).toEqual([]);
+  });
+
   it('onPlanApproved returning false rejects the plan: no step starts and the result says why', async () => {
     const { planner } = scriptedPlanner([step('a', 't.echo')]);
     const { calls, callbacks } = recorder({ onPlanApproved: () => false });

@@ -496,7 +496,7 @@ describe('typed references', () => {
     expect(withInput({ version: '2.0', n: 10, wait: { ms: 5 } }).errors).toEqual([]);
     // What the input lacks reads nothing, which an optional parameter may take: not refused here.
     expect(withInput({ version: '2.0' }).errors).toEqual([]);
-    // Without the run's input (a plan checked on its own, a model's plan) nothing is said about it.
+    // Without the run's input (a plan checked on its own) nothing is said about it.
     expect(validatePlan(plan, base).errors).toEqual([]);
   });
 

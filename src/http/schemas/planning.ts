@@ -71,7 +71,11 @@ export const PlanGoalRequestSchema = strictObject({
   input: z
     .unknown()
     .optional()
-    .openapi({ description: 'The run input the plan may reference as {{ input.<path> }}' }),
+    .openapi({
+      description:
+        'The run input the plan may reference as {{ input.<path> }}; given, a whole reference whose value its ' +
+        "parameter cannot take is a bad_reference finding the model is asked to repair, as for a run's plan",
+    }),
 }).openapi('PlanGoalRequest');
 
 export const TraceEntrySchema = z

@@ -1,6 +1,6 @@
 /**
  * The run page's "Modify" form: the plan awaiting approval in the plan editor, checked against the
- * run's own limits as you type, sent as the approver's modified plan. "Discard edits" or Escape closes
+ * run's own limits and input as you type, sent as the approver's modified plan. "Discard edits" or Escape closes
  * it, the edits dropped, focus back on the Modify button that opened it.
  */
 import type { RefObject } from 'preact';
@@ -12,17 +12,34 @@ import { useEscape } from '../use-escape';
 import { FindingList, PlanEditor, type Finding, type ValidationLimits } from './plan-editor';
 import { visibleJson } from '../visible-text';
 
+/** The run's RunCreated payload; none when it was too large to send (its payload elided). */
+function createdOf(events: readonly RunEvent[]) {
+  const created = events.find((e) => e.event_type === 'RunCreated');
+  if (created?.event_type !== 'RunCreated' || '$elided' in created.payload) return undefined;
+  return created.payload;
+}
+
 /** The run's own validation limits, from its RunCreated event (the editor would apply the defaults). */
 export function limitsOf(events: readonly RunEvent[]): ValidationLimits | undefined {
-  const created = events.find((e) => e.event_type === 'RunCreated');
-  if (created?.event_type !== 'RunCreated') return undefined;
-  const { max_steps, max_depth, token_budget, require_fallbacks } = created.payload.config;
+  const created = createdOf(events);
+  if (!created) return undefined;
+  const { max_steps, max_depth, token_budget, require_fallbacks } = created.config;
   return { max_steps, max_depth, token_budget, require_fallbacks };
+}
+
+/**
+ * The run's input, boxed, from its RunCreated event: the API holds an edit's whole `{{ input.… }}`
+ * references to it, so the editor checks them too rather than saying "Valid" to a plan it refuses.
+ */
+export function inputOf(events: readonly RunEvent[]): { value: unknown } | undefined {
+  const created = createdOf(events);
+  return created ? { value: created.input } : undefined;
 }
 
 export function ModifyPlan({
   plan,
   limits,
+  input,
   anonymous = false,
   onSend,
   onClose,
@@ -30,6 +47,8 @@ export function ModifyPlan({
 }: {
   plan: unknown;
   limits: ValidationLimits | undefined;
+  /** The run's input, when known (not on the approval link's page): checked as the API checks it. */
+  input?: { value: unknown } | undefined;
   /** The approval link's page: validated with no API token. */
   anonymous?: boolean;
   /** Sends the plan; a refusal it throws (422 findings, 409) is shown here, the edits kept. */
@@ -72,6 +91,7 @@ export function ModifyPlan({
         }}
         label="The plan to approve instead"
         limits={limits}
+        input={input}
         anonymous={anonymous}
         onChecked={(c) => setValid(!!c.result?.valid)}
       />

@@ -70,6 +70,7 @@ export function PlanEditor({
   label = 'Plan',
   anonymous = false,
   limits,
+  input,
 }: {
   text: string;
   onText: (t: string) => void;
@@ -78,6 +79,8 @@ export function PlanEditor({
   anonymous?: boolean;
   /** The run's own limits (max_steps, …) to validate against, instead of the defaults. */
   limits?: ValidationLimits;
+  /** The run's input, boxed: a whole `{{ input.… }}` is checked against it (`input` of the request). */
+  input?: { value: unknown } | undefined;
 }) {
   const [checked, setChecked] = useState<Checked | null>(null);
   useEffect(() => {
@@ -90,7 +93,11 @@ export function PlanEditor({
         return;
       }
       void api({ anonymous })
-        .validatePlan(limits ? { ...source.body, config: limits } : source.body)
+        .validatePlan({
+          ...source.body,
+          ...(limits ? { config: limits } : {}),
+          ...(input ? { input: input.value } : {}),
+        })
         .then((result) => ({ source, result, problem: null }))
         .catch((e: unknown) => {
           const errors = findingsOf(e);
@@ -104,8 +111,9 @@ export function PlanEditor({
         });
     }, 300);
     return () => clearTimeout(timer);
-    // By value: a caller's limits are a new object each render (a run page re-renders every 250 ms).
-  }, [text, anonymous, JSON.stringify(limits ?? null)]);
+    // By value: a caller's limits are a new object each render (a run page re-renders every 250 ms);
+    // the input by identity (the same RunCreated payload each render), as it may be large.
+  }, [text, anonymous, JSON.stringify(limits ?? null), input !== undefined, input?.value]);
 
   const result = checked?.result;
   const plan = result ? (result.imported?.plan ?? result.plan) : undefined;

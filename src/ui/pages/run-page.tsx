@@ -12,7 +12,7 @@ import { runTimeOf, runTimeText } from '../../client';
 import { api } from '../api';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
-import { limitsOf, ModifyPlan } from '../components/modify-plan';
+import { inputOf, limitsOf, ModifyPlan } from '../components/modify-plan';
 import { RunOutcome } from '../components/run-outcome';
 import { ApprovalNote } from '../components/approval-note';
 import { DecisionComment } from '../components/decision-comment';
@@ -143,6 +143,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
+          input={inputOf(live.events)}
           opener={actions.modifyButton}
           onClose={() => {
             actions.setModifying(false);
