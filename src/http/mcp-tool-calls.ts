@@ -125,7 +125,7 @@ export function argumentsProblem(
   const unknown = Object.keys(args).filter((k) => !known.includes(k));
   if (unknown.length > 0) {
     const message = unknownKeysMessage(unknown, known).replace(/^Unknown key/, 'Unknown argument');
-    return `${message}; the arguments are ${known.join(', ') || 'none'}`;
+    return `${message}; ${known.length === 0 ? 'this tool takes no arguments' : `the arguments are ${known.join(', ')}`}`;
   }
   const missing = required.find((k) => args[k] === undefined);
   return missing === undefined ? null : `${missing} is required; the arguments are ${known.join(', ')}`;

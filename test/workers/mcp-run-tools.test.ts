@@ -337,7 +337,7 @@ describe('/mcp tools that drive a run', () => {
       ['get_run_events', {}, 'run_id is required'],
       // Reads without a body: an argument they do not take was dropped unseen, the call answered as if fine.
       ['get_run', { run_id: runId, view: 'steps' }, 'Unknown argument "view"; the arguments are run_id'],
-      ['list_tools', { filter: 'demo' }, 'Unknown argument "filter"; the arguments are none'],
+      ['list_tools', { filter: 'demo' }, 'Unknown argument "filter"; this tool takes no arguments'],
     ];
     for (const [name, args, says] of refusals) {
       const r = await call(client, name, args);
