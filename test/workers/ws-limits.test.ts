@@ -74,6 +74,21 @@ describe('the sockets of one run', () => {
     for (const s of open.slice(1)) s.ws.close();
   });
 
+  it('leave a wait on a run that serves all it takes to ask the run instead: it answers, not 404', async () => {
+    setWsMaxSockets(1);
+    const runId = await startRun({
+      steps: [
+        { id: 'a', action: 'demo.sleep', parameters: { ms: 300 } },
+        { id: 'b', action: 'demo.echo', parameters: {}, dependencies: ['a'] },
+      ],
+    });
+    const only = await watcher(runId);
+    const res = await exports.default.fetch(`http://edgeplan.test/v1/runs/${runId}/wait?timeout_s=30`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ timed_out: false, run: { run_id: runId, status: 'completed' } });
+    only.ws.close();
+  });
+
   it('share one backlog budget: a socket opened while another holds it is sent a 64th, and closes with 4000', async () => {
     const runId = await startRun({
       steps: Array.from({ length: 12 }, (_, i) => ({
