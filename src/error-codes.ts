@@ -97,6 +97,11 @@ export const ERROR_CODES = {
     about:
       'Too many requests for this token or address (the RATE_LIMITER binding): send again after Retry-After seconds. Refused before anything ran, so edgeplan/client and the CLI send any request again by themselves after it (within their 2 minutes of waits; `retry: false`, `--no-retry`: not).',
   },
+  too_many_sockets: {
+    status: 429,
+    about:
+      'A run’s WebSocket (GET /v1/runs/:id/ws) when the run has 100 sockets open already, refused before the upgrade (details.open, details.max_sockets): follow the run over HTTP (GET /v1/runs/:id/wait, /events) or close a socket no longer read; Retry-After says when to try again. edgeplan/client’s watch() polls instead by itself (transport "auto", its default).',
+  },
   internal: { status: 500, about: 'A bug of ours; logged.' },
   decision_failed: {
     status: 500,

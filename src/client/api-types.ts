@@ -233,7 +233,7 @@ export interface paths {
         };
         /**
          * Follow a run live over WebSocket
-         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`). The socket takes one message, the text `ping` (answered `pong`); any other frame closes it with 1003 and a reason. A connection is sent at most 16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after.
+         * @description Connect with `Upgrade: websocket`. The server sends the events after `after` (the backlog), then each new event as it is committed: one JSON `RunEvent` per text message, in seq order. To resume after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent with its payload elided (read it from `/events`). The socket takes one message, the text `ping` (answered `pong`); any other frame closes it with 1003 and a reason. A connection is sent at most 16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after (the run's open sockets share the 16 MiB: one opened while others hold it is sent 256 KiB a connection). A run serves 100 sockets at once: one more is refused with 429 `too_many_sockets` (follow the run with `/wait` or `/events` instead).
          */
         get: operations["watchRun"];
         put?: never;
@@ -3079,7 +3079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests (`rate_limited`), when the deployment binds RATE_LIMITER; see Retry-After */
+            /** @description The run has 100 sockets open already (`too_many_sockets`), or too many requests (`rate_limited`); see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

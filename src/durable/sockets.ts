@@ -6,6 +6,12 @@
  * connection is sent at most {@link WS_BACKLOG_BYTES} of it, then closed with {@link BACKLOG_CLOSE}
  * and the seq to go on after (the client reconnects from there).
  *
+ * A run serves at most {@link WS_MAX_SOCKETS} sockets at once; one more is refused before the upgrade
+ * (`429 too_many_sockets`). Every message queued stays in the object's memory until the client reads
+ * it, and a client that never reads never frees it: so the backlog shares of a run's open sockets
+ * together stay within {@link WS_BACKLOG_BYTES} — a socket opened while others hold it gets a 64th
+ * of it (256 KiB) — instead of each of a hundred silent sockets holding its own 16 MiB.
+ *
  * A message carries at most {@link WS_MESSAGE_BYTES}: an event larger than that (a big step output)
  * is sent with its payload replaced by `{"$elided": {bytes, reason, href}}`, `href` the page of
  * `GET /v1/runs/:id/events` that holds it whole.
@@ -15,6 +21,7 @@
  * 1003 and a reason saying so, instead of being dropped unseen while the client waits for an answer
  * (and waking the object for every one a misbehaving client keeps sending).
  */
+import { z } from 'zod';
 import type { RunEvent } from '../engine/events';
 import { utf8Bytes } from '../engine/value-limits';
 import type { SqlStore } from './sql-store';
@@ -23,19 +30,38 @@ import type { SqlStore } from './sql-store';
 export const WS_MESSAGE_BYTES = 1024 * 1024 - 1024;
 
 /**
- * The most backlog one connection is sent: every message is queued before the socket is handed
- * back, so a long log (300,000 events of a 100,000-step run: 130 MB) would all sit in the object's
- * 128 MB at once. Past it the socket closes with {@link BACKLOG_CLOSE}, and the client reconnects
- * after the last seq it got (`watch()` does, at once).
+ * The most backlog a run's open sockets are sent between them (one socket alone: all of it). Every
+ * message is queued before the socket is handed back, so a long log (300,000 events of a
+ * 100,000-step run: 130 MB) would all sit in the object's 128 MB at once. Past its share a socket
+ * closes with {@link BACKLOG_CLOSE}, and the client reconnects after the last seq it got (`watch()`
+ * does, at once).
  */
 export const WS_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** The share of a socket opened while the others hold the rest, of {@link WS_BACKLOG_BYTES}: it still makes headway. */
+const MIN_SHARE_DIVISOR = 64;
+/** The most sockets open on one run; one more is refused (`429 too_many_sockets`) before the upgrade. */
+export const WS_MAX_SOCKETS = 100;
 /** The close code (private range, RFC 6455) of a socket that sent its share of the backlog. */
 export const BACKLOG_CLOSE = 4000;
 
 let backlogBytes = WS_BACKLOG_BYTES;
-/** Test seam: a smaller backlog share (null: the default). */
+let maxSockets = WS_MAX_SOCKETS;
+/** Test seam: a smaller backlog budget (null: the default). */
 export function setWsBacklogBytes(bytes: number | null): void {
   backlogBytes = bytes ?? WS_BACKLOG_BYTES;
+}
+/** Test seam: fewer sockets per run (null: the default). */
+export function setWsMaxSockets(count: number | null): void {
+  maxSockets = count ?? WS_MAX_SOCKETS;
+}
+
+/** A socket's attachment: the backlog bytes queued for it when it opened. */
+const SocketAttachmentSchema = z.object({ backlog: z.number().nonnegative() });
+
+/** The backlog queued for `ws` (0 for a socket opened before attachments were kept). */
+function backlogOf(ws: WebSocket): number {
+  const parsed = SocketAttachmentSchema.safeParse(ws.deserializeAttachment());
+  return parsed.success ? parsed.data.backlog : 0;
 }
 
 /**
@@ -56,8 +82,21 @@ export function eventSocketResponse(
   }
   if (!hasRun())
     return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
+  const open = ctx.getWebSockets().length;
+  if (open >= maxSockets) return tooManySockets(ctx.id.name ?? 'this run', open);
   const after = Number(new URL(request.url).searchParams.get('after') ?? 0);
   return acceptEventSocket(ctx, store, Number.isFinite(after) ? after : 0);
+}
+
+/** The refusal of a socket past {@link WS_MAX_SOCKETS}: what to follow the run with instead. */
+function tooManySockets(runId: string, open: number): Response {
+  const message =
+    `Run "${runId}" has ${open} WebSockets open, the most one run serves: follow it over HTTP ` +
+    `(GET /v1/runs/${runId}/wait?until=any_change, or /events?after=<last seq>), or close a socket you no longer read`;
+  return Response.json(
+    { error: { code: 'too_many_sockets', message, details: { open, max_sockets: maxSockets } } },
+    { status: 429, headers: { 'Retry-After': '30' } },
+  );
 }
 
 export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, after: number): Response {
@@ -65,11 +104,15 @@ export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, afte
   const [client, server] = [pair[0], pair[1]];
   // `ping` is answered by the runtime, without waking a hibernated object for it.
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'));
+  // What the other open sockets were queued is theirs until they close (unread, it is still held).
+  let held = 0;
+  for (const ws of ctx.getWebSockets()) held += backlogOf(ws);
+  const share = Math.max(backlogBytes / MIN_SHARE_DIVISOR, backlogBytes - held);
   ctx.acceptWebSocket(server);
   let sent = 0;
   let last = after;
   for (const e of store.events.stream(after)) {
-    if (sent >= backlogBytes) {
+    if (sent >= share) {
       // More to come: the client asks for it on a new socket (this one's share is queued already).
       server.close(BACKLOG_CLOSE, `more events after seq ${last}: reconnect with ?after=${last}`);
       break;
@@ -80,6 +123,7 @@ export function acceptEventSocket(ctx: DurableObjectState, store: SqlStore, afte
     sent += utf8Bytes(message);
     last = e.seq;
   }
+  server.serializeAttachment({ backlog: sent });
   return new Response(null, { status: 101, webSocket: client });
 }
 

@@ -128,7 +128,7 @@ export function argumentsProblem(
       /^Unknown key/,
       'Unknown argument',
     );
-    return `${message}; the arguments are ${known.join(', ') || 'none'}`;
+    return `${message}; ${known.length === 0 ? 'this tool takes no arguments' : `the arguments are ${known.join(', ')}`}`;
   }
   const missing = required.find((k) => args[k] === undefined);
   return missing === undefined ? null : `${missing} is required; the arguments are ${known.join(', ')}`;

@@ -82,6 +82,8 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
       "The actions a plan's steps may name (GET /v1/tools): no arguments; returns {tools: [{name, description, version, input_schema, output_schema, idempotent, deterministic}], unavailable: [{server, name?, reason}]} (MCP servers that could not be listed and MCP tools left out, with why). Call it before writing a plan for validate_plan or start_run: a step's action is one of these names and its parameters fit that tool's input_schema.",
     body: null,
     runId: false,
+    // A GET reads no body, so an argument would be dropped unseen: refused, as the other reads do.
+    closed: {},
     call: () => ({ method: 'GET', path: '/v1/tools' }),
   },
   {
@@ -90,6 +92,7 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
       'A run (GET /v1/runs/:id): {run_id}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, step_results, counts, final_output, error, last_seq, and pending_approval (while awaiting_approval: the plan_version to decide on, its deadline_at, and changes since the last approved version). To wait for a status, call wait_for_run rather than this again and again.',
     body: null,
     runId: true,
+    closed: {},
     call: (args) => onRun(args, 'GET', ''),
   },
   {

@@ -25,6 +25,8 @@ export type WaitOutcome = { run: ServedRun; timed_out: boolean } | { after_beyon
 
 /** A socket that closed at once is opened again after this long, not in a tight loop. */
 const REOPEN_DELAY_MS = 250;
+/** How often a wait refused a socket (the run serves as many as it takes) asks the run instead. */
+const POLL_MS = 1000;
 
 /**
  * Waits until the run is where `until` says, or `timeoutMs` passed.
@@ -66,25 +68,34 @@ class EventBell {
   #rang = false;
   #wake: (() => void) | null = null;
 
-  private constructor(private readonly ws: WebSocket) {
-    ws.addEventListener('message', () => this.#ring());
-    ws.addEventListener('close', () => this.#ring(true));
-    ws.addEventListener('error', () => this.#ring(true));
+  /** `ws` null: a bell without a socket, which rings once after {@link POLL_MS} and is closed then. */
+  private constructor(private readonly ws: WebSocket | null) {
+    ws?.addEventListener('message', () => this.#ring());
+    ws?.addEventListener('close', () => this.#ring(true));
+    ws?.addEventListener('error', () => this.#ring(true));
   }
 
-  /** The socket of events after `after`; null when the object holds no run (deleted meanwhile). */
+  /**
+   * The socket of events after `after`; null when the object holds no run (deleted meanwhile). A run
+   * that serves as many sockets as it takes (`429 too_many_sockets`) is asked again after a while
+   * instead — it has a run, and the wait is no reason to turn a caller away.
+   */
   static async open(stub: RunObject, after: number): Promise<EventBell | null> {
     const res = await stub.fetch(`https://run.internal/ws?after=${after}`, {
       headers: { Upgrade: 'websocket' },
     });
     const ws = res.webSocket;
-    if (!ws) return null;
+    if (!ws) return res.status === 429 ? new EventBell(null) : null;
     ws.accept();
     return new EventBell(ws);
   }
 
   /** Resolves once the bell rang since the last call (at once if it did), or after `ms`. */
   async rung(ms: number): Promise<void> {
+    if (this.ws === null) {
+      await sleep(Math.min(ms, POLL_MS));
+      this.#ring(true);
+    }
     if (!this.#rang && !this.closed && ms > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
@@ -101,7 +112,7 @@ class EventBell {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.ws.close(1000, 'wait over');
+      this.ws?.close(1000, 'wait over');
     } catch {
       // closed by the other side meanwhile
     }

@@ -335,6 +335,9 @@ describe('/mcp tools that drive a run', () => {
       ['list_runs', { limt: 5 }, 'did you mean "limit"?'],
       ['list_runs', { top_level: true, parent_run_id: runId }, 'top_level'],
       ['get_run_events', {}, 'run_id is required'],
+      // Reads without a body: an argument they do not take was dropped unseen, the call answered as if fine.
+      ['get_run', { run_id: runId, view: 'steps' }, 'Unknown argument "view"; the arguments are run_id'],
+      ['list_tools', { filter: 'demo' }, 'Unknown argument "filter"; this tool takes no arguments'],
     ];
     for (const [name, args, says] of refusals) {
       const r = await call(client, name, args);

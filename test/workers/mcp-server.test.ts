@@ -389,6 +389,28 @@ describe('edgeplan as an MCP server at /mcp', () => {
     expect(byId[4]!.result).toEqual({});
   });
 
+  it('refuses a batch over 100 messages as a whole, malformed messages or not, answering none of them', async () => {
+    const malformed = (i: number) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 5 } });
+    const ping = (i: number) => ({ jsonrpc: '2.0', id: i, method: 'ping' });
+    for (const message of [malformed, ping]) {
+      const res = await rpc(JSON.stringify(Array.from({ length: 101 }, (_, i) => message(i))));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: {
+          code: -32600,
+          message:
+            'Invalid Request: a batch holds at most 100 messages (got 101): send the others in another request',
+        },
+        id: null,
+      });
+    }
+    // 100 is a batch: each malformed message answered on its own.
+    const at = await rpc(JSON.stringify(Array.from({ length: 100 }, (_, i) => malformed(i))));
+    expect(at.status).toBe(200);
+    expect(await at.json<Json[]>()).toHaveLength(100);
+  });
+
   it('refuses GET and DELETE (no sessions, no standalone stream)', async () => {
     const res = await app.fetch(new Request('http://edgeplan.test/mcp'), env);
     expect(res.status).toBe(405);

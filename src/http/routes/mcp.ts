@@ -28,6 +28,13 @@ import type { App, AppEnv } from '../types';
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
 
 /**
+ * The most messages one batch holds — the SDK's transport refuses more, but only once they are all
+ * well-formed: a batch of 60,000 malformed tools/call (4 MB) was answered one refusal each (7.6 MB,
+ * a second of CPU). So the cap comes first, the same for every batch.
+ */
+const MAX_BATCH_MESSAGES = 100;
+
+/**
  * Mounts `/mcp`. GET (a standalone event stream), DELETE (ending a session) and every other method
  * but POST answer 405 with `Allow: POST` and a JSON-RPC error: the server keeps no sessions.
  * @example registerMcpRoutes(app) // then an MCP client connects to https://<host>/mcp
@@ -53,6 +60,18 @@ export function registerMcpRoutes(app: App): void {
     if (Array.isArray(body) && body.length === 0)
       return c.json(
         { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' }, id: null },
+        400,
+      );
+    if (Array.isArray(body) && body.length > MAX_BATCH_MESSAGES)
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          error: {
+            code: -32600,
+            message: `Invalid Request: a batch holds at most ${MAX_BATCH_MESSAGES} messages (got ${body.length}): send the others in another request`,
+          },
+          id: null,
+        },
         400,
       );
     const messages: unknown[] = Array.isArray(body) ? body : [body];

@@ -143,12 +143,20 @@ const ws = createRoute({
     'after a disconnect, reconnect with `after` = the last seq received. An event over 1 MiB is sent ' +
     'with its payload elided (read it from `/events`). The socket takes one message, the text `ping` ' +
     '(answered `pong`); any other frame closes it with 1003 and a reason. A connection is sent at most ' +
-    '16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after.',
+    '16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after (the ' +
+    "run's open sockets share the 16 MiB: one opened while others hold it is sent 256 KiB a connection). " +
+    'A run serves 100 sockets at once: one more is refused with 429 `too_many_sockets` (follow the run ' +
+    'with `/wait` or `/events` instead).',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
     101: { description: 'Switching protocols: a WebSocket carrying `RunEvent` messages' },
     ...errorResponses(400, 401, 404, 426),
+    429: {
+      ...errorResponses(429)[429],
+      description:
+        'The run has 100 sockets open already (`too_many_sockets`), or too many requests (`rate_limited`); see Retry-After',
+    },
   },
 });
 const cancel = controlRoute('cancelRun', '/v1/runs/{id}/cancel', 'Cancel a run', CancelSchema);
