@@ -274,7 +274,7 @@ function redirected(base: string, method: string, path: string, res: Response): 
     'invalid_response',
     `${base} answered ${method} ${path} with ${what}, which the API never sends: not followed. ` +
       `Point the client at the API's own address${to ? ' (where it redirects, if that is it)' : ''}` +
-      ` — or sign in again, if a sign-in page (Cloudflare Access) sent it`,
+      ` — or sign in again, if a sign-in page (Cloudflare Access) sent it.`,
   );
 }
 

@@ -230,6 +230,8 @@ describe('a redirect', () => {
       expect((err as Error).message).toContain(
         `${base} answered GET /v1/runs/run_1 with ${status} redirect to ${elsewhereUrl}/v1/runs/run_1`,
       );
+      // Two sentences, the second ended as the first.
+      expect((err as Error).message).toMatch(/\. Point the client at .*\.$/);
       expect(elsewhereAsked).toEqual([]);
     },
   );
