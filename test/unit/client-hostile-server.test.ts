@@ -152,6 +152,17 @@ describe('a body too large, or without end', () => {
     expect(err).toMatchObject({ status: 0, code: 'timeout' });
     expect((err as Error).message).toBe(`No answer from ${base} to GET /v1/runs within 0.5 s`);
   });
+
+  it('gives up creating a run within the call’s timeoutMs, saying in sentences which key gets the run', async () => {
+    handle = () => undefined;
+    const err = await failure(
+      client().createRun({ plan: { steps: [{ id: 'a', action: 'demo.echo' }] } }, { timeoutMs: 500 }),
+    );
+    expect(err).toMatchObject({ status: 0, code: 'timeout' });
+    expect((err as Error).message).toMatch(
+      /^No answer to creating the run within 0\.5 s \(.*\)\. It may have been created: send the request again with Idempotency-Key \S+ to get that run, not a second one\.$/,
+    );
+  });
 });
 
 describe('a server that never answers, and a client that sets no timeoutMs', () => {
