@@ -7,11 +7,13 @@
  * in front, named `edgeplan-front`, whose PLAN_RUN binding names the class `PlanRun` of the other,
  * named `edgeplan` as deployed. The phases, in order, on one local state:
  *
- *   split     THIS release's Worker in front of the OLD release's run objects (rollout/forward.mjs)
+ *   split     THIS release's Worker in front of the OLD release's run objects (rollout/forward.mjs,
+ *             an answer naming its question: rollout/question-seq.mjs)
  *             then, the same two: a dead-lettered step message (rollout/dead-letter.mjs) and runs
  *             left ended for the front's Cron Trigger, which sweeps them in a start of its own with
  *             RUN_RETENTION_DAYS set (upgrade/retention.mjs)
- *   reverse   the OLD release's Worker in front of THIS release's run objects (rollout/reverse.mjs),
+ *   reverse   the OLD release's Worker in front of THIS release's run objects (rollout/reverse.mjs,
+ *             rollout/question-seq.mjs),
  *             then its dead letter and sweep as for split, and revisions awaiting approval, created
  *             by this release's Worker, decided through the old one (rollout/revisions.mjs)
  *   finished  this release alone, as when the rollout ends

@@ -10,6 +10,8 @@
  *             a human.input step answered through this release's Worker with an `approver` (a third
  *             argument of the object's `input`, which the old object ignores): taken, the run completes;
  *             /events and /wait of a run on the old object, whose object has no `progress()`
+ *             an answer naming a question the run does not ask (`question_seq`), taken unchecked
+ *             by the old object (rollout/question-seq.mjs)
  *   finished  the keyed request creates its run (201), stored in format 2; sent again, it is replayed;
  *             a question answered with an `approver` records it on InputReceived as `answered_by`
  *   back      the old release alone (a rollback) reads that run: its snapshot, its events with the
@@ -18,6 +20,7 @@
  * That the objects ran the old code in split is what its first check shows: this release's object
  * would have confirmed the format and created the run.
  */
+import { questionSeqToOldObjects } from './question-seq.mjs';
 import { ENDED, dispatches, onQueue, QUEUED } from './runs.mjs';
 
 const ASK = { require_plan_approval: true, approval: { revisions: 'ask' } };
@@ -111,6 +114,7 @@ export async function split({ api, runs, files, tag, serve, stop }) {
     waited.status === 200 && waited.body.timed_out === false && waited.body.run?.status === 'completed',
     `${waited.status} ${JSON.stringify(waited.body).slice(0, 200)}`,
   );
+  await questionSeqToOldObjects({ api, runs });
   await stop();
   const oldAnswer = files.storedPayload(old.runId, 'InputReceived');
   check(

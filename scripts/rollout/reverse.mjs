@@ -3,7 +3,8 @@
  * deployment does to a request routed to the old version that reaches an object assigned the new one
  * (docs/upgrading.md, "Gradual deployments"). What a user does during a rollout, through the old
  * front: runs created (with and without an Idempotency-Key, with approval decided by its link and by
- * the API, with a question answered, with parallel steps through the old release's queue consumer),
+ * the API, with a question answered — with `approver`, with `question_seq` (rollout/question-seq.mjs)
+ * —, with parallel steps through the old release's queue consumer),
  * cancelled, listed, read (the run, /status, /events with and without `after`, /state, the
  * WebSocket, /wait), deleted. Each answer is read as the old Worker reads the object's.
  *
@@ -12,6 +13,7 @@
  */
 import { socketEvents, webhookReceiver } from './loopback.mjs';
 import { oldWorkerHas } from './old-release.mjs';
+import { questionSeqThroughOldWorker } from './question-seq.mjs';
 import { ENDED, onQueue, QUEUED, dispatches, rehearsalRuns } from './runs.mjs';
 
 /** Seqs `1..last`, each once and in order. */
@@ -199,6 +201,8 @@ export async function reverse({ api, tag, base, hookPort, oldRoot }) {
         namedAnswer?.payload?.answered_by === 'Ada',
       `${sent.status} ${namedRun.status} ${JSON.stringify(namedRun.step_results ?? {})} ${JSON.stringify(namedAnswer?.payload)}`,
     );
+
+    await questionSeqThroughOldWorker({ api, runs }, has);
 
     const dropped = await created({ plan: runs.question('r_cancel') });
     await runs.reaches(dropped.body.run_id, 'awaiting_input');

@@ -163,7 +163,10 @@ export function decisionLines(view: RunView): string[] {
   }
   if (edit) {
     const what = changesText(edit.changes);
-    lines.push(`the approver edited the plan into v${edit.version ?? '?'}${what ? `: ${what}` : ''}`);
+    // Who edited, in the decision line's words (a name only when one was given): the decision above
+    // made the edit unless a later one (a revision's) replaced it, which says nothing of the edit.
+    const how = a && a.decision === 'granted' && !a.revision ? decidedText(a) : '';
+    lines.push(`edited into v${edit.version ?? '?'} ${how || 'when approved'}${what ? `: ${what}` : ''}`);
   }
   return lines;
 }

@@ -78,7 +78,7 @@ function gaveUp(last: EdgeplanApiError, timeoutMs: number, attempts: number, key
     0,
     'timeout',
     `No answer to creating the run within ${timeoutMs / 1000} s (${attempts} attempt${attempts === 1 ? '' : 's'}; last: ${last.message}). ` +
-      `It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one`,
+      `It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one.`,
     { idempotency_key: key, attempts },
   );
 }

@@ -14,9 +14,10 @@ export type ClientOptions = {
   /** A fetch of your own (tests, a service binding's `fetch`). */
   fetch?: typeof fetch | undefined;
   /**
-   * Gives up on a request with no answer after this long (`timeout`, status 0); default: no limit of
-   * the client's own. `watch()`'s long-lived socket is not bounded by it, only its opening (default
-   * 30 s there).
+   * Gives up on a request with no answer, or whose answer does not finish, after this long
+   * (`timeout`, status 0); default {@link DEFAULT_TIMEOUT_MS} (a minute; `planGoal` five, planning
+   * takes a while); `0` or `Infinity`: no limit of the client's own. `watch()`'s long-lived socket
+   * is not bounded by it, only its opening (30 s there unless this is set).
    */
   timeoutMs?: number | undefined;
   /**
@@ -101,6 +102,8 @@ export type CallOptions = {
   timeoutMs?: number | undefined;
   /** Bounds each attempt of this call (with the client's `timeoutMs`: the shorter holds). */
   attemptTimeoutMs?: number | undefined;
+  /** This call's limit when the client sets no `timeoutMs`; default {@link DEFAULT_TIMEOUT_MS}. */
+  defaultTimeoutMs?: number | undefined;
   /** Stops this call (as the client's `signal` does). */
   signal?: AbortSignal | undefined;
   /**
@@ -117,6 +120,19 @@ export type CallOptions = {
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * How long a request may go unanswered when the client sets no `timeoutMs` — as long as the CLI
+ * waits: a server that takes the connection and never answers would otherwise hold its caller
+ * forever. A `waitForRun` request asks the server to wait 50 s at most, within it.
+ */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * `planGoal`'s limit when the client sets no `timeoutMs`: planning asks a model, repairs its answer
+ * and falls back to others, up to three `planning_timeout_s` (60 s by default) in all.
+ */
+export const DEFAULT_PLANNING_TIMEOUT_MS = 300_000;
+
 /** The base URL without a trailing slash. */
 export function baseOf(options: ClientOptions): string {
   return options.baseUrl.replace(/\/+$/, '');
@@ -132,7 +148,14 @@ export function makeCall(options: ClientOptions): Call {
   return async function call<T>(
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
-    { body, query, headers: extra, timeoutMs: callTimeoutMs, signal: callSignal }: CallOptions = {},
+    {
+      body,
+      query,
+      headers: extra,
+      timeoutMs: callTimeoutMs,
+      defaultTimeoutMs = DEFAULT_TIMEOUT_MS,
+      signal: callSignal,
+    }: CallOptions = {},
   ) {
     const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -140,13 +163,18 @@ export function makeCall(options: ClientOptions): Call {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.set(k, String(v));
     const qs = q.size > 0 ? `?${q.toString()}` : '';
-    const limits = [options.timeoutMs, callTimeoutMs].filter((ms): ms is number => !!ms && ms > 0);
+    // 0 and Infinity are no limit (a call's own `timeoutMs` may still set one).
+    const limits = [options.timeoutMs ?? defaultTimeoutMs, callTimeoutMs].filter(
+      (ms): ms is number => ms !== undefined && ms > 0 && Number.isFinite(ms),
+    );
     const timeoutMs = limits.length > 0 ? Math.min(...limits) : undefined;
-    const timeout = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
-    const stops = [timeout, options.signal, callSignal].filter((s): s is AbortSignal => s !== undefined);
+    const timeout = timeoutMs ? timeLimit(timeoutMs) : undefined;
+    const stops = [timeout?.signal, options.signal, callSignal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
     const signal = stops.length > 1 ? AbortSignal.any(stops) : stops[0];
     if (stopped(options.signal, callSignal)) throw aborted(method, path);
-    let res: Response;
+    let res: Response | undefined;
     let text: string;
     try {
       res = await doFetch(`${base}${path}${qs}`, {
@@ -167,13 +195,20 @@ export function makeCall(options: ClientOptions): Call {
     } catch (err) {
       if (err instanceof EdgeplanApiError) throw err;
       if (stopped(options.signal, callSignal)) throw aborted(method, path);
-      if (timeout?.aborted)
+      if (timeout?.signal.aborted) {
+        const within = `within ${timeoutMs! / 1000} s`;
+        // A body that drips and never ends is not a server that never answered.
         throw new EdgeplanApiError(
           0,
           'timeout',
-          `No answer from ${base} to ${method} ${path} within ${timeoutMs! / 1000} s`,
+          res === undefined
+            ? `No answer from ${base} to ${method} ${path} ${within}`
+            : `${base} began answering ${method} ${path} (${res.status}) but the answer did not finish ${within}`,
         );
+      }
       throw new EdgeplanApiError(0, 'unreachable', `Cannot reach ${base}: ${whyUnreachable(err)}`);
+    } finally {
+      timeout?.clear();
     }
     let json: unknown;
     try {
@@ -213,6 +248,19 @@ export function makeCall(options: ClientOptions): Call {
   };
 }
 
+/**
+ * A signal aborted after `ms`, and its timer's clearing: not `AbortSignal.timeout`, whose timer
+ * cannot be stopped once the answer came (nor moved by a test's fake clock).
+ */
+function timeLimit(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`No answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 /** A browser's answer to a redirect not followed (the Workers types do not name the type). */
 const isRedirect = (res: Response) => (res.type as string) === 'opaqueredirect';
 
@@ -226,7 +274,7 @@ function redirected(base: string, method: string, path: string, res: Response): 
     'invalid_response',
     `${base} answered ${method} ${path} with ${what}, which the API never sends: not followed. ` +
       `Point the client at the API's own address${to ? ' (where it redirects, if that is it)' : ''}` +
-      ` — or sign in again, if a sign-in page (Cloudflare Access) sent it`,
+      ` — or sign in again, if a sign-in page (Cloudflare Access) sent it.`,
   );
 }
 

@@ -8,7 +8,7 @@
  * const { run_id } = await client.createRun({ plan: { goal: 'hi', steps: [{ id: 'a', action: 'demo.echo' }] } });
  * for await (const e of client.watch(run_id)) console.log(e.seq, e.event_type);
  */
-import { EdgeplanApiError, makeCall, type ClientOptions } from './http';
+import { DEFAULT_PLANNING_TIMEOUT_MS, EdgeplanApiError, makeCall, type ClientOptions } from './http';
 import { withRetries } from './retrying-call';
 import type {
   ApprovalDecision,
@@ -42,7 +42,13 @@ import { watchRun, type WatchOptions } from './watch';
 import { createRunWithRetries, type CreateRunOptions } from './create-run';
 import { waitRun, type WaitOptions as WaitForRunOptions } from './wait';
 
-export { EdgeplanApiError, type ClientOptions, type RetryNotice } from './http';
+export {
+  DEFAULT_PLANNING_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  EdgeplanApiError,
+  type ClientOptions,
+  type RetryNotice,
+} from './http';
 export { SAFE_TO_RETRY_CODES } from './retry-policy';
 export { DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT_MS } from './retrying-call';
 export type { WatchOptions } from './watch';
@@ -350,7 +356,14 @@ export function createClient(options: ClientOptions): EdgeplanClient {
     // Idempotent: validation stores nothing.
     validatePlan: async (body) =>
       (await call<ValidationResult>('POST', '/v1/plans/validate', { body, idempotent: true })).body,
-    planGoal: (body) => post<PlanGoalResult>('/v1/plans', body),
+    // Planning takes longer than a request's minute, unless the client set its own limit.
+    planGoal: async (body) =>
+      (
+        await call<PlanGoalResult>('POST', '/v1/plans', {
+          body,
+          defaultTimeoutMs: DEFAULT_PLANNING_TIMEOUT_MS,
+        })
+      ).body,
     me: () => get<Me>('/v1/me'),
   };
   return client;

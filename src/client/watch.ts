@@ -72,7 +72,7 @@ function queue(): { push: (f: Frame) => void; next: () => Promise<Frame> } {
 }
 
 /**
- * How long a socket may take to open when the client sets no `timeoutMs`: a server (or a proxy)
+ * How long a socket may take to open when the client sets no `timeoutMs` (or 0, Infinity): a server (or a proxy)
  * that takes the connection and never answers the upgrade would otherwise hold the watch forever.
  */
 const OPEN_TIMEOUT_MS = 30_000;
@@ -138,7 +138,9 @@ async function openSocket(options: ClientOptions, path: string): Promise<Socket 
     : isBrowser()
       ? new WS(url, wsProtocols(options.token))
       : new WS(url, { headers } as unknown as string[]);
-  return wire(ws, q, options.timeoutMs ?? OPEN_TIMEOUT_MS);
+  // 0 and Infinity (no limit on requests) leave the opening its own bound: a timer of 0 fires at once.
+  const t = options.timeoutMs;
+  return wire(ws, q, t !== undefined && t > 0 && Number.isFinite(t) ? t : OPEN_TIMEOUT_MS);
 }
 
 /** Failures a server restart or a proxy in between cause, worth waiting out: not the API's refusals. */

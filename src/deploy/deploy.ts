@@ -72,7 +72,7 @@ function wrangler(cwd: string, args: string[], { capture = false, account = true
     );
   if (r.status !== 0)
     throw new Error(
-      `wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}${account && command === 'wrangler' ? rehearseHint(cwd) : ''}`,
+      `wrangler ${args.join(' ')} exited with ${r.status}${account ? ACCOUNT_HINT : ''}${account && command === 'wrangler' ? rehearseHint(cwd) : ''}${account ? '.' : ''}`,
     );
   return r.stdout ?? '';
 }

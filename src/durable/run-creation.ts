@@ -48,7 +48,7 @@ export async function createRun(
     if (!(err instanceof DecisionFault)) throw err;
     await run.undoStart();
     fresh();
-    const message = `${err.message}; nothing of run ${req.run_id} was kept. The error is logged as decision_failed — report it with the plan`;
+    const message = `${err.message}; nothing of run ${req.run_id} was kept. The error is logged as decision_failed — report it with the plan.`;
     log('decision_failed', message, { run_id: req.run_id, code: 'decision_failed', error: err.cause });
     return { ok: false, error: { code: 'decision_failed', message } };
   }

@@ -10,7 +10,7 @@ import type { RunState } from './state';
 export function notNow(s: RunState, what: string, needed: string): Refusal {
   return {
     code: 'conflict',
-    message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}`,
+    message: `Run ${s.run_id} is ${s.status}; it can ${what} only while ${needed}.`,
     // `reason` says which rule refused; the statuses say what to wait for.
     details: { reason: 'run_status', status: s.status, needed },
   };
@@ -51,7 +51,7 @@ export function notAwaitingDecision(s: RunState): Refusal {
       : `The plan of run ${s.run_id} was already ${what.decided}${byDeadline(what)}`;
   return {
     ...refusal,
-    message: `${happened}, so this decision was not taken; the run is ${s.status}`,
+    message: `${happened}, so this decision was not taken; the run is ${s.status}.`,
     details: { ...refusal.details, ...what },
   };
 }
@@ -65,7 +65,7 @@ export function nothingToApprove(s: RunState): string {
       : what.decided === 'ended'
         ? ' (it ended before its plan was decided)'
         : ` (its plan was already ${what.decided}${byDeadline(what)})`;
-  return `Run ${s.run_id} is ${s.status}: nothing to approve${why}`;
+  return `Run ${s.run_id} is ${s.status}: nothing to approve${why}.`;
 }
 
 /**
@@ -78,7 +78,7 @@ export function otherVersionAwaited(s: RunState, decided: number | undefined): R
   if (decided === undefined || awaited === undefined || decided === awaited) return null;
   return {
     code: 'conflict',
-    message: `Run ${s.run_id} now awaits approval of plan version ${awaited}, not version ${decided} this decision was about: look at version ${awaited} and decide again`,
+    message: `Run ${s.run_id} now awaits approval of plan version ${awaited}, not version ${decided} this decision was about: look at version ${awaited} and decide again.`,
     details: { reason: 'plan_version_changed', plan_version: awaited, decided_version: decided },
   };
 }
@@ -104,7 +104,7 @@ function answeredAlready(s: RunState, stepId: string): Refusal {
   const when = first ? ` at ${first.answered_at}` : '';
   return {
     code: 'conflict',
-    message: `Step "${stepId}" was answered already${who}${when}, so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    message: `Step "${stepId}" was answered already${who}${when}, so this answer was not taken; run ${s.run_id} is ${s.status}.`,
     details: {
       reason: 'input_not_awaited',
       step_id: stepId,
@@ -135,7 +135,7 @@ function failureAnswered(s: RunState, stepId: string): Refusal | null {
   const what = FAILURE_OUTCOME[first.action] ?? first.action;
   return {
     code: 'conflict',
-    message: `The failure of step "${stepId}" was answered already${who} (${first.action}: ${what}), so this answer was not taken; run ${s.run_id} is ${s.status}`,
+    message: `The failure of step "${stepId}" was answered already${who} (${first.action}: ${what}), so this answer was not taken; run ${s.run_id} is ${s.status}.`,
     details: {
       reason: 'input_not_awaited',
       step_id: stepId,
@@ -153,7 +153,7 @@ function failureAnswered(s: RunState, stepId: string): Refusal | null {
  */
 export function notAwaited(s: RunState, stepId: string): Refusal | null {
   const rt = s.steps.get(stepId);
-  if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}"` };
+  if (!rt) return { code: 'unknown_step', message: `Run ${s.run_id} has no step "${stepId}".` };
   const waiting = s.status === 'awaiting_input' && s.awaiting?.step_id === stepId;
   if (waiting && (rt.status === 'running' || rt.status === 'failed')) return null;
   const failure = failureAnswered(s, stepId);
@@ -166,7 +166,7 @@ export function notAwaited(s: RunState, stepId: string): Refusal | null {
       : '';
   return {
     code: 'conflict',
-    message: `Step "${stepId}" is not waiting for an answer (it was answered already, or has not asked)${now}. Send the input without step_id to give the run new information`,
+    message: `Step "${stepId}" is not waiting for an answer (it was answered already, or has not asked)${now}. Send the input without step_id to give the run new information.`,
     details: { reason: 'input_not_awaited', step_id: stepId, status: s.status },
   };
 }
@@ -183,7 +183,7 @@ export function answerUnfit(s: RunState, stepId: string, answer: unknown): Refus
   if (issues.length === 0) return null;
   return {
     code: 'invalid_request',
-    message: `The answer to step "${stepId}" does not fit the schema its question gave: ${issues.join('; ')}. Send an answer that does; the step still waits`,
+    message: `The answer to step "${stepId}" does not fit the schema its question gave: ${issues.join('; ')}. Send an answer that does; the step still waits.`,
     details: { reason: 'answer_does_not_fit', step_id: stepId, issues, schema },
   };
 }
@@ -218,7 +218,7 @@ export function questionClosed(s: RunState, asked: number, stepId: string | unde
         : `; run ${s.run_id} asks question ${now.seq}${now.step_id === undefined ? '' : ` (step "${now.step_id}")`} now`;
   return {
     code: 'question_closed',
-    message: `Question ${asked} of run ${s.run_id}${step} ${what}${next}. This answer was not taken`,
+    message: `Question ${asked} of run ${s.run_id}${step} ${what}${next}. This answer was not taken.`,
     details: {
       question_seq: asked,
       ...(about === undefined ? {} : { step_id: about }),

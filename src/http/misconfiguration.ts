@@ -36,6 +36,6 @@ export function misconfiguration(err: unknown, env: object | undefined): string 
   const bindings = (env ?? {}) as Record<string, unknown>;
   const missing = Object.keys(BINDINGS).filter((name) => bindings[name] === undefined);
   if (missing.length > 0 && err instanceof TypeError)
-    return `The Worker has no binding ${missing.map((m) => `${m}: ${BINDINGS[m]}`).join('; ')}. Add it to wrangler.toml (examples/custom-worker/wrangler.toml has every one)`;
+    return `The Worker has no binding ${missing.map((m) => `${m}: ${BINDINGS[m]}`).join('; ')}. Add it to wrangler.toml (examples/custom-worker/wrangler.toml has every one).`;
   return null;
 }

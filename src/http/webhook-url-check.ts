@@ -34,7 +34,7 @@ export function webhookUrlProblem(
     return (
       'config.approval.webhook_url: this deployment cannot sign approval webhooks, WEBHOOK_SECRET is not ' +
       'set. Set it ("whsec_" followed by base64: `wrangler secret put WEBHOOK_SECRET`, locally in ' +
-      '.dev.vars), or leave webhook_url out and decide through the API or the dashboard'
+      '.dev.vars), or leave webhook_url out and decide through the API or the dashboard.'
     );
   }
   try {

@@ -195,7 +195,7 @@ async function failIfNoLongerListed(
   });
   throw new ToolError(
     'mcp_tool_not_found',
-    `mcp.${server.name}.${tool}: MCP server "${server.name}" no longer lists "${tool}" (it did when the plan was checked); nothing was run. Its listing is refreshed, so new and revised plans no longer offer it: revise the plan to use another tool, or restore the tool on the server, refresh (GET /v1/tools?refresh=true) and retry the step`,
+    `mcp.${server.name}.${tool}: MCP server "${server.name}" no longer lists "${tool}" (it did when the plan was checked); nothing was run. Its listing is refreshed, so new and revised plans no longer offer it: revise the plan to use another tool, or restore the tool on the server, refresh (GET /v1/tools?refresh=true) and retry the step.`,
     { retryable: false },
   );
 }

@@ -30,7 +30,12 @@ export function cliSetup(name: string) {
   beforeAll(async () => {
     execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), '--out', cli], { cwd: root });
     scripted = await startScriptedLlm();
-    server = (await startDevServer({ name: `${name}-e2e`, extraArgs: plannerVars(scripted.url) })) as {
+    server = (await startDevServer({
+      name: `${name}-e2e`,
+      extraArgs: plannerVars(scripted.url),
+      // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
+      port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
+    })) as {
       base: string;
       stop(): Promise<void>;
     };

@@ -97,6 +97,8 @@ beforeAll(async () => {
   server = (await startDevServer({
     name: 'cli-e2e',
     extraArgs: ['--var', `MCP_SERVERS:${JSON.stringify(servers)}`],
+    // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
+    port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
   })) as Server;
 }, 120_000);
 
@@ -776,7 +778,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       const key = keys[0]!;
       expect(cmd.err()).toMatch(
         new RegExp(
-          `^edgeplan: timeout: No answer to creating the run within 2 s \\(\\d attempts?; last: No answer from ${url} to POST /v1/runs within [\\d.]+ s\\)\\. It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one\n`,
+          `^edgeplan: timeout: No answer to creating the run within 2 s \\(\\d attempts?; last: No answer from ${url} to POST /v1/runs within [\\d.]+ s\\)\\. It may have been created: send the request again with Idempotency-Key ${key} to get that run, not a second one\\.\n`,
         ),
       );
       expect(cmd.err()).toContain(

@@ -44,6 +44,10 @@ describe('the approval link’s page after its link died', () => {
         'This approval link no longer works',
       );
       await expect(page.getByText('link valid until').count()).resolves.toBe(0);
+      // The plan kept below counts what the link asked to approve, not steps that still await.
+      await expect(page.locator('[data-asked-before] #approve-steps-title').innerText()).resolves.toBe(
+        '1 step it asked to approve',
+      );
       // Nothing left that could only be refused again: no buttons, no comment, no error to dismiss.
       for (const name of ['Approve', 'Reject', 'Modify'])
         await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);

@@ -84,6 +84,12 @@ describe('the approval link’s page of a version a newer link replaced', () => 
     await expect(asked.locator('h2#asked-before').innerText()).resolves.toBe(
       'What this link asked about (plan version 2), as it was then',
     );
+    // Its table is titled as what the link asked, not as steps that still await: fetch, done under v1,
+    // is kept; parse2 is what approving v2 would have run.
+    await expect(asked.locator('#approve-steps-title').innerText()).resolves.toBe(
+      '1 step it asked to approve',
+    );
+    await expect(page.getByText(/\bsteps? to approve\b/).count()).resolves.toBe(0);
     const inside = await asked.locator('[data-step-id]').count();
     expect(inside).toBeGreaterThan(0);
     await expect(page.locator('[data-step-id]').count()).resolves.toBe(inside);
@@ -102,6 +108,10 @@ describe('the approval link’s page of a version a newer link replaced', () => 
     await page.goto(`${env.server.base}${newer.pathname}${newer.search}`);
     await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await page.locator('p.ok[role="status"]').waitFor({ timeout: 15_000 });
+    // Decided, the link's steps are what it asked about: v3 (v1's content) runs parse, fetch kept.
+    await expect(page.locator('#approve-steps-title').innerText()).resolves.toBe(
+      '1 step it asked to approve',
+    );
     await waitForStatus(runId, 'cancelled');
     expect(errors).toEqual([]);
     await page.close();

@@ -111,10 +111,42 @@ describe('the terminal’s history of a run', () => {
       ),
       ev('ApprovalGranted', { comment: 'safer', by: 'approver' }, 2),
     ]);
+    // An event that does not say how the decision came (recorded before it did): nobody is made up.
     expect(decisionLines(edited)).toEqual([
       'approved: safer',
-      'the approver edited the plan into v2: changed a; removed b',
+      'edited into v2 when approved: changed a; removed b',
     ]);
+    // Who edited, as the decision line says it: how it came, or the name given — never "the approver".
+    const editedBy = (named: Record<string, string>) =>
+      fold([
+        ev('PlanAuthored', { plan }),
+        ev('ApprovalRequested', { deadline_at: null, plan_version: 1 }),
+        ev(
+          'PlanUpdated',
+          {
+            plan: { ...plan, version: 2, steps: [step('a')] },
+            reason: 'ok',
+            kind: 'approval_edit',
+            changed_steps: [],
+          },
+          2,
+        ),
+        ev('ApprovalGranted', { comment: 'ok', by: 'approver', ...named }, 2),
+      ]);
+    expect(decisionLines(editedBy({ approver_via: 'link' }))).toEqual([
+      'approved from the approval link: ok',
+      'edited into v2 from the approval link: removed b',
+    ]);
+    expect(decisionLines(editedBy({ approver_via: 'token' })).at(-1)).toBe(
+      'edited into v2 with the API token: removed b',
+    );
+    expect(decisionLines(editedBy({ approver: 'Ada', approver_via: 'link' })).at(-1)).toBe(
+      'edited into v2 by “Ada” (typed on the approval link): removed b',
+    );
+    // `watch` says it the same way.
+    expect(renderLive(editedBy({ approver_via: 'anonymous' }), 0, 0, PLAIN)).toContain(
+      ' edited into v2 through the API without a token: removed b',
+    );
     const timedOut = fold([ev('PlanAuthored', { plan }), ev('ApprovalGranted', { by: 'timeout' })]);
     expect(decisionLines(timedOut)).toEqual([
       'approved when the approval deadline passed (its default action)',

@@ -7,8 +7,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createClient,
+  DEFAULT_PLANNING_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  EdgeplanApiError,
+  type RunEvent,
+} from '../../src/client';
 import { MAX_RESPONSE_BYTES } from '../../src/client/http';
 import { acceptSocket } from '../fixtures/websocket-accept';
 
@@ -134,13 +140,76 @@ describe('a body too large, or without end', () => {
     };
     const err = await failure(client(500).getRun('run_1'));
     expect(err).toMatchObject({ status: 0, code: 'timeout' });
-    expect((err as Error).message).toContain(`No answer from ${base} to GET /v1/runs/run_1 within 0.5 s`);
+    // The answer began: said so, not "no answer", which would send the reader after the network.
+    expect((err as Error).message).toBe(
+      `${base} began answering GET /v1/runs/run_1 (200) but the answer did not finish within 0.5 s`,
+    );
   });
 
   it('gives up on a connection that is taken and never answered', async () => {
     handle = () => undefined;
     const err = await failure(client(500).listRuns());
     expect(err).toMatchObject({ status: 0, code: 'timeout' });
+    expect((err as Error).message).toBe(`No answer from ${base} to GET /v1/runs within 0.5 s`);
+  });
+
+  it('gives up creating a run within the call’s timeoutMs, saying in sentences which key gets the run', async () => {
+    handle = () => undefined;
+    const err = await failure(
+      client().createRun({ plan: { steps: [{ id: 'a', action: 'demo.echo' }] } }, { timeoutMs: 500 }),
+    );
+    expect(err).toMatchObject({ status: 0, code: 'timeout' });
+    expect((err as Error).message).toMatch(
+      /^No answer to creating the run within 0\.5 s \(.*\)\. It may have been created: send the request again with Idempotency-Key \S+ to get that run, not a second one\.$/,
+    );
+  });
+});
+
+describe('a server that never answers, and a client that sets no timeoutMs', () => {
+  // The clock the limit counts on is moved by hand: the server, the sockets and fetch are real.
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  /** The call, once the server holds its request unanswered; `settled` tells whether it ended. */
+  async function held<T>(send: () => Promise<T>) {
+    const taken = new Promise<ServerResponse>((r) => (handle = (_req, res) => r(res)));
+    let settled = false;
+    const outcome = failure(send()).finally(() => (settled = true));
+    // A call that ends before the server holds it fails here, rather than leaving the test waiting.
+    const early = outcome.then((e) => {
+      throw new Error(`the call ended before the server took it: ${String(e)}`);
+    });
+    const res = await Promise.race([taken, early]);
+    return { res, outcome, settled: () => settled };
+  }
+
+  it('gives up after DEFAULT_TIMEOUT_MS (a minute, as the CLI): not a caller held forever', async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(60_000);
+    const call = await held(() => createClient({ baseUrl: base, retry: false }).getRun('run_1'));
+    await vi.advanceTimersByTimeAsync(DEFAULT_TIMEOUT_MS - 1);
+    expect(call.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await call.outcome;
+    expect(err).toMatchObject({ status: 0, code: 'timeout' });
+    expect((err as Error).message).toBe(`No answer from ${base} to GET /v1/runs/run_1 within 60 s`);
+  });
+
+  it('gives planGoal five minutes: planning asks a model, repairs and falls back', async () => {
+    const call = await held(() => createClient({ baseUrl: base, retry: false }).planGoal({ goal: 'g' }));
+    await vi.advanceTimersByTimeAsync(DEFAULT_PLANNING_TIMEOUT_MS - 1);
+    expect(call.settled()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await call.outcome).toMatchObject({ code: 'timeout' });
+  });
+
+  it.each([0, Infinity])('waits as long as it takes with timeoutMs: %s', async (timeoutMs) => {
+    const call = await held(() => createClient({ baseUrl: base, retry: false, timeoutMs }).getRun('run_1'));
+    await vi.advanceTimersByTimeAsync(60 * 60_000);
+    expect(call.settled()).toBe(false);
+    call.res.writeHead(200, { 'content-type': 'application/json' });
+    call.res.end(JSON.stringify({ run_id: 'run_1', status: 'running' }));
+    // Resolved, with the run: nothing to fail with.
+    expect(await call.outcome).toBeNull();
   });
 });
 
@@ -172,6 +241,8 @@ describe('a redirect', () => {
       expect((err as Error).message).toContain(
         `${base} answered GET /v1/runs/run_1 with ${status} redirect to ${elsewhereUrl}/v1/runs/run_1`,
       );
+      // Two sentences, the second ended as the first.
+      expect((err as Error).message).toMatch(/\. Point the client at .*\.$/);
       expect(elsewhereAsked).toEqual([]);
     },
   );

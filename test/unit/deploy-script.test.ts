@@ -261,7 +261,7 @@ describe('npm run deploy', { timeout: 60_000 }, () => {
       "deploy: wrangler d1 list --json exited with 3; wrangler's message above says why. Not logged in? " +
         'Run `npx wrangler login` (in CI, set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID), then deploy again. ' +
         'To rehearse without an account, name a stand-in for wrangler: `EDGEPLAN_WRANGLER=<your stand-in> npm run deploy` ' +
-        '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it)',
+        '(one first on PATH is not used: npm run puts node_modules/.bin ahead of it).',
     );
     expect(run.commands).toEqual(['d1 list --json']);
     // A project `edgeplan init` made has its stand-in in scripts/: the hint names it, to run as printed.

@@ -7,8 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
-import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
+import { api, events, waitForRun, type Json } from '../workers/helpers';
 import { describedEcho as echo } from '../fixtures/echo-steps';
+import { revisionAwaitingApproval } from './revision-setup';
 
 const slow = { id: 'slow', action: 'demo.sleep', parameters: { ms: 1500, value: 'slept' }, dependencies: [] };
 const config = {
@@ -22,33 +23,23 @@ const config = {
 
 afterEach(() => setLlmFetch(null));
 
-async function approve(runId: string, comment?: string) {
-  const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve', comment });
-  expect(r.status).toBe(200);
-}
-
 describe('approval of revisions (approval.revisions: "ask")', () => {
   it('holds the revised plan for the approver while the running step finishes, then runs it', async () => {
-    const key = `revision-approval-${crypto.randomUUID()}`;
     const llm = scriptedLlm([JSON.stringify({ steps: [echo('a'), slow, echo('fixed', ['a'])] })]);
     setLlmFetch(llm.fetch);
-    const flaky = {
-      id: 'flaky',
-      action: 'demo.flaky',
-      parameters: { fail_times: 99, key, permanent: true },
-      dependencies: ['a'],
-    };
-    const runId = await startRun({ steps: [echo('a'), slow, flaky] }, config);
-    await waitForRun(runId, (r) => r.status === 'awaiting_approval');
-    await approve(runId);
-    // flaky fails, the planner writes v2: the run waits for the approver with slow still running.
-    const waiting = await waitForRun(runId, (r) => r.status === 'awaiting_approval' && r.plan_version === 2);
+    // v1 approved, flaky fails, the planner writes v2: the run waits for the approver with slow still running.
+    const runId = await revisionAwaitingApproval(config, 'revision-approval', [slow]);
+    const waiting = (await api('GET', `/v1/runs/${runId}`)).body;
     expect(waiting.steps.fixed?.status ?? 'pending').toBe('pending');
     const slept = await waitForRun(runId, (r) => (r.steps as Json).slow.status === 'completed');
     expect(slept.status).toBe('awaiting_approval');
     expect(slept.step_results.slow).toBe('slept');
     expect((slept.steps as Json).fixed.attempts).toBe(0);
-    await approve(runId, 'fixed is fine');
+    const second = await api('POST', `/v1/runs/${runId}/approval`, {
+      decision: 'approve',
+      comment: 'fixed is fine',
+    });
+    expect(second.status).toBe(200);
     const done = await waitForRun(runId);
     expect(done.status).toBe('completed');
     expect(done.step_results).toMatchObject({ a: { id: 'a' }, slow: 'slept', fixed: { id: 'fixed' } });
@@ -66,18 +57,8 @@ describe('approval of revisions (approval.revisions: "ask")', () => {
   });
 
   it('ends the run cancelled when the approver rejects the revision, keeping what ran', async () => {
-    const key = `revision-reject-${crypto.randomUUID()}`;
     setLlmFetch(scriptedLlm([JSON.stringify({ steps: [echo('a'), echo('fixed', ['a'])] })]).fetch);
-    const flaky = {
-      id: 'flaky',
-      action: 'demo.flaky',
-      parameters: { fail_times: 99, key, permanent: true },
-      dependencies: ['a'],
-    };
-    const runId = await startRun({ steps: [echo('a'), flaky] }, config);
-    await waitForRun(runId, (r) => r.status === 'awaiting_approval');
-    await approve(runId);
-    await waitForRun(runId, (r) => r.status === 'awaiting_approval' && r.plan_version === 2);
+    const runId = await revisionAwaitingApproval(config, 'revision-reject');
     const r = await api('POST', `/v1/runs/${runId}/approval`, { decision: 'reject', comment: 'no' });
     expect(r.status).toBe(200);
     const done = await waitForRun(runId);

@@ -123,7 +123,8 @@ describe('the approval link with the right token', () => {
       for (const body of [{ decision: 'approve' }, { decision: 'reject' }, { decision: 'maybe' }]) {
         const r = await viaLink(runId, token, body);
         expect(r).toMatchObject({ status: 410, body: { error: { code: 'gone' } } });
-        expect(r.body.error.message).toMatch(/is (completed|cancelled): nothing to approve/);
+        // Said as a sentence, full stop and all, as the page shows it.
+        expect(r.body.error.message).toMatch(/is (completed|cancelled): nothing to approve\b[^.]*\.$/);
       }
     }
   });

@@ -57,7 +57,7 @@ describe('an answer that names its question', () => {
       },
     });
     expect(late.body.error.message).toBe(
-      `Question ${first} of run ${runId} (step "f") was answered already by Ada (retry: retry it); step "f" asks again, as question ${second}: read it and answer that one. This answer was not taken`,
+      `Question ${first} of run ${runId} (step "f") was answered already by Ada (retry: retry it); step "f" asks again, as question ${second}: read it and answer that one. This answer was not taken.`,
     );
     // Nothing was taken: the step still waits on its second question, answered by Ada alone.
     expect((await api('GET', `/v1/runs/${runId}`)).body.status).toBe('awaiting_input');

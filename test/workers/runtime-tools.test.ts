@@ -164,7 +164,7 @@ describe('human.input', () => {
     // Told what happened: the other answer was taken (not advised to send this as new information).
     // (and when: the run keeps when a person's question was answered)
     expect(refused.body.error.message).toMatch(
-      /^Step "ask" was answered already at \d{4}-\d\d-\d\dT[\d:.]+Z, so this answer was not taken/,
+      /^Step "ask" was answered already at \d{4}-\d\d-\d\dT[\d:.]+Z, so this answer was not taken; run \S+ is \w+\.$/,
     );
     // No such step: 404, while the run still runs.
     expect((await api('POST', `/v1/runs/${runId}/input`, { input: 'x', step_id: 'nope' })).status).toBe(404);

@@ -37,7 +37,7 @@ export function accessConfig(env: { ACCESS_TEAM_DOMAIN?: string; ACCESS_AUD?: st
       message:
         `Cloudflare Access is half configured: ${set} is set but ${unset} is not. Set both — ` +
         'ACCESS_TEAM_DOMAIN to your team domain (https://<team>.cloudflareaccess.com) and ACCESS_AUD to ' +
-        'the Access application’s Application Audience (AUD) tag — or neither to turn Access off',
+        'the Access application’s Application Audience (AUD) tag — or neither to turn Access off.',
     };
   }
   const issuer = teamOrigin(domain);

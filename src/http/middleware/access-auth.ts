@@ -50,7 +50,7 @@ export function accessAuth(options: AccessVerifierOptions = {}): MiddlewareHandl
     return jsonError(
       c,
       'access_token_invalid',
-      `The Cloudflare Access token (${ACCESS_JWT_HEADER}) was refused: ${verdict.message}. Sign in through Access again, or send "Authorization: Bearer <API_TOKEN>" without it`,
+      `The Cloudflare Access token (${ACCESS_JWT_HEADER}) was refused: ${verdict.message}. Sign in through Access again, or send "Authorization: Bearer <API_TOKEN>" without it.`,
       { check: verdict.check },
     );
   };

@@ -48,7 +48,7 @@ export function registerRunWaitRoutes(app: App): void {
         'invalid_request',
         `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${done.after_beyond}): ` +
           'the wait would answer only once the run passed it, its events up to it unseen. Pass a seq of ' +
-          "this run's (its last_seq, or next_after from its events), or leave after out to count from its last event",
+          "this run's (its last_seq, or next_after from its events), or leave after out to count from its last event.",
         { after: q.after, last_seq: done.after_beyond },
       );
     return c.json(done, 200);

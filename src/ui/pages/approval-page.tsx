@@ -117,6 +117,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         inferred={inferred}
         selected={selected}
         changes={data.changes ?? null}
+        asked={outcome !== null || gone !== null}
       />
     </>
   );
