@@ -43,6 +43,11 @@ export const ERROR_CODES = {
       'A caller signed in through Cloudflare Access gave an `approver` (with an approval decision, or with an answer to `/input`) other than who they are: with Access the approver is the verified identity (the message names it); leave `approver` out or send that one.',
   },
   forbidden: { status: 403, about: 'A capability token (the approval link) that does not fit.' },
+  cross_site_request: {
+    status: 403,
+    about:
+      'A browser sent a request that changes something (or a WebSocket upgrade) from a page on another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin CORS_ORIGINS does not name, with no Authorization header or bearer subprotocol: it would have acted on the browser’s Cloudflare Access cookie, or a local ALLOW_ANONYMOUS server, for that page. details.origin names the page’s origin. Send the API token from that page, or add its origin to CORS_ORIGINS.',
+  },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },
   method_not_allowed: {
     status: 405,

@@ -2324,6 +2324,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body larger than the limit (`payload_too_large`) */
             413: {
                 headers: {
@@ -2411,6 +2420,15 @@ export interface operations {
             };
             /** @description Missing or wrong bearer token (`unauthorized`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2559,6 +2577,15 @@ export interface operations {
             };
             /** @description Missing or wrong bearer token (`unauthorized`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3132,7 +3159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3481,7 +3508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3597,7 +3624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,7 +3856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed (`forbidden`) */
+            /** @description Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,7 @@ import { accessAuth } from './middleware/access-auth';
 import { bearerAuth } from './middleware/auth';
 import { bodyLimit, MAX_BODY_BYTES } from './middleware/body-limit';
 import { corsFromEnv } from './middleware/cors';
+import { crossSite } from './middleware/cross-site';
 import { jsonBody } from './middleware/json-body';
 import { jsonRpcErrors } from './middleware/json-rpc-errors';
 import { rateLimit } from './middleware/rate-limit';
@@ -115,6 +116,8 @@ export function createApp({
   app.use('*', corsFromEnv());
   // The rate limit before auth, so guessing tokens is limited too (per address without a token).
   app.use('/v1/*', rateLimit());
+  // Before auth: a page on another site must not act with the browser's Access cookie (src/http/middleware/cross-site.ts).
+  app.use('/v1/*', crossSite());
   // Auth before reading the body: an unauthenticated client cannot make us buffer 5 MiB.
   // The approval link carries its own single-use capability (checked by the run), so an approver
   // needs no API token.

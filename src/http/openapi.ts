@@ -23,7 +23,7 @@ export const ErrorSchema = z
 const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Bad request: `invalid_request` (the zod issues are in `details.issues`) or `invalid_json`',
   401: 'Missing or wrong bearer token (`unauthorized`)',
-  403: 'Not allowed (`forbidden`)',
+  403: 'Not allowed (`forbidden`), or a browser on another site sent it without a token (`cross_site_request`)',
   404: 'No such resource or route (`not_found`)',
   405: 'The path exists, but not for this method (`method_not_allowed`; the `Allow` header lists its methods)',
   409: 'Not allowed in the current state (`conflict`)',
@@ -52,8 +52,11 @@ export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): R
   return out;
 }
 
-/** The errors any `/v1` route with a JSON body can answer before its handler runs. */
-export const V1_BODY_ERRORS = [400, 401, 413, 415] as const;
+/**
+ * The errors any `/v1` route with a JSON body can answer before its handler runs (403: a browser on
+ * another site, src/http/middleware/cross-site.ts).
+ */
+export const V1_BODY_ERRORS = [400, 401, 403, 413, 415] as const;
 
 /** `security` for `/v1` routes: the bearer token (`API_TOKEN`; none needed only with ALLOW_ANONYMOUS=true). */
 export const V1_SECURITY = [{ bearerAuth: [] }];

@@ -6,7 +6,8 @@
  * Each listed tool is checked on its own: one the protocol's schema refuses, one whose name MCP does not
  * allow (1-128 of `A-Z a-z 0-9 _ - .`), or a second tool of the same name is left out, logged, and kept
  * in the listing's `leftOut` with why (so a plan naming it, and `GET /v1/tools`, can say); the server's
- * other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}.
+ * other tools are kept. Descriptions are cut to {@link MAX_DESCRIPTION_CHARS}; a listing stops at
+ * {@link MAX_LISTED_TOOLS} tools or {@link MAX_LISTING_CHARS} of definitions.
  *
  * Listings of one server that start together share one `tools/list` (listing-flight.ts).
  *
@@ -99,6 +100,17 @@ export const MCP_LISTING_TTL_S = 300;
 const KV_MIN_TTL_S = 60;
 /** At most this many `tools/list` pages per server. */
 const MAX_PAGES = 50;
+/**
+ * At most this many of a server's tools are kept; the listing stops there (logged as
+ * `mcp_listing_truncated`). Every kept tool's schemas are converted to zod by each isolate that loads
+ * them: one page of 100,000 tools (8 MB) took 3 s of CPU and 200 MB, past the isolate's 128 MB.
+ */
+export const MAX_LISTED_TOOLS = 1000;
+/**
+ * At most this many characters of a server's tool definitions (as JSON, descriptions cut) are kept:
+ * converting a schema costs about half a millisecond a KiB, so few tools with huge schemas are bounded too.
+ */
+export const MAX_LISTING_CHARS = 1024 * 1024;
 /** A tool name as MCP allows it (the SDK's own rule, SEP-986). */
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 /** A tool's description is cut here: it is read by the planner with every other tool's. */
@@ -167,13 +179,19 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
       );
     };
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let chars = 0;
+    let full = false;
+    for (let page = 0; page < MAX_PAGES && !full; page++) {
       const res = await client.request(
         { method: 'tools/list', params: cursor ? { cursor } : {} },
         ListingPage,
         opts.signal ? { signal: opts.signal } : {},
       );
       for (const raw of res.tools) {
+        if (tools.length >= MAX_LISTED_TOOLS) {
+          full = true;
+          break;
+        }
         const name = (raw as { name?: unknown } | null)?.name;
         const parsed = ToolSchema.safeParse(raw);
         if (!parsed.success) {
@@ -196,17 +214,24 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
             'the server lists a tool of that name already and the first one is kept; give each tool its own name on the server',
           );
         } else {
+          const kept = pick(parsed.data);
+          chars += JSON.stringify(kept).length;
+          if (chars > MAX_LISTING_CHARS) {
+            full = true;
+            break;
+          }
           names.add(parsed.data.name);
-          tools.push(pick(parsed.data));
+          tools.push(kept);
         }
       }
       cursor = res.nextCursor;
+      if (cursor && tools.length >= MAX_LISTED_TOOLS) full = true;
       if (!cursor) break;
     }
-    if (cursor)
+    if (full || cursor)
       log(
         'mcp_listing_truncated',
-        `MCP server "${server.name}": more than ${MAX_PAGES} pages of tools; the first ${tools.length} are kept`,
+        `MCP server "${server.name}": ${full ? `more than ${MAX_LISTED_TOOLS} tools or ${MAX_LISTING_CHARS} characters of tool definitions` : `more than ${MAX_PAGES} pages of tools`}; the first ${tools.length} are kept, the rest are not offered — list fewer tools, or shorter schemas, on the server`,
         { server: server.name, count: tools.length },
       );
     const version = client.getServerVersion()?.version ?? 'unknown';

@@ -9,6 +9,8 @@
  * are counted per path). Modes:
  * - `many` — `tools/list` gives 5,000 tools, 100 a page
  * - `bigList` — one tool whose description is 8 MB
+ * - `flood` — one `tools/list` page of 100,000 tools (8 MB)
+ * - `fat` — 200 tools whose inputSchema has 1,000 properties each (17 MB over 2 pages)
  * - `names` — tools named `a.b`, `ünï`, `x` ×10,000, `http.request`, and `dup` twice
  * - `names-path` — tools named `fs/read`, `../../etc/passwd`, `a.b.c`, `y` ×128, `z` ×129 and `` (empty)
  * - `schemas` — tools whose inputSchema is invalid (`properties: 5`), nested 1,000 deep, or a `$ref` loop
@@ -108,6 +110,17 @@ function listing(mode: string, page: number): { tools: Tool[]; nextCursor?: stri
     case 'many': {
       const tools = Array.from({ length: 100 }, (_, i) => tool(`t${page * 100 + i}`));
       return page < 49 ? { tools, nextCursor: String(page + 1) } : { tools };
+    }
+    case 'flood':
+      return { tools: Array.from({ length: 100_000 }, (_, i) => tool(`t${i}`)) };
+    case 'fat': {
+      const properties = Object.fromEntries(
+        Array.from({ length: 1000 }, (_, j) => [`p${j}`, { type: 'string' }]),
+      );
+      const tools = Array.from({ length: 100 }, (_, i) =>
+        tool(`f${page * 100 + i}`, { type: 'object', properties }),
+      );
+      return page === 0 ? { tools, nextCursor: '1' } : { tools };
     }
     case 'bigList':
       return { tools: [OK, { ...tool('big'), description: 'x'.repeat(8 * 1024 * 1024) }] };

@@ -7,10 +7,16 @@
  */
 import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { executeTool } from '../../src/executor/run-step';
 import { ToolRegistry, type AnyTool } from '../../src/executor/registry';
-import { MAX_DESCRIPTION_CHARS, type McpLeftOutTool } from '../../src/mcp/listing';
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_LISTED_TOOLS,
+  MAX_LISTING_CHARS,
+  type McpLeftOutTool,
+} from '../../src/mcp/listing';
 import { mcpTools } from '../../src/mcp/tools';
 import { loadMcpTools, mcpUnavailable } from '../../src/mcp/worker-tools';
 import { api, startRun, waitForRun } from '../workers/helpers';
@@ -134,10 +140,21 @@ describe('an MCP server whose listing misbehaves', () => {
     expect(mcpUnavailable(mcpEnv)).toEqual(before);
   });
 
-  it('lists 5,000 tools over 50 pages, and cuts an 8 MB description', async () => {
-    expect(await listed('many', 'a')).toHaveLength(5000);
+  it('lists tools over many pages up to MAX_LISTED_TOOLS, asking for no page past it, and cuts an 8 MB description', async () => {
+    expect(await listed('many', 'a')).toHaveLength(MAX_LISTED_TOOLS);
+    expect((await stats('/h/many/a')).list_calls).toBe(MAX_LISTED_TOOLS / 100);
     const big = byName(await listed('bigList', 'a'), 'mcp.h.big');
     expect(big.description.length).toBe(MAX_DESCRIPTION_CHARS + 1);
+  });
+
+  it('keeps a server to MAX_LISTED_TOOLS tools and MAX_LISTING_CHARS of definitions: one page of 100,000 tools, or fat schemas', async () => {
+    // Each kept tool's schema is converted for every isolate: 100,000 took 3 s of CPU and 200 MB.
+    expect(await listed('flood', 'a')).toHaveLength(MAX_LISTED_TOOLS);
+    const fat = await listed('fat', 'a');
+    const chars = fat.map((t) => JSON.stringify(z.toJSONSchema(t.input)).length).reduce((a, b) => a + b, 0);
+    expect(fat.length).toBeGreaterThan(0);
+    expect(chars).toBeLessThanOrEqual(MAX_LISTING_CHARS);
+    expect((await stats('/h/fat/a')).list_calls).toBe(1);
   });
 
   it('takes any object for a tool whose inputSchema $ref loops, instead of overflowing the stack on every check', async () => {
