@@ -1,0 +1,186 @@
+/**
+ * The paths that landed after crash-restart.test.ts, across a real crash: `wrangler dev`'s whole
+ * process group is SIGKILLed while (1) a goal's planner waits for the model's repair of a plan with a
+ * finding, (2) a `human.input` step's question is open, and (3) just after an answer was accepted —
+ * then started again on the same state and port. After the restart the plan is planned once with the
+ * model's tokens counted as its trace lists them, the question asked before the crash is still the one
+ * to answer, and the answer given before it is not lost.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedLlm } from './scripted-llm-server';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
+import { serverApi } from './server-api';
+
+type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** This file's port (and its inspector's, the one after it); EDGEPLAN_E2E_PORT moves it. */
+const PORT = Number(process.env.EDGEPLAN_E2E_PORT ?? 9700);
+const TAG = `recent-${Date.now().toString(36)}`;
+
+const llm = await startScriptedLlm();
+let releaseRepair = () => undefined as void;
+const repairHeld = new Promise<void>((r) => (releaseRepair = r));
+
+const ARGS = [
+  '--inspector-port',
+  String(PORT + 1),
+  '--log-level',
+  'error',
+  '--var',
+  `OPENAI_BASE_URL:${llm.url}`,
+  '--var',
+  'OPENAI_API_KEY:sk-scripted',
+  '--var',
+  'PLANNER_MODEL:scripted-1',
+];
+
+let server: Dev;
+const persist = migratedState('edgeplan-crash-recent') as string;
+const { call, get } = serverApi(() => server.base);
+
+async function create(body: unknown): Promise<string> {
+  const r = await call('POST', '/v1/runs', body);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.run_id as string;
+}
+/** Polls until `done` holds (a restart on a busy machine is slow: generous). */
+async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  for (const end = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > end) throw new Error(`${what}: not in time (last: ${JSON.stringify(v).slice(0, 500)})`);
+  }
+}
+const statusIs = (id: string, status: string) =>
+  until(
+    `run ${id} ${status}`,
+    () => get(`/v1/runs/${id}`),
+    (r) => r.status === status,
+  );
+const eventsOf = async (id: string) => (await get(`/v1/runs/${id}/events?limit=1000`)).events as Json[];
+const ofType = (events: Json[], type: string) => events.filter((e) => e.event_type === type);
+
+const askThenUse = {
+  steps: [
+    { id: 'ask', action: 'human.input', parameters: { prompt: 'Which city?' } },
+    { id: 'use', action: 'demo.echo', parameters: { city: '{{ steps.ask.output }}' }, dependencies: ['ask'] },
+  ],
+};
+const step = (id: string, action: string) => ({
+  id,
+  description: id,
+  action,
+  parameters: { id },
+  dependencies: [],
+});
+const badPlan = JSON.stringify({ steps: [step('a', 'demo.no_such_tool')] });
+const goodPlan = JSON.stringify({ steps: [step('a', 'demo.echo')] });
+
+const runs = { planned: '', open: '', answered: '' };
+let asked = 0;
+
+beforeAll(async () => {
+  server = (await startDevServer({
+    name: 'edgeplan-crash-recent',
+    persist,
+    port: PORT,
+    extraArgs: ARGS,
+  })) as Dev;
+  // (1) The model's first plan names no tool there is; its repair is held until the kill. Asked
+  // again, the same: a finding, then the repair.
+  llm.script(TAG, [badPlan, { pieces: [goodPlan], held: repairHeld }, badPlan, goodPlan]);
+  runs.planned = await create({
+    goal: `echo once (${TAG})`,
+    config: { require_plan_approval: true },
+  });
+  // (2) A question open at the kill.
+  runs.open = await create({ plan: askThenUse });
+  // (3) A question answered just before the kill.
+  runs.answered = await create({ plan: askThenUse });
+  await statusIs(runs.open, 'awaiting_input');
+  await statusIs(runs.answered, 'awaiting_input');
+  asked = ofType(await eventsOf(runs.open), 'InputRequested').at(-1)!.seq as number;
+  const answered = ofType(await eventsOf(runs.answered), 'InputRequested').at(-1)!.seq as number;
+  await until(
+    'the repair asked',
+    () => Promise.resolve(llm.calls.filter((c) => c.tag === TAG).length),
+    (n) => n === 2,
+  );
+  const r = await call('POST', `/v1/runs/${runs.answered}/input`, {
+    input: 'Oslo',
+    step_id: 'ask',
+    question_seq: answered,
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  await server.kill();
+  // Answered now, to a server that is gone.
+  releaseRepair();
+  server = (await startDevServer({
+    name: 'edgeplan-crash-recent',
+    persist,
+    port: PORT,
+    extraArgs: ARGS,
+  })) as Dev;
+}, 180_000);
+
+afterAll(async () => {
+  server?.stop();
+  rmSync(persist, { recursive: true, force: true });
+  await llm.close();
+});
+
+/** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
+const gapFree = (events: Json[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
+
+describe('the newer paths across a SIGKILL of wrangler dev and a restart on the same state', () => {
+  it('plans a goal whose repair the crash cut once, counting the tokens its trace lists', async () => {
+    const run = await statusIs(runs.planned, 'awaiting_approval');
+    const events = await eventsOf(runs.planned);
+    gapFree(events);
+    expect(ofType(events, 'PlanAuthored')).toHaveLength(1);
+    expect((await get(`/v1/runs/${runs.planned}/plans`)).versions).toHaveLength(1);
+    const trace = await get(`/v1/runs/${runs.planned}/planning`);
+    const attempts = trace.attempts as Json[];
+    // The lost issue's answer (its repair died with the server), then the new issue's answer and repair.
+    expect(attempts.map((a) => [a.retry, a.outcome])).toEqual([
+      [0, 'invalid'],
+      [0, 'invalid'],
+      [1, 'ok'],
+    ]);
+    expect(llm.calls.filter((c) => c.tag === TAG)).toHaveLength(4);
+    const prompt = attempts.reduce((n, a) => n + (a.prompt_tokens as number), 0);
+    const completion = attempts.reduce((n, a) => n + (a.completion_tokens as number), 0);
+    expect(run.token_usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: completion });
+    const approved = await call('POST', `/v1/runs/${runs.planned}/approval`, { decision: 'approve' });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const done = await statusIs(runs.planned, 'completed');
+    expect(done.step_results).toEqual({ a: { id: 'a' } });
+  });
+
+  it('takes the answer to the question asked before the crash, which is asked once', async () => {
+    const r = await call('POST', `/v1/runs/${runs.open}/input`, {
+      input: 'Bergen',
+      step_id: 'ask',
+      question_seq: asked,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const run = await statusIs(runs.open, 'completed');
+    expect(run.step_results.use).toEqual({ city: 'Bergen' });
+    const events = await eventsOf(runs.open);
+    gapFree(events);
+    expect(ofType(events, 'InputRequested')).toHaveLength(1);
+    expect(ofType(events, 'InputReceived')).toHaveLength(1);
+  });
+
+  it('keeps an answer accepted just before the crash, and runs on with it', async () => {
+    const run = await statusIs(runs.answered, 'completed');
+    expect(run.step_results.use).toEqual({ city: 'Oslo' });
+    const events = await eventsOf(runs.answered);
+    gapFree(events);
+    expect(ofType(events, 'InputRequested')).toHaveLength(1);
+    expect(ofType(events, 'InputReceived')).toHaveLength(1);
+  });
+});
