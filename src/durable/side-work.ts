@@ -140,6 +140,13 @@ export class DurableSideWork {
     const task = row.task;
     switch (task.type) {
       case 'approval_requested': {
+        // Decided meanwhile (through the API or the dashboard, or the run ended): nobody is to be asked
+        // any more — a delivery lost with its instance, or parked for a retry, is not sent after the
+        // decision with a link that answers 410. A new version to approve issues a row of its own.
+        if (state.status !== 'awaiting_approval') {
+          await h.answer(row, [], 'done');
+          return;
+        }
         const d = await deliverApproval(
           state,
           h.store,

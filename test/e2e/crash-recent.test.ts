@@ -7,6 +7,8 @@
  * to answer, and the answer given before it is not lost.
  */
 import { rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
@@ -19,12 +21,32 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** This file's port (and its inspector's, the one after it); EDGEPLAN_E2E_PORT moves it. */
 const PORT = Number(process.env.EDGEPLAN_E2E_PORT ?? 9700);
 const TAG = `recent-${Date.now().toString(36)}`;
+/** The judge's calls: a tag of their own (TAG is not in it, nor it in TAG). */
+const JUDGED = `judged-${Math.random().toString(36).slice(2)}`;
 
 const llm = await startScriptedLlm();
 let releaseRepair = () => undefined as void;
 const repairHeld = new Promise<void>((r) => (releaseRepair = r));
 
+/** The approval-webhook receiver: every delivery's run, kept; those before the kill never answered. */
+const deliveries: string[] = [];
+let answerHooks = false;
+const hooks = createServer((req: IncomingMessage, res: ServerResponse) => {
+  let text = '';
+  req.on('data', (c: Buffer) => (text += c.toString()));
+  req.on('end', () => {
+    deliveries.push((JSON.parse(text) as Json).run_id as string);
+    if (answerHooks) res.end('ok');
+  });
+});
+await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+
 const ARGS = [
+  '--var',
+  'HTTP_ALLOWLIST:127.0.0.1',
+  '--var',
+  'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
   '--inspector-port',
   String(PORT + 1),
   '--log-level',
@@ -79,7 +101,7 @@ const step = (id: string, action: string) => ({
 const badPlan = JSON.stringify({ steps: [step('a', 'demo.no_such_tool')] });
 const goodPlan = JSON.stringify({ steps: [step('a', 'demo.echo')] });
 
-const runs = { planned: '', open: '', answered: '' };
+const runs = { planned: '', open: '', answered: '', decided: '' };
 let asked = 0;
 
 beforeAll(async () => {
@@ -96,6 +118,30 @@ beforeAll(async () => {
     goal: `echo once (${TAG})`,
     config: { require_plan_approval: true },
   });
+  // (4) A plan approved through the API while its webhook is with the receiver; its step's judge is
+  // with the model at the kill (so the object has side work to take up again after the restart).
+  llm.script(JUDGED, [{ pieces: ['{"ok": true, "reason": "held"}'], held: repairHeld }, '{"ok": true}']);
+  runs.decided = await create({
+    plan: {
+      steps: [{ id: 'go', action: 'demo.echo', parameters: { go: true }, expected_output: `${JUDGED}: go` }],
+    },
+    config: {
+      require_plan_approval: true,
+      approval: { webhook_url: hookUrl, timeout_s: 600, default_action: 'reject' },
+    },
+  });
+  await until(
+    'the webhook with its receiver',
+    () => Promise.resolve(deliveries.length),
+    (n) => n === 1,
+  );
+  const decided = await call('POST', `/v1/runs/${runs.decided}/approval`, { decision: 'approve' });
+  expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+  await until(
+    'the judge asked',
+    () => Promise.resolve(llm.calls.filter((c) => c.tag === JUDGED).length),
+    (n) => n === 1,
+  );
   // (2) A question open at the kill.
   runs.open = await create({ plan: askThenUse });
   // (3) A question answered just before the kill.
@@ -118,6 +164,7 @@ beforeAll(async () => {
   await server.kill();
   // Answered now, to a server that is gone.
   releaseRepair();
+  answerHooks = true;
   server = (await startDevServer({
     name: 'edgeplan-crash-recent',
     persist,
@@ -130,6 +177,8 @@ afterAll(async () => {
   server?.stop();
   rmSync(persist, { recursive: true, force: true });
   await llm.close();
+  hooks.closeAllConnections();
+  hooks.close();
 });
 
 /** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
@@ -182,5 +231,17 @@ describe('the newer paths across a SIGKILL of wrangler dev and a restart on the 
     gapFree(events);
     expect(ofType(events, 'InputRequested')).toHaveLength(1);
     expect(ofType(events, 'InputReceived')).toHaveLength(1);
+  });
+
+  it('sends no webhook for a plan approved before the crash, and runs it once', async () => {
+    const run = await statusIs(runs.decided, 'completed');
+    expect(run.step_results.go).toEqual({ go: true });
+    expect(llm.calls.filter((c) => c.tag === JUDGED)).toHaveLength(2);
+    // The delivery lost with the server asked about a plan already decided: not sent again.
+    expect(deliveries).toEqual([runs.decided]);
+    const events = await eventsOf(runs.decided);
+    gapFree(events);
+    expect(ofType(events, 'ApprovalGranted')).toHaveLength(1);
+    expect(ofType(events, 'ToolReturned')).toHaveLength(1);
   });
 });
