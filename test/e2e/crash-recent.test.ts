@@ -101,7 +101,23 @@ const step = (id: string, action: string) => ({
 const badPlan = JSON.stringify({ steps: [step('a', 'demo.no_such_tool')] });
 const goodPlan = JSON.stringify({ steps: [step('a', 'demo.echo')] });
 
-const runs = { planned: '', open: '', answered: '', decided: '' };
+const runs = { planned: '', open: '', answered: '', decided: '', deleted: '' };
+
+/** The seqs a WebSocket client of run `id` was sent after `after`, as they came; `closed` once it is. */
+function follow(id: string, after: number) {
+  const seqs: number[] = [];
+  const ws = new WebSocket(`${server.base.replace('http', 'ws')}/v1/runs/${id}/ws?after=${after}`);
+  ws.onmessage = (m) => {
+    if (m.data !== 'pong') seqs.push((JSON.parse(String(m.data)) as Json).seq as number);
+  };
+  const closed = new Promise<void>((r) => ws.addEventListener('close', () => r()));
+  const opened = new Promise<void>((r, reject) => {
+    ws.addEventListener('open', () => r());
+    ws.addEventListener('error', () => reject(new Error(`the socket of ${id} did not open`)));
+  });
+  return { seqs, closed, opened, close: () => ws.close() };
+}
+let before: ReturnType<typeof follow>;
 let asked = 0;
 
 beforeAll(async () => {
@@ -142,6 +158,10 @@ beforeAll(async () => {
     () => Promise.resolve(llm.calls.filter((c) => c.tag === JUDGED).length),
     (n) => n === 1,
   );
+  // (5) A run cancelled and deleted just before the kill.
+  runs.deleted = await create({ plan: askThenUse });
+  await statusIs(runs.deleted, 'awaiting_input');
+  expect((await call('POST', `/v1/runs/${runs.deleted}/cancel`, {})).status).toBe(200);
   // (2) A question open at the kill.
   runs.open = await create({ plan: askThenUse });
   // (3) A question answered just before the kill.
@@ -155,6 +175,16 @@ beforeAll(async () => {
     () => Promise.resolve(llm.calls.filter((c) => c.tag === TAG).length),
     (n) => n === 2,
   );
+  // A client following the open question's run across the crash.
+  before = follow(runs.open, 0);
+  await before.opened;
+  await until(
+    'the socket sent the backlog',
+    () => Promise.resolve(before.seqs.length),
+    (n) => n === asked,
+  );
+  const gone = await call('DELETE', `/v1/runs/${runs.deleted}`);
+  expect(gone.status, JSON.stringify(gone.body)).toBe(200);
   const r = await call('POST', `/v1/runs/${runs.answered}/input`, {
     input: 'Oslo',
     step_id: 'ask',
@@ -210,6 +240,9 @@ describe('the newer paths across a SIGKILL of wrangler dev and a restart on the 
   });
 
   it('takes the answer to the question asked before the crash, which is asked once', async () => {
+    await before.closed;
+    const again = follow(runs.open, before.seqs.at(-1)!);
+    await again.opened;
     const r = await call('POST', `/v1/runs/${runs.open}/input`, {
       input: 'Bergen',
       step_id: 'ask',
@@ -222,6 +255,23 @@ describe('the newer paths across a SIGKILL of wrangler dev and a restart on the 
     gapFree(events);
     expect(ofType(events, 'InputRequested')).toHaveLength(1);
     expect(ofType(events, 'InputReceived')).toHaveLength(1);
+    // The client that reconnected after the last seq it got was sent every event once, in order.
+    await until(
+      'the socket sent the run to its end',
+      () => Promise.resolve(again.seqs.length),
+      (n) => before.seqs.length + n >= events.length,
+    );
+    again.close();
+    expect([...before.seqs, ...again.seqs]).toEqual(events.map((e) => e.seq));
+  });
+
+  it('keeps a run deleted just before the crash deleted', async () => {
+    expect((await call('GET', `/v1/runs/${runs.deleted}`)).status).toBe(404);
+    expect((await call('GET', `/v1/runs/${runs.deleted}/events`)).status).toBe(404);
+    expect((await call('GET', `/v1/runs/${runs.deleted}/plans`)).status).toBe(404);
+    const listed = (await get('/v1/runs?limit=100')).runs as Json[];
+    expect(listed.map((r) => r.run_id)).not.toContain(runs.deleted);
+    expect(listed.map((r) => r.run_id)).toContain(runs.open);
   });
 
   it('keeps an answer accepted just before the crash, and runs on with it', async () => {
