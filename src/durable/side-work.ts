@@ -11,6 +11,7 @@ import { carryOut, failureInput, type SideCommand } from '../engine/side-work';
 import type { MachineInput } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
+import { EdgeplanError } from '../errors';
 import { deliverApproval } from './approval-delivery';
 import { reportToParent } from './child-runs';
 import { workerSidePorts } from './side-ports';
@@ -107,11 +108,14 @@ export class DurableSideWork {
       ) {
         this.#running.get(row.id)?.controller.abort(new DOMException('deadline', 'TimeoutError'));
         const why = lost ? 'was lost with its instance' : 'ran past its deadline';
-        const failed = failureInput(row.task as SideCommand, {
-          code: row.task.type === 'judge' ? 'judge_timeout' : 'planning_timeout',
-          message: `${row.task.type} did not finish after ${row.issued} attempts (the last ${why}; planning_timeout_s is ${state.config.planning_timeout_s})`,
-          retryable: false,
-        });
+        // An error, not its fields: a plain object is read as something a tool threw (`tool_error`).
+        const failed = failureInput(
+          row.task as SideCommand,
+          new EdgeplanError(
+            row.task.type === 'judge' ? 'judge_timeout' : 'planning_timeout',
+            `${row.task.type} did not finish after ${row.issued} attempts (the last ${why}; planning_timeout_s is ${state.config.planning_timeout_s})`,
+          ),
+        );
         // The model calls its issues made were spent all the same.
         const spent = row.task.type === 'plan' || row.task.type === 'revise' ? row.task.spent : undefined;
         const input = withCarried(failed, spent);
