@@ -1,10 +1,14 @@
 /**
  * The paths that landed after crash-restart.test.ts, across a real crash: `wrangler dev`'s whole
- * process group is SIGKILLed while (1) a goal's planner waits for the model's repair of a plan with a
- * finding, (2) a `human.input` step's question is open, and (3) just after an answer was accepted —
- * then started again on the same state and port. After the restart the plan is planned once with the
- * model's tokens counted as its trace lists them, the question asked before the crash is still the one
- * to answer, and the answer given before it is not lost.
+ * process group is SIGKILLed (one kill, one server) while (1) a goal's planner waits for the model's
+ * repair of a plan with a finding, (2) a `human.input` step's question is open and a WebSocket client
+ * follows its run, (3) just after an answer was accepted, (4) a plan approved through the API has its
+ * webhook still with the receiver, (5) just after a run was cancelled and deleted, and (6) a revision's
+ * webhook (approval.revisions: "ask") is with the receiver — then started again on the same state and
+ * port. After the restart: the plan is planned once with the model's tokens counted as its trace lists
+ * them; the question asked before the crash is the one to answer and the socket, resumed after its last
+ * seq, gets every event once; the answer is not lost; no webhook asks about the decided plan; the
+ * deleted run stays gone; the revision's webhook is sent again with its link, the v1 link superseded.
  */
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -21,6 +25,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** This file's port (and its inspector's, the one after it); EDGEPLAN_E2E_PORT moves it. */
 const PORT = Number(process.env.EDGEPLAN_E2E_PORT ?? 9700);
 const TAG = `recent-${Date.now().toString(36)}`;
+/** The revision's calls. */
+const REVISED = `revised-${Math.random().toString(36).slice(2)}`;
 /** The judge's calls: a tag of their own (TAG is not in it, nor it in TAG). */
 const JUDGED = `judged-${Math.random().toString(36).slice(2)}`;
 
@@ -29,13 +35,15 @@ let releaseRepair = () => undefined as void;
 const repairHeld = new Promise<void>((r) => (releaseRepair = r));
 
 /** The approval-webhook receiver: every delivery's run, kept; those before the kill never answered. */
-const deliveries: string[] = [];
+const deliveries: { run_id: string; plan_version: number; approval_url: string }[] = [];
+const deliveredTo = (id: string) => deliveries.filter((d) => d.run_id === id);
 let answerHooks = false;
 const hooks = createServer((req: IncomingMessage, res: ServerResponse) => {
   let text = '';
   req.on('data', (c: Buffer) => (text += c.toString()));
   req.on('end', () => {
-    deliveries.push((JSON.parse(text) as Json).run_id as string);
+    const { run_id, plan_version, approval_url } = JSON.parse(text) as Json;
+    deliveries.push({ run_id, plan_version, approval_url });
     if (answerHooks) res.end('ok');
   });
 });
@@ -101,7 +109,7 @@ const step = (id: string, action: string) => ({
 const badPlan = JSON.stringify({ steps: [step('a', 'demo.no_such_tool')] });
 const goodPlan = JSON.stringify({ steps: [step('a', 'demo.echo')] });
 
-const runs = { planned: '', open: '', answered: '', decided: '', deleted: '' };
+const runs = { planned: '', open: '', answered: '', decided: '', deleted: '', revised: '' };
 
 /** The seqs a WebSocket client of run `id` was sent after `after`, as they came; `closed` once it is. */
 function follow(id: string, after: number) {
@@ -148,7 +156,7 @@ beforeAll(async () => {
   });
   await until(
     'the webhook with its receiver',
-    () => Promise.resolve(deliveries.length),
+    () => Promise.resolve(deliveredTo(runs.decided).length),
     (n) => n === 1,
   );
   const decided = await call('POST', `/v1/runs/${runs.decided}/approval`, { decision: 'approve' });
@@ -157,6 +165,33 @@ beforeAll(async () => {
     'the judge asked',
     () => Promise.resolve(llm.calls.filter((c) => c.tag === JUDGED).length),
     (n) => n === 1,
+  );
+  // (6) v1 approved through the API, its step fails, the model's v2 awaits approval (revisions:
+  // "ask"): v2's webhook is with the receiver at the kill.
+  const flaky = { fail_times: 99, key: `${REVISED}-parse`, permanent: true };
+  llm.script(REVISED, [JSON.stringify({ steps: [step('fetch', 'demo.echo'), step('parse2', 'demo.echo')] })]);
+  runs.revised = await create({
+    plan: {
+      goal: `fetch and parse (${REVISED})`,
+      steps: [
+        { id: 'fetch', action: 'demo.echo', parameters: { id: 'fetch' } },
+        { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+      ],
+    },
+    config: {
+      execution_mode: 'sequential',
+      on_step_failure: 'replan',
+      require_plan_approval: true,
+      approval: { webhook_url: hookUrl, revisions: 'ask', timeout_s: 600, default_action: 'reject' },
+    },
+  });
+  await statusIs(runs.revised, 'awaiting_approval');
+  const v1 = await call('POST', `/v1/runs/${runs.revised}/approval`, { decision: 'approve' });
+  expect(v1.status, JSON.stringify(v1.body)).toBe(200);
+  await until(
+    "v2's webhook with the receiver",
+    () => Promise.resolve(deliveredTo(runs.revised).map((d) => d.plan_version)),
+    (v) => v.includes(2),
   );
   // (5) A run cancelled and deleted just before the kill.
   runs.deleted = await create({ plan: askThenUse });
@@ -288,10 +323,39 @@ describe('the newer paths across a SIGKILL of wrangler dev and a restart on the 
     expect(run.step_results.go).toEqual({ go: true });
     expect(llm.calls.filter((c) => c.tag === JUDGED)).toHaveLength(2);
     // The delivery lost with the server asked about a plan already decided: not sent again.
-    expect(deliveries).toEqual([runs.decided]);
+    expect(deliveredTo(runs.decided)).toHaveLength(1);
     const events = await eventsOf(runs.decided);
     gapFree(events);
     expect(ofType(events, 'ApprovalGranted')).toHaveLength(1);
     expect(ofType(events, 'ToolReturned')).toHaveLength(1);
+  });
+
+  it("sends a revision's webhook cut short again with its link, which alone decides it", async () => {
+    const sent = await until(
+      "v2's webhook sent again",
+      () => Promise.resolve(deliveredTo(runs.revised)),
+      (d) => d.filter((x) => x.plan_version === 2).length >= 2,
+    );
+    const [v1, v2, again] = sent;
+    expect(sent.map((d) => d.plan_version)).toEqual([1, 2, 2]);
+    expect(again!.approval_url).toBe(v2!.approval_url);
+    const decide = (d: { approval_url: string }) => {
+      const link = new URL(d.approval_url);
+      return call('POST', `${link.pathname}${link.search}`, { decision: 'approve' });
+    };
+    const old = await decide(v1!);
+    expect(old.status).toBe(410);
+    expect(old.body.error.code).toBe('approval_link_superseded');
+    expect((await decide(v2!)).status).toBe(200);
+    const run = await statusIs(runs.revised, 'completed');
+    expect(Object.keys(run.step_results as Json).sort()).toEqual(['fetch', 'parse2']);
+    const events = await eventsOf(runs.revised);
+    gapFree(events);
+    // v1 through the API, v2 from its link: each once.
+    expect(ofType(events, 'ApprovalGranted').map((e) => e.payload.approver_via)).toEqual([
+      'anonymous',
+      'link',
+    ]);
+    expect((await get(`/v1/runs/${runs.revised}/plans`)).versions).toHaveLength(2);
   });
 });
