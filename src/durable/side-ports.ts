@@ -17,20 +17,32 @@ import { D1ProvenanceStore } from '../planner/provenance-d1';
 import { secretsOf } from '../planner/redact';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { plannerConfigured } from './planner-config';
+import type { Spent } from './side-work-journal';
+import { TallyingProvenance } from './spent-tokens';
 
 const ids = {
   id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
   uuid: () => crypto.randomUUID(),
 };
 
-export function workerSidePorts(env: Env, tools: ToolRegistry, state: RunState): SidePorts {
+/**
+ * `onAttempt`: told each planning call's tokens as its attempt is recorded (spent-tokens.ts), so that
+ * a planning cut short by a crash still counts the calls it made.
+ */
+export function workerSidePorts(
+  env: Env,
+  tools: ToolRegistry,
+  state: RunState,
+  onAttempt?: (tokens: Spent) => void,
+): SidePorts {
   const timeoutMs = state.config.planning_timeout_s * 1000;
+  const stored = new D1ProvenanceStore(env.DB, { runId: state.run_id });
   // A call that fails in transit is tried twice more with backoff before the pipeline moves on;
   // every attempt is filed under the run, for its planning trace.
   const deps = plannerDepsFor(
     env,
     { tools, clock: { now: () => new Date() }, ids },
-    { timeoutMs, llmRetries: 2, provenance: new D1ProvenanceStore(env.DB, { runId: state.run_id }) },
+    { timeoutMs, llmRetries: 2, provenance: onAttempt ? new TallyingProvenance(stored, onAttempt) : stored },
   );
   return {
     planner: planningProvider(deps),

@@ -9,10 +9,16 @@
 import { z } from 'zod';
 import { LazyTable } from './lazy-table';
 
+/**
+ * The model's tokens the issues of a planning or revision row have spent so far, added as each call is
+ * answered: an issue lost with its instance spent them too, and the issue that answers counts them.
+ */
+export type Spent = { prompt: number; completion: number };
+
 /** The work a row stands for: a machine command, or a child run's report to its parent. */
 export type SideTask =
-  | { type: 'plan' }
-  | { type: 'revise'; trigger: string; reason: string; step_id?: string; strategy: string }
+  | { type: 'plan'; spent?: Spent }
+  | { type: 'revise'; trigger: string; reason: string; step_id?: string; strategy: string; spent?: Spent }
   | { type: 'judge'; step_id: string; expected: string }
   | { type: 'approval_requested'; deadline_at: number | null; link?: string }
   | { type: 'report_parent' };
@@ -31,14 +37,17 @@ export type SideRow = {
   parked: boolean;
 };
 
+const SpentSchema = z.object({ prompt: z.number(), completion: z.number() });
+
 const TaskSchema = z.union([
-  z.object({ type: z.literal('plan') }),
+  z.object({ type: z.literal('plan'), spent: SpentSchema.optional() }),
   z.object({
     type: z.literal('revise'),
     trigger: z.string(),
     reason: z.string(),
     step_id: z.string().optional(),
     strategy: z.string(),
+    spent: SpentSchema.optional(),
   }),
   z.object({ type: z.literal('judge'), step_id: z.string(), expected: z.string() }),
   z.object({
@@ -165,6 +174,18 @@ export class SideWorkJournal {
       id,
       token,
     );
+  }
+
+  /**
+   * Adds a model call's tokens to what the planning or revision row has spent, while `token` is its
+   * current issue (a superseded issue's answer is dropped, and so are its calls).
+   */
+  spend(id: string, token: string, tokens: Spent): void {
+    const row = this.get(id);
+    if (row?.token !== token || (row.task.type !== 'plan' && row.task.type !== 'revise')) return;
+    const was = row.task.spent ?? { prompt: 0, completion: 0 };
+    const spent = { prompt: was.prompt + tokens.prompt, completion: was.completion + tokens.completion };
+    this.retask(id, token, { ...row.task, spent });
   }
 
   /** The work answered: the row goes. */

@@ -11,10 +11,12 @@ import { carryOut, failureInput, type SideCommand } from '../engine/side-work';
 import type { MachineInput } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
+import { EdgeplanError } from '../errors';
 import { deliverApproval } from './approval-delivery';
 import { reportToParent } from './child-runs';
 import { workerSidePorts } from './side-ports';
-import type { SideRow, SideTask, SideWorkJournal } from './side-work-journal';
+import type { SideRow, SideTask, SideWorkJournal, Spent } from './side-work-journal';
+import { withCarried } from './spent-tokens';
 import type { SqlStore } from './sql-store';
 import { log } from '../log';
 
@@ -106,11 +108,17 @@ export class DurableSideWork {
       ) {
         this.#running.get(row.id)?.controller.abort(new DOMException('deadline', 'TimeoutError'));
         const why = lost ? 'was lost with its instance' : 'ran past its deadline';
-        const input = failureInput(row.task as SideCommand, {
-          code: row.task.type === 'judge' ? 'judge_timeout' : 'planning_timeout',
-          message: `${row.task.type} did not finish after ${row.issued} attempts (the last ${why}; planning_timeout_s is ${state.config.planning_timeout_s})`,
-          retryable: false,
-        });
+        // An error, not its fields: a plain object is read as something a tool threw (`tool_error`).
+        const failed = failureInput(
+          row.task as SideCommand,
+          new EdgeplanError(
+            row.task.type === 'judge' ? 'judge_timeout' : 'planning_timeout',
+            `${row.task.type} did not finish after ${row.issued} attempts (the last ${why}; planning_timeout_s is ${state.config.planning_timeout_s})`,
+          ),
+        );
+        // The model calls its issues made were spent all the same.
+        const spent = row.task.type === 'plan' || row.task.type === 'revise' ? row.task.spent : undefined;
+        const input = withCarried(failed, spent);
         await this.host.answer(row, input ? [input] : [], 'done');
         continue;
       }
@@ -136,6 +144,13 @@ export class DurableSideWork {
     const task = row.task;
     switch (task.type) {
       case 'approval_requested': {
+        // Decided meanwhile (through the API or the dashboard, or the run ended): nobody is to be asked
+        // any more — a delivery lost with its instance, or parked for a retry, is not sent after the
+        // decision with a link that answers 410. A new version to approve issues a row of its own.
+        if (state.status !== 'awaiting_approval') {
+          await h.answer(row, [], 'done');
+          return;
+        }
         const d = await deliverApproval(
           state,
           h.store,
@@ -159,12 +174,15 @@ export class DurableSideWork {
       }
       default: {
         const c = task as SideCommand;
+        // What the issues before this one spent (they were lost or abandoned): counted with its answer.
+        const carried = task.type === 'plan' || task.type === 'revise' ? task.spent : undefined;
+        const spend = (t: Spent) => h.journal.spend(row.id, row.token, t);
         let input: MachineInput | null;
         try {
           input = await carryOut(c, {
             state,
             results: h.store,
-            ports: workerSidePorts(h.env, h.tools(), state),
+            ports: workerSidePorts(h.env, h.tools(), state, spend),
             ids: {
               id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
               uuid: () => crypto.randomUUID(),
@@ -177,6 +195,7 @@ export class DurableSideWork {
         }
         // Abandoned (superseded, the run ended): its answer is not wanted.
         if (signal.aborted) return;
+        input = withCarried(input, carried);
         await h.answer(row, input ? [input] : [], 'done');
       }
     }

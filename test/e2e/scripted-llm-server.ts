@@ -12,7 +12,7 @@ export type Answer =
   /**
    * Content sent as SSE chunks `gap_ms` apart when the call streams (as one completion when not);
    * with `held`, the pieces after the first wait for it (a stream caught half-way, for as long as a
-   * test looks at it).
+   * test looks at it), and a completion that does not stream is sent once it lets go.
    */
   | { pieces: string[]; gap_ms?: number; held?: Promise<void> }
   | { status: number; error: string };
@@ -57,20 +57,23 @@ export async function startScriptedLlm() {
       const pieces = typeof answer === 'string' ? [answer] : answer.pieces;
       const usage = { prompt_tokens: 120, completion_tokens: 10 * pieces.length };
       const total = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+      const held = typeof answer === 'string' ? undefined : answer.held;
       if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: `chatcmpl-${calls.length}`,
-            object: 'chat.completion',
-            created: 1_700_000_000,
-            model,
-            choices: [
-              { index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: 'stop' },
-            ],
-            usage: total,
-          }),
-        );
+        void (held ?? Promise.resolve()).then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              id: `chatcmpl-${calls.length}`,
+              object: 'chat.completion',
+              created: 1_700_000_000,
+              model,
+              choices: [
+                { index: 0, message: { role: 'assistant', content: pieces.join('') }, finish_reason: 'stop' },
+              ],
+              usage: total,
+            }),
+          );
+        });
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -86,7 +89,6 @@ export async function startScriptedLlm() {
           })}\n\n`,
         );
       const gap = typeof answer === 'string' ? 0 : (answer.gap_ms ?? 0);
-      const held = typeof answer === 'string' ? undefined : answer.held;
       void (async () => {
         chunk({ role: 'assistant', content: '' });
         for (const [i, p] of pieces.entries()) {

@@ -111,6 +111,29 @@ describe('durable planning', () => {
     expect(llm.sent).toHaveLength(1);
   }, 20_000);
 
+  it('counts the model calls of every issue lost with its object in the planning_timeout that ends it', async () => {
+    // Each issue: a plan naming no tool there is, then its repair hangs until the object is lost.
+    const bad = plan([{ ...echo('a'), action: 'demo.no_such_tool' }]);
+    const llm = scriptedLlm([bad, { hang: true }, bad, { hang: true }, bad, { hang: true }]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', {
+      goal: 'plan my holiday',
+      config: { require_plan_approval: true },
+    });
+    const runId = r.body.run_id as string;
+    for (const sent of [2, 4, 6]) {
+      await vi.waitFor(() => expect(llm.sent).toHaveLength(sent), { timeout: 5_000, interval: 20 });
+      await abortAllDurableObjects();
+      // Issued again twice; the third loss fails the run.
+      expect(await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId))).toBe(true);
+    }
+    const run = await waitForRun(runId);
+    expect(run.status).toBe('failed');
+    expect(run.error, JSON.stringify(run.error).slice(0, 600)).toMatchObject({ code: 'planning_timeout' });
+    // The three answers the model gave (100 + 20 tokens each), though no issue finished.
+    expect(run.token_usage).toEqual({ prompt_tokens: 300, completion_tokens: 60, total_tokens: 360 });
+  });
+
   it('asks the judge again when the object is lost while its verdict is pending, and goes on once', async () => {
     const llm = scriptedLlm([{ hang: true }, JSON.stringify({ ok: true, reason: 'it has the items' })]);
     setLlmFetch(llm.fetch);
