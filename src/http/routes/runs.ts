@@ -146,7 +146,8 @@ const ws = createRoute({
     '16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after (the ' +
     "run's open sockets share the 16 MiB: one opened while others hold it is sent 256 KiB a connection). " +
     'A run serves 100 sockets at once: one more is refused with 429 `too_many_sockets` (follow the run ' +
-    'with `/wait` or `/events` instead).',
+    'with `/wait` or `/events` instead). A GET without the upgrade answers that `429` too when a socket ' +
+    'would meet it (else `426`): a browser, told nothing of a refused upgrade, learns why so.',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
@@ -308,8 +309,12 @@ export function registerRunRoutes(app: App): void {
     const query = WsQuerySchema.safeParse(raw);
     if (!query.success) return validationHook({ success: false, target: 'query', error: query.error }, c)!;
     if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-      // A plain GET of a run that does not exist is told so, not how to upgrade.
-      if (!(await run.getStatus({}))) return notFound(c);
+      // A plain GET of a run that does not exist is told so, not how to upgrade; of a run serving all
+      // the sockets it takes, the `429 too_many_sockets` a socket would meet — how a client whose
+      // WebSocket failed to open (a browser is told no status) learns why (client/watch.ts).
+      const asked = await run.fetch(new Request('https://run.internal/ws'));
+      if (asked.status === 404) return notFound(c);
+      if (asked.status !== 426) return asked;
       return jsonError(
         c,
         'upgrade_required',
