@@ -47,6 +47,7 @@ import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
 import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { echoed } from '../echoed';
 
 const create = createRoute({
   method: 'post',
@@ -275,7 +276,7 @@ export function registerRunRoutes(app: App): void {
       return jsonError(
         c,
         'invalid_request',
-        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+        `after ${q.after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${now.last_seq}): ` +
           "pass a seq of this run's (next_after from its last page, or its last_seq), or 0 for all",
         { after: q.after, last_seq: now.last_seq },
       );
@@ -334,7 +335,7 @@ export function registerRunRoutes(app: App): void {
         return jsonError(
           c,
           'invalid_request',
-          `after ${after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+          `after ${after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${now.last_seq}): ` +
             "reconnect with the last seq received from this run's socket, or leave after out for all",
           { after, last_seq: now.last_seq },
         );
