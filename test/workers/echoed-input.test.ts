@@ -12,7 +12,7 @@ const long = `run_${'a'.repeat(20_000)}`;
 
 async function messageOf(method: string, path: string): Promise<{ status: number; message: string }> {
   const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method }));
-  const body = (await res.json()) as { error: { message: string } };
+  const body = await res.json<{ error: { message: string } }>();
   return { status: res.status, message: body.error.message };
 }
 
