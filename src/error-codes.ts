@@ -105,7 +105,7 @@ export const ERROR_CODES = {
   too_many_sockets: {
     status: 429,
     about:
-      'A run’s WebSocket (GET /v1/runs/:id/ws) when the run has 100 sockets open already, refused before the upgrade (details.open, details.max_sockets): follow the run over HTTP (GET /v1/runs/:id/wait, /events) or close a socket no longer read; Retry-After says when to try again. edgeplan/client’s watch() polls instead by itself (transport "auto", its default).',
+      'A run’s WebSocket (GET /v1/runs/:id/ws) when the run has 100 sockets open already, refused before the upgrade (details.open, details.max_sockets): follow the run over HTTP (GET /v1/runs/:id/wait, /events) or close a socket no longer read; Retry-After says when to try again. A GET of the same path without the upgrade answers it too while it holds (else 426), as a browser learns why its socket failed. edgeplan/client’s watch() follows over GET /wait instead by itself (transport "auto", its default; onTransport says so), and the dashboard says it follows the run that way.',
   },
   internal: { status: 500, about: 'A bug of ours; logged.' },
   decision_failed: {

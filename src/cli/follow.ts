@@ -147,6 +147,16 @@ function connectionNotes(runId: string) {
         );
     },
     onReconnected: () => void process.stderr.write(`Reconnected; following ${runId} again.\n`),
+    // The run serves all the WebSockets it takes: followed over HTTP meanwhile (stdout unchanged).
+    onTransport: (transport: 'websocket' | 'poll', reason: EdgeplanApiError | null) => {
+      if (transport === 'poll' && reason)
+        process.stderr.write(
+          terminalText(
+            `${runId} has as many WebSockets open as it serves (${reason.code}); following it over HTTP instead.\n`,
+          ),
+        );
+      if (transport === 'websocket') process.stderr.write(`Following ${runId} over its WebSocket again.\n`);
+    },
   };
 }
 

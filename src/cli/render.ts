@@ -5,7 +5,7 @@
  */
 import {
   approvedVersion,
-  changesText,
+  editedText,
   decidedText,
   replacedStatus,
   replacedText,
@@ -161,13 +161,9 @@ export function decisionLines(view: RunView): string[] {
       `${which ? `plan${which} ` : ''}${verdict}${how ? ` ${how}` : ''}${a.comment ? `: ${a.comment}` : ''}`,
     );
   }
-  if (edit) {
-    const what = changesText(edit.changes);
-    // Who edited, in the decision line's words (a name only when one was given): the decision above
-    // made the edit unless a later one (a revision's) replaced it, which says nothing of the edit.
-    const how = a && a.decision === 'granted' && !a.revision ? decidedText(a) : '';
-    lines.push(`edited into v${edit.version ?? '?'} ${how || 'when approved'}${what ? `: ${what}` : ''}`);
-  }
+  // Who edited, in the decision line's words (a name only when one was given): the decision above
+  // made the edit unless a later one (a revision's) replaced it, which says nothing of the edit.
+  if (edit) lines.push(editedText(view));
   return lines;
 }
 

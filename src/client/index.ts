@@ -62,7 +62,7 @@ export {
   type RunView,
   type StepView,
 } from './run-view';
-export { approvedVersion, changesText, replacedStatus, replacedText } from './replaced-text';
+export { approvedVersion, changesText, editedText, replacedStatus, replacedText } from './replaced-text';
 export {
   approvalChangesLines,
   changedStepText,

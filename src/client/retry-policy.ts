@@ -15,7 +15,7 @@
  *   for a request that changes nothing (GET, `dryRun`, `validatePlan`) or whose repeat the server
  *   answers with the first one's outcome (`createRun`, always sent with an `Idempotency-Key`).
  *
- * Never sent again: another POST answered 502/503/504 without one of those codes (a proxy may have
+ * Never sent again: `429 too_many_sockets` (watch.ts follows the run over HTTP instead); another POST answered 502/503/504 without one of those codes (a proxy may have
  * passed it on before failing, and `POST /input` without `step_id` is taken again as new information);
  * a 500 (a bug meets the same request again); `409 conflict` with `reason: "run_deleted"` (the key's
  * run was deleted: starting a new run under it is the caller's call). A request with no answer at all
@@ -41,6 +41,9 @@ const UNAVAILABLE = new Set([429, 502, 503, 504]);
  */
 export function retrySafe(err: EdgeplanApiError, idempotent: boolean): boolean {
   if (SAFE_TO_RETRY_CODES.includes(err.code)) return true;
+  // The run serves all the sockets it takes: an answer for the watch to act on (it follows the run
+  // over HTTP meanwhile), not a "not now" to wait 30 s out in silence.
+  if (err.code === 'too_many_sockets') return false;
   return idempotent && UNAVAILABLE.has(err.status);
 }
 

@@ -28,6 +28,14 @@ export type WatchOptions = {
   /** Called when the server answers again after {@link onReconnect} (the watch goes on). */
   onReconnected?: (() => void) | undefined;
   /**
+   * Called when the watch changes how it follows the run: `poll` when its WebSocket did not open —
+   * `reason` the server's `429 too_many_sockets` when the run serves all the sockets it takes (then
+   * the watch waits on `GET /wait?until=any_change` between reads, and tries a socket again after the
+   * `Retry-After`), null when this runtime or something in between opens none — and `websocket` when
+   * a socket opens again after that.
+   */
+  onTransport?: ((transport: 'websocket' | 'poll', reason: EdgeplanApiError | null) => void) | undefined;
+  /**
    * How long to keep trying while the server, once reached, cannot be (a restart, a deploy): default
    * 5 minutes, then the last error is thrown. A server not reached at all is an error at once.
    */
@@ -156,6 +164,9 @@ export function isTransient(err: unknown): boolean {
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 
+/** How long a wait on `/wait` lasts while the run serves no more sockets (then a socket is tried again). */
+const CAPPED_WAIT_S = 30;
+
 /** Reads one run's events; see the module comment. */
 export async function* watchRun(
   call: Call,
@@ -168,6 +179,7 @@ export async function* watchRun(
     pollIntervalMs = 250,
     onReconnect,
     onReconnected,
+    onTransport,
     reconnectForMs = 300_000,
   }: WatchOptions = {},
 ): AsyncGenerator<RunEvent, void, undefined> {
@@ -270,6 +282,29 @@ export async function* watchRun(
     }
   }
 
+  /**
+   * Why the run's socket did not open, as the API says on a GET of `/ws` without the upgrade: its
+   * `429 too_many_sockets` when the run serves all the sockets it takes; else null (it would take one:
+   * something in between refused it — what polling meets says the rest).
+   */
+  async function refusal(): Promise<EdgeplanApiError | null> {
+    try {
+      await call('GET', `/v1/runs/${id}/ws`, { query: { after: last }, signal });
+      return null;
+    } catch (err) {
+      return err instanceof EdgeplanApiError && err.code === 'too_many_sockets' ? err : null;
+    }
+  }
+  /** Set while the run serves no more sockets: when to try one again (its `Retry-After`). */
+  let cappedUntil: number | null = null;
+  /** Follows by polling from now on, saying why; with `websocket`, the refusal is thrown instead. */
+  function fallBack(reason: EdgeplanApiError | null): void {
+    if (transport === 'websocket' && reason) throw reason;
+    cappedUntil = reason ? Date.now() + (reason.retryAfterMs ?? CAPPED_WAIT_S * 1000) : null;
+    useSocket = false;
+    onTransport?.('poll', reason);
+  }
+
   let useSocket = transport !== 'poll';
   let socketWorks = false;
   while (!done && !signal?.aborted) {
@@ -282,7 +317,7 @@ export async function* watchRun(
             'websocket_unavailable',
             'This runtime cannot open the run’s WebSocket',
           );
-        useSocket = false;
+        fallBack(null);
         continue;
       }
       const onAbort = () => socket.close();
@@ -293,6 +328,8 @@ export async function* watchRun(
         for (;;) {
           const f = await socket.next();
           if (f.kind === 'open') {
+            if (cappedUntil !== null) onTransport?.('websocket', null);
+            cappedUntil = null;
             opened = socketWorks = true;
             reached();
             continue;
@@ -332,11 +369,20 @@ export async function* watchRun(
         await pause();
         continue;
       }
+      // Not opened: the run may serve all the sockets it takes (the server says so when asked). Then
+      // the run is followed over HTTP — with `websocket`, that refusal is thrown — rather than a socket
+      // asked for again and again.
+      const capped = await refusal();
+      if (signal?.aborted) return;
+      if (capped) {
+        fallBack(capped);
+        continue;
+      }
       if (!socketWorks) {
         // Never opened here: the server or a proxy does not speak WebSocket (or refused it). With
         // `auto`, poll instead; with `websocket`, say why — the API's own answer when it has one.
         if (transport !== 'websocket') {
-          useSocket = false;
+          fallBack(null);
           continue;
         }
         await call('GET', `/v1/runs/${id}/events`, { query: { after: last, limit: 1 }, signal });
@@ -355,11 +401,21 @@ export async function* watchRun(
     const before = last;
     try {
       yield* fill();
+      if (done || last !== before) continue;
+      if (cappedUntil === null) await sleep(pollIntervalMs, signal);
+      else {
+        // The run serves no more sockets: its next event is waited for on the server, one request
+        // at a time, and a socket tried again once the refusal's Retry-After has passed.
+        const left = Math.ceil((cappedUntil - Date.now()) / 1000);
+        if (left > 0) {
+          const query = { until: 'any_change', after: last, timeout_s: Math.min(left, CAPPED_WAIT_S) };
+          await call('GET', `/v1/runs/${id}/wait`, { query, signal });
+        }
+        if (Date.now() >= cappedUntil) useSocket = true;
+      }
     } catch (err) {
       await backOff(err);
-      continue;
     }
-    if (!done && last === before) await sleep(pollIntervalMs, signal);
   }
 }
 

@@ -65,8 +65,10 @@ function backlogOf(ws: WebSocket): number {
 }
 
 /**
- * The object's answer to `GET /v1/runs/:id/ws`: `426` without a WebSocket upgrade, `404` when the
- * object holds no run (`hasRun`, asked after the upgrade check), else the socket, from event `?after=`.
+ * The object's answer to `GET /v1/runs/:id/ws`: `404` when the object holds no run (`hasRun`), `429`
+ * when it serves all the sockets it takes, `426` without a WebSocket upgrade, else the socket, from
+ * event `?after=`. The cap is looked at before the upgrade so that a plain GET says why a socket would
+ * be refused: a browser's WebSocket is told nothing of a refused upgrade but that it failed.
  */
 export function eventSocketResponse(
   ctx: DurableObjectState,
@@ -74,16 +76,16 @@ export function eventSocketResponse(
   request: Request,
   hasRun: () => boolean,
 ): Response {
+  if (!hasRun())
+    return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
+  const open = ctx.getWebSockets().length;
+  if (open >= maxSockets) return tooManySockets(ctx.id.name ?? 'this run', open);
   if (request.headers.get('Upgrade') !== 'websocket') {
     return Response.json(
       { error: { code: 'upgrade_required', message: 'Connect with a WebSocket upgrade' } },
       { status: 426 },
     );
   }
-  if (!hasRun())
-    return Response.json({ error: { code: 'run_not_found', message: 'No such run' } }, { status: 404 });
-  const open = ctx.getWebSockets().length;
-  if (open >= maxSockets) return tooManySockets(ctx.id.name ?? 'this run', open);
   const after = Number(new URL(request.url).searchParams.get('after') ?? 0);
   return acceptEventSocket(ctx, store, Number.isFinite(after) ? after : 0);
 }

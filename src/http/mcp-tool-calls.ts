@@ -6,6 +6,7 @@ import { unknownKeysMessage } from '../plan/key-suggestions';
 import { RUN_ID_PATTERN } from '../plan/model';
 import type { ErrorCode } from './errors';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
+import { echoed } from './echoed';
 
 /** The API request a tool call becomes. */
 export type ApiCall = {
@@ -21,13 +22,9 @@ export type CallError = { error: string; code?: ErrorCode };
 
 export type CallOrError = ApiCall | CallError;
 
-/** The longest part of a refused argument a message repeats. */
-const ECHO_CHARS = 80;
-
-/** `value` as JSON for a message, cut to {@link ECHO_CHARS} characters. */
+/** `value` as JSON for a message, cut as every message cuts what it repeats of the caller's (echoed.ts). */
 function echo(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > ECHO_CHARS ? `${text.slice(0, ECHO_CHARS)}…` : text;
+  return echoed(JSON.stringify(value) ?? String(value));
 }
 
 /**

@@ -12,6 +12,7 @@ import { RUN_ID_PATTERN } from '../plan/model';
 import { errorBody, isErrorCode, jsonError, statusForCode } from './errors';
 import { misconfiguration } from './misconfiguration';
 import { log } from '../log';
+import { echoed } from './echoed';
 
 /** Codes for the statuses Hono's own middleware throws `HTTPException`s with. */
 const CODE_FOR_STATUS: Partial<Record<number, string>> = {
@@ -82,15 +83,16 @@ export function notFoundFor(routes: readonly { method: string; path: string }[])
     if (allowed.size > 0) {
       const allow = [...allowed].sort().join(', ');
       c.header('Allow', allow);
-      return jsonError(c, 'method_not_allowed', `${c.req.path} takes ${allow}, not ${c.req.method}`, {
+      return jsonError(c, 'method_not_allowed', `${echoed(c.req.path)} takes ${allow}, not ${c.req.method}`, {
         allow: [...allowed].sort(),
       });
     }
     // `/health//`: Hono drops one trailing slash (strict: false), not two; no route has empty segments.
     const raw = new URL(c.req.url).pathname;
     const tidy = raw.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
-    const hint = tidy !== raw && patterns.some((r) => r.pattern.test(tidy)) ? ` (did you mean ${tidy}?)` : '';
-    return jsonError(c, 'not_found', `No route for ${c.req.method} ${c.req.path}${hint}`);
+    const hint =
+      tidy !== raw && patterns.some((r) => r.pattern.test(tidy)) ? ` (did you mean ${echoed(tidy)}?)` : '';
+    return jsonError(c, 'not_found', `No route for ${c.req.method} ${echoed(c.req.path)}${hint}`);
   };
 }
 

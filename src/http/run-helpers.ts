@@ -11,6 +11,7 @@ import { errorResponses, V1_BODY_ERRORS, V1_SECURITY } from './openapi';
 import { RunIdParamSchema } from './schemas/run';
 import { ControlResultSchema } from './schemas/run-views';
 import type { AppEnv } from './types';
+import { echoed } from './echoed';
 
 export const anyJson = { 'application/json': { schema: z.unknown() } };
 export const tags = ['runs'];
@@ -55,7 +56,7 @@ export function stubFor(c: Context<AppEnv>): RunObject | null {
 }
 
 export function notFound(c: Context<AppEnv>) {
-  return jsonError(c, 'not_found', `No run "${c.req.param('id') ?? ''}"`);
+  return jsonError(c, 'not_found', `No run "${echoed(c.req.param('id') ?? '')}"`);
 }
 
 /** The codes a control request answers with (and so the statuses its route documents). */

@@ -23,6 +23,12 @@ export type LiveRun = {
    */
   answered: string | null;
   /**
+   * The run's live connection was refused because the run serves all it takes (`429
+   * too_many_sockets`, its message): the page follows the run by asking the server instead, a little
+   * later than live, and tries a live connection again now and then. Null while live.
+   */
+  polling: string | null;
+  /**
    * The events are read up to the snapshot first read (its `last_seq`). Until then the page is
    * replaying the run's past — a rejected run passes through "awaiting approval", a completed one
    * through its earlier versions — and what the view says is not what the API would allow now.
@@ -54,6 +60,7 @@ export function useRun(runId: string): LiveRun {
   const [missing, setMissing] = useState(false);
   const [reconnecting, setReconnecting] = useState(false);
   const [answered, setAnswered] = useState<string | null>(null);
+  const [polling, setPolling] = useState<string | null>(null);
   /** A snapshot read refused for now: said while the page tries again, if the service answered. */
   const refusedForNow = useCallback((err: EdgeplanApiError) => {
     setReconnecting(true);
@@ -89,6 +96,7 @@ export function useRun(runId: string): LiveRun {
     const after = state.current.view.last_seq;
     setError(null);
     setMissing(false);
+    setPolling(null);
     const redraw = () => {
       if (frame.current) return;
       frame.current = requestAnimationFrame(() => {
@@ -111,6 +119,9 @@ export function useRun(runId: string): LiveRun {
             setReconnecting(false);
             void refresh();
           },
+          // Refused a socket (the run serves all it takes): followed by asking, which the page says.
+          onTransport: (transport, reason) =>
+            setPolling(transport === 'poll' && reason ? reason.message : null),
         });
         for await (const e of events) {
           setReconnecting(false);
@@ -172,6 +183,7 @@ export function useRun(runId: string): LiveRun {
     missing,
     reconnecting,
     answered: reconnecting ? answered : null,
+    polling,
     caughtUp: s.runId === runId && s.caughtUp,
     restart: () => setNonce((n) => n + 1),
     refresh,

@@ -188,4 +188,53 @@ describe('approving a revision', () => {
     await page.close();
     await linkPage.close();
   }, 90_000);
+
+  it('says who edited which version: a revision’s decider is not credited with the first plan’s edit', async () => {
+    const flaky = { fail_times: 99, key: 'dashboard-revision-edit', permanent: true };
+    llm.script('edit-then-revise', [
+      JSON.stringify({
+        steps: [
+          echo('fetch'),
+          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        ],
+      }),
+      JSON.stringify({ steps: [echo('fetch'), echo('parse2', ['fetch'])] }),
+    ]);
+    const { run_id } = (await api('POST', '/v1/runs', {
+      goal: 'edit-then-revise: fetch, parse',
+      config: {
+        execution_mode: 'sequential',
+        require_plan_approval: true,
+        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
+      },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    // Ada approves v1 with an edit (v2: fetch's parameters); parse fails, the planner writes v3.
+    const edited = {
+      goal: 'edit-then-revise: fetch, parse',
+      steps: [
+        echo('fetch', [], { id: 'fetch', edited: true }),
+        { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+      ],
+    };
+    const modified = await api('POST', `/v1/runs/${run_id}/approval`, {
+      decision: 'modify',
+      plan: edited,
+      approver: 'Ada Lovelace',
+    });
+    expect(modified.error).toBeUndefined();
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.locator('.approval-changes').waitFor({ timeout: 20_000 });
+    // Grace approves the revision: the note names her for v3, and the edit as `edgeplan show` does.
+    await api('POST', `/v1/runs/${run_id}/approval`, { decision: 'approve', approver: 'Grace Hopper' });
+    await waitForStatus(run_id, 'completed');
+    const note = page.locator('.approval-note', { hasText: 'Grace Hopper' });
+    await note.waitFor({ timeout: 10_000 });
+    const edit = (await note.locator('[data-approval-edit]').innerText()).trim();
+    expect(edit).toBe('· edited into v2 when approved: changed fetch');
+    await expect(note.innerText()).resolves.not.toMatch(/Grace Hopper.*edited into v2 by/);
+    await shot(page, 'revision-edit-note');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -23,6 +23,7 @@ import { strictObject } from '../schemas/strict-object';
 import { wholeNumber } from '../schemas/whole-number';
 import { PlanDiffSchema, PlanVersionListSchema, PlanVersionSchema } from '../schemas/run-views';
 import type { App, AppEnv } from '../types';
+import { echoed } from '../echoed';
 
 /** Who decides or answers, as a body names them (checked for one line where it is recorded). */
 const approverField = (description: string) =>
@@ -294,5 +295,5 @@ async function noPlanVersion(c: Context<AppEnv>, id: string, v: number) {
     versions.length === 0
       ? 'it has no plan yet'
       : `its versions: ${versions.map((r) => r.version).join(', ')}`;
-  return jsonError(c, 'not_found', `Run "${id}" has no plan version ${v} (${has})`);
+  return jsonError(c, 'not_found', `Run "${echoed(id)}" has no plan version ${v} (${has})`);
 }

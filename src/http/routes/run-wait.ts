@@ -12,6 +12,7 @@ import { RunIdParamSchema, WaitQuerySchema } from '../schemas/run';
 import { RunWaitSchema } from '../schemas/run-views';
 import { MAX_WAIT_S } from '../wait-condition';
 import type { App } from '../types';
+import { echoed } from '../echoed';
 
 const wait = createRoute({
   method: 'get',
@@ -46,7 +47,7 @@ export function registerRunWaitRoutes(app: App): void {
       return jsonError(
         c,
         'invalid_request',
-        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${done.after_beyond}): ` +
+        `after ${q.after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${done.after_beyond}): ` +
           'the wait would answer only once the run passed it, its events up to it unseen. Pass a seq of ' +
           "this run's (its last_seq, or next_after from its events), or leave after out to count from its last event.",
         { after: q.after, last_seq: done.after_beyond },

@@ -47,6 +47,7 @@ import type { RpcResult } from '../../durable/plan-run';
 import { parseRunConfig } from '../../plan/config';
 
 import { control, controlRoute, notFound, optionalBody, stubFor, tags } from '../run-helpers';
+import { echoed } from '../echoed';
 
 const create = createRoute({
   method: 'post',
@@ -146,7 +147,8 @@ const ws = createRoute({
     '16 MiB of backlog: past that it closes with 4000, its reason naming the seq to reconnect after (the ' +
     "run's open sockets share the 16 MiB: one opened while others hold it is sent 256 KiB a connection). " +
     'A run serves 100 sockets at once: one more is refused with 429 `too_many_sockets` (follow the run ' +
-    'with `/wait` or `/events` instead).',
+    'with `/wait` or `/events` instead). A GET without the upgrade answers that `429` too when a socket ' +
+    'would meet it (else `426`): a browser, told nothing of a refused upgrade, learns why so.',
   security: V1_SECURITY,
   request: { params: RunIdParamSchema, query: WsQuerySchema },
   responses: {
@@ -274,7 +276,7 @@ export function registerRunRoutes(app: App): void {
       return jsonError(
         c,
         'invalid_request',
-        `after ${q.after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+        `after ${q.after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${now.last_seq}): ` +
           "pass a seq of this run's (next_after from its last page, or its last_seq), or 0 for all",
         { after: q.after, last_seq: now.last_seq },
       );
@@ -308,8 +310,12 @@ export function registerRunRoutes(app: App): void {
     const query = WsQuerySchema.safeParse(raw);
     if (!query.success) return validationHook({ success: false, target: 'query', error: query.error }, c)!;
     if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-      // A plain GET of a run that does not exist is told so, not how to upgrade.
-      if (!(await run.getStatus({}))) return notFound(c);
+      // A plain GET of a run that does not exist is told so, not how to upgrade; of a run serving all
+      // the sockets it takes, the `429 too_many_sockets` a socket would meet — how a client whose
+      // WebSocket failed to open (a browser is told no status) learns why (client/watch.ts).
+      const asked = await run.fetch(new Request('https://run.internal/ws'));
+      if (asked.status === 404) return notFound(c);
+      if (asked.status !== 426) return asked;
       return jsonError(
         c,
         'upgrade_required',
@@ -329,7 +335,7 @@ export function registerRunRoutes(app: App): void {
         return jsonError(
           c,
           'invalid_request',
-          `after ${after} is past the last event of run "${c.req.param('id')}" (seq ${now.last_seq}): ` +
+          `after ${after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${now.last_seq}): ` +
             "reconnect with the last seq received from this run's socket, or leave after out for all",
           { after, last_seq: now.last_seq },
         );

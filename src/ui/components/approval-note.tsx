@@ -4,8 +4,8 @@
  */
 import {
   approvedVersion,
-  changesText,
   decidedText,
+  editedText,
   nameSourceNote,
   quotedName,
   type RunView,
@@ -16,7 +16,6 @@ export function ApprovalNote({ view }: { view: RunView }) {
   const a = view.approval;
   if (!a || a.decision !== 'granted') return null;
   const edit = view.versions.find((v) => v.kind === 'approval_edit');
-  const what = edit ? changesText(edit.changes) : '';
   return (
     <p class="approval-note muted" data-approval={a.by}>
       Plan{approvedVersion(view)} approved
@@ -44,8 +43,8 @@ export function ApprovalNote({ view }: { view: RunView }) {
       {edit ? (
         <span data-approval-edit={edit.version ?? ''}>
           {' '}
-          · edited into v{edit.version ?? '?'}
-          {what ? `: ${visibleText(what)}` : ''}
+          {/* In `edgeplan show`'s words: a revision's decider, named above, did not make this edit. */}·{' '}
+          {visibleText(editedText(view))}
         </span>
       ) : null}
     </p>

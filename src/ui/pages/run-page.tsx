@@ -66,7 +66,12 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   if (live.missing) return <MissingRun runId={runId} seen={now.known} />;
 
   const connection = (
-    <RunConnection reconnecting={live.reconnecting} answered={live.answered} known={now.known} />
+    <RunConnection
+      reconnecting={live.reconnecting}
+      answered={live.answered}
+      polling={live.polling}
+      known={now.known}
+    />
   );
   const title = (
     <RunTitle
