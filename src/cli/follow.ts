@@ -138,7 +138,10 @@ async function stillWaiting(client: EdgeplanClient, runId: string): Promise<bool
 }
 
 /** Tells the person watching (stderr) when the server goes away, and when it answers again. */
-function connectionNotes(runId: string) {
+export function connectionNotes(runId: string) {
+  // Said once a switch: a capped run's socket is tried again every Retry-After, and each refusal
+  // reports the poll again.
+  let polling = false;
   return {
     onReconnect: (attempt: number, after: number) => {
       if (attempt === 1)
@@ -149,13 +152,15 @@ function connectionNotes(runId: string) {
     onReconnected: () => void process.stderr.write(`Reconnected; following ${runId} again.\n`),
     // The run serves all the WebSockets it takes: followed over HTTP meanwhile (stdout unchanged).
     onTransport: (transport: 'websocket' | 'poll', reason: EdgeplanApiError | null) => {
-      if (transport === 'poll' && reason)
+      if (transport === 'poll' && reason && !polling)
         process.stderr.write(
           terminalText(
             `${runId} has as many WebSockets open as it serves (${reason.code}); following it over HTTP instead.\n`,
           ),
         );
-      if (transport === 'websocket') process.stderr.write(`Following ${runId} over its WebSocket again.\n`);
+      if (transport === 'websocket' && polling)
+        process.stderr.write(`Following ${runId} over its WebSocket again.\n`);
+      polling = transport === 'poll' && reason !== null;
     },
   };
 }
