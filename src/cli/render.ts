@@ -161,8 +161,8 @@ export function decisionLines(view: RunView): string[] {
       `${which ? `plan${which} ` : ''}${verdict}${how ? ` ${how}` : ''}${a.comment ? `: ${a.comment}` : ''}`,
     );
   }
-  // Who edited, in the decision line's words (a name only when one was given): the decision above
-  // made the edit unless a later one (a revision's) replaced it, which says nothing of the edit.
+  // Who edited is the decision line's, not said again: the decision above made the edit unless a
+  // later one (a revision's) replaced it, which says nothing of the edit (`when approved` then).
   if (edit) lines.push(editedText(view));
   return lines;
 }

@@ -5,7 +5,6 @@
  * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
  * // 'v1, removed by v2 (revision): step fetch failed'
  */
-import { decidedText } from './approval-changes-text';
 import type { ReplacedStep, RunView } from './run-view-types';
 
 /** A plan change's kind as a person says it. */
@@ -56,10 +55,11 @@ export function approvedVersion(view: Pick<RunView, 'approval' | 'waiting'>): st
 }
 
 /**
- * The approver's edit, if the plan had one: `edited into v2 by “Ada” (…): changed a` — who edited
- * in the decision's words when the decision shown made the edit, else `when approved`: a later
- * decision (a revision's, `approval.revisions: "ask"`) says nothing of who edited the first plan, and
- * naming its decider there would credit them with an edit they did not make. '' without an edit.
+ * The approver's edit, if the plan had one: `edited into v2: changed a` when the decision shown made
+ * the edit — said just before it, how that decision came (a name, the approval link, an API token)
+ * is not said again — else `edited into v2 when approved: changed a`: a later decision (a revision's,
+ * `approval.revisions: "ask"`) says nothing of who edited the first plan, and naming its decider there
+ * would credit them with an edit they did not make. '' without an edit.
  * @example editedText(view) // 'edited into v2 when approved: changed fetch'
  */
 export function editedText(view: Pick<RunView, 'approval' | 'versions'>): string {
@@ -67,6 +67,6 @@ export function editedText(view: Pick<RunView, 'approval' | 'versions'>): string
   if (!edit) return '';
   const a = view.approval;
   const what = changesText(edit.changes);
-  const how = a && a.decision === 'granted' && !a.revision ? decidedText(a) : '';
-  return `edited into v${edit.version ?? '?'} ${how || 'when approved'}${what ? `: ${what}` : ''}`;
+  const byShown = a?.decision === 'granted' && !a.revision;
+  return `edited into v${edit.version ?? '?'}${byShown ? '' : ' when approved'}${what ? `: ${what}` : ''}`;
 }

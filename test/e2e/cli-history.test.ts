@@ -186,7 +186,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     );
     // Nobody named: how the decision came (an API open without a token here), not "by the approver".
     expect(shown.out).toMatch(/^approved through the API without a token: no production step$/m);
-    expect(shown.out).toMatch(/^edited into v2 through the API without a token: changed a; removed risky$/m);
+    expect(shown.out).toMatch(/^edited into v2: changed a; removed risky$/m);
     expect(shown.out).not.toContain('the approver');
     expect(shown.out).toMatch(/○ risky\s+not run/);
     expect(shown.out).toMatch(/v1, removed by v2 \(approver’s edit\): no production step/);
@@ -196,7 +196,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(live.out).toMatch(
       new RegExp(`^edgeplan ${id}  completed  \\S+ (ms|s) running · waited \\S+ (ms|s) for approval$`, 'm'),
     );
-    expect(live.out).toMatch(/^ edited into v2 through the API without a token: changed a; removed risky$/m);
+    expect(live.out).toMatch(/^ edited into v2: changed a; removed risky$/m);
     const events = edgeplan(['events', id]);
     expect(events.out).toMatch(/PlanUpdated\s+1 step \(v2, approval_edit\): no production step/);
     expect(events.out).toMatch(

@@ -165,7 +165,7 @@ describe('the dashboard keeps a run’s history in view', () => {
     const note = page.locator('.approval-note');
     await note.waitFor();
     await expect(note.innerText()).resolves.toBe(
-      'Plan approved through the API without a token: no production step · edited into v2 through the API without a token: changed a; removed risky',
+      'Plan approved through the API without a token: no production step · edited into v2: changed a; removed risky',
     );
     const risky = page.locator('[data-replaced-step="risky"]');
     await expect(risky.innerText()).resolves.toMatch(

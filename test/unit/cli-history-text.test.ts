@@ -112,11 +112,8 @@ describe('the terminal’s history of a run', () => {
       ev('ApprovalGranted', { comment: 'safer', by: 'approver' }, 2),
     ]);
     // An event that does not say how the decision came (recorded before it did): nobody is made up.
-    expect(decisionLines(edited)).toEqual([
-      'approved: safer',
-      'edited into v2 when approved: changed a; removed b',
-    ]);
-    // Who edited, as the decision line says it: how it came, or the name given — never "the approver".
+    expect(decisionLines(edited)).toEqual(['approved: safer', 'edited into v2: changed a; removed b']);
+    // Who edited is the decision line's: how it came, or the name given, is said there and not again.
     const editedBy = (named: Record<string, string>) =>
       fold([
         ev('PlanAuthored', { plan }),
@@ -135,17 +132,19 @@ describe('the terminal’s history of a run', () => {
       ]);
     expect(decisionLines(editedBy({ approver_via: 'link' }))).toEqual([
       'approved from the approval link: ok',
-      'edited into v2 from the approval link: removed b',
+      'edited into v2: removed b',
     ]);
-    expect(decisionLines(editedBy({ approver_via: 'token' })).at(-1)).toBe(
-      'edited into v2 with the API token: removed b',
-    );
-    expect(decisionLines(editedBy({ approver: 'Ada', approver_via: 'link' })).at(-1)).toBe(
-      'edited into v2 by “Ada” (typed on the approval link): removed b',
-    );
+    expect(decisionLines(editedBy({ approver_via: 'token' }))).toEqual([
+      'approved with the API token: ok',
+      'edited into v2: removed b',
+    ]);
+    expect(decisionLines(editedBy({ approver: 'Ada', approver_via: 'link' }))).toEqual([
+      'approved by “Ada” (typed on the approval link): ok',
+      'edited into v2: removed b',
+    ]);
     // `watch` says it the same way.
     expect(renderLive(editedBy({ approver_via: 'anonymous' }), 0, 0, PLAIN)).toContain(
-      ' edited into v2 through the API without a token: removed b',
+      ' approved through the API without a token: ok\n edited into v2: removed b',
     );
     const timedOut = fold([ev('PlanAuthored', { plan }), ev('ApprovalGranted', { by: 'timeout' })]);
     expect(decisionLines(timedOut)).toEqual([
