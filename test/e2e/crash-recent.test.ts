@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
-import { serverApi } from './server-api';
+import { gapFree, serverApi } from './server-api';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -245,9 +245,6 @@ afterAll(async () => {
   hooks.closeAllConnections();
   hooks.close();
 });
-
-/** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
-const gapFree = (events: Json[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
 
 describe('the newer paths across a SIGKILL of wrangler dev and a restart on the same state', () => {
   it('plans a goal whose repair the crash cut once, counting the tokens its trace lists', async () => {

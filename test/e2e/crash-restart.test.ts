@@ -24,7 +24,7 @@ import { ndjson, startScriptedLlm } from './scripted-llm-server';
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { serveMcp } from '../../scripts/mcp-loopback.mjs';
-import { serverApi } from './server-api';
+import { gapFree, serverApi } from './server-api';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -233,8 +233,6 @@ afterAll(async () => {
   hooks.close();
 });
 
-/** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
-const gapFree = (events: Json[]) => expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
 const per = (events: Json[], type: string) =>
   events.filter((e) => e.event_type === type).map((e) => `${e.payload.step_id}#${e.payload.attempt}`);
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await llm?.close();
 });
-const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-llm-e2e', {
+const { env, api, waitForStatus, open, shot, revisingGoal } = dashboardSetup('dashboard-llm-e2e', {
   webhooks: true,
   extraArgs: () => plannerVars(llm.url),
 });
@@ -142,24 +142,12 @@ describe('the dashboard following LLM-planned runs', () => {
 
   it('a revision waits for its own approval (approval.revisions: "ask"), approved from its link', async () => {
     const flaky = { fail_times: 99, key: 'dashboard-revision-approval', permanent: true };
-    llm.script('revise-with-approval', [
-      JSON.stringify({
-        steps: [
-          echo('fetch'),
-          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
-        ],
-      }),
-      JSON.stringify({ steps: [echo('fetch'), echo('parse2', ['fetch'])] }),
-    ]);
-    const { run_id } = (await api('POST', '/v1/runs', {
-      goal: 'revise-with-approval: fetch and parse',
-      config: {
-        execution_mode: 'sequential',
-        require_plan_approval: true,
-        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
-      },
-    })) as { run_id: string };
-    await waitForStatus(run_id, 'awaiting_approval');
+    const run_id = await revisingGoal(
+      llm,
+      'revise-with-approval: fetch and parse',
+      [echo('fetch'), { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] }],
+      [echo('fetch'), echo('parse2', ['fetch'])],
+    );
     await api('POST', `/v1/runs/${run_id}/approval`, { decision: 'approve', comment: 'v1 ok' });
     // parse fails; the planner writes v2, whose own webhook carries its own link.
     const link = await env.hooks.approvalLink(run_id, 2);

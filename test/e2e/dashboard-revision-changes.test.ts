@@ -18,37 +18,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await llm?.close();
 });
-const { env, api, waitForStatus, open, shot } = dashboardSetup('dashboard-revision-changes-e2e', {
-  webhooks: true,
-  extraArgs: () => plannerVars(llm.url),
-});
+const { env, api, waitForStatus, open, shot, revisingGoal } = dashboardSetup(
+  'dashboard-revision-changes-e2e',
+  {
+    webhooks: true,
+    extraArgs: () => plannerVars(llm.url),
+  },
+);
 
 type Json = Record<string, unknown>;
 
 describe('approving a revision', () => {
   it('shows what it changes since the approved version first, on the run page and the link; records each name', async () => {
     const flaky = { fail_times: 99, key: 'dashboard-revision-changes', permanent: true };
-    llm.script('revise-and-show', [
-      JSON.stringify({
-        steps: [
-          echo('fetch'),
-          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
-          echo('report', ['parse'], { format: 'short' }),
-        ],
-      }),
-      JSON.stringify({
-        steps: [echo('fetch'), echo('parse2', ['fetch']), echo('report', ['parse2'], { format: 'long' })],
-      }),
-    ]);
-    const { run_id } = (await api('POST', '/v1/runs', {
-      goal: 'revise-and-show: fetch, parse, report',
-      config: {
-        execution_mode: 'sequential',
-        require_plan_approval: true,
-        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
-      },
-    })) as { run_id: string };
-    await waitForStatus(run_id, 'awaiting_approval');
+    const run_id = await revisingGoal(
+      llm,
+      'revise-and-show: fetch, parse, report',
+      [
+        echo('fetch'),
+        { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
+        echo('report', ['parse'], { format: 'short' }),
+      ],
+      [echo('fetch'), echo('parse2', ['fetch']), echo('report', ['parse2'], { format: 'long' })],
+    );
 
     // The first plan: nothing approved before it, so no changes section. The name typed goes with Approve.
     const { page, errors } = await open(`/#/runs/${run_id}`);
@@ -191,24 +183,12 @@ describe('approving a revision', () => {
 
   it('says who edited which version: a revision’s decider is not credited with the first plan’s edit', async () => {
     const flaky = { fail_times: 99, key: 'dashboard-revision-edit', permanent: true };
-    llm.script('edit-then-revise', [
-      JSON.stringify({
-        steps: [
-          echo('fetch'),
-          { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] },
-        ],
-      }),
-      JSON.stringify({ steps: [echo('fetch'), echo('parse2', ['fetch'])] }),
-    ]);
-    const { run_id } = (await api('POST', '/v1/runs', {
-      goal: 'edit-then-revise: fetch, parse',
-      config: {
-        execution_mode: 'sequential',
-        require_plan_approval: true,
-        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
-      },
-    })) as { run_id: string };
-    await waitForStatus(run_id, 'awaiting_approval');
+    const run_id = await revisingGoal(
+      llm,
+      'edit-then-revise: fetch, parse',
+      [echo('fetch'), { id: 'parse', action: 'demo.flaky', parameters: flaky, dependencies: ['fetch'] }],
+      [echo('fetch'), echo('parse2', ['fetch'])],
+    );
     // Ada approves v1 with an edit (v2: fetch's parameters); parse fails, the planner writes v3.
     const edited = {
       goal: 'edit-then-revise: fetch, parse',

@@ -55,5 +55,32 @@ export function dashboardSetup(
       return started('webhook receiver', hooks);
     },
   };
-  return { env, ...dashboardHelpers(() => ({ base: env.server.base, browser: env.browser })) };
+  const helpers = dashboardHelpers(() => ({ base: env.server.base, browser: env.browser }));
+  /**
+   * A goal (`tag: …`) the scripted model plans as `first` and, once a step of it fails, revises as
+   * `revised`; every version waits for its own approval (`approval.revisions: "ask"`, its webhooks to
+   * this setup's receiver). Resolves with the run's id once v1 awaits approval.
+   */
+  async function revisingGoal(
+    llm: { script(tag: string, answers: string[]): void },
+    goal: string,
+    first: unknown[],
+    revised: unknown[],
+  ): Promise<string> {
+    llm.script(goal.slice(0, goal.indexOf(':')), [
+      JSON.stringify({ steps: first }),
+      JSON.stringify({ steps: revised }),
+    ]);
+    const { run_id } = (await helpers.api('POST', '/v1/runs', {
+      goal,
+      config: {
+        execution_mode: 'sequential',
+        require_plan_approval: true,
+        approval: { webhook_url: env.hooks.url, revisions: 'ask' },
+      },
+    })) as { run_id: string };
+    await helpers.waitForStatus(run_id, 'awaiting_approval');
+    return run_id;
+  }
+  return { env, ...helpers, revisingGoal };
 }

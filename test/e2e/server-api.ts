@@ -25,3 +25,7 @@ export function serverApi(base: () => string) {
   }
   return { call, get };
 }
+
+/** Gap-free `seq` from 1: the trace lost nothing and recorded nothing twice under one number. */
+export const gapFree = (events: readonly { seq?: unknown }[]) =>
+  expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i + 1));
