@@ -70,9 +70,15 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   const stdout = sizedStdout();
   const log = createLogUpdate(stdout);
   let frame = 0;
+  // The log's events come first, then the live ones. A frame drawn in the middle of that replay would
+  // time a step that was running then against now ("29.1s" for a step of 11 ms, the run long over):
+  // the view is drawn once it holds the events the log had when the watch began.
+  const caughtUp = await lastSeqNow(client, runId);
   // Made safe before log-update adds the cursor movements it redraws with.
   const text = () => terminalText(renderLive(view, Date.now(), frame, o.style, stdout.columns));
-  const draw = () => log(text());
+  const draw = () => {
+    if (view.last_seq >= caughtUp) log(text());
+  };
   // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
   // the view that stays — before a question, and at the end — is written whole.
   const keep = () => {
@@ -108,6 +114,18 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   }
   keep();
   return view;
+}
+
+/**
+ * The run's last event when the watch begins (0 when the run cannot be read: the watch itself then
+ * says why, as it did before).
+ */
+async function lastSeqNow(client: EdgeplanClient, runId: string): Promise<number> {
+  try {
+    return (await client.getRun(runId)).last_seq;
+  } catch {
+    return 0;
+  }
 }
 
 /**

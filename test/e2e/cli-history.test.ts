@@ -367,6 +367,20 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect(answered.out).toMatch(/InputReceived[\s\S]*RunTerminated\s+completed/);
   });
 
+  it('watch of an ended run on a terminal draws the run as it ended, not its replay timed against now', async () => {
+    const id = await start({
+      plan: { goal: 'over long ago', steps: [echo('first'), echo('second', ['first'])] },
+    });
+    await waitForStatus(id, 'completed');
+    const live = edgeplanOnTerminal(['watch', id]);
+    expect(live.code).toBe(0);
+    expect(live.out).toMatch(new RegExp(`^edgeplan ${id}  completed`, 'm'));
+    // Drawn while the log replayed, a frame showed `first` running since the run began — "29.1s"
+    // for a step of a few milliseconds once the run was half a minute old.
+    expect(live.out).not.toMatch(/⠋|⠙|⠹|⠸|⠼|⠴|⠦|⠧|⠇|⠏/);
+    expect(live.out).toMatch(/^ ✔ first\s+demo\.echo\s+\d+ms/m);
+  });
+
   it('show leads from a parent run to its child run and back', async () => {
     const parent = await start({
       plan: {
