@@ -11,6 +11,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { plannerVars, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 type Json = Record<string, unknown>;
 type Scripted = Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -34,7 +35,7 @@ export function cliSetup(name: string) {
       name: `${name}-e2e`,
       extraArgs: plannerVars(scripted.url),
       // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
-      port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
+      port: pinnedPort(),
     })) as {
       base: string;
       stop(): Promise<void>;

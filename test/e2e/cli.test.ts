@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 type Server = { base: string; stop(): Promise<void> };
 
@@ -98,7 +99,7 @@ beforeAll(async () => {
     name: 'cli-e2e',
     extraArgs: ['--var', `MCP_SERVERS:${JSON.stringify(servers)}`],
     // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
-    port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
+    port: pinnedPort(),
   })) as Server;
 }, 120_000);
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, EdgeplanApiError, type RunEvent } from '../../src/client';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 let server: { base: string; stop(): Promise<void> };
 const dir = mkdtempSync(join(tmpdir(), 'edgeplan-socket-cap-'));
@@ -21,7 +22,7 @@ const open: WebSocket[] = [];
 
 beforeAll(async () => {
   execFileSync(process.execPath, ['scripts/build-cli.mjs', '--out', cli]);
-  const port = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+  const port = pinnedPort();
   server = (await startDevServer({ name: 'client-socket-cap', port })) as typeof server;
 }, 120_000);
 

@@ -18,12 +18,13 @@ import { startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 import { gapFree, serverApi } from './server-api';
+import { pinnedPort } from './pinned-port';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** This file's port (and its inspector's, the one after it); EDGEPLAN_E2E_PORT moves it. */
-const PORT = Number(process.env.EDGEPLAN_E2E_PORT ?? 9700);
+const PORT = pinnedPort() ?? 9700;
 const TAG = `recent-${Date.now().toString(36)}`;
 /** The revision's calls. */
 const REVISED = `revised-${Math.random().toString(36).slice(2)}`;

@@ -12,6 +12,7 @@ import { dashboardHelpers, SHOTS, WEBHOOK_VARS } from './dashboard-helpers';
 import { startWebhookReceiver } from './webhook-receiver';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 export type DevServer = { base: string; port: number; persist: string; stop(): Promise<void> };
 type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -30,7 +31,7 @@ export function dashboardSetup(
       name,
       extraArgs: [...(webhooks ? WEBHOOK_VARS : []), ...extraArgs()],
       // A port of the caller's choosing (as restartable-server.ts takes it), else a free one.
-      port: process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined,
+      port: pinnedPort(),
     })) as DevServer;
     browser = await launchChromium();
   }, 120_000);

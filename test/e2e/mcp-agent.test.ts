@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Result = { isError?: boolean; structuredContent?: Json };
@@ -19,7 +20,7 @@ let client: Client;
 
 beforeAll(async () => {
   // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
-  const port = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+  const port = pinnedPort();
   server = (await startDevServer({ name: 'mcp-agent', port })) as typeof server;
   client = new Client({ name: 'e2e-agent', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`)));

@@ -12,6 +12,7 @@ import { startDevServer } from '../../scripts/dev-server.mjs';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { serveMcp } from '../../scripts/mcp-loopback.mjs';
 import { serverApi } from './server-api';
+import { pinnedPort } from './pinned-port';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   )) as typeof mcp;
   const servers = [{ name: 'sl', url: `http://127.0.0.1:${mcp.address().port}/mcp` }];
   // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
-  const port = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+  const port = pinnedPort();
   server = (await startDevServer({
     name: 'mcp-stateless-calls',
     port,

@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 export type Dev = {
   base: string;
@@ -28,7 +29,7 @@ export function restartableServer(name: string): {
 } {
   let server: Dev | undefined;
   let browser: Browser | undefined;
-  const pinned = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+  const pinned = pinnedPort();
   const extraArgs = ['--log-level', 'error', ...(pinned ? ['--inspector-port', String(pinned + 1)] : [])];
 
   beforeAll(async () => {

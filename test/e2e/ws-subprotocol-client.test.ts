@@ -8,11 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
+import { pinnedPort } from './pinned-port';
 
 let server: { base: string; stop(): Promise<void> };
 
 beforeAll(async () => {
-  const port = process.env.EDGEPLAN_E2E_PORT ? Number(process.env.EDGEPLAN_E2E_PORT) : undefined;
+  const port = pinnedPort();
   server = (await startDevServer({ name: 'ws-subprotocol', port })) as typeof server;
 }, 120_000);
 
