@@ -121,7 +121,8 @@ export function decideRevision(state: RunState, id: string): EventDraft {
   if (revision_strategy === 'ask_user') {
     return draft(
       'InputRequested',
-      { reason: `${why}; how should the run continue?`, step_id: id },
+      // A question put to a person, shown as it is (the dashboard's heading, the CLI's prompt).
+      { reason: `S${why.slice(1)}; how should the run continue?`, step_id: id },
       { step_id: id },
     );
   }

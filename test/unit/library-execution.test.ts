@@ -177,7 +177,7 @@ describe('PlanningPattern revision', () => {
         },
       },
     }).execute({ tools: [echo, fail], planner }, 'g');
-    expect(asked).toEqual(['awaiting_input: step "bad" failed: boom; how should the run continue?']);
+    expect(asked).toEqual(['awaiting_input: Step "bad" failed: boom; how should the run continue?']);
     expect(result.success).toBe(true);
     expect(result.executionState.stepStatuses).toEqual({ bad: 'skipped', other: 'completed' });
     expect(result.revisionCount).toBe(0);
