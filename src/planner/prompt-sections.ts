@@ -11,14 +11,17 @@ import type { PlannerLimits, PlannerState } from './contracts';
 const MAX_VALUE_CHARS = 2_000;
 
 /**
- * One line per tool with its description, then its input (and output) JSON schema, compact.
+ * One line per tool with its description, then its input (and output) JSON schema, compact. A
+ * description is said on its one line: an MCP server's is its author's text, and with line breaks
+ * it could write lines of its own into the prompt — a tool of another name, a section of limits.
  * @example renderTools(registry.describe())
  */
 export function renderTools(tools: readonly ToolDescription[]): string {
   if (tools.length === 0) return '(no tools are available)';
   return tools
     .map((t) => {
-      let s = `- ${t.name}: ${t.description}\n  input schema: ${compactSchema(t.input_schema)}`;
+      const description = t.description.replace(/\s+/g, ' ').trim();
+      let s = `- ${t.name}: ${description}\n  input schema: ${compactSchema(t.input_schema)}`;
       if (t.output_schema !== undefined) s += `\n  output schema: ${compactSchema(t.output_schema)}`;
       return s;
     })

@@ -17,7 +17,7 @@ export function attempt(over: Partial<PlanningAttempt> = {}): PlanningAttempt {
     model: 'conf-model',
     temperature: 0.7,
     template_id: 'plan.default',
-    template_version: '1.0.0',
+    template_version: '1.1.0',
     retry: 0,
     candidate: 0,
     response_format: 'json_schema',

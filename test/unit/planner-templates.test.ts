@@ -15,7 +15,7 @@ const state: PlannerState = {
 describe('prompt rendering', () => {
   it('fills the default template with the goal, every tool and its schemas, the limits and the output shape', () => {
     const p = renderPrompt(DEFAULT_TEMPLATE, state);
-    expect(p.template).toEqual({ id: 'plan.default', version: '1.0.0' });
+    expect(p.template).toEqual({ id: 'plan.default', version: '1.1.0' });
     expect(p.system).toMatch(/exactly one JSON object/);
     expect(p.user).toContain('Goal: Fetch the news');
     for (const t of tools) expect(p.user).toContain(`- ${t.name}: `);

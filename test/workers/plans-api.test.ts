@@ -94,7 +94,7 @@ describe('POST /v1/plans with an LLM', () => {
       model: 'wk-a',
       temperature: 0.3,
       template_id: 'plan.default',
-      template_version: '1.0.0',
+      template_version: '1.1.0',
       retry: 0,
       outcome: 'ok',
       plan_id: body.plan_id,
