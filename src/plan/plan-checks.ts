@@ -5,6 +5,7 @@
 import type { Finding, Limits } from './findings';
 import { buildGraph, findCycles } from './graph';
 import type { PlanGraph } from './graph';
+import { MAX_PLAN_STEPS } from './config';
 import { isRecord } from './model';
 import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
 import { nearestKey } from './key-suggestions';
@@ -120,7 +121,12 @@ export class PlanChecker {
     const owner = prefix.slice(0, -1);
     const f: Finding = {
       code: 'too_many_steps',
-      message: `${owner === '' ? 'The plan' : `The sub-plan of "${owner}"`} has ${count} steps; the limit (max_steps) is ${this.#limits.max_steps}`,
+      message:
+        `${owner === '' ? 'The plan' : `The sub-plan of "${owner}"`} has ${count} steps; the limit (max_steps) is ${this.#limits.max_steps}` +
+        // What the one who submitted it can do; a model asked to repair it reads that the plan is long.
+        (this.#limits.max_steps < MAX_PLAN_STEPS
+          ? ` (a run's config.max_steps may be up to ${MAX_PLAN_STEPS})`
+          : ''),
     };
     if (owner !== '') f.step_id = owner;
     this.#findings.push(f);

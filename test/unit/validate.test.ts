@@ -250,7 +250,11 @@ describe('validatePlan', () => {
       { max_steps: 2 },
     );
     expect(r.errors).toEqual([
-      { code: 'too_many_steps', message: 'The plan has 3 steps; the limit (max_steps) is 2' },
+      {
+        code: 'too_many_steps',
+        message:
+          "The plan has 3 steps; the limit (max_steps) is 2 (a run's config.max_steps may be up to 100000)",
+      },
     ]);
   });
 

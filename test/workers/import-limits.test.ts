@@ -80,7 +80,11 @@ describe('a TEA workflow with more nodes than max_steps', () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.errors).toEqual([
-      { code: 'too_many_steps', message: 'The plan has 30 steps; the limit (max_steps) is 20' },
+      {
+        code: 'too_many_steps',
+        message:
+          "The plan has 30 steps; the limit (max_steps) is 20 (a run's config.max_steps may be up to 100000)",
+      },
     ]);
   });
 });
