@@ -72,12 +72,14 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   let frame = 0;
   // The log's events come first, then the live ones. A frame drawn in the middle of that replay would
   // time a step that was running then against now ("29.1s" for a step of 11 ms, the run long over):
-  // the view is drawn once it holds the events the log had when the watch began.
+  // the view is drawn once it holds the events the log had when the watch began; until then the
+  // clock's ticks say how far the reading is (a long log was a redraw an event).
   const caughtUp = await lastSeqNow(client, runId);
+  const replaying = () => view.last_seq < caughtUp;
   // Made safe before log-update adds the cursor movements it redraws with.
   const text = () => terminalText(renderLive(view, Date.now(), frame, o.style, stdout.columns));
   const draw = () => {
-    if (view.last_seq >= caughtUp) log(text());
+    if (!replaying()) log(text());
   };
   // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
   // the view that stays — before a question, and at the end — is written whole.
@@ -87,7 +89,8 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   };
   const tick = () => {
     frame += 1;
-    draw();
+    if (replaying()) log(o.style.dim(`reading the run's events: ${view.last_seq} of ${caughtUp}`));
+    else draw();
   };
   let timer = setInterval(tick, 80);
   let after = o.after ?? 0;
