@@ -755,9 +755,14 @@ describe('the dashboard', () => {
   }, 60_000);
 
   it('lists runs, and shows the plan a pasted TEA workflow becomes', async () => {
+    // A plan submitted without a goal: its row says so, where a blank cell read as not loaded yet.
+    const { run_id: goalless } = (await api('POST', '/v1/runs', {
+      plan: { steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] },
+    })) as { run_id: string };
     const { page, errors } = await open('/#/');
     await page.waitForSelector('table.runs tbody tr');
     expect(await page.locator('table.runs tbody tr').count()).toBeGreaterThanOrEqual(4);
+    await expect(page.locator(`tr[data-run-id="${goalless}"] td.goal`).innerText()).resolves.toBe('no goal');
     await shot(page, 'runs');
     await page.getByRole('link', { name: 'New run', exact: true }).first().click();
     const yaml = [
