@@ -131,6 +131,20 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 
+  it('lists each run on one row: a goal over several lines on its own, none said as "-"', () => {
+    const twoLines = { goal: 'first line\nsecond line', steps: [{ id: 'a', action: 'demo.echo' }] };
+    const none = { steps: [{ id: 'a', action: 'demo.echo' }] };
+    const ids = [
+      file('two-lines.json', JSON.stringify(twoLines)),
+      file('no-goal.json', JSON.stringify(none)),
+    ].map((f) => /^run (run_[A-Za-z0-9]+)$/m.exec(edgeplan(['run', f, '--watch']).out)![1]!);
+    const listed = edgeplan(['runs']).out.split('\n');
+    const row = (id: string) => listed.find((l) => l.startsWith(id)) ?? '';
+    expect(row(ids[0]!)).toMatch(/ {2}first line second line$/);
+    expect(row(ids[1]!)).toMatch(/ {2}-$/);
+    expect(listed.some((l) => l.startsWith('second line'))).toBe(false);
+  });
+
   it('writes no terminal escape a run’s text carries: a goal or a finding’s key shows its escapes, not their effect', () => {
     // A window title, a cleared screen, the clipboard (OSC 52), a carriage return writing over the line.
     const hostile = 'ok\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;cHduZWQ=\u0007\rfake\u009b31m';

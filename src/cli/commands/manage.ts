@@ -100,7 +100,8 @@ export function registerManage(program: Command, context: () => Context, done: D
           String(r.step_count),
           r.created_at.slice(0, 19),
           ...(parents ? [r.parent_run_id ?? '-'] : []),
-          r.goal.slice(0, 60),
+          // On its row: a goal's line breaks would start rows of their own; none is said as PARENT's is.
+          clip(r.goal.replace(/\s+/g, ' ').trim(), 60) || '-',
         ]);
         const head = ['RUN', 'STATUS', 'STEPS', 'CREATED (UTC)', ...(parents ? ['PARENT'] : []), 'GOAL'];
         ctx.print(rows.length ? table([head, ...rows]) : noRuns(o, page.next_cursor !== null));
