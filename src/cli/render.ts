@@ -162,7 +162,7 @@ export function decisionLines(view: RunView): string[] {
     );
   }
   // Who edited is the decision line's, not said again: the decision above made the edit unless a
-  // later one (a revision's) replaced it, which says nothing of the edit (`when approved` then).
+  // later one (a revision's) replaced it — then the edit names its own decider (`when approved by …`).
   if (edit) lines.push(editedText(view));
   return lines;
 }

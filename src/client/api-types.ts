@@ -1546,6 +1546,13 @@ export interface components {
                      */
                     estimated?: true;
                 };
+                /** @description An `approval_edit`: who made the edit, as on the `ApprovalGranted` that follows it (behind Cloudflare Access the signed-in identity, else the name the decider gave). Absent on other kinds, and on edits recorded before it was added */
+                approver?: string;
+                /**
+                 * @description How `approver` (or, without it, how the edit came) was established: `access` — the identity Cloudflare Access verified (the only verified one); `token` — stated by a caller holding the API token (an API call, /mcp, the CLI, the dashboard without Access); `link` — typed by whoever opened the approval link; `anonymous` — stated to an API open without a token (ALLOW_ANONYMOUS). Present with the name; absent on events recorded before it was added
+                 * @enum {string}
+                 */
+                approver_via?: "access" | "token" | "link" | "anonymous";
             };
         };
         StepStreamedEvent: {

@@ -5,6 +5,7 @@
  * replacedText({ plan_version: 1, change: 'removed', replaced_by: { version: 2, kind: 'revision', reason: 'step fetch failed' } })
  * // 'v1, removed by v2 (revision): step fetch failed'
  */
+import { decidedText } from './approval-changes-text';
 import type { ReplacedStep, RunView } from './run-view-types';
 
 /** A plan change's kind as a person says it. */
@@ -57,10 +58,11 @@ export function approvedVersion(view: Pick<RunView, 'approval' | 'waiting'>): st
 /**
  * The approver's edit, if the plan had one: `edited into v2: changed a` when the decision shown made
  * the edit — said just before it, how that decision came (a name, the approval link, an API token)
- * is not said again — else `edited into v2 when approved: changed a`: a later decision (a revision's,
- * `approval.revisions: "ask"`) says nothing of who edited the first plan, and naming its decider there
- * would credit them with an edit they did not make. '' without an edit.
- * @example editedText(view) // 'edited into v2 when approved: changed fetch'
+ * is not said again — else `edited into v2 when approved by “Ada” (typed on the approval link):
+ * changed a`: a later decision (a revision's, `approval.revisions: "ask"`) is the one shown, and the
+ * edit names its own decider, kept with its version — or, for an edit whose events say nothing of it,
+ * no one (`edited into v2 when approved: changed a`), never the later decider. '' without an edit.
+ * @example editedText(view) // 'edited into v2 when approved by “Ada” (given with the API token): changed fetch'
  */
 export function editedText(view: Pick<RunView, 'approval' | 'versions'>): string {
   const edit = view.versions.find((v) => v.kind === 'approval_edit');
@@ -68,5 +70,7 @@ export function editedText(view: Pick<RunView, 'approval' | 'versions'>): string
   const a = view.approval;
   const what = changesText(edit.changes);
   const byShown = a?.decision === 'granted' && !a.revision;
-  return `edited into v${edit.version ?? '?'}${byShown ? '' : ' when approved'}${what ? `: ${what}` : ''}`;
+  const by = edit.edited_by ? decidedText({ by: 'approver', ...edit.edited_by }) : '';
+  const when = byShown ? '' : ` when approved${by ? ` ${by}` : ''}`;
+  return `edited into v${edit.version ?? '?'}${when}${what ? `: ${what}` : ''}`;
 }

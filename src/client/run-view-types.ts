@@ -180,5 +180,10 @@ export type RunView = {
     tokens?: { prompt: number; completion: number } | undefined;
     /** What a new version did to the steps of the one before (none for the first plan). */
     changes?: { added: string[]; changed: string[]; removed: string[] } | undefined;
+    /**
+     * An approver's edit (`approval_edit`): who made it, as {@link RunView.approval} names a decider —
+     * kept here, since a later decision (a revision's) becomes the run's `approval`.
+     */
+    edited_by?: { approver?: string | undefined; approver_via?: string | undefined } | undefined;
   }[];
 };

@@ -81,6 +81,14 @@ export function unstartedStep(s: PlanStep, attempt_limit: number | null = null):
 
 const step = (view: RunView, id: string) => view.steps.find((s) => s.id === id);
 
+/** A decider's name and how it was established, the keys an event leaves out left out. */
+function deciderOf(p: { approver?: string | undefined; approver_via?: string | undefined }) {
+  return {
+    ...(p.approver !== undefined ? { approver: p.approver } : {}),
+    ...(p.approver_via !== undefined ? { approver_via: p.approver_via } : {}),
+  };
+}
+
 /** The view after one more event (mutated in place and returned). */
 export function applyEvent(view: RunView, e: RunEvent): RunView {
   view.last_seq = e.seq;
@@ -115,6 +123,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         e.payload.changed_steps,
       );
       setPlan(view, e.payload.plan.steps, version);
+      const { approver, approver_via } = e.payload;
       view.versions.push({
         version: view.plan_version,
         kind: e.payload.kind,
@@ -122,6 +131,9 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         at,
         tokens: e.payload.tokens,
         changes,
+        ...(approver !== undefined || approver_via !== undefined
+          ? { edited_by: deciderOf({ approver, approver_via }) }
+          : {}),
       });
       break;
     }
@@ -159,6 +171,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         ...(asked !== undefined ? { plan_version: asked } : {}),
         ...(revision ? { revision } : {}),
       };
+      // An edit recorded before its decider was kept with it: the decision that follows it made it.
+      const edit = view.versions.at(-1);
+      if (e.event_type === 'ApprovalGranted' && edit?.kind === 'approval_edit' && !edit.edited_by)
+        edit.edited_by = deciderOf(e.payload);
       // The run goes on (a revision's steps may wait on ones that are still running).
       if (e.event_type === 'ApprovalGranted' && view.status === 'awaiting_approval') view.status = 'running';
       break;

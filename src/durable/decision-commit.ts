@@ -107,6 +107,13 @@ export function commitDecision(
     if (ended) leases.clear();
     else
       leases.release(d.events.flatMap((e) => (e.event_type === 'ToolReturned' ? [e.payload.step_id] : [])));
+    // The answered row is settled before the decision's rows are written: a revision asked for again
+    // at once starts afresh, not as a re-issue carrying what the answer already counted.
+    if (answer) {
+      const { row, after } = answer;
+      if (after === 'done') journal.done(row.id, row.token);
+      else if (after !== 'keep') journal.park(row.id, row.token, after.park_until, after.task);
+    }
     for (const c of d.side) {
       const task = DurableSideWork.taskOf(c);
       if (task) rows.push(journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
@@ -115,11 +122,6 @@ export function commitDecision(
       // Nobody wants plans or verdicts for an ended run; a child run's parent wants its result.
       journal.drop(journal.all().map((r) => r.id));
       if (parts.hasParent()) rows.push(journal.issue({ type: 'report_parent' }, now + 30_000));
-    }
-    if (answer) {
-      const { row, after } = answer;
-      if (after === 'done') journal.done(row.id, row.token);
-      else if (after !== 'keep') journal.park(row.id, row.token, after.park_until, after.task);
     }
     if (d.events.length > 0) persist(store, m.state, d.events);
     // The decision's step outputs, many a statement (read back from memory until now).

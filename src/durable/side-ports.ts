@@ -8,7 +8,7 @@ import type { SidePorts } from '../engine/side-work';
 import type { RunState } from '../engine/state';
 import type { ToolRegistry } from '../executor/registry';
 import { createOpenAIClient, readLlmConfig, toLlmError } from '../executor/tools/openai-client';
-import { ToolError } from '../errors';
+import { toErrorInfo, ToolError, type ErrorInfo } from '../errors';
 import { readCompletion } from '../planner/completion-shape';
 import { parseVerdict } from '../planner/judge-verdict';
 import { llmFetch } from '../planner/llm-transport';
@@ -54,7 +54,8 @@ export function workerSidePorts(
 
 /**
  * The LLM judge (issue 5: "an LLM judge when one is configured"): does this output meet the step's
- * expected_output? Throws when it cannot answer; the caller lets the output stand.
+ * expected_output? Throws when it gets no answer; an answer without a verdict is `unanswered`, with
+ * the tokens it cost. Either way the caller lets the output stand.
  */
 async function judgeOutput(
   env: Env,
@@ -62,7 +63,9 @@ async function judgeOutput(
   expected: string,
   output: unknown,
   signal: AbortSignal | undefined,
-): Promise<{ ok: boolean; reason: string; tokens?: TokenCount }> {
+): Promise<
+  { ok: boolean; reason: string; tokens?: TokenCount } | { unanswered: ErrorInfo; tokens?: TokenCount }
+> {
   const client = createOpenAIClient(env, llmFetch(), { timeoutMs });
   const config = readLlmConfig(env)!;
   const res = await client
@@ -99,7 +102,12 @@ async function judgeOutput(
       },
     );
   }
-  const verdict = parseVerdict(read.content);
   const { prompt, completion } = read.usage;
-  return { ...verdict, ...(prompt > 0 || completion > 0 ? { tokens: read.usage } : {}) };
+  const spent = prompt > 0 || completion > 0 ? { tokens: read.usage } : {};
+  try {
+    return { ...parseVerdict(read.content), ...spent };
+  } catch (err) {
+    // The model answered, just not with a verdict: its call counts in the run's token usage.
+    return { unanswered: toErrorInfo(err), ...spent };
+  }
 }

@@ -74,6 +74,13 @@ const RowSchema = z.object({
   parked: z.number().transform((p) => p === 1),
 });
 
+/** `task`, with what `replaced` spent when `task` says nothing of its own (a new decision's task). */
+function withSpentOf(task: SideTask, replaced: SideTask | undefined): SideTask {
+  if (task.type !== 'plan' && task.type !== 'revise') return task;
+  if (task.spent || !replaced || replaced.type !== task.type || !replaced.spent) return task;
+  return { ...task, spent: replaced.spent };
+}
+
 /** One row per kind of work; a judge per step. */
 export function sideWorkId(task: SideTask): string {
   return task.type === 'judge' ? `judge:${task.step_id}` : task.type;
@@ -103,13 +110,17 @@ export class SideWorkJournal {
     this.#table.absent();
   }
 
-  /** Writes (or re-issues) a row: a new token, one more issue, due at `dueAt`. */
+  /**
+   * Writes (or re-issues) a row: a new token, one more issue, due at `dueAt`. A planning or revision
+   * that replaces one still running (a new decision asked for it again) keeps what that one spent: the
+   * abandoned issue's answer is dropped, but its model calls were made.
+   */
   issue(task: SideTask, dueAt: number): SideRow {
     const id = sideWorkId(task);
     const before = this.get(id);
     const row: SideRow = {
       id,
-      task,
+      task: withSpentOf(task, before?.task),
       token: crypto.randomUUID(),
       issued: (before?.issued ?? 0) + 1,
       due_at: dueAt,

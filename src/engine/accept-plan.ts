@@ -127,6 +127,8 @@ export function acceptPlanInput(
             reason: comment ?? 'modified by the approver',
             kind: 'approval_edit',
             changed_steps: changedSteps(s.plan, plan),
+            // Who edited, with the version: the run's last decision may later be another's.
+            ...named,
           },
         });
       }

@@ -100,7 +100,10 @@ export type EventPayloads = {
   };
   /**
    * A new plan version. `revision` (replanning, recovery, a user's replan) counts toward
-   * `max_revisions`; `approval_edit` and `rollback` do not.
+   * `max_revisions`; `approval_edit` and `rollback` do not. `approver` / `approver_via`: an
+   * `approval_edit`'s decider, as on the `ApprovalGranted` that follows it — kept with the version, so
+   * it is still named once a later decision (a revision's) is the run's last. Optional keys added
+   * after storage format 2: an edit recorded before them lacks them, and a release before reads past them.
    */
   PlanUpdated: {
     plan: Plan;
@@ -108,6 +111,8 @@ export type EventPayloads = {
     kind: PlanChangeKind;
     changed_steps: string[];
     tokens?: TokenCount;
+    approver?: string;
+    approver_via?: NameSource;
   };
   /**
    * Streaming execution (SPEC §4): a step that streamed in from the planner and validated on arrival

@@ -21,12 +21,18 @@ export type SideCommand = Exclude<Command, { type: 'dispatch' } | { type: 'abort
 /** What a host plugs in. Absent ports mean "nothing to do here; someone outside answers later". */
 export type SidePorts = {
   planner: PlanProvider | null;
-  /** An LLM judge of a step's output against its `expected_output`. */
-  judge?: (req: { step_id: string; expected: string; output: unknown; signal?: AbortSignal }) => Promise<{
-    ok: boolean;
-    reason: string;
-    tokens?: TokenCount;
-  }>;
+  /**
+   * An LLM judge of a step's output against its `expected_output`: its verdict, or `unanswered` when
+   * the model answered without one (its tokens were spent all the same); throws when it got no answer.
+   */
+  judge?: (req: {
+    step_id: string;
+    expected: string;
+    output: unknown;
+    signal?: AbortSignal;
+  }) => Promise<
+    { ok: boolean; reason: string; tokens?: TokenCount } | { unanswered: ErrorInfo; tokens?: TokenCount }
+  >;
   /** Tells an approver a plan waits; the decision when it is made at once (a hook), else the input to record. */
   approval?: (plan: Plan, deadlineAt: number | null) => Promise<MachineInput | null>;
   /** Asks for input; the answer when there is one now. */
@@ -110,6 +116,8 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
           output,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
+        if ('unanswered' in v)
+          return { ...unanswered(c.step_id, v.unanswered), ...(v.tokens ? { tokens: v.tokens } : {}) };
         return {
           type: 'judged',
           step_id: c.step_id,

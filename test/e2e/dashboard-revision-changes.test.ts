@@ -181,7 +181,7 @@ describe('approving a revision', () => {
     await linkPage.close();
   }, 90_000);
 
-  it('says who edited which version: a revision’s decider is not credited with the first plan’s edit', async () => {
+  it('says who edited which version: the first plan’s editor, not the revision’s decider', async () => {
     const flaky = { fail_times: 99, key: 'dashboard-revision-edit', permanent: true };
     const run_id = await revisingGoal(
       llm,
@@ -211,7 +211,10 @@ describe('approving a revision', () => {
     const note = page.locator('.approval-note', { hasText: 'Grace Hopper' });
     await note.waitFor({ timeout: 10_000 });
     const edit = (await note.locator('[data-approval-edit]').innerText()).trim();
-    expect(edit).toBe('· edited into v2 when approved: changed fetch');
+    // Ada's edit is hers, kept with v2 (PlanUpdated.approver), though Grace's decision is the last.
+    expect(edit).toBe(
+      '· edited into v2 when approved by “Ada Lovelace” (given without signing in): changed fetch',
+    );
     await expect(note.innerText()).resolves.not.toMatch(/Grace Hopper.*edited into v2 by/);
     await shot(page, 'revision-edit-note');
     expect(errors).toEqual([]);

@@ -99,6 +99,11 @@ const PAYLOADS = {
     kind: z.enum(['revision', 'approval_edit', 'rollback', 'turn']),
     changed_steps: z.array(z.string()),
     tokens: TokenCountSchema.optional(),
+    approver: APPROVER_NAME.openapi({
+      description:
+        'An `approval_edit`: who made the edit, as on the `ApprovalGranted` that follows it (behind Cloudflare Access the signed-in identity, else the name the decider gave). Absent on other kinds, and on edits recorded before it was added',
+    }),
+    approver_via: nameSource('`approver` (or, without it, how the edit came)'),
   }),
   StepStreamed: z.object({ step: PlanStepSchema, plan_id: z.string() }),
   RevisionRequested: z.object({

@@ -43,8 +43,8 @@ export function ApprovalNote({ view }: { view: RunView }) {
       {edit ? (
         <span data-approval-edit={edit.version ?? ''}>
           {' '}
-          {/* In `edgeplan show`'s words: a revision's decider, named above, did not make this edit. */}·{' '}
-          {visibleText(editedText(view))}
+          {/* In `edgeplan show`'s words: a revision's decider, named above, did not make this edit; its own is named. */}
+          · {visibleText(editedText(view))}
         </span>
       ) : null}
     </p>
