@@ -92,6 +92,26 @@ describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => 
     expect((await open(runId, token)).status).toBe(200);
   });
 
+  it("carries the run's input as kinds for Modify's check, and none of its values", async () => {
+    const secrets = ['wait-5s-Qx81Zr', 'note-K9vT2w', 'proto-Pm4Ls7', 73914826051];
+    // JSON text, as a caller sends it: "__proto__" is a key of the input, and of its shape.
+    const input = JSON.parse(
+      `{"wait":"${secrets[0]}","deep":{"note":"${secrets[1]}","ids":[${secrets[3]},true,null]},"__proto__":"${secrets[2]}"}`,
+    ) as unknown;
+    const { runId, token } = await runAwaitingApproval(plan, config, input);
+    const html = await (await open(runId, token)).text();
+    const data = JSON.parse(
+      /<script type="application\/json" id="edgeplan-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
+    ) as { approval: Record<string, unknown> };
+    expect(data.approval.input_shape).toEqual(
+      JSON.parse(
+        '{"wait":"string","deep":{"note":"string","ids":["number","boolean","null"]},"__proto__":"string"}',
+      ),
+    );
+    expect(Object.keys(data.approval).filter((k) => k.includes('input'))).toEqual(['input_shape']);
+    for (const secret of secrets) expect(html).not.toContain(String(secret));
+  });
+
   it('answers a wrong token, and an unknown run, with the same 403 page', async () => {
     const { runId } = await awaitingApproval();
     const wrong = await open(runId, 'apv_wrong');
