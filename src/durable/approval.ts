@@ -158,7 +158,17 @@ export type ApprovalView = {
    * {@link InputShape}, typed loosely here: a recursive type is too deep for the RPC stub's types.
    */
   input_shape?: unknown;
+  /** The run's validation limits, which {@link validatedVersion} holds an edit to: the editor's too. */
+  limits: ApprovalLimits;
 } & ChangesSinceApproved;
+
+/** The limits of a run's configuration an edit is validated against (plan/config.ts). */
+export type ApprovalLimits = {
+  max_steps: number;
+  max_depth: number;
+  token_budget: number | null;
+  require_fallbacks: boolean;
+};
 
 /**
  * The plan behind a link, for its page: checked like a decision (a wrong token learns nothing, a used
@@ -184,9 +194,15 @@ export async function approvalView(
       expires_at,
       kept: keptSteps(state),
       ...shapeOf(state.input),
+      limits: limitsOf(state.config),
       ...changesSinceApproved(state, store),
     },
   };
+}
+
+function limitsOf(config: RunState['config']): ApprovalLimits {
+  const { max_steps, max_depth, token_budget, require_fallbacks } = validationLimits(config, false);
+  return { max_steps, max_depth, token_budget: token_budget ?? null, require_fallbacks };
 }
 
 /** The input's shape for the page; none for a run without an input (nothing to check it against). */

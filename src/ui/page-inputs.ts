@@ -35,6 +35,15 @@ const ApprovalDataShape = z.object({
   last_approved_version: z.optional(z.nullable(z.number())),
   // Steps the decision does not run (a revision's done, skipped or running ones): set apart.
   kept: z.optional(z.record(z.string(), z.enum(['done', 'skipped', 'running']))),
+  // The run's validation limits (max_steps, …): Modify's editor checks an edit against them.
+  limits: z.optional(
+    z.object({
+      max_steps: z.number(),
+      max_depth: z.number(),
+      token_budget: z.nullable(z.number()),
+      require_fallbacks: z.boolean(),
+    }),
+  ),
   // The run's input as kinds, no values: what Modify's editor checks an edit's {{ input.… }} against.
   input_shape: z.optional(z.custom<InputShape>((v) => isInputShape(v), 'expected the input’s shape')),
   changes: z.optional(

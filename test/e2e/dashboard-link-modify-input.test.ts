@@ -110,3 +110,32 @@ describe("the approval link's Modify checks an edit against the run's input, nev
     await page.close();
   }, 90_000);
 });
+
+describe("the approval link's Modify checks an edit against the run's limits", () => {
+  it('shows a step past the run’s max_steps as a finding, as the API would refuse it', async () => {
+    const { run_id: runId } = (await api('POST', '/v1/runs', {
+      plan,
+      input: { ms: 2 },
+      config: { require_plan_approval: true, max_steps: 1, approval: { webhook_url: env.hooks.url } },
+    })) as { run_id: string };
+    await waitForStatus(runId, 'awaiting_approval');
+    const link = await env.hooks.approvalLink(runId);
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${env.server.base}${link.pathname}${link.search}`);
+    await page.getByRole('button', { name: 'Modify' }).click();
+    await page.locator('.modify textarea').fill(JSON.stringify(withPause('{{ input.ms }}'), null, 2));
+    const limit = page.locator('.modify .findings li', { hasText: 'too_many_steps' });
+    await limit.waitFor({ timeout: 10_000 });
+    await expect(limit.innerText()).resolves.toBe(
+      'too_many_steps: The plan has 2 steps; the limit (max_steps) is 1',
+    );
+    await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
+      true,
+    );
+    await shot(page, 'link-modify-max-steps');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -186,7 +186,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
         <ModifyPlan
           plan={data.plan}
-          limits={undefined}
+          limits={data.limits}
           input={input}
           anonymous
           onSend={(plan) => decide('modify', plan)}
