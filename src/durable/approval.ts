@@ -16,6 +16,7 @@ import type { ToolRegistry } from '../executor/registry';
 import type { Plan } from '../plan/model';
 import { validatePlan, type Finding } from '../plan/validate';
 import { validationLimits } from '../plan/config';
+import { inputShapeOf, type InputShape } from '../plan/input-shape';
 import {
   changesSinceApproved,
   keptSteps,
@@ -151,7 +152,23 @@ export type ApprovalView = {
   expires_at: number;
   /** Steps the decision does not run: done, skipped or running under an earlier version. */
   kept: Record<string, KeptStep>;
+  /**
+   * The run's input as kinds, no values (input-shape.ts): the page's Modify editor checks an edit's
+   * `{{ input.… }}` as {@link validatedVersion} will, without the link's holder seeing the input. An
+   * {@link InputShape}, typed loosely here: a recursive type is too deep for the RPC stub's types.
+   */
+  input_shape?: unknown;
+  /** The run's validation limits, which {@link validatedVersion} holds an edit to: the editor's too. */
+  limits: ApprovalLimits;
 } & ChangesSinceApproved;
+
+/** The limits of a run's configuration an edit is validated against (plan/config.ts). */
+export type ApprovalLimits = {
+  max_steps: number;
+  max_depth: number;
+  token_budget: number | null;
+  require_fallbacks: boolean;
+};
 
 /**
  * The plan behind a link, for its page: checked like a decision (a wrong token learns nothing, a used
@@ -176,9 +193,22 @@ export async function approvalView(
       plan: state.plan,
       expires_at,
       kept: keptSteps(state),
+      ...shapeOf(state.input),
+      limits: limitsOf(state.config),
       ...changesSinceApproved(state, store),
     },
   };
+}
+
+function limitsOf(config: RunState['config']): ApprovalLimits {
+  const { max_steps, max_depth, token_budget, require_fallbacks } = validationLimits(config, false);
+  return { max_steps, max_depth, token_budget: token_budget ?? null, require_fallbacks };
+}
+
+/** The input's shape for the page; none for a run without an input (nothing to check it against). */
+function shapeOf(input: unknown): { input_shape?: InputShape } {
+  const shape = input === undefined ? undefined : inputShapeOf(input);
+  return shape === undefined ? {} : { input_shape: shape };
 }
 
 /** Why a good link no longer works: its run has stopped waiting for a decision (and what decided it). */

@@ -49,6 +49,9 @@ export async function startChildRun(
       config: validationLimits(config, false),
       clock: { now: () => new Date() },
       ids: { id: (p) => `${p}_${runId.slice(4)}`, uuid: () => crypto.randomUUID() },
+      // Held to the input the child gets, as POST /v1/runs holds a plan to its run's: a whole
+      // {{ input.… }} its tool cannot take fails this step now, not the child's step later.
+      runInput: { value: req.input ?? {} },
     });
     if (!v.valid || !v.plan) {
       const refused = invalidChildPlan(v.errors);

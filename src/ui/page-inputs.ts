@@ -7,6 +7,7 @@
  */
 import * as z from 'zod/mini';
 import type { ApprovalChanges, Estimates, Plan } from '../client';
+import { isInputShape, type InputShape } from '../plan/input-shape';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -34,6 +35,17 @@ const ApprovalDataShape = z.object({
   last_approved_version: z.optional(z.nullable(z.number())),
   // Steps the decision does not run (a revision's done, skipped or running ones): set apart.
   kept: z.optional(z.record(z.string(), z.enum(['done', 'skipped', 'running']))),
+  // The run's validation limits (max_steps, …): Modify's editor checks an edit against them.
+  limits: z.optional(
+    z.object({
+      max_steps: z.number(),
+      max_depth: z.number(),
+      token_budget: z.nullable(z.number()),
+      require_fallbacks: z.boolean(),
+    }),
+  ),
+  // The run's input as kinds, no values: what Modify's editor checks an edit's {{ input.… }} against.
+  input_shape: z.optional(z.custom<InputShape>((v) => isInputShape(v), 'expected the input’s shape')),
   changes: z.optional(
     z.nullable(
       z.custom<ApprovalChanges>(

@@ -60,8 +60,8 @@ describe("Modify checks an edit against the run's input", () => {
 
   it('shows the API’s refusal with its finding when the editor could not check the input', async () => {
     const runId = await awaitingRun();
-    // The editor's own check without the input (as on the approval link's page, which does not know
-    // it): it says "Valid", and the API's 422 is what the approver sees.
+    // The editor's own check without the input (as on an approval link's page served for a run
+    // object from before input_shape): it says "Valid", and the API's 422 is what the approver sees.
     const { page, errors } = await open(`/#/runs/${runId}`, async (p) => {
       await p.route('**/v1/plans/validate', async (route) => {
         const body = route.request().postDataJSON() as Record<string, unknown>;

@@ -306,4 +306,37 @@ export const subplanScenarios: SubplanScenario[] = [
       },
     },
   },
+  {
+    name: 'agent.dispatch with a plan its input cannot fill fails once with invalid_plan, as POST /v1/runs refuses one',
+    plan: {
+      steps: [
+        {
+          id: 'child',
+          action: 'agent.dispatch',
+          dependencies: [],
+          // The plan handed over whole (written here, the parent would resolve its references); the
+          // child's input is the parent's, whose `wait` is a string demo.sleep's `ms` cannot take.
+          parameters: { plan: '{{ input.child_plan }}', input: '{{ input }}' },
+        },
+      ],
+    },
+    config: { retry_failed_steps: 3 },
+    input: {
+      wait: '5s',
+      child_plan: {
+        steps: [{ id: 'pause', action: 'demo.sleep', parameters: { ms: '{{ input.wait }}' } }],
+      },
+    },
+    expected: {
+      status: 'failed',
+      invoked: { child: { parameters: ['input', 'plan'], plan_steps: ['pause'], child_deadline: true } },
+      failed: {
+        child: {
+          code: 'invalid_plan',
+          message:
+            /^The child plan has 1 finding\(s\): bad_reference: Step "pause": \{\{ input\.wait \}\} is a string but parameters\.ms of tool demo\.sleep expects a number/,
+        },
+      },
+    },
+  },
 ];

@@ -59,6 +59,8 @@ describe('the approval page’s embedded data', () => {
     expect(approvalDataOf(undefined)).toBeNull();
     expect(approvalDataOf('{}')).toBeNull();
     expect(approvalDataOf(JSON.stringify({ approval }))).toEqual({ ok: true, value: approval });
+    const shaped = { ...approval, input_shape: { wait: 'string', ids: ['number', 'null'] } };
+    expect(approvalDataOf(JSON.stringify({ approval: shaped }))).toEqual({ ok: true, value: shaped });
   });
 
   it('is an error naming the field when it does not fit, or when it is not JSON', () => {
@@ -70,6 +72,12 @@ describe('the approval page’s embedded data', () => {
       ok: false,
       error: `The page's approval data at plan: expected a plan: a JSON object with a "steps" list`,
     });
+    expect(approvalDataOf(JSON.stringify({ approval: { ...approval, input_shape: { a: 'date' } } }))).toEqual(
+      {
+        ok: false,
+        error: "The page's approval data at input_shape: expected the input’s shape",
+      },
+    );
     expect(approvalDataOf('{"approval": {')).toMatchObject({
       ok: false,
       error: /^The page's data is not JSON: /,

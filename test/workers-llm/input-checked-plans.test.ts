@@ -3,7 +3,7 @@
  * whose value the step's tool cannot take is a finding the repair prompt quotes to the model — which
  * reference, what the input holds, what the tool expects — so the person who approves the plan is not
  * shown a first step that must fail. Through the run's object and the scripted model, for a first plan
- * and for a revision after a failed step.
+ * for a revision after a failed step, and for a child run (agent.dispatch) planned from a goal.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
@@ -131,5 +131,30 @@ describe("a model's plan is checked against the run's input", () => {
     ]);
     expect(llm.sent).toHaveLength(2);
     expect(llm.sent[1]!.body.messages.at(-1)!.content).toContain(`- bad_reference: ${finding}`);
+  });
+
+  it("holds a child run planned from a goal to the child's input, as a run's own", async () => {
+    // A child plans in its own object, streamed as a goal run without approval is (the test above).
+    const streamed = (step: unknown) => `${JSON.stringify({ type: 'step', step })}\n`;
+    const llm = scriptedLlm([
+      { stream: [streamed(pause('{{ input.wait }}'))] },
+      plan([pause('{{ input.ms }}')]),
+    ]);
+    setLlmFetch(llm.fetch);
+    const dispatch = { goal: 'hold the release', input };
+    const created = await api('POST', '/v1/runs', {
+      plan: { steps: [{ id: 'child', action: 'agent.dispatch', parameters: dispatch }] },
+    });
+    expect(created.status).toBe(201);
+    const done = await waitForRun(created.body.run_id as string);
+    expect(done.status).toBe('completed');
+    const childId = done.step_results.child.run_id as string;
+    const child = (await api('GET', `/v1/runs/${childId}`)).body;
+    expect([child.plan.steps[0].parameters, child.steps.pause.attempts]).toEqual([
+      { ms: '{{ input.ms }}' },
+      1,
+    ]);
+    const attempts = (await api('GET', `/v1/runs/${childId}/planning`)).body.attempts as Json[];
+    expect(attempts.flatMap((a) => (a.findings as Json[]).map((f) => f.message))).toEqual([finding]);
   });
 });

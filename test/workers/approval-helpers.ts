@@ -12,6 +12,7 @@ export const APPROVER_URL = 'https://approver.example.com/hook';
 export async function runAwaitingApproval(
   plan: unknown,
   config: unknown,
+  input?: unknown,
 ): Promise<{ runId: string; token: string }> {
   const sent: string[] = [];
   const real = globalThis.fetch;
@@ -21,7 +22,7 @@ export async function runAwaitingApproval(
     sent.push(await req.text());
     return new Response('ok');
   });
-  const runId = await startRun(plan, config);
+  const runId = await startRun(plan, config, input);
   await waitForRun(runId, (r: Json) => r.status === 'awaiting_approval');
   await vi.waitFor(() => expect(sent).toHaveLength(1));
   const url = new URL((JSON.parse(sent[0]!) as Json).approval_url as string);

@@ -92,6 +92,34 @@ describe('GET /v1/runs/:id/approval?token= (the approval link’s page)', () => 
     expect((await open(runId, token)).status).toBe(200);
   });
 
+  it("carries the run's limits, and its input as kinds, for Modify's check — none of the input's values", async () => {
+    const secrets = ['wait-5s-Qx81Zr', 'note-K9vT2w', 'proto-Pm4Ls7', 73914826051];
+    // JSON text, as a caller sends it: "__proto__" is a key of the input, and of its shape.
+    const input = JSON.parse(
+      `{"wait":"${secrets[0]}","deep":{"note":"${secrets[1]}","ids":[${secrets[3]},true,null]},"__proto__":"${secrets[2]}"}`,
+    ) as unknown;
+    const limited = { ...config, max_steps: 7, token_budget: 50_000 };
+    const { runId, token } = await runAwaitingApproval(plan, limited, input);
+    const html = await (await open(runId, token)).text();
+    const data = JSON.parse(
+      /<script type="application\/json" id="edgeplan-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
+    ) as { approval: Record<string, unknown> };
+    expect(data.approval.input_shape).toEqual(
+      JSON.parse(
+        '{"wait":"string","deep":{"note":"string","ids":["number","boolean","null"]},"__proto__":"string"}',
+      ),
+    );
+    expect(Object.keys(data.approval).filter((k) => k.includes('input'))).toEqual(['input_shape']);
+    // The run's own limits, which an edit is held to, beside it.
+    expect(data.approval.limits).toEqual({
+      max_steps: 7,
+      max_depth: 3,
+      token_budget: 50_000,
+      require_fallbacks: false,
+    });
+    for (const secret of secrets) expect(html).not.toContain(String(secret));
+  });
+
   it('answers a wrong token, and an unknown run, with the same 403 page', async () => {
     const { runId } = await awaitingApproval();
     const wrong = await open(runId, 'apv_wrong');

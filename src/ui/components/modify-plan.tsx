@@ -47,7 +47,10 @@ export function ModifyPlan({
 }: {
   plan: unknown;
   limits: ValidationLimits | undefined;
-  /** The run's input, when known (not on the approval link's page): checked as the API checks it. */
+  /**
+   * The run's input, when known: checked as the API checks it (on the approval link's page, a
+   * stand-in of the same shape, input-shape.ts).
+   */
   input?: { value: unknown } | undefined;
   /** The approval link's page: validated with no API token. */
   anonymous?: boolean;

@@ -2,7 +2,7 @@
  * The approval link's page (no API token): the plan, its estimates and graph, and Approve / Reject /
  * Modify, each sent once with the link's token.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   EdgeplanApiError,
   emptyView,
@@ -21,6 +21,7 @@ import { ApproveSteps } from '../components/approve-steps';
 import { ErrorAlert } from '../components/error-alert';
 import type { ApprovalData } from '../page-inputs';
 import { visibleText } from '../visible-text';
+import { standInOf } from '../../plan/input-shape';
 
 /**
  * What a `410 gone` says: the link is dead (used, expired, its run decided or ended, a newer version
@@ -40,6 +41,13 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   const [comment, setComment] = useState('');
   const [approver, setApprover] = useApproverName();
   const [selected, setSelected] = useState<string | null>(null);
+  // The run's input as the page knows it — kinds, not values — stood in for the input when an edit
+  // is checked: the same findings the API gives, the input never sent here. One object, made once:
+  // the editor checks again when it changes.
+  const input = useMemo(
+    () => (data.input_shape === undefined ? undefined : { value: standInOf(data.input_shape) }),
+    [data.input_shape],
+  );
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
   const view = applyEvent(emptyView(data.run_id), {
     seq: 1,
@@ -178,7 +186,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         // As on the run page: sent only once the editor finds the plan valid; a refusal keeps the edits.
         <ModifyPlan
           plan={data.plan}
-          limits={undefined}
+          limits={data.limits}
+          input={input}
           anonymous
           onSend={(plan) => decide('modify', plan)}
           opener={modifyButton}
