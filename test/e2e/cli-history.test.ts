@@ -268,7 +268,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     );
     expect(r.out).toContain(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`);
     expect(r.out).toContain(
-      'The answer to step "ask" does not fit the schema its question gave: (root): Invalid input: expected object, received string',
+      'The answer to step "ask" does not fit the schema its question gave: (root): must be an object, not a string',
     );
     expect(r.code).toBe(0);
     expect((await api('GET', `/v1/runs/${id}`)).step_results).toEqual({ ask: { refund: true } });

@@ -211,11 +211,22 @@ describe('error envelope', () => {
     expect(res.status).toBe(400);
     const body = await json(res);
     expect(body.error.code).toBe('invalid_request');
-    expect(body.error.message).toMatch(/^Invalid request body: config\.max_parallel: /);
+    expect(body.error.message).toBe('Invalid request body: config.max_parallel: must be at least 1');
     expect(body.error.details).toEqual({
       target: 'json',
-      issues: [expect.objectContaining({ path: ['config', 'max_parallel'], message: expect.any(String) })],
+      issues: [{ path: ['config', 'max_parallel'], message: 'must be at least 1', code: 'too_small' }],
     });
+  });
+
+  it("says a setting outside its choices in plain words, not zod's", async () => {
+    const res = await postJson('/v1/plans/validate', {
+      plan: { steps: [] },
+      config: { execution_mode: 'fast' },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toBe(
+      'Invalid request body: config.execution_mode: must be one of "sequential", "parallel" or "adaptive"',
+    );
   });
 
   it('names a config field given by its alias by the canonical name', async () => {
