@@ -439,6 +439,30 @@ nodes:
     expect((await postJson('/v1/runs', { plan, input: { ms: 5 } })).status).toBe(201);
   });
 
+  it('refuses a run whose plan reads an input it was not given, rather than skip the step and complete', async () => {
+    const plan = {
+      steps: [
+        { id: 'a', action: 'demo.echo', parameters: { text: '{{ input.alert_id }}' } },
+        { id: 'b', action: 'demo.echo', parameters: { text: 'team {{ input.team }}' } },
+      ],
+    };
+    const run = await postJson('/v1/runs', { plan, input: { alert_id: 'A-1' } });
+    expect(run.status).toBe(422);
+    expect((await json(run)).error.details).toMatchObject({
+      errors: [
+        {
+          code: 'bad_reference',
+          step_id: 'b',
+          path: ['parameters', 'text'],
+          message:
+            'Step "b": {{ input.team }} reads input.team, which the run\'s input does not have (it has alert_id): ' +
+            "give it in the run's input (edgeplan run … --input team=…), or the step could never run",
+        },
+      ],
+    });
+    expect((await postJson('/v1/runs', { plan, input: { alert_id: 'A-1', team: 'sre' } })).status).toBe(201);
+  });
+
   it('answers a source that does not convert with 422 invalid_plan, every problem with its line', async () => {
     const { status, body } = await validate({
       format: 'tea-yaml',
