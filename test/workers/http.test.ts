@@ -54,6 +54,20 @@ describe('error envelope', () => {
     expect((await json(res)).error.message).toBe('No route for POST /v1/nope');
   });
 
+  it('names the route a path one segment off likely meant', async () => {
+    const cases: [string, string, string][] = [
+      ['POST', '/v1/mcp', 'No route for POST /v1/mcp (did you mean /mcp?)'],
+      ['GET', '/api/v1/runs', 'No route for GET /api/v1/runs (did you mean /v1/runs?)'],
+      ['GET', '/runs', 'No route for GET /runs (did you mean /v1/runs?)'],
+      ['GET', '/v1/runs/run_abc/nope', 'No route for GET /v1/runs/run_abc/nope'],
+    ];
+    for (const [method, path, message] of cases) {
+      const res = await send(path, { method });
+      expect(res.status).toBe(404);
+      expect((await json(res)).error.message).toBe(message);
+    }
+  });
+
   it('answers a route with the wrong method 405 method_not_allowed, with Allow', async () => {
     const cases: [string, string, string][] = [
       ['PUT', '/v1/runs', 'GET, HEAD, POST'],
