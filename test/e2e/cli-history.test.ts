@@ -30,6 +30,14 @@ async function waitForStatus(runId: string, status: string): Promise<void> {
 }
 
 describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
+  it('show says the steps of a rejected run were skipped by the rejection, not by a cancel', async () => {
+    const id = await start({ plan: { steps: [echo('a')] }, config: { require_plan_approval: true } });
+    await waitForStatus(id, 'awaiting_approval');
+    expect(edgeplan(['reject', id, '-m', 'wrong team']).code).toBe(0);
+    const shown = edgeplan(['show', id]);
+    expect(shown.out).toMatch(/^a\s+skipped\s+skipped: the plan was rejected before it ran$/m);
+  });
+
   it('show keeps a step a revision replaced: its attempts, its error, the version that replaced it and why', async () => {
     llm.script('cli-revised', [
       JSON.stringify({
