@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { ApproverNameSchema } from './decision';
 import { unknownKeysMessage } from '../plan/key-suggestions';
+import { issueText } from '../issue-text';
 
 /**
  * What the run is handed: the input, the step it answers, who sent it, and the question it answers
@@ -53,7 +54,7 @@ export function answerOf(body: AnswerBody, name: unknown): RunInput | AnswerRefu
   if (!named.success)
     return {
       code: 'invalid_request',
-      message: `approver: ${named.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(approver)})`,
+      message: `approver: ${named.error.issues.map((i) => issueText(i)).join('; ')} (got ${JSON.stringify(approver)})`,
     };
   const by = named.data ? { answered_by: named.data } : {};
   if (approver !== undefined && Object.keys(sent).length === 0)

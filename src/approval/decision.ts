@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { unknownKeysError } from '../plan/key-suggestions';
 import { PlanEditSchema } from './edits';
+import { issueText } from '../issue-text';
 
 export { applyEdits, PlanEditSchema, StepChangesSchema } from './edits';
 export type { ApplyEditsResult, PlanEdit, StepChanges } from './edits';
@@ -100,7 +101,7 @@ export function parseApprovalDecision(
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues.map((i) => ({
     path: i.path.map((p) => (typeof p === 'number' ? p : String(p))),
-    message: i.message,
+    message: issueText(i),
     code: i.code,
   }));
   const message = issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

@@ -13,5 +13,13 @@ export const SKIPPED_BECAUSE: Record<string, string> = {
   not_reached: 'the run finished without reaching it',
 };
 
-/** `reason` in words, or the code itself when it is one this release does not know. */
-export const skippedBecause = (reason: string): string => SKIPPED_BECAUSE[reason] ?? reason;
+/**
+ * `reason` in words, or the code itself when it is one this release does not know. Given why the run
+ * ended, a step a rejection skipped says so: the API lists a rejected run as `cancelled`
+ * (`termination_reason: "plan_rejected"`), and its steps read "cancelled" to someone who cancelled nothing.
+ * @example skippedBecause('cancelled', 'plan_rejected') // 'the plan was rejected before it ran'
+ */
+export const skippedBecause = (reason: string, runEndedBecause?: string | null): string =>
+  reason === 'cancelled' && runEndedBecause === 'plan_rejected'
+    ? 'the plan was rejected before it ran'
+    : (SKIPPED_BECAUSE[reason] ?? reason);

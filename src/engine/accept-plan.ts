@@ -13,7 +13,7 @@ import { REVISION_DECLINED, type MachineDeps, type MachineInput, type Refusal } 
 import { changedSteps, samePlanContent } from './plan-changes';
 import { reactTurn, thoughtEvent } from './react-turn';
 import type { RunState } from './state';
-import { notAwaitingDecision, notNow, otherVersionAwaited } from './status-refusals';
+import { notAwaitingDecision, notNow, notRevisable, otherVersionAwaited } from './status-refusals';
 
 type Emit = (d: EventDraft) => void;
 
@@ -202,8 +202,7 @@ export function acceptPlanInput(
       return;
     }
     case 'request_revision': {
-      if (s.status !== 'running' && s.status !== 'awaiting_input')
-        return notNow(s, 'revise its plan', 'running');
+      if (s.status !== 'running' && s.status !== 'awaiting_input') return notRevisable(s);
       if (s.revising)
         return { code: 'revision_in_progress', message: `Run ${s.run_id} is already being revised` };
       if (s.streaming)

@@ -17,6 +17,26 @@ export function notNow(s: RunState, what: string, needed: string): Refusal {
 }
 
 /**
+ * A revision asked of a run that is not going on. An ended run's plan is never revised: said with
+ * what does what was wanted — a failed run's failed steps run again by a retry, a failure re-planned
+ * as it happens by `on_step_failure: "replan"`, any other change by a new run.
+ */
+export function notRevisable(s: RunState): Refusal {
+  const refusal = notNow(s, 'revise its plan', 'running');
+  if (!TERMINAL_RUN_STATUSES.has(s.status)) return refusal;
+  const retry =
+    s.status === 'failed'
+      ? ` Run its failed steps again with POST /v1/runs/${s.run_id}/retry (edgeplan retry ${s.run_id}), or start`
+      : ' Start';
+  return {
+    ...refusal,
+    message:
+      `Run ${s.run_id} is ${s.status}: an ended run's plan is not revised.${retry} a new run with the plan you want` +
+      ` (config on_step_failure: "replan" has a failure re-planned while the run goes on).`,
+  };
+}
+
+/**
  * What became of the plan awaiting approval, when the run no longer awaits it: decided (`by: timeout`
  * when its deadline's `default_action` decided, not a person), or the run ended first.
  */

@@ -6,6 +6,7 @@
 import { expandSettingsParams, settingsEnvOf, withoutEnvNames } from '../plan/tea-settings';
 import type { z } from 'zod';
 import { toErrorInfo, type ErrorInfo } from '../errors';
+import { issuesText } from '../issue-text';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting';
 import type { AnyTool, ToolContext } from './registry';
 
@@ -179,16 +180,9 @@ function normaliseOutput(tool: AnyTool, raw: unknown): { output: unknown } | { e
   }
 }
 
-/** zod issues as `path: message; …`, paths as `messages[0].role`. */
+/** zod issues as `path: message; …` in plain English (issue-text.ts), paths as `messages[0].role`. */
 export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path
-        .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-        .join('');
-      return `${path || '(root)'}: ${issue.message}`;
-    })
-    .join('; ');
+  return issuesText(error.issues);
 }
 
 function fail(code: string, message: string, retryable = false): ErrorInfo {

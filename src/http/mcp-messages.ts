@@ -19,6 +19,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { issueText } from '../issue-text';
 
 /** A JSON-RPC error answer to one request. */
 export type JsonRpcRefusal = {
@@ -61,14 +62,14 @@ function envelopeSchema(message: Record<string, unknown>): Schema {
   return 'error' in message ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
 }
 
-type Issue = { path: readonly PropertyKey[]; message: string };
+type Issue = { path: readonly PropertyKey[]; message: string; code: string };
 type Schema = { safeParse(v: unknown): { success: true } | { success: false; error: { issues: Issue[] } } };
 
 /** A failed parse's issues in one line (`params.cursor: Invalid input: …`), or null when it passed. */
 function issuesLine(result: ReturnType<Schema['safeParse']>): string | null {
   if (result.success) return null;
   const line = result.error.issues
-    .map((i) => `${i.path.map(String).join('.') || '(message)'}: ${i.message}`)
+    .map((i) => `${i.path.map(String).join('.') || '(message)'}: ${issueText(i)}`)
     .join('; ');
   return line.length > 500 ? `${line.slice(0, 500)}…` : line;
 }

@@ -90,10 +90,23 @@ export function notFoundFor(routes: readonly { method: string; path: string }[])
     // `/health//`: Hono drops one trailing slash (strict: false), not two; no route has empty segments.
     const raw = new URL(c.req.url).pathname;
     const tidy = raw.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
-    const hint =
-      tidy !== raw && patterns.some((r) => r.pattern.test(tidy)) ? ` (did you mean ${echoed(tidy)}?)` : '';
+    const routed = (p: string) => patterns.some((r) => r.pattern.test(p));
+    const near = tidy !== raw && routed(tidy) ? tidy : nearRoute(tidy, routed);
+    const hint = near === null ? '' : ` (did you mean ${echoed(near)}?)`;
     return jsonError(c, 'not_found', `No route for ${c.req.method} ${echoed(c.req.path)}${hint}`);
   };
+}
+
+/**
+ * The route a path likely meant when a base URL was written one segment off: a prefix too many
+ * (`/v1/mcp` for `/mcp`, `/api/v1/runs` for `/v1/runs`) or `/v1` left out (`/runs`).
+ * @example nearRoute('/v1/mcp', (p) => p === '/mcp') // "/mcp"
+ */
+function nearRoute(path: string, routed: (p: string) => boolean): string | null {
+  const rest = path.replace(/^\/[^/]+/, '');
+  if (rest !== '' && rest !== path && routed(rest)) return rest;
+  if (!path.startsWith('/v1/') && path !== '/v1' && routed(`/v1${path}`)) return `/v1${path}`;
+  return null;
 }
 
 /**

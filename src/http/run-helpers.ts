@@ -12,6 +12,7 @@ import { RunIdParamSchema } from './schemas/run';
 import { ControlResultSchema } from './schemas/run-views';
 import type { AppEnv } from './types';
 import { echoed } from './echoed';
+import { issuesText } from '../issue-text';
 
 export const anyJson = { 'application/json': { schema: z.unknown() } };
 export const tags = ['runs'];
@@ -109,6 +110,6 @@ export async function optionalBody<T>(
   const parsed = schema.safeParse(text.trim() === '' ? {} : JSON.parse(text));
   if (parsed.success) return { value: parsed.data };
   return {
-    error: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+    error: issuesText(parsed.error.issues),
   };
 }

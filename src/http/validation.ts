@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { jsonError } from './errors';
+import { issueText } from '../issue-text';
 
 /** One zod issue as the API reports it. */
 export type RequestIssue = { path: (string | number)[]; message: string; code: string };
@@ -39,7 +40,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function toRequestIssues(issues: readonly z.core.$ZodIssue[]): RequestIssue[] {
   return issues.map((i) => ({
     path: i.path.map((p) => (typeof p === 'number' ? p : String(p))),
-    message: i.message,
+    message: issueText(i),
     code: i.code,
   }));
 }

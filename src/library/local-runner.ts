@@ -31,6 +31,7 @@ import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
 import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
+import { issueText } from '../issue-text';
 
 export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -390,7 +391,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
 /**
  * The run's config, or `invalid_request` naming each bad setting — as `POST /v1/runs` answers it —
  * rather than zod's issues dumped as JSON.
- * @example startConfig({ retry_failed_steps: true }) // throws "Invalid run config: retry_failed_steps: Invalid input: expected number, received boolean"
+ * @example startConfig({ retry_failed_steps: true }) // throws "Invalid run config: retry_failed_steps: must be a number, not a boolean"
  */
 function startConfig(raw: StartRequest['config']): RunConfig {
   try {
@@ -398,7 +399,7 @@ function startConfig(raw: StartRequest['config']): RunConfig {
   } catch (err) {
     if (!(err instanceof z.ZodError)) throw err;
     throw new EdgeplanError('invalid_request', `Invalid run config: ${formatIssues(err)}`, {
-      details: { issues: err.issues.map(({ path, message, code }) => ({ path, message, code })) },
+      details: { issues: err.issues.map((i) => ({ path: i.path, message: issueText(i), code: i.code })) },
     });
   }
 }

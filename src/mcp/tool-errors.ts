@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../errors';
 import { redactSecrets } from '../planner/redact';
 import type { McpServerConfig } from './config';
+import { issueText } from '../issue-text';
 
 /**
  * The values `headers` carry (and each one's credential after a scheme such as `Bearer`): what no
@@ -79,7 +80,7 @@ export function toMcpToolError(
   if (isSchemaRefusal(err)) {
     const issues = err.issues
       .slice(0, 3)
-      .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+      .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${issueText(i)}`)
       .join('; ');
     return new ToolError(
       'mcp_bad_response',
@@ -105,7 +106,7 @@ const SDK_ERRORS: ReadonlyMap<number, ReadonlySet<string>> = new Map([
 /** The SDK's zod refusal of an answer that does not fit the protocol's schema (zod mini names it `$ZodError`). */
 export function isSchemaRefusal(
   err: unknown,
-): err is { issues: { path: PropertyKey[]; message: string }[] } & Error {
+): err is { issues: { path: PropertyKey[]; message: string; code: string }[] } & Error {
   return (
     err instanceof Error &&
     (err.name === 'ZodError' || err.name === '$ZodError') &&

@@ -14,6 +14,7 @@ import { objectKeysAt } from './object-keys-at';
 import { unknownKeys, type UnknownKey } from './parameter-keys';
 import { formatPath } from './reference-syntax';
 import type { PathSegment, Reference } from './reference-syntax';
+import { issueText } from '../issue-text';
 
 /** One way parameters do not fit: where in the step, and what is wrong there (path first). */
 export type ParameterProblem = { path: PathSegment[]; message: string };
@@ -51,7 +52,7 @@ export function parameterProblems(
       // A name its closed object does not take either is said once, as an unknown key.
       if (reported.has(JSON.stringify(at))) continue;
       problems.push(disallowedKeyProblem(tool, issue, at, base));
-    } else problems.push({ path, message: `${formatPath(path)}: ${issue.message} (tool ${tool.name})` });
+    } else problems.push({ path, message: `${formatPath(path)}: ${issueText(issue)} (tool ${tool.name})` });
   }
   return problems;
 }
@@ -92,7 +93,7 @@ function disallowedKeyProblem(
   const key = String(at[at.length - 1]);
   const near = nearestKey(key, object.known);
   const meant = near === null ? '' : ` (did you mean ${quoted(near)}?)`;
-  const why = issue.issues.map((i) => i.message).join('; ') || issue.message;
+  const why = issue.issues.map((i) => issueText(i)).join('; ') || issue.message;
   const path = [...base, ...at];
   return {
     path,

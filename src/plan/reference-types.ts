@@ -3,9 +3,10 @@
  * an output schema, the path a reference reads must exist in it, and a whole-string reference must
  * have a type the consuming parameter accepts when that parameter expects a primitive. Where the run's
  * input is known (a plan for a run: a caller's, a model's, an approver's edit), a whole `{{ input.… }}` reference is held to the same rule by
- * the value it will read. Anything the schemas do not describe (no output schema, a sub-plan's result,
- * a failure branch, initial state, an input not given) passes: the check only rejects what it can
- * prove wrong.
+ * the value it will read, and a parameter's `{{ input.… }}` the input does not have is refused (the
+ * input never changes: the step could only be skipped). Anything the schemas do not describe (no
+ * output schema, a sub-plan's result, a failure branch, initial state, a plan validated without an
+ * input) passes: the check only rejects what it can prove wrong.
  */
 import type { Finding } from './findings';
 import type { ReferenceVisitor, StateWriter } from './graph';
@@ -73,10 +74,12 @@ export class ReferenceTypeChecker {
   /** Checks one reference of step `i`; give it to {@link buildGraph}, which knows the producers. */
   readonly visit: ReferenceVisitor = (i, ref, target, writers, below) => {
     if (ref.source === 'input' && this.#runInput === undefined) return;
-    const kinds =
-      ref.source === 'input'
-        ? valueKind(getPath(this.#runInput!.value, ref.path))
-        : this.#referencedKinds(i, ref, target, writers, below);
+    const read = ref.source === 'input' ? getPath(this.#runInput!.value, ref.path) : null;
+    if (read !== null && !read.found && readsInParameters(ref)) {
+      this.#reportMissingInput(i, ref);
+      return;
+    }
+    const kinds = read !== null ? valueKind(read) : this.#referencedKinds(i, ref, target, writers, below);
     if (kinds === null || kinds === ANY_KIND || ref.whole !== true || ref.at === undefined) return;
     const tool = this.#consumer(i, ref.at);
     if (tool === undefined) return;
@@ -95,6 +98,33 @@ export class ReferenceTypeChecker {
       path: ref.at,
     });
   };
+
+  /**
+   * A parameter reading an input the run was not given: the run's input never changes, so the step
+   * could only be skipped (`missing_input`) — and the run reported completed without it, as a
+   * forgotten `--input team=sre` was. A `when` reading one is a condition, false without it.
+   */
+  #reportMissingInput(i: number, ref: Reference): void {
+    const sid = this.#sid(i);
+    const input = this.#runInput!.value;
+    const keys =
+      input !== null && typeof input === 'object' && !Array.isArray(input) ? Object.keys(input) : [];
+    const has =
+      keys.length === 0
+        ? 'it has none'
+        : `it has ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''}`;
+    const first = ref.path[0];
+    const hint =
+      ref.path.length === 1 && typeof first === 'string' ? ` (edgeplan run … --input ${first}=…)` : '';
+    this.#report(i, {
+      code: 'bad_reference',
+      message:
+        `Step "${sid}": ${ref.text} reads input.${formatRefPath(ref.path)}, which the run's input does not have (${has}): ` +
+        `give it in the run's input${hint}, or the step could never run`,
+      step_id: sid,
+      path: ref.at!,
+    });
+  }
 
   #sid(i: number): string {
     return this.#prefix + (this.#steps[i]?.id ?? '');
@@ -170,6 +200,20 @@ export class ReferenceTypeChecker {
 }
 
 /** The kind of a value read from the run's input; a path it does not have reads nothing (undefined). */
+/** A reference in a step's parameters or its fallback's, which the step needs to run. */
+function readsInParameters(ref: Reference): boolean {
+  const at = ref.at;
+  if (at === undefined) return false;
+  return at[0] === 'parameters' || (at[0] === 'fallback_action' && at[1] === 'parameters');
+}
+
+/** `a.b[0]` for a path under `input.` */
+function formatRefPath(path: readonly PathSegment[]): string {
+  return path
+    .map((p, k) => (typeof p === 'number' ? `[${p}]` : k === 0 ? String(p) : `.${String(p)}`))
+    .join('');
+}
+
 function valueKind(read: { found: boolean; value?: unknown }): number {
   return read.found ? kindOfValue(read.value) : Kind.undefined;
 }

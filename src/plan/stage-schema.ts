@@ -3,6 +3,7 @@
  * checked with zod 4's own `fromJSONSchema` (no second validator, no `new Function`). Pure.
  */
 import { z } from 'zod';
+import { issueText } from '../issue-text';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -70,5 +71,5 @@ export function checkStageSchema(schema: unknown, value: unknown): string[] {
     throw err;
   }
   if (r.success) return [];
-  return r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  return r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${issueText(i)}`);
 }

@@ -23,6 +23,7 @@ import {
   parseOutputPath,
 } from './references';
 import type { ToolRegistry } from '../executor/registry';
+import { issueText } from '../issue-text';
 
 export { FindingCode } from './findings';
 export type { Finding } from './findings';
@@ -245,7 +246,7 @@ function checkKeys(
 function schemaFinding(issue: z.core.$ZodIssue, plan: unknown): Finding {
   const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
   const where = path.length === 0 ? 'plan' : formatPath(path);
-  const finding: Finding = { code: 'schema', message: `${where}: ${issue.message}`, path };
+  const finding: Finding = { code: 'schema', message: `${where}: ${issueText(issue)}`, path };
   // Name the step the issue is in (`parent/child` for sub-plans) when its id is readable.
   const ids: string[] = [];
   let node: unknown = plan;

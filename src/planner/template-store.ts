@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_TEMPLATE, DEFAULT_TEMPLATE_ID, inlineTemplate } from './templates';
 import type { PromptTemplate } from './templates';
+import { issueText } from '../issue-text';
 
 /** Reads templates by id; `null` when there is none. */
 export interface TemplateStore {
@@ -52,7 +53,7 @@ export class KvTemplateStore implements TemplateStore {
     const parsed = StoredTemplateSchema.safeParse(json);
     if (!parsed.success) {
       const issues = parsed.error.issues
-        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${issueText(i)}`)
         .join('; ');
       throw new Error(
         `KV key "${key}" is not a prompt template (${issues}); expected {"id", "version", "text"}`,

@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import type { ApprovalChanges, Estimates, Plan } from '../client';
 import { isInputShape, type InputShape } from '../plan/input-shape';
+import { issueText } from '../issue-text';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -74,7 +75,7 @@ function checked<T>(what: string, schema: z.ZodMiniType<T>, value: unknown): Che
   if (r.success) return { ok: true, value: r.data };
   const issue = r.error.issues[0];
   const at = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-  return { ok: false, error: `${what}${at}: ${issue?.message ?? 'does not fit'}` };
+  return { ok: false, error: `${what}${at}: ${issue ? issueText(issue) : 'does not fit'}` };
 }
 
 /**

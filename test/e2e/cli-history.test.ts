@@ -30,6 +30,14 @@ async function waitForStatus(runId: string, status: string): Promise<void> {
 }
 
 describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
+  it('show says the steps of a rejected run were skipped by the rejection, not by a cancel', async () => {
+    const id = await start({ plan: { steps: [echo('a')] }, config: { require_plan_approval: true } });
+    await waitForStatus(id, 'awaiting_approval');
+    expect(edgeplan(['reject', id, '-m', 'wrong team']).code).toBe(0);
+    const shown = edgeplan(['show', id]);
+    expect(shown.out).toMatch(/^a\s+skipped\s+skipped: the plan was rejected before it ran$/m);
+  });
+
   it('show keeps a step a revision replaced: its attempts, its error, the version that replaced it and why', async () => {
     llm.script('cli-revised', [
       JSON.stringify({
@@ -268,7 +276,7 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     );
     expect(r.out).toContain(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`);
     expect(r.out).toContain(
-      'The answer to step "ask" does not fit the schema its question gave: (root): Invalid input: expected object, received string',
+      'The answer to step "ask" does not fit the schema its question gave: (root): must be an object, not a string',
     );
     expect(r.code).toBe(0);
     expect((await api('GET', `/v1/runs/${id}`)).step_results).toEqual({ ask: { refund: true } });

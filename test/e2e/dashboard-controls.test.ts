@@ -362,7 +362,7 @@ describe('the dashboard’s controls', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor({ timeout: 10_000 });
     expect(await alert.textContent()).toBe(
-      "The page's approval data at expires_at: Invalid input. Reload the link, or decide from the dashboard.",
+      "The page's approval data at expires_at: must be a number. Reload the link, or decide from the dashboard.",
     );
     expect(errors).toEqual([]);
     await page.close();

@@ -31,7 +31,7 @@ describe('a fallback that runs with the step’s parameters', () => {
       {
         code: 'invalid_parameters',
         message:
-          'Step "search": fallback_action "llm.call" runs with the step\'s parameters, which it cannot take: parameters.query: unknown parameter "query"; tool llm.call takes prompt; parameters.prompt: Invalid input: expected string, received undefined (tool llm.call) — give the fallback parameters of its own: "fallback_action": {"action": "llm.call", "parameters": {…}}',
+          'Step "search": fallback_action "llm.call" runs with the step\'s parameters, which it cannot take: parameters.query: unknown parameter "query"; tool llm.call takes prompt; parameters.prompt: is required (a string) (tool llm.call) — give the fallback parameters of its own: "fallback_action": {"action": "llm.call", "parameters": {…}}',
         step_id: 'search',
         path: ['fallback_action'],
       },

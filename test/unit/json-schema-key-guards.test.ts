@@ -70,7 +70,7 @@ describe('a key a JSON Schema with key keywords does not take', () => {
     expect(messages(schema, { text: 't', Max: 2 })).toEqual([
       [
         ['parameters', 'Max'],
-        'Step "s": parameters.Max: key "Max" is not a name tool team.tool takes (Invalid string: must match pattern /^[a-z]+$/) (did you mean "max"?)',
+        'Step "s": parameters.Max: key "Max" is not a name tool team.tool takes (must match the pattern /^[a-z]+$/) (did you mean "max"?)',
       ],
     ]);
     // Closed as well: the key is unknown to the object too, said once, that way.

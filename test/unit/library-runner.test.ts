@@ -132,8 +132,8 @@ describe('LocalRunner', () => {
         name: 'EdgeplanError',
         code: 'invalid_request',
         message:
-          'Invalid run config: max_parallel: Too small: expected number to be >=1; ' +
-          'retry_failed_steps: Invalid input: expected number, received boolean',
+          'Invalid run config: max_parallel: must be at least 1; ' +
+          'retry_failed_steps: must be a number, not a boolean',
       }),
     );
     // Nothing started: a good config starts the runner after all.

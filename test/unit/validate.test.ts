@@ -498,8 +498,28 @@ describe('typed references', () => {
       ],
     ]);
     expect(withInput({ version: '2.0', n: 10, wait: { ms: 5 } }).errors).toEqual([]);
-    // What the input lacks reads nothing, which an optional parameter may take: not refused here.
-    expect(withInput({ version: '2.0' }).errors).toEqual([]);
+    // What the input lacks never comes (the input does not change): the step could only be skipped.
+    expect(withInput({ version: '2.0' }).errors.map((e) => [e.code, e.step_id, e.path, e.message])).toEqual([
+      [
+        'bad_reference',
+        'q',
+        ['parameters', 'limit'],
+        'Step "q": {{ input.n }} reads input.n, which the run\'s input does not have (it has version): ' +
+          "give it in the run's input (edgeplan run … --input n=…), or the step could never run",
+      ],
+      [
+        'bad_reference',
+        's',
+        ['parameters', 'ms'],
+        'Step "s": {{ input.wait.ms }} reads input.wait.ms, which the run\'s input does not have (it has version): ' +
+          "give it in the run's input, or the step could never run",
+      ],
+    ]);
+    // A reference inside text is held to it too: its step could not run either.
+    expect(withInput({ n: 1, wait: { ms: 1 } }).errors.map((e) => [e.step_id, e.path])).toEqual([
+      ['q', ['parameters', 'query']],
+      ['p', ['parameters', 'prompt']],
+    ]);
     // Without the run's input (a plan checked on its own) nothing is said about it.
     expect(validatePlan(plan, base).errors).toEqual([]);
   });

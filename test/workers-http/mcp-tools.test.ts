@@ -210,7 +210,7 @@ describe('MCP servers as tool sources', () => {
       {
         code: 'invalid_parameters',
         message:
-          'Step "cased": parameters.Color: key "Color" is not a name tool mcp.tags.label takes (Invalid string: must match pattern /^[a-z_]+$/) (did you mean "color"?)',
+          'Step "cased": parameters.Color: key "Color" is not a name tool mcp.tags.label takes (must match the pattern /^[a-z_]+$/) (did you mean "color"?)',
         step_id: 'cased',
         path: ['parameters', 'Color'],
       },

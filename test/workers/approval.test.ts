@@ -350,5 +350,20 @@ describe('input', () => {
     const finished = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'x' });
     expect(finished.status).toBe(409);
     expect(finished.body.error.code).toBe('conflict');
+    expect(finished.body.error.message).toBe(
+      `Run ${runId} is completed: an ended run's plan is not revised. Start a new run with the plan you want` +
+        ' (config on_step_failure: "replan" has a failure re-planned while the run goes on).',
+    );
+  });
+
+  it('says how to run a failed run again when a replan of it is asked for', async () => {
+    const runId = await startRun({
+      steps: [{ id: 'f', action: 'demo.flaky', parameters: { fail_times: 5, permanent: true } }],
+    });
+    expect((await waitForRun(runId)).status).toBe('failed');
+    const r = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'the alert id was wrong' });
+    expect(r.status).toBe(409);
+    expect(r.body.error.details).toEqual({ reason: 'run_status', status: 'failed', needed: 'running' });
+    expect(r.body.error.message).toContain(`POST /v1/runs/${runId}/retry (edgeplan retry ${runId})`);
   });
 });

@@ -54,6 +54,20 @@ describe('error envelope', () => {
     expect((await json(res)).error.message).toBe('No route for POST /v1/nope');
   });
 
+  it('names the route a path one segment off likely meant', async () => {
+    const cases: [string, string, string][] = [
+      ['POST', '/v1/mcp', 'No route for POST /v1/mcp (did you mean /mcp?)'],
+      ['GET', '/api/v1/runs', 'No route for GET /api/v1/runs (did you mean /v1/runs?)'],
+      ['GET', '/runs', 'No route for GET /runs (did you mean /v1/runs?)'],
+      ['GET', '/v1/runs/run_abc/nope', 'No route for GET /v1/runs/run_abc/nope'],
+    ];
+    for (const [method, path, message] of cases) {
+      const res = await send(path, { method });
+      expect(res.status).toBe(404);
+      expect((await json(res)).error.message).toBe(message);
+    }
+  });
+
   it('answers a route with the wrong method 405 method_not_allowed, with Allow', async () => {
     const cases: [string, string, string][] = [
       ['PUT', '/v1/runs', 'GET, HEAD, POST'],
@@ -211,11 +225,22 @@ describe('error envelope', () => {
     expect(res.status).toBe(400);
     const body = await json(res);
     expect(body.error.code).toBe('invalid_request');
-    expect(body.error.message).toMatch(/^Invalid request body: config\.max_parallel: /);
+    expect(body.error.message).toBe('Invalid request body: config.max_parallel: must be at least 1');
     expect(body.error.details).toEqual({
       target: 'json',
-      issues: [expect.objectContaining({ path: ['config', 'max_parallel'], message: expect.any(String) })],
+      issues: [{ path: ['config', 'max_parallel'], message: 'must be at least 1', code: 'too_small' }],
     });
+  });
+
+  it("says a setting outside its choices in plain words, not zod's", async () => {
+    const res = await postJson('/v1/plans/validate', {
+      plan: { steps: [] },
+      config: { execution_mode: 'fast' },
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toBe(
+      'Invalid request body: config.execution_mode: must be one of "sequential", "parallel" or "adaptive"',
+    );
   });
 
   it('names a config field given by its alias by the canonical name', async () => {
@@ -426,6 +451,30 @@ nodes:
     // The plan alone says nothing of an input it has not seen; the right input runs.
     expect((await json<ValidationJson>(await postJson('/v1/plans/validate', { plan }))).valid).toBe(true);
     expect((await postJson('/v1/runs', { plan, input: { ms: 5 } })).status).toBe(201);
+  });
+
+  it('refuses a run whose plan reads an input it was not given, rather than skip the step and complete', async () => {
+    const plan = {
+      steps: [
+        { id: 'a', action: 'demo.echo', parameters: { text: '{{ input.alert_id }}' } },
+        { id: 'b', action: 'demo.echo', parameters: { text: 'team {{ input.team }}' } },
+      ],
+    };
+    const run = await postJson('/v1/runs', { plan, input: { alert_id: 'A-1' } });
+    expect(run.status).toBe(422);
+    expect((await json(run)).error.details).toMatchObject({
+      errors: [
+        {
+          code: 'bad_reference',
+          step_id: 'b',
+          path: ['parameters', 'text'],
+          message:
+            'Step "b": {{ input.team }} reads input.team, which the run\'s input does not have (it has alert_id): ' +
+            "give it in the run's input (edgeplan run … --input team=…), or the step could never run",
+        },
+      ],
+    });
+    expect((await postJson('/v1/runs', { plan, input: { alert_id: 'A-1', team: 'sre' } })).status).toBe(201);
   });
 
   it('answers a source that does not convert with 422 invalid_plan, every problem with its line', async () => {

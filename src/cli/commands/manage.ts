@@ -34,7 +34,7 @@ function sourceWords(via: string | undefined): string {
 function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | undefined): string {
   if (!d) return '';
   if (d.error) return d.error.message;
-  if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason)}`;
+  if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason, run.termination_reason)}`;
   if (d.interrupted) return 'was running when the run ended';
   if (s?.action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return (

@@ -190,7 +190,7 @@ export function StepPanel({
           <>
             <dt>Skipped</dt>
             <dd data-skip-reason={skipReason}>
-              {skippedBecause(skipReason)} <code class="muted">{skipReason}</code>
+              {skippedBecause(skipReason, run?.termination_reason)} <code class="muted">{skipReason}</code>
             </dd>
           </>
         ) : null}
