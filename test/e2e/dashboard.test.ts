@@ -418,6 +418,32 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('shows the run’s input beside a plan awaiting approval: what its {{ input.… }} will read', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'page the team',
+        steps: [{ id: 'page', action: 'demo.echo', parameters: { team: '{{ input.team }}' } }],
+      },
+      input: { team: 'sre-checkout' },
+      config: { require_plan_approval: true },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const input = page.locator('details.run-input');
+    await input.waitFor({ timeout: 10_000 });
+    expect(await input.getAttribute('open')).not.toBeNull();
+    await expect(input.innerText()).resolves.toMatch(
+      /^Input \(\d+ characters\)[\s\S]*"team": "sre-checkout"/,
+    );
+    await shot(page, 'run-awaiting-approval-input');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForSelector('[data-run-status="completed"]');
+    // Decided: still there, folded.
+    expect(await input.getAttribute('open')).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('keeps Approve, Reject, Modify and Cancel on one line beside a long goal on a desktop', async () => {
     const goal = `Deploy the new pricing page to production after checking ${'the staging build, '.repeat(8)}and stop`;
     const { run_id } = (await api('POST', '/v1/runs', {

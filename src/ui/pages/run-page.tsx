@@ -35,6 +35,7 @@ import { RunActionButtons } from '../components/run-actions';
 import { MissingRun } from '../components/missing-run';
 import { RunConnection } from '../components/run-connection';
 import { FinalOutput } from '../components/final-output';
+import { RunInput } from '../components/run-input';
 import { RunTabs } from '../components/run-tabs';
 import { GraphTab } from '../components/graph-tab';
 import { PlanningTab } from '../components/planning-tab';
@@ -54,6 +55,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   // How long it ran and, apart, how long it waited for a person (ticking while it goes on).
   const spent = runTimeText(runTimeOf(live.events, clock));
   const announcement = useStatusAnnouncement(now);
+  const runInput = inputOf(live.events);
 
   // What the version awaiting approval changes since the approved one — the snapshot's, once it is
   // the snapshot of that version (it is read again when the approval is asked for).
@@ -148,7 +150,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         <ModifyPlan
           plan={run.plan}
           limits={limitsOf(live.events)}
-          input={inputOf(live.events)}
+          input={runInput}
           opener={actions.modifyButton}
           onClose={() => {
             actions.setModifying(false);
@@ -180,6 +182,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
             )
           }
         />
+      ) : null}
+      {runInput !== undefined && runInput.value !== null ? (
+        <RunInput value={runInput.value} deciding={waitingApproval} />
       ) : null}
       {ended && view.final_output !== undefined ? (
         <FinalOutput value={run?.final_output ?? view.final_output} />
