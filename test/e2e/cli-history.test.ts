@@ -165,6 +165,25 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect([r.code, r.err]).toEqual([2, 'edgeplan: --timeout takes a whole number, 1–86400 (got "1.5")\n']);
   });
 
+  it('show says the run’s input, what the plan’s {{ input.… }} read, under its goal', async () => {
+    const id = await start({
+      plan: {
+        goal: 'page a team',
+        steps: [{ id: 'page', action: 'demo.echo', parameters: { t: '{{ input.team }}' } }],
+      },
+      input: { team: 'sre-checkout', note: 'x'.repeat(300) },
+      config: { require_plan_approval: true },
+    });
+    await waitForStatus(id, 'awaiting_approval');
+    const shown = edgeplan(['show', id]).out;
+    expect(shown).toMatch(/^goal: page a team\ninput: \{"team":"sre-checkout","note":"x+…\n/m);
+    expect(shown.split('\n').find((l) => l.startsWith('input: '))).toHaveLength(7 + 200);
+    // A run with no input says none.
+    const none = await start({ plan: { goal: 'no input', steps: [echo('a')] } });
+    await waitForStatus(none, 'completed');
+    expect(edgeplan(['show', none]).out).not.toMatch(/^input:/m);
+  });
+
   it('show says who approved, with the comment, and what the edit changed, and the wait apart from the run; the removed step stays listed', async () => {
     const id = await start({
       plan: {

@@ -408,6 +408,8 @@ describe('the dashboard', () => {
     await waitForStatus(run_id, 'awaiting_approval');
     const { page, errors } = await open(`/#/runs/${run_id}`);
     await page.getByLabel(/^Comment/).fill('Not today: the quota is spent', { timeout: 10_000 });
+    // A run given no input (its input is `{}`) shows none.
+    expect(await page.locator('details.run-input').count()).toBe(0);
     await page.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector('[data-run-status="cancelled"]');
     await expect(page.locator('[data-outcome="rejected"]').innerText()).resolves.toMatch(

@@ -137,6 +137,11 @@ export function registerManage(program: Command, context: () => Context, done: D
     const parent = parentLine(run);
     if (parent) ctx.print(parent);
     if (run.goal) ctx.print(`goal: ${run.goal}`);
+    // What the plan's {{ input.… }} read (the snapshot has no input, the run's first event has it).
+    // None said for a run given none (its input is `{}`).
+    const created = events[0]?.event_type === 'RunCreated' ? events[0].payload : undefined;
+    const input = created ? JSON.stringify(created.input ?? null) : 'null';
+    if (input !== 'null' && input !== '{}') ctx.print(`input: ${clip(input, 200)}`);
     // What the approver decides on, before the steps: for a revision, what changed since the approved plan.
     for (const line of pendingApprovalLines(run.pending_approval, ctx.style)) ctx.print(line);
     // The question a person is to answer, and how: the run's snapshot has neither, its events both.

@@ -7,7 +7,7 @@
  * This file lays the page out; what the run is now comes from run-status.ts, what it allows and the
  * actions under way from use-run-actions.ts, and each section is a component of its own.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import { runTimeOf, runTimeText } from '../../client';
 import { api } from '../api';
 import { EventLog } from '../components/event-log';
@@ -56,6 +56,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const spent = runTimeText(runTimeOf(live.events, clock));
   const announcement = useStatusAnnouncement(now);
   const runInput = inputOf(live.events);
+  // None shown for a run given none (its input is `{}`).
+  const givenInput = useMemo(
+    () => runInput !== undefined && !['null', '{}'].includes(JSON.stringify(runInput.value ?? null)),
+    [runInput?.value],
+  );
 
   // What the version awaiting approval changes since the approved one — the snapshot's, once it is
   // the snapshot of that version (it is read again when the approval is asked for).
@@ -183,9 +188,7 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           }
         />
       ) : null}
-      {runInput !== undefined && runInput.value !== null ? (
-        <RunInput value={runInput.value} deciding={waitingApproval} />
-      ) : null}
+      {givenInput ? <RunInput value={runInput?.value} deciding={waitingApproval} /> : null}
       {ended && view.final_output !== undefined ? (
         <FinalOutput value={run?.final_output ?? view.final_output} />
       ) : null}
