@@ -129,7 +129,7 @@ describe("the approval link's Modify checks an edit against the run's limits", (
     const limit = page.locator('.modify .findings li', { hasText: 'too_many_steps' });
     await limit.waitFor({ timeout: 10_000 });
     await expect(limit.innerText()).resolves.toBe(
-      'too_many_steps: The plan has 2 steps; the limit (max_steps) is 1',
+      "too_many_steps: The plan has 2 steps; the limit (max_steps) is 1 (a run's config.max_steps may be up to 100000)",
     );
     await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
       true,

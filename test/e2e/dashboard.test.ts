@@ -193,6 +193,10 @@ describe('the dashboard', () => {
     await expect(page.locator('main.approval').innerText()).resolves.toMatch(
       /Approve this plan\?[\s\S]*4 steps, critical path fetch → slow → join/,
     );
+    // In UTC, as the dashboard says every time (a locale's "12/1/2026, 4:54:11 PM" named no zone).
+    await expect(page.locator('main.approval').innerText()).resolves.toMatch(
+      /link valid until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/,
+    );
     // join reads {{ steps.fetch.output }}: an inferred dependency, dashed in the graph and in the table.
     // (Soft: each check here stands for a fix of its own, and all are reported.)
     expect
@@ -330,7 +334,7 @@ describe('the dashboard', () => {
     const panel = page.getByRole('complementary', { name: 'Step a' });
     // The page has its snapshot (skip reasons, inferred dependencies): it has read the run up to it.
     expect.soft(await panel.locator('[data-skip-reason]').count()).toBe(1);
-    expect.soft(await panel.innerText()).toMatch(/(cancelled|ended) before it ran[\s\S]*never ran/);
+    expect.soft(await panel.innerText()).toMatch(/the plan was rejected before it ran[\s\S]*never ran/);
     expect.soft(await panel.getByRole('heading', { name: 'Resolved inputs' }).count()).toBe(0);
     await shot(page, 'run-rejected');
     expect(errors).toEqual([]);

@@ -142,7 +142,10 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''}
-        {gone ? '' : ` · link valid until ${new Date(data.expires_at).toLocaleString()}`}
+        {/* UTC, as the rest of the dashboard says times (a locale's date without a zone is ambiguous). */}
+        {gone
+          ? ''
+          : ` · link valid until ${new Date(data.expires_at).toISOString().slice(0, 16).replace('T', ' ')} UTC`}
       </p>
       {data.changes && !gone ? <ApprovalChanges changes={data.changes} /> : null}
       {outcome ? (
