@@ -199,7 +199,6 @@ export class ReferenceTypeChecker {
   }
 }
 
-/** The kind of a value read from the run's input; a path it does not have reads nothing (undefined). */
 /** A reference in a step's parameters or its fallback's, which the step needs to run. */
 function readsInParameters(ref: Reference): boolean {
   const at = ref.at;
@@ -214,6 +213,7 @@ function formatRefPath(path: readonly PathSegment[]): string {
     .join('');
 }
 
+/** The kind of a value read from the run's input; a path it does not have reads nothing (undefined). */
 function valueKind(read: { found: boolean; value?: unknown }): number {
   return read.found ? kindOfValue(read.value) : Kind.undefined;
 }
