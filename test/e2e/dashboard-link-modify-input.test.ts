@@ -40,15 +40,20 @@ const finding = (ref: string, kind: string) =>
   `bad_reference [pause]: Step "pause": {{ ${ref} }} is ${kind} but parameters.ms of tool demo.sleep ` +
   "expects a number (as the run's input gives it)";
 
+/** A run of `plan` with this input and config awaiting approval, and its approval link. */
+async function awaitingApproval(runInput: unknown, config: Record<string, unknown>) {
+  const { run_id: runId } = (await api('POST', '/v1/runs', {
+    plan,
+    input: runInput,
+    config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url }, ...config },
+  })) as { run_id: string };
+  await waitForStatus(runId, 'awaiting_approval');
+  return { runId, link: await env.hooks.approvalLink(runId) };
+}
+
 describe("the approval link's Modify checks an edit against the run's input, never showing it", () => {
   it('shows the mismatch as you type, approves the fixed edit, and receives no input value', async () => {
-    const { run_id: runId } = (await api('POST', '/v1/runs', {
-      plan,
-      input,
-      config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
-    })) as { run_id: string };
-    await waitForStatus(runId, 'awaiting_approval');
-    const link = await env.hooks.approvalLink(runId);
+    const { runId, link } = await awaitingApproval(input, {});
 
     const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
@@ -113,13 +118,7 @@ describe("the approval link's Modify checks an edit against the run's input, nev
 
 describe("the approval link's Modify checks an edit against the run's limits", () => {
   it('shows a step past the run’s max_steps as a finding, as the API would refuse it', async () => {
-    const { run_id: runId } = (await api('POST', '/v1/runs', {
-      plan,
-      input: { ms: 2 },
-      config: { require_plan_approval: true, max_steps: 1, approval: { webhook_url: env.hooks.url } },
-    })) as { run_id: string };
-    await waitForStatus(runId, 'awaiting_approval');
-    const link = await env.hooks.approvalLink(runId);
+    const { link } = await awaitingApproval({ ms: 2 }, { max_steps: 1 });
     const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
