@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { jsonError } from './errors';
-import { issueText } from '../issue-text';
+import { issueText, pathText } from '../issue-text';
 
 /** One zod issue as the API reports it. */
 export type RequestIssue = { path: (string | number)[]; message: string; code: string };
@@ -23,19 +23,6 @@ const TARGET_NAMES: Record<string, string> = {
 /** How many issues the message spells out; all of them are in `details`. */
 const MAX_ISSUES_IN_MESSAGE = 3;
 
-/**
- * `["plan", "steps", 0, "id"]` → `plan.steps[0].id`; the root is `(root)`.
- * @example formatPath(['config', 'max_parallel']) // "config.max_parallel"
- */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
-  return out === '' ? '(root)' : out;
-}
-
 /** zod issues as plain data (symbols in paths become strings). */
 export function toRequestIssues(issues: readonly z.core.$ZodIssue[]): RequestIssue[] {
   return issues.map((i) => ({
@@ -51,7 +38,7 @@ export function toRequestIssues(issues: readonly z.core.$ZodIssue[]): RequestIss
  */
 export function describeIssues(target: string, issues: readonly RequestIssue[]): string {
   const where = TARGET_NAMES[target] ?? target;
-  const shown = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${formatPath(i.path)}: ${i.message}`);
+  const shown = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((i) => `${pathText(i.path)}: ${i.message}`);
   const more = issues.length - shown.length;
   return `Invalid ${where}: ${shown.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
 }
