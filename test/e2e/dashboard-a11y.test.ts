@@ -241,6 +241,9 @@ describe('the dashboard for a keyboard or screen-reader user', () => {
     await expect(region.innerText()).resolves.toBe('');
 
     // Approved elsewhere while the page's events are held back: the page's own Approve is refused.
+    // Not before the page has its answers: a read of the run it asked for on a backlog's event, slow
+    // on a loaded machine, came back after the approval and took the Approve button away.
+    await page.waitForLoadState('networkidle');
     await page.evaluate(() => (window as unknown as { holdSockets: () => void }).holdSockets());
     await api('POST', `/v1/runs/${runId}/approval`, { decision: 'approve' });
     await page.getByRole('button', { name: 'Approve' }).focus();
