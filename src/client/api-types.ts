@@ -2402,6 +2402,8 @@ export interface operations {
                     source?: string;
                     /** @description A TEA workflow’s initial state. When given, every key the workflow reads must be in it, as `POST /v1/runs` checks; when left out, the keys are listed in `imported.state_keys`. */
                     input?: unknown;
+                    /** @description `input` stands in for a run's input by its kinds alone (the approval link's page knows no values): what each `{{ input.… }}` finds and its kind are checked, the values are not held to the tools' schemas */
+                    input_kinds_only?: boolean;
                     config?: components["schemas"]["ValidationConfig"];
                 };
             };

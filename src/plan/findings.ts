@@ -35,3 +35,9 @@ export type Limits = {
   require_dependencies: boolean;
   require_fallbacks: boolean;
 };
+
+/**
+ * A run's input a plan is checked against (validate.ts `runInput`); `kindsOnly`: the value stands in
+ * for the run's by its kinds alone, so its values are not held to the tools' schemas.
+ */
+export type RunInput = { value: unknown; kindsOnly?: boolean };

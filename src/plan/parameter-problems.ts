@@ -215,7 +215,8 @@ function coveredByReference(
   return false;
 }
 
-function isPrefix(prefix: readonly PathSegment[], path: readonly PathSegment[]): boolean {
+/** `prefix` leads `path` (segments compared as text: `0` and `"0"` are one index). */
+export function isPrefix(prefix: readonly PathSegment[], path: readonly PathSegment[]): boolean {
   if (prefix.length > path.length) return false;
   for (let k = 0; k < prefix.length; k++) if (String(prefix[k]) !== String(path[k])) return false;
   return true;

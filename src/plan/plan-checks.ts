@@ -2,14 +2,15 @@
  * The per-plan validation rules of SPEC §2, run over a normalised plan and, within `max_depth`, over
  * each of its sub-plans. Findings are appended, never thrown: validation reports everything at once.
  */
-import type { Finding, Limits } from './findings';
+import type { Finding, Limits, RunInput } from './findings';
 import { buildGraph, findCycles } from './graph';
 import type { PlanGraph } from './graph';
 import { MAX_PLAN_STEPS } from './config';
 import { isRecord } from './model';
 import type { Plan, PlanInput, PlanStep, PlanStepInput } from './model';
 import { nearestKey } from './key-suggestions';
-import { parameterProblems, unknownKeyProblems } from './parameter-problems';
+import { withInputValues } from './input-values';
+import { isPrefix, parameterProblems, unknownKeyProblems } from './parameter-problems';
 import { ReferenceTypeChecker } from './reference-types';
 import { formatPath } from './references';
 import type { PathSegment } from './references';
@@ -26,10 +27,10 @@ export class PlanChecker {
   /** Steps whose parameters no schema could check (unchecked-schema.ts): said, not refused. */
   readonly unchecked: UncheckedParameters[] = [];
 
-  readonly #runInput: { value: unknown } | undefined;
+  readonly #runInput: RunInput | undefined;
 
   /** `runInput`, when known, is what `{{ input.… }}` reads here and in every sub-plan (theirs is the run's). */
-  constructor(tools: ToolRegistry, limits: Limits, findings: Finding[], runInput?: { value: unknown }) {
+  constructor(tools: ToolRegistry, limits: Limits, findings: Finding[], runInput?: RunInput) {
     this.#tools = tools;
     this.#limits = limits;
     this.#findings = findings;
@@ -87,12 +88,20 @@ export class PlanChecker {
       // A TEA workflow's values are Jinja templates, rendered (and checked by the tool) at run time;
       // its keys are as written.
       if (step.subplan == null) {
-        if (!tea) this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i);
+        if (!tea) this.#checkInput(toolOf[i], step.parameters, PARAMETERS, sid, graph, i, typed);
         else this.#checkKeys(toolOf[i], written(step.id) ?? step.parameters, sid);
       }
       const fb = step.fallback_action;
       if (fb != null && typeof fb === 'object' && fb.parameters !== undefined) {
-        this.#checkInput(this.#tools.get(fb.action), fb.parameters, FALLBACK_PARAMETERS, sid, graph, i);
+        this.#checkInput(
+          this.#tools.get(fb.action),
+          fb.parameters,
+          FALLBACK_PARAMETERS,
+          sid,
+          graph,
+          i,
+          typed,
+        );
       } else if (!tea) this.#checkFallbackInput(step, sid, graph, i);
     }
 
@@ -213,6 +222,7 @@ export class PlanChecker {
     sid: string,
     graph: PlanGraph,
     i: number,
+    typed: readonly Finding[],
   ): void {
     if (tool === undefined) return;
     const why = uncheckedReason(tool.input);
@@ -223,10 +233,21 @@ export class PlanChecker {
         path: [...base],
         message: `Step "${sid}": ${formatPath(base)} not checked: the input schema of ${tool.name} could not be read (${why}); its server checks them when the step runs`,
       });
-    for (const p of parameterProblems(tool, params, base, graph.refsOf(i))) {
+    // Where the run's input decides a parameter, the tool judges the value it will get; what the
+    // typed-reference check said of it already (reference-types.ts: a value of the wrong type) is not
+    // said twice.
+    const refs = graph.refsOf(i);
+    const known =
+      this.#runInput === undefined || this.#runInput.kindsOnly === true
+        ? { params, replaced: [] }
+        : withInputValues(params, base, refs, this.#runInput.value);
+    const unknown = known.replaced.length === 0 ? refs : refs.filter((r) => !known.replaced.includes(r));
+    for (const p of parameterProblems(tool, known.params, base, unknown)) {
+      const from = known.replaced.find((r) => isPrefix(r.at!, p.path));
+      if (from && typed.some((f) => f.path !== undefined && isPrefix(from.at!, f.path))) continue;
       this.#findings.push({
         code: 'invalid_parameters',
-        message: `Step "${sid}": ${p.message}`,
+        message: `Step "${sid}": ${p.message}${from ? ` — ${from.text} reads it from the run's input` : ''}`,
         step_id: sid,
         path: p.path,
       });

@@ -8,7 +8,7 @@ import { RunConfigSchema } from './config';
 import type { RunConfig } from './config';
 import { estimatePlan } from './estimates';
 import type { Estimates } from './estimates';
-import type { Finding, Limits } from './findings';
+import type { Finding, Limits, RunInput } from './findings';
 import { unknownKeysMessage } from './key-suggestions';
 import { PlanInputSchema, PlanStepInputSchema, applyPlanAliases, isRecord, normalizePlan } from './model';
 import type { Clock, IdSource, Plan, PlanInput } from './model';
@@ -48,9 +48,12 @@ export type ValidateOptions = {
    * The run's input, when the plan is validated for a run that has it (a caller's plan, a model's
    * plan or revision, an approver's edit): a whole `{{ input.… }}` reference whose value a parameter
    * cannot take is a `bad_reference` before anything runs, rather than the step's failure after an
-   * approval. Absent (a plan on its own): not checked.
+   * approval; and the value a whole reference gives a parameter is held to its tool's schema.
+   * `kindsOnly`: the value stands in for the run's by its kinds alone (the approval link's page has
+   * no values), so only what references find and its kind are checked. Absent (a plan on its own):
+   * not checked.
    */
-  runInput?: { value: unknown };
+  runInput?: RunInput;
 };
 
 export type ValidationResult = {

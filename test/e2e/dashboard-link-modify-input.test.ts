@@ -138,3 +138,32 @@ describe("the approval link's Modify checks an edit against the run's limits", (
     await page.close();
   }, 60_000);
 });
+
+describe("the approval link's Modify does not hold the stand-in's values to the tools", () => {
+  it('says ✔ Valid to an edit whose {{ input.… }} the tool constrains: the stand-in is kinds, not values', async () => {
+    // method takes one of GET, POST, …: the run's "GET" fits, the page's stand-in ("") would not.
+    const { link } = await awaitingApproval({ m: 'GET' }, {});
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${env.server.base}${link.pathname}${link.search}`);
+    await page.getByRole('button', { name: 'Modify' }).click();
+    const get = {
+      id: 'get',
+      action: 'http.request',
+      parameters: { url: 'https://example.com', method: '{{ input.m }}' },
+      dependencies: ['a'],
+    };
+    await page
+      .locator('.modify textarea')
+      .fill(JSON.stringify({ ...plan, steps: [...plan.steps, get] }, null, 2));
+    // The edit's own result, not the first plan's: its critical path ends at the added step.
+    await page.locator('.modify .plan-editor .ok', { hasText: /Valid.*get/ }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('.modify .findings li').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Approve modified plan' }).isDisabled()).resolves.toBe(
+      false,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

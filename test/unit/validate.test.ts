@@ -524,6 +524,34 @@ describe('typed references', () => {
     expect(validatePlan(plan, base).errors).toEqual([]);
   });
 
+  it('holds a value the run’s input gives a parameter to its tool’s schema, naming the reference', () => {
+    const plan = {
+      steps: [
+        { id: 'q', action: 'web.search', parameters: { query: 'x', limit: '{{ input.n }}' } },
+        { id: 'g', action: 'http.get', parameters: { url: '{{ input.site.url }}' } },
+        { id: 't', action: 'http.get', parameters: { url: 'https://example.com/{{ input.path }}' } },
+      ],
+    };
+    const withInput = (value: unknown) => validatePlan(plan, { ...base, runInput: { value } });
+    // The right kinds, values the tools refuse: said now, not when the steps run.
+    const wrong = withInput({ n: 2.5, site: { url: 'not a url' }, path: 'a' });
+    expect(wrong.errors.map((e) => [e.code, e.step_id, e.path])).toEqual([
+      ['invalid_parameters', 'q', ['parameters', 'limit']],
+      ['invalid_parameters', 'g', ['parameters', 'url']],
+    ]);
+    expect(wrong.errors[0]?.message).toMatch(
+      /^Step "q": parameters\.limit: .+ \(tool web\.search\) — \{\{ input\.n \}\} reads it from the run's input$/,
+    );
+    expect(wrong.errors[1]?.message).toMatch(/\{\{ input\.site\.url \}\} reads it from the run's input$/);
+    expect(withInput({ n: 3, site: { url: 'https://example.com' }, path: 'a' }).errors).toEqual([]);
+    // A value of the wrong type is said once, by the typed-reference check.
+    expect(
+      withInput({ n: 'ten', site: { url: 'https://example.com' }, path: 'a' }).errors.map((e) => e.code),
+    ).toEqual(['bad_reference']);
+    // Without the run's input the values are not known: nothing is said.
+    expect(validatePlan(plan, base).errors).toEqual([]);
+  });
+
   it('accepts compatible and nullable types, and does not type-check interpolation', () => {
     const r = validate({
       steps: [

@@ -5,7 +5,7 @@ import { EdgeplanError } from '../../src/errors';
 import { createApp, MAX_BODY_BYTES } from '../../src/http/app';
 
 type ErrorJson = { error: { code: string; message: string; details?: Record<string, unknown> } };
-type FindingJson = { code: string; message: string; step_id?: string };
+type FindingJson = { code: string; message: string; step_id?: string; path?: (string | number)[] };
 type ValidationJson = {
   valid: boolean;
   errors: FindingJson[];
@@ -475,6 +475,36 @@ nodes:
       ],
     });
     expect((await postJson('/v1/runs', { plan, input: { alert_id: 'A-1', team: 'sre' } })).status).toBe(201);
+  });
+
+  it('refuses a run whose input gives a parameter a value its tool refuses, naming the reference', async () => {
+    const plan = {
+      steps: [
+        { id: 'wait', action: 'demo.sleep', parameters: { ms: '{{ input.ms }}' } },
+        {
+          id: 'get',
+          action: 'http.request',
+          parameters: { url: 'https://example.com', method: '{{ input.m }}' },
+        },
+      ],
+    };
+    const run = await postJson('/v1/runs', { plan, input: { ms: -5, m: 'FETCH' } });
+    expect(run.status).toBe(422);
+    expect((await json(run)).error.details).toMatchObject({
+      errors: [
+        {
+          code: 'invalid_parameters',
+          step_id: 'wait',
+          path: ['parameters', 'ms'],
+          message:
+            'Step "wait": parameters.ms: must be at least 0 (tool demo.sleep) — {{ input.ms }} reads it from the run\'s input',
+        },
+        { code: 'invalid_parameters', step_id: 'get', path: ['parameters', 'method'] },
+      ],
+    });
+    const checked = await postJson('/v1/plans/validate', { plan, input: { ms: -5, m: 'GET' } });
+    expect((await json<ValidationJson>(checked)).errors.map((e) => e.path)).toEqual([['parameters', 'ms']]);
+    expect((await postJson('/v1/runs', { plan, input: { ms: 1, m: 'GET' } })).status).toBe(201);
   });
 
   it('answers a source that does not convert with 422 invalid_plan, every problem with its line', async () => {

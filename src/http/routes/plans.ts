@@ -97,7 +97,7 @@ export function registerPlanRoutes(app: App): void {
   });
 
   app.openapi(validate, (c) => {
-    const { plan, format, source, input, config } = c.req.valid('json');
+    const { plan, format, source, input, input_kinds_only, config } = c.req.valid('json');
     // The same conversion as POST /v1/runs; without an `input`, a TEA workflow's initial state is
     // not checked (there is none to check) but listed.
     const tools = c.var.tools();
@@ -124,7 +124,7 @@ export function registerPlanRoutes(app: App): void {
       ids: c.var.ids,
       refuseUnknownKeys: true,
       // With an input, as POST /v1/runs holds the plan to it.
-      ...(input !== undefined ? { runInput: { value: input } } : {}),
+      ...(input !== undefined ? { runInput: { value: input, kindsOnly: input_kinds_only === true } } : {}),
     });
     return c.json(toResponse(result, prepared), 200);
   });

@@ -17,6 +17,10 @@ export const ValidateRequestSchema = strictObject({
     description:
       'A TEA workflow’s initial state. When given, every key the workflow reads must be in it, as `POST /v1/runs` checks; when left out, the keys are listed in `imported.state_keys`.',
   }),
+  input_kinds_only: z.boolean().optional().openapi({
+    description:
+      "`input` stands in for a run's input by its kinds alone (the approval link's page knows no values): what each `{{ input.… }}` finds and its kind are checked, the values are not held to the tools' schemas",
+  }),
   config: ValidationConfigSchema.optional(),
 }).refine((v) => v.plan !== undefined || v.format !== undefined || v.source !== undefined, {
   message: 'Required',

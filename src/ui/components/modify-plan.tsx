@@ -51,7 +51,7 @@ export function ModifyPlan({
    * The run's input, when known: checked as the API checks it (on the approval link's page, a
    * stand-in of the same shape, input-shape.ts).
    */
-  input?: { value: unknown } | undefined;
+  input?: { value: unknown; kindsOnly?: boolean } | undefined;
   /** The approval link's page: validated with no API token. */
   anonymous?: boolean;
   /** Sends the plan; a refusal it throws (422 findings, 409) is shown here, the edits kept. */

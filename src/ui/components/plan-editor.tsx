@@ -80,7 +80,7 @@ export function PlanEditor({
   /** The run's own limits (max_steps, …) to validate against, instead of the defaults. */
   limits?: ValidationLimits;
   /** The run's input, boxed: a whole `{{ input.… }}` is checked against it (`input` of the request). */
-  input?: { value: unknown } | undefined;
+  input?: { value: unknown; kindsOnly?: boolean } | undefined;
 }) {
   const [checked, setChecked] = useState<Checked | null>(null);
   useEffect(() => {
@@ -97,6 +97,8 @@ export function PlanEditor({
           ...source.body,
           ...(limits ? { config: limits } : {}),
           ...(input ? { input: input.value } : {}),
+          // A stand-in's values are not the run's: the API checks only what its references find.
+          ...(input?.kindsOnly ? { input_kinds_only: true } : {}),
         })
         .then((result) => ({ source, result, problem: null }))
         .catch((e: unknown) => {

@@ -45,7 +45,8 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
   // is checked: the same findings the API gives, the input never sent here. One object, made once:
   // the editor checks again when it changes.
   const input = useMemo(
-    () => (data.input_shape === undefined ? undefined : { value: standInOf(data.input_shape) }),
+    () =>
+      data.input_shape === undefined ? undefined : { value: standInOf(data.input_shape), kindsOnly: true },
     [data.input_shape],
   );
   // The plan as a graph: the same fold as a live run, from the one event that carries a plan.
