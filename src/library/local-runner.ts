@@ -13,9 +13,6 @@ import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '.
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
 import { ToolRegistry } from '../executor/registry';
-import { z } from 'zod';
-import { formatIssues } from '../executor/run-step';
-import { parseRunConfig, type RunConfig } from '../plan/config';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
@@ -30,8 +27,8 @@ import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
+import { startConfig } from './start-config';
 import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
-import { issueText } from '../issue-text';
 
 export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -385,21 +382,5 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     this.#waiters = [];
     for (const w of waiters) w.reject(this.#crashed);
     if (waiters.length === 0) this.#report(err, 'runner');
-  }
-}
-
-/**
- * The run's config, or `invalid_request` naming each bad setting — as `POST /v1/runs` answers it —
- * rather than zod's issues dumped as JSON.
- * @example startConfig({ retry_failed_steps: true }) // throws "Invalid run config: retry_failed_steps: must be a number, not a boolean"
- */
-function startConfig(raw: StartRequest['config']): RunConfig {
-  try {
-    return parseRunConfig(raw ?? {});
-  } catch (err) {
-    if (!(err instanceof z.ZodError)) throw err;
-    throw new EdgeplanError('invalid_request', `Invalid run config: ${formatIssues(err)}`, {
-      details: { issues: err.issues.map((i) => ({ path: i.path, message: issueText(i), code: i.code })) },
-    });
   }
 }
