@@ -24,7 +24,10 @@ const MAX_KEY_PROBLEMS = 10;
 
 /**
  * The problems of `params` (found at `base` in the step: `['parameters']`, `['fallback_action',
- * 'parameters']`) for `tool`; `refs` are the step's references, placed by their `at`.
+ * 'parameters']`) for `tool`; `refs` are the step's references, placed by their `at`. Under
+ * `dataAt` (step paths whose values came from the run's input, input-values.ts) a key a `z.object`
+ * would strip is the data's, not a misspelling of the author's: not named (a strict object's refusal
+ * still is, as the step would meet it).
  * @example
  * parameterProblems(wordcount, { text: 't', maxx: 2 }, ['parameters'], []);
  * // [{ path: ['parameters', 'maxx'], message: 'parameters.maxx: unknown parameter "maxx" (did you mean "max"?); tool team.wordcount takes text, max' }]
@@ -34,8 +37,11 @@ export function parameterProblems(
   params: unknown,
   base: readonly PathSegment[],
   refs: readonly Reference[],
+  dataAt: readonly (readonly PathSegment[])[] = [],
 ): ParameterProblem[] {
-  const { found } = unknownKeys(tool.input, params);
+  const all = unknownKeys(tool.input, params).found;
+  const found =
+    dataAt.length === 0 ? all : all.filter((u) => !dataAt.some((d) => isPrefix(d, [...base, ...u.path])));
   const problems = keyProblems(tool, found, base);
   const result = tool.input.safeParse(params);
   if (result.success) return problems;

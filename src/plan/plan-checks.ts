@@ -242,7 +242,8 @@ export class PlanChecker {
         ? { params, replaced: [] }
         : withInputValues(params, base, refs, this.#runInput.value);
     const unknown = known.replaced.length === 0 ? refs : refs.filter((r) => !known.replaced.includes(r));
-    for (const p of parameterProblems(tool, known.params, base, unknown)) {
+    const dataAt = known.replaced.map((r) => r.at!);
+    for (const p of parameterProblems(tool, known.params, base, unknown, dataAt)) {
       const from = known.replaced.find((r) => isPrefix(r.at!, p.path));
       if (from && typed.some((f) => f.path !== undefined && isPrefix(from.at!, f.path))) continue;
       this.#findings.push({

@@ -552,6 +552,39 @@ describe('typed references', () => {
     expect(validatePlan(plan, base).errors).toEqual([]);
   });
 
+  it('takes the keys of an object the run’s input gives as data: a z.object strips them when the step runs', () => {
+    const notify = new ToolRegistry([
+      tool('team.notify', z.object({ alert: z.object({ id: z.string() }), note: z.string().optional() })),
+      tool('team.strict', z.object({ alert: z.strictObject({ id: z.string() }) })),
+    ]);
+    const plan = (action: string) => ({
+      steps: [{ id: 'n', action, parameters: { alert: '{{ input.alert }}' } }],
+    });
+    const alert = { id: 'A-1', severity: 'high', source: 'pager' };
+    const check = (action: string, value: unknown) =>
+      validatePlan(plan(action), { ...base, tools: notify, runInput: { value } }).errors;
+    expect(check('team.notify', { alert })).toEqual([]);
+    // What the step would refuse is still said: a strict object's extra keys, a missing id.
+    expect(check('team.strict', { alert }).map((e) => e.path)).toEqual([
+      ['parameters', 'alert', 'severity'],
+      ['parameters', 'alert', 'source'],
+    ]);
+    expect(check('team.notify', { alert: { severity: 'high' } }).map((e) => e.path)).toEqual([
+      ['parameters', 'alert', 'id'],
+    ]);
+    // A misspelt key the author wrote beside it is named as before.
+    const misspelt = {
+      steps: [
+        { id: 'n', action: 'team.notify', parameters: { alert: '{{ input.alert }}', note: 'x', noet: 'y' } },
+      ],
+    };
+    expect(
+      validatePlan(misspelt, { ...base, tools: notify, runInput: { value: { alert } } }).errors.map(
+        (e) => e.path,
+      ),
+    ).toEqual([['parameters', 'noet']]);
+  });
+
   it('accepts compatible and nullable types, and does not type-check interpolation', () => {
     const r = validate({
       steps: [
