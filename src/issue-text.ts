@@ -166,6 +166,8 @@ function typeText(issue: IssueLike): string | null {
   const got = m?.[2];
   if (got === 'undefined') return `is required (${want})`;
   if (got === undefined) return `must be ${want}`;
+  // zod says a fraction given for an integer is a `number`, which reads as if a number were wrong.
+  if (expected === 'int' && got === 'number') return 'must be a whole number';
   return `must be ${want}, not ${got === 'boolean' ? 'a boolean' : (TYPE_NAMES[got] ?? got)}`;
 }
 

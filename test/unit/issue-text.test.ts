@@ -21,7 +21,8 @@ describe("zod's issues in plain English", () => {
     ['a number not above its bound', z.number().positive(), 0, 'must be greater than 0'],
     ['a number over its maximum', z.number().max(10), 11, 'must be at most 10'],
     ['a wrong type', z.number(), 'high', 'must be a number, not a string'],
-    ['a fraction for an integer', z.number().int(), 1.5, 'must be an integer, not a number'],
+    ['a fraction for an integer', z.number().int(), 1.5, 'must be a whole number'],
+    ['a string for an integer', z.int(), '2', 'must be a number, not a string'],
     ['a missing value', z.object({ team: z.string() }), {}, 'is required (a string)'],
     [
       'a value not in an enum',
