@@ -26,28 +26,50 @@ export class EdgeplanError extends Error {
 
 /**
  * Thrown by tools. `retryable: false` skips the remaining retries and goes straight to the fallback.
- * A team's tools may use codes of their own; edgeplan's are rows of src/error-codes.ts.
+ * `retryAfterMs` is how long the service called asked to be left alone (a 429's or 503's
+ * `Retry-After`): the step's retry waits at least that long. A team's tools may use codes of their
+ * own; edgeplan's are rows of src/error-codes.ts.
  */
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   readonly code: string;
   readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode | (string & {}), message: string, opts: { retryable?: boolean } = {}) {
+  constructor(
+    code: ErrorCode | (string & {}),
+    message: string,
+    opts: { retryable?: boolean; retryAfterMs?: number | undefined } = {},
+  ) {
     super(message);
     this.code = code;
     this.retryable = opts.retryable ?? true;
+    const after = opts.retryAfterMs;
+    this.retryAfterMs =
+      after !== undefined && Number.isFinite(after) && after >= 0 ? Math.round(after) : undefined;
   }
 }
 
 /**
  * Errors as data, the only shape that crosses RPC, queues and the event log intact. `details` is
- * carried where an error promises more (a failed planning's `planning_trace`).
+ * carried where an error promises more (a failed planning's `planning_trace`); `retry_after_ms` where
+ * a tool's service said when to call again.
  */
-export type ErrorInfo = { code: string; message: string; retryable: boolean; details?: unknown };
+export type ErrorInfo = {
+  code: string;
+  message: string;
+  retryable: boolean;
+  details?: unknown;
+  retry_after_ms?: number;
+};
 
 export function toErrorInfo(err: unknown): ErrorInfo {
-  if (err instanceof ToolError || err instanceof EdgeplanError) {
+  if (err instanceof ToolError) {
+    const info: ErrorInfo = { code: err.code, message: err.message, retryable: err.retryable };
+    if (err.retryAfterMs !== undefined) info.retry_after_ms = err.retryAfterMs;
+    return info;
+  }
+  if (err instanceof EdgeplanError) {
     return { code: err.code, message: err.message, retryable: err.retryable };
   }
   if (err instanceof Error) {

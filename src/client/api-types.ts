@@ -1106,6 +1106,8 @@ export interface components {
             retryable: boolean;
             /** @description More about it; a failed planning: `{planning_trace}`, every attempt */
             details?: unknown;
+            /** @description How long the tool's service asked to be left alone (a 429's or 503's `Retry-After`): a retry waits at least that long */
+            retry_after_ms?: number;
         };
         /** @description A limit that stopped an iterative run’s turns before its model said it was done: the setting, its value, the turns taken, and what happened in words */
         RunLimit: {

@@ -29,8 +29,13 @@ export function eventDetail(e: RunEvent): string {
     case 'StepRedispatched':
       return `→ ${e.payload.dispatch} after ${duration(e.payload.waited_ms)}: ${e.payload.error.code}: ${e.payload.error.message}`;
     case 'StepFailed':
-    case 'StepRetried':
       return `${e.payload.error.code}: ${e.payload.error.message}`;
+    case 'StepRetried': {
+      // When, and whether the wait was the tool's service's asking rather than the run's backoff.
+      const { attempt, delay_ms, error } = e.payload;
+      const asked = error.retry_after_ms !== undefined && delay_ms === error.retry_after_ms;
+      return `attempt ${attempt} in ${duration(delay_ms)}${asked ? ' (Retry-After)' : ''} — ${error.code}: ${error.message}`;
+    }
     case 'StepSkipped':
       return e.payload.detail ? `${e.payload.reason}: ${e.payload.detail}` : e.payload.reason;
     case 'StepScheduled':

@@ -16,6 +16,7 @@ const ErrorInfoSchema = z.object({
   message: z.string(),
   retryable: z.boolean(),
   details: z.unknown().optional(),
+  retry_after_ms: z.number().int().min(0).optional(),
 });
 
 const StepRuntimeSchema = z.object({

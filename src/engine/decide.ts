@@ -9,10 +9,10 @@ import { decideNextStage } from './decide-stage';
 import { declaredFinalOutput } from '../plan/final-output';
 import type { ErrorInfo } from '../errors';
 import { evaluateCondition } from '../plan/conditions';
-import { MAX_WAIT_S } from '../plan/limits';
 import { TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
+import { notWaitedFor, retryDelayMs } from './retry-delay';
 import type { DecideContext } from './decide-context';
 import {
   decideApproval,
@@ -83,16 +83,18 @@ function decideFailures(state: RunState, ctx: DecideContext): EventDraft | null 
   for (const id of state.needs_decision) {
     const rt = state.steps.get(id)!;
     const step = stepDef(state, id);
-    const error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: true };
+    let error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: true };
     const allowed = step.retries ?? state.config.retry_failed_steps;
     if (!rt.on_fallback && error.retryable && rt.retries_used < allowed) {
-      const delay_s = Math.min(state.config.retry_delay * 2 ** rt.retries_used, MAX_WAIT_S);
-      const delay_ms = Math.round(delay_s * 1000);
-      return draft(
-        'StepRetried',
-        { step_id: id, attempt: rt.attempt + 1, retry_at: ctx.now + delay_ms, delay_ms, error },
-        { step_id: id },
-      );
+      const delay_ms = retryDelayMs(state.config.retry_delay, rt.retries_used, error);
+      if (delay_ms !== null) {
+        return draft(
+          'StepRetried',
+          { step_id: id, attempt: rt.attempt + 1, retry_at: ctx.now + delay_ms, delay_ms, error },
+          { step_id: id },
+        );
+      }
+      error = notWaitedFor(error);
     }
     if (step.fallback_action && !rt.fallback_used) return schedule(state, ctx, step, rt, true);
     const handled = state.graph!.writes[state.graph!.index.get(id)!]?.failure != null;

@@ -38,7 +38,10 @@ export function toMcpToolError(
 ): Error {
   const clean = (text: string) => redactSecrets(text, secrets);
   if (err instanceof ToolError)
-    return new ToolError(err.code, clean(err.message), { retryable: err.retryable });
+    return new ToolError(err.code, clean(err.message), {
+      retryable: err.retryable,
+      retryAfterMs: err.retryAfterMs,
+    });
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) return err;
   const where = `MCP server "${server.name}"`;
   if (err instanceof StreamableHTTPError) {

@@ -5,3 +5,10 @@
  * real need is a mistake to report, not one to attempt.
  */
 export const MAX_WAIT_S = 365 * 24 * 3600;
+
+/**
+ * The longest `Retry-After` a step's retry waits for, in seconds: an hour. A service that asks for
+ * longer (a daily quota spent) is not called again within the run's retries — the step goes to its
+ * fallback or fails, saying so — rather than leaving the run asleep for a day nobody asked for.
+ */
+export const MAX_RETRY_AFTER_S = 3600;

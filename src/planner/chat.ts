@@ -90,7 +90,7 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
       );
       // A server that says when to come back (429/503 Retry-After) is waited for — unless that is
       // longer than a retry is worth, then the next model is tried instead.
-      const asked = retryAfterMs(err);
+      const asked = error.retry_after_ms;
       // A call that timed out already took the whole of planning_timeout_s: trying the same model
       // again would spend the planning deadline (three timeouts) before any fallback model is asked.
       if (
@@ -119,23 +119,6 @@ const NO_TOKENS: TokenCount = { prompt: 0, completion: 0 };
 const RETRY_BASE_MS = 500;
 /** The longest Retry-After waited for before a retry; a longer one moves on (next model). */
 export const MAX_RETRY_AFTER_MS = 20_000;
-
-/**
- * How long the server asked to wait, from `retry-after-ms` (OpenAI) or `retry-after` (seconds or an
- * HTTP date); undefined when it did not say.
- */
-export function retryAfterMs(err: unknown, now = Date.now()): number | undefined {
-  const headers = (err as { headers?: unknown } | null)?.headers;
-  if (!(headers instanceof Headers)) return undefined;
-  const ms = Number(headers.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 /** Waits `ms`, or less when `signal` aborts (the caller then sees the abort on its next call). */
 function backoff(ms: number, signal: AbortSignal | undefined): Promise<void> {

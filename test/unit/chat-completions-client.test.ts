@@ -16,8 +16,7 @@ import {
   LlmConnectionTimeoutError,
   LlmUserAbortError,
 } from '../../src/executor/tools/llm-errors';
-import { toLlmError } from '../../src/executor/tools/openai-client';
-import { retryAfterMs } from '../../src/planner/chat';
+import { askedWaitMs, toLlmError } from '../../src/executor/tools/openai-client';
 import { readChunk, readCompletion } from '../../src/planner/completion-shape';
 
 type Seen = { path: string; authorization: string | undefined; body: Record<string, unknown> };
@@ -289,8 +288,12 @@ describe('what a server answers instead of a completion', () => {
   it('keeps the headers of an error, so Retry-After is read from them', async () => {
     const err = await failure(client('rate-limited').create(ask));
     expect(err).toMatchObject({ status: 429, error: { message: 'Rate limit reached', type: 'requests' } });
-    expect(retryAfterMs(err)).toBe(1500);
-    expect(toErrorInfo(toLlmError(err, where))).toMatchObject({ code: 'llm_rate_limited', retryable: true });
+    expect(askedWaitMs(err)).toBe(1500);
+    expect(toErrorInfo(toLlmError(err, where))).toMatchObject({
+      code: 'llm_rate_limited',
+      retryable: true,
+      retry_after_ms: 1500,
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { RunMachine, type Command, type StepOutcome } from '../../src/engine/machine';
 import type { RunEvent } from '../../src/engine/events';
+import type { ErrorInfo } from '../../src/errors';
 import { snapshotRun } from '../../src/engine/snapshot';
 import { emptyRunState, MemoryResultStore } from '../../src/engine/state';
 import { parseRunConfig, type RunConfigInput } from '../../src/plan/config';
@@ -89,12 +90,11 @@ export function harness(
       return record(machine.handle({ type: 'result', step_id: stepId, attempt: a, outcome }));
     },
     fail(stepId: string, message = 'boom', retryable = true, attempt?: number) {
+      return h.failWith(stepId, { code: 'tool_error', message, retryable }, attempt);
+    },
+    failWith(stepId: string, error: ErrorInfo, attempt?: number) {
       const a = attempt ?? machine.state.steps.get(stepId)!.attempt;
-      const outcome: StepOutcome = {
-        success: false,
-        error: { code: 'tool_error', message, retryable },
-        latency_ms: 5,
-      };
+      const outcome: StepOutcome = { success: false, error, latency_ms: 5 };
       return record(machine.handle({ type: 'result', step_id: stepId, attempt: a, outcome }));
     },
     status: (id: string) => machine.state.steps.get(id)!.status,

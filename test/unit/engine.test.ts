@@ -92,6 +92,50 @@ describe('scheduler: failures', () => {
     expect(second?.payload).toMatchObject({ attempt: 3, delay_ms: 2000 });
   });
 
+  it("waits as long as the tool's service asked (Retry-After) when that is longer than the backoff", () => {
+    const h = harness({ steps: [echo('a')] }, { retry_failed_steps: 2, retry_delay: 5 });
+    const limited = { code: 'http_status', message: '429', retryable: true };
+    h.failWith('a', { ...limited, retry_after_ms: 30_000 });
+    const first = h.events.filter((e) => e.event_type === 'StepRetried')[0];
+    expect(first?.payload).toMatchObject({ attempt: 2, delay_ms: 30_000 });
+    expect(h.machine.nextWakeAt()).toBe(h.now() + 30_000);
+    h.advance(29_999);
+    expect(dispatched(h)).toEqual(['a#1']);
+    h.advance(1);
+    expect(dispatched(h)).toEqual(['a#1', 'a#2']);
+    // A shorter ask than the backoff (5 s doubled) leaves the backoff.
+    h.failWith('a', { ...limited, retry_after_ms: 1000 });
+    const second = h.events.filter((e) => e.event_type === 'StepRetried')[1];
+    expect(second?.payload).toMatchObject({ attempt: 3, delay_ms: 10_000 });
+  });
+
+  it('does not wait for a Retry-After over an hour: the fallback runs, else the step fails saying why', () => {
+    const tooLong = {
+      code: 'http_status',
+      message: 'GET x answered 429',
+      retryable: true,
+      retry_after_ms: 3_600_001,
+    };
+    const withFallback = harness(
+      { steps: [echo('a', { fallback_action: { action: 'demo.other', parameters: {} } })] },
+      { retry_failed_steps: 3 },
+    );
+    withFallback.failWith('a', tooLong);
+    expect(withFallback.types()).not.toContain('StepRetried');
+    expect(dispatched(withFallback)).toEqual(['a#1', 'a#2']);
+    const scheduled = withFallback.events.filter((e) => e.event_type === 'StepScheduled').at(-1);
+    expect(scheduled?.payload).toMatchObject({ step_id: 'a', action: 'demo.other', fallback: true });
+
+    const alone = harness({ steps: [echo('a')] }, { retry_failed_steps: 3 });
+    alone.failWith('a', tooLong);
+    expect(alone.types()).not.toContain('StepRetried');
+    const failed = alone.events.find((e) => e.event_type === 'StepFailed');
+    expect(failed?.payload.error.message).toBe(
+      "GET x answered 429 — not retried: it asked to be called again in 3601 s (Retry-After), longer than a step's retry waits (3600 s); retry the run once it takes calls again",
+    );
+    expect(alone.machine.state.status).toBe('failed');
+  });
+
   it('goes to the fallback action after the retries, then fails the run when the fallback fails', () => {
     const h = harness(
       { steps: [echo('a', { fallback_action: { action: 'demo.other', parameters: { x: 1 } } })] },

@@ -5,7 +5,7 @@
  * `127.0.0.1` in this project.
  */
 import { describe, expect, it } from 'vitest';
-import { startRun, waitForRun, type Json } from '../workers/helpers';
+import { events, startRun, waitForRun, type Json } from '../workers/helpers';
 import { base, hits, port } from './loopback';
 
 /** Runs `steps` with no retries and returns the finished run. */
@@ -112,5 +112,43 @@ describe('http.request against a real loopback server, allowlisted', () => {
     expect(run.steps.byname.error).toMatchObject({ code: 'address_refused', retryable: false });
     expect(run.steps.byname.error.message).toContain('HTTP_ALLOWLIST');
     expect(await hits(path)).toBe(0);
+  });
+});
+
+describe("http.request's Retry-After: the step's retry waits as long as the server asked", () => {
+  it('waits out a 429 Retry-After: 2 longer than the run backoff, then completes', async () => {
+    const path = `/fail-first/1/${crypto.randomUUID()}`;
+    const runId = await startRun(
+      { steps: [httpStep('limited', `${base}${path}?retry_after=2`)] },
+      { retry_failed_steps: 1, retry_delay: 0.05 },
+    );
+    const run = await waitForRun(runId, undefined, 20_000);
+    expect(run.status).toBe('completed');
+    expect(await hits(path)).toBe(2);
+    const trace = await events(runId);
+    const retried = trace.find((e) => e.event_type === 'StepRetried')!;
+    expect(retried.payload).toMatchObject({
+      delay_ms: 2000,
+      error: { code: 'http_status', retryable: true, retry_after_ms: 2000 },
+    });
+    // The second call went out no sooner than the server allowed.
+    const calls = trace.filter((e) => e.event_type === 'ToolInvoked');
+    expect(calls).toHaveLength(2);
+    expect(Date.parse(calls[1]!.timestamp)).toBeGreaterThanOrEqual(retried.payload.retry_at);
+  });
+
+  it('does not retry a server that asks for longer than an hour, and says so', async () => {
+    const run = await waitForRun(
+      await startRun(
+        { steps: [httpStep('quota', `${base}/status/429?retry_after=86400`)] },
+        { retry_failed_steps: 2 },
+      ),
+    );
+    expect(run.status).toBe('failed');
+    expect(run.steps.quota.attempts).toBe(1);
+    expect(run.steps.quota.error).toMatchObject({ code: 'http_status', retry_after_ms: 86_400_000 });
+    expect(run.steps.quota.error.message).toContain(
+      "not retried: it asked to be called again in 86400 s (Retry-After), longer than a step's retry waits (3600 s)",
+    );
   });
 });

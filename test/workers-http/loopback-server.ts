@@ -6,9 +6,10 @@
  * Routes (any method):
  * - `/echo…` (`/echo` and `/echo/<anything>`) → 200 JSON `{method, path, query, content_type, idempotency_key, body}` (body parsed
  *   as JSON when it is JSON)
- * - `/status/<code>` → that status, text body `status <code>`
+ * - `/status/<code>` → that status, text body `status <code>` (with `?retry_after=<v>`: a `Retry-After: <v>` header)
  * - `/redirect…?to=<url>` → 302 to `<url>`
- * - `/fail-first/<n>/<id>` → 503 for the first `n` requests of that path, then 200 `{received: <body>}`
+ * - `/fail-first/<n>/<id>` → 503 for the first `n` requests of that path, then 200 `{received: <body>}`;
+ *   with `?retry_after=<v>` the refusals are 429 with a `Retry-After: <v>` header
  * - `/hang-first/<id>` → the first request never gets an answer; later ones 200 `{received: <body>}`
  * - `/verify/<id>?secret=whsec_…` → a Standard Webhooks receiver holding that one secret: 200
  *   `{verified: true}` when the `standardwebhooks` package's own `verify` accepts the request, else 401
@@ -73,7 +74,7 @@ async function handle(
     });
   } else if (url.pathname.startsWith('/status/')) {
     const code = Number(url.pathname.slice('/status/'.length));
-    res.writeHead(code, { 'content-type': 'text/plain' });
+    res.writeHead(code, { 'content-type': 'text/plain', ...retryAfter(url) });
     res.end(`status ${code}`);
   } else if (url.pathname === '/redirect' || url.pathname.startsWith('/redirect/')) {
     res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
@@ -81,7 +82,11 @@ async function handle(
   } else if (url.pathname.startsWith('/fail-first/')) {
     const n = Number(url.pathname.split('/')[2]);
     if ((hits[url.pathname] ?? 0) <= n) {
-      res.writeHead(503, { 'content-type': 'text/plain' });
+      const asked = retryAfter(url);
+      res.writeHead(asked['retry-after'] === undefined ? 503 : 429, {
+        'content-type': 'text/plain',
+        ...asked,
+      });
       res.end('try later');
     } else json(200, { received: text });
   } else if (url.pathname.startsWith('/hang-first/')) {
@@ -116,4 +121,10 @@ async function handle(
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A `Retry-After` header when the request's `?retry_after=` asks for one. */
+function retryAfter(url: URL): Record<string, string> {
+  const value = url.searchParams.get('retry_after');
+  return value === null ? {} : { 'retry-after': value };
 }

@@ -293,7 +293,7 @@ describe('http.request', () => {
     const error = failure(
       await run('http.request', { url: 'https://a.test/x?token=secret' }, { fetch: f.fetch }),
     );
-    expect(error).toMatchObject({ code: 'http_status', retryable: true });
+    expect(error).toMatchObject({ code: 'http_status', retryable: true, retry_after_ms: 2000 });
     expect(error.message).toContain('503');
     expect(error.message).toContain('retry-after: 2');
     expect(error.message).not.toContain('secret');

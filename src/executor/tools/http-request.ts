@@ -8,6 +8,7 @@
  * pass `retry_on_status: []` to receive those as data too.
  */
 import { z } from 'zod';
+import { retryAfterMs } from '../../client/retry-after';
 import { ToolError } from '../../errors';
 import { defineTool, type ToolContext } from '../registry';
 import { parseAllowlist, type Allowlist } from './address-policy';
@@ -145,6 +146,8 @@ async function readResponse(
       `${method} ${redact(url)} answered ${res.status} ${clip(res.statusText)}`.trim() +
         (after ? ` (retry-after: ${clip(after)})` : '') +
         '; retryable — set retry_on_status: [] to receive it as data',
+      // The step's retry waits as long as the server asked (a 429's or 503's Retry-After).
+      { retryAfterMs: retryAfterMs(after) },
     );
   }
   const maxBytes = params.max_bytes ?? DEFAULT_MAX_BYTES;

@@ -2,6 +2,7 @@
  * The OpenAI-compatible client shared by `llm.call` and the planner: configuration from the
  * environment, one way to build the client, and its errors mapped to stable, retry-aware codes.
  */
+import { retryAfterMs } from '../../client/retry-after';
 import { ToolError } from '../../errors';
 import { redactSecrets } from '../../planner/redact';
 import { ChatCompletionsClient } from './chat-completions-client';
@@ -100,9 +101,23 @@ export function toLlmError(err: unknown, where: LlmCallSite): unknown {
   const mapped = mapLlmError(err, where);
   if (!(mapped instanceof ToolError)) return mapped;
   const message = redactSecrets(mapped.message, where.secrets);
-  return message === mapped.message
+  const retryAfter = mapped.retryable ? askedWaitMs(err) : undefined;
+  return message === mapped.message && retryAfter === undefined
     ? mapped
-    : new ToolError(mapped.code, message, { retryable: mapped.retryable });
+    : new ToolError(mapped.code, message, { retryable: mapped.retryable, retryAfterMs: retryAfter });
+}
+
+/**
+ * How long the server asked to wait, from `retry-after-ms` (OpenAI's) or `retry-after` (seconds or an
+ * HTTP date); undefined when it did not say.
+ * @example askedWaitMs(new LlmApiError(429, undefined, 'slow down', new Headers({ 'retry-after': '2' }))) // 2000
+ */
+export function askedWaitMs(err: unknown, now = Date.now()): number | undefined {
+  const headers = (err as { headers?: unknown } | null)?.headers;
+  if (!(headers instanceof Headers)) return undefined;
+  const ms = Number(headers.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  return retryAfterMs(headers.get('retry-after'), now);
 }
 
 function mapLlmError(err: unknown, where: LlmCallSite): unknown {

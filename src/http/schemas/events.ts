@@ -19,6 +19,10 @@ export const ErrorInfoSchema = z
       .unknown()
       .optional()
       .openapi({ description: 'More about it; a failed planning: `{planning_trace}`, every attempt' }),
+    retry_after_ms: z.number().int().min(0).optional().openapi({
+      description:
+        "How long the tool's service asked to be left alone (a 429's or 503's `Retry-After`): a retry waits at least that long",
+    }),
   })
   .openapi('ErrorInfo');
 
