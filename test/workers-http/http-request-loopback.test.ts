@@ -116,26 +116,32 @@ describe('http.request against a real loopback server, allowlisted', () => {
 });
 
 describe("http.request's Retry-After: the step's retry waits as long as the server asked", () => {
-  it('waits out a 429 Retry-After: 2 longer than the run backoff, then completes', async () => {
-    const path = `/fail-first/1/${crypto.randomUUID()}`;
-    const runId = await startRun(
-      { steps: [httpStep('limited', `${base}${path}?retry_after=2`)] },
-      { retry_failed_steps: 1, retry_delay: 0.05 },
-    );
-    const run = await waitForRun(runId, undefined, 20_000);
-    expect(run.status).toBe('completed');
-    expect(await hits(path)).toBe(2);
-    const trace = await events(runId);
-    const retried = trace.find((e) => e.event_type === 'StepRetried')!;
-    expect(retried.payload).toMatchObject({
-      delay_ms: 2000,
-      error: { code: 'http_status', retryable: true, retry_after_ms: 2000 },
-    });
-    // The second call went out no sooner than the server allowed.
-    const calls = trace.filter((e) => e.event_type === 'ToolInvoked');
-    expect(calls).toHaveLength(2);
-    expect(Date.parse(calls[1]!.timestamp)).toBeGreaterThanOrEqual(retried.payload.retry_at);
-  });
+  it.each(['object', 'queue'])(
+    'waits out a 429 Retry-After: 2 longer than the run backoff, then completes (placement %s)',
+    async (placement) => {
+      const path = `/fail-first/1/${crypto.randomUUID()}`;
+      const runId = await startRun(
+        { steps: [httpStep('limited', `${base}${path}?retry_after=2`)] },
+        { retry_failed_steps: 1, retry_delay: 0.05, execution_mode: 'parallel', placement },
+      );
+      const run = await waitForRun(runId, undefined, 20_000);
+      expect(run.status).toBe('completed');
+      expect(await hits(path)).toBe(2);
+      const trace = await events(runId);
+      const retried = trace.find((e) => e.event_type === 'StepRetried')!;
+      expect(retried.payload).toMatchObject({
+        delay_ms: 2000,
+        error: { code: 'http_status', retryable: true, retry_after_ms: 2000 },
+      });
+      // The second call went out no sooner than the server allowed.
+      const calls = trace.filter((e) => e.event_type === 'ToolInvoked');
+      expect(calls).toHaveLength(2);
+      expect(Date.parse(calls[1]!.timestamp)).toBeGreaterThanOrEqual(retried.payload.retry_at);
+      expect(trace.find((e) => e.event_type === 'StepScheduled')?.payload.dispatch).toBe(
+        placement === 'queue' ? 'queue' : 'inline',
+      );
+    },
+  );
 
   it('does not retry a server that asks for longer than an hour, and says so', async () => {
     const run = await waitForRun(
