@@ -99,6 +99,10 @@ function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Sty
   if (onPath) parts.push(c.dim(' ◆'));
   let tail = '';
   if (s.status === 'failed' || s.status === 'retrying') tail = s.error ?? '';
+  if (s.status === 'retrying' && s.next_attempt && s.next_attempt.at > now) {
+    const asked = s.next_attempt.retry_after ? ' (Retry-After)' : '';
+    tail = `retry in ${duration(s.next_attempt.at - now)}${asked}: ${tail}`;
+  }
   if (s.status === 'skipped') tail = s.skip_reason ?? '';
   if (s.status === 'interrupted') tail = 'running when the run ended';
   // Its tool was still running when the run ended, and finished since: it ran, side effects and all.

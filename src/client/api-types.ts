@@ -1096,6 +1096,8 @@ export interface components {
             skip_reason: string | null;
             /** @description The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile */
             interrupted: boolean;
+            /** @description While the step waits for a retry: when its next attempt starts (ISO 8601) — the backoff, or longer when its tool’s service asked (`error.retry_after_ms`) */
+            retry_at?: string;
             /** @description Dependencies the step’s references add to the ones it lists */
             inferred_dependencies?: string[];
         };

@@ -84,6 +84,11 @@ export type StepView = {
    * `anonymous`); absent on an answer recorded before it was.
    */
   answered_by_via?: string | undefined;
+  /**
+   * While it waits for a retry (`retrying`): when the next attempt starts (epoch ms), and whether that
+   * wait is what its tool's service asked (`Retry-After`) rather than the run's backoff.
+   */
+  next_attempt?: { at: number; retry_after: boolean } | undefined;
 };
 
 /**

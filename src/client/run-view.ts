@@ -212,6 +212,7 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
       const s = step(view, e.payload.step_id) ?? lastReplaced(view, e.payload.step_id);
       if (!s) break;
       Object.assign(s, { status: 'running', attempts: e.payload.attempt, started_at: at });
+      delete s.next_attempt;
       if (s.round && s.round.first_attempt === null) s.round.first_attempt = e.payload.attempt;
       s.history.push({
         attempt: e.payload.attempt,
@@ -241,7 +242,10 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     }
     case 'StepRetried': {
       const s = step(view, e.payload.step_id);
-      if (s) Object.assign(s, { status: 'retrying', error: e.payload.error.message });
+      if (!s) break;
+      const { retry_at, delay_ms, error } = e.payload;
+      Object.assign(s, { status: 'retrying', error: error.message });
+      s.next_attempt = { at: retry_at, retry_after: delay_ms === error.retry_after_ms };
       break;
     }
     case 'StepFailed': {

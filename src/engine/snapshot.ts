@@ -47,6 +47,8 @@ export type StepDetail = {
    * Its `status` stays `running` until then (a retry does not re-run it while its attempt is out).
    */
   interrupted: boolean;
+  /** While it waits for a retry: when the next attempt starts (ISO); absent otherwise. */
+  retry_at?: string;
   /** Dependencies the step's references add to the ones it lists (only when there are some). */
   inferred_dependencies?: string[];
 };
@@ -139,6 +141,8 @@ export function snapshotRun(state: RunState, results: ResultStore, budget?: Snap
       skip_reason: rt.skip_reason,
       interrupted: isInterrupted(state, rt.status),
     };
+    if (rt.retry_at !== null && rt.status === 'pending' && state.status === 'running')
+      steps[id].retry_at = new Date(rt.retry_at).toISOString();
     const added = inferred[id];
     if (added) steps[id].inferred_dependencies = added;
   }

@@ -148,6 +148,49 @@ describe('the live view', () => {
     );
   });
 
+  it("says when a retrying step's next attempt starts, and when the wait is the service's Retry-After", () => {
+    seq = 0;
+    const view = emptyView('run_1');
+    const invoked = (step_id: string, tool: string) =>
+      ev('ToolInvoked', { step_id, attempt: 1, tool, parameters: {}, idempotency_key: 'k' }, 0);
+    const retried = (step_id: string, delay_ms: number, retry_after_ms?: number) =>
+      ev(
+        'StepRetried',
+        {
+          step_id,
+          attempt: 2,
+          retry_at: Date.parse(at(0)) + delay_ms,
+          delay_ms,
+          error: { code: 'http_status', message: 'answered 429', retryable: true, retry_after_ms },
+        },
+        0,
+      );
+    for (const e of [
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
+      ev('PlanAuthored', { plan }),
+      ev('RunStarted', {}, 0),
+      invoked('a', 'demo.sleep'),
+      invoked('b', 'demo.flaky'),
+      retried('a', 30_000, 30_000),
+      retried('b', 2000, 500),
+    ])
+      applyEvent(view, e);
+    const text = renderLive(view, Date.parse(at(1000)), 0, PLAIN);
+    expect(text).toMatch(/↻ a .*retry in 29\.0s \(Retry-After\): answered/);
+    expect(text).toMatch(/↻ b .*retry in 1\.0s: answered 429/);
+    // Once the attempt starts, the wait is over.
+    applyEvent(
+      view,
+      ev(
+        'ToolInvoked',
+        { step_id: 'a', attempt: 2, tool: 'demo.sleep', parameters: {}, idempotency_key: 'k' },
+        30_000,
+      ),
+    );
+    expect(view.steps.find((x) => x.id === 'a')?.next_attempt).toBeUndefined();
+    expect(renderLive(view, Date.parse(at(30_500)), 0, PLAIN)).not.toContain('retry in');
+  });
+
   it('folds a run: running with attempts, retried, failed, skipped, and the end', () => {
     seq = 0;
     const view = emptyView('run_1');

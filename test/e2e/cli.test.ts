@@ -145,6 +145,30 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(listed.some((l) => l.startsWith('second line'))).toBe(false);
   });
 
+  it('show says when a step waiting for its retry tries again', () => {
+    const flaky = { steps: [{ id: 'flaky', action: 'demo.flaky', parameters: { fail_times: 1 } }] };
+    const started = edgeplan([
+      'run',
+      file('flaky-later.json', JSON.stringify(flaky)),
+      '--json',
+      '--config',
+      'retry_failed_steps=1',
+      '--config',
+      'retry_delay=600',
+    ]);
+    const id = (JSON.parse(started.out) as { run_id: string }).run_id;
+    let shown = '';
+    for (let i = 0; i < 100 && !/retry at/.test(shown); i++) shown = edgeplan(['runs', 'show', id]).out;
+    const run = JSON.parse(edgeplan(['runs', 'show', id, '--json']).out) as {
+      steps: Record<string, { retry_at?: string }>;
+    };
+    const at = run.steps.flaky!.retry_at!;
+    expect(shown).toMatch(
+      new RegExp(`^flaky +pending +×1 .* retry at ${at.slice(11, 19)} UTC: demo\\.flaky: attempt 1`, 'm'),
+    );
+    edgeplan(['cancel', id]);
+  });
+
   it('writes no terminal escape a run’s text carries: a goal or a finding’s key shows its escapes, not their effect', () => {
     // A window title, a cleared screen, the clipboard (OSC 52), a carriage return writing over the line.
     const hostile = 'ok\u001b]0;pwned\u0007\u001b[2J\u001b]52;c;cHduZWQ=\u0007\rfake\u009b31m';

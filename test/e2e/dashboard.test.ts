@@ -309,6 +309,27 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('says when a step waiting for its retry tries again, and why then', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: {
+        goal: 'flaky, then a long backoff',
+        steps: [{ id: 'flaky', action: 'demo.flaky', parameters: { fail_times: 1 } }],
+      },
+      config: { retry_failed_steps: 1, retry_delay: 600 },
+    })) as { run_id: string };
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    await page.waitForSelector('[data-step-id="flaky"][data-status="retrying"]');
+    await page.click('svg.dag [data-step-id="flaky"]');
+    const next = page.locator('.step-panel [data-next-attempt]');
+    await expect(next.getAttribute('data-next-attempt')).resolves.toBe('backoff');
+    const run = (await api('GET', `/v1/runs/${run_id}`)) as { steps: Record<string, { retry_at?: string }> };
+    const at = run.steps.flaky!.retry_at!;
+    expect(await next.innerText()).toBe(`${at.slice(11, 19)} UTC — after the run’s backoff (retry_delay)`);
+    await api('POST', `/v1/runs/${run_id}/cancel`, {});
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('offers no Retry for a run whose plan was rejected (the API would refuse it)', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: { goal: 'reject me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },

@@ -124,8 +124,12 @@ describe("http.request's Retry-After: the step's retry waits as long as the serv
         { steps: [httpStep('limited', `${base}${path}?retry_after=2`)] },
         { retry_failed_steps: 1, retry_delay: 0.05, execution_mode: 'parallel', placement },
       );
+      // While it waits, the run says when the next attempt starts.
+      const waiting = await waitForRun(runId, (r) => r.steps.limited.retry_at !== undefined);
+      expect(waiting.steps.limited).toMatchObject({ status: 'pending', error: { retry_after_ms: 2000 } });
       const run = await waitForRun(runId, undefined, 20_000);
       expect(run.status).toBe('completed');
+      expect(run.steps.limited.retry_at).toBeUndefined();
       expect(await hits(path)).toBe(2);
       const trace = await events(runId);
       const retried = trace.find((e) => e.event_type === 'StepRetried')!;
@@ -137,6 +141,7 @@ describe("http.request's Retry-After: the step's retry waits as long as the serv
       const calls = trace.filter((e) => e.event_type === 'ToolInvoked');
       expect(calls).toHaveLength(2);
       expect(Date.parse(calls[1]!.timestamp)).toBeGreaterThanOrEqual(retried.payload.retry_at);
+      expect(waiting.steps.limited.retry_at).toBe(new Date(retried.payload.retry_at).toISOString());
       expect(trace.find((e) => e.event_type === 'StepScheduled')?.payload.dispatch).toBe(
         placement === 'queue' ? 'queue' : 'inline',
       );

@@ -33,6 +33,12 @@ function sourceWords(via: string | undefined): string {
  */
 function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | undefined): string {
   if (!d) return '';
+  if (d.retry_at && d.error) {
+    // Waiting for its retry: when, and whether that is its service's asking (Retry-After).
+    const asked =
+      d.error.retry_after_ms !== undefined && s?.next_attempt?.retry_after ? ' (Retry-After)' : '';
+    return `retry at ${d.retry_at.slice(11, 19)} UTC${asked}: ${d.error.message}`;
+  }
   if (d.error) return d.error.message;
   if (d.skip_reason) return `skipped: ${skippedBecause(d.skip_reason, run.termination_reason)}`;
   if (d.interrupted) return 'was running when the run ended';

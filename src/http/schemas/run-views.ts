@@ -93,6 +93,10 @@ export const StepDetailSchema = z
       description:
         'The run ended (cancelled, failed, aborted) while this step was running: the run no longer waits for it, though its tool may have gone on. Its status stays `running` until an outcome that comes later completes or fails it; a retry does not re-run it meanwhile',
     }),
+    retry_at: z.string().optional().openapi({
+      description:
+        'While the step waits for a retry: when its next attempt starts (ISO 8601) — the backoff, or longer when its tool’s service asked (`error.retry_after_ms`)',
+    }),
     inferred_dependencies: z
       .array(z.string())
       .optional()

@@ -133,6 +133,20 @@ export function StepPanel({
             </dd>
           </>
         ) : null}
+        {step.status === 'retrying' && step.next_attempt ? (
+          <>
+            <dt>Next attempt</dt>
+            <dd data-next-attempt={step.next_attempt.retry_after ? 'retry-after' : 'backoff'}>
+              {/* UTC, as the event log says times. */}
+              {new Date(step.next_attempt.at).toISOString().slice(11, 19)} UTC
+              <span class="muted">
+                {step.next_attempt.retry_after
+                  ? ' — as long as its service asked (Retry-After)'
+                  : ' — after the run’s backoff (retry_delay)'}
+              </span>
+            </dd>
+          </>
+        ) : null}
         <dt>Depends on</dt>
         <dd>
           <Dependencies listed={step.dependencies} inferred={inferred} />
