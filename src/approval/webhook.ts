@@ -11,6 +11,7 @@
  * itself (with an injectable clock) and uses the package only to compute the expected signature.
  */
 import { Webhook } from 'standardwebhooks';
+import { retryAfterMs } from '../client/retry-after';
 import { EdgeplanError } from '../errors';
 import type { ErrorInfo } from '../errors';
 import type { ApprovalChanges } from '../plan/approval-changes';
@@ -213,12 +214,16 @@ export async function sendApprovalWebhook(opts: SendWebhookOptions): Promise<Sen
       ? ` (redirect to ${res.headers.get('location') ?? '?'} not followed)`
       : '';
   const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
-  return failure(
+  const result = failure(
     res.status,
     'http_error',
     `Webhook to ${origin(url)} answered ${res.status}${where}`,
     retryable,
   );
+  // A receiver that says when to come back (429/503 Retry-After) is not called again sooner.
+  const asked = retryable ? retryAfterMs(res.headers.get('retry-after')) : undefined;
+  if (asked !== undefined && !result.ok) result.error.retry_after_ms = asked;
+  return result;
 }
 
 /** One `v1,<base64>` signature for each secret `value` lists, in its order. */

@@ -6,6 +6,7 @@ import { mintApprovalToken } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
 import { withIssued } from '../approval/issued-links';
 import type { MachineInput } from '../engine/machine';
+import { MAX_RETRY_AFTER_S } from '../plan/limits';
 import type { RunState } from '../engine/state';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import { changesSinceApproved } from './pending-approval';
@@ -100,7 +101,9 @@ export async function deliverApproval(
     },
   });
   if (result.ok) return record(true, null, { status: result.status });
-  const wait = Math.min(WEBHOOK_RETRY_MS * 2 ** (attempt - 1), WEBHOOK_RETRY_CAP_MS);
+  // The backoff, or longer when the receiver asked (Retry-After, up to the hour a step's retry waits).
+  const asked = Math.min(result.error.retry_after_ms ?? 0, MAX_RETRY_AFTER_S * 1000);
+  const wait = Math.max(Math.min(WEBHOOK_RETRY_MS * 2 ** (attempt - 1), WEBHOOK_RETRY_CAP_MS), asked);
   const next =
     result.error.retryable && (deadlineAt !== null ? now + wait < deadlineAt : attempt < WEBHOOK_MAX_ATTEMPTS)
       ? now + wait

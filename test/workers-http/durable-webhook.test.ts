@@ -39,6 +39,26 @@ describe('approval webhook delivery', () => {
     expect(await hits(path)).toBe(3);
   }, 20_000);
 
+  it('waits as long as a receiver asked (429 Retry-After) before the next attempt', async () => {
+    const path = `/fail-first/1/${crypto.randomUUID()}`;
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}${path}?retry_after=3`, timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    const tried = (await events(runId)).filter((e) => e.event_type === 'ApprovalWebhookAttempted');
+    expect(tried.map((e) => [e.payload.attempt, e.payload.ok, e.payload.status])).toEqual([
+      [1, false, 429],
+      [2, true, 200],
+    ]);
+    // 3 s from when the answer came (the event is written a moment later); the backoff alone: 1 s.
+    expect(tried[0]!.payload.next_attempt_at - Date.parse(tried[0]!.timestamp)).toBeGreaterThan(2000);
+    expect(Date.parse(tried[1]!.timestamp)).toBeGreaterThanOrEqual(tried[0]!.payload.next_attempt_at);
+  }, 20_000);
+
   it('sends the webhook again after the object is lost mid-delivery, and its link approves the run', async () => {
     const path = `/hang-first/${crypto.randomUUID()}`;
     const runId = await startRun(plan, {
