@@ -290,7 +290,13 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
         if (s.status === 'pending' || s.status === 'retrying') s.status = 'skipped';
         for (const a of s.history) a.ended_at ??= at;
       }
-      for (const s of view.replaced) for (const a of s.history) a.ended_at ??= at;
+      // A removed step's attempt still running when the run ended is interrupted too: its status is
+      // the last it had, and a run that ended has nothing running (its late ToolReturned, if it comes,
+      // records the attempt's outcome).
+      for (const s of view.replaced) {
+        if (s.status === 'running') s.status = 'interrupted';
+        for (const a of s.history) a.ended_at ??= at;
+      }
       break;
     default:
       break;

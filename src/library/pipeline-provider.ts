@@ -12,7 +12,7 @@ import type { ProvenanceStore } from '../planner/provenance';
 import { MemoryTemplateStore } from '../planner/template-store';
 import { DEFAULT_SYSTEM, DEFAULT_TEMPLATE, inlineTemplate } from '../planner/templates';
 import type { PlannerEnv } from '../planner/types';
-import type { PlanProvider } from '../engine/plan-provider';
+import type { PlanAttempt, PlanProvider } from '../engine/plan-provider';
 
 /** An OpenAI-compatible endpoint (OpenAI, Workers AI, AI Gateway, Ollama, vLLM, a test double). */
 export type LlmOptions = {
@@ -77,9 +77,42 @@ export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
   // In process a goal is planned whole: the runner has no streaming loop of its own to feed.
   return {
     canRevise: provider.canRevise,
-    draft: (r) => provider.draft(r),
-    revise: (r) => provider.revise(r),
+    draft: async (r) => inProcessWords(await provider.draft(r)),
+    revise: async (r) => inProcessWords(await provider.revise(r)),
   };
+}
+
+/** Where the pipeline's "no LLM" finding begins; what follows names the Worker's variables. */
+const NO_LLM = 'no LLM is configured';
+
+/** What configures the pipeline's LLM in process: the agent's `llm` options, which {@link llmEnv} maps. */
+const IN_PROCESS_LLM_OPTIONS = ['llm.apiKey', 'llm.baseURL', 'llm.model', 'llm.fallbackModels'];
+
+/**
+ * The pipeline's `planning_unavailable` says which variables to set — the Worker's bindings
+ * (OPENAI_API_KEY, …), which nothing in process reads. Here it names the agent's `llm` options instead.
+ */
+function inProcessWords(attempt: PlanAttempt): PlanAttempt {
+  if (attempt.ok || attempt.error.code !== 'planning_unavailable') return attempt;
+  const at = attempt.error.message.indexOf(NO_LLM);
+  if (at < 0) return attempt;
+  const message =
+    `${attempt.error.message.slice(0, at)}${NO_LLM}: give the agent \`llm: { apiKey }\` (OpenAI), or ` +
+    '`llm: { baseURL }` for an OpenAI-compatible endpoint (Workers AI, AI Gateway, Ollama, vLLM; with `apiKey` ' +
+    'if it needs one), and optionally `model` (default gpt-4o-mini) and `fallbackModels`; or a `planner` or ' +
+    '`rules` of its own.';
+  return {
+    ...attempt,
+    error: { ...attempt.error, message, details: naming(attempt.error.details) },
+    details: naming(attempt.details),
+  };
+}
+
+/** Details whose `variables` name the Worker's, naming `llm`'s options instead. */
+function naming(details: unknown): unknown {
+  return typeof details === 'object' && details !== null && 'variables' in details
+    ? { ...details, variables: IN_PROCESS_LLM_OPTIONS }
+    : details;
 }
 
 /** The environment variables the pipeline reads, from options instead of bindings. */

@@ -1,7 +1,8 @@
 /**
  * The documentation's own links lead somewhere: every relative link in README.md, docs/*.md and the
- * example's README names a file of the repository, and every `#anchor` a heading of the page it points
- * at — as GitHub renders them. A section renamed or moved out of the README breaks the links that
+ * example's README — inline, a reference definition or an HTML href/src — names a file of the
+ * repository, none leaves it (`../`, a root-relative path, `file:`), and every `#anchor` names a
+ * heading of the page it points at — as GitHub renders them. A section renamed or moved out of the README breaks the links that
  * other sections (and the docs) make to it; this says which.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -36,11 +37,30 @@ function anchors(page: string): Set<string> {
   return out;
 }
 
+/**
+ * A page's link targets: inline links `[text](target)`, reference definitions `[id]: target` and HTML
+ * `href="…"` / `src="…"` — a reader follows each of them alike.
+ */
+function linkTargets(text: string): string[] {
+  const body = prose(text);
+  return [
+    ...[...body.matchAll(/\]\(([^)\s]+)\)/g)],
+    ...[...body.matchAll(/^ {0,3}\[[^\]\n]+\]:\s*<?([^\s>]+)>?/gm)],
+    ...[...body.matchAll(/<(?:a|img)\s[^>]*?\b(?:href|src)="([^"]+)"/gi)],
+  ].map(([, link = '']) => link);
+}
+
 /** Each relative link of a page (its text, or as given) that does not lead where it says, as `page: link (why)`. */
 function deadLinks(page: string, text = readFileSync(join(ROOT, page), 'utf8')): string[] {
   const dead: string[] = [];
   const path = join(ROOT, page);
-  for (const [, link] of prose(text).matchAll(/\]\(([^)\s]+)\)/g)) {
+  for (const link of linkTargets(text)) {
+    // A file: URL or a path from the file system's root names this machine's files, not the repository's
+    // (and a root-relative link resolves differently on GitHub and in the packed package).
+    if (/^file:/i.test(link) || link.startsWith('/')) {
+      dead.push(`${page}: ${link} (outside the repository)`);
+      continue;
+    }
     if (!link || /^[a-z][a-z+.-]*:/i.test(link)) continue; // https:, mailto:
     const [file = '', anchor] = link.split('#');
     const target = file ? join(dirname(path), file) : path;
@@ -70,9 +90,9 @@ describe('the documentation’s links', () => {
       path === 'README.md' ||
       path === 'package.json' ||
       files.some((f) => path === f || path.startsWith(`${f}/`));
-    const unshipped = [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)]
-      .map(([, link = '']) => link)
-      .filter((link) => !/^[a-z][a-z+.-]*:/i.test(link))
+    const unshipped = linkTargets(readFileSync(join(ROOT, page), 'utf8'))
+      .map((link) => link.split('#')[0] ?? '')
+      .filter((link) => link && !link.startsWith('/') && !/^[a-z][a-z+.-]*:/i.test(link))
       .map((link) => relative(ROOT, join(dirname(join(ROOT, page)), link)).replace(/\/$/, ''))
       .filter((path) => !shipped(path));
     expect(unshipped, 'add them to package.json "files", or link the repository on GitHub').toEqual([]);
@@ -83,6 +103,10 @@ describe('the documentation’s links', () => {
     const page = [
       'See [a](#no-such-section), [b](docs/nope.md), [c](docs/SPEC.md#nope), [d](../outside.md),',
       '[ok](#quick-start), [ok](docs/SPEC.md), [site](https://example.com/#x).',
+      '[e](/work/shared/STYLE.md), [f](file:///work/shared/STYLE.md), <a href="docs/gone.md">g</a>,',
+      '[h][spec] and <img src="docs/logo.png">.',
+      '',
+      '[spec]: docs/SPEC.md#no-such-heading',
       '```md',
       '[in code](#not-checked)',
       '```',
@@ -92,6 +116,11 @@ describe('the documentation’s links', () => {
       'README.md: docs/nope.md (no docs/nope.md)',
       'README.md: docs/SPEC.md#nope (no heading #nope in docs/SPEC.md)',
       'README.md: ../outside.md (outside the repository)',
+      'README.md: /work/shared/STYLE.md (outside the repository)',
+      'README.md: file:///work/shared/STYLE.md (outside the repository)',
+      'README.md: docs/SPEC.md#no-such-heading (no heading #no-such-heading in docs/SPEC.md)',
+      'README.md: docs/gone.md (no docs/gone.md)',
+      'README.md: docs/logo.png (no docs/logo.png)',
     ]);
   });
 });

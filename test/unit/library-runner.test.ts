@@ -293,13 +293,19 @@ describe('planning through the LLM pipeline in process', () => {
     expect(result.tokenUsage).toEqual({ promptTokens: 50, completionTokens: 10, totalTokens: 60 });
   });
 
-  it('generatePlan throws the pipeline’s error, naming what to configure, when nothing can plan the goal', async () => {
-    await expect(
-      new PlanningPattern().generatePlan({ tools: [echo] }, 'something no rule knows'),
-    ).rejects.toMatchObject({
+  it('generatePlan throws the pipeline’s error, naming what to configure in process — the agent’s llm, not the Worker’s variables — when nothing can plan the goal', async () => {
+    const thrown: unknown = await new PlanningPattern()
+      .generatePlan({ tools: [echo] }, 'something no rule knows')
+      .catch((e: unknown) => e);
+    expect(thrown).toMatchObject({
       code: 'planning_unavailable',
-      message: expect.stringContaining('OPENAI_API_KEY'),
+      message: expect.stringContaining(
+        'no LLM is configured: give the agent `llm: { apiKey }` (OpenAI), or `llm: { baseURL }`',
+      ),
+      details: { variables: ['llm.apiKey', 'llm.baseURL', 'llm.model', 'llm.fallbackModels'] },
     });
+    // Nothing in process reads the Worker's variables: naming them would send a user to set what is never read.
+    expect((thrown as Error).message).not.toMatch(/OPENAI_API_KEY|OPENAI_BASE_URL|PLANNER_MODEL/);
   });
 
   it('a planning that failed throws with every attempt in details.planning_trace, as its message says', async () => {

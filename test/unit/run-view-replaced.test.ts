@@ -158,7 +158,7 @@ describe('replaced steps in the run view', () => {
     ]);
   });
 
-  it('closes a replaced step’s attempt that was still running when the run ended', () => {
+  it('closes a replaced step’s attempt that was still running when the run ended, and says it was interrupted', () => {
     ev = runEventBuilder();
     const view = fold([
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
@@ -178,8 +178,38 @@ describe('replaced steps in the run view', () => {
       ev('RunTerminated', { status: 'cancelled', reason: 'stop' }, 2, 30),
     ]);
     expect(view.replaced.map((r) => [r.id, r.status, r.history[0]?.ended_at])).toEqual([
-      ['slow', 'running', Date.parse(eventTime(30))],
+      ['slow', 'interrupted', Date.parse(eventTime(30))],
     ]);
+  });
+
+  it('keeps a replaced step interrupted when its attempt returns after the run ended, with the outcome on the attempt', () => {
+    ev = runEventBuilder();
+    const view = fold([
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
+      ev('PlanAuthored', { plan: plan(1, [step('slow', 'demo.sleep'), step('b', 'demo.echo')]) }),
+      invoked('slow', 1, 1, 10),
+      ev(
+        'PlanUpdated',
+        {
+          plan: plan(2, [step('b', 'demo.echo')]),
+          reason: 'user asked',
+          kind: 'revision',
+          changed_steps: [],
+        },
+        2,
+        20,
+      ),
+      ev('RunTerminated', { status: 'completed', reason: 'success' }, 2, 30),
+      ev(
+        'ToolReturned',
+        { step_id: 'slow', attempt: 1, success: true, output: 'late', latency_ms: 35, after_run_ended: true },
+        2,
+        45,
+      ),
+    ]);
+    expect(
+      view.replaced.map((r) => [r.id, r.status, r.history[0]?.success, r.history[0]?.after_run_ended]),
+    ).toEqual([['slow', 'interrupted', true, true]]);
   });
 });
 
