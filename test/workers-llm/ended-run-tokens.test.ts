@@ -1,0 +1,89 @@
+/**
+ * A run that ends while a planning or revision is still with the model: the calls that planning had
+ * already had answered were paid for, and the planning trace lists them, so the run's `token_usage`
+ * counts them too — on its `RunTerminated` — though the planning's own answer never comes.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setLlmFetch } from '../../src/planner/llm-transport';
+import { scriptedLlm } from '../unit/planner-helpers';
+import { describedEcho as echo } from '../fixtures/echo-steps';
+import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
+
+afterEach(() => setLlmFetch(null));
+
+const plan = (steps: unknown[]) => JSON.stringify({ steps });
+/** A plan naming no tool there is: answered (its tokens spent), then repaired. */
+const unknownTool = plan([{ ...echo('a'), action: 'demo.no_such_tool' }]);
+const ask = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' }, dependencies: ['a'] };
+
+/** The planning trace's attempts and what they add up to, as the run would show it. */
+async function traced(runId: string): Promise<{ attempts: Json[]; usage: Json }> {
+  const attempts = (await api('GET', `/v1/runs/${runId}/planning`)).body.attempts as Json[];
+  const sum = (k: string) => attempts.reduce((n, a) => n + (a[k] as number), 0);
+  const usage = {
+    prompt_tokens: sum('prompt_tokens'),
+    completion_tokens: sum('completion_tokens'),
+    total_tokens: sum('prompt_tokens') + sum('completion_tokens'),
+  };
+  return { attempts, usage };
+}
+
+async function cancel(runId: string): Promise<Json> {
+  const r = await api('POST', `/v1/runs/${runId}/cancel`, { reason: 'changed my mind' });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return waitForRun(runId);
+}
+
+describe('a run that ends while its planning is with the model', () => {
+  it('counts the answered calls of a planning it cancelled', async () => {
+    const llm = scriptedLlm([unknownTool, { hang: true }]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo', config: { require_plan_approval: true } });
+    expect(r.status).toBe(201);
+    const runId = r.body.run_id as string;
+    // The repair of the first answer is with the model.
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(2), { timeout: 5_000, interval: 20 });
+    const run = await cancel(runId);
+    expect(run.status).toBe('cancelled');
+    const { attempts, usage } = await traced(runId);
+    expect(attempts.map((a) => [a.outcome, (a.prompt_tokens as number) > 0])).toEqual([
+      ['invalid', true],
+      ['call_error', false],
+    ]);
+    expect(run.token_usage).toEqual(usage);
+    const ended = (await events(runId)).at(-1)!;
+    expect(ended.event_type).toBe('RunTerminated');
+    expect(ended.payload.tokens).toEqual({
+      prompt: usage.prompt_tokens,
+      completion: usage.completion_tokens,
+    });
+    // The run replayed from its events says the same.
+    expect((await api('GET', `/v1/runs/${runId}/state`)).body.token_usage).toEqual(usage);
+  });
+
+  it('counts the answered calls of a revision it cancelled, beside what planning spent before', async () => {
+    const llm = scriptedLlm([
+      plan([echo('a'), ask, echo('b', ['ask'])]),
+      plan([echo('a'), ask, { ...echo('c', ['ask']), action: 'demo.no_such_tool' }]),
+      { hang: true },
+    ]);
+    setLlmFetch(llm.fetch);
+    const runId = await startRun({ goal: 'ask, then echo', steps: [echo('a'), ask] });
+    await waitForRun(runId, (x) => x.status === 'awaiting_input');
+    const replan = (reason: string) => api('POST', `/v1/runs/${runId}/replan`, { reason });
+    expect((await replan('add b')).status).toBe(200);
+    await waitForRun(runId, (x) => x.plan_version === 2);
+    expect((await replan('add c')).status).toBe(200);
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(3), { timeout: 5_000, interval: 20 });
+    const run = await cancel(runId);
+    expect(run.status).toBe('cancelled');
+    const { attempts, usage } = await traced(runId);
+    expect(attempts.map((a) => [a.outcome, (a.prompt_tokens as number) > 0])).toEqual([
+      ['ok', true],
+      ['invalid', true],
+      ['call_error', false],
+    ]);
+    expect(run.token_usage).toEqual(usage);
+    expect((await api('GET', `/v1/runs/${runId}/state`)).body.token_usage).toEqual(usage);
+  });
+});
