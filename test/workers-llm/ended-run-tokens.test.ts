@@ -3,6 +3,7 @@
  * already had answered were paid for, and the planning trace lists them, so the run's `token_usage`
  * counts them too — on its `RunTerminated` — though the planning's own answer never comes.
  */
+import { abortAllDurableObjects } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setLlmFetch } from '../../src/planner/llm-transport';
 import { scriptedLlm } from '../unit/planner-helpers';
@@ -59,6 +60,22 @@ describe('a run that ends while its planning is with the model', () => {
     });
     // The run replayed from its events says the same.
     expect((await api('GET', `/v1/runs/${runId}/state`)).body.token_usage).toEqual(usage);
+  });
+
+  it('counts the answered calls of a planning lost with its object, then cancelled before it was asked again', async () => {
+    const llm = scriptedLlm([unknownTool, { hang: true }]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo', config: { require_plan_approval: true } });
+    const runId = r.body.run_id as string;
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(2), { timeout: 5_000, interval: 20 });
+    // The object goes with the repair in flight; the cancel wakes it, before its alarm asks again.
+    await abortAllDurableObjects();
+    const run = await cancel(runId);
+    expect(run.status).toBe('cancelled');
+    expect(llm.sent).toHaveLength(2);
+    const { attempts, usage } = await traced(runId);
+    expect(attempts.map((a) => a.outcome)).toEqual(['invalid']);
+    expect(run.token_usage).toEqual(usage);
   });
 
   it('counts the answered calls of a revision it cancelled, beside what planning spent before', async () => {
