@@ -62,6 +62,22 @@ describe('a run that ends while its planning is with the model', () => {
     expect((await api('GET', `/v1/runs/${runId}/state`)).body.token_usage).toEqual(usage);
   });
 
+  it('counts them once when the cancelled run is retried and planned afresh', async () => {
+    const llm = scriptedLlm([unknownTool, { hang: true }, plan([echo('a')])]);
+    setLlmFetch(llm.fetch);
+    const r = await api('POST', '/v1/runs', { goal: 'echo', config: { require_plan_approval: true } });
+    const runId = r.body.run_id as string;
+    await vi.waitFor(() => expect(llm.sent).toHaveLength(2), { timeout: 5_000, interval: 20 });
+    await cancel(runId);
+    const retried = await api('POST', `/v1/runs/${runId}/retry`, {});
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    const run = await waitForRun(runId, (x) => x.status === 'awaiting_approval');
+    expect(llm.sent).toHaveLength(3);
+    const { attempts, usage } = await traced(runId);
+    expect(attempts.map((a) => a.outcome)).toEqual(['invalid', 'call_error', 'ok']);
+    expect(run.token_usage).toEqual(usage);
+  });
+
   it('counts the answered calls of a planning lost with its object, then cancelled before it was asked again', async () => {
     const llm = scriptedLlm([unknownTool, { hang: true }]);
     setLlmFetch(llm.fetch);
