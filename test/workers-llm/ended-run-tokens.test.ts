@@ -13,6 +13,28 @@ import { api, events, startRun, waitForRun, type Json } from '../workers/helpers
 afterEach(() => setLlmFetch(null));
 
 const plan = (steps: unknown[]) => JSON.stringify({ steps });
+/** A streamed NDJSON answer (seed 003): one `{"type":"step"}` line per step. */
+const ndjson = (steps: unknown[]) => steps.map((step) => `${JSON.stringify({ type: 'step', step })}\n`);
+
+/** `fetch`, its answers' bodies cut when the call is aborted, as a real connection's are. */
+function cutOnAbort(fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) {
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    const reader = res.body!.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const signal = init?.signal;
+        signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true });
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+    });
+    return new Response(body, { headers: res.headers });
+  };
+}
 /** A plan naming no tool there is: answered (its tokens spent), then repaired. */
 const unknownTool = plan([{ ...echo('a'), action: 'demo.no_such_tool' }]);
 const ask = { id: 'ask', action: 'human.input', parameters: { prompt: 'Ship it?' }, dependencies: ['a'] };
@@ -60,6 +82,21 @@ describe('a run that ends while its planning is with the model', () => {
     });
     // The run replayed from its events says the same.
     expect((await api('GET', `/v1/runs/${runId}/state`)).body.token_usage).toEqual(usage);
+  });
+
+  it('counts what a streamed plan cut by the cancel had streamed, as its trace estimates it', async () => {
+    // The model streams one step, then goes quiet: the run runs the step while the stream is open.
+    const llm = scriptedLlm([{ stream: ndjson([echo('a')]), stall: true }]);
+    setLlmFetch(cutOnAbort(llm.fetch));
+    const r = await api('POST', '/v1/runs', { goal: 'echo', config: { execution_mode: 'sequential' } });
+    const runId = r.body.run_id as string;
+    await waitForRun(runId, (x) => x.step_statuses?.a === 'completed');
+    const run = await cancel(runId);
+    expect(run.status).toBe('cancelled');
+    const { attempts, usage } = await traced(runId);
+    expect(attempts.map((a) => [a.outcome, a.tokens_estimated])).toEqual([['call_error', true]]);
+    expect(usage.total_tokens).toBeGreaterThan(0);
+    expect(run.token_usage).toEqual(usage);
   });
 
   it('counts them once when the cancelled run is retried and planned afresh', async () => {
