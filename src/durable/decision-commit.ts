@@ -20,6 +20,7 @@ import { persist } from './persist';
 import { DurableSideWork, type RowAfter } from './side-work';
 import { DecisionFault } from './decision-fault';
 import type { SideRow, SideWorkJournal } from './side-work-journal';
+import { chargeUnsettled } from './spent-tokens';
 import type { SqlStore } from './sql-store';
 
 /** A decision's outcome: its events, side work, a refusal or an abort (engine/run-loop.ts). */
@@ -119,8 +120,11 @@ export function commitDecision(
       if (task) rows.push(journal.issue(task, DurableSideWork.deadlineFor(task, m.state, now)));
     }
     if (ended) {
-      // Nobody wants plans or verdicts for an ended run; a child run's parent wants its result.
-      journal.drop(journal.all().map((r) => r.id));
+      // Nobody wants plans or verdicts for an ended run (what planning had spent counts all the same);
+      // a child run's parent wants its result.
+      const dropped = journal.all();
+      chargeUnsettled(d.events, m.state, dropped);
+      journal.drop(dropped.map((r) => r.id));
       if (parts.hasParent()) rows.push(journal.issue({ type: 'report_parent' }, now + 30_000));
     }
     if (d.events.length > 0) persist(store, m.state, d.events);

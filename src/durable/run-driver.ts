@@ -44,6 +44,12 @@ const REPORT =
   'Its events so far are kept (GET /v1/runs/<id>/events); the error is logged as decision_failed — report it with the plan';
 
 /**
+ * How long a cancel waits for the planning it stops to record its calls: an aborted call ends at
+ * once, then one D1 write; a planner that ignores the abort is not waited for longer.
+ */
+const STOP_PLANNING_MS = 2_000;
+
+/**
  * What the driver asks of its object. `env` is read when needed, not kept: the object's bindings are
  * the ones it has then.
  */
@@ -247,6 +253,8 @@ export class RunDriver {
     const m = this.load();
     if (!m) return { ok: false, error: { code: 'run_not_found', message: 'No such run' } };
     let refused: Refusal | undefined;
+    // Planning stopped first: the calls a cut stream made are counted when the cancel ends the run.
+    if (input.type === 'cancel') await this.side.stopPlanning('the run is being cancelled', STOP_PLANNING_MS);
     try {
       refused = await this.apply([input], { faults: 'throw' });
     } catch (err) {

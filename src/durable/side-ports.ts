@@ -94,13 +94,14 @@ async function judgeOutput(
   // Read through zod: a base URL that serves a web page answers 2xx too.
   const read = readCompletion(res, config.model);
   if (!read.ok) {
-    throw new ToolError(
-      'llm_invalid_response',
-      `The LLM judge got ${read.what} instead of a chat completion`,
-      {
-        retryable: false,
-      },
-    );
+    const code = read.kind === 'no_choices' ? 'llm_empty_response' : 'llm_invalid_response';
+    const error = new ToolError(code, `The LLM judge got ${read.what} instead of a chat completion`, {
+      retryable: false,
+    });
+    // A completion without choices (a content filter's block) still says what it cost: it counts.
+    if (read.kind === 'no_choices' && (read.usage.prompt > 0 || read.usage.completion > 0))
+      return { unanswered: toErrorInfo(error), tokens: read.usage };
+    throw error;
   }
   const { prompt, completion } = read.usage;
   const spent = prompt > 0 || completion > 0 ? { tokens: read.usage } : {};

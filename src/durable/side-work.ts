@@ -43,8 +43,8 @@ export type SideWorkHost = {
 };
 
 export class DurableSideWork {
-  /** Work running in this instance, by row id, with the token it runs under. */
-  readonly #running = new Map<string, { token: string; controller: AbortController }>();
+  /** Work running in this instance, by row id, with the token it runs under and its promise. */
+  readonly #running = new Map<string, { token: string; controller: AbortController; work?: Promise<void> }>();
 
   constructor(private readonly host: SideWorkHost) {}
 
@@ -69,7 +69,11 @@ export class DurableSideWork {
   start(row: SideRow): void {
     this.#running.get(row.id)?.controller.abort(new DOMException('superseded', 'AbortError'));
     const controller = new AbortController();
-    this.#running.set(row.id, { token: row.token, controller });
+    const entry: { token: string; controller: AbortController; work?: Promise<void> } = {
+      token: row.token,
+      controller,
+    };
+    this.#running.set(row.id, entry);
     const work = this.#run(row, controller.signal)
       .catch((err: unknown) =>
         log('side_work_failed', `side work ${row.id} failed`, { run_id: this.host.ctx.id.name, error: err }),
@@ -77,7 +81,24 @@ export class DurableSideWork {
       .finally(() => {
         if (this.#running.get(row.id)?.token === row.token) this.#running.delete(row.id);
       });
+    entry.work = work;
     this.host.ctx.waitUntil(work);
+  }
+
+  /**
+   * Stops the planning and revision running here and waits, `ms` at most, until each has recorded the
+   * calls it made — a streamed answer cut now costs what streamed, known only once it is cut — so the
+   * run that ends next counts them (decision-commit.ts). Their rows stay, lost, for that end to drop
+   * (or, should the run go on, the alarm to issue again).
+   */
+  async stopPlanning(reason: string, ms: number): Promise<void> {
+    const stopping = [...this.#running].filter(([id]) => id === 'plan' || id === 'revise');
+    if (stopping.length === 0) return;
+    for (const [, r] of stopping) r.controller.abort(new DOMException(reason, 'AbortError'));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.allSettled(stopping.map(([, r]) => r.work)), bound]);
+    clearTimeout(timer);
   }
 
   /** The run ended: nothing still running is wanted. */

@@ -4,9 +4,11 @@
  * (a crash between the model's answer and its repair) still count when a later issue answers — the
  * run's `token_usage` and `token_budget` then see every call the planning trace lists, once.
  */
+import type { RunEvent } from '../engine/events';
 import type { MachineInput } from '../engine/machine';
+import type { RunState } from '../engine/state';
 import type { PlanningAttempt, ProvenanceStore } from '../planner/provenance';
-import type { Spent } from './side-work-journal';
+import type { SideRow, Spent } from './side-work-journal';
 
 /**
  * A provenance store that tells `onAttempt` each attempt's tokens before storing it with `inner`.
@@ -57,4 +59,35 @@ export function withCarried(input: MachineInput | null, carried: Spent | undefin
     ...(own?.estimated ? { estimated: own.estimated } : {}),
   };
   return { ...input, tokens };
+}
+
+/**
+ * The run ends in `events` while the planning or revision `rows` are still running (cancelled, failed,
+ * a fault): their answers will never be applied, but the model calls their issues had answered were
+ * paid for and the planning trace lists them. What they spent is added to the `RunTerminated`'s
+ * `tokens` — a key every release folds into `token_usage` — and to `state`'s usage, as folding that
+ * event would have. Nothing spent, or no `RunTerminated`: nothing changes.
+ * @example if (ended) chargeUnsettled(decided.events, machine.state, journal.all()); journal.drop(ids);
+ */
+export function chargeUnsettled(events: RunEvent[], state: RunState, rows: readonly SideRow[]): void {
+  const spent = { prompt: 0, completion: 0 };
+  for (const { task } of rows) {
+    if ((task.type !== 'plan' && task.type !== 'revise') || !task.spent) continue;
+    spent.prompt += task.spent.prompt;
+    spent.completion += task.spent.completion;
+  }
+  const ended = events.find((e) => e.event_type === 'RunTerminated');
+  if (!ended || (spent.prompt === 0 && spent.completion === 0)) return;
+  const own = ended.payload.tokens;
+  ended.payload = {
+    ...ended.payload,
+    tokens: {
+      prompt: (own?.prompt ?? 0) + spent.prompt,
+      completion: (own?.completion ?? 0) + spent.completion,
+      ...(own?.estimated ? { estimated: own.estimated } : {}),
+    },
+  };
+  state.token_usage.prompt_tokens += spent.prompt;
+  state.token_usage.completion_tokens += spent.completion;
+  state.token_usage.total_tokens += spent.prompt + spent.completion;
 }

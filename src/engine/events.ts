@@ -228,7 +228,8 @@ export type EventPayloads = {
    */
   InputReceived: { input: unknown; step_id?: string; answered_by?: string; answered_by_via?: NameSource };
   /**
-   * `tokens`: what a failed planning or revision spent (counted in the run's usage). `limit`: a
+   * `tokens`: what a failed planning or revision spent, or one still running when the run ended
+   * (counted in the run's usage). `limit`: a
    * setting stopped the run's turns before its model said it was done (turn-limit.ts).
    */
   RunTerminated: {

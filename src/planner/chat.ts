@@ -77,8 +77,9 @@ export async function completePlanChat(call: ChatCall): Promise<ChatAnswer> {
         { signal: call.signal },
       );
       const answer = answerOf(completion, call);
-      if ('code' in answer)
-        return { ok: false, error: answer, mode, usage: NO_TOKENS, latency_ms: call.now() - start };
+      // A completion without choices was answered, and says what it cost: its tokens count.
+      if ('error' in answer)
+        return { ok: false, error: answer.error, mode, usage: answer.usage, latency_ms: call.now() - start };
       return { ...answer, mode, latency_ms: call.now() - start };
     } catch (err) {
       if (mode !== 'text' && isFormatRejection(err)) {
@@ -139,11 +140,14 @@ function responseFormat(
   return {};
 }
 
-/** The answer of a completion, or a call error naming what came instead (see completion-shape.ts). */
+/**
+ * The answer of a completion, or a call error naming what came instead (see completion-shape.ts) with
+ * the tokens it says it cost.
+ */
 function answerOf(
   completion: unknown,
   call: ChatCall,
-): Omit<ChatAnswerOk, 'mode' | 'latency_ms'> | ErrorInfo {
+): Omit<ChatAnswerOk, 'mode' | 'latency_ms'> | { error: ErrorInfo; usage: TokenCount } {
   const read = readCompletion(completion, call.model);
   if (read.ok) {
     const { ok: _ok, ...rest } = read;
@@ -151,13 +155,14 @@ function answerOf(
   }
   const target = `${call.baseURL === undefined ? 'api.openai.com' : shownUrl(call.baseURL)} (model ${call.model})`;
   if (read.kind === 'no_choices') {
-    return {
+    const error: ErrorInfo = {
       code: 'llm_empty_response',
       message: `LLM at ${target} answered a completion with no choices (servers do when a content filter blocks the prompt or the answer)`,
       retryable: false,
     };
+    return { error, usage: read.usage };
   }
-  return {
+  const error: ErrorInfo = {
     code: 'llm_invalid_response',
     message: redactSecrets(
       `LLM at ${target} answered ${read.what} instead of a chat completion — ${BASE_URL_HINT}`,
@@ -165,6 +170,7 @@ function answerOf(
     ),
     retryable: false,
   };
+  return { error, usage: NO_TOKENS };
 }
 
 /** A 400 or 422 — or a 2xx error body that stands for one (vLLM's `code: 400`) — to a structured call. */

@@ -79,7 +79,9 @@ export type CompletionRead =
       /** Characters of reasoning the server returned apart from the content (reasoning_content). */
       reasoning_chars: number;
     }
-  | { ok: false; kind: 'no_choices' | 'not_a_completion'; what: string };
+  /** `usage`: what a completion without choices says it cost (a content filter's block is billed too). */
+  | { ok: false; kind: 'no_choices'; what: string; usage: TokenCount }
+  | { ok: false; kind: 'not_a_completion'; what: string };
 
 /**
  * The first choice's text: content, else the first tool call's (or legacy function call's) arguments.
@@ -90,7 +92,13 @@ export function readCompletion(value: unknown, requested: string): CompletionRea
   if (!parsed.success) return { ok: false, kind: 'not_a_completion', what: describeBody(value) };
   const completion = parsed.data;
   const choice = completion.choices[0];
-  if (!choice) return { ok: false, kind: 'no_choices', what: 'a completion with no choices' };
+  if (!choice)
+    return {
+      ok: false,
+      kind: 'no_choices',
+      what: 'a completion with no choices',
+      usage: usageOf(completion.usage),
+    };
   const message = choice.message;
   const content = textOf(message?.content);
   const call = message?.tool_calls?.[0]?.function?.arguments ?? message?.function_call?.arguments;
