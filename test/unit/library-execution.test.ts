@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RevisionDecision } from '../../src/library/callbacks';
 import { PlanningPattern } from '../../src/library/planning-pattern';
+import { ToolError } from '../../src/errors';
+import { defineTool } from '../../src/executor/registry';
+import { z } from 'zod';
 import { echo, fail, flakyTool, gateTool, scriptedPlanner, step } from './library-helpers';
 
 describe('PlanningPattern execution modes', () => {
@@ -86,6 +89,35 @@ describe('PlanningPattern failures', () => {
     expect(result.success).toBe(true);
     expect(result.stepResults.f).toMatchObject({ attempts: 3, output: { key: 'k', call: 3 } });
     expect(result.events.filter((e) => e.event_type === 'StepRetried')).toHaveLength(2);
+  });
+
+  it("waits as long as a tool's ToolError asks (retryAfterMs) before the retry, in process too", async () => {
+    let calls = 0;
+    const limited = defineTool({
+      name: 't.limited',
+      description: 'Refuses its first call, asking for 80 ms',
+      version: '1',
+      input: z.object({}),
+      idempotent: true,
+      deterministic: false,
+      run() {
+        calls++;
+        if (calls === 1) throw new ToolError('rate_limited', 'slow down', { retryAfterMs: 80 });
+        return Promise.resolve({ ok: true });
+      },
+    });
+    const { planner } = scriptedPlanner([step('f', 't.limited', {})]);
+    const result = await new PlanningPattern({ retryFailedSteps: 1, retryDelay: 0.001 }).execute(
+      { tools: [limited], planner },
+      'g',
+    );
+    expect(result.success).toBe(true);
+    const retried = result.events.find((e) => e.event_type === 'StepRetried');
+    expect(retried?.payload).toMatchObject({
+      delay_ms: 80,
+      error: { code: 'rate_limited', retry_after_ms: 80 },
+    });
+    expect(calls).toBe(2);
   });
 });
 
