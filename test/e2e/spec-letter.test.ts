@@ -48,4 +48,19 @@ describe('the SPEC against wrangler dev', { timeout: 60_000 }, () => {
     expect(past.body.error.details).toEqual({ at: last + 1, last_seq: last });
     expect(past.body.error.message).toContain(`seq ${last}`);
   });
+
+  it('names the tool version in ToolReturned.references, as the envelope of SPEC §5 shows it', async () => {
+    const run = await endedEchoRun();
+    const { events } = await get(`/v1/runs/${run.run_id as string}/events?after=0`);
+    const of = (type: string) => (events as Json[]).find((e) => e.event_type === type)!;
+    const tools = await get('/v1/tools');
+    const echo = (tools.tools as Json[]).find((t) => t.name === 'demo.echo')!;
+    expect(of('ToolInvoked').references).toEqual({
+      plan_id: run.plan.id,
+      plan_version: 1,
+      step_id: 'a',
+      tool_version: echo.version,
+    });
+    expect(of('ToolReturned').references).toEqual(of('ToolInvoked').references);
+  });
 });
