@@ -251,6 +251,7 @@ function limitsOf(s: RunState, stage: StageConfig | undefined): DraftRequest['li
     max_steps: s.config.max_steps,
     max_depth: s.config.max_depth,
     token_budget: stage?.max_tokens ?? s.config.token_budget ?? null,
+    ...(s.config.require_fallbacks ? { require_fallbacks: true } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ export type PlannerLimits = {
   max_depth: number;
   /** Estimated tokens the plan may spend; `null`/absent for no budget. */
   token_budget?: number | null;
+  /** The run's `require_fallbacks`: every step must name a `fallback_action` (`missing_fallback`). */
+  require_fallbacks?: boolean;
 };
 
 /** Why a re-plan was asked for: the step that failed and how, or a user's reason. */
