@@ -116,11 +116,13 @@ export interface RulePlanner extends Planner {
   getRules?(): Rule[];
 }
 
-/** True for a whole plan, false for a single step. */
+/**
+ * True for a whole plan, false for a single step: a plan has `steps`, which no step has. Its `id`,
+ * `version`, `created_at` and `strategy` may be left out, as on any plan given as input (SPEC §2) —
+ * the run fills them in; a `{goal, steps}` a planner returns is a plan, not a step without an id.
+ */
 export function isPlan(result: PlannerResult): result is Plan {
-  return (
-    Array.isArray((result as Partial<Plan>).steps) && typeof (result as Partial<Plan>).version === 'number'
-  );
+  return Array.isArray((result as Partial<Plan>).steps);
 }
 
 /** True for a step yield (not reasoning, not the end). */
