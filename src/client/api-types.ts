@@ -3004,7 +3004,7 @@ export interface operations {
     getRunState: {
         parameters: {
             query?: {
-                /** @description Replay up to this seq (events are numbered from 1) */
+                /** @description Replay up to this seq (events are numbered from 1); a seq past the run’s last event is 400 (`details.last_seq`) */
                 at?: number;
             };
             header?: never;

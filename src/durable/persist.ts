@@ -259,6 +259,7 @@ export function compactRuntime(rt: StepRuntime): Partial<StepRuntime> {
   if (rt.dispatch !== null) out.dispatch = rt.dispatch;
   if (rt.key_version !== 0) out.key_version = rt.key_version;
   if (rt.visit !== 0) out.visit = rt.visit;
+  if (rt.tool_version !== undefined) out.tool_version = rt.tool_version;
   return out;
 }
 

@@ -41,6 +41,8 @@ const StepRuntimeSchema = z.object({
   // Rows written before idempotency keys carried the plan version have none: never replaced.
   key_version: z.number().int().min(0).default(0),
   visit: z.number().int().min(0).default(0),
+  // Rows written before ToolReturned named its tool's version have none: the event names none.
+  tool_version: z.string().optional(),
 }) satisfies z.ZodType<StepRuntime, unknown>;
 
 const MetaSchema = z.looseObject({

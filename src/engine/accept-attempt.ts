@@ -9,7 +9,7 @@ import type { EventDraft } from './events';
 import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { checkExpected, reportUnexpected } from './output-reflection';
 import { exitVerdict } from './react-turn';
-import { returnedPayload } from './returned-payload';
+import { returnedPayload, returnedReferences } from './returned-payload';
 import type { RunState } from './state';
 
 type Emit = (d: EventDraft) => void;
@@ -98,11 +98,11 @@ export function acceptAttemptInput(
         emit({
           type: 'ToolReturned',
           payload: { ...payload, after_run_ended: true },
-          references: { step_id: input.step_id },
+          references: returnedReferences(s, input.step_id),
         });
         return;
       }
-      emit({ type: 'ToolReturned', payload, references: { step_id: input.step_id } });
+      emit({ type: 'ToolReturned', payload, references: returnedReferences(s, input.step_id) });
       if (payload.success) {
         const opts = { canRevise: deps.canRevise ?? false, judge: deps.judge ?? false };
         checkExpected(s, opts, input.step_id, payload.output, emit);

@@ -7,7 +7,7 @@ import { revisionPossible } from './decide';
 import type { EventDraft } from './events';
 import { answerFailure, failureAction, NO_PLANNER_TO_REPLAN } from './failure-answer';
 import type { MachineDeps, MachineInput, Refusal } from './machine-types';
-import { returnedPayload } from './returned-payload';
+import { returnedPayload, returnedReferences } from './returned-payload';
 import { notRetryable, resumableSteps } from './retry-scope';
 import type { RunState } from './state';
 import { answeredBeforeEnd, answerUnfit, notAwaited, notNow, questionClosed } from './status-refusals';
@@ -65,7 +65,7 @@ export function acceptControlInput(
             output: input.input ?? null,
             latency_ms: 0,
           }),
-          references: { step_id: waitingOn },
+          references: returnedReferences(s, waitingOn),
         });
         return;
       }

@@ -13,6 +13,7 @@ import { TERMINAL_RUN_STATUSES, type PlanStep } from '../plan/model';
 import { resolveValue, type RefScope, type Reference } from '../plan/references';
 import { draft, type EventDraft } from './events';
 import { notWaitedFor, retryDelayMs } from './retry-delay';
+import { returnedReferences } from './returned-payload';
 import type { DecideContext } from './decide-context';
 import {
   decideApproval,
@@ -294,7 +295,11 @@ function timeoutReturn(state: RunState, id: string, rt: StepRuntime): EventDraft
   };
   // An attempt still in flight when the run ended, timed out since: said so, as a late result is.
   const ended = TERMINAL_RUN_STATUSES.has(state.status);
-  return draft('ToolReturned', ended ? { ...payload, after_run_ended: true } : payload, { step_id: id });
+  return draft(
+    'ToolReturned',
+    ended ? { ...payload, after_run_ended: true } : payload,
+    returnedReferences(state, id),
+  );
 }
 
 /** Why a ready step cannot run: a dependency failed, its `when` is false, or an input was never written. */

@@ -101,6 +101,8 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       const p = event.payload;
       const rt = stepOf(state, p.step_id);
       rt.invoked = true;
+      if (event.references.tool_version === undefined) delete rt.tool_version;
+      else rt.tool_version = event.references.tool_version;
       // Stored: an object loaded again (a crash, an eviction) must know the attempt began, or sending
       // it again records a second ToolInvoked for the same attempt.
       touch(state, p.step_id);
@@ -186,6 +188,8 @@ export function evolve(state: RunState, event: RunEvent, results: ResultStore): 
       rt.dispatch = p.dispatch;
       if (p.fallback) rt.fallback_used = true;
       rt.invoked = false;
+      // The attempt before may have run another tool (the fallback's): this one names its own.
+      delete rt.tool_version;
       rt.retry_at = null;
       rt.deadline_at = p.deadline_at;
       rt.limit_ms = null;

@@ -6,6 +6,7 @@
  * commands out; it never changes the state itself.
  */
 import { stagesOf } from '../plan/config';
+import type { Plan } from '../plan/model';
 import { acceptAttemptInput } from './accept-attempt';
 import { acceptControlInput } from './accept-control';
 import { acceptPlanInput } from './accept-plan';
@@ -97,6 +98,8 @@ export class RunMachine {
     if (d.type === 'PlanAuthored' || d.type === 'PlanUpdated') {
       references.plan_id = d.payload.plan.id;
       references.plan_version = d.payload.plan.version;
+      const prompt_version = promptVersionOf(d.payload.plan);
+      if (prompt_version !== undefined) references.prompt_version = prompt_version;
     }
     const event = {
       event_id: this.deps.ids.uuid(),
@@ -112,4 +115,16 @@ export class RunMachine {
     const command = commandFor(event);
     if (command) out.commands.push(command);
   }
+}
+
+/**
+ * The version of the prompt template a planner wrote the plan from (its `metadata.prompt_template`,
+ * stamped by the planning pipeline), for the plan event's `references.prompt_version` (SPEC §5's
+ * envelope); undefined for a plan no prompt wrote (a caller's, a rule's).
+ */
+function promptVersionOf(plan: Plan): string | undefined {
+  const template = plan.metadata?.prompt_template;
+  if (typeof template !== 'object' || template === null) return undefined;
+  const version = (template as { version?: unknown }).version;
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }

@@ -50,6 +50,16 @@ export function returnedPayload(
 }
 
 /**
+ * The references of an attempt's `ToolReturned`: its step, and the version of the tool that returned
+ * (as its `ToolInvoked` named it) — SPEC §5's envelope.
+ * @example emit({ type: 'ToolReturned', payload, references: returnedReferences(s, 'fetch') });
+ */
+export function returnedReferences(s: RunState, step_id: string): { step_id: string; tool_version?: string } {
+  const tool_version = s.steps.get(step_id)?.tool_version;
+  return tool_version === undefined ? { step_id } : { step_id, tool_version };
+}
+
+/**
  * A TEA node's result as TEA stores it: through its `output:` mapping (each template rendered with
  * `result`), else — when it merges into state — a result that is no dict becomes `{result: …}`.
  */

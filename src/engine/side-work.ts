@@ -158,12 +158,15 @@ function unanswered(stepId: string, error: ErrorInfo): MachineInput {
 
 /**
  * Eager runs that need no approval stream their plan: each step runs as soon as it has streamed in and
- * validated. Streaming suits flat plans; turn-based, staged and hierarchical plans are planned whole.
+ * validated. Streaming suits flat plans; turn-based, staged and hierarchical plans are planned whole,
+ * and so is a run asking for the best of several plans (`n_best`): a verifier picks among whole plans,
+ * which a stream running its first steps as they arrive never has.
  */
 function streams(s: RunState): boolean {
   const whole =
     s.config.strategy !== undefined && s.config.strategy !== 'flat' && s.config.strategy !== 'par';
-  return s.config.mode === 'eager' && !s.config.require_plan_approval && !whole;
+  const nBest = (s.config.planning?.n_best ?? 1) > 1;
+  return s.config.mode === 'eager' && !s.config.require_plan_approval && !whole && !nBest;
 }
 
 /** Streaming execution (SPEC §4): streamed steps join the run as they arrive; the whole plan closes it. */
@@ -251,6 +254,7 @@ function limitsOf(s: RunState, stage: StageConfig | undefined): DraftRequest['li
     max_steps: s.config.max_steps,
     max_depth: s.config.max_depth,
     token_budget: stage?.max_tokens ?? s.config.token_budget ?? null,
+    ...(s.config.require_fallbacks ? { require_fallbacks: true } : {}),
   };
 }
 

@@ -45,6 +45,12 @@ export type StepRuntime = {
   key_version: number;
   /** TEA graph runs: how many times the node was entered (0: not yet, or not a graph run). */
   visit: number;
+  /**
+   * The version of the tool the current attempt invoked (its `ToolInvoked` said it), so the attempt's
+   * `ToolReturned` names it too (SPEC §5's envelope); absent before the invocation, and for a tool
+   * that declares none.
+   */
+  tool_version?: string;
 };
 
 export type RunState = {

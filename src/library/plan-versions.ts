@@ -66,6 +66,7 @@ export function checkReturnedPlan(
       max_steps: ctx.limits.max_steps,
       max_depth: ctx.limits.max_depth,
       require_dependencies: false,
+      require_fallbacks: ctx.limits.require_fallbacks === true,
       ...(ctx.limits.token_budget != null ? { token_budget: ctx.limits.token_budget } : {}),
     },
     ...(runInput ? { runInput } : {}),

@@ -256,7 +256,12 @@ export class PlanningPattern {
 
   #limits() {
     const o = this.options;
-    return { max_steps: o.maxSteps, max_depth: o.maxDecompositionDepth, token_budget: o.tokenBudget };
+    return {
+      max_steps: o.maxSteps,
+      max_depth: o.maxDecompositionDepth,
+      token_budget: o.tokenBudget,
+      ...(o.requireFallbacks ? { require_fallbacks: true } : {}),
+    };
   }
 }
 

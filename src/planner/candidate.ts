@@ -55,6 +55,8 @@ export function validateCandidate(candidate: PlanCandidate, ctx: CandidateContex
       max_steps: state.limits.max_steps,
       max_depth: state.limits.max_depth,
       require_dependencies: true,
+      // The run's require_fallbacks holds a model's plan as it holds a caller's (SPEC §2).
+      require_fallbacks: state.limits.require_fallbacks === true,
       ...(state.limits.token_budget != null ? { token_budget: state.limits.token_budget } : {}),
     },
     // A model's plan is held to the run's input like a caller's: its finding goes into the repair

@@ -12,6 +12,8 @@ export type PlannerLimits = {
   max_depth: number;
   /** Estimated tokens the plan may spend; `null`/absent for no budget. */
   token_budget?: number | null;
+  /** The run's `require_fallbacks`: every step must name a `fallback_action` (`missing_fallback`). */
+  require_fallbacks?: boolean;
 };
 
 /** Why a re-plan was asked for: the step that failed and how, or a user's reason. */
@@ -114,11 +116,13 @@ export interface RulePlanner extends Planner {
   getRules?(): Rule[];
 }
 
-/** True for a whole plan, false for a single step. */
+/**
+ * True for a whole plan, false for a single step: a plan has `steps`, which no step has. Its `id`,
+ * `version`, `created_at` and `strategy` may be left out, as on any plan given as input (SPEC §2) —
+ * the run fills them in; a `{goal, steps}` a planner returns is a plan, not a step without an id.
+ */
 export function isPlan(result: PlannerResult): result is Plan {
-  return (
-    Array.isArray((result as Partial<Plan>).steps) && typeof (result as Partial<Plan>).version === 'number'
-  );
+  return Array.isArray((result as Partial<Plan>).steps);
 }
 
 /** True for a step yield (not reasoning, not the end). */

@@ -40,6 +40,9 @@ export function renderLimits(limits: PlannerLimits, strategy: Strategy): string 
       `- The whole plan may spend at most ${limits.token_budget} LLM tokens (give "estimated_tokens" per step).`,
     );
   }
+  if (limits.require_fallbacks) {
+    lines.push('- Every step must have a "fallback_action": a plan with a step without one is refused.');
+  }
   return lines.join('\n');
 }
 

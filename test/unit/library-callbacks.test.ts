@@ -234,3 +234,17 @@ describe('PlanningPattern callbacks', () => {
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 });
+
+describe('a planner of your own', () => {
+  it('may return a plan without id, version and created_at: it is taken as a plan, not as one step', async () => {
+    const planner = {
+      plan: (state: { goal: string }) =>
+        Promise.resolve({ goal: state.goal, steps: [step('a', 't.echo', { n: 1 })] } as unknown as Plan),
+    };
+    const pattern = new PlanningPattern({});
+    const result = await pattern.execute({ tools, planner }, 'one step');
+    expect(result.success).toBe(true);
+    expect(result.plan?.steps.map((s) => s.id)).toEqual(['a']);
+    expect(result.plan?.version).toBe(1);
+  });
+});

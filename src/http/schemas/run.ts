@@ -114,9 +114,10 @@ export const ValuesQuerySchema = z.object({
 });
 
 export const StateQuerySchema = z.object({
-  at: wholeNumber(z.number().int().min(1))
-    .optional()
-    .openapi({ description: 'Replay up to this seq (events are numbered from 1)' }),
+  at: wholeNumber(z.number().int().min(1)).optional().openapi({
+    description:
+      'Replay up to this seq (events are numbered from 1); a seq past the run’s last event is 400 (`details.last_seq`)',
+  }),
 });
 
 export const ListRunsQuerySchema = z.object({
