@@ -217,6 +217,25 @@ describe('host check', () => {
     },
   );
 
+  it('names an entry written with a port or scheme, which matches no host, in the refusal', () => {
+    const list = parseAllowlist('127.0.0.1:9866, http://10.0.0.5/, api.example.com');
+    expect(list.unusable).toEqual(['127.0.0.1:9866', 'http://10.0.0.5/']);
+    const refused = checkHost('127.0.0.1', list);
+    expect(refused).toMatchObject({ allowed: false, code: 'address_refused' });
+    expect(!refused.allowed && refused.reason).toBe(
+      '127.0.0.1 is a loopback address; add it to HTTP_ALLOWLIST to allow it (HTTP_ALLOWLIST\'s "127.0.0.1:9866", "http://10.0.0.5/" name no host and match nothing: write each host alone, without a scheme, port or path — 127.0.0.1, not http://127.0.0.1:8080)',
+    );
+    expect(checkHost('api.example.com', list).allowed).toBe(true);
+    // A list of only such entries still restricts: it was meant to.
+    expect(checkHost('example.com', parseAllowlist('localhost:8080'))).toMatchObject({
+      allowed: false,
+      code: 'host_not_allowed',
+    });
+    // Bare and bracketed IPv6 addresses are hosts.
+    for (const v6 of ['::1', '[::1]', 'fd00::5']) expect(parseAllowlist(v6).unusable, v6).toBeUndefined();
+    expect(checkHost('[::1]', parseAllowlist('[::1]')).allowed).toBe(true);
+  });
+
   it('does not let a bare * allowlist private addresses', () => {
     const list = parseAllowlist('*');
     expect(checkHost('example.com', list).allowed).toBe(true);

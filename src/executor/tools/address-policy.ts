@@ -163,6 +163,11 @@ export type Allowlist = {
   exact: ReadonlySet<string>;
   /** Suffixes from `*.example.com` entries, stored as `.example.com`. */
   suffixes: readonly string[];
+  /**
+   * Entries written with a scheme, a port or a path (`http://10.0.0.5`, `127.0.0.1:9866`): they name
+   * no host and match nothing — a refusal says so, rather than "add it" to a list that has it.
+   */
+  unusable?: readonly string[];
 };
 
 /**
@@ -173,13 +178,33 @@ export type Allowlist = {
 export function parseAllowlist(raw: string | undefined): Allowlist {
   const exact = new Set<string>();
   const suffixes: string[] = [];
+  const unusable: string[] = [];
   for (const entry of (raw ?? '').split(',')) {
     const e = entry.trim().toLowerCase();
     if (e === '' || e === '*') continue;
-    if (e.startsWith('*.')) suffixes.push(normaliseHost(e.slice(1)));
+    if (notAHost(e)) unusable.push(entry.trim());
+    else if (e.startsWith('*.')) suffixes.push(normaliseHost(e.slice(1)));
     else exact.add(hostKey(classifyHost(e)));
   }
-  return { exact, suffixes };
+  return unusable.length > 0 ? { exact, suffixes, unusable } : { exact, suffixes };
+}
+
+/**
+ * An entry with a scheme, path or port: `http://…`, `host/…`, `host:80`, `[::1]:80`. A bare IPv6
+ * address (`::1`, `[::1]`) has colons and is a host.
+ */
+function notAHost(e: string): boolean {
+  if (/[/@?#]/.test(e)) return true;
+  if (e.startsWith('[')) return !e.endsWith(']');
+  return (e.match(/:/g) ?? []).length === 1;
+}
+
+/** What a refusal adds when the allowlist has entries that match nothing, naming them. */
+function unusableNote(allowlist: Allowlist): string {
+  const bad = allowlist.unusable ?? [];
+  if (bad.length === 0) return '';
+  const named = bad.map((b) => JSON.stringify(b)).join(', ');
+  return ` (HTTP_ALLOWLIST's ${named} ${bad.length === 1 ? 'names' : 'name'} no host and match${bad.length === 1 ? 'es' : ''} nothing: write each host alone, without a scheme, port or path — 127.0.0.1, not http://127.0.0.1:8080)`;
 }
 
 function hostKey(info: HostInfo): string {
@@ -193,7 +218,8 @@ export function isAllowlisted(info: HostInfo, allowlist: Allowlist): boolean {
 }
 
 function isEmpty(allowlist: Allowlist): boolean {
-  return allowlist.exact.size === 0 && allowlist.suffixes.length === 0;
+  // An entry that matches nothing still says the list is meant to restrict.
+  return allowlist.exact.size === 0 && allowlist.suffixes.length === 0 && !allowlist.unusable?.length;
 }
 
 export type HostDecision =
@@ -218,7 +244,7 @@ export function checkHost(hostname: string, allowlist: Allowlist): HostDecision 
   const { category } = info;
   if (category !== 'public') {
     const what = info.address && info.address !== info.host ? `${info.host} (${info.address})` : info.host;
-    const reason = `${what} is ${refusalLabel(info.host, category)}; add it to HTTP_ALLOWLIST to allow it`;
+    const reason = `${what} is ${refusalLabel(info.host, category)}; add it to HTTP_ALLOWLIST to allow it${unusableNote(allowlist)}`;
     const code = category === 'internal_name' ? 'name_refused' : 'address_refused';
     return { allowed: false, code, reason, info };
   }
@@ -226,7 +252,7 @@ export function checkHost(hostname: string, allowlist: Allowlist): HostDecision 
     return {
       allowed: false,
       code: 'host_not_allowed',
-      reason: `${info.host} is not in HTTP_ALLOWLIST`,
+      reason: `${info.host} is not in HTTP_ALLOWLIST${unusableNote(allowlist)}`,
       info,
     };
   }
