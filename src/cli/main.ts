@@ -120,8 +120,11 @@ process.exit();
 /** What to do about an error the command line can help with. */
 function hint(err: EdgeplanApiError): string {
   if (err.code === 'unauthorized') return 'Give the API token with --token <token> or EDGEPLAN_TOKEN.\n';
-  const reason = (err.details as { reason?: unknown } | undefined)?.reason;
-  if (reason === 'run_active') return 'Cancel it first with: edgeplan cancel <id>, then delete it.\n';
+  const { reason, run_id } = (err.details ?? {}) as { reason?: unknown; run_id?: unknown };
+  if (reason === 'run_active') {
+    const id = typeof run_id === 'string' ? run_id : '<id>';
+    return `Cancel it first with: edgeplan cancel ${id}, then delete it.\n`;
+  }
   if (err.code === 'unreachable' || err.code === 'timeout') {
     const url = current?.url ?? '';
     const server = `Is the edgeplan server running at ${url}? Point at another with --url or EDGEPLAN_URL.\n`;

@@ -465,7 +465,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const refused = edgeplan(['delete', live]);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('conflict');
-    expect(refused.err).toContain('edgeplan cancel');
+    expect(refused.err).toContain(`Cancel it first with: edgeplan cancel ${live}, then delete it.`);
     expect(edgeplan(['cancel', live]).code).toBe(0);
     const ok = edgeplan(['delete', live, '--json']);
     expect(ok.code).toBe(0);

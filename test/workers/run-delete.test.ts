@@ -58,7 +58,10 @@ describe('DELETE /v1/runs/:id', () => {
     await waitForRun(id, (r) => r.status === 'running');
     const refused = await api('DELETE', `/v1/runs/${id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { reason: 'run_active' } });
+    expect(refused.body.error).toMatchObject({
+      code: 'conflict',
+      details: { reason: 'run_active', run_id: expect.stringMatching(/^run_/) },
+    });
     expect(refused.body.error.message).toContain(`POST /v1/runs/${id}/cancel`);
     expect((await api('GET', `/v1/runs/${id}`)).body.status).toBe('running');
     await api('POST', `/v1/runs/${id}/cancel`, {});

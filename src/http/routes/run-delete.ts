@@ -49,7 +49,10 @@ export function registerRunDeleteRoutes(app: App): void {
     const r = await run.deleteRun(force ? { force } : {});
     if (r.ok) return c.json(r.value, 200);
     if (r.error.code === 'run_active')
-      return jsonError(c, 'conflict', r.error.message, { reason: r.error.code });
+      return jsonError(c, 'conflict', r.error.message, {
+        reason: r.error.code,
+        run_id: c.req.valid('param').id,
+      });
     if (r.error.code === 'deletion_pending') {
       c.header('Retry-After', String(DELETION_RETRY_MS / 1000));
       return jsonError(c, 'deletion_pending', r.error.message);
