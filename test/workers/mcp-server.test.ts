@@ -433,4 +433,27 @@ describe('edgeplan as an MCP server at /mcp', () => {
       expect(method === 'HEAD' || JSON.parse(text).error.code === -32000).toBe(true);
     }
   });
+
+  it('says a refusal of the route’s query or body as one of the tool’s arguments', async () => {
+    const client = await connect();
+    const listed = await call(client, 'list_runs', { limit: 0 });
+    const started = await call(client, 'start_run', {
+      plan: { goal: 'g', steps: [echo('a', { n: 1 })] },
+      config: { max_parallel: 0 },
+    });
+    for (const [refused, field] of [
+      [listed, 'limit'],
+      [started, 'config.max_parallel'],
+    ] as const) {
+      expect(refused.isError).toBe(true);
+      const error = (refused.structuredContent as Json).error as Json;
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toMatch(
+        new RegExp(`^Invalid arguments: ${field.replace('.', '\\.')}: must be at least 1`),
+      );
+      // The text block says the same as the structured content.
+      expect(JSON.parse((refused.content as { text: string }[])[0]!.text)).toEqual(refused.structuredContent);
+    }
+    await client.close();
+  });
 });

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { zodJsonSchemaValidator } from '../../mcp/json-schema';
+import { argumentsWording } from '../mcp-argument-errors';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
 import { messageProblem, requestParamsProblem } from '../mcp-messages';
@@ -163,8 +164,11 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
       };
     }
     const res = await api(call);
-    const text = await res.text();
-    const json = parseObject(text);
+    const answered = await res.text();
+    const parsed = parseObject(answered);
+    // A refusal of the route's query or body is a refusal of the tool's arguments: said so.
+    const json = parsed && res.status === 400 ? argumentsWording(parsed) : parsed;
+    const text = json === parsed ? answered : JSON.stringify(json);
     return {
       content: [{ type: 'text', text }],
       ...(json ? { structuredContent: json } : {}),
