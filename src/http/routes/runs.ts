@@ -295,21 +295,19 @@ export function registerRunRoutes(app: App): void {
   app.openapi(state, async (c) => {
     const run = stubFor(c);
     const { at } = c.req.valid('query');
-    if (run && at !== undefined) {
-      // A seq the run has not reached answered the state as of its last event: a state "as of" an
-      // event that had not happened, which the run's next events would then contradict.
-      const now = await progressOf(run);
-      if (now && at > now.last_seq)
-        return jsonError(
-          c,
-          'invalid_request',
-          `at ${at} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${now.last_seq}): ` +
-            "pass a seq of this run's (its last_seq, or a seq from its events), or leave at out for its state now",
-          { at, last_seq: now.last_seq },
-        );
-    }
     const snap = run && (await run.stateAt(at));
-    return snap ? c.json(snap, 200) : notFound(c);
+    if (!snap) return notFound(c);
+    // Replayed to a seq the run has not reached, the log ends at its last event: a state "as of" an
+    // event that had not happened, which the run's next events would then contradict.
+    if (at !== undefined && at > snap.last_seq)
+      return jsonError(
+        c,
+        'invalid_request',
+        `at ${at} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${snap.last_seq}): ` +
+          "pass a seq of this run's (its last_seq, or a seq from its events), or leave at out for its state now",
+        { at, last_seq: snap.last_seq },
+      );
+    return c.json(snap, 200);
   });
 
   // A 101 upgrade is not a JSON response, so the route is documented and served separately.
