@@ -158,9 +158,10 @@ describe('replaced steps in the run view', () => {
     ]);
   });
 
-  it('closes a replaced step’s attempt that was still running when the run ended, and says it was interrupted', () => {
+  /** A run whose revision removed step `slow` while its attempt ran. */
+  const removedWhileRunning = () => {
     ev = runEventBuilder();
-    const view = fold([
+    return [
       ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
       ev('PlanAuthored', { plan: plan(1, [step('slow', 'demo.sleep'), step('b', 'demo.echo')]) }),
       invoked('slow', 1, 1, 10),
@@ -175,6 +176,12 @@ describe('replaced steps in the run view', () => {
         2,
         20,
       ),
+    ];
+  };
+
+  it('closes a replaced step’s attempt that was still running when the run ended, and says it was interrupted', () => {
+    const view = fold([
+      ...removedWhileRunning(),
       ev('RunTerminated', { status: 'cancelled', reason: 'stop' }, 2, 30),
     ]);
     expect(view.replaced.map((r) => [r.id, r.status, r.history[0]?.ended_at])).toEqual([
@@ -183,22 +190,8 @@ describe('replaced steps in the run view', () => {
   });
 
   it('keeps a replaced step interrupted when its attempt returns after the run ended, with the outcome on the attempt', () => {
-    ev = runEventBuilder();
     const view = fold([
-      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
-      ev('PlanAuthored', { plan: plan(1, [step('slow', 'demo.sleep'), step('b', 'demo.echo')]) }),
-      invoked('slow', 1, 1, 10),
-      ev(
-        'PlanUpdated',
-        {
-          plan: plan(2, [step('b', 'demo.echo')]),
-          reason: 'user asked',
-          kind: 'revision',
-          changed_steps: [],
-        },
-        2,
-        20,
-      ),
+      ...removedWhileRunning(),
       ev('RunTerminated', { status: 'completed', reason: 'success' }, 2, 30),
       ev(
         'ToolReturned',
