@@ -5,6 +5,7 @@
  * @example eventDetail(toolReturnedEvent) // 'error demo_flaky 98ms'
  */
 import { namedText, unnamedDecisionWords } from './name-source-text';
+import { waitedAsAsked } from './retry-after';
 import type { RunEvent } from './types';
 
 /** `1.2s`, `950ms`, `2m03s`. */
@@ -33,8 +34,8 @@ export function eventDetail(e: RunEvent): string {
     case 'StepRetried': {
       // When, and whether the wait was the tool's service's asking rather than the run's backoff.
       const { attempt, delay_ms, error } = e.payload;
-      const asked = error.retry_after_ms !== undefined && delay_ms === error.retry_after_ms;
-      return `attempt ${attempt} in ${duration(delay_ms)}${asked ? ' (Retry-After)' : ''} — ${error.code}: ${error.message}`;
+      const asked = waitedAsAsked(e.payload) ? ' (Retry-After)' : '';
+      return `attempt ${attempt} in ${duration(delay_ms)}${asked} — ${error.code}: ${error.message}`;
     }
     case 'StepSkipped':
       return e.payload.detail ? `${e.payload.reason}: ${e.payload.detail}` : e.payload.reason;

@@ -17,3 +17,12 @@ export function retryAfterMs(value: string | null | undefined, now = Date.now())
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
+
+/**
+ * Whether a retry waits as long as its tool's service asked (`Retry-After`), not the run's backoff:
+ * its `StepRetried` delay is the error's `retry_after_ms`.
+ * @example waitedAsAsked({ delay_ms: 30_000, error: { retry_after_ms: 30_000 } }) // true
+ */
+export function waitedAsAsked(retried: { delay_ms: number; error: { retry_after_ms?: number } }): boolean {
+  return retried.error.retry_after_ms !== undefined && retried.delay_ms === retried.error.retry_after_ms;
+}

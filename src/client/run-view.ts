@@ -10,6 +10,7 @@
 import type { EventOf, PlanStep, RunEvent } from './types';
 import type { ReplacedStep, RunView, StepView } from './run-view-types';
 import { advanceRunClock, startRunClock } from './run-time';
+import { waitedAsAsked } from './retry-after';
 
 export type { AttemptView, StepRound, StepView, ReplacedStep, RunView } from './run-view-types';
 
@@ -243,9 +244,8 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case 'StepRetried': {
       const s = step(view, e.payload.step_id);
       if (!s) break;
-      const { retry_at, delay_ms, error } = e.payload;
-      Object.assign(s, { status: 'retrying', error: error.message });
-      s.next_attempt = { at: retry_at, retry_after: delay_ms === error.retry_after_ms };
+      Object.assign(s, { status: 'retrying', error: e.payload.error.message });
+      s.next_attempt = { at: e.payload.retry_at, retry_after: waitedAsAsked(e.payload) };
       break;
     }
     case 'StepFailed': {

@@ -35,8 +35,7 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | un
   if (!d) return '';
   if (d.retry_at && d.error) {
     // Waiting for its retry: when, and whether that is its service's asking (Retry-After).
-    const asked =
-      d.error.retry_after_ms !== undefined && s?.next_attempt?.retry_after ? ' (Retry-After)' : '';
+    const asked = s?.next_attempt?.retry_after ? ' (Retry-After)' : '';
     return `retry at ${d.retry_at.slice(11, 19)} UTC${asked}: ${d.error.message}`;
   }
   if (d.error) return d.error.message;
