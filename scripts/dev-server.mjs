@@ -4,7 +4,16 @@
 // the hard way (SIGKILL, state kept), so a second server can be started on the same state and port.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,12 +105,15 @@ export async function startDevServer(options = {}) {
       return await startOnce(options);
     } catch (err) {
       if (!(err instanceof ExitedEarly) || attempt === 3) throw err;
+      // A port the caller chose, taken by another server: another attempt finds it taken again.
+      if (err instanceof PortTaken && options.port !== undefined) throw err;
       console.error(`${err.message}: starting it again (${attempt} of 2)`);
     }
   }
 }
 
 class ExitedEarly extends Error {}
+class PortTaken extends ExitedEarly {}
 
 async function startOnce({
   name = 'edgeplan',
@@ -168,7 +180,7 @@ async function startOnce({
   }
   let upAt;
   try {
-    upAt = await waitUp(base, exited);
+    upAt = await waitUp(base, exited, dev.pid, port);
   } catch (err) {
     stop();
     throw err;
@@ -176,7 +188,7 @@ async function startOnce({
   return { base, port, pid: dev.pid, persist, upAt, stop, kill };
 }
 
-async function waitUp(base, exited) {
+async function waitUp(base, exited, pgid, port) {
   const deadline = Date.now() + 60_000;
   let gone = false;
   void exited.then(() => (gone = true));
@@ -184,13 +196,62 @@ async function waitUp(base, exited) {
     try {
       // Bounded: a port whose listener accepts and never answers would hold the start forever.
       const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) });
-      if (health.ok && !gone) return Date.now();
-    } catch {
+      if (health.ok && !gone) {
+        // Another server may hold the port: one that took it between freePort() and this start
+        // (another test file's workerd, listening on a port of the kernel's choosing). Its answers
+        // are not this server's — its variables neither — so this one is not up.
+        if (!groupListensOn(pgid, port)) throw new PortTaken(`another process answers on ${base}`);
+        return Date.now();
+      }
+    } catch (err) {
+      if (err instanceof ExitedEarly) throw err;
       // not listening yet
     }
     if (gone) throw new ExitedEarly(`wrangler dev exited before answering on ${base}`);
     if (Date.now() > deadline) throw new Error(`wrangler dev did not answer on ${base} within 60 s`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Whether a process of group `pgid` listens on IPv4 `port`, read from Linux's /proc: the listening
+ * socket's inode (/proc/net/tcp) among the group's open files. Without /proc (macOS): true, unchecked.
+ */
+export function groupListensOn(pgid, port) {
+  if (!existsSync('/proc/net/tcp')) return true;
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set(
+    readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // local_address is field 1 (ADDR:PORT in hex), st field 3 (0A: LISTEN), inode field 9.
+      .filter((f) => f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A')
+      .map((f) => f[9]),
+  );
+  if (inodes.size === 0) return false;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    if (procGroup(pid) !== String(pgid)) continue;
+    for (const fd of readOr(() => readdirSync(`/proc/${pid}/fd`), [])) {
+      const socket = /^socket:\[(\d+)\]$/.exec(readOr(() => readlinkSync(`/proc/${pid}/fd/${fd}`), ''));
+      if (socket && inodes.has(socket[1])) return true;
+    }
+  }
+  return false;
+}
+
+/** The process group of `pid` (/proc/PID/stat: after the command's closing parenthesis come state, ppid, pgrp). */
+function procGroup(pid) {
+  const stat = readOr(() => readFileSync(`/proc/${pid}/stat`, 'utf8'), '');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2];
+}
+
+/** `read()`, or `otherwise` when what it reads is gone (a process or a descriptor closed meanwhile). */
+function readOr(read, otherwise) {
+  try {
+    return read();
+  } catch {
+    return otherwise;
   }
 }
 

@@ -21,7 +21,7 @@ const TABLET = { viewport: { width: 768, height: 1024 }, isMobile: true, hasTouc
 
 /** A plan with a long goal and a reference (an inferred dependency), awaiting approval. */
 async function runAwaitingApproval(goal: string): Promise<string> {
-  const { run_id } = (await api('POST', '/v1/runs', {
+  const created = await api('POST', '/v1/runs', {
     plan: {
       goal,
       steps: [
@@ -35,9 +35,12 @@ async function runAwaitingApproval(goal: string): Promise<string> {
       ],
     },
     config: { require_plan_approval: true, approval: { webhook_url: env.hooks.url } },
-  })) as { run_id: string };
-  await waitForStatus(run_id, 'awaiting_approval');
-  return run_id;
+  });
+  // Refused, the answer says why (a run id of undefined said nothing).
+  expect(created.run_id, JSON.stringify(created)).toEqual(expect.any(String));
+  const runId = created.run_id as string;
+  await waitForStatus(runId, 'awaiting_approval');
+  return runId;
 }
 
 /** How far the page is wider than its screen (0: it does not scroll sideways). */
