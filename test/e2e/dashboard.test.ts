@@ -548,23 +548,27 @@ describe('the dashboard', () => {
       'true',
     );
     // The tabs as a tab list is used: the arrow keys, Home and End open a tab, focus going with them.
-    const selected = () => page.locator('[role="tab"][aria-selected="true"]').innerText();
-    const focusedTab = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    // The address changes first and the tabs are drawn after it: each is waited for, not read once.
+    const selectedIs = (name: string) =>
+      page.locator('[role="tab"][aria-selected="true"]', { hasText: name }).waitFor({ timeout: 5_000 });
+    const focusIsOn = (name: string) =>
+      page.waitForFunction((n) => document.activeElement?.textContent === n, name, { timeout: 5_000 });
     await page.getByRole('tab', { name: 'Graph' }).focus();
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => location.hash.endsWith('/timeline'));
-    await expect(selected()).resolves.toBe('Timeline');
-    await expect(focusedTab()).resolves.toBe('Timeline');
+    await selectedIs('Timeline');
+    await focusIsOn('Timeline');
     await page.keyboard.press('End');
     await page.waitForFunction(() => location.hash.endsWith('/planning'));
-    await expect(focusedTab()).resolves.toBe('Planning');
+    await focusIsOn('Planning');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => location.hash.endsWith('/graph'));
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction(() => location.hash.endsWith('/planning'));
     await page.keyboard.press('Home');
     await page.waitForFunction(() => location.hash.endsWith('/graph'));
-    await expect(selected()).resolves.toBe('Graph');
+    await selectedIs('Graph');
+    await expect(page.locator('[role="tab"][aria-selected="true"]').innerText()).resolves.toBe('Graph');
     // Only the open tab is a Tab stop: Tab from it goes on into the graph, not to the next tab.
     await expect(page.locator('[role="tab"][tabindex="0"]').count()).resolves.toBe(1);
     await page.keyboard.press('Tab');
