@@ -380,7 +380,8 @@ export const ERROR_CODES = {
   },
   mcp_unreachable: {
     status: null,
-    about: 'An MCP server that could not be reached or answered 5xx/429 (retryable).',
+    about:
+      'An MCP server that could not be reached or answered 5xx/429 (retryable; after the wait its Retry-After asks, in the error’s retry_after_ms, when longer than the backoff).',
   },
   mcp_session_lost: {
     status: null,

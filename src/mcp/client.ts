@@ -1,7 +1,7 @@
 /**
  * One MCP session with a configured server over Streamable HTTP (the SDK's client), and how its
  * failures become step errors: a server that cannot be reached, or answers 5xx / 429, is a retryable
- * `mcp_unreachable`; a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
+ * `mcp_unreachable` (retried after the wait its `Retry-After` asks, if it asks); a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
  * protocol's schema refuses is `mcp_bad_response` and one over `MAX_MCP_RESPONSE_BYTES` is
  * `mcp_response_too_large` (limited-fetch.ts), neither retried (the call may have had its effect); a server that forgets
  * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. A
@@ -204,6 +204,9 @@ async function inSession<T>(
     // The SDK reports an abort as a timeout of its own (-32001 with the reason's text): it is the
     // abort, whatever the reason said, and not a server's error (toMcpToolError).
     if (opts.signal?.aborted && err instanceof McpError) throw opts.signal.reason;
+    // A busy server's refusal, with the wait it asked for (the SDK's error has no headers).
+    if (err instanceof StreamableHTTPError && limited.askedWaitMs() !== undefined)
+      throw toMcpToolError(server, err, headerSecrets(opts.headers), limited.askedWaitMs());
     throw err;
   } finally {
     const id = transport.sessionId;

@@ -1,7 +1,9 @@
 /**
  * The fetch an MCP session uses, with every answer's size bounded: a server cannot make edgeplan read
- * more than {@link MAX_MCP_RESPONSE_BYTES}, declared or streamed.
+ * more than {@link MAX_MCP_RESPONSE_BYTES}, declared or streamed. It also keeps what a busy server
+ * asked (`Retry-After` on a 429 or 503), which the SDK's error for that answer does not carry.
  */
+import { retryAfterMs } from '../client/retry-after';
 import { ToolError } from '../errors';
 import { OUTPUT_LIMIT_CEILING } from '../plan/config';
 import type { McpServerConfig } from './config';
@@ -15,12 +17,14 @@ export const MAX_MCP_RESPONSE_BYTES = 2 * OUTPUT_LIMIT_CEILING;
 
 /**
  * `base`, with every response body cut off past {@link MAX_MCP_RESPONSE_BYTES}; `overflow` rejects
- * with the `mcp_response_too_large` error when that happens.
+ * with the `mcp_response_too_large` error when that happens. `askedWaitMs()` is the wait the last
+ * 429 or 503 answer asked for in its `Retry-After` (undefined: none asked, or the header is no wait).
  */
 export function limitedFetch(
   server: McpServerConfig,
   base: typeof fetch,
-): { fetch: typeof fetch; overflow: Promise<never> } {
+): { fetch: typeof fetch; overflow: Promise<never>; askedWaitMs: () => number | undefined } {
+  let askedWait: number | undefined;
   let fail!: (err: ToolError) => void;
   const overflow = new Promise<never>((_, reject) => (fail = reject));
   overflow.catch(() => {}); // raced only while a session is open
@@ -35,6 +39,7 @@ export function limitedFetch(
   };
   const limited = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const res = await base(input, init);
+    if (res.status === 429 || res.status === 503) askedWait = retryAfterMs(res.headers.get('retry-after'));
     const declared = Number(res.headers.get('content-length'));
     if (declared > MAX_MCP_RESPONSE_BYTES) {
       void res.body?.cancel().catch(() => {});
@@ -53,5 +58,5 @@ export function limitedFetch(
     );
     return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
-  return { fetch: limited, overflow };
+  return { fetch: limited, overflow, askedWaitMs: () => askedWait };
 }

@@ -28,13 +28,15 @@ export function headerSecrets(headers: Record<string, string>): string[] {
 
 /**
  * A failure talking to `server`, as the step error it becomes; `secrets` (the configured headers'
- * values) never appear in its message.
+ * values) never appear in its message. `askedWaitMs` is what the server's refusal asked in its
+ * `Retry-After` (a 429 or 503): the retry waits that long (limited-fetch.ts keeps it).
  * @example toMcpToolError(server, new TypeError('fetch failed')).retryable; // true
  */
 export function toMcpToolError(
   server: McpServerConfig,
   err: unknown,
   secrets: readonly string[] = [],
+  askedWaitMs?: number,
 ): Error {
   const clean = (text: string) => redactSecrets(text, secrets);
   if (err instanceof ToolError)
@@ -55,9 +57,7 @@ export function toMcpToolError(
     return new ToolError(
       retryable ? 'mcp_unreachable' : 'mcp_error',
       clean(`${where}: ${err.message}${hint}`),
-      {
-        retryable,
-      },
+      { retryable, ...(retryable && askedWaitMs !== undefined ? { retryAfterMs: askedWaitMs } : {}) },
     );
   }
   if (err instanceof McpError) {

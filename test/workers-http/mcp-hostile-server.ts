@@ -33,6 +33,8 @@
  * - `gone` — lists only `ok`; `tools/call` of any other tool is the JSON-RPC error `Unknown tool: <name>`
  * - `error-32000`, `error-32001` — `tools/call` answers the JSON-RPC error of that code, `the tool broke`
  * - `wrong-id` — `tools/call` is answered with another request's id (the call's id + 1000)
+ * - `busy` — `tools/call` answers 429 with `Retry-After: 120`; `busy-date` answers 503 with a
+ *   `Retry-After` date 90 s ahead; `busy-bogus` answers 429 with `Retry-After: soon` (no wait)
  * Every mode also lists `ok {}` → text `ok`.
  * - `GET /h-stats?path=<path>` → `{list_calls, call_calls, requests}` that path has had
  * - `POST /h-down?path=<path>&down=true|false` → that path answers 503 (an outage) until set back
@@ -272,6 +274,20 @@ async function handle(req: NodeRequest, res: ServerResponse, stats: Stats): Prom
     s.call_calls++;
     const name = (messages[0] as { params?: { name?: unknown } }).params?.name;
     if (name !== 'ok' && mode === 'hang') return; // never answered
+    if (name !== 'ok' && mode.startsWith('busy')) {
+      const retryAfter =
+        mode === 'busy-date'
+          ? new Date(Date.now() + 90_000).toUTCString()
+          : mode === 'busy-bogus'
+            ? 'soon'
+            : '120';
+      res.writeHead(mode === 'busy-date' ? 503 : 429, {
+        'retry-after': retryAfter,
+        'content-type': 'text/plain',
+      });
+      res.end('busy: call again later');
+      return;
+    }
     if (name !== 'ok' && mode === 'drop') {
       req.socket.destroy();
       return;

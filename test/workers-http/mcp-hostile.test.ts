@@ -173,6 +173,25 @@ describe('an MCP tool call that misbehaves', () => {
     expect((await stats('/h/hang/a')).call_calls).toBe(1);
   });
 
+  it('keeps on the error the wait a busy server asks (Retry-After on a 429 or 503), which the retry waits', async () => {
+    const busy = await executeTool(byName(await listed('busy', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(busy).toMatchObject({
+      success: false,
+      error: { code: 'mcp_unreachable', retryable: true, retry_after_ms: 120_000 },
+    });
+    // As a date: the wait from now.
+    const dated = await executeTool(byName(await listed('busy-date', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(dated).toMatchObject({ success: false, error: { code: 'mcp_unreachable', retryable: true } });
+    const asked = (dated as { error: { retry_after_ms?: number } }).error.retry_after_ms ?? 0;
+    expect(asked).toBeGreaterThan(80_000);
+    expect(asked).toBeLessThanOrEqual(90_000);
+    // A header that is no wait asks nothing: the run's own backoff applies.
+    const bogus = await executeTool(byName(await listed('busy-bogus', 'a'), 'mcp.h.act'), {}, ctx());
+    expect(bogus).toMatchObject({ success: false, error: { code: 'mcp_unreachable', retryable: true } });
+    expect((bogus as { error: object }).error).not.toHaveProperty('retry_after_ms');
+    expect((await stats('/h/busy/a')).call_calls).toBe(1);
+  });
+
   it('fails a call whose connection drops as mcp_unreachable, retryable', async () => {
     const out = await executeTool(byName(await listed('drop', 'a'), 'mcp.h.act'), {}, ctx());
     expect(out).toMatchObject({ success: false, error: { code: 'mcp_unreachable', retryable: true } });
