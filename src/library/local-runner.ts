@@ -55,7 +55,11 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #machine: RunMachine | null = null;
   /** Attempts running now, by `step#attempt`. */
   readonly #inflight = new Map<string, AbortController>();
-  #sideWork = 0;
+  /**
+   * Side work running now (planning, revision, a judge, a hook), each with its controller: aborted when
+   * the run ends, and then no longer waited for — a planner that ignores its signal cannot hold done().
+   */
+  readonly #sideInflight = new Set<AbortController>();
   readonly #hookChain = new HookChain(
     (err, where) => this.#report(err, where),
     () => this.#checkSettled(),
@@ -167,7 +171,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     return this.#apply([input]);
   }
 
-  /** Stops the run; attempts in flight are aborted. */
+  /** Stops the run; attempts in flight are aborted, and so is its planning or revision. */
   cancel(reason?: string): Refusal | undefined {
     return this.send({ type: 'cancel', ...(reason !== undefined ? { reason } : {}) });
   }
@@ -253,7 +257,13 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         void this.#hookChain.run(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
     }
     if (d.abort !== null) {
-      for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(d.abort, 'AbortError'));
+      for (const ctl of [...this.#inflight.values(), ...this.#sideInflight])
+        ctl.abort(new DOMException(d.abort, 'AbortError'));
+    }
+    // However the run ended, what its side work would answer is refused: it stops (as the Durable
+    // Object's does), its model calls not waited for.
+    if (TERMINAL_RUN_STATUSES.has(m.state.status)) {
+      for (const ctl of this.#sideInflight) ctl.abort(new DOMException('the run ended', 'AbortError'));
     }
     for (const a of launches) this.#launch(a);
     for (const c of d.side) this.#startSideWork(c);
@@ -314,8 +324,11 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   }
 
   #startSideWork(c: SideCommand): void {
-    this.#sideWork += 1;
+    // A cancelled or ended run's planner stops: its model call is not waited for, nor paid for to the end.
+    const controller = new AbortController();
+    this.#sideInflight.add(controller);
     const ctx = {
+      signal: controller.signal,
       state: this.#machine!.state,
       results: this.results,
       ports: this.#ports,
@@ -327,12 +340,14 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     };
     void carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {
+        // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
+        if (controller.signal.aborted) return null;
         this.#report(err, c.type);
         return failureInput(c, err);
       })
       .then((input) => {
-        this.#sideWork -= 1;
-        if (input) this.#apply([input]);
+        this.#sideInflight.delete(controller);
+        if (input && !controller.signal.aborted) this.#apply([input]);
         else this.#checkSettled();
       })
       .catch((err: unknown) => this.#crash(err));
@@ -344,7 +359,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       m !== null &&
       TERMINAL_RUN_STATUSES.has(m.state.status) &&
       this.#inflight.size === 0 &&
-      this.#sideWork === 0 &&
+      [...this.#sideInflight].every((c) => c.signal.aborted) &&
       this.#hookChain.pending === 0
     );
   }
@@ -376,7 +391,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #crash(err: unknown): void {
     this.#crashed = err instanceof Error ? err : new Error(String(err));
     this.#timer.clear();
-    for (const ctl of this.#inflight.values()) ctl.abort(new DOMException('runner crashed', 'AbortError'));
+    for (const ctl of [...this.#inflight.values(), ...this.#sideInflight])
+      ctl.abort(new DOMException('runner crashed', 'AbortError'));
     this.#log.close();
     const waiters = this.#waiters;
     this.#waiters = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RunEvent } from '../../src/engine/events';
+import type { PlanProvider } from '../../src/engine/plan-provider';
 import { defineTool } from '../../src/executor/registry';
 import { LocalRunner } from '../../src/library/local-runner';
 import { PlanningPattern } from '../../src/library/planning-pattern';
@@ -83,6 +84,47 @@ describe('LocalRunner', () => {
     expect(end.status).toBe('cancelled');
     expect(gate.running).toBe(0);
     expect(runner.cancel()).toMatchObject({ code: 'run_finished' });
+  });
+
+  it('cancel aborts the planning in flight: done() does not wait for the model', async () => {
+    const asked: AbortSignal[] = [];
+    // A planner whose model takes as long as it is let: it answers only once its request is aborted.
+    const slow = (signal: AbortSignal | undefined) =>
+      new Promise<never>((_, reject) => {
+        if (signal) asked.push(signal);
+        signal?.addEventListener('abort', () => reject(signal.reason as Error));
+      });
+    const planner: PlanProvider = { draft: (req) => slow(req.signal), revise: (req) => slow(req.signal) };
+    const runner = new LocalRunner({ tools: [echo], planner });
+    runner.start({ goal: 'plan slowly' });
+    expect(runner.state.status).toBe('planning');
+    expect(runner.cancel('enough')).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('cancelled');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.aborted).toBe(true);
+  });
+
+  it('does not wait for side work of a run that ended otherwise: an approval hook that never answers, past the deadline', async () => {
+    let asked = 0;
+    const runner = new LocalRunner({
+      tools: [echo],
+      hooks: {
+        approve: () => {
+          asked += 1;
+          return new Promise<boolean>(() => {}); // the approver never answers
+        },
+      },
+    });
+    runner.start({
+      plan: { steps: [step('a', 't.echo')] },
+      config: { require_plan_approval: true, approval: { timeout_s: 0.05 } },
+    });
+    const end = await runner.done();
+    expect(asked).toBe(1);
+    // The deadline's default_action (reject) ended it; the hook still pending did not hold done().
+    expect(end.status).not.toBe('awaiting_approval');
+    expect(end.step_results).toEqual({});
   });
 
   it('waits for approval until approve() when no hook decides', async () => {
