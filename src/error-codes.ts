@@ -86,7 +86,7 @@ export const ERROR_CODES = {
   planning_unavailable: {
     status: 422,
     about:
-      'A goal was sent but no planner can plan it: no rule-based plan matches and no LLM is configured. Set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible endpoint — locally in .dev.vars or `npm start -- --var OPENAI_BASE_URL:…`, deployed with `wrangler secret put OPENAI_API_KEY` (README, Goals and planning).',
+      'A goal was sent, or a revision asked for (POST /v1/runs/:id/replan), but no planner can make it: no rule-based plan matches (a revision always needs the LLM) and no LLM is configured. Set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible endpoint — locally in .dev.vars or `npm start -- --var OPENAI_BASE_URL:…`, deployed with `wrangler secret put OPENAI_API_KEY` (README, Goals and planning).',
   },
   planning_failed: {
     status: 422,

@@ -337,6 +337,11 @@ describe('input', () => {
     const r = await api('POST', `/v1/runs/${runId}/replan`, { reason: 'why not' });
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('planning_unavailable');
+    // What to set, where: as a goal's refusal says it (docs/errors.md).
+    expect(r.body.error.message).toMatch(
+      /^Revising a plan needs an LLM planner\. No LLM is configured\. Set OPENAI_API_KEY/,
+    );
+    expect(r.body.error.message).toContain('wrangler secret put OPENAI_API_KEY');
   });
 
   it('answers a replan of an unknown run 404 and of a finished one 409, whatever the planner', async () => {
