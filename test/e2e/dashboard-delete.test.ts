@@ -101,6 +101,8 @@ describe('the dashboard’s Delete', () => {
     await del.click();
     await one.page.getByRole('button', { name: 'Delete run' }).click();
     await one.page.waitForFunction(() => location.hash === '#/', undefined, { timeout: 15_000 });
+    // The list drawn (the other run in it), not only the address changed: an error shown there is seen.
+    await one.page.locator(`[data-run-id="${second}"]`).waitFor({ timeout: 15_000 });
     await expect(one.page.getByText('not_found').count()).resolves.toBe(0);
     expect(one.errors).toEqual([]);
     await one.page.close();
