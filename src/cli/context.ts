@@ -22,6 +22,8 @@ export type Context = {
   url: string;
   json: boolean;
   tty: boolean;
+  /** The terminal can be drawn on in place (not TERM=dumb): the live view and inline questions. */
+  live: boolean;
   interactive: boolean;
   style: Style;
   /** Aborted on Ctrl-C. */
@@ -41,6 +43,9 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
     g.token ? '--token' : 'EDGEPLAN_TOKEN',
   );
   const tty = process.stdout.isTTY === true;
+  // A terminal that cannot move its cursor (TERM=dumb: Emacs' shell, some CI consoles) gets the
+  // plain event lines: the live view's redraws would pile up there as escape codes.
+  const live = tty && process.env.TERM !== 'dumb';
   const colour = tty && g.color !== false && !process.env.NO_COLOR;
   const json = g.json === true;
   return {
@@ -57,7 +62,8 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
     url,
     json,
     tty,
-    interactive: tty && process.stdin.isTTY === true,
+    live,
+    interactive: live && process.stdin.isTTY === true,
     style: colour ? COLOR : PLAIN,
     signal,
     print: (text) => void process.stdout.write(`${terminalText(text)}\n`),

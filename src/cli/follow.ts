@@ -37,7 +37,7 @@ export const following = (runId: string) => void (followed = runId);
  */
 export async function followToEnd(ctx: Context, runId: string): Promise<number | null> {
   const view = await follow(ctx.client, runId, {
-    tty: ctx.tty && !ctx.json,
+    tty: ctx.live && !ctx.json,
     interactive: ctx.interactive && !ctx.json,
     json: ctx.json,
     style: ctx.style,

@@ -1013,4 +1013,28 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     // Not wrapped a character a line, as at 0 columns.
     expect(shown).toMatch(/3\/3 steps done/);
   });
+
+  it('writes plain event lines, no redraws, on a terminal that cannot move its cursor (TERM=dumb)', () => {
+    // Emacs' shell and some CI consoles are terminals with TERM=dumb: log-update's cursor movements
+    // piled up there as escape codes, a frame a line.
+    const r = spawnSync(
+      'script',
+      [
+        '-qec',
+        `${process.execPath} ${cli} run ${join(dir, file('dumb.json', JSON.stringify(parallelPlan)))}`,
+        '/dev/null',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1', TERM: 'dumb' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain('\x1b');
+    const lines = r.stdout.replace(/\r/g, '').trim().split('\n');
+    expect(lines[0]).toMatch(/^run run_\w+$/);
+    expect(lines.at(-1)).toMatch(/^\s*\d+ .*RunTerminated\s+completed/);
+  });
 });

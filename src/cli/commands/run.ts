@@ -117,7 +117,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         }
         return done(exitForStatus(status));
       }
-      if (!ctx.json && !ctx.tty) ctx.print(`run ${created.run_id}`);
+      if (!ctx.json && !ctx.live) ctx.print(`run ${created.run_id}`);
       const code = await followToEnd(ctx, created.run_id);
       if (code !== null) done(code);
     });
