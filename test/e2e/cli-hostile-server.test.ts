@@ -5,7 +5,7 @@
  * never a TypeError or a stack. Against a real HTTP server on loopback.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -172,6 +172,34 @@ describe('edgeplan and credentials a request cannot carry', () => {
     expect({ code: r.code, requests }).toEqual({ code: 2, requests: 0 });
     expect(r.err).toBe(
       'edgeplan: --url must not carry a user name or password (user:…@): give the API token with --token or EDGEPLAN_TOKEN\n',
+    );
+  });
+});
+
+describe('edgeplan run --idempotency-key the API cannot take', () => {
+  it('refuses an empty key and one with a line break as usage errors (2), before sending anything', async () => {
+    let requests = 0;
+    handle = (_req, res) => {
+      requests++;
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ run_id: 'run_1', status: 'running' }));
+    };
+    writeFileSync(
+      join(dir, 'plan.json'),
+      JSON.stringify({ goal: 'g', steps: [{ id: 'a', action: 'demo.echo' }] }),
+    );
+    const broken = await edgeplan(['run', 'plan.json', '--no-watch', '--idempotency-key', 'nightly\n-1']);
+    const empty = await edgeplan(['run', 'plan.json', '--no-watch', '--idempotency-key', '']);
+    expect({ broken: broken.code, empty: empty.code, requests }).toEqual({
+      broken: 2,
+      empty: 2,
+      requests: 0,
+    });
+    expect(broken.err).toBe(
+      'edgeplan: --idempotency-key takes 1 to 255 printable ASCII characters, e.g. nightly-2026-11-29 (got "nightly\\n-1")\n',
+    );
+    expect(empty.err).toBe(
+      'edgeplan: --idempotency-key takes 1 to 255 printable ASCII characters, e.g. nightly-2026-11-29 (got "")\n',
     );
   });
 });
