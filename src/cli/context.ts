@@ -22,6 +22,8 @@ export type Context = {
   url: string;
   json: boolean;
   tty: boolean;
+  /** The terminal can be drawn on in place (not TERM=dumb): the live view and inline questions. */
+  live: boolean;
   interactive: boolean;
   style: Style;
   /** Aborted on Ctrl-C. */
@@ -36,8 +38,14 @@ const REQUEST_TIMEOUT_MS = 60_000;
 
 export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
   const url = serviceUrl(g.url ?? process.env.EDGEPLAN_URL ?? DEFAULT_URL, g.url ? '--url' : 'EDGEPLAN_URL');
-  const token = g.token ?? process.env.EDGEPLAN_TOKEN;
+  const token = headerSafeToken(
+    g.token ?? process.env.EDGEPLAN_TOKEN,
+    g.token ? '--token' : 'EDGEPLAN_TOKEN',
+  );
   const tty = process.stdout.isTTY === true;
+  // A terminal that cannot move its cursor (TERM=dumb: Emacs' shell, some CI consoles) gets the
+  // plain event lines: the live view's redraws would pile up there as escape codes.
+  const live = tty && process.env.TERM !== 'dumb';
   const colour = tty && g.color !== false && !process.env.NO_COLOR;
   const json = g.json === true;
   return {
@@ -54,7 +62,8 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
     url,
     json,
     tty,
-    interactive: tty && process.stdin.isTTY === true,
+    live,
+    interactive: live && process.stdin.isTTY === true,
     style: colour ? COLOR : PLAIN,
     signal,
     print: (text) => void process.stdout.write(`${terminalText(text)}\n`),
@@ -72,8 +81,31 @@ function serviceUrl(url: string, from: string): string {
   }
   if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
     throw new UsageError(`${from} must be an http(s) URL, e.g. ${DEFAULT_URL} (got "${url}")`);
+  // fetch refuses such a URL, and the message it would be reported in carries the password.
+  if (parsed.username || parsed.password)
+    throw new UsageError(
+      `${from} must not carry a user name or password (user:…@): give the API token with --token or EDGEPLAN_TOKEN`,
+    );
   // The service's URL, not its API's: `…/v1` would be asked for `…/v1/v1/runs`.
   return url.replace(/\/v1\/?$/, '');
+}
+
+/**
+ * The token, checked as a header carries it: a line break inside (a pasted token, a file of two
+ * lines) or a character beyond Latin-1 makes fetch throw before anything is sent — reported as the
+ * server being unreachable, with the token in the message. Leading and trailing white space is
+ * dropped, as the header drops it. The token itself is never echoed.
+ */
+function headerSafeToken(token: string | undefined, from: string): string | undefined {
+  const trimmed = token?.trim();
+  if (!trimmed) return token;
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  const bad = /[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.exec(trimmed);
+  if (bad)
+    throw new UsageError(
+      `${from} holds ${bad[0] < ' ' || bad[0] === '\u007f' ? 'a line break or control character' : 'a character an HTTP header cannot carry'} at position ${bad.index + 1}: give the token alone, as the server's API_TOKEN holds it`,
+    );
+  return trimmed;
 }
 
 /** Rows as aligned columns. */

@@ -37,7 +37,7 @@ export const following = (runId: string) => void (followed = runId);
  */
 export async function followToEnd(ctx: Context, runId: string): Promise<number | null> {
   const view = await follow(ctx.client, runId, {
-    tty: ctx.tty && !ctx.json,
+    tty: ctx.live && !ctx.json,
     interactive: ctx.interactive && !ctx.json,
     json: ctx.json,
     style: ctx.style,
@@ -81,6 +81,14 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   const draw = () => {
     if (!replaying()) log(text());
   };
+  // A note written between two frames would be erased by the next as a line of the view (the
+  // operator never saw "Lost the connection"), and shift the erase so a stale header stayed above
+  // the view: the frame is cleared, the note written, and the view drawn again below it.
+  const liveNotes = connectionNotes(runId, (note) => {
+    log.clear();
+    process.stderr.write(note);
+    draw();
+  });
   // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
   // the view that stays — before a question, and at the end — is written whole.
   const keep = () => {
@@ -96,7 +104,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   let after = o.after ?? 0;
   try {
     watching: for (;;) {
-      for await (const e of client.watch(runId, { ...watchOptions, after })) {
+      for await (const e of client.watch(runId, { ...watchOptions, ...liveNotes, after })) {
         applyEvent(view, e);
         draw();
         const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
@@ -158,29 +166,31 @@ async function stillWaiting(client: EdgeplanClient, runId: string): Promise<bool
   return run_status === 'awaiting_approval' || run_status === 'awaiting_input';
 }
 
-/** Tells the person watching (stderr) when the server goes away, and when it answers again. */
-export function connectionNotes(runId: string) {
+/**
+ * Tells the person watching (stderr) when the server goes away, and when it answers again. `say`
+ * writes a note: the live view's clears the frame first and draws it again below the note.
+ */
+export function connectionNotes(runId: string, say = (note: string) => void process.stderr.write(note)) {
   // Said once a switch: a capped run's socket is tried again every Retry-After, and each refusal
   // reports the poll again.
   let polling = false;
   return {
     onReconnect: (attempt: number, after: number) => {
       if (attempt === 1)
-        process.stderr.write(
+        say(
           `Lost the connection to the server; ${runId} goes on there. Reconnecting (after event ${after})…\n`,
         );
     },
-    onReconnected: () => void process.stderr.write(`Reconnected; following ${runId} again.\n`),
+    onReconnected: () => void say(`Reconnected; following ${runId} again.\n`),
     // The run serves all the WebSockets it takes: followed over HTTP meanwhile (stdout unchanged).
     onTransport: (transport: 'websocket' | 'poll', reason: EdgeplanApiError | null) => {
       if (transport === 'poll' && reason && !polling)
-        process.stderr.write(
+        say(
           terminalText(
             `${runId} has as many WebSockets open as it serves (${reason.code}); following it over HTTP instead.\n`,
           ),
         );
-      if (transport === 'websocket' && polling)
-        process.stderr.write(`Following ${runId} over its WebSocket again.\n`);
+      if (transport === 'websocket' && polling) say(`Following ${runId} over its WebSocket again.\n`);
       polling = transport === 'poll' && reason !== null;
     },
   };

@@ -187,3 +187,18 @@ export function wholeNumber(
   }
   return n;
 }
+
+/**
+ * `--idempotency-key`, checked as the API checks the header (1–255 printable ASCII characters): a key
+ * with a line break made fetch throw before sending, said as "unreachable" with a hint naming the key
+ * cut at the break; an empty one was sent and refused. Spaces and tabs around it go, as HTTP drops them.
+ * @example idempotencyKey(' nightly-1 ') // 'nightly-1'; '' or 'a\nb' → UsageError (exit 2)
+ */
+export function idempotencyKey(value: string): string {
+  const key = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (!/^[\x20-\x7e]{1,255}$/.test(key))
+    throw new UsageError(
+      `--idempotency-key takes 1 to 255 printable ASCII characters, e.g. nightly-2026-11-29 (got ${value.length > 60 ? `${value.length} characters` : JSON.stringify(value)})`,
+    );
+  return key;
+}

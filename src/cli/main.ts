@@ -89,7 +89,10 @@ try {
   if (err instanceof CommanderError) {
     // --help and --version end here too, with code 0; commander has said what was wrong on stderr.
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    if (err.exitCode !== 0 && json()) printFailure('usage', err.message.replace(/^error: /, ''));
+    // No command at all: commander printed the help and names its own internals ("(outputHelp)").
+    const message =
+      err.code === 'commander.help' ? 'no command given: edgeplan --help lists the commands' : err.message;
+    if (err.exitCode !== 0 && json()) printFailure('usage', message.replace(/^error: /, ''));
   } else if (err instanceof UsageError) {
     if (json()) printFailure('usage', err.message);
     else process.stderr.write(terminalText(`edgeplan: ${err.message}\n`));

@@ -220,7 +220,8 @@ export function makeCall(options: ClientOptions): Call {
         'invalid_response',
         `${base} answered ${method} ${path} with ${res.status}${res.statusText ? ` ${res.statusText}` : ''}` +
           ` that is not the API's JSON${type ? ` (${type})` : ''} — a proxy's page, or not an edgeplan server: ` +
-          text.slice(0, 200),
+          // On one line: a page's own line breaks would split the message a terminal or a log shows.
+          oneLine(text.slice(0, 200)),
         undefined,
         // A proxy's page for 503 carries the wait too.
         res.ok ? undefined : retryAfterMs(res.headers.get('retry-after')),
@@ -323,7 +324,18 @@ export function aborted(method: string, path: string, why = ''): EdgeplanApiErro
 function whyUnreachable(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
-  const detail =
-    typeof cause?.message === 'string' ? cause.message : typeof cause?.code === 'string' ? cause.code : '';
-  return detail && !err.message.includes(detail) ? `${err.message} (${detail})` : err.message;
+  // One line (OpenSSL's errors end in a line break), and a TLS handshake with a plain-HTTP port said so.
+  const detail = oneLine(
+    typeof cause?.message === 'string' ? cause.message : typeof cause?.code === 'string' ? cause.code : '',
+  );
+  const message = oneLine(err.message);
+  const why = detail && !message.includes(detail) ? `${message} (${detail})` : message;
+  return /wrong version number|packet length too long/i.test(why)
+    ? `${why} — TLS to a server that speaks plain HTTP: is it http://, not https://?`
+    : why;
+}
+
+/** `text` with its line breaks (and the white space around them) as one space; other text as it was. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]\s*$/, '').replace(/\s*[\r\n]\s*/g, ' ');
 }

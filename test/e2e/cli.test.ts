@@ -875,6 +875,52 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     }
   }, 90_000);
 
+  it('the live view says it lost the server and got it back, and leaves one view after a restart (tmux)', async () => {
+    // The notes went to stderr between two frames: the next frame erased them as lines of its own
+    // (the operator never saw them) and a stale header of the old frame stayed above the view.
+    const persist = migratedState('cli-restart-live') as string;
+    const pinned = pinnedPort();
+    let own = (await startDevServer({
+      name: 'cli-restart-live',
+      persist,
+      port: pinned === undefined ? undefined : pinned + 2,
+    })) as Server & { port: number; kill(): Promise<void> };
+    const session = `edgeplan-cli-restart-${process.pid}`;
+    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+    const screen = () => tmux('capture-pane', '-p', '-t', session);
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(screen())) await new Promise((r) => setTimeout(r, 100));
+    };
+    try {
+      const plan = file(
+        'restart-live.json',
+        JSON.stringify({
+          steps: [
+            { id: 'w', action: 'demo.sleep', parameters: { ms: 3000 } },
+            { id: 'e', action: 'demo.echo', parameters: { v: 'after' }, dependencies: ['w'] },
+          ],
+        }),
+      );
+      const command = `NO_COLOR=1 EDGEPLAN_URL=${own.base} ${process.execPath} ${cli} run ${join(dir, plan)}; echo EXIT=$?; sleep 60`;
+      tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '30', command);
+      await until(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] w\s/);
+      await own.kill();
+      await until(/Lost the connection/);
+      own = await startDevServer({ name: 'cli-restart-live', persist, port: own.port });
+      await until(/EXIT=/);
+      const shown = screen();
+      expect(shown).toMatch(/EXIT=0/);
+      expect(shown).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/m);
+      expect(shown).toMatch(/^Reconnected; following run_\w+ again\.$/m);
+      expect(shown).toMatch(/edgeplan run_\w+ {2}completed/);
+      expect(shown.match(/edgeplan run_/g)).toHaveLength(1);
+    } finally {
+      tmux('kill-session', '-t', session);
+      await own.stop();
+      rmSync(persist, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   it('deploys a team’s own Worker from its directory: creates what its wrangler.toml names, migrates, deploys', () => {
     // The example project's wrangler.toml, against the stub wrangler first on PATH (an empty account).
     const project = mkdtempSync(join(tmpdir(), 'edgeplan-own-worker-'));
@@ -1012,5 +1058,29 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     expect(shown).toMatch(/output: "joined"|output: \{"value":"joined"\}/);
     // Not wrapped a character a line, as at 0 columns.
     expect(shown).toMatch(/3\/3 steps done/);
+  });
+
+  it('writes plain event lines, no redraws, on a terminal that cannot move its cursor (TERM=dumb)', () => {
+    // Emacs' shell and some CI consoles are terminals with TERM=dumb: log-update's cursor movements
+    // piled up there as escape codes, a frame a line.
+    const r = spawnSync(
+      'script',
+      [
+        '-qec',
+        `${process.execPath} ${cli} run ${join(dir, file('dumb.json', JSON.stringify(parallelPlan)))}`,
+        '/dev/null',
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, EDGEPLAN_URL: server.base, NO_COLOR: '1', TERM: 'dumb' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toContain('\x1b');
+    const lines = r.stdout.replace(/\r/g, '').trim().split('\n');
+    expect(lines[0]).toMatch(/^run run_\w+$/);
+    expect(lines.at(-1)).toMatch(/^\s*\d+ .*RunTerminated\s+completed/);
   });
 });

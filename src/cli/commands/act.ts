@@ -29,7 +29,7 @@ export function registerActions(program: Command, context: () => Context, done: 
   // and the exit code is its outcome's (0 completed, 1 failed, 3 waiting) instead of the action's.
   const controlThenFollow = async (ctx: Context, r: ControlResult, watch: boolean | undefined) => {
     if (!watch) return control(ctx, r);
-    if (!ctx.json && !ctx.tty) ctx.print(`${r.run_id}  ${r.status}`);
+    if (!ctx.json && !ctx.live) ctx.print(`${r.run_id}  ${r.status}`);
     const code = await followToEnd(ctx, r.run_id);
     if (code !== null) done(code);
   };

@@ -12,7 +12,7 @@ import type { Context } from '../context';
 import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { followToEnd, following } from '../follow';
 import { findingLines, reportFindings } from '../findings';
-import { collect, pairs, planRequest, wholeNumber } from '../inputs';
+import { collect, idempotencyKey, pairs, planRequest, wholeNumber } from '../inputs';
 import { terminalText } from '../terminal-text';
 
 type RunOptions = {
@@ -84,7 +84,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
           '--config mode=lazy runs nothing: `edgeplan validate <file>` checks a plan and estimates it',
         );
       const timeoutS = o.timeout === undefined ? null : wholeNumber(o.timeout, '--timeout', 1, 86_400);
-      const key = o.idempotencyKey === undefined ? {} : { idempotencyKey: o.idempotencyKey };
+      const key = o.idempotencyKey === undefined ? {} : { idempotencyKey: idempotencyKey(o.idempotencyKey) };
       const created = await ctx.client
         .createRun(body, { ...key, ...createBounds(timeoutS) })
         .catch((err: unknown) => {
@@ -117,7 +117,7 @@ export function registerRun(program: Command, context: () => Context, done: (cod
         }
         return done(exitForStatus(status));
       }
-      if (!ctx.json && !ctx.tty) ctx.print(`run ${created.run_id}`);
+      if (!ctx.json && !ctx.live) ctx.print(`run ${created.run_id}`);
       const code = await followToEnd(ctx, created.run_id);
       if (code !== null) done(code);
     });
