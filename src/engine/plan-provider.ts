@@ -23,6 +23,8 @@ export type DraftRequest = {
   tools?: readonly string[];
   /** Aborted when the run no longer wants the answer (its deadline passed, the run ended). */
   signal?: AbortSignal;
+  /** How long one model call may take: the run's `planning_timeout_s`, in milliseconds. */
+  timeout_ms?: number;
   /** The run's planning options (model, temperature, prompt template, n-best, …). */
   planning?: PlanningOptions;
   /**

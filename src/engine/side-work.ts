@@ -213,6 +213,7 @@ function draftRequest(s: RunState, signal: AbortSignal | undefined): DraftReques
     ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
     ...(stage?.tools ? { tools: stage.tools } : {}),
     ...(s.config.planning ? { planning: s.config.planning } : {}),
+    timeout_ms: s.config.planning_timeout_s * 1000,
     ...(signal ? { signal } : {}),
   };
 }
@@ -236,6 +237,7 @@ function reviseRequest(c: Extract<SideCommand, { type: 'revise' }>, ctx: SideCon
     revision_strategy: c.strategy,
     ...(stage?.tools ? { tools: stage.tools } : {}),
     ...(s.config.planning ? { planning: s.config.planning } : {}),
+    timeout_ms: s.config.planning_timeout_s * 1000,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   };
   if (c.step_id !== undefined) {

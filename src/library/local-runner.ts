@@ -27,6 +27,7 @@ import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
+import { pastDeadline, sideDeadlineMs } from './side-deadline';
 import { startConfig } from './start-config';
 import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -338,6 +339,26 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         return Promise.resolve();
       },
     };
+    // Past its deadline the work is aborted and its failure answered; whatever it answers later is not.
+    const limitMs = sideDeadlineMs(c, ctx.state.config);
+    let stopDeadline = (): void => {};
+    if (limitMs !== null) {
+      const timers = this.#timer.timers;
+      const handle = timers.set(() => {
+        if (controller.signal.aborted) return;
+        controller.abort(new DOMException('past its deadline', 'TimeoutError'));
+        this.#sideInflight.delete(controller);
+        const input = pastDeadline(c, ctx.state.config);
+        try {
+          if (input) this.#apply([input]);
+          else this.#checkSettled();
+        } catch (err) {
+          this.#crash(err);
+        }
+      }, limitMs);
+      stopDeadline = () => timers.clear(handle);
+      controller.signal.addEventListener('abort', stopDeadline, { once: true });
+    }
     void carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {
         // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
@@ -346,6 +367,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         return failureInput(c, err);
       })
       .then((input) => {
+        stopDeadline();
         this.#sideInflight.delete(controller);
         if (input && !controller.signal.aborted) this.#apply([input]);
         else this.#checkSettled();

@@ -27,7 +27,7 @@ export type LlmOptions = {
   /** The fetch planning (and `llm.call` steps) use; tests and offline examples pass a scripted one. */
   fetch?: typeof fetch;
   temperature?: number;
-  /** Per model call, default 60 s. */
+  /** Per model call; default: the run's `planning_timeout_s` (60 s unless its config says otherwise). */
   timeoutMs?: number;
 };
 
