@@ -11,6 +11,7 @@ import type { ToolDescription } from '../executor/registry';
 import type { PlannerState } from './contracts';
 import { planFromState, type PlanOptions } from './pipeline';
 import { LlmStreamingPlanner } from './streaming-planner';
+import { TallyingProvenance } from './tallying-provenance';
 import type { PlannerDeps, PlanningOutcome } from './types';
 
 /**
@@ -24,6 +25,7 @@ export function planningProvider(deps: PlannerDeps, options: PlanOptions = {}): 
     ...deps,
     ...(r.signal ? { signal: r.signal } : {}),
     ...(deps.timeoutMs === undefined && r.timeout_ms !== undefined ? { timeoutMs: r.timeout_ms } : {}),
+    ...(r.on_spent ? { provenance: new TallyingProvenance(deps.provenance, r.on_spent) } : {}),
   });
   return {
     // Without a model the pipeline has only its rules, which plan goals from scratch.
