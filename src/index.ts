@@ -63,6 +63,7 @@ export { executionStateOf, stepResultsOf } from './library/execution-state';
 export type { PlanExecutionState, PlanRevision, StepResult } from './library/execution-state';
 export { LocalRunner } from './library/local-runner';
 export { agentDispatch } from './library/agent-dispatch';
+export { humanInput } from './executor/tools/human-input';
 export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './library/local-runner';
 export type { Timers } from './library/wake-timer';
 export { resolvePlanningOptions, runConfigFor } from './library/options';
