@@ -63,6 +63,7 @@ export { executionStateOf, stepResultsOf } from './library/execution-state';
 export type { PlanExecutionState, PlanRevision, StepResult } from './library/execution-state';
 export { LocalRunner } from './library/local-runner';
 export { agentDispatch } from './library/agent-dispatch';
+export { humanInput } from './executor/tools/human-input';
 export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './library/local-runner';
 export type { Timers } from './library/wake-timer';
 export { resolvePlanningOptions, runConfigFor } from './library/options';
@@ -74,6 +75,10 @@ export type { LlmOptions, PipelineProviderOptions } from './library/pipeline-pro
 export { plannerProvider } from './library/planner-provider';
 export type { PlannerProviderOptions } from './library/planner-provider';
 export { PlanningPattern } from './library/planning-pattern';
+export { mcpTools } from './mcp/tools';
+export type { McpToolsOptions } from './mcp/tools';
+export { parseMcpServers } from './mcp/config';
+export type { McpServerConfig } from './mcp/config';
 export type { RunOptions } from './library/planning-pattern';
 export type { PlanExecutionResult, TokenUsage } from './library/result';
 

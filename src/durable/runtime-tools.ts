@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { ToolError } from '../errors';
 import { CHILD_RUN_TIMEOUT_MS } from '../engine/child-run';
-import { deferToChildRun, deferToPerson } from '../executor/deferred';
-import { readableSchema } from '../plan/stage-schema';
+import { deferToChildRun } from '../executor/deferred';
 import { agentDispatchTool } from '../executor/tools/agent-dispatch';
+import { humanInput } from '../executor/tools/human-input';
 import { defineTool, type AnyTool, type ToolContext, type ToolRegistry } from '../executor/registry';
 import { planFromState, planGoal } from '../planner/pipeline';
 import { plannerDepsFor } from '../planner/worker-deps';
@@ -25,25 +25,7 @@ import {
   type TeaSubtask,
 } from './subtask-plans';
 
-const HOUR = 3600_000;
-
 /** The runtime tools, bound to a registry that includes them (for planning and child plans). */
-/**
- * `human.input`'s `schema`: a JSON Schema the answer must fit — refused at `POST /input` when it does
- * not, so a plan that asks for `{refund: boolean}` never gets `"maybe"`. One zod cannot read is a
- * finding when the plan is validated, not a question nobody can answer.
- */
-const AnswerSchema = z
-  .union([z.boolean(), z.record(z.string(), z.unknown())])
-  .superRefine((schema, ctx) => {
-    const readable = readableSchema(schema);
-    if (!readable.ok)
-      ctx.addIssue({ code: 'custom', message: `not a JSON Schema edgeplan can check: ${readable.message}` });
-  })
-  .describe(
-    'JSON Schema the answer must fit: an answer that does not is refused (400) and the step keeps waiting',
-  );
-
 export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
   const env = (ctx: ToolContext) => ctx.env as unknown as Env;
   const parent = (ctx: ToolContext) => ({ run_id: ctx.runId, step_id: ctx.stepId, attempt: ctx.attempt });
@@ -116,18 +98,6 @@ export function runtimeTools(registry: () => ToolRegistry): AnyTool[] {
         ),
       );
     },
-  });
-
-  const humanInput = defineTool({
-    name: 'human.input',
-    description:
-      'Pauses the run (awaiting_input) until someone answers with POST /v1/runs/:id/input; the answer is the output.',
-    version: '1',
-    input: z.object({ prompt: z.string().min(1), schema: AnswerSchema.optional() }),
-    idempotent: true,
-    deterministic: false,
-    timeout_ms: 24 * HOUR,
-    run: ({ prompt, schema }) => Promise.resolve(deferToPerson(prompt, schema)),
   });
 
   const planDecompose = defineTool({

@@ -18,7 +18,7 @@ import { secretsOf } from '../planner/redact';
 import { plannerDepsFor } from '../planner/worker-deps';
 import { plannerConfigured } from './planner-config';
 import type { Spent } from './side-work-journal';
-import { TallyingProvenance } from './spent-tokens';
+import { TallyingProvenance } from '../planner/tallying-provenance';
 
 const ids = {
   id: (p: string) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
@@ -26,7 +26,7 @@ const ids = {
 };
 
 /**
- * `onAttempt`: told each planning call's tokens as its attempt is recorded (spent-tokens.ts), so that
+ * `onAttempt`: told each planning call's tokens as its attempt is recorded (planner/tallying-provenance.ts), so that
  * a planning cut short by a crash still counts the calls it made.
  */
 export function workerSidePorts(

@@ -16,7 +16,7 @@ import { deliverApproval } from './approval-delivery';
 import { reportToParent } from './child-runs';
 import { workerSidePorts } from './side-ports';
 import type { SideRow, SideTask, SideWorkJournal, Spent } from './side-work-journal';
-import { withCarried } from './spent-tokens';
+import { withCarried } from '../engine/spent-tokens';
 import type { SqlStore } from './sql-store';
 import { log } from '../log';
 

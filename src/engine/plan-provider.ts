@@ -23,6 +23,13 @@ export type DraftRequest = {
   tools?: readonly string[];
   /** Aborted when the run no longer wants the answer (its deadline passed, the run ended). */
   signal?: AbortSignal;
+  /** How long one model call may take: the run's `planning_timeout_s`, in milliseconds. */
+  timeout_ms?: number;
+  /**
+   * Told each model call's tokens as the call is answered, before the answer is whole: a planning cut
+   * short (the run ended, its deadline passed) still counts the calls it made.
+   */
+  on_spent?: (tokens: TokenCount) => void;
   /** The run's planning options (model, temperature, prompt template, n-best, …). */
   planning?: PlanningOptions;
   /**

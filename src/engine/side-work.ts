@@ -48,6 +48,8 @@ export type SideContext = {
   emit(input: MachineInput): Promise<void>;
   /** Aborted when the answer is no longer wanted (the work's deadline passed, the run ended). */
   signal?: AbortSignal;
+  /** Told what a planning or revision's model calls spent, each as it is answered. */
+  spent?: (tokens: TokenCount) => void;
 };
 
 /**
@@ -59,7 +61,7 @@ export async function carryOut(c: SideCommand, ctx: SideContext): Promise<Machin
   switch (c.type) {
     case 'plan': {
       if (!ports.planner) return failureInput(c, new EdgeplanError('planning_unavailable', NO_PLANNER));
-      const req = draftRequest(s, ctx.signal);
+      const req = draftRequest(s, ctx);
       if (ports.planner.stream && streams(s)) return streamPlan(ports.planner, req, ctx);
       const out = await ports.planner.draft(req);
       return out.ok
@@ -202,7 +204,7 @@ async function streamPlan(planner: PlanProvider, req: DraftRequest, ctx: SideCon
 }
 
 /** What a first plan is asked from: a staged run asks for its first stage. */
-function draftRequest(s: RunState, signal: AbortSignal | undefined): DraftRequest {
+function draftRequest(s: RunState, ctx: SideContext): DraftRequest {
   const stage = currentStage(s);
   return {
     goal: stage
@@ -213,7 +215,9 @@ function draftRequest(s: RunState, signal: AbortSignal | undefined): DraftReques
     ...(s.config.strategy ? { strategy: s.config.strategy } : {}),
     ...(stage?.tools ? { tools: stage.tools } : {}),
     ...(s.config.planning ? { planning: s.config.planning } : {}),
-    ...(signal ? { signal } : {}),
+    timeout_ms: s.config.planning_timeout_s * 1000,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.spent ? { on_spent: ctx.spent } : {}),
   };
 }
 
@@ -236,7 +240,9 @@ function reviseRequest(c: Extract<SideCommand, { type: 'revise' }>, ctx: SideCon
     revision_strategy: c.strategy,
     ...(stage?.tools ? { tools: stage.tools } : {}),
     ...(s.config.planning ? { planning: s.config.planning } : {}),
+    timeout_ms: s.config.planning_timeout_s * 1000,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.spent ? { on_spent: ctx.spent } : {}),
   };
   if (c.step_id !== undefined) {
     const error = s.steps.get(c.step_id)?.error;

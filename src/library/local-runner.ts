@@ -7,7 +7,8 @@
  * strategies) is the machine's; this file only does what it is told.
  */
 import { EdgeplanError } from '../errors';
-import type { RunEvent } from '../engine/events';
+import type { RunEvent, TokenCount } from '../engine/events';
+import { chargeEnded, withCarried } from '../engine/spent-tokens';
 import { MAX_TREE_CHILD_RUNS, maxChildRunsSetting } from '../engine/child-run';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
@@ -27,6 +28,7 @@ import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
+import { pastDeadline, sideDeadlineMs } from './side-deadline';
 import { startConfig } from './start-config';
 import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -58,8 +60,9 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   /**
    * Side work running now (planning, revision, a judge, a hook), each with its controller: aborted when
    * the run ends, and then no longer waited for — a planner that ignores its signal cannot hold done().
+   * With each, what its model calls have spent so far: charged to the run if it ends first.
    */
-  readonly #sideInflight = new Set<AbortController>();
+  readonly #sideInflight = new Map<AbortController, TokenCount>();
   readonly #hookChain = new HookChain(
     (err, where) => this.#report(err, where),
     () => this.#checkSettled(),
@@ -256,14 +259,22 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       for (const s of settledSteps(m.state, d.events))
         void this.#hookChain.run(`stepSettled(${s.step.id})`, () => settledHook(s.step, s.result));
     }
-    if (d.abort !== null) {
-      for (const ctl of [...this.#inflight.values(), ...this.#sideInflight])
-        ctl.abort(new DOMException(d.abort, 'AbortError'));
-    }
     // However the run ended, what its side work would answer is refused: it stops (as the Durable
-    // Object's does), its model calls not waited for.
+    // Object's does), its model calls not waited for — and what they had spent is charged to the
+    // run's end, as the Durable Object charges it.
     if (TERMINAL_RUN_STATUSES.has(m.state.status)) {
-      for (const ctl of this.#sideInflight) ctl.abort(new DOMException('the run ended', 'AbortError'));
+      const spent = { prompt: 0, completion: 0 };
+      for (const [ctl, t] of this.#sideInflight) {
+        if (ctl.signal.aborted) continue;
+        spent.prompt += t.prompt;
+        spent.completion += t.completion;
+        ctl.abort(new DOMException('the run ended', 'AbortError'));
+      }
+      chargeEnded(d.events, m.state, spent);
+    }
+    if (d.abort !== null) {
+      for (const ctl of [...this.#inflight.values(), ...this.#sideInflight.keys()])
+        ctl.abort(new DOMException(d.abort, 'AbortError'));
     }
     for (const a of launches) this.#launch(a);
     for (const c of d.side) this.#startSideWork(c);
@@ -326,18 +337,43 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #startSideWork(c: SideCommand): void {
     // A cancelled or ended run's planner stops: its model call is not waited for, nor paid for to the end.
     const controller = new AbortController();
-    this.#sideInflight.add(controller);
+    const spent = { prompt: 0, completion: 0 };
+    this.#sideInflight.set(controller, spent);
     const ctx = {
       signal: controller.signal,
       state: this.#machine!.state,
       results: this.results,
       ports: this.#ports,
       ids: this.#ids,
+      spent: (t: TokenCount) => {
+        spent.prompt += t.prompt;
+        spent.completion += t.completion;
+      },
       emit: (input: MachineInput) => {
         this.#apply([input]);
         return Promise.resolve();
       },
     };
+    // Past its deadline the work is aborted and its failure answered; whatever it answers later is not.
+    const limitMs = sideDeadlineMs(c, ctx.state.config);
+    let stopDeadline = (): void => {};
+    if (limitMs !== null) {
+      const timers = this.#timer.timers;
+      const handle = timers.set(() => {
+        if (controller.signal.aborted) return;
+        controller.abort(new DOMException('past its deadline', 'TimeoutError'));
+        this.#sideInflight.delete(controller);
+        const input = withCarried(pastDeadline(c, ctx.state.config), spent);
+        try {
+          if (input) this.#apply([input]);
+          else this.#checkSettled();
+        } catch (err) {
+          this.#crash(err);
+        }
+      }, limitMs);
+      stopDeadline = () => timers.clear(handle);
+      controller.signal.addEventListener('abort', stopDeadline, { once: true });
+    }
     void carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {
         // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
@@ -346,6 +382,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
         return failureInput(c, err);
       })
       .then((input) => {
+        stopDeadline();
         this.#sideInflight.delete(controller);
         if (input && !controller.signal.aborted) this.#apply([input]);
         else this.#checkSettled();
@@ -359,7 +396,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       m !== null &&
       TERMINAL_RUN_STATUSES.has(m.state.status) &&
       this.#inflight.size === 0 &&
-      [...this.#sideInflight].every((c) => c.signal.aborted) &&
+      [...this.#sideInflight.keys()].every((c) => c.signal.aborted) &&
       this.#hookChain.pending === 0
     );
   }
@@ -391,7 +428,7 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #crash(err: unknown): void {
     this.#crashed = err instanceof Error ? err : new Error(String(err));
     this.#timer.clear();
-    for (const ctl of [...this.#inflight.values(), ...this.#sideInflight])
+    for (const ctl of [...this.#inflight.values(), ...this.#sideInflight.keys()])
       ctl.abort(new DOMException('runner crashed', 'AbortError'));
     this.#log.close();
     const waiters = this.#waiters;

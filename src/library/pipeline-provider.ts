@@ -27,7 +27,12 @@ export type LlmOptions = {
   /** The fetch planning (and `llm.call` steps) use; tests and offline examples pass a scripted one. */
   fetch?: typeof fetch;
   temperature?: number;
-  /** Per model call, default 60 s. */
+  /**
+   * Retries of a call that failed in transit (connection, 429, 5xx; not a timeout), with backoff from
+   * 0.5 s doubling, or what its Retry-After asks up to 20 s; default 2, as in the Worker.
+   */
+  retries?: number;
+  /** Per model call; default: the run's `planning_timeout_s` (60 s unless its config says otherwise). */
   timeoutMs?: number;
 };
 
@@ -46,6 +51,8 @@ export type PipelineProviderOptions = {
 };
 
 const TEMPLATE_ID = 'library.planning';
+/** A model call that failed in transit is tried this many times more, as the run's object does. */
+const LLM_RETRIES = 2;
 
 /**
  * @example
@@ -69,6 +76,7 @@ export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
       templates,
       ...(llm?.fetch ? { fetch: llm.fetch } : {}),
       ...(llm?.timeoutMs !== undefined ? { timeoutMs: llm.timeoutMs } : {}),
+      llmRetries: llm?.retries ?? LLM_RETRIES,
       ...(opts.rules ? { rules: opts.rules } : {}),
       ...(opts.provenance ? { provenance: opts.provenance } : {}),
     },

@@ -37,7 +37,7 @@ export function limitedFetch(
     fail(err);
     return err;
   };
-  const limited = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const limited = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const res = await base(input, init);
     if (res.status === 429 || res.status === 503) askedWait = retryAfterMs(res.headers.get('retry-after'));
     const declared = Number(res.headers.get('content-length'));

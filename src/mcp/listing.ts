@@ -123,8 +123,17 @@ const MAX_LEFT_OUT_NAME = 140;
 /** One `tools/list` page, its tools unchecked (each is checked on its own). */
 const ListingPage = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
+/**
+ * Where listings are cached across isolates: the Worker's KV namespace, or anything with its `get` and
+ * `put` (a library user's own cache; none: every listing asks the server).
+ */
+export type ListingCache = {
+  get(key: string, type: 'json'): Promise<unknown>;
+  put(key: string, value: string, options: { expirationTtl: number }): Promise<unknown>;
+};
+
 export type ListingOptions = McpConnectOptions & {
-  kv?: KVNamespace;
+  kv?: ListingCache;
   /** Seconds a cached listing lives (at least 60); default {@link MCP_LISTING_TTL_S}. */
   ttlSeconds?: number;
   /** Ask the server even when KV has a listing, and store the fresh one. */
@@ -149,7 +158,7 @@ export async function listMcpTools(server: McpServerConfig, opts: ListingOptions
 }
 
 /** What KV holds under `key`, or null — also when KV cannot be read (logged: the server is asked). */
-async function cachedValue(kv: KVNamespace, key: string, server: McpServerConfig): Promise<unknown> {
+async function cachedValue(kv: ListingCache, key: string, server: McpServerConfig): Promise<unknown> {
   try {
     return await kv.get(key, 'json');
   } catch (err) {
@@ -251,7 +260,7 @@ async function listAndStore(server: McpServerConfig, key: string, opts: ListingO
  * or the write refused or failed): never throws, the listing is used all the same.
  */
 async function storeListing(
-  kv: KVNamespace,
+  kv: ListingCache,
   key: string,
   listing: McpListing,
   opts: ListingOptions,

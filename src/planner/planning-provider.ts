@@ -11,6 +11,7 @@ import type { ToolDescription } from '../executor/registry';
 import type { PlannerState } from './contracts';
 import { planFromState, type PlanOptions } from './pipeline';
 import { LlmStreamingPlanner } from './streaming-planner';
+import { TallyingProvenance } from './tallying-provenance';
 import type { PlannerDeps, PlanningOutcome } from './types';
 
 /**
@@ -19,24 +20,26 @@ import type { PlannerDeps, PlanningOutcome } from './types';
  * const first = await provider.draft({ goal: 'echo hi', limits: { max_steps: 20, max_depth: 2 } });
  */
 export function planningProvider(deps: PlannerDeps, options: PlanOptions = {}): PlanProvider {
-  const withSignal = (signal: AbortSignal | undefined): PlannerDeps => (signal ? { ...deps, signal } : deps);
+  // A model call is bounded by the provider's own timeout, else by the run's (planning_timeout_s).
+  const callDeps = (r: DraftRequest): PlannerDeps => ({
+    ...deps,
+    ...(r.signal ? { signal: r.signal } : {}),
+    ...(deps.timeoutMs === undefined && r.timeout_ms !== undefined ? { timeoutMs: r.timeout_ms } : {}),
+    ...(r.on_spent ? { provenance: new TallyingProvenance(deps.provenance, r.on_spent) } : {}),
+  });
   return {
     // Without a model the pipeline has only its rules, which plan goals from scratch.
     canRevise: readLlmConfig(deps.env) !== null,
     draft: async (r) =>
       planAttemptOf(
-        await planFromState(draftState(r, toolsFor(deps, r)), optionsFor(options, r), withSignal(r.signal)),
+        await planFromState(draftState(r, toolsFor(deps, r)), optionsFor(options, r), callDeps(r)),
       ),
     revise: async (r) =>
       planAttemptOf(
-        await planFromState(
-          revisionState(r, toolsFor(deps, r)),
-          optionsFor(options, r),
-          withSignal(r.signal),
-        ),
+        await planFromState(revisionState(r, toolsFor(deps, r)), optionsFor(options, r), callDeps(r)),
       ),
     stream: (r) =>
-      new LlmStreamingPlanner(withSignal(r.signal), {
+      new LlmStreamingPlanner(callDeps(r), {
         ...optionsFor(options, r),
         ...(r.plan_id !== undefined ? { plan_id: r.plan_id } : {}),
       }).plan(draftState(r, toolsFor(deps, r))),

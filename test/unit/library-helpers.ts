@@ -8,6 +8,7 @@ import { deferToPerson } from '../../src/executor/deferred';
 import { defineTool } from '../../src/executor/registry';
 import type { PlanStep } from '../../src/plan/model';
 import type { Planner, PlannerState } from '../../src/planner/contracts';
+import type { Timers } from '../../src/library/wake-timer';
 
 export const echo = defineTool({
   name: 't.echo',
@@ -148,4 +149,32 @@ export function scriptedPlanner(...script: Array<PlanStep[] | ((state: PlannerSt
 /** Lets pending promise callbacks and zero-delay timers run. */
 export function settle(ms = 0): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Timers that fire only when the test says, and a clock that moves only then. */
+export function manualTime() {
+  let now = Date.parse('2026-01-01T00:00:00.000Z');
+  type Armed = { fire: () => void; ms: number; at: number };
+  const armed = new Set<Armed>();
+  const timers: Timers = {
+    set: (fire, ms) => {
+      const t = { fire, ms, at: now + ms };
+      armed.add(t);
+      return t;
+    },
+    clear: (handle) => void armed.delete(handle as Armed),
+  };
+  return {
+    clock: { now: () => new Date(now) },
+    timers,
+    /** The delays of the timers set and not yet fired or cleared. */
+    armed: () => [...armed].map((t) => t.ms),
+    /** Moves the clock to the earliest timer and fires it. */
+    fireNext(): void {
+      const next = [...armed].sort((a, b) => a.at - b.at)[0]!;
+      armed.delete(next);
+      now = next.at;
+      next.fire();
+    },
+  };
 }

@@ -335,6 +335,20 @@ describe('planning through the LLM pipeline in process', () => {
     expect(result.tokenUsage).toEqual({ promptTokens: 50, completionTokens: 10, totalTokens: 60 });
   });
 
+  it('tries a model call that failed in transit (503) again, as the Worker does, and plans with that model', async () => {
+    const llm = scriptedLlm([
+      { status: 503, error: 'overloaded' },
+      planJson([{ id: 'a', description: 'echo', action: 't.echo', parameters: { v: 1 }, dependencies: [] }]),
+    ]);
+    const result = await new PlanningPattern().execute(
+      { tools: [echo], llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llm.fetch } },
+      'echo one',
+    );
+
+    expect(result.success).toBe(true);
+    expect(llm.sent.map((s) => s.body.model)).toEqual(['scripted-1', 'scripted-1']);
+  });
+
   it('generatePlan throws the pipeline’s error, naming what to configure in process — the agent’s llm, not the Worker’s variables — when nothing can plan the goal', async () => {
     const thrown: unknown = await new PlanningPattern()
       .generatePlan({ tools: [echo] }, 'something no rule knows')

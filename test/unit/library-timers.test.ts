@@ -1,35 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalRunner } from '../../src/library/local-runner';
-import type { Timers } from '../../src/library/wake-timer';
-import { flakyTool, settle, step } from './library-helpers';
-
-/** Timers that fire only when the test says, and a clock that moves only then. */
-function manualTime() {
-  let now = Date.parse('2026-01-01T00:00:00.000Z');
-  type Armed = { fire: () => void; ms: number; at: number };
-  const armed = new Set<Armed>();
-  const timers: Timers = {
-    set: (fire, ms) => {
-      const t = { fire, ms, at: now + ms };
-      armed.add(t);
-      return t;
-    },
-    clear: (handle) => void armed.delete(handle as Armed),
-  };
-  return {
-    clock: { now: () => new Date(now) },
-    timers,
-    /** The delays of the timers set and not yet fired or cleared. */
-    armed: () => [...armed].map((t) => t.ms),
-    /** Moves the clock to the earliest timer and fires it. */
-    fireNext(): void {
-      const next = [...armed].sort((a, b) => a.at - b.at)[0]!;
-      armed.delete(next);
-      now = next.at;
-      next.fire();
-    },
-  };
-}
+import { flakyTool, manualTime, settle, step } from './library-helpers';
 
 const invokedAt = (runner: LocalRunner): number[] =>
   runner.events.filter((e) => e.event_type === 'ToolInvoked').map((e) => Date.parse(e.timestamp));
