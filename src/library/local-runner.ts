@@ -7,8 +7,8 @@
  * strategies) is the machine's; this file only does what it is told.
  */
 import { EdgeplanError } from '../errors';
-import type { RunEvent, TokenCount } from '../engine/events';
-import { chargeEnded, withCarried } from '../engine/spent-tokens';
+import type { RunEvent } from '../engine/events';
+import { chargeEnded } from '../engine/spent-tokens';
 import { MAX_TREE_CHILD_RUNS, maxChildRunsSetting } from '../engine/child-run';
 import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '../engine/machine';
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
@@ -22,13 +22,13 @@ import { validateRunPlan } from './plan-versions';
 import { settledSteps } from './execution-state';
 import { isPlanProvider, type PlanProvider } from '../engine/plan-provider';
 import { childRunLimit, runSubplan } from './subplan';
-import { carryOut, failureInput, type SideCommand, type SidePorts } from '../engine/side-work';
+import type { SidePorts } from '../engine/side-work';
 import { decide } from '../engine/run-loop';
 import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
-import { pastDeadline, sideDeadlineMs } from './side-deadline';
+import { SideWorkSet } from './side-work-set';
 import { startConfig } from './start-config';
 import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -57,12 +57,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #machine: RunMachine | null = null;
   /** Attempts running now, by `step#attempt`. */
   readonly #inflight = new Map<string, AbortController>();
-  /**
-   * Side work running now (planning, revision, a judge, a hook), each with its controller: aborted when
-   * the run ends, and then no longer waited for — a planner that ignores its signal cannot hold done().
-   * With each, what its model calls have spent so far: charged to the run if it ends first.
-   */
-  readonly #sideInflight = new Map<AbortController, TokenCount>();
+  /** Side work running now (planning, revision, a judge, a hook): see side-work-set.ts. */
+  readonly #side: SideWorkSet;
   readonly #hookChain = new HookChain(
     (err, where) => this.#report(err, where),
     () => this.#checkSettled(),
@@ -98,6 +94,22 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
       }
     }, opts.timers);
     this.#ports = localSidePorts(this.#planner, this.#hooks, (err, where) => this.#report(err, where));
+    this.#side = new SideWorkSet({
+      context: () => ({
+        state: this.#machine!.state,
+        results: this.results,
+        ports: this.#ports,
+        ids: this.#ids,
+        emit: (input) => {
+          this.#apply([input]);
+          return Promise.resolve();
+        },
+      }),
+      timers: this.#timer.timers,
+      answer: (input) => (input ? void this.#apply([input]) : this.#checkSettled()),
+      report: (err, where) => this.#report(err, where),
+      crash: (err) => this.#crash(err),
+    });
   }
 
   /**
@@ -262,22 +274,13 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     // However the run ended, what its side work would answer is refused: it stops (as the Durable
     // Object's does), its model calls not waited for — and what they had spent is charged to the
     // run's end, as the Durable Object charges it.
-    if (TERMINAL_RUN_STATUSES.has(m.state.status)) {
-      const spent = { prompt: 0, completion: 0 };
-      for (const [ctl, t] of this.#sideInflight) {
-        if (ctl.signal.aborted) continue;
-        spent.prompt += t.prompt;
-        spent.completion += t.completion;
-        ctl.abort(new DOMException('the run ended', 'AbortError'));
-      }
-      chargeEnded(d.events, m.state, spent);
-    }
+    if (TERMINAL_RUN_STATUSES.has(m.state.status)) chargeEnded(d.events, m.state, this.#side.endRun());
     if (d.abort !== null) {
-      for (const ctl of [...this.#inflight.values(), ...this.#sideInflight.keys()])
-        ctl.abort(new DOMException(d.abort, 'AbortError'));
+      for (const ctl of this.#inflight.values()) ctl.abort(new DOMException(d.abort, 'AbortError'));
+      this.#side.abortAll(d.abort);
     }
     for (const a of launches) this.#launch(a);
-    for (const c of d.side) this.#startSideWork(c);
+    for (const c of d.side) this.#side.start(c);
     this.#timer.set(m.nextWakeAt(), this.#clock.now().getTime());
     // Listeners last: one that cancels the run from inside its callback finds every attempt registered.
     if (d.events.length > 0 && !TERMINAL_RUN_STATUSES.has(m.state.status)) this.#log.reopen();
@@ -334,69 +337,13 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     return runSubplan(a, spawn, signal, this.#timer.timers);
   }
 
-  #startSideWork(c: SideCommand): void {
-    // A cancelled or ended run's planner stops: its model call is not waited for, nor paid for to the end.
-    const controller = new AbortController();
-    const spent = { prompt: 0, completion: 0 };
-    this.#sideInflight.set(controller, spent);
-    const ctx = {
-      signal: controller.signal,
-      state: this.#machine!.state,
-      results: this.results,
-      ports: this.#ports,
-      ids: this.#ids,
-      spent: (t: TokenCount) => {
-        spent.prompt += t.prompt;
-        spent.completion += t.completion;
-      },
-      emit: (input: MachineInput) => {
-        this.#apply([input]);
-        return Promise.resolve();
-      },
-    };
-    // Past its deadline the work is aborted and its failure answered; whatever it answers later is not.
-    const limitMs = sideDeadlineMs(c, ctx.state.config);
-    let stopDeadline = (): void => {};
-    if (limitMs !== null) {
-      const timers = this.#timer.timers;
-      const handle = timers.set(() => {
-        if (controller.signal.aborted) return;
-        controller.abort(new DOMException('past its deadline', 'TimeoutError'));
-        this.#sideInflight.delete(controller);
-        const input = withCarried(pastDeadline(c, ctx.state.config), spent);
-        try {
-          if (input) this.#apply([input]);
-          else this.#checkSettled();
-        } catch (err) {
-          this.#crash(err);
-        }
-      }, limitMs);
-      stopDeadline = () => timers.clear(handle);
-      controller.signal.addEventListener('abort', stopDeadline, { once: true });
-    }
-    void carryOut(c, ctx)
-      .catch((err: unknown): MachineInput | null => {
-        // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
-        if (controller.signal.aborted) return null;
-        this.#report(err, c.type);
-        return failureInput(c, err);
-      })
-      .then((input) => {
-        stopDeadline();
-        this.#sideInflight.delete(controller);
-        if (input && !controller.signal.aborted) this.#apply([input]);
-        else this.#checkSettled();
-      })
-      .catch((err: unknown) => this.#crash(err));
-  }
-
   #settled(): boolean {
     const m = this.#machine;
     return (
       m !== null &&
       TERMINAL_RUN_STATUSES.has(m.state.status) &&
       this.#inflight.size === 0 &&
-      [...this.#sideInflight.keys()].every((c) => c.signal.aborted) &&
+      this.#side.idle &&
       this.#hookChain.pending === 0
     );
   }
@@ -428,8 +375,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   #crash(err: unknown): void {
     this.#crashed = err instanceof Error ? err : new Error(String(err));
     this.#timer.clear();
-    for (const ctl of [...this.#inflight.values(), ...this.#sideInflight.keys()])
-      ctl.abort(new DOMException('runner crashed', 'AbortError'));
+    for (const ctl of this.#inflight.values()) ctl.abort(new DOMException('runner crashed', 'AbortError'));
+    this.#side.abortAll('runner crashed');
     this.#log.close();
     const waiters = this.#waiters;
     this.#waiters = [];

@@ -1,0 +1,110 @@
+/**
+ * The side work a {@link LocalRunner} has running — planning, a revision, a judge, the approval and
+ * input hooks — each with its controller and what its model calls have spent so far. A planning,
+ * revision or judge has a deadline (side-deadline.ts): past it the work is aborted and its failure
+ * answered. When the run ends, everything still running is aborted, what it spent is handed back to
+ * be charged to the run's end (as the Durable Object charges it), and it is no longer waited for: a
+ * planner that ignores its signal cannot hold `done()`. Whatever aborted work answers later is dropped.
+ */
+import type { TokenCount } from '../engine/events';
+import type { MachineInput } from '../engine/machine';
+import { carryOut, failureInput, type SideCommand, type SideContext } from '../engine/side-work';
+import { withCarried } from '../engine/spent-tokens';
+import { pastDeadline, sideDeadlineMs } from './side-deadline';
+import type { Timers } from './wake-timer';
+
+/** What the set needs of its runner. */
+export type SideWorkHost = {
+  /** What a piece of work reads when it starts (the run's state, results, ports, ids, emit). */
+  context(): Omit<SideContext, 'signal' | 'spent'>;
+  timers: Timers;
+  /** The work's answer to apply; null: nothing to apply, only whether the run has settled. */
+  answer(input: MachineInput | null): void;
+  report(err: unknown, where: string): void;
+  crash(err: unknown): void;
+};
+
+export class SideWorkSet {
+  readonly #host: SideWorkHost;
+  /** Each piece running, by its controller: what its model calls have spent so far. */
+  readonly #running = new Map<AbortController, TokenCount>();
+
+  constructor(host: SideWorkHost) {
+    this.#host = host;
+  }
+
+  /** Carries `c` out; its answer goes to the host, unless it was aborted first. */
+  start(c: SideCommand): void {
+    const host = this.#host;
+    const controller = new AbortController();
+    const spent = { prompt: 0, completion: 0 };
+    this.#running.set(controller, spent);
+    const ctx: SideContext = {
+      ...host.context(),
+      signal: controller.signal,
+      spent: (t: TokenCount) => {
+        spent.prompt += t.prompt;
+        spent.completion += t.completion;
+      },
+    };
+    const stopDeadline = this.#deadline(c, ctx, controller, spent);
+    void carryOut(c, ctx)
+      .catch((err: unknown): MachineInput | null => {
+        // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
+        if (controller.signal.aborted) return null;
+        host.report(err, c.type);
+        return failureInput(c, err);
+      })
+      .then((input) => {
+        stopDeadline();
+        this.#running.delete(controller);
+        host.answer(input && !controller.signal.aborted ? input : null);
+      })
+      .catch((err: unknown) => host.crash(err));
+  }
+
+  /**
+   * The run ended: every piece still running is aborted, and what their model calls spent is returned,
+   * for the run's end to charge.
+   */
+  endRun(): TokenCount {
+    const spent = { prompt: 0, completion: 0 };
+    for (const [ctl, t] of this.#running) {
+      if (ctl.signal.aborted) continue;
+      spent.prompt += t.prompt;
+      spent.completion += t.completion;
+      ctl.abort(new DOMException('the run ended', 'AbortError'));
+    }
+    return spent;
+  }
+
+  /** Aborts every piece running (a cancel, a crash), with `reason`. */
+  abortAll(reason: string): void {
+    for (const ctl of this.#running.keys()) ctl.abort(new DOMException(reason, 'AbortError'));
+  }
+
+  /** Whether nothing is left to wait for: every piece still running was aborted. */
+  get idle(): boolean {
+    return [...this.#running.keys()].every((c) => c.signal.aborted);
+  }
+
+  /** Arms `c`'s deadline, if it has one; returns what disarms it. */
+  #deadline(c: SideCommand, ctx: SideContext, controller: AbortController, spent: TokenCount): () => void {
+    const limitMs = sideDeadlineMs(c, ctx.state.config);
+    if (limitMs === null) return () => {};
+    const { timers } = this.#host;
+    const handle = timers.set(() => {
+      if (controller.signal.aborted) return;
+      controller.abort(new DOMException('past its deadline', 'TimeoutError'));
+      this.#running.delete(controller);
+      try {
+        this.#host.answer(withCarried(pastDeadline(c, ctx.state.config), spent));
+      } catch (err) {
+        this.#host.crash(err);
+      }
+    }, limitMs);
+    const stop = () => timers.clear(handle);
+    controller.signal.addEventListener('abort', stop, { once: true });
+    return stop;
+  }
+}
