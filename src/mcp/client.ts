@@ -1,8 +1,8 @@
 /**
  * One MCP session with a configured server over Streamable HTTP (the SDK's client), and how its
  * failures become step errors: a server that cannot be reached, or answers 5xx / 429, is a retryable
- * `mcp_unreachable` (retried after the wait its `Retry-After` asks, if it asks); a refusal (JSON-RPC error, other 4xx) is `mcp_error`, not retried; an answer the
- * protocol's schema refuses is `mcp_bad_response` and one over `MAX_MCP_RESPONSE_BYTES` is
+ * `mcp_unreachable` (retried after the wait its `Retry-After` asks, if it asks); a refusal (JSON-RPC
+ * error, other 4xx) is `mcp_error`, not retried; an answer the protocol's schema refuses is `mcp_bad_response` and one over `MAX_MCP_RESPONSE_BYTES` is
  * `mcp_response_too_large` (limited-fetch.ts), neither retried (the call may have had its effect); a server that forgets
  * the session it just opened is asked again in a new one, then is a retryable `mcp_session_lost`. A
  * listing's session is ended (`DELETE`) when its work is done; tool calls share one session per server
