@@ -70,10 +70,13 @@ export function formatOf(path: string, given?: string): Format {
   }
   if (path === '-') return 'plan'; // standard input: JSON unless --format says otherwise
   const f = BY_EXTENSION[extname(path).toLowerCase()];
-  if (!f)
+  if (!f) {
+    // What is wrong first: a path that is not a file to read (a typo, a directory) says so.
+    readText(path);
     throw new UsageError(
       `Cannot tell the format of ${path} from its extension: use .json, .yaml/.yml or .txt, or --format ${FORMATS.join('|')}`,
     );
+  }
   return f;
 }
 

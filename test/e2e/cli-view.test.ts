@@ -396,7 +396,12 @@ describe('--input and --config pairs', () => {
   it('refuses what is not a pair, a prototype key, and an unknown extension', () => {
     expect(() => pairs(['oops'], '--config')).toThrow(/key=value or @file\.json/);
     expect(() => pairs(['__proto__.x=1'], '--config')).toThrow(/not a key path/);
-    expect(() => formatOf('plan.toml')).toThrow(/Cannot tell the format/);
+    const toml = join(mkdtempSync(join(tmpdir(), 'edgeplan-format-')), 'plan.toml');
+    writeFileSync(toml, 'steps = []');
+    expect(() => formatOf(toml)).toThrow(/Cannot tell the format/);
+    // What is wrong first: no such file, or a directory, rather than its extension.
+    expect(() => formatOf('no-such-plan')).toThrow('Cannot read no-such-plan: no such file');
+    expect(() => formatOf(tmpdir())).toThrow(`Cannot read ${tmpdir()}: it is a directory`);
     expect(formatOf('flow.YML')).toBe('tea-yaml');
     expect(formatOf('x.anything', 'llmcompiler')).toBe('llmcompiler');
   });
