@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   cross_site_request: {
     status: 403,
     about:
-      'A browser sent a request that changes something (or a WebSocket upgrade) from a page on another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin CORS_ORIGINS does not name, with no Authorization header or bearer subprotocol: it would have acted on the browser’s Cloudflare Access cookie, or a local ALLOW_ANONYMOUS server, for that page. details.origin names the page’s origin. Send the API token from that page, or add its origin to CORS_ORIGINS.',
+      'A browser sent a request that changes something (or a WebSocket upgrade) from a page on another site (`Sec-Fetch-Site: cross-site` or `same-site`) whose origin CORS_ORIGINS does not name, with no Authorization header or bearer subprotocol: it would have acted on the browser’s Cloudflare Access cookie, or a local ALLOW_ANONYMOUS server, for that page. details.origin names the page’s origin. Send the API token from that page, or add its origin to CORS_ORIGINS. Also a browser’s CORS preflight (OPTIONS) from an origin CORS_ORIGINS does not name, answered before any token is asked for (a preflight carries none): add the origin to CORS_ORIGINS.',
   },
   not_found: { status: 404, about: 'No such run, plan version, step or route.' },
   method_not_allowed: {

@@ -95,6 +95,34 @@ describe('CORS_ORIGINS', () => {
     expect(pre.headers.get('Access-Control-Allow-Origin')).toBeNull();
   });
 
+  it('refuses a preflight from an origin it does not allow, saying what to set, before asking for a token', async () => {
+    type Refusal = { error: { code: string; message: string; details: { origin: string } } };
+    // Unset, and a token required: a preflight never carries one, and a 401 would send the page's
+    // developer after their token.
+    const unset = await call(
+      { ...env, CORS_ORIGINS: '', API_TOKEN: 'cors-token' },
+      preflight('https://app.example.com'),
+    );
+    expect(unset.status).toBe(403);
+    const body = await unset.json<Refusal>();
+    expect(body.error).toMatchObject({
+      code: 'cross_site_request',
+      details: { origin: 'https://app.example.com' },
+    });
+    expect(body.error.message).toBe(
+      'A page on https://app.example.com asked your browser whether it may call /v1/tools (a CORS preflight), and CORS_ORIGINS is not set: add that origin to CORS_ORIGINS (comma-separated; * for any) to let its pages call the API with their token.',
+    );
+    // Set, without that origin.
+    const unlisted = await call(withCors, preflight('https://evil.example.com'));
+    expect(unlisted.status).toBe(403);
+    expect((await unlisted.json<Refusal>()).error.message).toContain(
+      'CORS_ORIGINS does not name https://evil.example.com',
+    );
+    // An OPTIONS that is no preflight is told what the path takes, as before.
+    const plain = await call({ ...env, CORS_ORIGINS: '' }, { method: 'OPTIONS' });
+    expect(plain.status).toBe(405);
+  });
+
   it('allows any origin with *', async () => {
     const res = await call({ ...env, CORS_ORIGINS: '*' }, { headers: { Origin: 'https://x.example' } });
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
