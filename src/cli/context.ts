@@ -5,6 +5,7 @@
 import { createClient, type EdgeplanClient } from '../client';
 import { UsageError } from './exit-codes';
 import { COLOR, PLAIN, type Style } from './render';
+import { note } from './notes';
 import { retryNotice } from './retry-notice';
 import { terminalText } from './terminal-text';
 
@@ -57,7 +58,8 @@ export function makeContext(g: GlobalOptions, signal: AbortSignal): Context {
       timeoutMs: REQUEST_TIMEOUT_MS,
       retry: g.retry !== false,
       signal,
-      onRetry: (n) => void process.stderr.write(terminalText(retryNotice(n, json))),
+      // Through the live view while it draws, so its next frame does not erase the notice.
+      onRetry: (n) => note(terminalText(retryNotice(n, json))),
     }),
     url,
     json,

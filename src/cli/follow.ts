@@ -10,6 +10,7 @@ import { eventLine, plural, renderLive, type Style } from './render';
 import { applyEvent, emptyView, type RunView } from '../client/run-view';
 import { terminalText } from './terminal-text';
 import { approverName, pendingApprovalLines } from './approval-text';
+import { note, notesThrough } from './notes';
 
 export type FollowOptions = {
   /** Redraw the live view (stdout is a terminal). */
@@ -84,11 +85,14 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   // A note written between two frames would be erased by the next as a line of the view (the
   // operator never saw "Lost the connection"), and shift the erase so a stale header stayed above
   // the view: the frame is cleared, the note written, and the view drawn again below it.
-  const liveNotes = connectionNotes(runId, (note) => {
+  // So are the client's retry notices (a 429 or 503 waited out mid-watch: src/cli/notes.ts).
+  const say = (lines: string) => {
     log.clear();
-    process.stderr.write(note);
+    process.stderr.write(lines);
     draw();
-  });
+  };
+  const liveNotes = connectionNotes(runId, say);
+  let notesBack = notesThrough(say);
   // Each frame is cut to the terminal's height (log-update), and what it cut is gone, scrollback too:
   // the view that stays — before a question, and at the end — is written whole.
   const keep = () => {
@@ -113,7 +117,10 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
         if (!(await stillWaiting(client, runId))) continue;
         clearInterval(timer);
         keep();
+        // No frame is drawn while the question is: a notice meanwhile is written as it comes.
+        notesBack();
         await ask(client, view, o.style);
+        notesBack = notesThrough(say);
         after = view.last_seq;
         timer = setInterval(tick, 80);
         continue watching;
@@ -122,6 +129,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
     }
   } finally {
     clearInterval(timer);
+    notesBack();
   }
   keep();
   return view;
@@ -170,7 +178,7 @@ async function stillWaiting(client: EdgeplanClient, runId: string): Promise<bool
  * Tells the person watching (stderr) when the server goes away, and when it answers again. `say`
  * writes a note: the live view's clears the frame first and draws it again below the note.
  */
-export function connectionNotes(runId: string, say = (note: string) => void process.stderr.write(note)) {
+export function connectionNotes(runId: string, say: (note: string) => void = note) {
   // Said once a switch: a capped run's socket is tried again every Retry-After, and each refusal
   // reports the poll again.
   let polling = false;
