@@ -21,6 +21,7 @@ import {
 import { isPlanProvider, type PlanAttempt, type PlanProvider } from '../engine/plan-provider';
 import type { CheckContext } from './plan-versions';
 import { withPatternRules } from './pattern-provider';
+import { checkLlmOptions } from './llm-options';
 import { llmEnv, pipelineProvider } from './pipeline-provider';
 import { plannerProvider } from './planner-provider';
 import { buildResult, type PlanExecutionResult } from './result';
@@ -125,6 +126,8 @@ export class PlanningPattern {
     const started = Date.now();
     const cb = <N extends keyof PlanningCallbacks>(name: N) =>
       pickCallback(name, agent.callbacks, this.#callbacks);
+    // With a planner of its own the agent's `llm` still serves its `llm.call` steps: checked here too.
+    checkLlmOptions(agent.llm);
     let runner: LocalRunner | null = null;
     const provider = this.#provider(agent, () => runner);
     const env = Object.fromEntries(
