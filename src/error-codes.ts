@@ -163,7 +163,10 @@ export const ERROR_CODES = {
   revision_in_progress: { status: 409, about: 'A revision was already asked for and is being produced.' },
   max_revisions: { status: 409, about: 'Max replans exceeded (max_revisions).' },
   invalid_decision: { status: 400, about: 'An approval decision that cannot be applied.' },
-  invalid_options: { status: null, about: 'Library options that do not hold (PlanningPattern).' },
+  invalid_options: {
+    status: null,
+    about: 'Library options that do not hold (PlanningPattern, an agent’s `llm`, LocalRunner).',
+  },
   htn_invalid: { status: null, about: 'An HTN domain that cannot decompose the task.' },
   htn_no_method: { status: null, about: 'No HTN method applies to a compound task.' },
   htn_too_deep: { status: null, about: 'HTN decomposition went deeper than its limit.' },

@@ -7,7 +7,7 @@ import type { Clock, IdSource } from '../plan/model';
 import type { Planner, Rule } from '../planner/contracts';
 import type { PlanProvider } from '../engine/plan-provider';
 import type { PlanningHooks } from './callbacks';
-import type { LlmOptions } from './pipeline-provider';
+import type { LlmOptions } from './llm-options';
 
 /**
  * What an agent is. Plans come from `planner` when given, else from the LLM pipeline with `llm`

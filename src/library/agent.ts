@@ -11,7 +11,7 @@ import type { Planner, Rule } from '../planner/contracts';
 import type { PlanningHooks } from './callbacks';
 import { toolRegistry, type AgentSpec } from './agent-spec';
 import type { PlanProvider } from '../engine/plan-provider';
-import type { LlmOptions } from './pipeline-provider';
+import { checkLlmOptions, type LlmOptions } from './llm-options';
 import type { PlanningPattern, RunOptions } from './planning-pattern';
 import type { PlanExecutionResult } from './result';
 
@@ -38,7 +38,7 @@ export class Agent implements AgentSpec {
     this.tools = toolRegistry(spec.tools);
     if (spec.systemPrompt !== undefined) this.systemPrompt = spec.systemPrompt;
     if (spec.planner !== undefined) this.planner = spec.planner;
-    if (spec.llm !== undefined) this.llm = spec.llm;
+    if (spec.llm !== undefined) this.llm = checkLlmOptions(spec.llm);
     if (spec.rules !== undefined) this.rules = spec.rules;
     if (spec.callbacks !== undefined) this.callbacks = spec.callbacks;
     if (spec.env !== undefined) this.env = spec.env;

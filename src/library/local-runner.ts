@@ -30,7 +30,12 @@ import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
 import { SideWorkSet } from './side-work-set';
 import { startConfig } from './start-config';
-import type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
+import {
+  checkRunnerOptions,
+  type LocalRunnerOptions,
+  type RunnerHooks,
+  type StartRequest,
+} from './runner-options';
 
 export type { LocalRunnerOptions, RunnerHooks, StartRequest } from './runner-options';
 
@@ -72,7 +77,9 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   /** The child runs this run's whole tree has started: one count, shared by its runners. */
   #tree = { children: 0 };
 
-  constructor(opts: LocalRunnerOptions) {
+  /** Throws `invalid_options` naming each bad option (a typo, a hook that is not a function). */
+  constructor(options: LocalRunnerOptions) {
+    const opts = checkRunnerOptions(options);
     this.#tools = opts.tools instanceof ToolRegistry ? opts.tools : new ToolRegistry(opts.tools);
     this.#clock = opts.clock ?? systemClock;
     this.#ids = opts.ids ?? randomIds;

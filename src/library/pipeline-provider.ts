@@ -13,28 +13,9 @@ import { MemoryTemplateStore } from '../planner/template-store';
 import { DEFAULT_SYSTEM, DEFAULT_TEMPLATE, inlineTemplate } from '../planner/templates';
 import type { PlannerEnv } from '../planner/types';
 import type { PlanAttempt, PlanProvider } from '../engine/plan-provider';
+import { checkLlmOptions, type LlmOptions } from './llm-options';
 
-/** An OpenAI-compatible endpoint (OpenAI, Workers AI, AI Gateway, Ollama, vLLM, a test double). */
-export type LlmOptions = {
-  /** Omit for servers that need no key (Ollama, vLLM). */
-  apiKey?: string;
-  /** Default: OpenAI's API. */
-  baseURL?: string;
-  /** Default `gpt-4o-mini`. */
-  model?: string;
-  /** Models to try, in order, when `model` produces no valid plan. */
-  fallbackModels?: readonly string[];
-  /** The fetch planning (and `llm.call` steps) use; tests and offline examples pass a scripted one. */
-  fetch?: typeof fetch;
-  temperature?: number;
-  /**
-   * Retries of a call that failed in transit (connection, 429, 5xx; not a timeout), with backoff from
-   * 0.5 s doubling, or what its Retry-After asks up to 20 s; default 2, as in the Worker.
-   */
-  retries?: number;
-  /** Per model call; default: the run's `planning_timeout_s` (60 s unless its config says otherwise). */
-  timeoutMs?: number;
-};
+export type { LlmOptions } from './llm-options';
 
 export type PipelineProviderOptions = {
   tools: ToolRegistry;
@@ -59,7 +40,7 @@ const LLM_RETRIES = 2;
  * const provider = pipelineProvider({ tools, llm: { baseURL: 'http://localhost:11434/v1', model: 'llama3.1' }, clock, ids });
  */
 export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
-  const { llm } = opts;
+  const llm = checkLlmOptions(opts.llm);
   const templates = new MemoryTemplateStore([
     {
       ...(opts.planningPrompt ? inlineTemplate(opts.planningPrompt) : DEFAULT_TEMPLATE),

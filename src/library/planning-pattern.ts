@@ -21,9 +21,11 @@ import {
 import { isPlanProvider, type PlanAttempt, type PlanProvider } from '../engine/plan-provider';
 import type { CheckContext } from './plan-versions';
 import { withPatternRules } from './pattern-provider';
+import { checkLlmOptions } from './llm-options';
 import { llmEnv, pipelineProvider } from './pipeline-provider';
 import { plannerProvider } from './planner-provider';
 import { buildResult, type PlanExecutionResult } from './result';
+import { planningDeadlineMs, planningTimeout } from './side-deadline';
 
 /** Per-call choices. */
 export type RunOptions = {
@@ -56,11 +58,39 @@ export class PlanningPattern {
 
   /** A validated plan for `query` (after `onPlanGenerated`); throws the planner's error when there is none. */
   async generatePlan(agent: AgentSpec, query: string, options: RunOptions = {}): Promise<Plan> {
-    const out = await this.#provider(agent, null).draft({
-      goal: query,
-      input: options.input,
-      limits: this.#limits(),
+    const provider = this.#provider(agent, null);
+    const config = runConfigFor(this.options);
+    // Bounded as a run's planning is (side-deadline.ts): a planner that never answers is aborted and
+    // the call fails with planning_timeout, instead of the promise never settling.
+    const deadline = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort = (): void => {};
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = planningTimeout(config);
+        deadline.abort(err);
+        reject(err);
+      }, planningDeadlineMs(config));
+      // The caller's abort ends the call too, whether or not the planner heeds its signal.
+      onAbort = () => {
+        const why: unknown = options.signal?.reason;
+        reject(
+          why instanceof Error ? why : new EdgeplanError('aborted', `generatePlan aborted: ${String(why)}`),
+        );
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
     });
+    let out: PlanAttempt;
+    try {
+      out = await Promise.race([
+        provider.draft({ goal: query, input: options.input, limits: this.#limits(), signal }),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
     if (!out.ok) throw errorOf(out);
     this.#plan = out.plan;
     return out.plan;
@@ -125,6 +155,8 @@ export class PlanningPattern {
     const started = Date.now();
     const cb = <N extends keyof PlanningCallbacks>(name: N) =>
       pickCallback(name, agent.callbacks, this.#callbacks);
+    // With a planner of its own the agent's `llm` still serves its `llm.call` steps: checked here too.
+    checkLlmOptions(agent.llm);
     let runner: LocalRunner | null = null;
     const provider = this.#provider(agent, () => runner);
     const env = Object.fromEntries(

@@ -1,11 +1,13 @@
 /** What a `LocalRunner` is built with and started with, and what it asks of its owner. */
-import type { ToolRegistry, AnyTool } from '../executor/registry';
+import { z } from 'zod';
+import { ToolRegistry, type AnyTool } from '../executor/registry';
 import type { RunConfig, RunConfigInput } from '../plan/config';
 import type { Clock, IdSource, Plan, PlanStep } from '../plan/model';
 import type { Planner } from '../planner/contracts';
 import type { StepResult } from './execution-state';
 import type { PlanProvider } from '../engine/plan-provider';
 import type { Timers } from './wake-timer';
+import { checkOptions, fn, optionsObject } from './parse-options';
 
 export type { Timers } from './wake-timer';
 
@@ -54,3 +56,45 @@ export type StartRequest = {
   /** Initial state variables (`{{ state.<key> }}`). */
   state?: Record<string, unknown>;
 };
+
+/** An object whose named members are functions: a clock, an id source, timers. */
+const withMethods = (...names: string[]) =>
+  z.custom<object>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function'),
+    { error: `must be an object with ${names.map((n) => `${n}()`).join(' and ')}` },
+  );
+
+const hooksSchema = optionsObject({
+  stepStarted: fn.optional(),
+  stepSettled: fn.optional(),
+  approve: fn.optional(),
+  inputRequested: fn.optional(),
+  error: fn.optional(),
+});
+
+const runnerOptionsSchema = optionsObject({
+  tools: z.union([z.instanceof(ToolRegistry), z.array(z.unknown())], {
+    error: 'must be a ToolRegistry or an array of tools',
+  }),
+  // A seed-003 Planner (plan/decompose/…) or a PlanProvider (draft/revise): an object, told apart later.
+  planner: z
+    .custom<object>((v) => typeof v === 'object' && v !== null, { error: 'must be an object' })
+    .optional(),
+  hooks: hooksSchema.optional(),
+  env: z.record(z.string(), z.unknown()).optional(),
+  fetch: fn.optional(),
+  clock: withMethods('now').optional(),
+  timers: withMethods('set', 'clear').optional(),
+  ids: withMethods('id', 'uuid').optional(),
+});
+
+/**
+ * `opts` as given, or `invalid_options` naming each bad setting (`Invalid LocalRunner options: hooks:
+ * Unknown key "stepStart" (did you mean "stepStarted"?)`). Functions are checked to be functions, not called.
+ */
+export function checkRunnerOptions(opts: LocalRunnerOptions): LocalRunnerOptions {
+  return checkOptions('LocalRunner options', runnerOptionsSchema, opts);
+}

@@ -21,7 +21,29 @@ const CALLS_PER_DEADLINE = 3;
  */
 export function sideDeadlineMs(c: SideCommand, config: RunConfig): number | null {
   if (c.type !== 'plan' && c.type !== 'revise' && c.type !== 'judge') return null;
+  return planningDeadlineMs(config);
+}
+
+/**
+ * Milliseconds one planning (or revision) may take: also the bound of `PlanningPattern.generatePlan`,
+ * which asks the planner outside a run.
+ * @example planningDeadlineMs(config); // 180_000 with planning_timeout_s 60
+ */
+export function planningDeadlineMs(config: RunConfig): number {
   return config.planning_timeout_s * 1000 * CALLS_PER_DEADLINE;
+}
+
+/**
+ * `planning_timeout` for a planning asked outside a run (`generatePlan`) that ran past
+ * {@link planningDeadlineMs}, worded as a run's.
+ */
+export function planningTimeout(config: RunConfig): EdgeplanError {
+  const limit = config.planning_timeout_s * CALLS_PER_DEADLINE;
+  return new EdgeplanError(
+    'planning_timeout',
+    `The planner did not answer the plan within ${limit} s (${CALLS_PER_DEADLINE} × planning_timeout_s, ` +
+      `which is ${config.planning_timeout_s}); its work was aborted`,
+  );
 }
 
 /** What the run is told when `c` ran past its deadline: its failure, named as the Worker names it. */
