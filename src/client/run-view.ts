@@ -11,6 +11,7 @@ import type { EventOf, PlanStep, RunEvent } from './types';
 import type { ReplacedStep, RunView, StepView } from './run-view-types';
 import { advanceRunClock, startRunClock } from './run-time';
 import { waitedAsAsked } from './retry-after';
+import { EdgeplanApiError } from './http';
 
 export type { AttemptView, StepRound, StepView, ReplacedStep, RunView } from './run-view-types';
 
@@ -90,8 +91,24 @@ function deciderOf(p: { approver?: string | undefined; approver_via?: string | u
   };
 }
 
-/** The view after one more event (mutated in place and returned). */
+/**
+ * The view after one more event (mutated in place and returned). An event without the fields its type
+ * has (a server of another version, or not edgeplan) is `invalid_response` naming it, not a TypeError.
+ */
 export function applyEvent(view: RunView, e: RunEvent): RunView {
+  try {
+    return applyReadEvent(view, e);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    throw new EdgeplanApiError(
+      0,
+      'invalid_response',
+      `event ${e.seq} (${e.event_type}) lacks what a ${e.event_type} has (${err.message}): a server of another version, or not edgeplan`,
+    );
+  }
+}
+
+function applyReadEvent(view: RunView, e: RunEvent): RunView {
   view.last_seq = e.seq;
   advanceRunClock(view.clock, e);
   const at = Date.parse(e.timestamp);

@@ -95,6 +95,28 @@ describe('edgeplan and a server that is not the API', () => {
     expect(r.err).not.toMatch(/^\s+at /m);
   });
 
+  it('ends a watch whose socket sends an event without what its type has, exit 1, naming the event', async () => {
+    handle = answer(200, JSON.stringify({ events: [], has_more: false }), {
+      'content-type': 'application/json',
+    });
+    // A RunCreated with no config (a server of another version, or not edgeplan).
+    wsMessage = JSON.stringify({
+      seq: 1,
+      event_type: 'RunCreated',
+      timestamp: '2026-11-30T00:00:00.000Z',
+      actor: 'run:run_1',
+      payload: { goal: 'g' },
+      references: {},
+    });
+    const r = await edgeplan(['watch', 'run_1']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^edgeplan: invalid_response: event 1 \(RunCreated\) lacks what a RunCreated has \(.+\): a server of another version, or not edgeplan$/m,
+    );
+    expect(r.err).not.toContain('internal');
+    expect(r.err).not.toMatch(/^\s+at /m);
+  });
+
   it('says a proxy’s page of several lines on one line', async () => {
     handle = answer(
       502,
