@@ -9,6 +9,7 @@ import { defineTool } from '../../src/executor/registry';
 import type { PlanStep } from '../../src/plan/model';
 import type { Planner, PlannerState } from '../../src/planner/contracts';
 import type { Timers } from '../../src/library/wake-timer';
+import { LocalRunner, pipelineProvider, randomIds, systemClock, ToolRegistry } from '../../src/index';
 
 export const echo = defineTool({
   name: 't.echo',
@@ -177,4 +178,17 @@ export function manualTime() {
       next.fire();
     },
   };
+}
+
+/**
+ * A runner over `t.echo` whose goals the LLM pipeline plans with a scripted model: `llmFetch` is
+ * planner-helpers' `scriptedLlm(...).fetch`.
+ */
+export function scriptedModelRunner(llmFetch: typeof fetch): LocalRunner {
+  const tools = new ToolRegistry([echo]);
+  const llm = { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llmFetch };
+  return new LocalRunner({
+    tools,
+    planner: pipelineProvider({ tools, llm, clock: systemClock, ids: randomIds }),
+  });
 }

@@ -4,12 +4,25 @@
  * a planner that never answers fails the run instead of holding it in `planning` for ever.
  */
 import { describe, expect, it } from 'vitest';
-import { LocalRunner, pipelineProvider, randomIds, systemClock, ToolRegistry } from '../../src/index';
+import { LocalRunner } from '../../src/index';
 import type { DraftRequest, PlanProvider } from '../../src/index';
-import { echo, manualTime, settle, step } from './library-helpers';
+import { echo, manualTime, scriptedModelRunner, settle, step } from './library-helpers';
 import { scriptedLlm } from './planner-helpers';
 
 const types = (runner: LocalRunner) => runner.events.map((e) => e.event_type);
+
+/** A runner on manual time whose planner answers only when told to. */
+function heldRun() {
+  const time = manualTime();
+  const held = heldProvider();
+  const runner = new LocalRunner({
+    tools: [echo],
+    planner: held.provider,
+    clock: time.clock,
+    timers: time.timers,
+  });
+  return { time, held, runner };
+}
 
 /** A plan provider that answers only when told to, recording the requests it was given. */
 function heldProvider() {
@@ -42,14 +55,7 @@ function heldProvider() {
 describe('planning deadlines in process', () => {
   it('cuts a hung model call at the run’s planning_timeout_s, as the Worker does: the run fails naming the timeout, after one call', async () => {
     const llm = scriptedLlm([{ hang: true }, { hang: true }, { hang: true }]);
-    const tools = new ToolRegistry([echo]);
-    const planner = pipelineProvider({
-      tools,
-      llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llm.fetch },
-      clock: systemClock,
-      ids: randomIds,
-    });
-    const runner = new LocalRunner({ tools, planner });
+    const runner = scriptedModelRunner(llm.fetch);
     runner.start({
       goal: 'plan my holiday',
       config: { planning_timeout_s: 0.05, require_plan_approval: true },
@@ -63,14 +69,7 @@ describe('planning deadlines in process', () => {
   });
 
   it('fails a run whose planner never answers with planning_timeout at three planning_timeout_s, aborting it and ignoring its late answer', async () => {
-    const time = manualTime();
-    const held = heldProvider();
-    const runner = new LocalRunner({
-      tools: [echo],
-      planner: held.provider,
-      clock: time.clock,
-      timers: time.timers,
-    });
+    const { time, held, runner } = heldRun();
     runner.start({ goal: 'plan my holiday', config: { planning_timeout_s: 2 } });
     await settle();
     expect(runner.snapshot().status).toBe('planning');
@@ -95,14 +94,7 @@ describe('planning deadlines in process', () => {
   });
 
   it('leaves no planning deadline behind once the planner answered in time', async () => {
-    const time = manualTime();
-    const held = heldProvider();
-    const runner = new LocalRunner({
-      tools: [echo],
-      planner: held.provider,
-      clock: time.clock,
-      timers: time.timers,
-    });
+    const { time, held, runner } = heldRun();
     runner.start({ goal: 'echo', config: { planning_timeout_s: 2 } });
     await settle();
     held.answer();

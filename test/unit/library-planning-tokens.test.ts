@@ -5,23 +5,16 @@
  * its answered calls in the failure it ends with.
  */
 import { describe, expect, it } from 'vitest';
-import { LocalRunner, pipelineProvider, randomIds, replay, systemClock, ToolRegistry } from '../../src/index';
+import { LocalRunner, replay } from '../../src/index';
 import type { PlanProvider } from '../../src/index';
-import { echo, manualTime, settle, step } from './library-helpers';
+import { echo, manualTime, scriptedModelRunner, settle, step } from './library-helpers';
 import { planJson, scriptedLlm } from './planner-helpers';
 
 describe('tokens of a planning cut short, in process', () => {
   it('a run cancelled while its planning’s repair is with the model counts the call already answered, on its RunTerminated', async () => {
     // A plan naming no tool there is (100 + 20 tokens), then its repair hangs.
     const llm = scriptedLlm([planJson([step('a', 'no.such_tool')]), { hang: true }]);
-    const tools = new ToolRegistry([echo]);
-    const planner = pipelineProvider({
-      tools,
-      llm: { baseURL: 'https://llm.test/v1', model: 'scripted-1', fetch: llm.fetch },
-      clock: systemClock,
-      ids: randomIds,
-    });
-    const runner = new LocalRunner({ tools, planner });
+    const runner = scriptedModelRunner(llm.fetch);
     runner.start({ goal: 'echo', config: { require_plan_approval: true } });
     for (let i = 0; i < 200 && llm.sent.length < 2; i++) await settle(5);
     expect(llm.sent).toHaveLength(2);
