@@ -7,6 +7,7 @@
  * a TEA `input` that is not an object) is `invalid_request` (400); a source that is there but does
  * not convert is `invalid_plan` (422) with every problem in `details.errors`, as validation findings are.
  */
+import { differingGoals } from '../plan/differing-goals';
 import { isRecord } from '../plan/model';
 import { checkStateSchema } from '../plan/state-schema';
 import type { Finding } from '../plan/validate';
@@ -82,6 +83,8 @@ export function prepareRunPlan(
     if (req.source !== undefined) {
       return invalidRequest('"source" needs "format": "tea-yaml" or "llmcompiler"');
     }
+    const conflict = differingGoals(req.goal, req.plan);
+    if (conflict) return invalidRequest(conflict);
     if (!isToolCallPlan(req.plan)) return { ok: true, plan: req.plan };
     const r = convertToolCalls(req.plan);
     return r.ok ? { ok: true, plan: r.plan, format: 'tool-calls' } : invalidPlan('tool-calls', r.errors);

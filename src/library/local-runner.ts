@@ -14,6 +14,7 @@ import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '.
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
 import { ToolRegistry } from '../executor/registry';
+import { differingGoals } from '../plan/differing-goals';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
@@ -126,6 +127,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   start(req: StartRequest): void {
     if (this.#machine)
       throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
+    const conflict = differingGoals(req.goal, req.plan);
+    if (conflict) throw new EdgeplanError('invalid_request', conflict);
     const config = startConfig(req.config);
     const runId = req.runId ?? this.#ids.id('run');
     // As over HTTP, a submitted plan may leave its dependencies to its references (SPEC §2) unless

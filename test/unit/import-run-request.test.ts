@@ -52,6 +52,23 @@ describe('what POST /v1/runs turns into a plan', () => {
     ]);
   });
 
+  it('refuses a goal beside a plan whose own goal is another text, and takes one that agrees', () => {
+    const plan = { goal: 'Translate the notes', steps: [{ id: 'a', action: 'demo.echo' }] };
+    expect(prepareRunPlan({ goal: 'Summarise the notes', plan })).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid_request',
+        message:
+          '"goal" ("Summarise the notes") and the plan\'s own "goal" ("Translate the notes") differ: send one of them, or the same text in both',
+      },
+    });
+    expect(prepareRunPlan({ goal: ' Translate the notes ', plan }).ok).toBe(true);
+    expect(prepareRunPlan({ goal: 'Summarise', plan: { ...plan, goal: '' } }).ok).toBe(true);
+    expect(prepareRunPlan({ goal: '', plan }).ok).toBe(true);
+    const long = prepareRunPlan({ goal: 'x'.repeat(500), plan });
+    expect(!long.ok && long.error.message).toContain(`"${'x'.repeat(59)}…"`);
+  });
+
   it('makes a TEA workflow’s input its initial state, checked against its state_schema', () => {
     const ok = prepareRunPlan({ format: 'tea-yaml', source: RESEARCH_PLANNER, input: { user_goal: 'edge' } });
     expect(ok).toMatchObject({ ok: true, state: { user_goal: 'edge' }, lines: { synthesize: 35 } });

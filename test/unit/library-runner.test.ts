@@ -53,6 +53,22 @@ describe('LocalRunner', () => {
     ).toThrow(/missing_dependencies/);
   });
 
+  it('refuses a goal beside a plan whose own goal differs, as the API does, and names the run by one that agrees', async () => {
+    const plan = { goal: 'Translate the notes', steps: [step('a', 't.echo')] };
+    const runner = new LocalRunner({ tools: [echo] });
+    expect(() => runner.start({ goal: 'Summarise the notes', plan })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_request',
+        message: expect.stringContaining(
+          '"goal" ("Summarise the notes") and the plan\'s own "goal" ("Translate the notes") differ',
+        ),
+      }),
+    );
+    runner.start({ goal: 'Translate the notes', plan });
+    expect(await runner.done()).toMatchObject({ status: 'completed' });
+    expect(runner.snapshot().goal).toBe('Translate the notes');
+  });
+
   it('plans a goal with the Planner it was given, through the machine’s plan command', async () => {
     const { planner, calls } = scriptedPlanner([step('a', 't.echo', { hello: 'world' })]);
     const runner = new LocalRunner({ tools: [echo], planner });

@@ -260,6 +260,29 @@ describe('error envelope', () => {
     expect(body.error.message).toContain('plan: Required');
   });
 
+  it('refuses a goal beside a plan whose own goal differs with 400 invalid_request, creating no run', async () => {
+    const plan = { goal: 'Translate the notes', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] };
+    const res = await postJson(
+      '/v1/runs',
+      { goal: 'Summarise the notes', plan },
+      { 'Idempotency-Key': 'goals-1' },
+    );
+    expect(res.status).toBe(400);
+    const body = await json(res);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toBe(
+      '"goal" ("Summarise the notes") and the plan\'s own "goal" ("Translate the notes") differ: send one of them, or the same text in both',
+    );
+    // Nothing was made of it: the key is free for the request meant.
+    const same = await postJson(
+      '/v1/runs',
+      { goal: 'Translate the notes', plan },
+      { 'Idempotency-Key': 'goals-1' },
+    );
+    expect(same.status).toBe(201);
+    expect(same.headers.get('Idempotent-Replayed')).toBeNull();
+  });
+
   it('answers an unexpected exception with 500 internal, logging it without leaking its message', async () => {
     const app = createApp();
     app.get('/boom', () => {
