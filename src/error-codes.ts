@@ -165,7 +165,7 @@ export const ERROR_CODES = {
   invalid_decision: { status: 400, about: 'An approval decision that cannot be applied.' },
   invalid_options: {
     status: null,
-    about: 'Library options that do not hold (PlanningPattern, an agent’s `llm`, LocalRunner).',
+    about: 'Library options that do not hold (PlanningPattern, an agent’s `llm`, LocalRunner, mcpTools).',
   },
   htn_invalid: { status: null, about: 'An HTN domain that cannot decompose the task.' },
   htn_no_method: { status: null, about: 'No HTN method applies to a compound task.' },

@@ -75,7 +75,7 @@ export type { LlmOptions, PipelineProviderOptions } from './library/pipeline-pro
 export { plannerProvider } from './library/planner-provider';
 export type { PlannerProviderOptions } from './library/planner-provider';
 export { PlanningPattern } from './library/planning-pattern';
-export { mcpTools } from './mcp/tools';
+export { mcpTools } from './library/mcp-tools';
 export type { McpToolsOptions } from './mcp/tools';
 export { parseMcpServers } from './mcp/config';
 export type { McpServerConfig } from './mcp/config';

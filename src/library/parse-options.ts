@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import { EdgeplanError } from '../errors';
-import { formatIssues } from '../executor/run-step';
-import { issueText } from '../issue-text';
+import { issueLine, issueText } from '../issue-text';
 import { unknownKeysError } from '../plan/key-suggestions';
 
 /**
@@ -31,9 +30,23 @@ export const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'f
 export function checkOptions<T>(what: string, schema: z.ZodType, raw: T): T {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return raw;
-  throw new EdgeplanError('invalid_options', `Invalid ${what}: ${formatIssues(parsed.error)}`, {
+  throw new EdgeplanError('invalid_options', `Invalid ${what}: ${optionsIssuesText(parsed.error)}`, {
     details: {
       issues: parsed.error.issues.map((i) => ({ path: i.path, message: issueText(i), code: i.code })),
     },
   });
+}
+
+/**
+ * Each issue as `path: message`; one about the options as a whole reads without a path — `Unknown key
+ * "timeout_ms" (did you mean "timeoutMs"?)`, or `the value is required (an object)` — not `(root): …`.
+ */
+function optionsIssuesText(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      if (i.path.length) return issueLine(i);
+      const text = issueText(i);
+      return /^(is|must) /.test(text) ? `the value ${text}` : text;
+    })
+    .join('; ');
 }

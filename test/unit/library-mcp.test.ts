@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LocalRunner, mcpTools } from '../../src/index';
+import { LocalRunner, mcpTools, type McpServerConfig, type McpToolsOptions } from '../../src/index';
 import {
   http,
   type HttpServer,
@@ -93,5 +93,64 @@ describe('mcpTools in a LocalRunner', () => {
     expect(JSON.stringify(bad.events)).toContain(
       '"code":"mcp_tool_error","message":"mcp.math.fail: the fail tool always fails"',
     );
+  });
+});
+
+describe('mcpTools checks what a team hands it', () => {
+  const url = () => `http://127.0.0.1:${port}/mcp`;
+  const refusal = async (run: () => Promise<unknown>) => {
+    const err = await run().then(
+      () => null,
+      (e: unknown) => e as { code?: string; message?: string },
+    );
+    return err && { code: err.code, message: err.message };
+  };
+
+  it('refuses a misspelt or mistyped option with invalid_options naming it, before any server is asked', async () => {
+    let listedBy = 0;
+    const counting: typeof fetch = (input, init) => {
+      listedBy += 1;
+      return fetch(input, init);
+    };
+    const servers = [{ name: 'math', url: url() }];
+    expect(
+      await refusal(() =>
+        mcpTools(servers, { env: {}, fetch: counting, onListErrors: () => {} } as unknown as McpToolsOptions),
+      ),
+    ).toEqual({
+      code: 'invalid_options',
+      message: 'Invalid mcpTools options: Unknown key "onListErrors" (did you mean "onListError"?)',
+    });
+    expect(
+      await refusal(() =>
+        mcpTools(servers, {
+          env: {},
+          fetch: counting,
+          ttlSeconds: 30,
+          kv: new Map(),
+        } as unknown as McpToolsOptions),
+      ),
+    ).toEqual({
+      code: 'invalid_options',
+      message:
+        'Invalid mcpTools options: kv: must have get(key, "json") and put(key, value, {expirationTtl}), as a KV namespace does; ttlSeconds: must be at least 60',
+    });
+    expect(await refusal(() => mcpTools(servers, undefined as unknown as McpToolsOptions))).toEqual({
+      code: 'invalid_options',
+      message: 'Invalid mcpTools options: the value is required (an object)',
+    });
+    expect(listedBy).toBe(0);
+  });
+
+  it('holds each server to what MCP_SERVERS takes: mcp_config_invalid naming the entry, none asked', async () => {
+    const bad = await refusal(() =>
+      mcpTools([{ name: 'math', URL: url() } as unknown as McpServerConfig], { env: {} }),
+    );
+    expect(bad?.code).toBe('mcp_config_invalid');
+    expect(bad?.message).toMatch(/entry 0|\[0\]/);
+    const dotted = await refusal(() => mcpTools([{ name: 'my.math', url: url() }], { env: {} }));
+    expect(dotted?.code).toBe('mcp_config_invalid');
+    // And what is well-formed still lists.
+    expect((await mcpTools([{ name: 'math', url: url() }], { env: {}, refresh: true })).length).toBe(2);
   });
 });
