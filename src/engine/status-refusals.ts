@@ -229,7 +229,8 @@ export function questionClosed(s: RunState, asked: number, stepId: string | unde
       ? `was answered already${person.answered_by === undefined ? '' : ` by ${person.answered_by}`} at ${person.answered_at}`
       : asked > s.seq
         ? 'has not been asked'
-        : 'is not asked any more';
+        : // Another question answered before the last one, or a seq that was never a question.
+          'is not open (question_seq is the seq of the InputRequested event that asked it)';
   const next =
     now?.seq === undefined
       ? `; run ${s.run_id} is ${s.status}`

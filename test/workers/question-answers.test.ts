@@ -103,6 +103,18 @@ describe('an answer that names its question', () => {
     expect(await inputsReceived(runId)).toEqual([]);
     expect((await answer(runId, { input: { action: 'skip' }, question_seq: seq })).status).toBe(200);
   });
+
+  it('refuses a question_seq naming an event that was no question 409, saying what question_seq is', async () => {
+    const { runId, questions } = await askingAboutFailure();
+    const [asked] = await questions();
+    const failed = (await events(runId)).find((e) => e.event_type === 'StepFailed')!.seq as number;
+    const r = await answer(runId, { input: { action: 'skip' }, question_seq: failed });
+    expect([r.status, r.body.error.code]).toEqual([409, 'question_closed']);
+    expect(r.body.error.message).toBe(
+      `Question ${failed} of run ${runId} is not open (question_seq is the seq of the InputRequested event that asked it); run ${runId} asks question ${asked} (step "f") now. This answer was not taken.`,
+    );
+    expect(await inputsReceived(runId)).toEqual([]);
+  });
 });
 
 describe('a person’s question (human.input) answered', () => {
