@@ -6,13 +6,14 @@
  */
 import type { ToolRegistry } from '../executor/registry';
 import type { Clock, IdSource } from '../plan/model';
-import type { Rule } from '../planner/contracts';
+import type { PlanYield, Rule } from '../planner/contracts';
 import { planningProvider } from '../planner/planning-provider';
 import type { ProvenanceStore } from '../planner/provenance';
 import { MemoryTemplateStore } from '../planner/template-store';
 import { DEFAULT_SYSTEM, DEFAULT_TEMPLATE, inlineTemplate } from '../planner/templates';
 import type { PlannerEnv } from '../planner/types';
 import type { PlanAttempt, PlanProvider } from '../engine/plan-provider';
+import { EdgeplanError } from '../errors';
 import { checkLlmOptions, type LlmOptions } from './llm-options';
 
 export type { LlmOptions } from './llm-options';
@@ -63,12 +64,32 @@ export function pipelineProvider(opts: PipelineProviderOptions): PlanProvider {
     },
     { template: { id: TEMPLATE_ID }, temperature: llm?.temperature },
   );
-  // In process a goal is planned whole: the runner has no streaming loop of its own to feed.
   return {
     canRevise: provider.canRevise,
     draft: async (r) => inProcessWords(await provider.draft(r)),
     revise: async (r) => inProcessWords(await provider.revise(r)),
+    // As in the Worker, an eager run that needs no approval runs each step as soon as it streams in.
+    ...(provider.stream ? { stream: (r) => inProcessStream(provider.stream!(r)) } : {}),
   };
+}
+
+/** A plan stream whose "no LLM" refusal names the agent's `llm` options, as a whole plan's does. */
+async function* inProcessStream(yields: AsyncIterable<PlanYield>): AsyncIterable<PlanYield> {
+  try {
+    yield* yields;
+  } catch (err) {
+    if (!(err instanceof EdgeplanError) || err.code !== 'planning_unavailable') throw err;
+    const worded = inProcessWords({
+      ok: false,
+      error: { code: err.code, message: err.message, retryable: err.retryable, details: err.details },
+      details: err.details,
+    });
+    if (worded.ok) throw err;
+    throw new EdgeplanError(err.code, worded.error.message, {
+      details: worded.details,
+      retryable: err.retryable,
+    });
+  }
 }
 
 /** Where the pipeline's "no LLM" finding begins; what follows names the Worker's variables. */
