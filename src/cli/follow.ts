@@ -253,7 +253,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
         { value: 'detach', label: 'Decide later', hint: `edgeplan approve ${view.run_id}` },
       ],
     });
-    if (prompts.isCancel(choice)) return detach(view, EXIT.interrupted);
+    if (prompts.isCancel(choice)) return interrupted(prompts, view, 'Nothing decided');
     if (choice === 'detach') return detach(view, EXIT.waiting);
     // About the version shown: refused if another awaits by the time the answer is sent.
     const said = {
@@ -278,7 +278,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
         { value: 'detach', label: 'Decide later', hint: `edgeplan input ${view.run_id} --action …` },
       ],
     });
-    if (prompts.isCancel(action)) return detach(view, EXIT.interrupted);
+    if (prompts.isCancel(action)) return interrupted(prompts, view, 'Nothing decided');
     if (action === 'detach') return detach(view, EXIT.waiting);
     // The question shown, not the one the step asks after someone else's retry (question_closed).
     await client.sendInput(
@@ -295,7 +295,7 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
     const answer = await prompts.text({
       message: terminalText(view.waiting?.prompt ?? 'The run waits for input:'),
     });
-    if (prompts.isCancel(answer)) return detach(view, EXIT.interrupted);
+    if (prompts.isCancel(answer)) return interrupted(prompts, view, 'No answer sent');
     let input: unknown = answer;
     try {
       input = JSON.parse(answer);
@@ -330,6 +330,15 @@ function unfitAnswer(err: unknown): err is EdgeplanApiError {
 }
 
 /** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */
+/**
+ * Ctrl-C at a question: said in words below it. Without colour the cancelled question still shows
+ * the choice the cursor was on (`│  Approve`, struck through only in colour), which read as chosen.
+ */
+function interrupted(prompts: { cancel(message: string): void }, view: RunView, said: string): never {
+  prompts.cancel(`${said} (Ctrl-C)`);
+  return detach(view, EXIT.interrupted);
+}
+
 function detach(view: RunView, code: number): never {
   write(`Left ${view.run_id} waiting. ${howToAnswer(view)}\n`);
   process.exit(code);

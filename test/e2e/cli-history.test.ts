@@ -301,6 +301,16 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     expect((await api('GET', `/v1/runs/${id}`)).step_results).toEqual({ ask: { refund: true } });
   });
 
+  it('Ctrl-C at the approval question says nothing was decided, below the choice it was on (130)', async () => {
+    const id = await start({ plan: { steps: [echo('a')] }, config: { require_plan_approval: true } });
+    await waitForStatus(id, 'awaiting_approval');
+    const r = await edgeplanOnTerminalAnswering(['watch', id], [{ after: /Decide later/, type: '\x03' }]);
+    expect(r.code).toBe(130);
+    // Without colour the cancelled question still shows "Approve"; the next line says it was not chosen.
+    expect(r.out).toMatch(/Approve[^]*Nothing decided \(Ctrl-C\)[^]*Left run_\w+ waiting/);
+    expect((await api('GET', `/v1/runs/${id}`)).status).toBe('awaiting_approval');
+  });
+
   it('show says a step’s fallback ran', async () => {
     const id = await start({
       plan: {
