@@ -34,6 +34,7 @@ export const LOG_EVENTS = {
   child_run_uncounted: 'warn',
   approval_link_unreadable: 'error',
   approval_links_unreadable: 'warn',
+  approval_webhook_not_delivered: 'error',
   deletion_pending: 'error',
   run_force_deleted: 'warn',
   retention_invalid: 'error',
