@@ -53,6 +53,7 @@ export const LOG_EVENTS = {
   model_reliability_unavailable: 'warn',
   planning_provenance_not_stored: 'error',
   planning_attempt_unreadable: 'error',
+  planning_llm_failed: 'error',
   // MCP servers
   mcp_server_config_invalid: 'error',
   mcp_server_not_listed: 'error',
