@@ -34,6 +34,7 @@ export const LOG_EVENTS = {
   child_run_uncounted: 'warn',
   approval_link_unreadable: 'error',
   approval_links_unreadable: 'warn',
+  approval_webhook_not_delivered: 'error',
   deletion_pending: 'error',
   run_force_deleted: 'warn',
   retention_invalid: 'error',
@@ -52,6 +53,7 @@ export const LOG_EVENTS = {
   model_reliability_unavailable: 'warn',
   planning_provenance_not_stored: 'error',
   planning_attempt_unreadable: 'error',
+  planning_llm_failed: 'error',
   // MCP servers
   mcp_server_config_invalid: 'error',
   mcp_server_not_listed: 'error',

@@ -12,6 +12,7 @@ import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import { changesSinceApproved } from './pending-approval';
 import { LINKS_KEY, readIssuedLinks, readLinkRecord, TOKEN_KEY, UNREADABLE_LINK } from './approval-link';
 import type { SqlStore } from './sql-store';
+import { log } from '../log';
 
 /** How long an approval link lives when the run sets no approval timeout. */
 const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -73,12 +74,19 @@ export async function deliverApproval(
     input: { type: 'webhook_attempted' as const, attempt, ok, next_attempt_at: next, ...extra },
     link,
   });
+  /** A failed attempt, recorded; logged when it is the first or the last, so the operator learns of it. */
+  const failed = (next: number | null, code: string, extra: { status?: number; error: string }) => {
+    if (attempt === 1 || next === null) logNotDelivered(state.run_id, attempt, next, code, extra.error);
+    return record(false, next, extra);
+  };
   const secret = env.WEBHOOK_SECRET;
   // Checked when the run started (src/http/webhook-url-check.ts); the variables may change while it waits.
-  if (!secret) return record(false, null, { error: NO_SECRET });
+  if (!secret) return failed(null, 'invalid_webhook_secret', { error: NO_SECRET });
   const decision = checkHost(new URL(url).hostname, parseAllowlist(env.HTTP_ALLOWLIST));
   if (!decision.allowed) {
-    return record(false, null, { error: `${decision.code}: webhook_url refused: ${decision.reason}` });
+    return failed(null, decision.code, {
+      error: `${decision.code}: webhook_url refused: ${decision.reason}`,
+    });
   }
   const expires = stored.expires_at;
   const result = await sendApprovalWebhook({
@@ -108,8 +116,29 @@ export async function deliverApproval(
     result.error.retryable && (deadlineAt !== null ? now + wait < deadlineAt : attempt < WEBHOOK_MAX_ATTEMPTS)
       ? now + wait
       : null;
-  return record(false, next, {
+  return failed(next, result.error.code, {
     status: result.status,
     error: `${result.error.code}: ${result.error.message}`,
   });
+}
+
+/**
+ * `approval_webhook_not_delivered`: an approver learns of the run only through its webhook, so a failed
+ * delivery is the operator's to see — its first failure (retried or not) and the one after which it is
+ * not sent again. The attempts between are in the run's events (`ApprovalWebhookAttempted`).
+ */
+function logNotDelivered(runId: string, attempt: number, next: number | null, code: string, error: string) {
+  const then =
+    next === null
+      ? `it is not sent again: decide the run through the API (POST /v1/runs/${runId}/approval) or the dashboard`
+      : `it is sent again at ${new Date(next).toISOString()}, with backoff until the approval's deadline`;
+  log(
+    'approval_webhook_not_delivered',
+    `run ${runId}: approval webhook attempt ${attempt} failed (${error}); ${then}`,
+    {
+      run_id: runId,
+      attempt,
+      code,
+    },
+  );
 }

@@ -19,6 +19,7 @@ import type { SideRow, SideTask, SideWorkJournal, Spent } from './side-work-jour
 import { withCarried } from '../engine/spent-tokens';
 import type { SqlStore } from './sql-store';
 import { log } from '../log';
+import { logPlanningLlmFailed } from './planning-llm-failed';
 
 /** How often running side work is checked on, so work lost to an eviction is issued again promptly. */
 export const SIDE_CHECK_MS = 5_000;
@@ -217,6 +218,7 @@ export class DurableSideWork {
         // Abandoned (superseded, the run ended): its answer is not wanted.
         if (signal.aborted) return;
         input = withCarried(input, carried);
+        logPlanningLlmFailed(state.run_id, input);
         await h.answer(row, input ? [input] : [], 'done');
       }
     }

@@ -149,7 +149,7 @@ async function callMcpTool(
   } catch (err) {
     // A JSON-RPC refusal ("Unknown tool: x") is how most servers say a tool is not there.
     if (err instanceof ToolError && err.code === 'mcp_error' && SAYS_NOT_FOUND.test(err.message))
-      await failIfNoLongerListed(server, tool, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
+      await failIfNoLongerListed(server, tool, ctx, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
     throw err;
   }
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
@@ -157,7 +157,7 @@ async function callMcpTool(
   if (result.isError) {
     // The SDK's McpServer answers a call to a tool it does not have with an isError result.
     if (SAYS_NOT_FOUND.test(text))
-      await failIfNoLongerListed(server, tool, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
+      await failIfNoLongerListed(server, tool, ctx, { ...connect, ...(opts.kv ? { kv: opts.kv } : {}) });
     // The server's words, but never the credentials it was sent (a server may echo them).
     const why = redactSecrets(text || 'the tool reported an error', headerSecrets(headers));
     throw new ToolError('mcp_tool_error', `mcp.${server.name}.${tool}: ${why}`, { retryable: false });
@@ -180,6 +180,7 @@ const SAYS_NOT_FOUND = /not found|unknown tool|no such tool|does not exist|doesn
 async function failIfNoLongerListed(
   server: McpServerConfig,
   tool: string,
+  step: Pick<ToolContext, 'runId' | 'stepId' | 'attempt'>,
   opts: Omit<ListingOptions, 'refresh'>,
 ): Promise<void> {
   let listing: McpListing;
@@ -190,9 +191,18 @@ async function failIfNoLongerListed(
   }
   if (listing.tools.some((t) => t.name === tool)) return;
   noteListingOutdated();
-  log('mcp_tool_gone', `MCP server "${server.name}" no longer lists "${tool}"; its listing is refreshed`, {
-    server: server.name,
-  });
+  // The step that met it, so the operator finds the run to revise or retry.
+  log(
+    'mcp_tool_gone',
+    `run ${step.runId}: step "${step.stepId}" called "${tool}", which MCP server "${server.name}" no longer lists; its listing is refreshed`,
+    {
+      server: server.name,
+      run_id: step.runId,
+      step_id: step.stepId,
+      attempt: step.attempt,
+      code: 'mcp_tool_not_found',
+    },
+  );
   throw new ToolError(
     'mcp_tool_not_found',
     `mcp.${server.name}.${tool}: MCP server "${server.name}" no longer lists "${tool}" (it did when the plan was checked); nothing was run. Its listing is refreshed, so new and revised plans no longer offer it: revise the plan to use another tool, or restore the tool on the server, refresh (GET /v1/tools?refresh=true) and retry the step.`,

@@ -5,11 +5,17 @@
  */
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { api, events, startRun, waitForRun, type Json } from '../workers/helpers';
 import { base, hits } from './loopback';
 
 const plan = { goal: 'approve me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+afterEach(() => vi.restoreAllMocks());
+
+/** The log lines (JSON) written to console.error about run `runId`. */
+const loggedAbout = (spy: { mock: { calls: unknown[][] } }, runId: string) =>
+  spy.mock.calls.map((args) => JSON.parse(String(args[0])) as Json).filter((line) => line.run_id === runId);
+
 const attempts = async (runId: string) =>
   (await events(runId))
     .filter((e) => e.event_type === 'ApprovalWebhookAttempted')
@@ -38,6 +44,58 @@ describe('approval webhook delivery', () => {
     expect(tried[2]!.next_attempt_at).toBeNull();
     expect(await hits(path)).toBe(3);
   }, 20_000);
+
+  // docs/operating.md, approval_webhook_not_delivered: the approver hears of the run only through its
+  // webhook, so the operator is told of a failing receiver — the first failure, and the last.
+  it('logs the first failed delivery, not the retries between, as approval_webhook_not_delivered', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const path = `/fail-first/2/${crypto.randomUUID()}`;
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}${path}?token=s3cret`, timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect((await attempts(runId)).some((a) => a.ok)).toBe(true), {
+      timeout: 15_000,
+      interval: 100,
+    });
+    const logged = loggedAbout(errors, runId);
+    expect(logged).toEqual([
+      {
+        level: 'error',
+        event: 'approval_webhook_not_delivered',
+        message: expect.stringMatching(
+          /attempt 1 failed \(http_error: Webhook to http:\/\/127\.0\.0\.1:\d+ answered 503\); it is sent again at /,
+        ),
+        run_id: runId,
+        attempt: 1,
+        code: 'http_error',
+      },
+    ]);
+    expect(JSON.stringify(logged)).not.toContain('s3cret');
+  }, 20_000);
+
+  it('logs a delivery the receiver refuses, which is not sent again, saying to decide through the API', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const runId = await startRun(plan, {
+      require_plan_approval: true,
+      approval: { webhook_url: `${base}/status/404`, timeout_s: 600 },
+    });
+    await vi.waitFor(async () => expect(await attempts(runId)).toHaveLength(1), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    expect((await attempts(runId))[0]).toMatchObject({ ok: false, status: 404, next_attempt_at: null });
+    await vi.waitFor(() => expect(loggedAbout(errors, runId)).toHaveLength(1), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    const [line] = loggedAbout(errors, runId);
+    expect(line).toMatchObject({ event: 'approval_webhook_not_delivered', attempt: 1, code: 'http_error' });
+    expect(line!.message).toContain('answered 404');
+    expect(line!.message).toContain(
+      `it is not sent again: decide the run through the API (POST /v1/runs/${runId}/approval)`,
+    );
+  });
 
   it('waits as long as a receiver asked (429 Retry-After) before the next attempt', async () => {
     const path = `/fail-first/1/${crypto.randomUUID()}`;

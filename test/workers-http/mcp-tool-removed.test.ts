@@ -6,12 +6,13 @@
  * `Tool x not found` as an isError result) and mcp-hostile-server.ts (`gone`: a JSON-RPC error).
  */
 import { env } from 'cloudflare:workers';
-import { inject } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { executeTool } from '../../src/executor/run-step';
 import type { AnyTool } from '../../src/executor/registry';
 import { mcpTool, mcpTools } from '../../src/mcp/tools';
-import { api, startRun, waitForRun } from '../workers/helpers';
+import { api, startRun, waitForRun, type Json } from '../workers/helpers';
+
+afterEach(() => vi.restoreAllMocks());
 
 const stateful = `http://127.0.0.1:${inject('statefulMcpPort')}`;
 const hostile = `http://127.0.0.1:${inject('hostileMcpPort')}`;
@@ -91,9 +92,26 @@ describe('a run whose MCP tool goes away after its plan was validated', () => {
     };
     expect((await api('POST', '/v1/plans/validate', { plan })).body).toMatchObject({ valid: true });
     await setTool('/s/e2e', 'remove', 'add');
+    const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
       const runId = await startRun(plan, { retry_failed_steps: 2 });
       const run = await waitForRun(runId);
+      // docs/operating.md, mcp_tool_gone: the line names the run and step, to revise or retry.
+      const gone = warnings.mock.calls
+        .map((args) => JSON.parse(String(args[0])) as Json)
+        .filter((l) => l.event === 'mcp_tool_gone');
+      expect(gone).toEqual([
+        {
+          level: 'warn',
+          event: 'mcp_tool_gone',
+          message: `run ${runId}: step "sum" called "add", which MCP server "stateful" no longer lists; its listing is refreshed`,
+          server: 'stateful',
+          run_id: runId,
+          step_id: 'sum',
+          attempt: 1,
+          code: 'mcp_tool_not_found',
+        },
+      ]);
       expect(run).toMatchObject({
         status: 'failed',
         error: { message: expect.stringContaining('MCP server "stateful" no longer lists "add"') },
