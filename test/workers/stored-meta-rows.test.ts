@@ -99,7 +99,7 @@ describe('an approval link whose stored record is unreadable', () => {
       lines(errors)
         .filter((l) => l.run_id === runId)
         .map((l) => l.event),
-    ).toEqual(['approval_link_unreadable']);
+    ).toEqual(['approval_webhook_not_delivered', 'approval_link_unreadable']); // the 503, then the link
     // The first link was sent (a delivery that failed may have arrived): its holder is told a new
     // one replaced it, for the same version, which still awaits.
     const first = await viaLink(runId, tokens[0]!);
