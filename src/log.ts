@@ -46,7 +46,8 @@ export const LOG_EVENTS = {
   leases_not_renewed: 'error',
   input_wait_failed: 'error',
   step_not_reported: 'error',
-  dead_letters_failed: 'warn',
+  // The run ends by itself, but a consumer that fails a message ten times needs looking into.
+  dead_letters_failed: 'error',
   dead_letters_retried: 'error',
   queue_message_unreadable: 'error',
   // Planning

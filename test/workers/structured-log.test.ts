@@ -75,7 +75,7 @@ describe('the structured log', () => {
       { execution_mode: 'parallel' },
     );
     await waitForRun(runId, (r) => r.step_statuses.slow === 'running');
-    const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const batch = createMessageBatch<StepMessage>(DEAD_LETTER_QUEUE, [
       {
         id: 'd0',
@@ -87,9 +87,9 @@ describe('the structured log', () => {
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(['d0']);
-    expect(lines(warnings).filter((l) => l.run_id === runId)).toEqual([
+    expect(lines(errors).filter((l) => l.run_id === runId)).toEqual([
       {
-        level: 'warn',
+        level: 'error',
         event: 'dead_letters_failed',
         message: expect.stringContaining(runId),
         run_id: runId,
