@@ -77,7 +77,15 @@ export class DurableSideWork {
     this.#running.set(row.id, entry);
     const work = this.#run(row, controller.signal)
       .catch((err: unknown) =>
-        log('side_work_failed', `side work ${row.id} failed`, { run_id: this.host.ctx.id.name, error: err }),
+        log(
+          'side_work_failed',
+          `side work ${row.id} (${SIDE_WORK_NAMES[row.task.type]}) failed; it is issued again once its deadline passes`,
+          {
+            run_id: this.host.ctx.id.name,
+            ...(stepOf(row.task) ? { step_id: stepOf(row.task) } : {}),
+            error: err,
+          },
+        ),
       )
       .finally(() => {
         if (this.#running.get(row.id)?.token === row.token) this.#running.delete(row.id);
@@ -223,4 +231,18 @@ export class DurableSideWork {
       }
     }
   }
+}
+
+/** What each kind of side work is, in the operator's words (`side_work_failed`). */
+const SIDE_WORK_NAMES: Record<SideTask['type'], string> = {
+  plan: 'planning the goal',
+  revise: 'revising the plan',
+  judge: 'judging a step’s result',
+  approval_requested: 'the approval webhook',
+  report_parent: 'reporting to the parent run',
+};
+
+/** The step a piece of side work is about, when it is about one. */
+function stepOf(task: SideTask): string | undefined {
+  return 'step_id' in task ? task.step_id : undefined;
 }
