@@ -419,6 +419,45 @@ describe('a call that does not end by itself', () => {
     expect(got).toEqual(['first']);
   });
 
+  it('ends mid-stream on the caller’s abort even when the fetch’s body goes on regardless', async () => {
+    // A fetch (a test double, a polyfill) whose body ignores the request's signal: one chunk, then open.
+    const chunk = {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: { content: 'first' }, finish_reason: null }],
+    };
+    const deaf: typeof fetch = () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start: (c) => c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(chunk)}\n\n`)),
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
+      );
+    const during = new AbortController();
+    const stream = await new ChatCompletionsClient({ baseURL: 'http://llm.test/v1', fetch: deaf }).stream(
+      ask,
+      {
+        signal: during.signal,
+      },
+    );
+    const got: string[] = [];
+    const ended = (async () => {
+      for await (const c of stream) {
+        got.push(readChunk(c).text);
+        during.abort();
+      }
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(await ended).toBeInstanceOf(LlmUserAbortError);
+    expect(got).toEqual(['first']);
+  });
+
   it('fails fast on an aborted signal, and reports a refused connection as unreachable', async () => {
     const aborted = AbortSignal.abort();
     expect(await failure(client('ok').create(ask, { signal: aborted }))).toBeInstanceOf(LlmUserAbortError);

@@ -25,12 +25,22 @@ export async function* sseChunks(
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream())
     .getReader();
+  // The caller's abort ends the read itself, not only the request: a fetch whose body goes on
+  // regardless (a test double, a polyfill) held a cancelled planning until the stream's own timeout.
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new LlmUserAbortError());
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
   try {
     for (;;) {
-      const next = await reader.read().catch((err: unknown) => {
+      const read = reader.read().catch((err: unknown) => {
         // The caller's abort reaches the body as the runtime's AbortError: say it was the caller.
         throw signal?.aborted ? new LlmUserAbortError() : err;
       });
+      const next = await Promise.race([read, aborted]);
       if (next.done) return;
       const sse = next.value;
       if (sse.data === '[DONE]') return;
@@ -42,6 +52,7 @@ export async function* sseChunks(
       yield data;
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     // Done, failed or left early: nothing more is read, so the connection need not stay open.
     end();
     await reader.cancel().catch(() => undefined);
