@@ -28,6 +28,7 @@ import { Alarm } from './alarm';
 import { InlineAttempts, type InlineHost } from './inline-attempts';
 import { broadcast } from './sockets';
 import { retentionMs } from './retention';
+import { STOP_PLANNING_MS } from '../engine/side-work';
 import { RunDeleter } from './run-deleter';
 import { ExpiredLeases } from './expired-leases';
 import { machineDeps } from './machine-deps';
@@ -43,11 +44,6 @@ import { log } from '../log';
 const REPORT =
   'Its events so far are kept (GET /v1/runs/<id>/events); the error is logged as decision_failed — report it with the plan';
 
-/**
- * How long a cancel waits for the planning it stops to record its calls: an aborted call ends at
- * once, then one D1 write; a planner that ignores the abort is not waited for longer.
- */
-const STOP_PLANNING_MS = 2_000;
 
 /**
  * What the driver asks of its object. `env` is read when needed, not kept: the object's bindings are

@@ -16,6 +16,13 @@ import type { DraftRequest, PlanProvider, ReviseRequest } from './plan-provider'
 import { snapshotRun } from './snapshot';
 import type { ResultStore, RunState } from './state';
 
+/**
+ * How long a cancel waits for the planning it stops to tell what its calls spent: an aborted call
+ * ends at once (in the Worker, then one D1 write); a planner that ignores the abort is not waited
+ * for longer. Both hosts' cancels.
+ */
+export const STOP_PLANNING_MS = 2_000;
+
 export type SideCommand = Exclude<Command, { type: 'dispatch' } | { type: 'abort' }>;
 
 /** What a host plugs in. Absent ports mean "nothing to do here; someone outside answers later". */

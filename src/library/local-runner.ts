@@ -23,7 +23,7 @@ import { validateRunPlan } from './plan-versions';
 import { settledSteps } from './execution-state';
 import { isPlanProvider, type PlanProvider } from '../engine/plan-provider';
 import { childRunLimit, runSubplan } from './subplan';
-import type { SidePorts } from '../engine/side-work';
+import { STOP_PLANNING_MS, type SidePorts } from '../engine/side-work';
 import { decide } from '../engine/run-loop';
 import { localSidePorts } from './side-ports';
 import { plannerProvider } from './planner-provider';
@@ -196,9 +196,20 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
     return this.#apply([input]);
   }
 
-  /** Stops the run; attempts in flight are aborted, and so is its planning or revision. */
+  /**
+   * Stops the run; attempts in flight are aborted, and so is its planning or revision. A planning or
+   * revision running is stopped first, and the cancel applied once it has told what it spent (2 s at
+   * most), so the run's end counts it — a streamed answer cut now costs what had streamed — as the
+   * Worker's cancel does. `done()` then answers the cancelled run.
+   */
   cancel(reason?: string): Refusal | undefined {
-    return this.send({ type: 'cancel', ...(reason !== undefined ? { reason } : {}) });
+    const input: MachineInput = { type: 'cancel', ...(reason !== undefined ? { reason } : {}) };
+    if (!this.#side.planning || TERMINAL_RUN_STATUSES.has(this.#run().state.status)) return this.send(input);
+    this.#side
+      .stopPlanning('the run is being cancelled', STOP_PLANNING_MS)
+      .then(() => void this.send(input))
+      .catch((err: unknown) => this.#crash(err));
+    return undefined;
   }
 
   /** Decides a plan awaiting approval (when no `approve` hook does). */

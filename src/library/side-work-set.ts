@@ -28,6 +28,10 @@ export class SideWorkSet {
   readonly #host: SideWorkHost;
   /** Each piece running, by its controller: what its model calls have spent so far. */
   readonly #running = new Map<AbortController, TokenCount>();
+  /** Planning and revisions running, by controller: what {@link stopPlanning} stops and waits for. */
+  readonly #planning = new Map<AbortController, Promise<void>>();
+  /** What stopped planning spent, charged to the run's end ({@link endRun}). */
+  readonly #stopped: TokenCount = { prompt: 0, completion: 0 };
 
   constructor(host: SideWorkHost) {
     this.#host = host;
@@ -48,7 +52,7 @@ export class SideWorkSet {
       },
     };
     const stopDeadline = this.#deadline(c, ctx, controller, spent);
-    void carryOut(c, ctx)
+    const work = carryOut(c, ctx)
       .catch((err: unknown): MachineInput | null => {
         // Stopped because the run ended: nothing went wrong, and nothing is to be answered.
         if (controller.signal.aborted) return null;
@@ -58,9 +62,34 @@ export class SideWorkSet {
       .then((input) => {
         stopDeadline();
         this.#running.delete(controller);
+        this.#planning.delete(controller);
         host.answer(input && !controller.signal.aborted ? input : null);
       })
       .catch((err: unknown) => host.crash(err));
+    if (c.type === 'plan' || c.type === 'revise') this.#planning.set(controller, work);
+  }
+
+  /**
+   * Stops the planning and revision running and waits, `ms` at most, until each has told what its
+   * calls spent — a streamed answer cut now costs what streamed, known only once it is cut — so the
+   * run that ends next counts it (as the Durable Object's cancel does: durable/side-work.ts).
+   */
+  async stopPlanning(reason: string, ms: number): Promise<void> {
+    const stopping = [...this.#planning].filter(([ctl]) => !ctl.signal.aborted);
+    if (stopping.length === 0) return;
+    // Each piece's tally, kept: a piece that settles leaves the running set, its tally still growing.
+    const tallies = stopping.map(([ctl]) => this.#running.get(ctl));
+    for (const [ctl] of stopping) ctl.abort(new DOMException(reason, 'AbortError'));
+    const { timers } = this.#host;
+    let handle: unknown;
+    const late = new Promise<void>((resolve) => (handle = timers.set(resolve, ms)));
+    await Promise.race([Promise.allSettled(stopping.map(([, work]) => work)), late]);
+    timers.clear(handle);
+    for (const t of tallies) {
+      if (!t) continue;
+      this.#stopped.prompt += t.prompt;
+      this.#stopped.completion += t.completion;
+    }
   }
 
   /**
@@ -68,7 +97,9 @@ export class SideWorkSet {
    * for the run's end to charge.
    */
   endRun(): TokenCount {
-    const spent = { prompt: 0, completion: 0 };
+    const spent = { ...this.#stopped };
+    this.#stopped.prompt = 0;
+    this.#stopped.completion = 0;
     for (const [ctl, t] of this.#running) {
       if (ctl.signal.aborted) continue;
       spent.prompt += t.prompt;
@@ -81,6 +112,11 @@ export class SideWorkSet {
   /** Aborts every piece running (a cancel, a crash), with `reason`. */
   abortAll(reason: string): void {
     for (const ctl of this.#running.keys()) ctl.abort(new DOMException(reason, 'AbortError'));
+  }
+
+  /** Whether a planning or revision is running (not yet aborted). */
+  get planning(): boolean {
+    return [...this.#planning.keys()].some((c) => !c.signal.aborted);
   }
 
   /** Whether nothing is left to wait for: every piece still running was aborted. */

@@ -3,8 +3,10 @@
  * eager run that needs no approval runs each step as soon as it has streamed in and validated; one
  * that needs approval, or asks for the best of several plans, is planned whole.
  */
-import { describe, expect, it } from 'vitest';
-import { LocalRunner, pipelineProvider, ToolRegistry } from '../../src/index';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalRunner, pipelineProvider, replay, ToolRegistry } from '../../src/index';
 import { randomIds, systemClock } from '../../src/library/defaults';
 import { echo, scriptedModelRunner, settle } from './library-helpers';
 import { planJson, scriptedLlm } from './planner-helpers';
@@ -64,5 +66,69 @@ describe('a goal planned in process', () => {
       message: expect.stringContaining('no LLM is configured: give the agent `llm: { apiKey }`'),
     });
     expect(end.error?.message).not.toMatch(/OPENAI_API_KEY|OPENAI_BASE_URL|PLANNER_MODEL/);
+  });
+});
+
+/** A model on loopback that streams `lines` as SSE chunks and then goes silent, the stream left open. */
+async function stallingModel(lines: string[]): Promise<{ baseURL: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const content of lines) {
+        const chunk = {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content }, finish_reason: null }],
+        };
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseURL: `http://127.0.0.1:${port}/v1`, server };
+}
+
+describe('a streamed planning cut by cancel, in process', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('counts what had streamed on the run’s end, as the Worker does, through the runtime’s own fetch', async () => {
+    const model = await stallingModel(ndjson([echoStep('a'), echoStep('b')]));
+    server = model.server;
+    const tools = new ToolRegistry([echo]);
+    const runner = new LocalRunner({
+      tools,
+      planner: pipelineProvider({
+        tools,
+        llm: { baseURL: model.baseURL, model: 'm' },
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    runner.start({ goal: 'echo twice' });
+    for (let i = 0; i < 400 && runner.snapshot().step_statuses.b !== 'completed'; i++) await settle(5);
+    expect(runner.snapshot()).toMatchObject({
+      status: 'running',
+      step_statuses: { a: 'completed', b: 'completed' },
+    });
+
+    expect(runner.cancel('enough')).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('cancelled');
+    // The stream sent no usage: what streamed is estimated from the text, and charged to the end.
+    expect(end.token_usage.completion_tokens).toBeGreaterThan(0);
+    const ended = runner.events.at(-1);
+    expect(ended?.event_type === 'RunTerminated' && ended.payload.tokens).toEqual({
+      prompt: end.token_usage.prompt_tokens,
+      completion: end.token_usage.completion_tokens,
+    });
+    expect(replay(runner.events).state.token_usage).toEqual(end.token_usage);
   });
 });
