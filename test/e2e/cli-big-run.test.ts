@@ -108,3 +108,30 @@ it('has printed the pages it read when a later one fails: the run deleted while 
   expect(lines.slice(0, -1).map((l) => l.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
   expect(lines.at(-1)?.error?.code).toBe('not_found');
 }, 60_000);
+
+it('shows the start of a large output and says how long it is and where the whole is', async () => {
+  const created = await fetch(`${server!.base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      plan: {
+        goal: 'a large output',
+        steps: [{ id: 'big', action: 'demo.echo', parameters: { big: 'x'.repeat(500_000) } }],
+      },
+    }),
+  });
+  const { run_id } = (await created.json()) as { run_id: string };
+  await fetch(`${server!.base}/v1/runs/${run_id}/wait?until=terminal&timeout_s=50`);
+  const r = await runCli(cli, ['show', run_id], { cwd: dir, url });
+  expect(r.code).toBe(0);
+  const whole = await runCli(cli, ['show', run_id, '--json'], { cwd: dir, url });
+  const run = JSON.parse(whole.out) as { final_output: { big: string } };
+  expect(run.final_output.big.length).toBe(500_000);
+  const output = r.out.split('\n').find((l) => l.startsWith('output: '));
+  expect(output).toMatch(/^output: \{"big":"x+…/);
+  expect(output?.length).toBeLessThan(2200);
+  const characters = JSON.stringify(run.final_output).length;
+  expect(output?.endsWith(` (${characters} characters; the whole: edgeplan show ${run_id} --json)`)).toBe(
+    true,
+  );
+}, 60_000);

@@ -181,8 +181,13 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
     // A success a limit cut short: the model had not said it was done.
     if (run.limit_reached) ctx.print(`stopped: ${run.limit_reached.message}`);
-    if (run.final_output !== undefined && run.final_output !== null)
-      ctx.print(`output: ${JSON.stringify(run.final_output)}`);
+    if (run.final_output !== undefined && run.final_output !== null) {
+      // Its start, and where the whole is: a wide run's output (one key a step) was a line of 1.2 MB.
+      const whole = JSON.stringify(run.final_output);
+      const cut = whole.length > OUTPUT_SHOWN;
+      const more = ` (${whole.length} characters; the whole: edgeplan show ${id} --json)`;
+      ctx.print(`output: ${cut ? clip(whole, OUTPUT_SHOWN) + more : whole}`);
+    }
     done(exitForStatus(run.status));
   };
   runs
@@ -242,6 +247,9 @@ export function registerManage(program: Command, context: () => Context, done: D
       if (code !== null) done(code);
     });
 }
+
+/** The most of a run's output `show` prints (`--json` has it whole). */
+const OUTPUT_SHOWN = 2000;
 
 /** Events asked for at a time: a page the API answers (at most 1,000 and about 8 MiB). */
 const EVENTS_PAGE = 1000;
