@@ -75,10 +75,45 @@ export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' :
 
 export const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
 
-function stepLine(s: StepView, view: RunView, now: number, frame: number, c: Style, width: number): string {
-  const onPath = view.critical_path.includes(s.id);
-  const idWidth = Math.min(24, Math.max(4, ...view.steps.map((x) => x.id.length)));
-  const actionWidth = Math.min(28, Math.max(6, ...view.steps.map((x) => x.action.length)));
+/** A frame's step columns, measured once a frame (per row, a 10,000-step frame cost 10,000²). */
+type Columns = { idWidth: number; actionWidth: number; onPath: ReadonlySet<string> };
+
+function columnsOf(view: RunView): Columns {
+  let [idWidth, actionWidth] = [4, 6];
+  for (const x of view.steps) {
+    idWidth = Math.max(idWidth, x.id.length);
+    actionWidth = Math.max(actionWidth, x.action.length);
+  }
+  return {
+    idWidth: Math.min(24, idWidth),
+    actionWidth: Math.min(28, actionWidth),
+    onPath: new Set(view.critical_path),
+  };
+}
+
+/**
+ * A live frame has a row for every step of a plan of up to LIVE_ROWS steps; of a bigger one, at most
+ * BIG_PLAN_ROWS — the steps at work or ended otherwise, then the next — and a line for the rest. A
+ * terminal shows a screenful (log-update cuts the rest), and a 10,000-step run showed its first, long
+ * finished, steps while the work went on out of sight.
+ */
+export const LIVE_ROWS = 100;
+export const BIG_PLAN_ROWS = 20;
+
+/** The rows of a frame (see LIVE_ROWS), in plan order. */
+function shownSteps(steps: readonly StepView[]): readonly StepView[] {
+  if (steps.length <= LIVE_ROWS) return steps;
+  const active = steps
+    .filter((s) => s.status !== 'completed' && s.status !== 'pending')
+    .slice(0, BIG_PLAN_ROWS);
+  const next = steps.filter((s) => s.status === 'pending').slice(0, BIG_PLAN_ROWS - active.length);
+  const kept = new Set([...active, ...next]);
+  return steps.filter((s) => kept.has(s));
+}
+
+function stepLine(s: StepView, cols: Columns, now: number, frame: number, c: Style, width: number): string {
+  const onPath = cols.onPath.has(s.id);
+  const { idWidth, actionWidth } = cols;
   const parts = [
     ` ${symbol(s, frame, c)} `,
     (onPath ? c.bold : id)(clip(s.id, idWidth).padEnd(idWidth)),
@@ -184,10 +219,17 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
         : view.status.startsWith('awaiting')
           ? c.yellow(view.status)
           : c.cyan(view.status);
+  const cols = columnsOf(view);
+  const rows = shownSteps(view.steps);
   const lines = [
     `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
     view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
-    ...view.steps.map((s) => stepLine(s, view, now, frame, c, width)),
+    ...rows.map((s) => stepLine(s, cols, now, frame, c, width)),
+    rows.length < view.steps.length
+      ? c.dim(
+          ` … ${plural(view.steps.length - rows.length, 'more step')} (edgeplan show ${view.run_id} lists every one)`,
+        )
+      : '',
     ...replacedLines(view.replaced, c, width),
   ].filter((l) => l !== '');
   if (view.steps.length === 0) lines.push(c.dim(` ${SPINNER[frame % SPINNER.length]!} planning…`));
@@ -203,7 +245,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   );
   if (view.critical_path.length > 0) {
     const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
-    lines.push(c.dim(` critical path ◆ ${view.critical_path.join(' → ')}${est}`));
+    lines.push(c.dim(clip(` critical path ◆ ${view.critical_path.join(' → ')}`, width * 2) + est));
   }
   for (const l of decisionLines(view)) lines.push(c.dim(` ${clip(l, width * 2)}`));
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));

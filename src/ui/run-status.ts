@@ -54,6 +54,12 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   // The snapshot can be ahead of the events: read after a refused action (the run was decided
   // elsewhere) while its events are late. Then its status is the run's, not the events' so far.
   const ahead = run !== null && live.caughtUp && run.last_seq > view.last_seq;
+  // Still replaying the run's past up to the snapshot first read: the snapshot is the run now, so its
+  // counts and step colours are drawn (a 10,000-step run's replay takes seconds; meanwhile the page
+  // said "completed · 3889/10000 steps completed", its nodes turning green one by one). The status
+  // stays the events' (below) until caught up, so no action is offered that the run no longer allows.
+  const behind = run !== null && !live.caughtUp && run.last_seq > view.last_seq;
+  const snapshot = ahead || behind ? run : null;
   const status =
     run && (ENDED.has(run.status) || ahead)
       ? run.status
@@ -66,7 +72,7 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   );
   const goal = view.goal || run?.goal || runId;
   // Drawn as the run read again has them when that is ahead of the events (as the status is).
-  const steps = stepsNow(view, ahead ? run : null);
+  const steps = stepsNow(view, snapshot);
   // Actions only once the page has read the run up to its snapshot: while it replays the past it would
   // offer what the run no longer allows (Retry on a rejected run, Roll back on a completed one).
   const acts = live.caughtUp;
@@ -83,14 +89,14 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   // snapshot when it is ahead, as the status is: "completed · 0/3 steps completed" read as a fault.
   // An ended run's steps still running when it ended are `interrupted`, not running (counts.interrupted).
   const count = (status: 'completed' | 'failed' | 'skipped' | 'interrupted') =>
-    ahead ? run.counts[status] : view.steps.filter((s) => s.status === status).length;
+    snapshot ? snapshot.counts[status] : view.steps.filter((s) => s.status === status).length;
   const [completed, failed, skipped, interrupted] = [
     count('completed'),
     count('failed'),
     count('skipped'),
     count('interrupted'),
   ];
-  const total = ahead ? run.counts.total : view.steps.length;
+  const total = snapshot ? snapshot.counts.total : view.steps.length;
   // A streamed plan's steps run as they arrive: until the plan is authored (v1) more may come, so
   // "3/3 steps completed" while the model still writes would read as done.
   const streaming = !ended && view.plan_version === null && view.steps.length > 0;

@@ -50,6 +50,14 @@ const REREAD = new Set([
   'RunResumed',
 ]);
 
+/**
+ * While the page replays a run's past up to the snapshot first read, it redraws once per this many
+ * events rather than once a frame: each redraw lays out every step, and a 10,000-step run's 30,000
+ * events redrawn a frame at a time took 40 s to read (the snapshot's counts and colours are drawn
+ * meanwhile: run-status.ts).
+ */
+const CATCH_UP_EVENTS = 2000;
+
 /** How long after losing the service the page tries to follow the run again. */
 const RECONNECT_MS = 2000;
 
@@ -68,11 +76,14 @@ export function useRun(runId: string): LiveRun {
   }, []);
   const [nonce, setNonce] = useState(0);
   const state = useRef({ runId, view: emptyView(runId), events: [] as RunEvent[], caughtUp: false });
+  /** The last seq of the first snapshot read of `runId`: the page replays the run's past up to it. */
+  const firstSeq = useRef<{ runId: string; seq: number } | null>(null);
   const frame = useRef(0);
 
   const refresh = useCallback(async (): Promise<Run | null> => {
     try {
       const read = await api().getRun(runId);
+      if (firstSeq.current?.runId !== runId) firstSeq.current = { runId, seq: read.last_seq };
       setRun(read);
       setAnswered(null);
       return read;
@@ -127,6 +138,14 @@ export function useRun(runId: string): LiveRun {
           setReconnecting(false);
           applyEvent(state.current.view, e);
           state.current.events.push(e);
+          // Replaying the past up to the snapshot: that snapshot is newer than any event on the way
+          // to it (no read again), and what is drawn meanwhile is the snapshot's (no redraw a frame).
+          const first = firstSeq.current;
+          const replaying = !state.current.caughtUp && first?.runId === runId && e.seq < first.seq;
+          if (replaying) {
+            if (e.seq % CATCH_UP_EVENTS === 0) redraw();
+            continue;
+          }
           if (REREAD.has(e.event_type)) void refresh();
           redraw();
         }

@@ -250,6 +250,9 @@ describe('the dashboard keeps a run’s history in view', () => {
     await api('POST', `/v1/runs/${run_id}/retry`, {});
     await waitForStatus(run_id, 'completed');
     const { page, errors } = await open(`/#/runs/${run_id}`);
+    // Read to its end: while it replays the past the node has the snapshot's colour and count (×3),
+    // its rounds once the events that say them are read.
+    await page.locator('main.run-page[aria-busy="false"]').waitFor();
     const node = page.locator('svg.dag [data-step-id="f"][data-status="completed"]');
     // The third attempt over the run is the retry's first of up to two.
     await expect(node.locator('[data-attempts]').getAttribute('data-attempts')).resolves.toBe('↻1/2');

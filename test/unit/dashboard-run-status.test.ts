@@ -61,7 +61,10 @@ describe('a run page’s status now', () => {
     expect(runStatusNow(unread, 'run_x').known).toBe(false);
     const evented = live({ status: 'awaiting_approval', last_seq: 3, steps: [], run: null, caughtUp: false });
     expect(runStatusNow(evented, 'run_x').known).toBe(true);
-    const snapshot = { ...unread, run: { status: 'awaiting_approval', last_seq: 3 } as Run };
+    const snapshot = {
+      ...unread,
+      run: { status: 'awaiting_approval', last_seq: 3, counts: counts(0, 0), steps: {} } as unknown as Run,
+    };
     expect(runStatusNow(snapshot, 'run_x').known).toBe(true);
   });
 
@@ -137,6 +140,29 @@ describe('a run page’s status now', () => {
     expect([now.status, now.acts, now.waitingApproval]).toEqual(['awaiting_approval', false, false]);
     // The goal: the events', else the snapshot's, else the run id.
     expect(now.goal).toBe('run_x');
+  });
+
+  it('counts and colours the steps as the snapshot has them while the page replays the past to it', () => {
+    const replaying = live({
+      status: 'running',
+      last_seq: 5,
+      steps: [step('a', 'completed'), step('b', 'running'), step('c', 'pending')],
+      run: {
+        status: 'completed',
+        last_seq: 12,
+        counts: counts(3, 3),
+        termination_reason: 'success',
+        steps: {
+          a: { status: 'completed', attempts: 1 },
+          b: { status: 'completed', attempts: 1 },
+          c: { status: 'completed', attempts: 1 },
+        } as unknown as Run['steps'],
+      },
+      caughtUp: false,
+    });
+    const now = runStatusNow(replaying, 'run_x');
+    expect(now).toMatchObject({ status: 'completed', completed: 3, total: 3, acts: false });
+    expect(now.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('finds the failed step a skipped one waits behind, through listed and inferred dependencies', () => {

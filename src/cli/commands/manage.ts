@@ -10,7 +10,7 @@ import { EXIT, exitForStatus, UsageError } from '../exit-codes';
 import { answerHint, follow, followToEnd } from '../follow';
 import { runId, wholeNumber } from '../inputs';
 import { applyEvent, emptyView, type StepView } from '../../client/run-view';
-import { runTimeOf, runTimeText } from '../../client/run-time';
+import { runTimeAt, runTimeText } from '../../client/run-time';
 import { nameSourceWords, quotedName } from '../../client/name-source-text';
 import { roundAttempts, roundText } from '../../client/attempt-text';
 import { clip, decisionLines, duration, eventLine, parentLine, replacedLines, stepNote } from '../render';
@@ -126,12 +126,18 @@ export function registerManage(program: Command, context: () => Context, done: D
     const id = runId(given);
     const run = await ctx.client.getRun(id);
     if (ctx.json) return (ctx.printJson(run), done(exitForStatus(run.status)));
-    // The snapshot is the current plan; what earlier versions replaced is in the events.
+    // The snapshot is the current plan; what earlier versions replaced is in the events — folded a
+    // page at a time as read, none kept (a 100,000-step run's 300,000 held at once: half a gigabyte).
     const view = emptyView(id);
-    const events = await ctx.client.events(id);
-    for (const e of events) applyEvent(view, e);
-    // How long it ran, and apart from that how long it waited for a person: not "3 h" for 2 s of work.
-    const spent = runTimeText(runTimeOf(events, Date.now()));
+    let first: RunEvent | undefined;
+    for await (const page of eventPages(ctx, id, 0))
+      for (const e of page) {
+        first ??= e;
+        applyEvent(view, e);
+      }
+    // How long it ran, and apart from that how long it waited for a person: not "3 h" for 2 s of work
+    // (the view's clock, which its events moved).
+    const spent = runTimeText(runTimeAt(view.clock, Date.now()));
     const time = spent ? `  ${spent}` : '';
     const status = run.termination_reason === 'plan_rejected' ? 'rejected' : run.status;
     const why =
@@ -144,7 +150,7 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (run.goal) ctx.print(`goal: ${run.goal}`);
     // What the plan's {{ input.… }} read (the snapshot has no input, the run's first event has it).
     // None said for a run given none (its input is `{}`).
-    const created = events[0]?.event_type === 'RunCreated' ? events[0].payload : undefined;
+    const created = first?.event_type === 'RunCreated' ? first.payload : undefined;
     const input = created ? JSON.stringify(created.input ?? null) : 'null';
     if (input !== 'null' && input !== '{}') ctx.print(`input: ${clip(input, 200)}`);
     // What the approver decides on, before the steps: for a revision, what changed since the approved plan.
@@ -152,25 +158,14 @@ export function registerManage(program: Command, context: () => Context, done: D
     // The question a person is to answer, and how: the run's snapshot has neither, its events both.
     if (run.status === 'awaiting_input' && view.waiting?.kind === 'input')
       ctx.print(ctx.style.yellow(answerHint(view)));
+    const viewed = new Map(view.steps.map((s) => [s.id, s]));
     const rows = Object.entries(run.steps).map(([step, d]) => [
       step,
       // Not "running" on a run that has ended: it was, when the run ended (the API says so).
       d.interrupted ? 'interrupted' : d.status,
-      triesCell(
-        d.attempts,
-        view.steps.find((s) => s.id === step),
-      ),
+      triesCell(d.attempts, viewed.get(step)),
       d.latency_ms === null ? '' : duration(d.latency_ms),
-      stepNote(
-        view,
-        step,
-        rowNote(
-          run,
-          step,
-          d,
-          view.steps.find((s) => s.id === step),
-        ),
-      ),
+      stepNote(view, step, rowNote(run, step, d, viewed.get(step))),
     ]);
     if (rows.length) ctx.print(table([['STEP', 'STATUS', 'TRIES', 'TIME', ''], ...rows]));
     for (const line of replacedLines(view.replaced, ctx.style, 100)) ctx.print(line);
@@ -186,8 +181,13 @@ export function registerManage(program: Command, context: () => Context, done: D
     if (run.error) ctx.print(`error: ${run.error.code}: ${run.error.message}`);
     // A success a limit cut short: the model had not said it was done.
     if (run.limit_reached) ctx.print(`stopped: ${run.limit_reached.message}`);
-    if (run.final_output !== undefined && run.final_output !== null)
-      ctx.print(`output: ${JSON.stringify(run.final_output)}`);
+    if (run.final_output !== undefined && run.final_output !== null) {
+      // Its start, and where the whole is: a wide run's output (one key a step) was a line of 1.2 MB.
+      const whole = JSON.stringify(run.final_output);
+      const cut = whole.length > OUTPUT_SHOWN;
+      const more = ` (${whole.length} characters; the whole: edgeplan show ${id} --json)`;
+      ctx.print(`output: ${cut ? clip(whole, OUTPUT_SHOWN) + more : whole}`);
+    }
     done(exitForStatus(run.status));
   };
   runs
@@ -224,8 +224,10 @@ export function registerManage(program: Command, context: () => Context, done: D
       // The status first, then the events: the listing holds at least everything that led to it, and
       // the exit code says what the run was doing (3: it waits for someone — as `show` and `--follow` say).
       const { run_status } = await ctx.client.getStatus(id);
-      const events: RunEvent[] = await ctx.client.events(id, { after });
-      for (const e of events) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
+      // Printed a page at a time as read, none kept: a run of 100,000 steps has 300,000 events, which
+      // all held before the first was printed took the command half a gigabyte and a wait in silence.
+      for await (const page of eventPages(ctx, id, after))
+        for (const e of page) ctx.print(ctx.json ? JSON.stringify(e) : eventLine(e));
       done(exitForStatus(run_status));
     });
 
@@ -244,6 +246,22 @@ export function registerManage(program: Command, context: () => Context, done: D
       const code = await followToEnd(ctx, id);
       if (code !== null) done(code);
     });
+}
+
+/** The most of a run's output `show` prints (`--json` has it whole). */
+const OUTPUT_SHOWN = 2000;
+
+/** Events asked for at a time: a page the API answers (at most 1,000 and about 8 MiB). */
+const EVENTS_PAGE = 1000;
+
+/** The run's events after `after`, a page at a time as the API pages them, for a caller to use and drop. */
+async function* eventPages(ctx: Context, id: string, after: number): AsyncGenerator<RunEvent[]> {
+  for (let cursor = after; ;) {
+    const page = await ctx.client.eventsPage(id, { after: cursor, limit: EVENTS_PAGE });
+    yield page.events;
+    if (!page.has_more || page.events.length === 0) return;
+    cursor = page.next_after;
+  }
 }
 
 /** What an empty page of `runs` says: what was filtered ("No runs yet." beside finished runs misleads). */

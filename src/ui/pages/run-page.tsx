@@ -53,7 +53,9 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   const { busy, message, act } = actions;
   const clock = useClock(!ended);
   // How long it ran and, apart, how long it waited for a person (ticking while it goes on).
-  const spent = runTimeText(runTimeOf(live.events, clock));
+  // Not while it replays the run's past: its events so far end nowhere, and "7 min running" was said
+  // of a run that ran for a second, ticking on until the replay reached its end.
+  const spent = live.caughtUp ? runTimeText(runTimeOf(live.events, clock)) : null;
   const announcement = useStatusAnnouncement(now);
   const runInput = inputOf(live.events);
   // None shown for a run given none (its input is `{}`).
