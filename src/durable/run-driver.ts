@@ -44,7 +44,6 @@ import { log } from '../log';
 const REPORT =
   'Its events so far are kept (GET /v1/runs/<id>/events); the error is logged as decision_failed — report it with the plan';
 
-
 /**
  * What the driver asks of its object. `env` is read when needed, not kept: the object's bindings are
  * the ones it has then.
