@@ -132,3 +132,39 @@ describe('a streamed planning cut by cancel, in process', () => {
     expect(replay(runner.events).state.token_usage).toEqual(end.token_usage);
   });
 });
+
+describe('a streamed planning cut by two cancels, in process', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('counts what had streamed when a second cancel comes while the first waits for the planning', async () => {
+    const model = await stallingModel(ndjson([echoStep('a')]));
+    server = model.server;
+    const tools = new ToolRegistry([echo]);
+    const runner = new LocalRunner({
+      tools,
+      planner: pipelineProvider({
+        tools,
+        llm: { baseURL: model.baseURL, model: 'm' },
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    runner.start({ goal: 'echo once' });
+    for (let i = 0; i < 400 && runner.snapshot().step_statuses.a !== 'completed'; i++) await settle(5);
+    expect(runner.snapshot()).toMatchObject({ status: 'running', step_statuses: { a: 'completed' } });
+
+    // A caller's abort and a step's deadline may both cancel (planning-pattern.ts, subplan.ts).
+    expect(runner.cancel('enough')).toBeUndefined();
+    expect(runner.cancel('enough, again')).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('cancelled');
+    expect(end.token_usage.completion_tokens).toBeGreaterThan(0);
+    const ended = runner.events.filter((e) => e.event_type === 'RunTerminated');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.event_type === 'RunTerminated' && ended[0].payload.reason).toBe('enough');
+  });
+});
