@@ -200,7 +200,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
    * Stops the run; attempts in flight are aborted, and so is its planning or revision. A planning or
    * revision running is stopped first, and the cancel applied once it has told what it spent (2 s at
    * most), so the run's end counts it — a streamed answer cut now costs what had streamed — as the
-   * Worker's cancel does. `done()` then answers the cancelled run.
+   * Worker's cancel does. Until then `snapshot()` shows the run as it was; `done()` answers the
+   * cancelled run.
    */
   cancel(reason?: string): Refusal | undefined {
     const input: MachineInput = { type: 'cancel', ...(reason !== undefined ? { reason } : {}) };
