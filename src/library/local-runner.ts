@@ -148,7 +148,9 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
             },
           );
     const plan = checked?.plan;
-    const goal = req.goal ?? plan?.goal;
+    // The plan's own goal first, as the Worker takes it (http/run-service.ts): differingGoals let
+    // through only a request goal that agrees with it, or a blank one, which must not name the run.
+    const goal = plan ? plan.goal || req.goal || '' : req.goal;
     if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');
     this.#machine = new RunMachine(emptyRunState(runId, config), {
       clock: this.#clock,
