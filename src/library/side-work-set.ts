@@ -45,8 +45,12 @@ export class SideWorkSet {
     const controller = new AbortController();
     const spent = { prompt: 0, completion: 0 };
     this.#running.set(controller, spent);
+    const base = host.context();
     const ctx: SideContext = {
-      ...host.context(),
+      ...base,
+      // A stream's step read before an abort and yielded after it is dropped, as its answer is: a
+      // cancel waiting for the planning it stopped must not see a step join the run meanwhile.
+      emit: (input) => (controller.signal.aborted ? Promise.resolve() : base.emit(input)),
       signal: controller.signal,
       spent: (t: TokenCount) => {
         spent.prompt += t.prompt;

@@ -168,3 +168,38 @@ describe('a streamed planning cut by two cancels, in process', () => {
     expect(ended[0]?.event_type === 'RunTerminated' && ended[0].payload.reason).toBe('enough');
   });
 });
+
+describe('a streamed planning cancelled as its first step arrives, in process', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('takes no step that streams in after the cancel, though the planning has it already', async () => {
+    // Both steps in one chunk: the second is read before the cancel, and yielded after it.
+    const model = await stallingModel([ndjson([echoStep('a'), echoStep('b')]).join('')]);
+    server = model.server;
+    const tools = new ToolRegistry([echo]);
+    const runner = new LocalRunner({
+      tools,
+      planner: pipelineProvider({
+        tools,
+        llm: { baseURL: model.baseURL, model: 'm' },
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    let cancelled: unknown = 'not yet';
+    runner.subscribe((e) => {
+      if (e.event_type === 'StepStreamed' && cancelled === 'not yet') cancelled = runner.cancel('enough');
+    });
+    runner.start({ goal: 'echo twice' });
+    const end = await runner.done();
+    expect(cancelled).toBeUndefined();
+    expect(end.status).toBe('cancelled');
+    const streamed = runner.events.filter((e) => e.event_type === 'StepStreamed');
+    expect(streamed.map((e) => e.event_type === 'StepStreamed' && e.payload.step.id)).toEqual(['a']);
+    expect(Object.keys(end.step_statuses)).toEqual(['a']);
+  });
+});
