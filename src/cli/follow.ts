@@ -329,7 +329,6 @@ function unfitAnswer(err: unknown): err is EdgeplanApiError {
   );
 }
 
-/** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */
 /**
  * Ctrl-C at a question: said in words below it. Without colour the cancelled question still shows
  * the choice the cursor was on (`│  Approve`, struck through only in colour), which read as chosen.
@@ -339,6 +338,7 @@ function interrupted(prompts: { cancel(message: string): void }, view: RunView, 
   return detach(view, EXIT.interrupted);
 }
 
+/** Leaves the run waiting: says how to answer it later, and exits (3, or 130 after Ctrl-C). */
 function detach(view: RunView, code: number): never {
   write(`Left ${view.run_id} waiting. ${howToAnswer(view)}\n`);
   process.exit(code);

@@ -79,7 +79,7 @@ export class DurableSideWork {
       .catch((err: unknown) =>
         log(
           'side_work_failed',
-          `side work ${row.id} (${SIDE_WORK_NAMES[row.task.type]}) failed; it is issued again once its deadline passes`,
+          `side work ${row.id} (${SIDE_WORK_NAMES[row.task.type]}) failed; ${afterFailure(row)}`,
           {
             run_id: this.host.ctx.id.name,
             ...(stepOf(row.task) ? { step_id: stepOf(row.task) } : {}),
@@ -241,6 +241,18 @@ const SIDE_WORK_NAMES: Record<SideTask['type'], string> = {
   approval_requested: 'the approval webhook',
   report_parent: 'reporting to the parent run',
 };
+
+/**
+ * What follows a piece that threw: {@link DurableSideWork.recover} finds it lost at the run's next check
+ * and issues it again — but a planning, revision or judge issued {@link MAX_ISSUES} times fails instead.
+ */
+function afterFailure(row: SideRow): string {
+  const limited = row.task.type === 'plan' || row.task.type === 'revise' || row.task.type === 'judge';
+  if (!limited) return `it is issued again within ${SIDE_CHECK_MS / 1000} s`;
+  if (row.issued >= MAX_ISSUES)
+    return `it was issue ${row.issued} of ${MAX_ISSUES}: it is not issued again, and fails as timed out`;
+  return `it is issued again within ${SIDE_CHECK_MS / 1000} s (issue ${row.issued} of ${MAX_ISSUES})`;
+}
 
 /** The step a piece of side work is about, when it is about one. */
 function stepOf(task: SideTask): string | undefined {

@@ -148,7 +148,9 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
             },
           );
     const plan = checked?.plan;
-    const goal = req.goal ?? plan?.goal;
+    // The plan's own goal first, as the Worker takes it (http/run-service.ts): differingGoals let
+    // through only a request goal that agrees with it, or a blank one, which must not name the run.
+    const goal = plan ? plan.goal || req.goal || '' : req.goal;
     if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');
     this.#machine = new RunMachine(emptyRunState(runId, config), {
       clock: this.#clock,
@@ -200,7 +202,8 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
    * Stops the run; attempts in flight are aborted, and so is its planning or revision. A planning or
    * revision running is stopped first, and the cancel applied once it has told what it spent (2 s at
    * most), so the run's end counts it — a streamed answer cut now costs what had streamed — as the
-   * Worker's cancel does. `done()` then answers the cancelled run.
+   * Worker's cancel does. Until then `snapshot()` shows the run as it was; `done()` answers the
+   * cancelled run.
    */
   cancel(reason?: string): Refusal | undefined {
     const input: MachineInput = { type: 'cancel', ...(reason !== undefined ? { reason } : {}) };

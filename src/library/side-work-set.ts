@@ -32,6 +32,8 @@ export class SideWorkSet {
   readonly #planning = new Map<AbortController, Promise<void>>();
   /** What stopped planning spent, charged to the run's end ({@link endRun}). */
   readonly #stopped: TokenCount = { prompt: 0, completion: 0 };
+  /** A stop under way: a second cancel waits for it too, rather than end the run before it has counted. */
+  #stopping: Promise<void> | null = null;
 
   constructor(host: SideWorkHost) {
     this.#host = host;
@@ -43,8 +45,12 @@ export class SideWorkSet {
     const controller = new AbortController();
     const spent = { prompt: 0, completion: 0 };
     this.#running.set(controller, spent);
+    const base = host.context();
     const ctx: SideContext = {
-      ...host.context(),
+      ...base,
+      // A stream's step read before an abort and yielded after it is dropped, as its answer is: a
+      // cancel waiting for the planning it stopped must not see a step join the run meanwhile.
+      emit: (input) => (controller.signal.aborted ? Promise.resolve() : base.emit(input)),
       signal: controller.signal,
       spent: (t: TokenCount) => {
         spent.prompt += t.prompt;
@@ -72,9 +78,18 @@ export class SideWorkSet {
   /**
    * Stops the planning and revision running and waits, `ms` at most, until each has told what its
    * calls spent — a streamed answer cut now costs what streamed, known only once it is cut — so the
-   * run that ends next counts it (as the Durable Object's cancel does: durable/side-work.ts).
+   * run that ends next counts it (as the Durable Object's cancel does: durable/side-work.ts). A call
+   * while a stop is under way answers with it: the pieces it stopped are no longer "running", yet
+   * what they spent is not counted until it ends.
    */
-  async stopPlanning(reason: string, ms: number): Promise<void> {
+  stopPlanning(reason: string, ms: number): Promise<void> {
+    if (this.#stopping) return this.#stopping;
+    const stop = this.#stop(reason, ms).finally(() => (this.#stopping = null));
+    this.#stopping = stop;
+    return stop;
+  }
+
+  async #stop(reason: string, ms: number): Promise<void> {
     const stopping = [...this.#planning].filter(([ctl]) => !ctl.signal.aborted);
     if (stopping.length === 0) return;
     // Each piece's tally, kept: a piece that settles leaves the running set, its tally still growing.
@@ -114,9 +129,9 @@ export class SideWorkSet {
     for (const ctl of this.#running.keys()) ctl.abort(new DOMException(reason, 'AbortError'));
   }
 
-  /** Whether a planning or revision is running (not yet aborted). */
+  /** Whether a planning or revision is running (not yet aborted), or being stopped. */
   get planning(): boolean {
-    return [...this.#planning.keys()].some((c) => !c.signal.aborted);
+    return this.#stopping !== null || [...this.#planning.keys()].some((c) => !c.signal.aborted);
   }
 
   /** Whether nothing is left to wait for: every piece still running was aborted. */

@@ -69,6 +69,14 @@ describe('LocalRunner', () => {
     expect(runner.snapshot().goal).toBe('Translate the notes');
   });
 
+  it('names the run by the plan’s goal when the goal beside it is blank, not by the blank', async () => {
+    const plan = { goal: 'Translate the notes', steps: [step('a', 't.echo')] };
+    const runner = new LocalRunner({ tools: [echo] });
+    runner.start({ goal: ' ', plan });
+    expect(await runner.done()).toMatchObject({ status: 'completed' });
+    expect(runner.snapshot().goal).toBe('Translate the notes');
+  });
+
   it('plans a goal with the Planner it was given, through the machine’s plan command', async () => {
     const { planner, calls } = scriptedPlanner([step('a', 't.echo', { hello: 'world' })]);
     const runner = new LocalRunner({ tools: [echo], planner });

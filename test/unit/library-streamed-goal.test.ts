@@ -132,3 +132,74 @@ describe('a streamed planning cut by cancel, in process', () => {
     expect(replay(runner.events).state.token_usage).toEqual(end.token_usage);
   });
 });
+
+describe('a streamed planning cut by two cancels, in process', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('counts what had streamed when a second cancel comes while the first waits for the planning', async () => {
+    const model = await stallingModel(ndjson([echoStep('a')]));
+    server = model.server;
+    const tools = new ToolRegistry([echo]);
+    const runner = new LocalRunner({
+      tools,
+      planner: pipelineProvider({
+        tools,
+        llm: { baseURL: model.baseURL, model: 'm' },
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    runner.start({ goal: 'echo once' });
+    for (let i = 0; i < 400 && runner.snapshot().step_statuses.a !== 'completed'; i++) await settle(5);
+    expect(runner.snapshot()).toMatchObject({ status: 'running', step_statuses: { a: 'completed' } });
+
+    // A caller's abort and a step's deadline may both cancel (planning-pattern.ts, subplan.ts).
+    expect(runner.cancel('enough')).toBeUndefined();
+    expect(runner.cancel('enough, again')).toBeUndefined();
+    const end = await runner.done();
+    expect(end.status).toBe('cancelled');
+    expect(end.token_usage.completion_tokens).toBeGreaterThan(0);
+    const ended = runner.events.filter((e) => e.event_type === 'RunTerminated');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.event_type === 'RunTerminated' && ended[0].payload.reason).toBe('enough');
+  });
+});
+
+describe('a streamed planning cancelled as its first step arrives, in process', () => {
+  let server: Server | undefined;
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('takes no step that streams in after the cancel, though the planning has it already', async () => {
+    // Both steps in one chunk: the second is read before the cancel, and yielded after it.
+    const model = await stallingModel([ndjson([echoStep('a'), echoStep('b')]).join('')]);
+    server = model.server;
+    const tools = new ToolRegistry([echo]);
+    const runner = new LocalRunner({
+      tools,
+      planner: pipelineProvider({
+        tools,
+        llm: { baseURL: model.baseURL, model: 'm' },
+        clock: systemClock,
+        ids: randomIds,
+      }),
+    });
+    let cancelled: unknown = 'not yet';
+    runner.subscribe((e) => {
+      if (e.event_type === 'StepStreamed' && cancelled === 'not yet') cancelled = runner.cancel('enough');
+    });
+    runner.start({ goal: 'echo twice' });
+    const end = await runner.done();
+    expect(cancelled).toBeUndefined();
+    expect(end.status).toBe('cancelled');
+    const streamed = runner.events.filter((e) => e.event_type === 'StepStreamed');
+    expect(streamed.map((e) => e.event_type === 'StepStreamed' && e.payload.step.id)).toEqual(['a']);
+    expect(Object.keys(end.step_statuses)).toEqual(['a']);
+  });
+});
