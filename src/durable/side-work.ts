@@ -217,7 +217,9 @@ export class DurableSideWork {
               id: (p) => `${p}_${crypto.randomUUID().replaceAll('-', '')}`,
               uuid: () => crypto.randomUUID(),
             },
-            emit: (i) => h.answer(row, [i], 'keep'),
+            // A streamed step read before an abort (a cancel stopping this planning) and yielded after
+            // it is dropped, as the work's answer is: the cancel waiting for it must not see it join.
+            emit: (i) => (signal.aborted ? Promise.resolve() : h.answer(row, [i], 'keep')),
             signal,
           });
         } catch (err) {
