@@ -14,12 +14,10 @@ import { RunMachine, type MachineInput, type Refusal, type StepOutcome } from '.
 import { snapshotRun, type RunSnapshot } from '../engine/snapshot';
 import { emptyRunState, MemoryResultStore, type RunState } from '../engine/state';
 import { ToolRegistry } from '../executor/registry';
-import { differingGoals } from '../plan/differing-goals';
 import { TERMINAL_RUN_STATUSES, type Clock, type IdSource } from '../plan/model';
 import { beginAttempt, performAttempt, resultInput, SUBPLAN_ACTION, type BegunAttempt } from './attempt';
 import { randomIds, systemClock } from './defaults';
 import { EventLog, type EventListener } from './event-log';
-import { validateRunPlan } from './plan-versions';
 import { settledSteps } from './execution-state';
 import { isPlanProvider, type PlanProvider } from '../engine/plan-provider';
 import { childRunLimit, runSubplan } from './subplan';
@@ -30,7 +28,7 @@ import { plannerProvider } from './planner-provider';
 import { HookChain } from './hook-chain';
 import { WakeTimer } from './wake-timer';
 import { SideWorkSet } from './side-work-set';
-import { startConfig } from './start-config';
+import { createInput } from './start-request';
 import {
   checkRunnerOptions,
   type LocalRunnerOptions,
@@ -127,50 +125,15 @@ export class LocalRunner implements AsyncIterable<RunEvent> {
   start(req: StartRequest): void {
     if (this.#machine)
       throw new EdgeplanError('run_exists', `Run ${this.#machine.state.run_id} already started`);
-    const conflict = differingGoals(req.goal, req.plan);
-    if (conflict) throw new EdgeplanError('invalid_request', conflict);
-    const config = startConfig(req.config);
-    const runId = req.runId ?? this.#ids.id('run');
-    // As over HTTP, a submitted plan may leave its dependencies to its references (SPEC §2) unless
-    // the caller sets require_dependencies; the parsed config's default (true) is for LLM plans.
-    const requireDependencies = req.config?.require_dependencies === true;
-    const checked =
-      req.plan === undefined
-        ? null
-        : validateRunPlan(
-            req.plan,
-            { ...config, require_dependencies: requireDependencies },
-            {
-              tools: this.#tools,
-              clock: this.#clock,
-              ids: this.#ids,
-              runInput: { value: req.input ?? null },
-            },
-          );
-    const plan = checked?.plan;
-    // The plan's own goal first, as the Worker takes it (http/run-service.ts): differingGoals let
-    // through only a request goal that agrees with it, or a blank one, which must not name the run.
-    const goal = plan ? plan.goal || req.goal || '' : req.goal;
-    if (goal === undefined) throw new EdgeplanError('invalid_request', 'start() needs a goal or a plan');
-    this.#machine = new RunMachine(emptyRunState(runId, config), {
+    const create = createInput(req, { tools: this.#tools, clock: this.#clock, ids: this.#ids });
+    this.#machine = new RunMachine(emptyRunState(create.run_id, create.config), {
       clock: this.#clock,
       ids: this.#ids,
       results: this.results,
       // Automatic revision triggers (unexpected results, failure rate, token budget) need a planner.
       canRevise: this.#planner !== null && this.#planner.canRevise !== false,
     });
-    this.#apply([
-      {
-        type: 'create',
-        run_id: runId,
-        goal,
-        ...(plan ? { plan } : {}),
-        config,
-        input: req.input ?? null,
-        estimates: checked?.estimates ?? null,
-        ...(req.state ? { state: req.state } : {}),
-      },
-    ]);
+    this.#apply([create]);
   }
 
   get runId(): string {
