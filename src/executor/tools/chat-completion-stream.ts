@@ -27,20 +27,17 @@ export async function* sseChunks(
     .getReader();
   // The caller's abort ends the read itself, not only the request: a fetch whose body goes on
   // regardless (a test double, a polyfill) held a cancelled planning until the stream's own timeout.
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new LlmUserAbortError());
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
+  // Cancelling the reader settles a read it has pending ({done}), which is then told as the abort.
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
-      const read = reader.read().catch((err: unknown) => {
+      if (signal?.aborted) throw new LlmUserAbortError();
+      const next = await reader.read().catch((err: unknown) => {
         // The caller's abort reaches the body as the runtime's AbortError: say it was the caller.
         throw signal?.aborted ? new LlmUserAbortError() : err;
       });
-      const next = await Promise.race([read, aborted]);
+      if (next.done && signal?.aborted) throw new LlmUserAbortError();
       if (next.done) return;
       const sse = next.value;
       if (sse.data === '[DONE]') return;
