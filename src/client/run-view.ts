@@ -7,11 +7,13 @@
  * const view = emptyView(runId);
  * for await (const e of client.watch(runId)) applyEvent(view, e);
  */
-import type { EventOf, PlanStep, RunEvent } from './types';
-import type { ReplacedStep, RunView, StepView } from './run-view-types';
+import type { EventOf, RunEvent } from './types';
+import type { RunView, StepView } from './run-view-types';
 import { advanceRunClock, startRunClock } from './run-time';
 import { waitedAsAsked } from './retry-after';
 import { EdgeplanApiError } from './http';
+import { setPlan } from './planned-steps';
+import { keepReplaced, lastReplaced, stepChanges, stepsAsPlan } from './run-view-revisions';
 
 export type { AttemptView, StepRound, StepView, ReplacedStep, RunView } from './run-view-types';
 
@@ -40,44 +42,6 @@ export function emptyView(runId: string): RunView {
     retries: 0,
     retry_failed_steps: null,
     versions: [],
-  };
-}
-
-function setPlan(view: RunView, steps: readonly PlanStep[], version: number | null): void {
-  const before = new Map(view.steps.map((s) => [s.id, s]));
-  view.steps = steps.map((s) => {
-    const kept = before.get(s.id);
-    const limit = attemptLimit(s, view.retry_failed_steps);
-    return kept
-      ? { ...kept, planned: s, dependencies: s.dependencies ?? [], attempt_limit: limit }
-      : unstartedStep(s, limit);
-  });
-  view.plan_version = version;
-}
-
-/** Attempts one round of the step may take (see `StepView.attempt_limit`). */
-function attemptLimit(s: PlanStep, retryFailedSteps: number | null): number | null {
-  const retries = typeof s.retries === 'number' ? s.retries : retryFailedSteps;
-  return retries === null ? null : 1 + retries + (s.fallback_action ? 1 : 0);
-}
-
-/** A planned step no event has touched yet. */
-export function unstartedStep(s: PlanStep, attempt_limit: number | null = null): StepView {
-  return {
-    id: s.id,
-    action: s.action ?? (s.subplan ? 'subplan' : ''),
-    dependencies: s.dependencies ?? [],
-    status: 'pending',
-    attempts: 0,
-    round: null,
-    attempt_limit,
-    started_at: null,
-    latency_ms: null,
-    error: null,
-    skip_reason: null,
-    fallback: false,
-    history: [],
-    planned: s,
   };
 }
 
@@ -365,63 +329,4 @@ function returned(view: RunView, e: EventOf<'ToolReturned'>): void {
   }
   if (e.payload.success) Object.assign(s, { status: 'completed', error: null });
   else s.error = e.payload.error?.message ?? 'failed';
-}
-
-/** The steps a new version added, changed (`changed_steps` already in the plan) and removed. */
-function stepChanges(before: readonly StepView[], next: readonly PlanStep[], changed: readonly string[]) {
-  const had = new Set(before.map((s) => s.id));
-  const keeps = new Set(next.map((s) => s.id));
-  return {
-    added: changed.filter((id) => !had.has(id)),
-    changed: changed.filter((id) => had.has(id)),
-    removed: before.filter((s) => !keeps.has(s.id)).map((s) => s.id),
-  };
-}
-
-/** The latest replaced incarnation of step `id`, if a revision replaced one. */
-function lastReplaced(view: RunView, id: string): ReplacedStep | undefined {
-  return view.replaced.findLast((r) => r.id === id);
-}
-
-/**
- * Before a new plan version is installed: the steps it replaces move to `view.replaced` with what
- * they did. A step the version removes is kept whatever it did (the plan meant to do it). A step it
- * keeps that had failed or was skipped, the run re-opens to run afresh (as the engine does: any
- * such step on a revision, a changed one on an approver's edit): when it had run, its incarnation
- * is kept as replaced, and its current entry starts over. A completed or running step carries on.
- */
-function keepReplaced(
-  view: RunView,
-  next: readonly PlanStep[],
-  by: ReplacedStep['replaced_by'],
-  changed: readonly string[],
-): void {
-  const inNext = new Map(next.map((s) => [s.id, s]));
-  view.steps = view.steps.map((s) => {
-    const after = inNext.get(s.id);
-    const settled = s.status === 'failed' || s.status === 'skipped' || s.status === 'retrying';
-    const reopened =
-      after !== undefined && settled && (by.kind !== 'approval_edit' || changed.includes(s.id));
-    const ran = s.history.length > 0 || s.status === 'failed';
-    if (after !== undefined && !reopened) return s;
-    if (after !== undefined && !ran)
-      return unstartedStep(after, attemptLimit(after, view.retry_failed_steps));
-    view.replaced.push({
-      ...s,
-      started_at: null,
-      plan_version: view.plan_version,
-      replaced_by: by,
-      change: after === undefined ? 'removed' : 'rerun',
-    });
-    if (after === undefined) return s;
-    // Run again under the new version: a fresh history, its attempts numbered on from the old ones.
-    return {
-      ...unstartedStep(after, attemptLimit(after, view.retry_failed_steps)),
-      round: { kind: 'rerun', retry: 0, plan_version: by.version, first_attempt: null },
-    };
-  });
-}
-
-function stepsAsPlan(view: RunView): PlanStep[] {
-  return view.steps.map((s) => ({ id: s.id, action: s.action, dependencies: s.dependencies }));
 }

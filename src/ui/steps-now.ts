@@ -7,7 +7,7 @@
  * <Dag steps={stepsNow(view, ahead ? run : null)} … />
  */
 import { type PlanStep, type Run, type RunView, type StepView } from '../client';
-import { unstartedStep } from '../client/run-view';
+import { unstartedStep } from '../client/planned-steps';
 
 type SnapshotStatus = NonNullable<Run['steps'][string]>['status'];
 
