@@ -384,6 +384,21 @@ describe('a streamed completion', () => {
   });
 });
 
+/** Reads `stream`, aborting `during` at the first chunk: the chunks read and how the reading ended. */
+async function abortedAtFirstChunk(stream: AsyncIterable<unknown>, during: AbortController) {
+  const got: string[] = [];
+  const ended = await (async () => {
+    for await (const c of stream) {
+      got.push(readChunk(c).text);
+      during.abort();
+    }
+  })().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  return { got, ended };
+}
+
 describe('a call that does not end by itself', () => {
   it('times out waiting for headers, as a retryable timeout', async () => {
     const err = await failure(client('silent', { timeoutMs: 200 }).create(ask));
@@ -405,17 +420,8 @@ describe('a call that does not end by itself', () => {
 
     const during = new AbortController();
     const stream = await client('held-stream').stream(ask, { signal: during.signal });
-    const got: string[] = [];
-    const ended = (async () => {
-      for await (const c of stream) {
-        got.push(readChunk(c).text);
-        during.abort();
-      }
-    })().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(await ended).toBeInstanceOf(LlmUserAbortError);
+    const { got, ended } = await abortedAtFirstChunk(stream, during);
+    expect(ended).toBeInstanceOf(LlmUserAbortError);
     expect(got).toEqual(['first']);
   });
 
@@ -444,17 +450,8 @@ describe('a call that does not end by itself', () => {
         signal: during.signal,
       },
     );
-    const got: string[] = [];
-    const ended = (async () => {
-      for await (const c of stream) {
-        got.push(readChunk(c).text);
-        during.abort();
-      }
-    })().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(await ended).toBeInstanceOf(LlmUserAbortError);
+    const { got, ended } = await abortedAtFirstChunk(stream, during);
+    expect(ended).toBeInstanceOf(LlmUserAbortError);
     expect(got).toEqual(['first']);
   });
 

@@ -69,6 +69,24 @@ describe('a goal planned in process', () => {
   });
 });
 
+let listening: Server | undefined;
+afterEach(() => {
+  listening?.closeAllConnections();
+  listening?.close();
+  listening = undefined;
+});
+
+/** A runner whose goals a model on loopback plans (stallingModel), reached through Node's own fetch. */
+async function stallingRunner(lines: string[]): Promise<LocalRunner> {
+  const { baseURL, server } = await stallingModel(lines);
+  listening = server;
+  const tools = new ToolRegistry([echo]);
+  return new LocalRunner({
+    tools,
+    planner: pipelineProvider({ tools, llm: { baseURL, model: 'm' }, clock: systemClock, ids: randomIds }),
+  });
+}
+
 /** A model on loopback that streams `lines` as SSE chunks and then goes silent, the stream left open. */
 async function stallingModel(lines: string[]): Promise<{ baseURL: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -93,25 +111,8 @@ async function stallingModel(lines: string[]): Promise<{ baseURL: string; server
 }
 
 describe('a streamed planning cut by cancel, in process', () => {
-  let server: Server | undefined;
-  afterEach(() => {
-    server?.closeAllConnections();
-    server?.close();
-  });
-
   it('counts what had streamed on the run’s end, as the Worker does, through the runtime’s own fetch', async () => {
-    const model = await stallingModel(ndjson([echoStep('a'), echoStep('b')]));
-    server = model.server;
-    const tools = new ToolRegistry([echo]);
-    const runner = new LocalRunner({
-      tools,
-      planner: pipelineProvider({
-        tools,
-        llm: { baseURL: model.baseURL, model: 'm' },
-        clock: systemClock,
-        ids: randomIds,
-      }),
-    });
+    const runner = await stallingRunner(ndjson([echoStep('a'), echoStep('b')]));
     runner.start({ goal: 'echo twice' });
     for (let i = 0; i < 400 && runner.snapshot().step_statuses.b !== 'completed'; i++) await settle(5);
     expect(runner.snapshot()).toMatchObject({
@@ -134,25 +135,8 @@ describe('a streamed planning cut by cancel, in process', () => {
 });
 
 describe('a streamed planning cut by two cancels, in process', () => {
-  let server: Server | undefined;
-  afterEach(() => {
-    server?.closeAllConnections();
-    server?.close();
-  });
-
   it('counts what had streamed when a second cancel comes while the first waits for the planning', async () => {
-    const model = await stallingModel(ndjson([echoStep('a')]));
-    server = model.server;
-    const tools = new ToolRegistry([echo]);
-    const runner = new LocalRunner({
-      tools,
-      planner: pipelineProvider({
-        tools,
-        llm: { baseURL: model.baseURL, model: 'm' },
-        clock: systemClock,
-        ids: randomIds,
-      }),
-    });
+    const runner = await stallingRunner(ndjson([echoStep('a')]));
     runner.start({ goal: 'echo once' });
     for (let i = 0; i < 400 && runner.snapshot().step_statuses.a !== 'completed'; i++) await settle(5);
     expect(runner.snapshot()).toMatchObject({ status: 'running', step_statuses: { a: 'completed' } });
@@ -170,26 +154,9 @@ describe('a streamed planning cut by two cancels, in process', () => {
 });
 
 describe('a streamed planning cancelled as its first step arrives, in process', () => {
-  let server: Server | undefined;
-  afterEach(() => {
-    server?.closeAllConnections();
-    server?.close();
-  });
-
   it('takes no step that streams in after the cancel, though the planning has it already', async () => {
     // Both steps in one chunk: the second is read before the cancel, and yielded after it.
-    const model = await stallingModel([ndjson([echoStep('a'), echoStep('b')]).join('')]);
-    server = model.server;
-    const tools = new ToolRegistry([echo]);
-    const runner = new LocalRunner({
-      tools,
-      planner: pipelineProvider({
-        tools,
-        llm: { baseURL: model.baseURL, model: 'm' },
-        clock: systemClock,
-        ids: randomIds,
-      }),
-    });
+    const runner = await stallingRunner([ndjson([echoStep('a'), echoStep('b')]).join('')]);
     let cancelled: unknown = 'not yet';
     runner.subscribe((e) => {
       if (e.event_type === 'StepStreamed' && cancelled === 'not yet') cancelled = runner.cancel('enough');
