@@ -8,7 +8,7 @@ import { scopeFor } from '../engine/decide';
 import { outputRef, varRef, type RunSnapshot } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
 import type { RunMachine } from '../engine/machine';
-import type { ElidedValue, SnapshotBudget } from '../engine/value-budget';
+import { valueHref, type ElidedValue, type SnapshotBudget } from '../engine/value-budget';
 import { bytesOver, utf8Bytes } from '../engine/value-limits';
 import { readReference } from '../plan/references';
 import { parseReferenceExpression } from '../plan/reference-syntax';
@@ -48,10 +48,6 @@ export function servedSnapshot(snap: RunSnapshot, store: SqlStore): ServedSnapsh
   const href = `/v1/runs/${snap.run_id}/plans/${plan.version}`;
   return { ...snap, plan: { $elided: { bytes, ref: 'plan', href } } };
 }
-
-/** Where the API serves one value of a run. */
-export const valueHref = (runId: string, ref: string): string =>
-  `/v1/runs/${runId}/values?ref=${encodeURIComponent(ref)}`;
 
 /** The live snapshot's budget: sizes of stored outputs and variables come from the rows. */
 export function storeBudget(store: SqlStore, runId: string): SnapshotBudget {

@@ -17,6 +17,10 @@ export const SNAPSHOT_ERROR_CHARS = 2 * 1024 * 1024;
 /** What is left of a message once the snapshot's errors are over {@link SNAPSHOT_ERROR_CHARS}. */
 export const CUT_ERROR_CHARS = 200;
 
+/** Where the API serves one value of a run (`GET /v1/runs/:id/values`). */
+export const valueHref = (runId: string, ref: string): string =>
+  `/v1/runs/${runId}/values?ref=${encodeURIComponent(ref)}`;
+
 /** What stands in for a value left out of a snapshot. */
 export type ElidedValue = { $elided: { bytes: number; ref: string; href: string } };
 

@@ -7,6 +7,7 @@ import { RUN_ID_PATTERN } from '../plan/model';
 import type { ErrorCode } from './errors';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 import { echoed } from './echoed';
+import { MCP_STEP_IDS_MAX } from './mcp-run-answer';
 
 /** The API request a tool call becomes. */
 export type ApiCall = {
@@ -129,4 +130,21 @@ export function argumentsProblem(
   }
   const missing = required.find((k) => args[k] === undefined);
   return missing === undefined ? null : `${missing} is required; the arguments are ${known.join(', ')}`;
+}
+
+/**
+ * `get_run`'s request, once its `step_ids` (if given) are 1–{@link MCP_STEP_IDS_MAX} step ids: the
+ * run's route takes no query, so they shape the answer (mcp-run-answer.ts), not the request.
+ */
+export function getRunCall(args: Record<string, unknown>): CallOrError {
+  const ids = args.step_ids;
+  if (ids !== undefined) {
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string'))
+      return { error: `step_ids must be a list of step ids (1 to ${MCP_STEP_IDS_MAX}); got ${echo(ids)}` };
+    if (ids.length > MCP_STEP_IDS_MAX)
+      return {
+        error: `step_ids names at most ${MCP_STEP_IDS_MAX} steps a call (got ${ids.length}): ask for the others in another call`,
+      };
+  }
+  return onRun(args, 'GET', '');
 }

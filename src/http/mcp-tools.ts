@@ -5,7 +5,17 @@
  * read its events, approve, answer, revise, retry, cancel, and list runs.
  */
 import type { OpenApiRoute } from './mcp-input-schemas';
-import { bodyOf, getOnRun, getWithQuery, onRun, startRunCall, type CallOrError } from './mcp-tool-calls';
+import { boundedRun, MCP_RUN_CHARS, MCP_STEP_IDS_MAX, runSteps } from './mcp-run-answer';
+import {
+  bodyOf,
+  getOnRun,
+  getRunCall,
+  getWithQuery,
+  onRun,
+  startRunCall,
+  type CallError,
+  type CallOrError,
+} from './mcp-tool-calls';
 
 export type { ApiCall } from './mcp-tool-calls';
 
@@ -29,6 +39,15 @@ export type McpApiTool = {
   closed?: { required?: string[] };
   /** The request for these arguments, or why there can be none. */
   call(args: Record<string, unknown>): CallOrError;
+  /**
+   * The tool's result from the route's 2xx JSON (`chars`: its length), when it is not that JSON
+   * as it is — a run bounded to what a model can read (mcp-run-answer.ts).
+   */
+  answer?(
+    json: Record<string, unknown>,
+    chars: number,
+    args: Record<string, unknown>,
+  ): Record<string, unknown> | CallError;
 };
 
 /** `start_run`'s `idempotency_key`: sent as the request's `Idempotency-Key` header, not in its body. */
@@ -39,6 +58,40 @@ const IDEMPOTENCY_KEY_ARGUMENT = {
   description:
     'Makes the call safe to repeat: the same key with the same arguments returns the run the first call started (1–255 printable ASCII characters, e.g. a UUID); the key with other arguments is refused (idempotency_key_reused)',
 };
+
+/** `get_run`'s `step_ids`: the steps to read whole from a run answered in part. */
+const STEP_IDS_ARGUMENT = {
+  type: 'array',
+  items: { type: 'string' },
+  minItems: 1,
+  maxItems: MCP_STEP_IDS_MAX,
+  description: `Only these steps (their plan entries, statuses, details and results): to read steps a run answered in part left out (up to ${MCP_STEP_IDS_MAX} a call)`,
+};
+
+/** A run in part when it is too big to read whole (`get_run` with `step_ids`: those steps only). */
+function runAnswer(
+  json: Record<string, unknown>,
+  chars: number,
+  args: Record<string, unknown>,
+): Record<string, unknown> | CallError {
+  const ids = args.step_ids as string[] | undefined;
+  if (ids === undefined) return boundedRun(json, chars);
+  const picked = runSteps(json, ids);
+  if (picked.ok) return picked.run;
+  const names = picked.unknown.slice(0, 5).map((id) => JSON.stringify(id.slice(0, 80)));
+  const more = picked.unknown.length > 5 ? ` and ${picked.unknown.length - 5} more` : '';
+  return {
+    code: 'not_found',
+    error: `The run has no step ${names.join(', ')}${more}: step_ids are ids of its plan's steps (plan.steps[].id, the keys of step_statuses)`,
+  };
+}
+
+/** `wait_for_run`'s `{timed_out, run}`, its run bounded as `get_run`'s. */
+function waitAnswer(json: Record<string, unknown>, chars: number): Record<string, unknown> {
+  const run = json.run;
+  if (chars <= MCP_RUN_CHARS || typeof run !== 'object' || run === null) return json;
+  return { ...json, run: boundedRun(run as Record<string, unknown>, JSON.stringify(run).length) };
+}
 
 /** `answer_input`'s `input`, which the route's open body documents as any value. */
 const ANSWER_ARGUMENT = {
@@ -88,12 +141,23 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   },
   {
     name: 'get_run',
-    description:
-      'A run (GET /v1/runs/:id): {run_id}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, step_results, counts, final_output, error, last_seq, and pending_approval (while awaiting_approval: the plan_version to decide on, its deadline_at, and changes since the last approved version). To wait for a status, call wait_for_run rather than this again and again.',
+    description: `A run (GET /v1/runs/:id): {run_id, step_ids?}; returns its status (planning, awaiting_approval, running, awaiting_input, completed, failed, aborted, cancelled), plan, step_statuses, steps, step_results, counts, final_output, error, last_seq, and pending_approval (while awaiting_approval: the plan_version to decide on, its deadline_at, and changes since the last approved version). A run whose JSON is over ${MCP_RUN_CHARS.toLocaleString('en-US')} characters is answered in part, with a "partial" note saying what was left out and how to read it: the steps that fit (failed, running and retrying ones first), long values as {$elided: {bytes, ref}} markers (read them with get_run_value); step_ids: only those steps, to read ones left out. To wait for a status, call wait_for_run rather than this again and again.`,
     body: null,
     runId: true,
+    extra: { step_ids: STEP_IDS_ARGUMENT },
     closed: {},
-    call: (args) => onRun(args, 'GET', ''),
+    call: getRunCall,
+    answer: runAnswer,
+  },
+  {
+    name: 'get_run_value',
+    description:
+      'One value of a run, whole (GET /v1/runs/:id/values): {run_id, ref} — ref as a plan references it: "steps.<id>.output" (a step\'s result), a part of it ("steps.<id>.output.items[0]"), "state.<key>", "input" or "final_output"; returns {ref, value}. Where a run\'s answer puts a marker {$elided: {bytes, ref}} for a value too long to include, pass that ref (a long one\'s bytes say its size: ask for a part of it if that is too much to read).',
+    body: null,
+    query: { method: 'get', path: '/v1/runs/{id}/values' },
+    runId: true,
+    closed: {},
+    call: (args) => getOnRun(args, '/values'),
   },
   {
     name: 'approve_run',
@@ -114,12 +178,13 @@ export const MCP_API_TOOLS: readonly McpApiTool[] = [
   {
     name: 'wait_for_run',
     description:
-      'Wait for a run instead of calling get_run again and again (GET /v1/runs/:id/wait): {run_id, until?, timeout_s?, after?}. until: "terminal" (default; it ended), "waiting" (it waits for you or a person: awaiting_approval or awaiting_input — or it ended), "any_change" (it records any new event after `after`, default its last when you call). Answers as soon as the run gets there (at once if it is there already), or after timeout_s (1–50, default 25): {timed_out, run} — run as get_run returns it; timed_out: true means it is not there yet, so call again to wait longer. Then: approve_run for awaiting_approval, answer_input for awaiting_input.',
+      'Wait for a run instead of calling get_run again and again (GET /v1/runs/:id/wait): {run_id, until?, timeout_s?, after?}. until: "terminal" (default; it ended), "waiting" (it waits for you or a person: awaiting_approval or awaiting_input — or it ended), "any_change" (it records any new event after `after`, default its last when you call). Answers as soon as the run gets there (at once if it is there already), or after timeout_s (1–50, default 25): {timed_out, run} — run as get_run returns it (in part when it is big); timed_out: true means it is not there yet, so call again to wait longer. Then: approve_run for awaiting_approval, answer_input for awaiting_input.',
     body: null,
     query: { method: 'get', path: '/v1/runs/{id}/wait' },
     runId: true,
     closed: {},
     call: (args) => getOnRun(args, '/wait'),
+    answer: waitAnswer,
   },
   {
     name: 'get_run_events',

@@ -30,6 +30,7 @@ describe('edgeplan as an MCP server at /mcp', () => {
       'start_run',
       'list_tools',
       'get_run',
+      'get_run_value',
       'approve_run',
       'cancel_run',
       'wait_for_run',
@@ -238,7 +239,7 @@ describe('edgeplan as an MCP server at /mcp', () => {
     const message = (misspelt as Error).message;
     expect(message).toContain('Unknown tool "strat_run" (did you mean "start_run"?)');
     expect(message).toContain(
-      'the tools are plan_goal, validate_plan, start_run, list_tools, get_run, approve_run, cancel_run',
+      'the tools are plan_goal, validate_plan, start_run, list_tools, get_run, get_run_value, approve_run, cancel_run',
     );
     const unrelated = await client
       .callTool({ name: 'edgeplan_deploy', arguments: {} })

@@ -20,7 +20,7 @@ import { argumentsWording } from '../mcp-argument-errors';
 import { nearestKey } from '../../plan/key-suggestions';
 import { toolInputSchema } from '../mcp-input-schemas';
 import { messageProblem, requestParamsProblem } from '../mcp-messages';
-import { argumentsProblem } from '../mcp-tool-calls';
+import { argumentsProblem, type CallError } from '../mcp-tool-calls';
 import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
 import { ACCESS_JWT_HEADER } from '../middleware/access-auth';
@@ -155,19 +155,15 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
     const args = req.params.arguments ?? {};
     const refused = tool.closed ? closedArgumentsProblem(tools(), tool, args) : null;
     const call = refused === null ? tool.call(args) : { error: refused };
-    if ('error' in call) {
-      const envelope = { error: { code: call.code ?? 'invalid_request', message: call.error } };
-      return {
-        isError: true,
-        content: [{ type: 'text', text: JSON.stringify(envelope) }],
-        structuredContent: envelope,
-      };
-    }
+    if ('error' in call) return errorResult(call);
     const res = await api(call);
     const answered = await res.text();
     const parsed = parseObject(answered);
+    const shaped = parsed && res.ok && tool.answer ? tool.answer(parsed, answered.length, args) : parsed;
+    if (shaped && 'error' in shaped && typeof shaped.error === 'string')
+      return errorResult(shaped as CallError);
     // A refusal of the route's query or body is a refusal of the tool's arguments: said so.
-    const json = parsed && res.status === 400 ? argumentsWording(parsed) : parsed;
+    const json = shaped && res.status === 400 ? argumentsWording(shaped) : shaped;
     const text = json === parsed ? answered : JSON.stringify(json);
     return {
       content: [{ type: 'text', text }],
@@ -176,6 +172,16 @@ function mcpServer(tools: () => Tool[], api: (call: ApiCall) => Promise<Response
     };
   });
   return server;
+}
+
+/** A tool error made here (no route answered): its code (`invalid_request` unless said) and message. */
+function errorResult(e: CallError): CallToolResult {
+  const envelope = { error: { code: e.code ?? 'invalid_request', message: e.error } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    structuredContent: envelope,
+  };
 }
 
 /** Why a closed tool's arguments are refused: one it does not list, or a required one missing. */
