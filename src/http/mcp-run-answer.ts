@@ -39,7 +39,9 @@ export type PartialNote = {
 };
 
 /** Room kept for the `partial` note itself. */
-const NOTE_CHARS = 1_000;
+const NOTE_CHARS = 1_500;
+/** In an answer in part, the state variables together past this are one marker (`state` reads them). */
+const STATE_CHARS = 10 * 4_000;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const chars = (v: unknown): number => JSON.stringify(v ?? null).length;
@@ -121,17 +123,36 @@ function shortChanges(pending: unknown): { pending: unknown; cut: boolean } {
 function elidedRun(run: Json, max: number): { run: Json; elided: number } {
   const runId = String(run.run_id);
   const results = elideValues(runId, run.step_results, outputRef, max);
-  const state = elideValues(runId, run.state, varRef, max);
+  const vars = elideValues(runId, run.state, varRef, max);
+  // Many short variables may still add up past what one answer carries: all of them, one marker.
+  const state =
+    chars(vars.map) > Math.max(STATE_CHARS, max)
+      ? { map: (elideValues(runId, { state: run.state }, () => 'state', 0).map as Json).state, elided: 1 }
+      : vars;
   const final = elideValues(runId, { final_output: run.final_output }, () => 'final_output', max);
+  const goal = typeof run.goal === 'string' ? cutText(run.goal, max) : run.goal;
+  const plan =
+    isObject(run.plan) && typeof run.plan.goal === 'string'
+      ? { ...run.plan, goal: cutText(run.plan.goal, max) }
+      : run.plan;
   return {
     run: {
       ...run,
+      goal,
+      plan,
       step_results: results.map,
       state: state.map,
       final_output: (final.map as Json).final_output,
     },
     elided: results.elided + state.elided + final.elided,
   };
+}
+
+/** `text` whole while it is at most `max` characters; else its start and how long it is. */
+function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 /**

@@ -115,6 +115,20 @@ describe('a run at /mcp', () => {
     expect(answer.pending_approval.changes.added).toHaveLength(MCP_CHANGES_SHOWN);
     expect(answer.pending_approval.changes.counts).toEqual({ added: 1000 });
     expect(answer.partial.message).toContain('pending_approval.changes');
+    expect(size(answer)).toBeLessThanOrEqual(MCP_RUN_CHARS);
+  });
+
+  it('stays within the bound when the rest of the run is big: a long goal, many state variables', () => {
+    const big = run(500, 100, { s499: 'failed' });
+    big.goal = 'g'.repeat(200_000);
+    big.plan.goal = big.goal;
+    big.state = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 'v'.repeat(20)]));
+    const answer = bounded(big);
+    expect(size(answer)).toBeLessThanOrEqual(MCP_RUN_CHARS);
+    expect(answer.goal).toMatch(/^g{4000}… \(200,000 characters\)$/);
+    expect(answer.plan.goal).toBe(answer.goal);
+    expect(answer.state).toEqual({ $elided: expect.objectContaining({ ref: 'state' }) });
+    expect(Object.keys(answer.step_statuses)).toContain('s499');
   });
 
   it('reads named steps, or names the ones the run does not have', () => {
