@@ -1,6 +1,7 @@
 // The packed package in the setups other teams have, beside the example's own: run by
 // `npm run check:example` on the project it installed (or `node scripts/package-consumers.mjs <dir>`
 // on any project with the tarball, zod, @types/node and @cloudflare/workers-types installed). Checks
+// - each export's files, and every source map a file names, are in the package;
 // - the README's client and library examples type-check against the packed declarations with the
 //   strictest settings a team may have (`strict`, `exactOptionalPropertyTypes`,
 //   `noUncheckedIndexedAccess`, `skipLibCheck: false`): the client with `moduleResolution: bundler`
@@ -12,8 +13,8 @@
 //   `cloudflare:*` reaches it; its size.
 // Prints one line per check; throws with the tool's output on the first that fails.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
@@ -35,6 +36,16 @@ function run(what, cmd, args, cwd, env = process.env) {
   }
 }
 
+/** Every file under `dir` (not its node_modules). */
+function* filesUnder(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else yield path;
+  }
+}
+
 /** A README example of this repository as a team writes it: importing the package, not src/. */
 function readmeExample(file, from, to) {
   const text = readFileSync(join(root, file), 'utf8');
@@ -52,6 +63,24 @@ export async function checkConsumers(app, env = process.env) {
     lines.push(line);
     console.log(`package-consumers: ${line}`);
   };
+  // What an import needs is in the package: each export's declarations and code; and a source map a
+  // file names (for a debugger, a browser's developer tools) is there too.
+  const pkg = join(app, 'node_modules/edgeplan');
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  const missing = [];
+  for (const [name, target] of Object.entries(manifest.exports)) {
+    for (const file of typeof target === 'string' ? [target] : Object.values(target))
+      if (!existsSync(join(pkg, file))) missing.push(`${name}: ${file}`);
+  }
+  for (const file of filesUnder(pkg)) {
+    if (!/\.(?:m?js|css)$/.test(file)) continue;
+    for (const [, map] of readFileSync(file, 'utf8').matchAll(/[#@] sourceMappingURL=([^\s*]+)/g))
+      if (!map.startsWith('data:') && !existsSync(join(dirname(file), map)))
+        missing.push(`${relative(pkg, file)}'s source map ${map}`);
+  }
+  if (missing.length > 0) throw new Error(`the packed package lacks ${missing.join('; ')}`);
+  say(`every export's files, and every source map a file names, are in the package`);
+
   const dir = join(app, 'consumers');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);

@@ -49,9 +49,11 @@ describe('the packed package in examples/custom-worker', () => {
       );
       expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
-      // The package in other teams' setups (scripts/package-consumers.mjs): the README examples under
-      // the strictest tsconfigs with skipLibCheck off, the Worker with `wrangler types`, require() from
-      // CommonJS, and edgeplan/client bundled for a browser with nothing of Node or cloudflare:* in it.
+      // The package in other teams' setups (scripts/package-consumers.mjs): its exports' files and the
+      // source maps its files name there, the README examples under the strictest tsconfigs with
+      // skipLibCheck off, the Worker with `wrangler types`, require() from CommonJS, and edgeplan/client
+      // bundled for a browser with nothing of Node or cloudflare:* in it.
+      expect(r.stdout).toMatch(/every export's files, and every source map a file names, are in the package/);
       expect(r.stdout).toMatch(/README client example type-checks against the packed edgeplan\/client/);
       expect(r.stdout).toMatch(/README library example type-checks against the packed edgeplan \(nodenext/);
       expect(r.stdout).toMatch(/src\/index\.ts type-checks with wrangler types' runtime types/);
