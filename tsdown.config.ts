@@ -18,7 +18,15 @@ export default defineConfig({
   clean: true,
   deps: { neverBundle: [/^cloudflare:/] },
   // The build is slow in its declarations, and says so on every run; that is known.
-  inputOptions: { checks: { pluginTimings: false } },
+  inputOptions: {
+    checks: { pluginTimings: false },
+    // Declaration modules have no side effects: without this, a declaration file keeps the imports of
+    // every module it bundled from, used or not (worker.d.ts imported `OpenAPIHono`, index.d.ts the MCP
+    // SDK's `Client`), and a consumer's type check then loads those packages' declarations too — the
+    // SDK's need DOM's `HeadersInit`, an error under `lib: ["ES2023"]` with `skipLibCheck: false`.
+    // The JavaScript is not affected: only `.d.ts` ids match.
+    treeshake: { moduleSideEffects: (id: string) => !/\.d\.[cm]?ts$/.test(id) },
+  },
   // The declarations name the Worker's bindings type, `Env`, which is global in a Worker project
   // (wrangler types declares `interface Env`). Declared here too (interfaces merge), so a project
   // without one still type-checks.

@@ -30,7 +30,10 @@ async function buildDocs() {
   await mkdir(dir, { recursive: true });
   const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
   await copyFile(join(swagger, 'swagger-ui-bundle.js'), join(dir, 'swagger-ui-bundle.js'));
-  await copyFile(join(swagger, 'swagger-ui.css'), join(dir, 'swagger-ui.css'));
+  // Without its source map comment: the map is not served (nor packed), and a browser's developer
+  // tools would ask for it and be answered 404.
+  const css = await readFile(join(swagger, 'swagger-ui.css'), 'utf8');
+  await writeFile(join(dir, 'swagger-ui.css'), css.replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, ''));
   await copyFile(join(root, 'src/ui/reference.css'), join(dir, 'reference.css'));
   await writeFile(join(dir, 'init.js'), REFERENCE_INIT);
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { startDevServer } from './dev-server.mjs';
+import { checkConsumers } from './package-consumers.mjs';
 import { serveMcp } from './mcp-loopback.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -80,6 +81,9 @@ try {
     });
   }
   step('tsc --noEmit: src/index.ts typechecks against the packed edgeplan/worker, test/ against edgeplan');
+  // The same package in the setups other teams have: strictest tsconfigs, wrangler types, require(), a browser.
+  await checkConsumers(app, npmEnv);
+  step('the packed package meets the other setups teams have (scripts/package-consumers.mjs)');
   // Its tools in a plan, in process: `npm test` (Node's test runner on the project's Node).
   const tested = spawnSync('npm', ['test', '--silent'], { cwd: app, env: npmEnv, encoding: 'utf8' });
   const passed = /^ℹ pass (\d+)$/m.exec(tested.stdout)?.[1];

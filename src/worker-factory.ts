@@ -49,7 +49,7 @@ export type Edgeplan = {
  * Builds the Worker. Throws at startup when a tool's name is taken by edgeplan or given twice.
  * @example
  * const edgeplan = createEdgeplan({ tools: [greet] });
- * export const PlanRun = edgeplan.PlanRun;
+ * export class PlanRun extends edgeplan.PlanRun {} // a class: `wrangler types` names its type
  * export default edgeplan.default;
  */
 export function createEdgeplan(options: EdgeplanOptions = {}): Edgeplan {

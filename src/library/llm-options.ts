@@ -6,27 +6,31 @@
 import { z } from 'zod';
 import { checkOptions, fn, optionsObject } from './parse-options';
 
-/** An OpenAI-compatible endpoint (OpenAI, Workers AI, AI Gateway, Ollama, vLLM, a test double). */
+/**
+ * An OpenAI-compatible endpoint (OpenAI, Workers AI, AI Gateway, Ollama, vLLM, a test double). Each
+ * setting may be `undefined` (as `process.env` gives it), which is the same as leaving it out — so
+ * `{ apiKey: process.env.OPENAI_API_KEY }` type-checks under `exactOptionalPropertyTypes` too.
+ */
 export type LlmOptions = {
   /** Omit for servers that need no key (Ollama, vLLM). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Default: OpenAI's API. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Default `gpt-4o-mini`. */
-  model?: string;
+  model?: string | undefined;
   /** Models to try, in order, when `model` produces no valid plan. */
-  fallbackModels?: readonly string[];
+  fallbackModels?: readonly string[] | undefined;
   /** The fetch planning (and `llm.call` steps) use; tests and offline examples pass a scripted one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** 0 to 2, as OpenAI takes it. */
-  temperature?: number;
+  temperature?: number | undefined;
   /**
    * Retries of a call that failed in transit (connection, 429, 5xx; not a timeout), with backoff from
    * 0.5 s doubling, or what its Retry-After asks up to 20 s; default 2, as in the Worker. At most 10.
    */
-  retries?: number;
+  retries?: number | undefined;
   /** Per model call, > 0; default: the run's `planning_timeout_s` (60 s unless its config says otherwise). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 };
 
 /** More retries than this would hold a planning for minutes of backoff past its own deadline. */

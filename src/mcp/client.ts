@@ -20,6 +20,7 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config';
+import type { McpConnectOptions } from './connect-options';
 import { zodJsonSchemaValidator } from './json-schema';
 import { ToolError } from '../errors';
 import { redactSecrets } from '../planner/redact';
@@ -30,14 +31,6 @@ import { headerSecrets, isSchemaRefusal, toMcpToolError } from './tool-errors';
 
 /** How the client introduces itself to servers. */
 const CLIENT_INFO = { name: 'edgeplan', version: '0.1.0' };
-
-export type McpConnectOptions = {
-  /** Resolved headers (secrets substituted). */
-  headers: Record<string, string>;
-  /** The fetch to use; the runtime's own by default. */
-  fetch?: typeof fetch;
-  signal?: AbortSignal;
-};
 
 /**
  * Sessions one call may open: a server that forgets the session it just opened (it restarted, or

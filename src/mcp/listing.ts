@@ -19,7 +19,8 @@
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerConfig } from './config';
-import { withMcpClient, type McpConnectOptions } from './client';
+import { withMcpClient } from './client';
+import type { McpConnectOptions } from './connect-options';
 import { sharedListing } from './listing-flight';
 import { retireSessions } from './session-reuse';
 import { forgetStatelessServers } from './stateless-servers';

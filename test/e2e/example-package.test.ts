@@ -49,6 +49,16 @@ describe('the packed package in examples/custom-worker', () => {
       );
       expect(r.stdout).toMatch(/npm start’s prestart finds edgeplan installed and built/);
       expect(r.stdout).toMatch(/tsc --noEmit: src\/index\.ts typechecks against the packed/);
+      // The package in other teams' setups (scripts/package-consumers.mjs): its exports' files and the
+      // source maps its files name there, the README examples under the strictest tsconfigs with
+      // skipLibCheck off, the Worker with `wrangler types`, require() from CommonJS, and edgeplan/client
+      // bundled for a browser with nothing of Node or cloudflare:* in it.
+      expect(r.stdout).toMatch(/every export's files, and every source map a file names, are in the package/);
+      expect(r.stdout).toMatch(/README client example type-checks against the packed edgeplan\/client/);
+      expect(r.stdout).toMatch(/README library example type-checks against the packed edgeplan \(nodenext/);
+      expect(r.stdout).toMatch(/src\/index\.ts type-checks with wrangler types' runtime types/);
+      expect(r.stdout).toMatch(/require\('edgeplan'\) and require\('edgeplan\/client'\) load from CommonJS/);
+      expect(r.stdout).toMatch(/edgeplan\/client bundles for a browser from \d+ files of the package alone/);
       // The project's own tests: its tools in a plan, in process (LocalRunner, Node's test runner).
       expect(r.stdout).toMatch(/npm test: 2 tests of the team's tools passed, in process/);
       expect(r.stdout).toMatch(/completed: "Hello, Hello, Ada! — the team! — the team"/);

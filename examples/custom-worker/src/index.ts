@@ -9,5 +9,7 @@ import { tools } from './tools.ts';
 
 const edgeplan = createEdgeplan({ tools });
 
-export const PlanRun = edgeplan.PlanRun;
+// A class, not `const PlanRun = edgeplan.PlanRun`: `wrangler types` names the binding's type
+// `DurableObjectNamespace<import("./src/index").PlanRun>`, which needs a type of that name here.
+export class PlanRun extends edgeplan.PlanRun {}
 export default edgeplan.default;
