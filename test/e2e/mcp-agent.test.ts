@@ -3,7 +3,7 @@
  * SDK's Client over Streamable HTTP starts a run whose step asks a `human.input` question, waits for
  * the question with wait_for_run, reads it from get_run_events, answers it with answer_input while
  * another wait_for_run is open (woken by the run's events in workerd, not by polling), and reads the
- * rest of the trace after the seq it saw.
+ * rest of the trace after the seq it saw; and reads a run too big for one answer in part (get_run_value, step_ids).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -78,5 +78,32 @@ describe('an agent drives a run through /mcp on wrangler dev', { timeout: 90_000
     expect(types).toContain('InputReceived');
     expect(types.at(-1)).toBe('RunTerminated');
     expect(rest.structuredContent!.next_after).toBe(done.run.last_seq);
+  });
+
+  it('reads a run too big for one answer in part, then a step and a value it left out', async () => {
+    // 300 steps of 200 characters: about 150,000 characters of run JSON, over the 60,000 one answer carries.
+    const long = 'y'.repeat(5000);
+    const steps = Array.from({ length: 300 }, (_, i) => ({
+      id: `s${i}`,
+      action: 'demo.echo',
+      parameters: { text: i === 1 ? long : String(i).padEnd(200, '.') },
+    }));
+    const started = await call('start_run', {
+      plan: { goal: 'many steps', steps },
+      config: { max_steps: 300 },
+    });
+    const runId = started.structuredContent!.run_id as string;
+    const done = await call('wait_for_run', { run_id: runId, timeout_s: 45 });
+    const run = done.structuredContent!.run as Json;
+    expect(run.status).toBe('completed');
+    expect(run.partial).toMatchObject({ steps_total: 300 });
+    expect(run.partial.steps_shown).toBeLessThan(300);
+    expect(run.counts.completed).toBe(300);
+    expect(run.step_results.s1).toMatchObject({ $elided: { ref: 'steps.s1.output' } });
+
+    const last = await call('get_run', { run_id: runId, step_ids: ['s299'] });
+    expect(last.structuredContent!.step_results).toEqual({ s299: { text: '299'.padEnd(200, '.') } });
+    const value = await call('get_run_value', { run_id: runId, ref: 'steps.s1.output.text' });
+    expect(value.structuredContent).toEqual({ ref: 'steps.s1.output.text', value: long });
   });
 });
