@@ -144,3 +144,49 @@ it('reads a big run’s past in pages of 1,000 over HTTP, none over the WebSocke
   expect(errors).toEqual([]);
   await page.close();
 }, 90_000);
+
+it('lists a big plan awaiting approval a page of rows at a time, and Modify edits it a step a line', async () => {
+  const n = 2100;
+  const steps = Array.from({ length: n }, (_, i) => ({
+    id: `s${i}`,
+    action: 'demo.echo',
+    parameters: { i },
+  }));
+  const created = await api('POST', '/v1/runs', {
+    plan: { goal: `approve ${n}`, steps },
+    config: { execution_mode: 'parallel', max_parallel: 50, max_steps: n, require_plan_approval: true },
+  });
+  const runId = created.run_id as string;
+  await waitForStatus(runId, 'awaiting_approval');
+  const { page, errors } = await open(`/#/runs/${runId}`);
+  await page.getByRole('button', { name: 'Modify' }).waitFor();
+  // The table of the steps to approve: its first 200 rows, and the rest a click away, 200 at a time.
+  const rows = page.locator('.approve-steps [data-plan-step]');
+  expect(await page.locator('#approve-steps-title').textContent()).toBe(`${n} steps to approve`);
+  expect(await rows.count()).toBe(200);
+  await page.getByRole('button', { name: 'Show 200 more steps' }).click();
+  expect(await rows.count()).toBe(400);
+  expect(await rows.last().getAttribute('data-plan-step')).toBe('s399');
+  // The editor: the whole plan, a step a line (not 23 lines a step), its preview listing 100 steps.
+  await page.getByRole('button', { name: 'Modify' }).click();
+  const editor = page.locator('.modify textarea');
+  const text = await editor.inputValue();
+  expect(text.split('\n').length).toBeLessThan(n + 10);
+  expect((JSON.parse(text) as { steps: unknown[] }).steps.length).toBe(n);
+  await page.locator('.modify .ok').waitFor();
+  expect(await page.locator('.modify ol.preview li').count()).toBe(100);
+  await shot(page, 'big-run-modify');
+  // One step's line edited, and approved: the run runs the plan as edited.
+  const edited = text.replace('"parameters":{"i":1234}', '"parameters":{"i":"edited"}');
+  expect(edited).not.toBe(text);
+  await editor.fill(edited);
+  await page.locator('section.modify button.primary:not([disabled])').waitFor();
+  await page.getByRole('button', { name: 'Approve modified plan' }).click();
+  const run = (await waitForStatus(runId, 'completed')) as Json & {
+    plan: { steps: { id: string; parameters: unknown }[] };
+  };
+  expect(run.plan.steps.find((s) => s.id === 's1234')?.parameters).toEqual({ i: 'edited' });
+  expect(run.plan.steps.length).toBe(n);
+  expect(errors).toEqual([]);
+  await page.close();
+}, 90_000);
