@@ -54,7 +54,7 @@ const REREAD = new Set([
 
 /**
  * While the page replays a run's past up to the snapshot first read, it redraws once per this many
- * events rather than once a frame: each redraw lays out every step, and a 10,000-step run's 30,000
+ * events (or a twentieth of that past, when more) rather than once a frame: each redraw lays out every step, and a 10,000-step run's 30,000
  * events redrawn a frame at a time took 40 s to read (the snapshot's counts and colours are drawn
  * meanwhile: run-status.ts).
  */
@@ -128,7 +128,8 @@ export function useRun(runId: string): LiveRun {
       const first = firstSeq.current;
       const replaying = !state.current.caughtUp && first?.runId === runId && e.seq < first.seq;
       if (replaying || paged) {
-        if (e.seq % CATCH_UP_EVENTS === 0) redraw();
+        // At most twenty redraws however long the past (each lays out the page: a 100,000-step run's).
+        if (e.seq % Math.max(CATCH_UP_EVENTS, Math.ceil((first?.seq ?? 0) / 20)) === 0) redraw();
         // A page may come before the snapshot does: whether it holds news is decided once both are read.
         if (paged && REREAD.has(e.event_type)) rereadAt = e.seq;
         return;
