@@ -35,32 +35,31 @@ const TEXT_W = NODE_W - 20;
 const SHORT_W = NODE_W - 48;
 
 /**
- * Whether the graph would draw the same: each step as drawn (id, action, status, dependencies, its
- * attempt badge and words, the dependencies inferred for it), the critical path and the selection. The page
- * redraws for much the graph does not show (a count, the event log, its reading of the run's past),
- * and a 100,000-step graph drawn again each time (700,000 elements, each redraw measuring the box)
- * took 3 s a redraw. `onSelect` is not compared: the page passes a new function each render that
- * selects the same way.
+ * What the graph draws, as text: each step's id, action, status, dependencies (listed and inferred)
+ * and attempt badge and words, the critical path and the selection. The page redraws for much the
+ * graph does not show (a count, the event log, its reading of the run's past), and a 100,000-step
+ * graph drawn again each time (700,000 elements, each redraw measuring the box) took 3 s a redraw.
+ * Compared as text, not step by step: the run's fold changes its steps in place, so the steps drawn
+ * last time are the very objects given now, changed already.
  */
-function sameGraph(a: DagProps, b: DagProps): boolean {
-  if (a.selected !== b.selected || a.steps.length !== b.steps.length) return false;
-  if (a.critical.join('\n') !== b.critical.join('\n')) return false;
-  return a.steps.every((s, i) => {
-    const t = b.steps[i]!;
-    return (
-      s.id === t.id &&
-      s.action === t.action &&
-      s.status === t.status &&
-      s.dependencies.join('\n') === t.dependencies.join('\n') &&
-      (a.inferred[s.id] ?? []).join('\n') === (b.inferred[t.id] ?? []).join('\n') &&
-      attemptBadge(s) === attemptBadge(t) &&
-      attemptText(s) === attemptText(t)
-    );
-  });
+function drawnText({ steps, inferred, critical, selected }: DagProps): string {
+  const lines = steps.map(
+    (s) =>
+      `${s.id}\t${s.action}\t${s.status}\t${s.dependencies.join(',')}\t${(inferred[s.id] ?? []).join(',')}\t${attemptBadge(s)}\t${attemptText(s)}`,
+  );
+  return `${selected ?? ''}\n${critical.join(',')}\n${lines.join('\n')}`;
 }
 
-/** The plan's graph, drawn again only when what it shows changed (sameGraph). */
-export const Dag = memo(DagGraph, sameGraph);
+/**
+ * The graph drawn again only when what it draws changed (`drawn`, drawnText). `onSelect` is not
+ * compared: the page passes a new function each render that selects the same way.
+ */
+const DrawnGraph = memo<DagProps & { drawn: string }>(DagGraph, (a, b) => a.drawn === b.drawn);
+
+/** The plan's graph, drawn again when what it draws changed. */
+export function Dag(props: DagProps) {
+  return <DrawnGraph {...props} drawn={drawnText(props)} />;
+}
 
 function DagGraph({ steps, inferred, critical, selected, onSelect }: DagProps) {
   // The layout depends on the plan's shape only, not on statuses: recomputed when the plan changes.
