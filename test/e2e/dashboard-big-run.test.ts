@@ -190,3 +190,24 @@ it('lists a big plan awaiting approval a page of rows at a time, and Modify edit
   expect(errors).toEqual([]);
   await page.close();
 }, 90_000);
+
+it('says it is reading a plan the snapshot leaves out, not that there is no plan', async () => {
+  // The API leaves a plan over 8 MiB out of the snapshot (`$elided`: a 100,000-step plan); its steps
+  // come with the run's events. Here an 800-step run's snapshot is answered as the API answers for such
+  // a plan, and its past is held: the page has the snapshot's counts, and no steps yet.
+  const runId = await completedWideRun(800);
+  const { page, errors } = await open(`/#/runs/${runId}`, async (p) => {
+    await holdPages(p, 0);
+    await p.route(`**/v1/runs/${runId}`, async (route) => {
+      const answer = await route.fetch();
+      const run = (await answer.json()) as Json;
+      run.plan = { $elided: { bytes: 9_689_039, ref: 'plan', href: `/v1/runs/${runId}/plans/1` } };
+      await route.fulfill({ response: answer, json: run });
+    });
+  });
+  await page.locator('.step-counts', { hasText: '800/800 steps completed' }).waitFor();
+  expect(await page.locator('[data-plan-reading]').textContent()).toBe('Reading the plan of 800 steps…');
+  expect(await page.getByText('No plan yet.').count()).toBe(0);
+  expect(errors).toEqual([]);
+  await page.close();
+}, 60_000);
