@@ -25,6 +25,9 @@ export type FollowOptions = {
 
 const write = (s: string) => process.stdout.write(terminalText(s));
 
+/** The live view's frame: drawn at most this often (12.5 a second), however fast events come. */
+const FRAME_MS = 80;
+
 /** The run this process follows (or last followed): what Ctrl-C says how to cancel. */
 let followed: string | null = null;
 export const followedRun = (): string | null => followed;
@@ -104,13 +107,14 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
     if (replaying()) log(o.style.dim(`reading the run's events: ${view.last_seq} of ${caughtUp}`));
     else draw();
   };
-  let timer = setInterval(tick, 80);
+  let timer = setInterval(tick, FRAME_MS);
   let after = o.after ?? 0;
   try {
     watching: for (;;) {
       for await (const e of client.watch(runId, { ...watchOptions, ...liveNotes, after })) {
+        // Drawn at the next tick, not now: a fast run's events come thousands a second, and a frame
+        // an event (each laying out the view and diffing it on the terminal) was all the CPU did.
         applyEvent(view, e);
-        draw();
         const request = e.event_type === 'ApprovalRequested' || e.event_type === 'InputRequested';
         // The backlog may hold a request already answered: ask only while the run still waits.
         if (!o.interactive || !request || !view.waiting) continue;
@@ -122,7 +126,7 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
         await ask(client, view, o.style);
         notesBack = notesThrough(say);
         after = view.last_seq;
-        timer = setInterval(tick, 80);
+        timer = setInterval(tick, FRAME_MS);
         continue watching;
       }
       break;

@@ -27,10 +27,13 @@ const is =
  * `max_steps`), from the run's events; null for any other ending (or none yet).
  */
 export function endingOf(events: readonly RunEvent[]): Ending | null {
-  const end = events.findLast(is('RunTerminated'));
-  if (!end) return null;
-  // A retry after it: that ending is over.
-  if (events.some((e) => e.event_type === 'RunResumed' && e.seq > end.seq)) return null;
+  // From the last event back to the last RunTerminated (a page redraws with 300,000 events read): a
+  // retry after it means that ending is over.
+  let i = events.length - 1;
+  for (; i >= 0 && events[i]!.event_type !== 'RunTerminated'; i--)
+    if (events[i]!.event_type === 'RunResumed') return null;
+  const end = events[i];
+  if (!end || !is('RunTerminated')(end)) return null;
   if (end.payload.limit) return { kind: 'limit', message: end.payload.limit.message };
   if (end.payload.status !== 'cancelled') return null;
   if (end.payload.reason !== 'plan_rejected') return { kind: 'cancelled', reason: end.payload.reason };

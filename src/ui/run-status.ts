@@ -67,9 +67,7 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
         ? run.status
         : view.status;
   const ended = ENDED.has(status);
-  const inferred = Object.fromEntries(
-    Object.entries(run?.steps ?? {}).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
-  );
+  const inferred = inferredOf(run);
   const goal = view.goal || run?.goal || runId;
   // Drawn as the run read again has them when that is ahead of the events (as the status is).
   const steps = stepsNow(view, snapshot);
@@ -79,10 +77,12 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
   const waitingApproval = acts && status === 'awaiting_approval';
   const waitingInput = acts && status === 'awaiting_input';
   // The input request being answered (a new one gets a new form) and, for ask_user, its failed step.
-  const request = live.events.findLast((e) => e.event_type === 'InputRequested');
+  // Looked for only while it waits (then near the end): a scan of 300,000 events each redraw was not.
+  const request = waitingInput ? live.events.findLast((e) => e.event_type === 'InputRequested') : undefined;
   const asked =
     view.waiting?.kind === 'input' ? view.steps.find((s) => s.id === view.waiting?.step_id) : undefined;
-  const ending = ended ? endingOf(live.events) : null;
+  // Once the events read have ended the run (until then there is no ending of theirs to find).
+  const ending = ended && ENDED.has(view.status) ? endingOf(live.events) : null;
   // Rejected: told by the events (the decision), or by the snapshot before they are read.
   const rejected = ending?.kind === 'rejected' || (ended && run?.termination_reason === 'plan_rejected');
   // Skipped steps are not done work: a rejected run read "2/2 steps" though nothing ran. From the
@@ -123,6 +123,22 @@ export function runStatusNow(live: FollowedRun, runId: string): RunStatusNow {
     steps,
     inferred,
   };
+}
+
+/** Each snapshot's inferred dependencies, by step: worked out once a snapshot, not once a redraw. */
+const inferredBySnapshot = new WeakMap<Run, Record<string, string[]>>();
+
+/** Step id → the dependencies its references add (from the snapshot; none without one). */
+function inferredOf(run: Run | null): Record<string, string[]> {
+  if (!run) return {};
+  let inferred = inferredBySnapshot.get(run);
+  if (!inferred) {
+    inferred = Object.fromEntries(
+      Object.entries(run.steps).map(([id, d]) => [id, d.inferred_dependencies ?? []]),
+    );
+    inferredBySnapshot.set(run, inferred);
+  }
+  return inferred;
 }
 
 /**

@@ -1,11 +1,13 @@
 /**
- * A run followed live: the snapshot (`GET /v1/runs/:id`) and the fold of its events (watch() over the
- * WebSocket, or polling with a token), redrawn at most once a frame however fast events come.
+ * A run followed live: the snapshot (`GET /v1/runs/:id`) and the fold of its events — its past read
+ * in pages of `/events` (run-past.ts), then watch() over the WebSocket (or polling) after the last seq
+ * read — redrawn at most once a frame however fast events come.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { applyEvent, EdgeplanApiError, emptyView, type Run, type RunEvent, type RunView } from '../client';
 import { isTransient } from '../client/watch';
 import { api, errorText, tokenNeeded } from './api';
+import { readPast } from './run-past';
 
 export type LiveRun = {
   view: RunView;
@@ -52,7 +54,7 @@ const REREAD = new Set([
 
 /**
  * While the page replays a run's past up to the snapshot first read, it redraws once per this many
- * events rather than once a frame: each redraw lays out every step, and a 10,000-step run's 30,000
+ * events (or a twentieth of that past, when more) rather than once a frame: each redraw lays out every step, and a 10,000-step run's 30,000
  * events redrawn a frame at a time took 40 s to read (the snapshot's counts and colours are drawn
  * meanwhile: run-status.ts).
  */
@@ -104,7 +106,7 @@ export function useRun(runId: string): LiveRun {
     // through its earlier states again.
     if (state.current.runId !== runId)
       state.current = { runId, view: emptyView(runId), events: [], caughtUp: false };
-    const after = state.current.view.last_seq;
+    let after = state.current.view.last_seq;
     setError(null);
     setMissing(false);
     setPolling(null);
@@ -115,11 +117,42 @@ export function useRun(runId: string): LiveRun {
         setTick((t) => t + 1);
       });
     };
-    void refresh();
+    /** The seq of the last event read from the past's pages that has the snapshot read again. */
+    let rereadAt = 0;
+    /** Folds one event in; `paged` when it came with a page of the run's past. */
+    const take = (e: RunEvent, paged: boolean) => {
+      applyEvent(state.current.view, e);
+      state.current.events.push(e);
+      // Replaying the past up to the snapshot: that snapshot is newer than any event on the way
+      // to it (no read again), and what is drawn meanwhile is the snapshot's (no redraw a frame).
+      const first = firstSeq.current;
+      const replaying = !state.current.caughtUp && first?.runId === runId && e.seq < first.seq;
+      if (replaying || paged) {
+        // At most twenty redraws however long the past (each lays out the page: a 100,000-step run's).
+        if (e.seq % Math.max(CATCH_UP_EVENTS, Math.ceil((first?.seq ?? 0) / 20)) === 0) redraw();
+        // A page may come before the snapshot does: whether it holds news is decided once both are read.
+        if (paged && REREAD.has(e.event_type)) rereadAt = e.seq;
+        return;
+      }
+      if (REREAD.has(e.event_type)) void refresh();
+      redraw();
+    };
+    const firstRead = refresh();
     void (async () => {
       // No token entered where one is needed: the read above says so; a socket would only be refused.
       if (tokenNeeded()) return;
       try {
+        after = await readPast(runId, after, ac.signal, (e) => take(e, true)).catch((err: unknown) => {
+          // Refused for now, or out of reach: the watch waits that out (and says so) from what was read.
+          if (err instanceof EdgeplanApiError && isTransient(err)) return state.current.view.last_seq;
+          throw err;
+        });
+        if (ac.signal.aborted) return;
+        redraw();
+        // The past may reach beyond the snapshot (read meanwhile, or before the run went on): read it
+        // again once for what changed it since, not once an event.
+        await firstRead;
+        if (rereadAt > (firstSeq.current?.seq ?? 0)) void refresh();
         const events = api().watch(runId, {
           signal: ac.signal,
           after,
@@ -136,18 +169,7 @@ export function useRun(runId: string): LiveRun {
         });
         for await (const e of events) {
           setReconnecting(false);
-          applyEvent(state.current.view, e);
-          state.current.events.push(e);
-          // Replaying the past up to the snapshot: that snapshot is newer than any event on the way
-          // to it (no read again), and what is drawn meanwhile is the snapshot's (no redraw a frame).
-          const first = firstSeq.current;
-          const replaying = !state.current.caughtUp && first?.runId === runId && e.seq < first.seq;
-          if (replaying) {
-            if (e.seq % CATCH_UP_EVENTS === 0) redraw();
-            continue;
-          }
-          if (REREAD.has(e.event_type)) void refresh();
-          redraw();
+          take(e, false);
         }
       } catch (err) {
         if (ac.signal.aborted) return;

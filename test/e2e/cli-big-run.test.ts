@@ -2,9 +2,10 @@
  * `edgeplan events` on a run of many events, the built command against `wrangler dev` through a
  * loopback proxy that sees its requests: it asks for pages of at most 1,000 and prints each page as
  * it reads it, holding none — so what it printed before a later page failed (the run deleted while
- * it was being listed) is on stdout, not lost with the rest.
+ * it was being listed) is on stdout, not lost with the rest. And the live view of a fast run on a
+ * terminal draws a frame a tick, not one for each of its thousands of events.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,4 +135,57 @@ it('shows the start of a large output and says how long it is and where the whol
   expect(output?.endsWith(` (${characters} characters; the whole: edgeplan show ${run_id} --json)`)).toBe(
     true,
   );
+}, 60_000);
+
+it('draws a fast run’s live view on a terminal a frame a tick, not a frame an event', async () => {
+  // 1,500 echo steps 50 at a time, held for approval: the watch begins before it runs, and once it is
+  // approved its 4,500 events and more come in a second or two, every one of them live.
+  const steps = Array.from({ length: 1500 }, (_, i) => ({
+    id: `s${i}`,
+    action: 'demo.echo',
+    parameters: { i },
+  }));
+  const created = await fetch(`${server!.base}/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      plan: { goal: 'a fast run watched', steps },
+      config: { execution_mode: 'parallel', max_parallel: 50, max_steps: 1500, require_plan_approval: true },
+    }),
+  });
+  const { run_id } = (await created.json()) as { run_id: string };
+  // On a pseudo-terminal (util-linux script), its input not one: the live view, drawn in place, asks
+  // nothing (the test approves through the API).
+  const command = `stty cols 120 rows 40; '${process.execPath}' '${cli}' watch ${run_id} < /dev/null`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: dir,
+    env: { ...process.env, EDGEPLAN_URL: server!.base, NO_COLOR: '1' },
+  });
+  let out = '';
+  let shown: () => void;
+  const waiting = new Promise<void>((r) => (shown = r));
+  child.stdout.on('data', (d: Buffer) => {
+    out += String(d);
+    if (out.includes('awaiting_approval')) shown();
+  });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  await waiting;
+  await fetch(`${server!.base}/v1/runs/${run_id}/approval`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve' }),
+  });
+  expect(await exited).toBe(0);
+  const run = (await (await fetch(`${server!.base}/v1/runs/${run_id}`)).json()) as {
+    status: string;
+    last_seq: number;
+  };
+  expect(run.status).toBe('completed');
+  expect(run.last_seq).toBeGreaterThan(4500);
+  // Each frame log-update writes to a terminal is wrapped in one "synchronized output" sequence
+  // (and a frame the same as the last is not written). A frame an event wrote thousands; a frame a
+  // tick writes one for each 80 ms the run took to follow — far fewer than a tenth of its events.
+  const frames = out.split('\u001b[?2026h').length - 1;
+  expect(frames).toBeGreaterThan(0);
+  expect(frames).toBeLessThan(run.last_seq / 10);
 }, 60_000);

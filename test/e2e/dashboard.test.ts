@@ -653,13 +653,14 @@ describe('the dashboard', () => {
     const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    // The snapshot and the live connection both held back, as on a slow link.
+    // The snapshot, the pages of the run's past and the live connection all held back, as on a slow link.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    await page.route(`**/v1/runs/${run_id}`, async (route) => {
-      await held;
-      await route.continue();
-    });
+    for (const url of [`**/v1/runs/${run_id}`, `**/v1/runs/${run_id}/events?*`])
+      await page.route(url, async (route) => {
+        await held;
+        await route.continue();
+      });
     await page.addInitScript(holdWebSockets);
     await page.goto(`${env.server.base}/#/runs/${run_id}`);
     const unread = page.locator('[data-run-unread]');
@@ -1025,7 +1026,10 @@ describe('the dashboard', () => {
       const created = await fetch(`${secured.base}/v1/runs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ plan: parallel, config: { execution_mode: 'parallel' } }),
+        body: JSON.stringify({
+          plan: parallel,
+          config: { execution_mode: 'parallel', require_plan_approval: true },
+        }),
       });
       const { run_id } = (await created.json()) as { run_id: string };
       const page = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -1035,10 +1039,25 @@ describe('the dashboard', () => {
       page.on('websocket', (ws) => sockets.push(ws.url()));
       page.on('request', (r) => (r.url().includes('/events?') ? polls.push(r.url()) : undefined));
       await page.goto(`${secured.base}/#/runs/${run_id}`);
+      // Its past read (a page), then followed live: approved once the page shows it waiting.
+      await page.locator('[data-run-status="awaiting_approval"]').waitFor({ timeout: 15_000 });
+      const past = await fetch(`${secured.base}/v1/runs/${run_id}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const { last_seq } = (await past.json()) as { last_seq: number };
+      await fetch(`${secured.base}/v1/runs/${run_id}/approval`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ decision: 'approve' }),
+      });
       await page.waitForSelector('[data-step-id="join"][data-status="completed"]', { timeout: 15_000 });
-      expect(sockets).toEqual([`${secured.base.replace('http', 'ws')}/v1/runs/${run_id}/ws?after=0`]);
-      // Only the check that nothing follows the end reads /events; the stream itself was the socket.
-      expect(polls.every((u) => u.includes('limit=1'))).toBe(true);
+      expect(sockets).toEqual([
+        `${secured.base.replace('http', 'ws')}/v1/runs/${run_id}/ws?after=${last_seq}`,
+      ]);
+      // The past's one page, and the check that nothing follows the end; the stream itself was the socket.
+      expect(polls.filter((u) => !u.includes('limit=1&') && !u.endsWith('limit=1'))).toEqual([
+        `${secured.base}/v1/runs/${run_id}/events?after=0&limit=1000`,
+      ]);
       await page.close();
 
       // A person who opens the dashboard without the token is told where it goes, and entering it works.

@@ -8,10 +8,12 @@
  * behind it fades out, so a cut step reads as "scroll on", not as the end of the plan (at 1280 px the
  * box cut a six-step plan's fifth step in half with nothing to say there was a sixth).
  */
+import { memo } from 'preact/compat';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StepView } from '../../client';
 import { attemptBadge, attemptText } from '../../client/attempt-text';
 import { layoutGraph, NODE_H, NODE_W } from '../layout';
+import { drawnPart, windowOf, WINDOWED_FROM, type GraphWindow } from '../graph-window';
 
 export type DagProps = {
   steps: StepView[];
@@ -32,7 +34,34 @@ const ACTION_CHARS = 23;
 const TEXT_W = NODE_W - 20;
 const SHORT_W = NODE_W - 48;
 
-export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps) {
+/**
+ * What the graph draws, as text: each step's id, action, status, dependencies (listed and inferred)
+ * and attempt badge and words, the critical path and the selection. The page redraws for much the
+ * graph does not show (a count, the event log, its reading of the run's past), and a 100,000-step
+ * graph drawn again each time (700,000 elements, each redraw measuring the box) took 3 s a redraw.
+ * Compared as text, not step by step: the run's fold changes its steps in place, so the steps drawn
+ * last time are the very objects given now, changed already.
+ */
+function drawnText({ steps, inferred, critical, selected }: DagProps): string {
+  const lines = steps.map(
+    (s) =>
+      `${s.id}\t${s.action}\t${s.status}\t${s.dependencies.join(',')}\t${(inferred[s.id] ?? []).join(',')}\t${attemptBadge(s)}\t${attemptText(s)}`,
+  );
+  return `${selected ?? ''}\n${critical.join(',')}\n${lines.join('\n')}`;
+}
+
+/**
+ * The graph drawn again only when what it draws changed (`drawn`, drawnText). `onSelect` is not
+ * compared: the page passes a new function each render that selects the same way.
+ */
+const DrawnGraph = memo<DagProps & { drawn: string }>(DagGraph, (a, b) => a.drawn === b.drawn);
+
+/** The plan's graph, drawn again when what it draws changed. */
+export function Dag(props: DagProps) {
+  return <DrawnGraph {...props} drawn={drawnText(props)} />;
+}
+
+function DagGraph({ steps, inferred, critical, selected, onSelect }: DagProps) {
   // The layout depends on the plan's shape only, not on statuses: recomputed when the plan changes.
   const shape = steps
     .map((s) => `${s.id}<${s.dependencies.join(',')}|${(inferred[s.id] ?? []).join(',')}`)
@@ -59,11 +88,43 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
     const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
     if (left !== more.left || right !== more.right) setMore({ left, right });
   };
+  // A big plan: only the part of the graph in view is drawn (graph-window.ts), drawn again once a
+  // scroll or a resize has moved the view half its size from the part drawn.
+  const windowed = steps.length > WINDOWED_FROM;
+  const [shown, setShown] = useState<GraphWindow>(() => ({
+    left: 0,
+    top: 0,
+    width: innerWidth,
+    height: innerHeight,
+  }));
+  const look = () => {
+    const el = box.current;
+    if (!el || !windowed || el.clientWidth === 0) return;
+    const w = windowOf(el, fit ? el.clientWidth / laid.width : 1);
+    const moved =
+      Math.abs(w.left - shown.left) > w.width / 2 ||
+      Math.abs(w.top - shown.top) > w.height / 2 ||
+      w.width !== shown.width ||
+      w.height !== shown.height;
+    if (moved) setShown(w);
+  };
+  // The observer below is set up once: it calls the render's latest `look`.
+  const latestLook = useRef(look);
+  latestLook.current = look;
+  const part = useMemo(
+    () => drawnPart(laid, windowed ? shown : null, NODE_W, NODE_H),
+    [laid, windowed, shown],
+  );
+  const drawn = part.steps ? steps.filter((s) => part.steps!.has(s.id)) : steps;
   useLayoutEffect(seeEdges);
+  useLayoutEffect(look, [fit, laid]);
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    const measure = () => setBoxWidth(el.clientWidth);
+    const measure = () => {
+      setBoxWidth(el.clientWidth);
+      latestLook.current();
+    };
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(el);
@@ -87,7 +148,14 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
       <div class="dag-frame">
         {more.left ? <div class="dag-more left" aria-hidden="true" /> : null}
         {more.right ? <div class="dag-more right" aria-hidden="true" /> : null}
-        <div class="dag-scroll" ref={box} onScroll={seeEdges}>
+        <div
+          class="dag-scroll"
+          ref={box}
+          onScroll={() => {
+            seeEdges();
+            look();
+          }}
+        >
           <svg
             class={`dag${fit ? ' fit' : ''}`}
             width={laid.width}
@@ -117,7 +185,7 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 <rect width={SHORT_W} height={NODE_H} />
               </clipPath>
             </defs>
-            {laid.edges.map((e) => (
+            {part.edges.map((e) => (
               <polyline
                 key={`${e.from}>${e.to}`}
                 data-from={e.from}
@@ -127,7 +195,7 @@ export function Dag({ steps, inferred, critical, selected, onSelect }: DagProps)
                 marker-end="url(#arrow)"
               />
             ))}
-            {steps.map((s) => {
+            {drawn.map((s) => {
               const n = laid.nodes.get(s.id);
               if (!n) return null;
               // '×3' in a step's first round; '↻1/2' in a retry or re-run (its words in the name).

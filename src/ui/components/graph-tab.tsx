@@ -54,7 +54,20 @@ export function GraphTab({
     <>
       <div class="graph-view">
         <div class="graph-column">
-          <Dag steps={steps} inferred={inferred} critical={critical} selected={selected} onSelect={select} />
+          {steps.length === 0 && run && run.counts.total > 0 ? (
+            // A big plan is left out of the snapshot ($elided): its steps come with the run's events.
+            <p class="muted" data-plan-reading>
+              Reading the plan of {run.counts.total.toLocaleString()} steps…
+            </p>
+          ) : (
+            <Dag
+              steps={steps}
+              inferred={inferred}
+              critical={critical}
+              selected={selected}
+              onSelect={select}
+            />
+          )}
           <ReplacedSteps replaced={replaced} selected={selected} onSelect={select} />
         </div>
         {step ? (

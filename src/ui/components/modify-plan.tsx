@@ -62,7 +62,7 @@ export function ModifyPlan({
   opener: RefObject<HTMLButtonElement | null>;
 }) {
   // Hidden characters as \u escapes: the editor shows them, and JSON.parse sends the plan unchanged.
-  const [text, setText] = useState(() => visibleJson(JSON.stringify(plan, null, 2)));
+  const [text, setText] = useState(() => visibleJson(planText(plan)));
   const [valid, setValid] = useState(false);
   const [sending, setSending] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; findings: Finding[] } | null>(null);
@@ -114,4 +114,21 @@ export function ModifyPlan({
       </div>
     </section>
   );
+}
+
+/** Plans of more steps than this are written a step a line in the editor. */
+const LINE_A_STEP_FROM = 200;
+
+/**
+ * The plan as the editor's text: indented, or for a big plan each step on a line of its own. A
+ * textarea lays out every line it holds: a 10,000-step plan indented was 90,000 lines (180,000 nodes
+ * in the text area, 2 s to open), a step a line is 10,000.
+ */
+export function planText(plan: unknown): string {
+  const steps = (plan as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps) || steps.length <= LINE_A_STEP_FROM) return JSON.stringify(plan, null, 2);
+  const rest = Object.fromEntries(Object.entries(plan as object).filter(([k]) => k !== 'steps'));
+  const head = JSON.stringify(rest, null, 2).slice(0, -1).trimEnd();
+  const lines = steps.map((s) => `    ${JSON.stringify(s)}`).join(',\n');
+  return `${head}${head === '{' ? '' : ','}\n  "steps": [\n${lines}\n  ]\n}`;
 }

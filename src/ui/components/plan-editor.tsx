@@ -7,6 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { estimateText, type CreateRunRequest, type ValidationResult } from '../../client';
 import { api, errorText, findingsOf } from '../api';
 
+/** The steps the preview of the plan lists (a 10,000-step plan's list was 20,000 elements). */
+const PREVIEW = 100;
+
 export type Source = { body: CreateRunRequest; kind: string } | { error: string };
 
 /** What the text is: JSON (a plan, a call list, or a whole request), TEA YAML, or LLMCompiler. */
@@ -149,13 +152,16 @@ export function PlanEditor({
           <details open={steps.length <= 12}>
             <summary>The plan it becomes: {steps.length} steps</summary>
             <ol class="preview">
-              {steps.map((s) => (
+              {steps.slice(0, PREVIEW).map((s) => (
                 <li key={s.id}>
                   <code>{s.id}</code> {s.action}
                   {s.dependencies?.length ? <span class="muted"> ← {s.dependencies.join(', ')}</span> : null}
                 </li>
               ))}
             </ol>
+            {steps.length > PREVIEW ? (
+              <p class="muted">and {(steps.length - PREVIEW).toLocaleString()} more</p>
+            ) : null}
           </details>
         ) : null}
       </div>
