@@ -16,39 +16,10 @@ import type { PlanRun } from '../../src/durable/plan-run';
 import { consumeSteps } from '../../src/durable/step-consumer';
 import { readDemoCounter } from '../../src/executor/tools/demo-counters-client';
 import { PLATFORM_LIMITS } from '../../src/platform-limits';
+import { countedNamespace, countedStub } from './counted-bindings';
 import { startRun, waitForRun } from './helpers';
 
 const unconsumed = (env as unknown as { STEPS_UNCONSUMED: Queue }).STEPS_UNCONSUMED;
-
-/** A stub whose every method call is counted (an RPC stub answers any name with a method). */
-function countedStub(stub: object, calls: { n: number }): object {
-  return new Proxy(stub, {
-    get(target, prop) {
-      if (prop === 'then') return undefined;
-      const v: unknown = Reflect.get(target, prop);
-      if (typeof v !== 'function') return v;
-      return (...args: unknown[]) => {
-        calls.n++;
-        // Reflect.apply: an RPC method's own `.apply` would be a call of a remote method named so.
-        return Reflect.apply(v as (...a: unknown[]) => unknown, target, args);
-      };
-    },
-  });
-}
-
-/** A Durable Object namespace whose stubs count their calls. */
-function countedNamespace(ns: DurableObjectNamespace, calls: { n: number }): object {
-  return new Proxy(ns, {
-    get(target, prop) {
-      const v: unknown = Reflect.get(target, prop);
-      if (typeof v !== 'function') return v;
-      if (prop === 'getByName' || prop === 'get')
-        return (...args: unknown[]) =>
-          countedStub(Reflect.apply(v as (...a: unknown[]) => object, target, args), calls);
-      return (v as (...a: unknown[]) => unknown).bind(target);
-    },
-  });
-}
 
 describe('a queue consumer invocation', () => {
   it('stays within SUBREQUESTS_PER_INVOCATION while a chain of steps runs, and the run still completes', async () => {
