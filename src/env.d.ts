@@ -34,6 +34,8 @@ declare namespace Cloudflare {
     RUN_RETENTION_DAYS?: string;
     /** Child runs one run's tree may start, 1–100,000 (src/durable/child-run-limits.ts); unset: 1,000. */
     MAX_CHILD_RUNS?: string;
+    /** Subrequests one queue-consumer invocation may make (src/durable/subrequest-budget.ts): `50` on Workers Free; unset: 1,000. */
+    SUBREQUESTS_PER_INVOCATION?: string;
     /** Tests only: D1 migrations read by vitest.config.mts. */
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }

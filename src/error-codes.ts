@@ -141,7 +141,7 @@ export const ERROR_CODES = {
   deletion_pending: {
     status: 503,
     about:
-      'DELETE /v1/runs/:id began (the run already answers 404) but D1, KV or a child run could not be reached to finish it; the run’s object finishes by itself within a minute, or DELETE again. Sent with `Retry-After`; edgeplan/client’s deleteRun and `edgeplan delete` send the DELETE again by themselves after it (a 404 then: it finished meanwhile, and is answered as deleted).',
+      'DELETE /v1/runs/:id began (the run already answers 404) but D1, KV or a child run could not be reached to finish it, or the run has more child runs and plan-version copies than one invocation may delete (`SUBREQUESTS_PER_INVOCATION`); the run’s object finishes by itself (within a minute; within seconds when only the limit stopped it), or DELETE again. Sent with `Retry-After`; edgeplan/client’s deleteRun and `edgeplan delete` send the DELETE again by themselves after it (a 404 then: it finished meanwhile, and is answered as deleted).',
   },
 
   // ---- why the run's object refused an input (mapped to not_found / conflict / … by the API) --------

@@ -24,6 +24,8 @@ export async function executeApproved(
   tools: ToolRegistry,
   env: Env,
   signal?: AbortSignal,
+  /** What the tool fetches with (the consumer's counts its subrequests); global fetch when absent. */
+  fetch?: typeof globalThis.fetch,
 ): Promise<StepOutcome> {
   const tool = tools.get(a.action);
   if (!tool) {
@@ -40,6 +42,7 @@ export async function executeApproved(
         attempt: a.attempt,
         idempotencyKey: a.idempotency_key,
         env: env as unknown as Record<string, unknown>,
+        ...(fetch ? { fetch } : {}),
       },
       timeoutMs: a.timeout_ms,
       ...(a.limit_ms !== undefined ? { limitMs: a.limit_ms } : {}),

@@ -27,7 +27,17 @@ import {
 } from './run-deletion';
 import type { SqlStore } from './sql-store';
 import { isNewerFormatRun } from './storage-format';
+import { subrequestLimit } from './subrequest-budget';
 import { log } from '../log';
+
+/**
+ * Calls of a deletion's invocation kept back from its KV copies and child runs: its D1 batch, the run
+ * index's last write, and one spare. The rest bounds the copies and children one invocation deletes;
+ * past them the note keeps what is left, and the alarm (or a DELETE sent again) goes on from there.
+ */
+const DELETION_SPARE_CALLS = 3;
+/** How soon the alarm goes on with a deletion one invocation could not finish within its calls. */
+const DELETION_CONTINUE_MS = 1_000;
 
 /**
  * How long after its deletion a run's id starts no new run (an `Idempotency-Key` sent again): KV copies
@@ -182,6 +192,20 @@ export class RunDeleter {
     return this.#finish(note, false);
   }
 
+  /**
+   * Keeps what a deletion has left in its note and has the alarm go on with it soon: answered as
+   * `deletion_pending` (a client sends the DELETE again, which goes on at once).
+   */
+  async #goOn(left: DeletionNote): Promise<RpcResult<DeletedRun>> {
+    this.host.store.setMeta(DELETING, JSON.stringify(left));
+    await this.host.alarm.to(Date.now() + DELETION_CONTINUE_MS);
+    const message =
+      `Run ${left.run_id} is deleted from view; ${left.children.length} child run(s) and ` +
+      `${left.versions} plan version copies are left for the next invocation (one may make only so many ` +
+      'calls); its object goes on within seconds, or DELETE it again';
+    return { ok: false, error: { code: 'deletion_pending', message } };
+  }
+
   /** Finishes a deletion noted earlier (`force`: its unreadable child runs too); null when none was. */
   #finishNoted(force: boolean): Promise<RpcResult<DeletedRun>> | null {
     const note = this.host.store.exists ? readNote(this.host.store) : null;
@@ -193,8 +217,14 @@ export class RunDeleter {
     try {
       // Its D1 rows and KV copies first: the run leaves the list and its plan versions at once, even
       // when a child's deletion has to wait (one this release cannot read waits for ?force=true).
-      await deleteRows(env, note);
-      const child_runs = await deleteChildren(env, note.children, force || note.force === true);
+      // Every copy and child is a call of this invocation's: as many as its plan allows go now.
+      let calls = Math.max(2, subrequestLimit(env) - DELETION_SPARE_CALLS) - 1;
+      const versions = await deleteRows(env, note, calls);
+      calls -= note.versions - versions;
+      const now = note.children.slice(0, Math.max(0, calls));
+      const child_runs = await deleteChildren(env, now, force || note.force === true);
+      const children = note.children.slice(now.length);
+      if (versions > 0 || children.length > 0) return await this.#goOn({ ...note, versions, children });
       await this.host.alarm.to(null);
       await this.host.storage.deleteAll();
       this.#deleted = true;

@@ -164,9 +164,11 @@ const kvKey = (runId: string, version: number) => `plan:${runId}:v${version}`;
 
 /**
  * The run's D1 rows and KV entries. D1 in one batch (a transaction); KV after it, so a plan version
- * read meanwhile cannot put back a copy from a row that is still there.
+ * read meanwhile cannot put back a copy from a row that is still there. At most `kvDeletes` copies,
+ * the latest versions first (each is a call of the invocation's: subrequest-budget.ts); the number of
+ * versions whose copies are still to delete is answered.
  */
-export async function deleteRows(env: Env, note: DeletionNote): Promise<void> {
+export async function deleteRows(env: Env, note: DeletionNote, kvDeletes = Infinity): Promise<number> {
   const db = env.DB;
   await db.batch([
     db
@@ -178,8 +180,10 @@ export async function deleteRows(env: Env, note: DeletionNote): Promise<void> {
       .bind(note.run_id, JSON.stringify(note.plan_ids), JSON.stringify(note.attempt_ids)),
     ...indexedRows(db, note.run_id),
   ]);
-  const keys = Array.from({ length: note.versions }, (_, i) => kvKey(note.run_id, i + 1));
+  const n = Math.max(0, Math.min(note.versions, kvDeletes));
+  const keys = Array.from({ length: n }, (_, i) => kvKey(note.run_id, note.versions - i));
   await Promise.all(keys.map((k) => env.KV.delete(k)));
+  return note.versions - n;
 }
 
 /** The run's plan versions and index row (after its planning attempts, found by the versions' plans). */

@@ -3,8 +3,10 @@
  * binds at most 100 parameters per statement, so rows go in chunks that fit.
  */
 
+import { PLATFORM_LIMITS } from '../platform-limits';
+
 /** Durable Object SQL binds at most 100 parameters per statement. */
-const MAX_PARAMS = 100;
+const MAX_PARAMS = PLATFORM_LIMITS.sqlBoundParameters.value;
 /** Text bound in one multi-row statement; a larger row gets a statement of its own. */
 const MAX_BATCH_BYTES = 1024 * 1024;
 

@@ -7,6 +7,10 @@
  * from the object (continuations) and runs them at once: a queue hop costs more than a short step,
  * and this keeps the next layer of a DAG from waiting on it. Everything else goes through the queue.
  *
+ * Every call one invocation makes — to the run's object, a tool's fetch — counts against the plan's
+ * subrequests (subrequest-budget.ts): continuations stop being taken while the attempts already
+ * running still have room to report, and the object queues the rest for another invocation.
+ *
  * A message whose report fails is retried by the queue; the object's bookkeeping makes the repeat
  * harmless (same attempt, same idempotency key, at most one recorded result). While its tools run, a
  * consumer renews its leases on their attempts (durable/leases.ts): if it dies — with a message or a
@@ -24,6 +28,7 @@ import { LEASE_MS } from './leases';
 import { groupsOf, reportable } from './call-limits';
 import { isNewerFormatRun, NEWER_FORMAT_RETRY_S } from './storage-format';
 import { log } from '../log';
+import { SubrequestBudget, subrequestLimit } from './subrequest-budget';
 
 /** Most attempts one consumer invocation runs at once. */
 export const MAX_IN_FLIGHT = 500;
@@ -40,19 +45,33 @@ export const COALESCE_MS = 2;
  * does not advance between those calls.
  */
 export const YIELD_EVERY = 8;
+/**
+ * Subrequests one more attempt is assumed to make: its tool's call, the step-result cache's read and
+ * write, and its report. Its fetches are counted as they happen; the cache's two are charged up front.
+ */
+export const ATTEMPT_SUBREQUESTS = 4;
+/** Kept back for each attempt already running: its tool's call and its report. */
+export const RUNNING_SUBREQUESTS = 2;
+/** Kept back for the invocation's lease renewals and handovers. */
+export const SPARE_SUBREQUESTS = 5;
+/** What the step-result cache may cost an attempt (a KV read and write), charged when it starts. */
+const CACHE_SUBREQUESTS = 2;
 
 export async function consumeSteps(
   batch: MessageBatch<unknown>,
   env: Env,
   tools: ToolRegistry = workerToolRegistry(env),
 ): Promise<void> {
+  const budget = new SubrequestBudget(subrequestLimit(env));
   const byRun = new Map<string, Message<StepMessage>[]>();
   for (const msg of stepMessages(batch.messages, 'steps consumer')) {
     const list = byRun.get(msg.body.run_id) ?? [];
     list.push(msg);
     byRun.set(msg.body.run_id, list);
   }
-  await Promise.all([...byRun].map(([runId, msgs]) => new RunConsumer(runId, tools, env).consume(msgs)));
+  await Promise.all(
+    [...byRun].map(([runId, msgs]) => new RunConsumer(runId, tools, env, budget).consume(msgs)),
+  );
 }
 
 type Report = { step_id: string; attempt: number; outcome: StepOutcome };
@@ -72,15 +91,22 @@ class RunConsumer {
   #inFlight = 0;
   /** Attempts whose tool is still running (the others in #inFlight are reporting). */
   #executing = 0;
+  /** The tools' fetch: each call counted against the invocation's subrequests. */
+  readonly #fetch: typeof fetch;
 
   constructor(
     private readonly runId: string,
     private readonly tools: ToolRegistry,
     private readonly env: Env,
+    private readonly budget: SubrequestBudget,
   ) {
     this.#run = runObject(env.PLAN_RUN, runId);
+    this.#fetch = budget.fetch();
     this.#reporter = new Reporter(
-      async (reports) => await this.#run.completeSteps(reports, this.#room(reports.length)),
+      async (reports) => {
+        this.budget.spend();
+        return await this.#run.completeSteps(reports, this.#room(reports.length));
+      },
       () => this.#executing,
     );
   }
@@ -94,6 +120,7 @@ class RunConsumer {
         attempt: m.body.attempt,
         redelivered: m.attempts > 1,
       }));
+      this.budget.spend();
       begins = await this.#run.beginSteps(requests);
     } catch (err) {
       log(
@@ -131,6 +158,7 @@ class RunConsumer {
 
   #renew(): void {
     if (this.#executingNow.size === 0) return;
+    this.budget.spend();
     this.#run.renewLeases([...this.#executingNow.values()]).catch((err: unknown) => {
       log('leases_not_renewed', `steps consumer: run ${this.runId}: leases not renewed`, {
         run_id: this.runId,
@@ -139,10 +167,16 @@ class RunConsumer {
     });
   }
 
-  /** How many continuations to ask for when `finishing` attempts are about to complete. */
+  /**
+   * How many continuations to ask for when `finishing` attempts are about to complete: within
+   * {@link MAX_IN_FLIGHT}, and within the subrequests left once the attempts still running have room.
+   */
   #room(finishing: number): number {
     if (Date.now() - this.#started > CONTINUATION_WINDOW_MS) return 0;
-    return Math.max(0, MAX_IN_FLIGHT - (this.#inFlight - finishing));
+    const running = this.#inFlight - finishing;
+    const reserved = running * RUNNING_SUBREQUESTS + SPARE_SUBREQUESTS;
+    const fit = this.budget.room(ATTEMPT_SUBREQUESTS, reserved);
+    return Math.max(0, Math.min(MAX_IN_FLIGHT - running, fit));
   }
 
   #spawn(task: Promise<void>): void {
@@ -155,7 +189,14 @@ class RunConsumer {
     this.#executing += 1;
     const key = `${c.step_id}#${c.attempt}`;
     this.#executingNow.set(key, { step_id: c.step_id, attempt: c.attempt });
-    const raw = await executeApproved({ run_id: this.runId, ...c }, this.tools, this.env);
+    this.budget.spend(CACHE_SUBREQUESTS);
+    const raw = await executeApproved(
+      { run_id: this.runId, ...c },
+      this.tools,
+      this.env,
+      undefined,
+      this.#fetch,
+    );
     this.#executingNow.delete(key);
     this.#executing -= 1;
     const deferred = deferredOf(raw);
@@ -164,6 +205,7 @@ class RunConsumer {
       // that the attempt handed over, so it does not send it again. Until then its lease stands for it.
       const input = deferred.$deferred === 'input';
       try {
+        this.budget.spend();
         if (input) await this.#run.awaitInput(c.step_id, c.attempt, deferred.prompt, deferred.schema);
         else await this.#run.handedOver(c.step_id, c.attempt);
         msg?.ack();

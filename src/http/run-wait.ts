@@ -3,6 +3,10 @@
  * serves (hibernatable, so the object of a run that waits for a person may sleep meanwhile); each
  * time events come, the waiter asks the object for its status and last seq (`progress()`, a small RPC,
  * once per batch however many events it holds), and reads the whole run once, at the end.
+ *
+ * Each of those is a call of the request's, which Cloudflare bounds (Workers Free: 50 subrequests an
+ * invocation; `wrangler dev` does not): a run busy for the whole wait rings its bell far more often, so
+ * a wait that has used its calls ends early, `timed_out`, and its caller waits again.
  */
 import type { RunObject } from '../durable/run-object';
 import type { ServedRun } from '../durable/served-run';
@@ -14,6 +18,8 @@ export type WaitOptions = {
   /** `any_change`: count events after this seq (default: the run's last when the wait begins). */
   after?: number;
   timeoutMs: number;
+  /** Calls to the run's object the wait may make, its last read included (subrequest-budget.ts). */
+  maxCalls?: number;
 };
 
 /**
@@ -34,6 +40,9 @@ const POLL_MS = 1000;
  */
 export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<WaitOutcome> {
   const deadline = Date.now() + opts.timeoutMs;
+  // The first progress, and the run read at the end, are always made.
+  let calls = 2;
+  const more = (n: number) => calls + n <= (opts.maxCalls ?? Infinity);
   let now: RunProgress | null = await progressOf(stub);
   if (!now) return null;
   // A seq the run never had (another run's, or one of a run deleted and made again under the same
@@ -46,11 +55,15 @@ export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<Wa
   try {
     while (!reached(opts.until, now, after) && Date.now() < deadline) {
       if (!bell || bell.closed) {
+        // A socket to open and a progress to ask after it rings.
+        if (!more(2)) break;
+        calls += 1;
         if (bell) await sleep(Math.min(REOPEN_DELAY_MS, deadline - Date.now()));
         bell = await EventBell.open(stub, now.last_seq);
         if (!bell) return null;
-      }
+      } else if (!more(1)) break;
       await bell.rung(deadline - Date.now());
+      calls += 1;
       now = await progressOf(stub);
       if (!now) return null;
     }

@@ -13,6 +13,10 @@ import { RunWaitSchema } from '../schemas/run-views';
 import { MAX_WAIT_S } from '../wait-condition';
 import type { App } from '../types';
 import { echoed } from '../echoed';
+import { subrequestLimit } from '../../durable/subrequest-budget';
+
+/** Calls of a wait's request kept back for what comes before it (a rate limit, Access's keys). */
+const SPARE_CALLS = 5;
 
 const wait = createRoute({
   method: 'get',
@@ -41,7 +45,12 @@ export function registerRunWaitRoutes(app: App): void {
     const run = stubFor(c);
     if (!run) return notFound(c);
     const q = c.req.valid('query');
-    const done = await waitForRun(run, { until: q.until, after: q.after, timeoutMs: q.timeout_s * 1000 });
+    const done = await waitForRun(run, {
+      until: q.until,
+      after: q.after,
+      timeoutMs: q.timeout_s * 1000,
+      maxCalls: subrequestLimit(c.env) - SPARE_CALLS,
+    });
     if (!done) return notFound(c);
     if ('after_beyond' in done)
       return jsonError(
