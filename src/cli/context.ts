@@ -8,6 +8,7 @@ import { COLOR, PLAIN, type Style } from './render';
 import { note } from './notes';
 import { retryNotice } from './retry-notice';
 import { terminalText } from './terminal-text';
+import { padEnd, textWidth } from './text-width';
 
 /** `retry: false`: `--no-retry`. */
 export type GlobalOptions = {
@@ -110,10 +111,15 @@ function headerSafeToken(token: string | undefined, from: string): string | unde
   return trimmed;
 }
 
-/** Rows as aligned columns. */
+/**
+ * Rows as aligned columns, measured in the columns a terminal draws (a CJK goal, an emoji step id) and
+ * as printed: a control character in a cell is written out by terminalText before it is measured.
+ * @example table([['STEP', 'STATUS'], ['東京', 'completed']])
+ */
 export function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+  const shown = rows.map((r) => r.map(terminalText));
+  const widths = shown[0]?.map((_, i) => Math.max(...shown.map((r) => textWidth(r[i] ?? '')))) ?? [];
+  return shown
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : padEnd(cell, widths[i]!))).join('  '))
     .join('\n');
 }

@@ -15,6 +15,8 @@ import { eventDetail } from '../client/event-detail';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 import { runTimeAt, runTimeText } from '../client/run-time';
+import { terminalText } from './terminal-text';
+import { clip, padEnd, textWidth } from './text-width';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
@@ -73,16 +75,15 @@ export function parentLine(run: { parent_run_id?: string | null; parent_step_id?
 /** `1 step`, `3 steps`. */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-export const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
-
 /** A frame's step columns, measured once a frame (per row, a 10,000-step frame cost 10,000²). */
 type Columns = { idWidth: number; actionWidth: number; onPath: ReadonlySet<string> };
 
 function columnsOf(view: RunView): Columns {
   let [idWidth, actionWidth] = [4, 6];
   for (const x of view.steps) {
-    idWidth = Math.max(idWidth, x.id.length);
-    actionWidth = Math.max(actionWidth, x.action.length);
+    // As printed: a control character is written out (terminalText) and takes the columns of its escape.
+    idWidth = Math.max(idWidth, textWidth(terminalText(x.id)));
+    actionWidth = Math.max(actionWidth, textWidth(terminalText(x.action)));
   }
   return {
     idWidth: Math.min(24, idWidth),
@@ -116,9 +117,9 @@ function stepLine(s: StepView, cols: Columns, now: number, frame: number, c: Sty
   const { idWidth, actionWidth } = cols;
   const parts = [
     ` ${symbol(s, frame, c)} `,
-    (onPath ? c.bold : id)(clip(s.id, idWidth).padEnd(idWidth)),
+    (onPath ? c.bold : id)(padEnd(clip(terminalText(s.id), idWidth), idWidth)),
     ' ',
-    c.dim(clip(s.action, actionWidth).padEnd(actionWidth)),
+    c.dim(padEnd(clip(terminalText(s.action), actionWidth), actionWidth)),
     ' ',
   ];
   const time =
@@ -154,13 +155,13 @@ function stepLine(s: StepView, cols: Columns, now: number, frame: number, c: Sty
  */
 export function replacedLines(replaced: readonly ReplacedStep[], c: Style, width = 100): string[] {
   if (replaced.length === 0) return [];
-  const idWidth = Math.min(24, Math.max(4, ...replaced.map((r) => r.id.length)));
+  const idWidth = Math.min(24, Math.max(4, ...replaced.map((r) => textWidth(terminalText(r.id)))));
   const lines = [c.dim(` replaced by a later plan version (${replaced.length}):`)];
   for (const r of replaced) {
     const tries = r.history.length;
     const mark = r.status === 'failed' ? c.red('✖') : r.status === 'completed' ? c.green('✔') : c.dim('○');
     lines.push(
-      `   ${mark} ${c.dim(clip(r.id, idWidth).padEnd(idWidth))} ${c.dim(replacedStatus(r))}` +
+      `   ${mark} ${c.dim(padEnd(clip(terminalText(r.id), idWidth), idWidth))} ${c.dim(replacedStatus(r))}` +
         (tries > 0 ? c.dim(` ×${tries}`) : '') +
         // The error once: a revision's reason usually quotes it.
         (r.error && !r.replaced_by.reason.includes(r.error)

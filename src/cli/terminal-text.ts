@@ -4,8 +4,10 @@
  * a new window title, a cleared screen, OSC 52 writing the clipboard, text hidden or written over with
  * a carriage return. Control characters (C0 but tab and line feed, DEL, C1) and bidirectional controls
  * are shown as `\u001b`-style escapes instead, which inside JSON text are the same JSON. The colours
- * the CLI paints itself (src/cli/render.ts) pass.
+ * the CLI paints itself (src/cli/render.ts) pass, and so do the joiners writing needs (an emoji
+ * family, a Persian word: client/joiners.ts).
  */
+import { writtenJoiner } from '../client/joiners';
 
 const UNSAFE =
   // eslint-disable-next-line no-control-regex -- control characters are what it finds
@@ -16,7 +18,7 @@ const UNSAFE =
  * @example terminalText('goal\u001b]0;pwned\u0007') // 'goal\\u001b]0;pwned\\u0007'
  */
 export function terminalText(text: string): string {
-  return text.replace(UNSAFE, (m, colour: string | undefined) =>
-    colour ? m : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  return text.replace(UNSAFE, (m, colour: string | undefined, at: number) =>
+    colour || writtenJoiner(text, at) ? m : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }

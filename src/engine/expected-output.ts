@@ -3,6 +3,7 @@
  * empty, or whose shape contradicts what the description names, is unexpected. Deliberately lenient —
  * free text it cannot read ("a short summary") passes.
  */
+import { textStart } from '../text-cut';
 const SHAPES: [RegExp, (v: unknown) => boolean, string][] = [
   [
     /\b(list|array|items)\b/i,
@@ -44,5 +45,5 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function describe(v: unknown): string {
   const text = JSON.stringify(v) ?? String(v);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return text.length > 80 ? `${textStart(text, 77)}...` : text;
 }

@@ -7,6 +7,7 @@
  */
 import type { ErrorInfo } from '../errors';
 import { OUTPUT_LIMIT_CEILING } from '../plan/config';
+import { textStart } from '../text-cut';
 
 /** The most a step's resolved parameters may take (16 MiB): what one call may carry with room to spare. */
 export const MAX_PARAMETER_BYTES = OUTPUT_LIMIT_CEILING;
@@ -93,5 +94,5 @@ export const MAX_ERROR_MESSAGE = 16 * 1024;
 export function boundedError(error: ErrorInfo): ErrorInfo {
   const m = error.message;
   if (typeof m !== 'string' || m.length <= MAX_ERROR_MESSAGE) return error;
-  return { ...error, message: `${m.slice(0, MAX_ERROR_MESSAGE)}… (${m.length} characters in all)` };
+  return { ...error, message: `${textStart(m, MAX_ERROR_MESSAGE)}… (${m.length} characters in all)` };
 }

@@ -20,6 +20,7 @@ import {
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { issueText } from '../issue-text';
+import { clipText } from '../text-cut';
 
 /** A JSON-RPC error answer to one request. */
 export type JsonRpcRefusal = {
@@ -71,7 +72,7 @@ function issuesLine(result: ReturnType<Schema['safeParse']>): string | null {
   const line = result.error.issues
     .map((i) => `${i.path.map(String).join('.') || '(message)'}: ${issueText(i)}`)
     .join('; ');
-  return line.length > 500 ? `${line.slice(0, 500)}…` : line;
+  return clipText(line, 500);
 }
 
 /** The requests this server answers, whose params the SDK checks with these schemas. */

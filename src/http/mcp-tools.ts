@@ -16,6 +16,7 @@ import {
   type CallError,
   type CallOrError,
 } from './mcp-tool-calls';
+import { textStart } from '../text-cut';
 
 export type { ApiCall } from './mcp-tool-calls';
 
@@ -78,7 +79,7 @@ function runAnswer(
   if (ids === undefined) return boundedRun(json, chars);
   const picked = runSteps(json, ids);
   if (picked.ok) return picked.run;
-  const names = picked.unknown.slice(0, 5).map((id) => JSON.stringify(id.slice(0, 80)));
+  const names = picked.unknown.slice(0, 5).map((id) => JSON.stringify(textStart(id, 80)));
   const more = picked.unknown.length > 5 ? ` and ${picked.unknown.length - 5} more` : '';
   return {
     code: 'not_found',

@@ -6,6 +6,7 @@
  * to offer, instead of an upgrade the client has to drop.
  */
 import { WS_PROTOCOL } from '../client/ws-protocol';
+import { clipText } from '../text-cut';
 
 export type SubprotocolChoice = { ok: true; protocol: string | null } | { ok: false; message: string };
 
@@ -28,6 +29,6 @@ export function chooseSubprotocol(header: string | undefined): SubprotocolChoice
     message:
       `This WebSocket speaks the subprotocol "${WS_PROTOCOL}": offer it (with "${WS_PROTOCOL}.bearer.<base64url token>" ` +
       `beside it to carry the API token from a browser), or offer none; got ` +
-      `"${got.length > ECHO_CHARS ? `${got.slice(0, ECHO_CHARS)}…` : got}"`,
+      `"${clipText(got, ECHO_CHARS)}"`,
   };
 }

@@ -24,6 +24,7 @@ import { parseCallArgs } from './call-args';
 import { LineIndex } from './line-index';
 import { importFailed, issueAt } from './types';
 import type { ImportIssue, ImportResult } from './types';
+import { textStart } from '../text-cut';
 
 const CALL = /[ \t]*(?:(\d+)[ \t]*[.)][ \t]*)?([A-Za-z_][\w.]*)[ \t]*\(/y;
 const THOUGHT = /^Thought\s*:\s*(.*)$/i;
@@ -227,5 +228,5 @@ function lineEnd(s: string, from: number): number {
 }
 
 function clip(s: string): string {
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+  return s.length > 60 ? `${textStart(s, 57)}…` : s;
 }

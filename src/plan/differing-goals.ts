@@ -3,6 +3,7 @@
  * two disagree, for every host that takes such a request (`POST /v1/runs`, `LocalRunner.start`).
  */
 import { isRecord } from './model';
+import { textStart } from '../text-cut';
 
 /**
  * Why a request's `goal` cannot stand beside its plan: the plan names a goal of its own, another
@@ -19,5 +20,5 @@ export function differingGoals(goal: unknown, plan: unknown): string | undefined
 
 function quoted(text: string): string {
   const t = text.trim();
-  return JSON.stringify(t.length > 60 ? `${t.slice(0, 59)}…` : t);
+  return JSON.stringify(t.length > 60 ? `${textStart(t, 59)}…` : t);
 }

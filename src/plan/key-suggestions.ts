@@ -2,6 +2,7 @@
  * "Did you mean" for misspelt keys. A key silently dropped is a setting the caller believes is on, so
  * request bodies and submitted plans refuse unknown keys, naming the known key each most likely meant.
  */
+import { clipText } from '../text-cut';
 
 /**
  * zod's `error` option for a strict object: its unknown keys named with their likely meaning, every
@@ -30,7 +31,7 @@ export function unknownKeysMessage(
   let unmatched = false;
   const parts = keys.slice(0, LISTED_KEYS).map((k) => {
     const near = nearestKey(k, known) ?? knownSynonym(k, known) ?? keyWithTheseWords(k, known);
-    const shown = k.length > KEY_CHARS ? `${k.slice(0, KEY_CHARS)}…` : k;
+    const shown = clipText(k, KEY_CHARS);
     if (!near) unmatched = true;
     return near ? `"${shown}" (did you mean "${near}"?)` : `"${shown}"`;
   });

@@ -15,6 +15,7 @@ import { unknownKeys, type UnknownKey } from './parameter-keys';
 import { formatPath } from './reference-syntax';
 import type { PathSegment, Reference } from './reference-syntax';
 import { issueText } from '../issue-text';
+import { clipText } from '../text-cut';
 
 /** One way parameters do not fit: where in the step, and what is wrong there (path first). */
 export type ParameterProblem = { path: PathSegment[]; message: string };
@@ -201,7 +202,7 @@ function quoted(key: string): string {
 
 /** Keys a plan or a listed schema gives can be any length; a message shows the first 64 characters. */
 function cut(key: string): string {
-  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return clipText(key, 64);
 }
 
 function coveredByReference(

@@ -7,6 +7,7 @@
  * behind a base URL without `/v1` — is described in words, never read as an empty answer.
  */
 import { z } from 'zod';
+import { textStart } from '../text-cut';
 
 /** Tokens as the server counted them (0 when it did not say). */
 export type TokenCount = { prompt: number; completion: number };
@@ -142,9 +143,9 @@ function describeBody(value: unknown): string {
     const text = value.trim();
     if (/^\s*(<!doctype html|<html|<head|<body)/i.test(text)) {
       const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, ' ').trim();
-      return title ? `an HTML page ("${title.slice(0, 80)}")` : 'an HTML page';
+      return title ? `an HTML page ("${textStart(title, 80)}")` : 'an HTML page';
     }
-    return text === '' ? 'an empty body' : `text, not JSON ("${text.replace(/\s+/g, ' ').slice(0, 80)}")`;
+    return text === '' ? 'an empty body' : `text, not JSON ("${textStart(text.replace(/\s+/g, ' '), 80)}")`;
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value).slice(0, 8);

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { EdgeplanError } from '../errors';
+import { textStart } from '../text-cut';
 
 const VERDICT_KEYS = ['ok', 'met', 'pass', 'passed', 'satisfied'] as const;
 
@@ -19,7 +20,10 @@ const VerdictSchema = z.looseObject({
  */
 export function parseVerdict(text: string): { ok: boolean; reason: string } {
   const unreadable = (why: string) =>
-    new EdgeplanError('judge_unreadable', `The judge's answer ${why}: ${JSON.stringify(text.slice(0, 200))}`);
+    new EdgeplanError(
+      'judge_unreadable',
+      `The judge's answer ${why}: ${JSON.stringify(textStart(text, 200))}`,
+    );
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   if (start < 0 || end < start) throw unreadable('holds no JSON object');

@@ -17,6 +17,7 @@ import type { AttemptOutcome } from './reliability';
 import { summarizeFindings } from './repair';
 import type { TraceEntry } from './types';
 import { log } from '../log';
+import { textStart } from '../text-cut';
 
 /** Largest prompt or answer (characters) stored per attempt; D1 rows stay well under their limit. */
 const MAX_STORED_CHARS = 200_000;
@@ -218,6 +219,6 @@ export function explainUnreadable(
 
 function cap(text: string): string {
   return text.length > MAX_STORED_CHARS
-    ? `${text.slice(0, MAX_STORED_CHARS)}… (cut at ${MAX_STORED_CHARS} characters)`
+    ? `${textStart(text, MAX_STORED_CHARS)}… (cut at ${MAX_STORED_CHARS} characters)`
     : text;
 }

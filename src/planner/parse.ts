@@ -10,6 +10,7 @@ import { FINAL_OUTPUT_KEY } from '../plan/final-output';
 import { isRecord } from '../plan/model';
 import { collectReferences } from '../plan/references';
 import { fencedBlocks, jsonRegions, readJson } from './json-text';
+import { textStart } from '../text-cut';
 
 /** Which of the accepted shapes the answer was in. */
 export type OutputFormat = 'plan' | 'steps' | 'seed003' | 'ndjson' | 'subtasks' | 'graph';
@@ -113,7 +114,7 @@ export function readNdjsonLine(raw: string): NdjsonLine | null {
   const read = readJson(line.replace(/,$/, ''));
   if (!read.ok) return { kind: 'invalid', error: `Invalid JSON line: ${read.error}` };
   if (!isRecord(read.value))
-    return { kind: 'invalid', error: `The line ${line.slice(0, 80)} is not a JSON object` };
+    return { kind: 'invalid', error: `The line ${textStart(line, 80)} is not a JSON object` };
   const item = read.value;
   const kind = typeof item.type === 'string' ? item.type : undefined;
   if (kind === 'step' && isRecord(item.step)) return { kind: 'step', step: toStep(item.step) };

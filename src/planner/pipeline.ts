@@ -24,6 +24,7 @@ import { resolveTemplate } from './template-store';
 import type { TemplateChoice } from './template-store';
 import { renderPrompt } from './templates';
 import type { PlanningOutcome, PlannerDeps, PlanRequest, TraceEntry } from './types';
+import { clipText } from '../text-cut';
 
 const DEFAULTS = RunConfigSchema.parse({});
 
@@ -236,7 +237,7 @@ export function parseModelList(value: unknown): string[] {
 }
 
 function truncate(text: string, max = 120): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  return clipText(text, max);
 }
 
 function lowerFirst(text: string): string {

@@ -6,6 +6,7 @@
 import type { ToolDescription } from '../executor/registry';
 import type { Strategy } from '../plan/model';
 import type { PlannerLimits, PlannerState } from './contracts';
+import { textStart } from '../text-cut';
 
 /** Largest JSON (characters) quoted for one value in a prompt; longer values are cut. */
 const MAX_VALUE_CHARS = 2_000;
@@ -150,7 +151,7 @@ function quote(value: unknown): string {
   } catch {
     s = String(value);
   }
-  return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}… (cut)` : s;
+  return s.length > MAX_VALUE_CHARS ? `${textStart(s, MAX_VALUE_CHARS)}… (cut)` : s;
 }
 
 /** A JSON schema as one line, without `$schema` and the safe-integer bounds zod adds everywhere. */

@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../plan/findings';
 import type { ChatMessage } from './chat';
+import { clipText } from '../text-cut';
 
 const MAX_QUOTED_ANSWER = 8_000;
 const MAX_FINDINGS = 30;
@@ -22,7 +23,7 @@ export function repairMessages(
   answer: string,
   problem: Problem,
 ): ChatMessage[] {
-  const quoted = answer.length > MAX_QUOTED_ANSWER ? `${answer.slice(0, MAX_QUOTED_ANSWER)}…` : answer;
+  const quoted = clipText(answer, MAX_QUOTED_ANSWER);
   return [
     ...first,
     { role: 'assistant', content: quoted || '(empty answer)' },

@@ -2,8 +2,10 @@
  * Characters that change how text reads without being seen — bidirectional overrides and isolates,
  * zero-width characters, control characters — made visible wherever the dashboard shows text a plan,
  * a model or a tool wrote. An approver reads the plan to decide on it: "pay \u202E01$ ot" drawn as the
- * browser draws it shows something else than what runs (Trojan Source, CVE-2021-42574).
+ * browser draws it shows something else than what runs (Trojan Source, CVE-2021-42574). The joiners
+ * writing needs stay (an emoji family, a Persian word: client/joiners.ts).
  */
+import { writtenJoiner } from '../client/joiners';
 
 // Bidi marks, embeddings, overrides and isolates; zero-width and invisible format characters; C0 and
 // C1 controls other than tab, line feed and carriage return (JSON.stringify escapes C0, not C1 nor the others).
@@ -18,7 +20,7 @@ const hex = (c: string) => c.charCodeAt(0).toString(16).toUpperCase().padStart(4
  * @example visibleText('pay \u202E01$') // 'pay [U+202E]01$'
  */
 export function visibleText(s: string): string {
-  return s.replace(HIDDEN, (c) => `[U+${hex(c)}]`);
+  return s.replace(HIDDEN, (c, at: number) => (writtenJoiner(s, at) ? c : `[U+${hex(c)}]`));
 }
 
 /**
@@ -27,5 +29,7 @@ export function visibleText(s: string): string {
  * @example visibleJson(JSON.stringify({ to: 'x\u202Ey' })) // '{"to":"x\\u202ey"}'
  */
 export function visibleJson(json: string): string {
-  return json.replace(HIDDEN, (c) => `\\u${hex(c).toLowerCase()}`);
+  return json.replace(HIDDEN, (c, at: number) =>
+    writtenJoiner(json, at) ? c : `\\u${hex(c).toLowerCase()}`,
+  );
 }

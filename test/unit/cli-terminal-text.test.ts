@@ -23,4 +23,10 @@ describe('text the CLI writes to a terminal', () => {
     const value = { goal: 'ok\u001b[2J\u009b\u2066' };
     expect(JSON.parse(terminalText(JSON.stringify(value)))).toEqual(value);
   });
+
+  it('keeps the joiners writing needs — an emoji family, a Persian word — and writes out the others', () => {
+    for (const written of ['👩\u200D👩\u200D👧', '🏳️\u200D🌈', 'می\u200Cخواهم'])
+      expect(terminalText(written)).toBe(written);
+    expect(terminalText('pa\u200Dy \u200C')).toBe('pa\\u200dy \\u200c');
+  });
 });

@@ -21,4 +21,15 @@ describe('hidden characters in the dashboard', () => {
     expect(json).toContain('"bob\\u202e\\u2066\\u200f\\u200b\\ufeff\\u0085\\u061c\\u0007@x"');
     expect(JSON.parse(json)).toEqual(value);
   });
+
+  it('keeps the joiners writing needs — emoji sequences, Persian and Hindi words — and writes out the others', () => {
+    for (const written of ['👩\u200D👩\u200D👧', '🏳️\u200D🌈', '👩🏽\u200D💻', 'می\u200Cخواهم', 'क्\u200Dष'])
+      expect(visibleText(written)).toBe(written);
+    expect(visibleText('pa\u200Dy')).toBe('pa[U+200D]y');
+    expect(visibleText('a\u200Cb')).toBe('a[U+200C]b');
+    expect(visibleText('👩\u200D')).toBe('👩[U+200D]');
+    expect(visibleJson(JSON.stringify({ who: '👩\u200D👧 x\u200Dy' }))).toBe(
+      '{"who":"👩\u200D👧 x\\u200dy"}',
+    );
+  });
 });

@@ -1,8 +1,8 @@
 /** `tools`: the tools plans may call, and what an MCP server lists that plans cannot call, with why. */
 import type { Command } from 'commander';
 import { table, type Context } from '../context';
+import { clip } from '../text-width';
 import { EXIT } from '../exit-codes';
-import { clip } from '../render';
 
 type Done = (code: number) => void;
 

@@ -8,6 +8,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { statusLike } from './llm-error-text';
 import { LlmBodyError, LlmClientError, LlmUserAbortError } from './llm-errors';
+import { clipText } from '../../text-cut';
 
 /**
  * The chunks of an SSE response, as parsed JSON (`unknown`: completion-shape.ts reads them). Leaving
@@ -61,7 +62,7 @@ function parseEvent(data: string): unknown {
     return JSON.parse(data) as unknown;
   } catch {
     throw new LlmClientError(
-      `Error reading response: malformed server-sent event JSON: ${data.length > 200 ? `${data.slice(0, 200)}…` : data}`,
+      `Error reading response: malformed server-sent event JSON: ${clipText(data, 200)}`,
     );
   }
 }

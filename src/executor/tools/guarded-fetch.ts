@@ -4,6 +4,7 @@
  */
 import { ToolError } from '../../errors';
 import { checkHost, type Allowlist } from './address-policy';
+import { textStart } from '../../text-cut';
 
 /** Redirects followed before giving up with `too_many_redirects`. */
 export const MAX_REDIRECTS = 5;
@@ -81,7 +82,7 @@ export function parseTarget(raw: string, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new ToolError('invalid_url', `Not a valid URL: ${raw.slice(0, 200)}`, { retryable: false });
+    throw new ToolError('invalid_url', `Not a valid URL: ${textStart(raw, 200)}`, { retryable: false });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     const message = `Only http and https URLs are allowed, got ${url.protocol}`;
@@ -107,6 +108,6 @@ export function redact(url: URL | string): string {
     const u = typeof url === 'string' ? new URL(url) : url;
     return `${u.origin}${u.pathname}`;
   } catch {
-    return String(url).slice(0, 200);
+    return textStart(String(url), 200);
   }
 }

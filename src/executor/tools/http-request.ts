@@ -14,6 +14,7 @@ import { defineTool, type ToolContext } from '../registry';
 import { parseAllowlist, type Allowlist } from './address-policy';
 import { guardedFetch, redact } from './guarded-fetch';
 import { decodeBody, readLimited } from './http-body';
+import { clipText } from '../../text-cut';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -188,5 +189,5 @@ function encodeBody(body: unknown, headers: Headers): string | undefined {
 
 /** At most 64 characters of a server's header text, marked when cut. */
 function clip(text: string): string {
-  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
+  return clipText(text, 64);
 }

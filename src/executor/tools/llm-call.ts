@@ -16,6 +16,7 @@ import {
   toLlmError,
   LLM_NOT_CONFIGURED_MESSAGE,
 } from './openai-client';
+import { textStart } from '../../text-cut';
 
 const JSON_INSTRUCTION = 'Respond with a single JSON object and nothing else.';
 
@@ -153,7 +154,7 @@ function parseJsonContent(content: string, model: string): unknown {
     }
   }
   // Retryable: sampling again often yields valid JSON.
-  throw new ToolError('invalid_json', `${model} was asked for JSON but answered: ${content.slice(0, 200)}`);
+  throw new ToolError('invalid_json', `${model} was asked for JSON but answered: ${textStart(content, 200)}`);
 }
 
 function sliceBetween(text: string, open: string, close: string): string | undefined {

@@ -4,6 +4,7 @@
  * (Workers AI, AI Gateway) `{errors: [{message, code}]}`, a proxy's HTML page or plain text — and
  * what the user can change about it. Pure string work over `LlmApiError`'s fields (llm-errors.ts).
  */
+import { clipText } from '../../text-cut';
 
 /** The longest quote kept from a server's error (an HTML page or a stack trace can be kilobytes). */
 const MAX_WORDS = 300;
@@ -149,5 +150,5 @@ function stripTags(html: string): string {
 }
 
 function cap(text: string): string {
-  return text.length > MAX_WORDS ? `${text.slice(0, MAX_WORDS)}…` : text;
+  return clipText(text, MAX_WORDS);
 }

@@ -25,6 +25,7 @@ import { MCP_API_TOOLS, type ApiCall, type McpApiTool } from '../mcp-tools';
 import { openApiDocument } from '../openapi';
 import { ACCESS_JWT_HEADER } from '../middleware/access-auth';
 import type { App, AppEnv } from '../types';
+import { clipText } from '../../text-cut';
 
 const SERVER_INFO = { name: 'edgeplan', version: '0.1.0' };
 
@@ -128,7 +129,7 @@ export function registerMcpRoutes(app: App): void {
 function unknownToolMessage(name: string): string {
   const names = MCP_API_TOOLS.map((t) => t.name);
   const near = nearestKey(name, names);
-  const shown = name.length > 80 ? `${name.slice(0, 80)}…` : name;
+  const shown = clipText(name, 80);
   return `Unknown tool "${shown}"${near ? ` (did you mean "${near}"?)` : ''}; the tools are ${names.join(', ')}`;
 }
 

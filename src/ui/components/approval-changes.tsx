@@ -8,6 +8,7 @@
  */
 import { changedStepText, revisionCauseText, type ApprovalChanges as Changes } from '../../client';
 import { visibleJson, visibleText } from '../visible-text';
+import { clipText } from '../../text-cut';
 
 /** Longest old or new parameter value shown inline; the plan table below has it whole. */
 const VALUE_SHOWN = 120;
@@ -79,5 +80,5 @@ function shown(params: unknown, key: string): string {
       : undefined;
   if (v === undefined) return '–';
   const json = visibleJson(JSON.stringify(v) ?? 'null');
-  return json.length > VALUE_SHOWN ? `${json.slice(0, VALUE_SHOWN)}…` : json;
+  return clipText(json, VALUE_SHOWN);
 }

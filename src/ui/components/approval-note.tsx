@@ -24,7 +24,10 @@ export function ApprovalNote({ view }: { view: RunView }) {
         // it was established follows it (verified by Access, typed on the link …) when the event says.
         <>
           {' '}
-          by <span data-approver>{visibleText(quotedName(a.approver, a.approver_via))}</span>
+          by{' '}
+          <span data-approver dir="auto">
+            {visibleText(quotedName(a.approver, a.approver_via))}
+          </span>
           {nameSourceNote(a.approver_via) ? (
             <span class="name-source" data-name-source={a.approver_via}>
               {nameSourceNote(a.approver_via)}
@@ -37,7 +40,10 @@ export function ApprovalNote({ view }: { view: RunView }) {
       ) : null}
       {a.comment ? (
         <>
-          : <q class="comment">{visibleText(a.comment)}</q>
+          :{' '}
+          <q class="comment" dir="auto">
+            {visibleText(a.comment)}
+          </q>
         </>
       ) : null}
       {edit ? (

@@ -8,6 +8,7 @@ import { JsonBlock } from './json-block';
 import type { RunEvent } from '../../client';
 import { eventDetail } from '../../client/event-detail';
 import { visibleJson, visibleText } from '../visible-text';
+import { textStart } from '../../text-cut';
 
 /** Rows drawn at first, and added by "earlier". */
 const PAGE = 500;
@@ -116,7 +117,7 @@ function EventRow({
         {detail ? <span class="summary">{detail}</span> : null}
         <code class="payload">
           {payload.length > CUT
-            ? `${payload.slice(0, CUT)}… (${payload.length.toLocaleString()} chars)`
+            ? `${textStart(payload, CUT)}… (${payload.length.toLocaleString()} chars)`
             : payload}
         </code>
       </span>

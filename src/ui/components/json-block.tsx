@@ -5,6 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { visibleJson } from '../visible-text';
+import { textStart } from '../../text-cut';
 
 /** The characters drawn at most. */
 export const DRAWN = 2_000_000;
@@ -34,7 +35,7 @@ export function JsonBlock({ value, file, text: given }: { value?: unknown; file:
           </a>
         ) : null}
       </p>
-      <pre class="full">{text.slice(0, DRAWN)}…</pre>
+      <pre class="full">{textStart(text, DRAWN)}…</pre>
     </div>
   );
 }

@@ -79,7 +79,9 @@ export function PlanSteps({
                   {/* What the step is for, in the planner's words: an approver reads an LLM's plan by it. */}
                   {/* Not the action again (what a plan written without descriptions gets). */}
                   {s.description && s.description !== action ? (
-                    <div class="description">{visibleText(s.description)}</div>
+                    <div class="description" dir="auto">
+                      {visibleText(s.description)}
+                    </div>
                   ) : null}
                 </td>
                 <td>{action}</td>

@@ -24,7 +24,10 @@ export function RunOutcome({
         {decidedText(ending) ? ` ${visibleText(decidedText(ending))}` : ''}
         {ending.comment ? (
           <>
-            : <q class="comment">{visibleText(ending.comment)}</q>
+            :{' '}
+            <q class="comment" dir="auto">
+              {visibleText(ending.comment)}
+            </q>
           </>
         ) : (
           ' (no comment)'

@@ -32,6 +32,8 @@ export function RunTitle({
       <h1
         ref={headingRef}
         class={wholeGoal ? 'whole' : undefined}
+        // A goal in Arabic or Hebrew reads right to left, its punctuation where its writer put it.
+        dir="auto"
         title={visibleText(goal)}
         // A long goal is cut to a line; a click (or Enter) shows it whole. Only to the eye: a screen
         // reader reads it whole either way, so no expanded state (nor a button role whose name, the

@@ -121,7 +121,7 @@ export function StepPanel({
         {step.planned.description && step.planned.description !== step.action ? (
           <>
             <dt>Description</dt>
-            <dd>{visibleText(step.planned.description)}</dd>
+            <dd dir="auto">{visibleText(step.planned.description)}</dd>
           </>
         ) : null}
         {step.round ? (
@@ -181,7 +181,9 @@ export function StepPanel({
           <>
             <dt>Answered by</dt>
             <dd>
-              <span data-answered-by>{visibleText(quotedName(step.answered_by, step.answered_by_via))}</span>
+              <span data-answered-by dir="auto">
+                {visibleText(quotedName(step.answered_by, step.answered_by_via))}
+              </span>
               {nameSourceNote(step.answered_by_via) ? (
                 // How the name was established: verified by Access, or a label as given.
                 <span class="name-source muted" data-name-source={step.answered_by_via}>

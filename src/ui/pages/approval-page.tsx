@@ -139,7 +139,9 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
             ? `Approve version ${data.changes.plan_version} of this plan?`
             : 'Approve this plan?'}
       </h1>
-      <p class="goal">{visibleText(data.goal)}</p>
+      <p class="goal" dir="auto">
+        {visibleText(data.goal)}
+      </p>
       <p class="muted">
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''}

@@ -185,7 +185,7 @@ export function RunsPage() {
                 </td>
                 <td class="created">{r.created_at.replace('T', ' ').slice(0, 19)}</td>
                 {/* Cut to a line (three on a phone): whole on hover. */}
-                <td class="goal" title={visibleText(r.goal)}>
+                <td class="goal" dir="auto" title={visibleText(r.goal)}>
                   {/* A plan submitted without one: said, not a blank that reads as not loaded. */}
                   {r.goal.trim() === '' ? <span class="muted">no goal</span> : visibleText(r.goal)}
                 </td>
