@@ -26,6 +26,12 @@ describe('the world’s text in the CLI', { timeout: 60_000 }, () => {
     const goals = ['a'.repeat(58) + FAMILY + ' and more', '東京'.repeat(40), 'e\u0301'.repeat(70)];
     const ids = [];
     for (const goal of goals) ids.push(await awaitingRun(goal));
+    // The run list is the D1 index, written beside the run's creation: wait until it lists all three.
+    for (let tries = 0; tries < 100; tries++) {
+      const page = (await api('GET', '/v1/runs?limit=50')) as { runs: { run_id: string }[] };
+      if (ids.every((id) => page.runs.some((r) => r.run_id === id))) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const listed = edgeplanSync(['runs', '--limit', '50']);
     expect(listed.code).toBe(0);
     expect(listed.out).not.toContain('\uFFFD');
