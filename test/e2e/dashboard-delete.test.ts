@@ -84,13 +84,19 @@ describe('the dashboard’s Delete', () => {
     await waitForStatus(second, 'failed');
     const remove = (id: string) => fetch(`${env.server.base}/v1/runs/${id}`, { method: 'DELETE' });
 
-    // The page reads the run's events over its socket, and an ending event makes it read the run again
-    // — which, after the DELETE below, finds it gone and shows "Run deleted" by itself (raced against
-    // the click on a busy machine). Here the click must be what finds the run gone, so the run is
-    // deleted once the page has read it all: a watch closes its socket after an ended run's last event.
+    // The page reads the run's past and follows it, and an ending event makes it read the run again —
+    // which, after the DELETE below, finds it gone and shows "Run deleted" by itself (raced against the
+    // click on a busy machine). Here the click must be what finds the run gone, so the run is deleted
+    // once the page has read it all: an ended run's page reads its past in pages, then its watch asks
+    // the run's status once and ends (no socket); a watch on a socket closes it after the last event.
     let readAll!: Promise<void>;
     const reading = (page: Page) => {
-      readAll = new Promise((resolve) => page.on('websocket', (ws) => ws.on('close', () => resolve())));
+      readAll = new Promise<void>((resolve) => {
+        page.on('websocket', (ws) => ws.on('close', () => resolve()));
+        page.on('response', (r) => {
+          if (/\/v1\/runs\/[^/?]+\/status/.test(r.url())) resolve();
+        });
+      }).then(() => page.waitForLoadState('networkidle'));
       return Promise.resolve();
     };
     const one = await open(`/#/runs/${first}`, reading);
