@@ -53,9 +53,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A completed run of 500 echo steps: 1,500 events and more, two pages of 1,000. */
-async function manyEvents(): Promise<{ runId: string; lastSeq: number }> {
-  const steps = Array.from({ length: 500 }, (_, i) => ({
+/** A run of `count` echo steps, 50 at a time, with `config` beside; its id. */
+async function echoRun(count: number, goal: string, config: Record<string, unknown> = {}): Promise<string> {
+  const steps = Array.from({ length: count }, (_, i) => ({
     id: `s${i}`,
     action: 'demo.echo',
     parameters: { i },
@@ -64,11 +64,16 @@ async function manyEvents(): Promise<{ runId: string; lastSeq: number }> {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      plan: { goal: 'many events', steps },
-      config: { execution_mode: 'parallel', max_parallel: 50, max_steps: 500 },
+      plan: { goal, steps },
+      config: { execution_mode: 'parallel', max_parallel: 50, max_steps: count, ...config },
     }),
   });
-  const { run_id } = (await created.json()) as { run_id: string };
+  return ((await created.json()) as { run_id: string }).run_id;
+}
+
+/** A completed run of 500 echo steps: 1,500 events and more, two pages of 1,000. */
+async function manyEvents(): Promise<{ runId: string; lastSeq: number }> {
+  const run_id = await echoRun(500, 'many events');
   const ended = await fetch(`${server!.base}/v1/runs/${run_id}/wait?until=terminal&timeout_s=50`);
   const { run } = (await ended.json()) as { run: { status: string; last_seq: number } };
   expect(run.status).toBe('completed');
@@ -140,20 +145,7 @@ it('shows the start of a large output and says how long it is and where the whol
 it('draws a fast run’s live view on a terminal a frame a tick, not a frame an event', async () => {
   // 1,500 echo steps 50 at a time, held for approval: the watch begins before it runs, and once it is
   // approved its 4,500 events and more come in a second or two, every one of them live.
-  const steps = Array.from({ length: 1500 }, (_, i) => ({
-    id: `s${i}`,
-    action: 'demo.echo',
-    parameters: { i },
-  }));
-  const created = await fetch(`${server!.base}/v1/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      plan: { goal: 'a fast run watched', steps },
-      config: { execution_mode: 'parallel', max_parallel: 50, max_steps: 1500, require_plan_approval: true },
-    }),
-  });
-  const { run_id } = (await created.json()) as { run_id: string };
+  const run_id = await echoRun(1500, 'a fast run watched', { require_plan_approval: true });
   // On a pseudo-terminal (util-linux script), its input not one: the live view, drawn in place, asks
   // nothing (the test approves through the API).
   const command = `stty cols 120 rows 40; '${process.execPath}' '${cli}' watch ${run_id} < /dev/null`;
