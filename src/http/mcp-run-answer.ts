@@ -15,6 +15,7 @@
 import { outputRef, varRef } from '../engine/snapshot';
 import { valueHref } from '../engine/value-budget';
 import { utf8Bytes } from '../engine/value-limits';
+import { textStart } from '../text-cut';
 
 /** Most characters of run JSON one `/mcp` answer carries (about 20,000 tokens: a tool result a model can read). */
 export const MCP_RUN_CHARS = 60_000;
@@ -38,10 +39,12 @@ export type PartialNote = {
   message: string;
 };
 
+/** Fewer characters than any step takes (its status and detail alone): past this, no other step fits. */
+const MIN_STEP_CHARS = 100;
 /** Room kept for the `partial` note itself. */
 const NOTE_CHARS = 1_500;
 /** In an answer in part, the state variables together past this are one marker (`state` reads them). */
-const STATE_CHARS = 10 * 4_000;
+const STATE_CHARS = 10 * MCP_VALUE_CHARS;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const chars = (v: unknown): number => JSON.stringify(v ?? null).length;
@@ -148,11 +151,10 @@ function elidedRun(run: Json, max: number): { run: Json; elided: number } {
   };
 }
 
-/** `text` whole while it is at most `max` characters; else its start and how long it is. */
+/** `text` whole while it is at most `max` characters; else its start (whole graphemes) and how long it is. */
 function cutText(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length.toLocaleString('en-US')} characters)`;
+  return `${textStart(text, max)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 /**
@@ -177,6 +179,8 @@ export function boundedRun(run: Json, wholeChars: number): Json & { partial?: Pa
   const entry = (map: unknown, id: string): number =>
     isObject(map) && map[id] !== undefined ? chars(map[id]) + chars(id) + 2 : 0;
   for (const id of order) {
+    // No step is that small: the rest of a 100,000-step run is not measured one by one.
+    if (left < MIN_STEP_CHARS) break;
     const cost =
       chars(planSteps.get(id)) +
       entry(small.step_statuses, id) +
