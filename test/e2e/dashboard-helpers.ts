@@ -70,47 +70,6 @@ export function dashboardHelpers(ctx: () => { base: string; browser: Browser }) 
 }
 
 /**
- * Runs in the page before its scripts (`page.addInitScript(slowWebSockets, ms)`): every WebSocket
- * hands on each of its messages `ms` after the one before, so the page reads a run's past events over
- * many frames, as on a slow link — after the snapshot (`GET /v1/runs/:id`) has long arrived.
- */
-export function slowWebSockets(ms: number) {
-  const Real = window.WebSocket;
-  class Slow extends EventTarget {
-    private ws: WebSocket;
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super();
-      this.ws = new Real(url, protocols);
-      let chain = Promise.resolve();
-      const later = (e: Event) => {
-        chain = chain.then(
-          () =>
-            new Promise<void>((r) =>
-              setTimeout(() => {
-                this.dispatchEvent(e);
-                r();
-              }, ms),
-            ),
-        );
-      };
-      this.ws.addEventListener('open', () => this.dispatchEvent(new Event('open')));
-      this.ws.addEventListener('message', (e) => later(new MessageEvent('message', { data: e.data })));
-      this.ws.addEventListener('error', () => later(new Event('error')));
-      this.ws.addEventListener('close', (e) =>
-        later(new CloseEvent('close', { code: e.code, reason: e.reason })),
-      );
-    }
-    send(data: string) {
-      this.ws.send(data);
-    }
-    close(code?: number, reason?: string) {
-      this.ws.close(code, reason);
-    }
-  }
-  window.WebSocket = Slow as unknown as typeof WebSocket;
-}
-
-/**
  * Runs in the page before its scripts: every button the page ever draws in `main` (its label) is kept
  * in `window.buttonsSeen`, and every text of the run's status badge in `window.badgesSeen`, however
  * briefly it was there.

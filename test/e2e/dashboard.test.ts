@@ -5,7 +5,7 @@
  * failed step. Screenshots of each page go to test-results/screenshots/ for a person to review.
  */
 import { describe, expect, it } from 'vitest';
-import { askThenUse, holdWebSockets, recordButtons, slowWebSockets, type Json } from './dashboard-helpers';
+import { askThenUse, holdWebSockets, recordButtons, type Json } from './dashboard-helpers';
 import { dashboardSetup, type DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
@@ -384,8 +384,11 @@ describe('the dashboard', () => {
     const page = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    // The events come a frame or more apart: the page passes through the run's earlier states.
-    await page.addInitScript(slowWebSockets, 60);
+    // The past's pages come late: the run's snapshot is drawn long before its events are read.
+    await page.route('**/v1/runs/*/events?*', async (route) => {
+      await new Promise((r) => setTimeout(r, 500));
+      await route.fallback();
+    });
     await page.addInitScript(recordButtons);
     const seen = () =>
       page.evaluate(() => [...(window as unknown as { buttonsSeen: Set<string> }).buttonsSeen]);
