@@ -173,11 +173,13 @@ export function useRun(runId: string): LiveRun {
         }
       } catch (err) {
         if (ac.signal.aborted) return;
-        // Out of reach: the service this page came from went away (before the watch reached it, or
-        // for longer than it waits). An outage, said calmly, and followed again a little later rather
-        // than a run shown frozen. Other errors (404) stay shown.
-        if (err instanceof EdgeplanApiError && err.code === 'unreachable') {
-          setReconnecting(true);
+        // Out of reach — the service this page came from went away (before the watch reached it, or
+        // for longer than it waits) — or back but refusing the run for now (a `503 run_newer_format`
+        // after a rollback, met by a watch that had not reached the service yet): an outage, said
+        // calmly with what the service answered, and followed again a little later rather than a run
+        // shown frozen behind an error. Other errors (404) stay shown.
+        if (err instanceof EdgeplanApiError && isTransient(err)) {
+          refusedForNow(err);
           retry = setTimeout(() => setNonce((n) => n + 1), RECONNECT_MS);
           return;
         }
@@ -189,7 +191,7 @@ export function useRun(runId: string): LiveRun {
       ac.abort();
       clearTimeout(retry);
     };
-  }, [runId, nonce, refresh]);
+  }, [runId, nonce, refresh, refusedForNow]);
 
   // Back when the service answers again, should the watch not say so first (a snapshot read that
   // failed while the watch itself kept its connection).
