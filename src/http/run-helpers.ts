@@ -56,6 +56,26 @@ export function stubFor(c: Context<AppEnv>): RunObject | null {
   return RUN_ID_PATTERN.test(id) ? runObject(c.env.PLAN_RUN, id) : null;
 }
 
+/**
+ * `400 invalid_request` for a seq the run never had — `seq` (`{after}` or `{at}`) past its last event,
+ * `lastSeq` — then `hint`: what to pass instead. Its details hold both seqs.
+ * @example return pastLastEvent(c, { after: 12 }, 7, "pass a seq of this run's, or 0 for all");
+ */
+export function pastLastEvent(
+  c: Context<AppEnv>,
+  seq: { after: number } | { at: number },
+  lastSeq: number,
+  hint: string,
+) {
+  const [[name, value]] = Object.entries(seq) as [[string, number]];
+  return jsonError(
+    c,
+    'invalid_request',
+    `${name} ${value} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${lastSeq}): ${hint}`,
+    { ...seq, last_seq: lastSeq },
+  );
+}
+
 export function notFound(c: Context<AppEnv>) {
   return jsonError(c, 'not_found', `No run "${echoed(c.req.param('id') ?? '')}"`);
 }

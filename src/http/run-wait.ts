@@ -24,10 +24,11 @@ export type WaitOptions = {
 
 /**
  * The run when the wait ended, and whether it ended because the time was up; `after_beyond`: an
- * `any_change` wait's `after` is past the run's last event (its seq given), refused before waiting;
+ * `any_change` wait's `after` (given back) is past the run's last event (its seq), refused before waiting;
  * null: no such run.
  */
-export type WaitOutcome = { run: ServedRun; timed_out: boolean } | { after_beyond: number } | null;
+export type WaitOutcome =
+  { run: ServedRun; timed_out: boolean } | { after: number; after_beyond: number } | null;
 
 /** A socket that closed at once is opened again after this long, not in a tight loop. */
 const REOPEN_DELAY_MS = 250;
@@ -49,7 +50,7 @@ export async function waitForRun(stub: RunObject, opts: WaitOptions): Promise<Wa
   // key): the wait would answer only once the run passed it, every event up to it unseen, and a
   // client waiting without a limit would wait for ever.
   if (opts.until === 'any_change' && opts.after !== undefined && opts.after > now.last_seq)
-    return { after_beyond: now.last_seq };
+    return { after: opts.after, after_beyond: now.last_seq };
   const after = opts.after ?? now.last_seq;
   let bell: EventBell | null = null;
   try {

@@ -4,15 +4,13 @@
  * The MCP tool `wait_for_run` is this route.
  */
 import { createRoute } from '@hono/zod-openapi';
-import { jsonError } from '../errors';
 import { errorResponses, V1_SECURITY } from '../openapi';
-import { notFound, stubFor, tags } from '../run-helpers';
+import { notFound, pastLastEvent, stubFor, tags } from '../run-helpers';
 import { waitForRun } from '../run-wait';
 import { RunIdParamSchema, WaitQuerySchema } from '../schemas/run';
 import { RunWaitSchema } from '../schemas/run-views';
 import { MAX_WAIT_S } from '../wait-condition';
 import type { App } from '../types';
-import { echoed } from '../echoed';
 import { subrequestLimit } from '../../durable/subrequest-budget';
 
 /** Calls of a wait's request kept back for what comes before it (a rate limit, Access's keys). */
@@ -53,13 +51,12 @@ export function registerRunWaitRoutes(app: App): void {
     });
     if (!done) return notFound(c);
     if ('after_beyond' in done)
-      return jsonError(
+      return pastLastEvent(
         c,
-        'invalid_request',
-        `after ${q.after} is past the last event of run "${echoed(c.req.param('id') ?? '')}" (seq ${done.after_beyond}): ` +
-          'the wait would answer only once the run passed it, its events up to it unseen. Pass a seq of ' +
+        { after: done.after },
+        done.after_beyond,
+        'the wait would answer only once the run passed it, its events up to it unseen. Pass a seq of ' +
           "this run's (its last_seq, or next_after from its events), or leave after out to count from its last event.",
-        { after: q.after, last_seq: done.after_beyond },
       );
     return c.json(done, 200);
   });
