@@ -4,7 +4,7 @@
  * one report, so a layer of parallel steps costs one transaction; lost ones (an eviction or crash took
  * the instance) found and re-run with the same idempotency key.
  */
-import { actionFor, stepDef } from '../engine/decide';
+import { actionFor, stepDef } from '../engine/step-definition';
 import type { StepOutcome } from '../engine/machine';
 import type { RunState } from '../engine/state';
 import { deferredOf } from '../executor/deferred';

@@ -5,7 +5,7 @@
  * asked, since an asked one would keep the run waiting. Found so, it survives a crash as well as the
  * answer that frees the run.
  */
-import { actionFor, stepDef } from '../engine/decide';
+import { actionFor, stepDef } from '../engine/step-definition';
 import type { RunState } from '../engine/state';
 
 /** The tool that asks a person (runtime-tools.ts). */

@@ -14,7 +14,7 @@
  */
 import type { MachineInput } from '../engine/machine-types';
 import type { RunState } from '../engine/state';
-import { stepDef } from '../engine/decide';
+import { stepDef } from '../engine/step-definition';
 import type { ErrorInfo } from '../errors';
 import { log } from '../log';
 

@@ -4,7 +4,7 @@
  * stale one changes nothing.
  */
 import { TERMINAL_RUN_STATUSES } from '../plan/model';
-import { actionFor, stepDef } from './decide';
+import { actionFor, stepDef } from './step-definition';
 import type { EventDraft } from './events';
 import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { checkExpected, reportUnexpected } from './output-reflection';

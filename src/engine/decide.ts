@@ -23,6 +23,7 @@ import {
   decideTokenBudget,
 } from './decide-revision';
 import { decideNavigation } from './tea-navigation';
+import { actionFor, stepDef, stepTimeoutMs } from './step-definition';
 
 export type { DecideContext } from './decide-context';
 export { revisionAllowed, revisionPossible } from './decide-revision';
@@ -263,7 +264,7 @@ function schedule(
   rt: StepRuntime,
   fallback: boolean,
 ): EventDraft {
-  const action = fallback ? fallbackAction(step) : step.action;
+  const { action } = actionFor(step, fallback);
   const timeout = stepTimeoutMs(state, step);
   return draft(
     'StepScheduled',
@@ -364,32 +365,6 @@ function finalOutput(state: RunState, results: ResultStore): unknown {
   const out: Record<string, unknown> = {};
   for (const id of done) out[id] = results.getOutput(id).value ?? null;
   return out;
-}
-
-function fallbackAction(step: PlanStep): string {
-  const fb = step.fallback_action!;
-  return typeof fb === 'string' ? fb : fb.action;
-}
-
-/** The tool and parameters an attempt runs: the step's own, or its fallback's. */
-export function actionFor(
-  step: PlanStep,
-  fallback: boolean,
-): { action: string; parameters: Record<string, unknown> } {
-  if (!fallback || !step.fallback_action) return { action: step.action, parameters: step.parameters };
-  const fb = step.fallback_action;
-  return typeof fb === 'string'
-    ? { action: fb, parameters: step.parameters }
-    : { action: fb.action, parameters: fb.parameters ?? step.parameters };
-}
-
-export function stepDef(state: RunState, id: string): PlanStep {
-  return state.plan!.steps[state.graph!.index.get(id)!]!;
-}
-
-/** A step's time limit as configured: its `timeout_ms`, else the run's `step_timeout`. */
-export function stepTimeoutMs(state: RunState, step: PlanStep): number {
-  return step.timeout_ms ?? state.config.step_timeout * 1000;
 }
 
 function runStopped(state: RunState): ErrorInfo {

@@ -3,7 +3,7 @@
  * and event log — never kept separately, so what a callback sees is what replaying the events gives.
  */
 import type { ErrorInfo } from '../errors';
-import { stepDef } from '../engine/decide';
+import { stepDef } from '../engine/step-definition';
 import type { PlanChangeKind, RevisionTrigger, RunEvent } from '../engine/events';
 import type { RunSnapshot, StepDetail } from '../engine/snapshot';
 import type { RunState } from '../engine/state';
