@@ -4,6 +4,7 @@ import { RunConfigInputSchema } from '../../src/http/schemas/config';
 import { MAX_WAIT_S } from '../../src/plan/limits';
 import { PlanStepInputSchema } from '../../src/plan/model';
 import { harness } from './engine-helpers';
+import { toolsNamed, validate } from './import-helpers';
 
 const issuePaths = (raw: unknown) =>
   RunConfigInputSchema.safeParse(raw).error?.issues.map((i) => i.path.join('.')) ?? [];
@@ -22,6 +23,17 @@ describe('wait limits', () => {
     const step = { id: 'a', action: 'demo.echo' };
     expect(PlanStepInputSchema.safeParse({ ...step, timeout_ms: MAX_WAIT_S * 1000 }).success).toBe(true);
     expect(PlanStepInputSchema.safeParse({ ...step, timeout_ms: MAX_WAIT_S * 1000 + 1 }).success).toBe(false);
+  });
+
+  it('refuses a step timeout_ms over a year in a plan as a run is given it, naming the step and the field', () => {
+    // A plan of the common shape skips zod (plan-shape.ts): that path let 1e13 through, and the run's
+    // object then threw on every alarm ("dates after 2189").
+    const plan = { steps: [{ id: 'a', action: 'demo.echo', parameters: {}, timeout_ms: 1e13 }] };
+    const result = validate(plan, toolsNamed('demo.echo'));
+    expect(result.valid).toBe(false);
+    expect(result.errors.map((f) => [f.code, f.step_id, f.message])).toEqual([
+      ['schema', 'a', expect.stringContaining('steps[0].timeout_ms')],
+    ]);
   });
 
   it('stops doubling the retry delay at the limit', () => {
