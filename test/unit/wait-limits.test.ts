@@ -19,6 +19,33 @@ describe('wait limits', () => {
     }
   });
 
+  it('says the unit and the limit when it refuses a wait', () => {
+    const messages = (raw: unknown) =>
+      RunConfigInputSchema.safeParse(raw).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(
+      messages({
+        step_timeout: 1e10,
+        retry_delay: 1e10,
+        approval: { timeout_s: 1e10 },
+        planning_timeout_s: 1e4,
+      }),
+    ).toEqual([
+      'step_timeout: must be at most 31536000 seconds (a year)',
+      'planning_timeout_s: must be at most 3600 seconds (an hour)',
+      'retry_delay: must be at most 31536000 seconds (a year)',
+      'approval.timeout_s: must be at most 31536000 seconds (a year)',
+    ]);
+    expect(messages({ step_timeout: 0, retry_delay: -1, approval: { timeout_s: -5 } })).toEqual([
+      'step_timeout: must be more than 0 seconds',
+      'retry_delay: must be at least 0 seconds',
+      'approval.timeout_s: must be more than 0 seconds',
+    ]);
+    const step = (timeout_ms: number) =>
+      PlanStepInputSchema.safeParse({ id: 'a', timeout_ms }).error?.issues.map((i) => i.message);
+    expect(step(1e13)).toEqual(['must be at most 31536000000 milliseconds (a year)']);
+    expect(step(0)).toEqual(['must be more than 0 milliseconds']);
+  });
+
   it('refuses a step timeout_ms over a year', () => {
     const step = { id: 'a', action: 'demo.echo' };
     expect(PlanStepInputSchema.safeParse({ ...step, timeout_ms: MAX_WAIT_S * 1000 }).success).toBe(true);
