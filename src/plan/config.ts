@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { parseCondition } from './conditions';
 import { readableSchema } from './stage-schema';
-import { MAX_WAIT_S, WAIT_S_TOO_LONG } from './limits';
+import { MAX_RETRIES, MAX_WAIT_S, WAIT_S_TOO_LONG } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
 import { getOwn, setOwn } from './own-keys';
 
@@ -129,7 +129,7 @@ export const RunConfigSchema = z.object({
     .positive({ error: 'must be more than 0 seconds' })
     .max(3600, { error: 'must be at most 3600 seconds (an hour)' })
     .default(60),
-  retry_failed_steps: z.number().int().min(0).max(100).default(1),
+  retry_failed_steps: z.number().int().min(0).max(MAX_RETRIES).default(1),
   /** Seconds before the first retry; doubles each retry, up to MAX_WAIT_S. */
   retry_delay: z
     .number()

@@ -20,3 +20,10 @@ export const WAIT_MS_TOO_LONG = `must be at most ${MAX_WAIT_S * 1000} millisecon
  * fallback or fails, saying so — rather than leaving the run asleep for a day nobody asked for.
  */
 export const MAX_RETRY_AFTER_S = 3600;
+
+/**
+ * The most retries a step may be given, by the run's `retry_failed_steps` or its own `retries`. With
+ * the delay doubling up to {@link MAX_WAIT_S}, a step's own `retries: 1000000` (no limit before) kept a
+ * failing step, and its run, going for as long as anyone cared to look.
+ */
+export const MAX_RETRIES = 100;

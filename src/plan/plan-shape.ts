@@ -5,7 +5,7 @@
  * of the validation budget, while this takes a few. It must accept nothing the schema rejects:
  * `test/unit/plan-shape.test.ts` holds the two side by side.
  */
-import { MAX_WAIT_S } from './limits';
+import { MAX_RETRIES, MAX_WAIT_S } from './limits';
 import { STEP_ID_PATTERN, Strategy } from './model';
 import type { PlanInput } from './model';
 
@@ -42,7 +42,7 @@ function isPlainStep(s: unknown, depth: number): boolean {
   if (!nullish(s.when, isNonEmptyString)) return false;
   if (s.subplan != null && !isPlainPlanInput(s.subplan, depth + 1)) return false;
   if (!nullish(s.timeout_ms, isStepTimeout)) return false;
-  if (!nullish(s.retries, isNonNegativeInt)) return false;
+  if (!nullish(s.retries, isRetries)) return false;
   return true;
 }
 
@@ -66,6 +66,7 @@ const isPositiveInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as 
 // A timeout over MAX_WAIT_S passed here once: its deadline was a date no alarm takes (after 2189), and
 // the run's object threw on every alarm it tried to set.
 const isStepTimeout = (v: unknown): boolean => isPositiveInt(v) && (v as number) <= MAX_WAIT_S * 1000;
+const isRetries = (v: unknown): boolean => isNonNegativeInt(v) && (v as number) <= MAX_RETRIES;
 const isNonNegativeInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
 function isStringArray(v: unknown): boolean {

@@ -29,6 +29,7 @@ const samples: unknown[] = [
   { steps: [{ ...step, timeout_ms: MAX_WAIT_S * 1000 + 1 }] },
   { steps: [{ ...step, subplan: { steps: [{ ...step, timeout_ms: 1e13 }] } }] },
   { steps: [{ ...step, retries: 0 }] },
+  { steps: [{ ...step, retries: 1e6 }] },
   { steps: [{ ...step, when: '' }] },
   { steps: [step], strategy: 'other' },
   { steps: [step], version: 0 },

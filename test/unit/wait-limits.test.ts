@@ -63,6 +63,18 @@ describe('wait limits', () => {
     ]);
   });
 
+  it('refuses more than 100 retries for a step, as for the run', () => {
+    const plan = (retries: number) => ({
+      steps: [{ id: 'a', action: 'demo.echo', parameters: {}, retries }],
+    });
+    expect(validate(plan(100), toolsNamed('demo.echo')).valid).toBe(true);
+    const refused = validate(plan(1e6), toolsNamed('demo.echo'));
+    expect(refused.errors.map((f) => [f.code, f.step_id, f.message])).toEqual([
+      ['schema', 'a', 'steps[0].retries: must be at most 100'],
+    ]);
+    expect(issuePaths({ retry_failed_steps: 101 })).toEqual(['retry_failed_steps']);
+  });
+
   it('stops doubling the retry delay at the limit', () => {
     const h = harness(
       { steps: [{ id: 'a', action: 'demo.echo', dependencies: [] }] },
