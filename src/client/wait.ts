@@ -3,7 +3,7 @@
  * server follows the run's events, so nothing polls. One request waits at most {@link MAX_WAIT_S}
  * seconds (the API's limit); a longer wait is asked again, carrying the seq it counts new events from.
  */
-import type { Call } from './http';
+import { EdgeplanApiError, type Call } from './http';
 import type { RunWait, WaitUntil } from './types';
 
 /** The longest wait one request may ask for (the API's `timeout_s` maximum). */
@@ -32,6 +32,15 @@ export async function waitRun(
   { until = 'terminal', timeoutS, after, signal }: WaitOptions,
   clientTimeoutMs: number | undefined,
 ): Promise<RunWait> {
+  // A NaN or a string went out as `timeout_s=NaN`, refused by the server under a name the caller never
+  // wrote; a negative one waited a second.
+  if (timeoutS !== undefined && !(typeof timeoutS === 'number' && timeoutS >= 0))
+    throw new EdgeplanApiError(
+      0,
+      'invalid_request',
+      `waitForRun: timeoutS must be a number of seconds, 0 or more (got ${String(timeoutS)}); ` +
+        'leave it out to wait without a limit',
+    );
   const end = timeoutS === undefined ? Infinity : Date.now() + timeoutS * 1000;
   const perRequest = clientTimeoutMs ? Math.floor(clientTimeoutMs / 1000) - MARGIN_S : MAX_WAIT_S;
   let since = after;

@@ -31,10 +31,16 @@ import type { ResultStore, RunState, StepRuntime } from './state';
 
 /** The next event the run should record, or null when there is nothing to do until the next input. */
 export function decideNext(state: RunState, ctx: DecideContext): EventDraft | null {
-  if (state.status === 'awaiting_approval') return decideApproval(state, ctx);
+  // While a revision is on its way, or a person's answer or decision, attempts in flight finish but
+  // nothing new starts: a failure is retried (once the run goes on), falls back or fails, a deadline
+  // times out. A run awaiting input was taken for a stopped one (a failure there was not retried, and
+  // a step waiting for its retry was skipped, `run_terminated`, the moment the question was asked),
+  // and one awaiting the approval of a revision left an attempt past its deadline running.
+  if (state.status === 'awaiting_approval')
+    return decideApproval(state, ctx) ?? decideFailures(state, ctx) ?? decideTimeouts(state, ctx);
+  if (state.status === 'awaiting_input' || (state.status === 'running' && state.revising))
+    return decideFailures(state, ctx) ?? decideTimeouts(state, ctx);
   if (state.status !== 'running') return decideWhenStopped(state, ctx);
-  // While a revision is on its way, attempts in flight finish but nothing new starts.
-  if (state.revising) return decideFailures(state, ctx) ?? decideTimeouts(state, ctx);
   return (
     decideFailures(state, ctx) ??
     decideTokenBudget(state, ctx) ??

@@ -10,7 +10,7 @@ import type { Plan } from '../plan/model';
 import { acceptAttemptInput } from './accept-attempt';
 import { acceptControlInput } from './accept-control';
 import { acceptPlanInput } from './accept-plan';
-import { decideNext } from './decide';
+import { capacity, decideNext } from './decide';
 import type { EventDraft, EventReferences, RunEvent } from './events';
 import { evolve } from './evolve';
 import { placeAttempt } from './placement';
@@ -52,10 +52,19 @@ export class RunMachine {
 
   /** The earliest time the run needs waking (a retry backoff or an attempt deadline), or null. */
   nextWakeAt(): number | null {
-    const a = this.state.approval;
+    const s = this.state;
+    const a = s.approval;
     let min: number | null =
-      this.state.status === 'awaiting_approval' && a?.decision === 'pending' ? a.deadline_at : null;
-    for (const at of this.state.timers.values()) if (min === null || at < min) min = at;
+      s.status === 'awaiting_approval' && a?.decision === 'pending' ? a.deadline_at : null;
+    // A retry's time wakes the run only when the retry could start then. Otherwise what lets it start
+    // (a slot freed, the answer or the revision in) is an input that decides anyway; waking for it
+    // meanwhile found nothing to do, and the alarm, set again to that past time, fired at once, again
+    // and again, until then.
+    const retriesMayStart = s.status === 'running' && !s.revising && capacity(s) > 0;
+    for (const [id, at] of s.timers) {
+      if (!retriesMayStart && s.steps.get(id)?.status !== 'running') continue;
+      if (min === null || at < min) min = at;
+    }
     return min;
   }
 

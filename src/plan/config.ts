@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { parseCondition } from './conditions';
 import { readableSchema } from './stage-schema';
-import { MAX_WAIT_S } from './limits';
+import { MAX_RETRIES, MAX_WAIT_S, WAIT_S_TOO_LONG } from './limits';
 import { ExecutionMode, FailureStrategy, RevisionStrategy, isRecord } from './model';
 import { getOwn, setOwn } from './own-keys';
 
@@ -14,7 +14,11 @@ export const DEFAULT_APPROVAL_TIMEOUT_S = 24 * 3600;
 
 export const ApprovalConfigSchema = z.object({
   webhook_url: z.url().optional(),
-  timeout_s: z.number().positive().max(MAX_WAIT_S).default(DEFAULT_APPROVAL_TIMEOUT_S),
+  timeout_s: z
+    .number()
+    .positive({ error: 'must be more than 0 seconds' })
+    .max(MAX_WAIT_S, { error: WAIT_S_TOO_LONG })
+    .default(DEFAULT_APPROVAL_TIMEOUT_S),
   default_action: z.enum(['approve', 'reject']).default('reject'),
   /**
    * A plan version the planner writes after the first (a revision, an iterative or ReAct turn):
@@ -110,16 +114,28 @@ export const RunConfigSchema = z.object({
    */
   placement: z.enum(['auto', 'queue', 'object']).default('auto'),
   /** Seconds per attempt (at most MAX_WAIT_S, a year, as every wait). */
-  step_timeout: z.number().positive().max(MAX_WAIT_S).default(60),
+  step_timeout: z
+    .number()
+    .positive({ error: 'must be more than 0 seconds' })
+    .max(MAX_WAIT_S, { error: WAIT_S_TOO_LONG })
+    .default(60),
   /**
    * Seconds each model call made for planning may take (a first plan, a revision, a judge's verdict);
    * a call cut short is retried twice with backoff. Planning work lost with its instance, or still
    * going at three times this, is started again (three times at most).
    */
-  planning_timeout_s: z.number().positive().max(3600).default(60),
-  retry_failed_steps: z.number().int().min(0).max(100).default(1),
+  planning_timeout_s: z
+    .number()
+    .positive({ error: 'must be more than 0 seconds' })
+    .max(3600, { error: 'must be at most 3600 seconds (an hour)' })
+    .default(60),
+  retry_failed_steps: z.number().int().min(0).max(MAX_RETRIES).default(1),
   /** Seconds before the first retry; doubles each retry, up to MAX_WAIT_S. */
-  retry_delay: z.number().min(0).max(MAX_WAIT_S).default(1),
+  retry_delay: z
+    .number()
+    .min(0, { error: 'must be at least 0 seconds' })
+    .max(MAX_WAIT_S, { error: WAIT_S_TOO_LONG })
+    .default(1),
   continue_on_failure: z.boolean().default(false),
   on_step_failure: z.enum(FailureStrategy).default('abort'),
   allow_revision: z.boolean().default(true),

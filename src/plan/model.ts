@@ -4,7 +4,7 @@
  * arguments so the same code runs in a Worker, a Durable Object, plain Node and replay.
  */
 import { z } from 'zod';
-import { MAX_WAIT_S } from './limits';
+import { MAX_RETRIES, MAX_WAIT_S, WAIT_MS_TOO_LONG } from './limits';
 
 /** Step statuses (SPEC §4). */
 export const StepStatus = {
@@ -114,10 +114,10 @@ export const PlanStepInputSchema = z.object({
   timeout_ms: z
     .number()
     .int()
-    .positive()
-    .max(MAX_WAIT_S * 1000)
+    .positive({ error: 'must be more than 0 milliseconds' })
+    .max(MAX_WAIT_S * 1000, { error: WAIT_MS_TOO_LONG })
     .nullish(),
-  retries: z.number().int().nonnegative().nullish(),
+  retries: z.number().int().nonnegative().max(MAX_RETRIES).nullish(),
 });
 export type PlanStepInput = z.infer<typeof PlanStepInputSchema>;
 

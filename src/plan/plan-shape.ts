@@ -5,6 +5,7 @@
  * of the validation budget, while this takes a few. It must accept nothing the schema rejects:
  * `test/unit/plan-shape.test.ts` holds the two side by side.
  */
+import { MAX_RETRIES, MAX_WAIT_S } from './limits';
 import { STEP_ID_PATTERN, Strategy } from './model';
 import type { PlanInput } from './model';
 
@@ -40,8 +41,8 @@ function isPlainStep(s: unknown, depth: number): boolean {
   if (!nullish(s.output_path, isNonEmptyString)) return false;
   if (!nullish(s.when, isNonEmptyString)) return false;
   if (s.subplan != null && !isPlainPlanInput(s.subplan, depth + 1)) return false;
-  if (!nullish(s.timeout_ms, isPositiveInt)) return false;
-  if (!nullish(s.retries, isNonNegativeInt)) return false;
+  if (!nullish(s.timeout_ms, isStepTimeout)) return false;
+  if (!nullish(s.retries, isRetries)) return false;
   return true;
 }
 
@@ -62,6 +63,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isNonEmptyString = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
 const isPositiveInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
+// A timeout over MAX_WAIT_S passed here once: its deadline was a date no alarm takes (after 2189), and
+// the run's object threw on every alarm it tried to set.
+const isStepTimeout = (v: unknown): boolean => isPositiveInt(v) && (v as number) <= MAX_WAIT_S * 1000;
+const isRetries = (v: unknown): boolean => isNonNegativeInt(v) && (v as number) <= MAX_RETRIES;
 const isNonNegativeInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
 function isStringArray(v: unknown): boolean {

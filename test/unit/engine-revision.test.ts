@@ -183,6 +183,20 @@ describe('approval of revisions (approval.revisions: "ask")', () => {
     expect(r.types().filter((t) => t === 'ApprovalRequested')).toHaveLength(2);
   });
 
+  it('times out an attempt in flight while the revision waits for the approver', () => {
+    const h = revised({ ...asking, approval: { timeout_s: 86_400, revisions: 'ask' } });
+    expect(h.state.status).toBe('awaiting_approval');
+    // c's deadline (step_timeout, 60 s) passes long before the approver's: it was left running, and
+    // the object woke at that past deadline over and over until the decision, a day later.
+    h.advance(61_000);
+    const returned = h.events.find((e) => e.event_type === 'ToolReturned' && e.payload.step_id === 'c');
+    expect(returned?.payload).toMatchObject({ success: false, error: { code: 'timeout' } });
+    expect(h.status('c')).toBe('failed');
+    const at = h.machine.nextWakeAt();
+    expect(at === null || at > h.now()).toBe(true);
+    expect(h.state.status).toBe('awaiting_approval');
+  });
+
   it('replays to the same state', () => {
     const h = revised();
     h.ok('c', 'C');
