@@ -63,4 +63,22 @@ describe('Alarm', () => {
     expect(calls.set).toEqual([3_000, 2_000, 9_000]);
     expect(calls.deleted).toBe(1);
   });
+
+  // A run stored before a step's timeout_ms was bounded on every path has deadlines after 2189, which
+  // a Durable Object's setAlarm refuses (it threw on every decision of that run): set two years ahead
+  // at most, the alarm fires early and is set again, as any early alarm is.
+  it('sets the alarm no further ahead than two years, whatever is due', async () => {
+    const { calls, storage: s } = storage(null);
+    const alarm = new Alarm(s);
+    const before = Date.now();
+    await alarm.by(1e13 + before);
+    await alarm.to(9e15);
+    const twoYears = 2 * 365 * 24 * 3600 * 1000;
+    expect(calls.set.length).toBeGreaterThan(0);
+    for (const at of calls.set) {
+      expect(at).toBeGreaterThanOrEqual(before + twoYears);
+      expect(at).toBeLessThanOrEqual(Date.now() + twoYears);
+      expect(new Date(at).getUTCFullYear()).toBeLessThan(2189);
+    }
+  });
 });
