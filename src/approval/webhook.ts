@@ -50,6 +50,8 @@ export type ApprovalWebhookPayload = {
   approval_url: string;
   /** ISO-8601; after it the approval URL stops working and the run's `default_action` applies. */
   expires_at: string;
+  /** What happens at `expires_at` if nobody decides first: the run's `approval.default_action`. */
+  default_action: 'approve' | 'reject';
   /** The last version an approval granted; null for the run's first plan (nothing approved yet). */
   last_approved_version: number | null;
   /**

@@ -5,18 +5,19 @@
  * text (step ids, descriptions, reasons) goes through terminalText: no escape sequence reaches the
  * terminal. And the name a decision is sent with: `--as`, else `EDGEPLAN_APPROVER`.
  */
-import { approvalChangesLines, type PendingApproval } from '../client';
+import { approvalChangesLines, approvalDeadlineShort, type PendingApproval } from '../client';
 import type { Style } from './render';
 import { terminalText } from './terminal-text';
 
 /**
- * `waiting for approval of plan v2 (until 2026-11-30 15:00 UTC)` and the changes' lines, or none when
+ * `waiting for approval of plan v2 (until 2026-11-30 15:00 UTC, then rejected)` and the changes' lines, or none when
  * the run waits for no approval.
  * @example pendingApprovalLines(run.pending_approval, ctx.style).forEach((l) => ctx.print(l));
  */
 export function pendingApprovalLines(p: PendingApproval | null | undefined, c: Style): string[] {
   if (!p) return [];
-  const until = p.deadline_at ? ` (until ${p.deadline_at.slice(0, 16).replace('T', ' ')} UTC)` : '';
+  const deadline = approvalDeadlineShort(p);
+  const until = deadline ? ` (${deadline})` : '';
   const head = c.yellow(`waiting for approval of plan v${p.plan_version}${until}`);
   if (!p.changes) return [head];
   const [summary = '', ...rest] = approvalChangesLines(p.changes).map(terminalText);

@@ -1122,8 +1122,13 @@ export interface components {
         /** @description The approval the run waits for (null unless its status is `awaiting_approval`) */
         PendingApproval: {
             plan_version: number;
-            /** @description ISO-8601: when `approval.default_action` applies */
+            /** @description ISO-8601: when `default_action` applies if nobody decides first */
             deadline_at: string | null;
+            /**
+             * @description What happens at `deadline_at` if nobody decides first (the run's `approval.default_action`): `reject` ends the run, `approve` lets it go on
+             * @enum {string}
+             */
+            default_action: "approve" | "reject";
             /** @description The last version an approval granted; null while none was */
             last_approved_version: number | null;
             changes: components["schemas"]["ApprovalChanges"] | null;

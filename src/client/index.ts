@@ -70,6 +70,7 @@ export {
   deciderText,
   revisionCauseText,
 } from './approval-changes-text';
+export { approvalDeadlineShort, approvalDeadlineText, utcMinute } from './approval-deadline-text';
 export { estimateText } from './estimate-text';
 export {
   namedText,

@@ -104,6 +104,7 @@ export async function deliverApproval(
       run_url: runUrl,
       approval_url: link,
       expires_at: new Date(expires).toISOString(),
+      default_action: state.config.approval?.default_action ?? 'reject',
       // What a chat or mail bridge says first ("v2 adds 2 steps, changes 1") without calling back.
       ...changesSinceApproved(state, store),
     },

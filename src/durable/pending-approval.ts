@@ -15,6 +15,8 @@ export type PendingApproval = {
   plan_version: number;
   /** ISO-8601: when `approval.default_action` applies; null for never. */
   deadline_at: string | null;
+  /** What happens at `deadline_at` if nobody decides first: the run's `approval.default_action`. */
+  default_action: 'approve' | 'reject';
   /** The last version an approval granted; null while none was (the run's first plan). */
   last_approved_version: number | null;
   /** What `plan_version` changes since `last_approved_version`; null when that is null. */
@@ -36,7 +38,8 @@ export function pendingApproval(state: RunState, store: SqlStore, upTo?: number)
   const granted = store.events.lastOfType('ApprovalGranted', upTo);
   // Granted events name the version they approved (the envelope's plan_version).
   const since = granted?.references.plan_version ?? null;
-  const none = { plan_version, deadline_at, last_approved_version: since, changes: null };
+  const default_action = state.config.approval?.default_action ?? 'reject';
+  const none = { plan_version, deadline_at, default_action, last_approved_version: since, changes: null };
   if (!granted || since === null || since >= plan_version) return none;
   const stored = store.getPlan(since);
   if (stored === null) return none;

@@ -51,7 +51,9 @@ describe('edgeplan on a revision awaiting approval', { timeout: 60_000 }, () => 
     // The first plan: which version waits, nothing to compare with.
     const first = await edgeplan(['show', id]);
     expect(first.code).toBe(3);
-    expect(first.out).toMatch(/^waiting for approval of plan v1 \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/m);
+    expect(first.out).toMatch(
+      /^waiting for approval of plan v1 \(until \d{4}-\d\d-\d\d \d\d:\d\d UTC, then rejected\)$/m,
+    );
     expect(first.out).not.toContain('since v1');
     const approved = await edgeplan(['approve', id, '--as', 'Ada Lovelace']);
     expect(approved.err).toBe('');

@@ -330,6 +330,34 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  // The approver read no deadline on the run page, nor that the plan would be approved (or rejected)
+  // by itself then: the CLI said "until …", the page nothing.
+  it('says when an approval is due and what happens then if nobody decides', async () => {
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'approved by itself', steps: [{ id: 'a', action: 'demo.echo', parameters: {} }] },
+      config: { require_plan_approval: true, approval: { timeout_s: 7200, default_action: 'approve' } },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_approval');
+    const run = (await api('GET', `/v1/runs/${run_id}`)) as {
+      pending_approval: { deadline_at: string; default_action: string };
+    };
+    expect(run.pending_approval.default_action).toBe('approve');
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const deadline = page.locator('[data-approval-deadline="approve"]');
+    await deadline.waitFor();
+    const due = `${run.pending_approval.deadline_at.slice(0, 16).replace('T', ' ')} UTC`;
+    await expect(deadline.innerText()).resolves.toBe(
+      `Decide by ${due}: if nobody does, the plan is approved then and the run goes on (approval.default_action).`,
+    );
+    await shot(page, 'run-approval-deadline');
+    // Decided: the deadline is no longer the page's.
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForSelector('[data-run-status="completed"]');
+    await expect(page.locator('[data-approval-deadline]').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('offers no Retry for a run whose plan was rejected (the API would refuse it)', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: { goal: 'reject me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },

@@ -42,6 +42,7 @@ const payload: ApprovalWebhookPayload = {
   run_url: 'https://edge.example/v1/runs/run_1',
   approval_url: 'https://edge.example/v1/runs/run_1/approval?token=apv_x',
   expires_at: '2026-01-01T13:00:00.000Z',
+  default_action: 'reject',
   last_approved_version: null,
   changes: null,
 };

@@ -30,6 +30,7 @@ describe('sendApprovalWebhook with the global fetch', () => {
         run_url: 'http://edgeplan.test/v1/runs/run_loopback',
         approval_url: 'http://edgeplan.test/v1/runs/run_loopback/approval?token=t',
         expires_at: '2026-01-08T00:00:00.000Z',
+        default_action: 'reject',
         last_approved_version: null,
         changes: null,
       },

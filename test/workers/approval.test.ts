@@ -36,6 +36,8 @@ describe('plan approval', () => {
     const hook = hooks[0]!;
     const payload = verifyWebhook(env.WEBHOOK_SECRET!, hook.headers, hook.body) as Json;
     expect(payload).toMatchObject({ type: 'plan.approval_requested', run_id: runId, plan_version: 1 });
+    // What happens at expires_at if nobody decides: the run's default_action (reject unless set).
+    expect(payload.default_action).toBe('reject');
     expect(payload.approval_url).toMatch(new RegExp(`/v1/runs/${runId}/approval\\?token=apv_`));
     // A forged signature does not verify.
     expect(() => verifyWebhook('whsec_' + btoa('not the secret'), hook.headers, hook.body)).toThrow();
@@ -185,6 +187,9 @@ describe('plan approval', () => {
       approval: { timeout_s: 0.05, default_action: 'approve' },
     });
     await waitForRun(runId, awaiting);
+    // Said where an approver decides: what happens at the deadline.
+    const asked = (await api('GET', `/v1/runs/${runId}`)).body.pending_approval as Json;
+    expect(asked).toMatchObject({ plan_version: 1, default_action: 'approve' });
     await new Promise((r) => setTimeout(r, 60));
     await runDurableObjectAlarm(env.PLAN_RUN.getByName(runId));
     const run = await waitForRun(runId);
@@ -232,6 +237,11 @@ describe('plan approval', () => {
     const log = (await api('GET', `/v1/runs/${runId}/events`)).body.events as Json[];
     const asked = log.find((e) => e.event_type === 'ApprovalRequested')!;
     expect(asked.payload.deadline_at).toBeGreaterThanOrEqual(before + 86_400_000);
+    const pending = (await api('GET', `/v1/runs/${runId}`)).body.pending_approval as Json;
+    expect(pending).toMatchObject({
+      deadline_at: new Date(asked.payload.deadline_at as number).toISOString(),
+      default_action: 'reject',
+    });
     expect(asked.payload.deadline_at).toBeLessThan(Date.now() + 86_400_000 + 60_000);
   });
 

@@ -65,7 +65,11 @@ export const PendingApprovalSchema = z
     deadline_at: z
       .string()
       .nullable()
-      .openapi({ description: 'ISO-8601: when `approval.default_action` applies' }),
+      .openapi({ description: 'ISO-8601: when `default_action` applies if nobody decides first' }),
+    default_action: z.enum(['approve', 'reject']).openapi({
+      description:
+        "What happens at `deadline_at` if nobody decides first (the run's `approval.default_action`): `reject` ends the run, `approve` lets it go on",
+    }),
     last_approved_version: z
       .number()
       .int()

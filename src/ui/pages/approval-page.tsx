@@ -8,6 +8,7 @@ import {
   emptyView,
   applyEvent,
   estimateText,
+  utcMinute,
   type Plan,
   type RunEvent,
 } from '../../client';
@@ -146,9 +147,7 @@ export function ApprovalPage({ data }: { data: ApprovalData }) {
         Run <code>{data.run_id}</code> · {estimateText(e)} · up to {e.max_width} at once
         {e.estimated_tokens ? ` · ~${e.estimated_tokens} tokens` : ''}
         {/* UTC, as the rest of the dashboard says times (a locale's date without a zone is ambiguous). */}
-        {gone
-          ? ''
-          : ` · link valid until ${new Date(data.expires_at).toISOString().slice(0, 16).replace('T', ' ')} UTC`}
+        {gone ? '' : ` · link valid until ${utcMinute(new Date(data.expires_at).toISOString())}`}
       </p>
       {data.changes && !gone ? <ApprovalChanges changes={data.changes} /> : null}
       {outcome ? (

@@ -8,7 +8,7 @@
  * actions under way from use-run-actions.ts, and each section is a component of its own.
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { runTimeOf, runTimeText } from '../../client';
+import { approvalDeadlineText, runTimeOf, runTimeText } from '../../client';
 import { api } from '../api';
 import { EventLog } from '../components/event-log';
 import { InputForm } from '../components/input-form';
@@ -67,10 +67,13 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
   // What the version awaiting approval changes since the approved one — the snapshot's, once it is
   // the snapshot of that version (it is read again when the approval is asked for).
   const pending = run?.pending_approval;
-  const changes =
+  const asked =
     pending && view.waiting?.kind === 'approval' && pending.plan_version === view.waiting.plan_version
-      ? pending.changes
+      ? pending
       : null;
+  const changes = asked?.changes ?? null;
+  // When the decision is due, and what happens then if nobody decides (approval.default_action).
+  const deadline = asked ? approvalDeadlineText(asked) : null;
 
   if (live.missing) return <MissingRun runId={runId} seen={now.known} />;
 
@@ -141,6 +144,11 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
         />
       ) : null}
       {waitingApproval && changes ? <ApprovalChanges changes={changes} /> : null}
+      {waitingApproval && deadline ? (
+        <p class="approval-deadline muted" data-approval-deadline={asked?.default_action}>
+          {deadline}
+        </p>
+      ) : null}
       {waitingApproval ? (
         <DecisionComment
           value={actions.comment}
