@@ -9,7 +9,7 @@ import { ndjson, plannerVars, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 import { serverApi } from './server-api';
-import { pinnedPort } from './pinned-port';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 
 type Dev = { base: string; stop(): void };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,12 +24,7 @@ beforeAll(async () => {
   server = (await startDevServer({
     name: 'edgeplan-cancel-streamed-tokens',
     port: pinned,
-    extraArgs: [
-      ...plannerVars(llm.url),
-      '--log-level',
-      'error',
-      ...(pinned ? ['--inspector-port', String(pinned + 1)] : []),
-    ],
+    extraArgs: [...plannerVars(llm.url), '--log-level', 'error', ...inspectorArgs(pinned)],
   })) as Dev;
 }, 120_000);
 

@@ -11,7 +11,7 @@ import { plannerVars, startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 import { serverApi } from './server-api';
-import { pinnedPort } from './pinned-port';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 
 type Dev = { base: string; port: number; persist: string; stop(): Promise<void>; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,12 +24,7 @@ const llm = await startScriptedLlm();
 /** Never let go: a held answer is cut by the kill, or by the cancel. */
 const never = new Promise<void>(() => undefined);
 const pinned = pinnedPort();
-const ARGS = [
-  ...plannerVars(llm.url),
-  '--log-level',
-  'error',
-  ...(pinned ? ['--inspector-port', String(pinned + 1)] : []),
-];
+const ARGS = [...plannerVars(llm.url), '--log-level', 'error', ...inspectorArgs(pinned)];
 
 let server: Dev;
 const { call, get } = serverApi(() => server.base);

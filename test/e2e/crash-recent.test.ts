@@ -18,13 +18,13 @@ import { startScriptedLlm } from './scripted-llm-server';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 import { gapFree, serverApi } from './server-api';
-import { pinnedPort } from './pinned-port';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** This file's port (and its inspector's, the one after it); EDGEPLAN_E2E_PORT moves it. */
-const PORT = pinnedPort() ?? 9700;
+/** This file's port (and its inspector's, the one after it) when EDGEPLAN_E2E_PORT pins it; else a free one. */
+const PORT = pinnedPort();
 const TAG = `recent-${Date.now().toString(36)}`;
 /** The revision's calls. */
 const REVISED = `revised-${Math.random().toString(36).slice(2)}`;
@@ -56,8 +56,7 @@ const ARGS = [
   'HTTP_ALLOWLIST:127.0.0.1',
   '--var',
   'WEBHOOK_SECRET:whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=',
-  '--inspector-port',
-  String(PORT + 1),
+  ...inspectorArgs(PORT),
   '--log-level',
   'error',
   '--var',
@@ -234,7 +233,7 @@ beforeAll(async () => {
   server = (await startDevServer({
     name: 'edgeplan-crash-recent',
     persist,
-    port: PORT,
+    port: server.port,
     extraArgs: ARGS,
   })) as Dev;
 }, 180_000);

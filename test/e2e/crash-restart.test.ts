@@ -25,12 +25,13 @@ import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { serveMcp } from '../../scripts/mcp-loopback.mjs';
 import { gapFree, serverApi } from './server-api';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 
 type Dev = { base: string; port: number; persist: string; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** This helper's port range (9150-9199): the server, and its inspector beside it. */
-const PORT = 9150;
+/** This file's port (and its inspector's, the one after it) when EDGEPLAN_E2E_PORT pins it; else a free one. */
+const PORT = pinnedPort();
 const TAG = `crash-${Date.now().toString(36)}`;
 
 /** Something that waits until `release()`: a call caught half-way while the server dies. */
@@ -98,8 +99,7 @@ await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
 const loop = (s: HttpServer) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
 
 const ARGS = [
-  '--inspector-port',
-  String(PORT + 1),
+  ...inspectorArgs(PORT),
   '--log-level',
   'error',
   '--var',
@@ -222,7 +222,12 @@ beforeAll(async () => {
   streamGate.release();
   mcpGate.release();
   hookGate.release();
-  server = (await startDevServer({ name: 'edgeplan-crash', persist, port: PORT, extraArgs: ARGS })) as Dev;
+  server = (await startDevServer({
+    name: 'edgeplan-crash',
+    persist,
+    port: server.port,
+    extraArgs: ARGS,
+  })) as Dev;
 }, 180_000);
 
 afterAll(async () => {

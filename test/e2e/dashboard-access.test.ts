@@ -3,23 +3,23 @@
  * (a loopback stand-in for the team domain, publishing its RS256 key as Access does) and ACCESS_AUD
  * set, and an API_TOKEN the browser never gets. Every request of the page carries the
  * `Cf-Access-Jwt-Assertion` header, as Access adds it at the edge: the page asks for no token, says
- * who is signed in, and approves as them. Ports 9780–9781 (EDGEPLAN_ACCESS_TEST_PORT: another pair, from
- * it, for a checkout whose tests run beside another's).
+ * who is signed in, and approves as them. EDGEPLAN_E2E_PORT pins the ports (the server's, and the
+ * team domain's two after it); else free ones.
  */
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 import { SHOTS } from './dashboard-helpers';
 import type { DevServer } from './dashboard-setup';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
-const DEV_PORT = Number(process.env.EDGEPLAN_ACCESS_TEST_PORT ?? 9780);
-const TEAM_PORT = DEV_PORT + 1;
-const TEAM = `http://127.0.0.1:${TEAM_PORT}`;
+const DEV_PORT = pinnedPort();
 const AUD = 'dashboard-access-aud';
 const EMAIL = 'ada@example.com';
 
@@ -36,7 +36,12 @@ beforeAll(async () => {
     res.writeHead(req.url === '/cdn-cgi/access/certs' ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(req.url === '/cdn-cgi/access/certs' ? { keys } : {}));
   });
-  await new Promise<void>((resolve) => team!.listen(TEAM_PORT, '127.0.0.1', resolve));
+  const teamPort = await new Promise<number>((resolve) =>
+    team!.listen(DEV_PORT === undefined ? 0 : DEV_PORT + 2, '127.0.0.1', () =>
+      resolve((team!.address() as AddressInfo).port),
+    ),
+  );
+  const TEAM = `http://127.0.0.1:${teamPort}`;
   jwt = await new SignJWT({ email: EMAIL })
     .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
     .setAudience(AUD)
@@ -48,6 +53,7 @@ beforeAll(async () => {
     name: 'dashboard-access',
     port: DEV_PORT,
     extraArgs: [
+      ...inspectorArgs(DEV_PORT),
       '--var',
       `ACCESS_TEAM_DOMAIN:${TEAM}`,
       '--var',

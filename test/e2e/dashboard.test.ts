@@ -660,6 +660,55 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('lists each run once, none lost, when the list’s refresh is answered after More', async () => {
+    const plan = { goal: 'paged', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] };
+    // Three pages at least: the second More has older runs to read.
+    await Promise.all(Array.from({ length: 101 }, () => api('POST', '/v1/runs', { plan })));
+    const { page, errors } = await open('/#/');
+    const ids = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('table.runs tbody tr')].map((r) => r.getAttribute('data-run-id')),
+      );
+    const rows = async () => (await ids()).length;
+    await page.waitForFunction(() => document.querySelectorAll('table.runs tbody tr').length === 50);
+    const pushed = (await ids())[49];
+    // The list's next refresh (every 5 s: its newest 50, no cursor) is held until More was answered;
+    // the ones after it until the test is done (a refresh of all 100 rows would mend what it did).
+    let release = () => undefined as void;
+    const released = new Promise<void>((r) => (release = r));
+    let done = () => undefined as void;
+    const finished = new Promise<void>((r) => (done = r));
+    let refreshes = 0;
+    const held = new Promise<void>((asked) => {
+      void page.route(
+        (url) => url.pathname === '/v1/runs' && !url.searchParams.has('cursor'),
+        async (route) => {
+          refreshes += 1;
+          if (refreshes === 1) asked();
+          await (refreshes === 1 ? released : finished);
+          await route.continue().catch(() => undefined);
+        },
+      );
+    });
+    await held;
+    await page.getByRole('button', { name: 'More' }).click();
+    await expect.poll(rows, { timeout: 15_000 }).toBe(100);
+    // A run created meanwhile: the held refresh, answered now, lists it first (and is then drawn).
+    const { run_id: late } = (await api('POST', '/v1/runs', { plan })) as { run_id: string };
+    release();
+    await page.locator(`[data-run-id="${late}"]`).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'More' }).click();
+    await expect.poll(rows, { timeout: 15_000 }).toBeGreaterThan(101);
+    const listed = await ids();
+    // Each run once (the refresh's answer put More back after its own 50: the second More read those
+    // again), and the run the late one pushed past the refresh's 50 still listed.
+    expect(listed.length - new Set(listed).size).toBe(0);
+    expect(listed).toContain(pushed);
+    expect(errors).toEqual([]);
+    done();
+    await page.close();
+  }, 90_000);
+
   it('shows a goal run’s planning tab: its versions, and that no LLM planned it', async () => {
     // A goal the rule-based planner plans (no LLM here).
     const { run_id } = (await api('POST', '/v1/runs', { goal: 'echo hello then wait 50 ms' })) as {

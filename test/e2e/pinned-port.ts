@@ -12,3 +12,12 @@ export function pinnedPort(): number | undefined {
   const worker = Number(process.env.VITEST_POOL_ID ?? 1);
   return Number(base) + 4 * (worker - 1);
 }
+
+/**
+ * `wrangler dev`'s inspector on the port after a pinned server port; none when unpinned, and wrangler
+ * finds a free one itself (a fixed one, taken by another checkout's server, failed the start).
+ * @example startDevServer({ port: pinnedPort(), extraArgs: inspectorArgs(pinnedPort()) })
+ */
+export function inspectorArgs(port: number | undefined): string[] {
+  return port === undefined ? [] : ['--inspector-port', String(port + 1)];
+}

@@ -11,15 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completion, error, hang, startQuirkyLlm, stream } from './quirky-llm-server';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 import { serverApi } from './server-api';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** This file's ports (the planner helper's range, 9400-9449): the server, its inspector, the LLM. */
-const PORT = 9400;
-const LLM_PORT = 9402;
+/**
+ * This file's ports when EDGEPLAN_E2E_PORT pins them (the server, its inspector, the LLM); else free ones.
+ */
+const PORT = pinnedPort();
+const LLM_PORT = PORT === undefined ? 0 : PORT + 2;
 
 const root = process.cwd();
 const cli = join(mkdtempSync(join(tmpdir(), 'edgeplan-providers-')), 'edgeplan.mjs');
@@ -34,8 +37,7 @@ beforeAll(async () => {
     name: 'planner-providers-e2e',
     port: PORT,
     extraArgs: [
-      '--inspector-port',
-      String(PORT + 1),
+      ...inspectorArgs(PORT),
       '--var',
       `OPENAI_BASE_URL:${llm.url}`,
       '--var',
@@ -154,7 +156,7 @@ describe('planning against the servers teams point edgeplan at, through wrangler
     const run = await ended(id);
     expect(run.status).toBe('failed');
     expect(run.error.message).toContain(
-      'llm_invalid_response: LLM at http://127.0.0.1:9402/v1 (model backup) answered an HTML page ("Sign in · Example SSO") instead of a chat completion',
+      `llm_invalid_response: LLM at ${llm.url} (model backup) answered an HTML page ("Sign in · Example SSO") instead of a chat completion`,
     );
     expect(run.error.message).toContain('OPENAI_BASE_URL');
   }, 60_000);

@@ -24,13 +24,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childRunId } from '../../src/engine/child-run';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 import { serverApi } from './server-api';
 
 type Dev = { base: string; port: number; pid: number; stop(): void; kill(): Promise<void> };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** This helper's port range (9250-9299): the server, and its inspector beside it. */
-const PORT = 9250;
+/** This file's port (and its inspector's, the one after it) when EDGEPLAN_E2E_PORT pins it; else a free one. */
+const PORT = pinnedPort();
 const TAG = `qcrash-${Date.now().toString(36)}`;
 const TERMINAL = ['completed', 'failed', 'aborted', 'cancelled'];
 
@@ -77,17 +78,15 @@ const counter = (id: string, key: string, extra: Json = {}) => ({
 
 // ---- the API ------------------------------------------------------------------------------------
 
-const ARGS = [
-  '--inspector-port',
-  String(PORT + 1),
-  '--log-level',
-  'error',
-  '--var',
-  'HTTP_ALLOWLIST:127.0.0.1',
-];
+const ARGS = [...inspectorArgs(PORT), '--log-level', 'error', '--var', 'HTTP_ALLOWLIST:127.0.0.1'];
 const persist = migratedState('edgeplan-queue-crash') as string;
-const start = async () =>
-  (await startDevServer({ name: 'edgeplan-queue-crash', persist, port: PORT, extraArgs: ARGS })) as Dev;
+/** The server's port: the first start's (a free one, unpinned), kept for the starts after a kill. */
+let port = PORT;
+const start = async () => {
+  const dev = (await startDevServer({ name: 'edgeplan-queue-crash', persist, port, extraArgs: ARGS })) as Dev;
+  port = dev.port;
+  return dev;
+};
 let server: Dev;
 
 const { call, get } = serverApi(() => server.base);

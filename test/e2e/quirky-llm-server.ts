@@ -6,6 +6,7 @@
  * without an answer. A call nothing scripts is a 500 saying so.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export type Call = { tag: string | null; model: string; stream: boolean };
 /** Writes one raw answer. */
@@ -60,7 +61,11 @@ export const error =
 /** No answer at all until the server closes (the client's timeout has to end it). */
 export const hang: Reply = () => {};
 
-export async function startQuirkyLlm(port: number) {
+/**
+ * Starts the server on `port` of 127.0.0.1 (0: one the system picks); `url` is its `/v1`.
+ * @example const llm = await startQuirkyLlm(0); llm.script('tag', 'primary', [completion('…')]);
+ */
+export async function startQuirkyLlm(port = 0) {
   const routes: { tag: string; model: string; replies: Reply[] }[] = [];
   const calls: Call[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -86,7 +91,7 @@ export async function startQuirkyLlm(port: number) {
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     calls,
     /** Calls whose messages contain `tag` (and, unless '*', that name `model`) get these replies in order. */
     script(tag: string, model: string, replies: Reply[]) {

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { startDevServer } from '../../scripts/dev-server.mjs';
-import { pinnedPort } from './pinned-port';
+import { inspectorArgs, pinnedPort } from './pinned-port';
 
 export type Dev = {
   base: string;
@@ -30,7 +30,7 @@ export function restartableServer(name: string): {
   let server: Dev | undefined;
   let browser: Browser | undefined;
   const pinned = pinnedPort();
-  const extraArgs = ['--log-level', 'error', ...(pinned ? ['--inspector-port', String(pinned + 1)] : [])];
+  const extraArgs = ['--log-level', 'error', ...inspectorArgs(pinned)];
 
   beforeAll(async () => {
     server = (await startDevServer({ name, port: pinned, extraArgs })) as Dev;

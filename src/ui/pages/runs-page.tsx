@@ -6,6 +6,7 @@ import { isTransient } from '../../client/watch';
 import { api, errorText } from '../api';
 import { href } from '../router';
 import { ErrorAlert } from '../components/error-alert';
+import { refreshedRuns, type ListedRuns } from '../refreshed-runs';
 import { visibleText } from '../visible-text';
 
 /** Rows a page; the API gives at most MAX_PAGE a request. */
@@ -17,16 +18,19 @@ const shows = (s: ListedStatus | '') => (r: RunSummary) => !s || listedStatus(r)
 
 export function RunsPage() {
   const [status, setStatus] = useState<ListedStatus | ''>('');
-  const [runs, setRuns] = useState<RunSummary[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
+  const [{ runs, cursor }, setList] = useState<ListedRuns>({ runs: [], cursor: null });
+  // The list as last set, for answers that come in before it is drawn (a refresh's after More's): the
+  // interval's closure, and a render not yet made, would see an older one.
+  const list = useRef<ListedRuns>({ runs: [], cursor: null });
+  const show = (next: ListedRuns) => {
+    list.current = next;
+    setList(next);
+  };
   const [error, setError] = useState<string | null>(null);
   /** The service is out of reach (a restart, the network): the list is read again every 5 s. */
   const [lost, setLost] = useState(false);
   const [loaded, setLoaded] = useState(false);
 
-  // How many rows are shown, for the refresh (the interval's closure would see a stale `runs`).
-  const shown = useRef(0);
-  shown.current = runs.length;
   // The filter now: a page asked for under an earlier one is dropped when it arrives. Another filter
   // clears the rows in the same render that shows it (none are known to pass it) — cleared by the
   // effect, after a frame, the rows of the last filter showed under the new one, and a refresh
@@ -34,9 +38,7 @@ export function RunsPage() {
   const filter = useRef(status);
   const choose = (next: ListedStatus | '') => {
     filter.current = next;
-    shown.current = 0;
-    setRuns([]);
-    setCursor(null);
+    show({ runs: [], cursor: null });
     setLoaded(false);
     setStatus(next);
   };
@@ -45,7 +47,7 @@ export function RunsPage() {
     const asked = status;
     try {
       // A refresh re-reads as many rows as are shown (up to the API's 200), so "More" is not undone.
-      const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, shown.current));
+      const limit = more ? PAGE : Math.min(MAX_PAGE, Math.max(PAGE, list.current.runs.length));
       const read = (from: string | null) =>
         api().listRuns({
           limit,
@@ -55,15 +57,15 @@ export function RunsPage() {
       // The API finds rejected runs itself, and lists them among cancelled ones too: the badge and the
       // filter agree here. A page of cancelled runs may hold only rejected ones though an older page
       // holds others: read on (a few pages at most) rather than say there are none.
-      const page = await keptPage(read, more ? cursor : null, shows(status), () => filter.current !== asked);
+      const from = more ? list.current.cursor : null;
+      const page = await keptPage(read, from, shows(status), () => filter.current !== asked);
       if (page === null) return;
-      setRuns((r) => {
-        if (more) return [...r, ...page.runs];
-        // Rows past the refreshed ones stay (deduplicated: new runs push older ones down).
-        const seen = new Set(page.runs.map((x) => x.run_id));
-        return [...page.runs, ...r.slice(limit).filter((x) => !seen.has(x.run_id))];
-      });
-      if (more || shown.current <= MAX_PAGE) setCursor(page.next_cursor);
+      // Rows past the refreshed ones stay, none twice (refreshed-runs.ts).
+      show(
+        more
+          ? { runs: [...list.current.runs, ...page.runs], cursor: page.next_cursor }
+          : refreshedRuns(list.current, page),
+      );
       setError(null);
       setLost(false);
     } catch (e) {
@@ -82,7 +84,7 @@ export function RunsPage() {
   // The last page read, More goes away with focus on it: focus to the first run it brought, where the
   // reader goes on (left on nothing, the next Tab started again from the page's top).
   const more = async () => {
-    const before = shown.current;
+    const before = list.current.runs.length;
     await load(true);
     requestAnimationFrame(() => {
       if (document.activeElement !== document.body && document.activeElement !== null) return;
