@@ -15,13 +15,14 @@ import { eventDetail } from '../client/event-detail';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 import { runTimeAt, runTimeText } from '../client/run-time';
-import { terminalText } from './terminal-text';
+import { ownColour, terminalText } from './terminal-text';
 import { clip, padEnd, textWidth } from './text-width';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
 
-const paint = (code: number) => (s: string) => `\u001b[${code}m${s}\u001b[0m`;
+// Marked as the CLI's own: terminalText writes out a colour in other people's text.
+const paint = (code: number) => (s: string) => `${ownColour(code)}${s}${ownColour(0)}`;
 export const COLOR: Style = {
   green: paint(32),
   red: paint(31),
