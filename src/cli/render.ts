@@ -15,7 +15,7 @@ import { eventDetail } from '../client/event-detail';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 import { runTimeAt, runTimeText } from '../client/run-time';
-import { ownColour, terminalText } from './terminal-text';
+import { oneLine, ownColour, terminalText } from './terminal-text';
 import { clip, padEnd, textWidth } from './text-width';
 
 type Paint = (s: string) => string;
@@ -225,7 +225,8 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   const rows = shownSteps(view.steps);
   const lines = [
     `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
-    view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
+    // Cut as it is printed: on its line, its escapes written out (a `\u001b` takes six columns).
+    view.goal ? c.dim(clip(terminalText(oneLine(`goal: ${view.goal}`)), width)) : '',
     ...rows.map((s) => stepLine(s, cols, now, frame, c, width)),
     rows.length < view.steps.length
       ? c.dim(
@@ -267,13 +268,13 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   return lines.join('\n');
 }
 
-/** One plain line for an event: `seq time type step details`. */
+/** One plain line for an event: `seq time type step details` (a goal's or an error's line breaks as spaces). */
 export function eventLine(e: RunEvent): string {
   const time = e.timestamp.slice(11, 23);
   const p = e.payload as Record<string, unknown>;
   const stepId = typeof p.step_id === 'string' ? p.step_id : (e.references.step_id ?? '');
   const detail = eventDetail(e);
-  return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, detail]
+  return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, oneLine(detail)]
     .filter(Boolean)
     .join('  ');
 }

@@ -46,3 +46,13 @@ export function terminalText(text: string): string {
         : `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * `text` on one line: its line breaks and tabs as spaces — a table's cell, an event's line. A tool's
+ * error of two lines began a line of its own under `edgeplan show`'s table, where it read as a row
+ * (and could be written to read as a step's), and under `edgeplan events` as an event.
+ * @example oneLine('failed:\n  at x') // 'failed: at x'
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\t\n]+\s*/g, ' ');
+}
