@@ -56,6 +56,50 @@ describe('other people’s text on the CLI’s lines', () => {
     expect(line.endsWith('…')).toBe(true);
   });
 
+  it('cuts a step’s error and the run’s in the live view as printed, each on its row', () => {
+    const ev = runEventBuilder();
+    const view = emptyView('run_1');
+    const error = {
+      code: 'x',
+      message: `\u001b[31m${'\u009b'.repeat(30)}\n ✔ after  completed`,
+      retryable: false,
+    };
+    for (const e of [
+      ev('RunCreated', { run_id: 'run_1', goal: 'g', config: {}, input: null }),
+      ev('PlanAuthored', {
+        plan: {
+          id: 'p',
+          version: 1,
+          goal: 'g',
+          steps: [{ id: 'fetch', action: 'demo.flaky', dependencies: [], parameters: {} }],
+        },
+      }),
+      ev('ToolInvoked', {
+        step_id: 'fetch',
+        attempt: 1,
+        tool: 'demo.flaky',
+        parameters: {},
+        idempotency_key: 'k',
+      }),
+      ev('ToolReturned', { step_id: 'fetch', attempt: 1, success: false, latency_ms: 3, error }),
+      ev('StepFailed', { step_id: 'fetch', error, handled: false }),
+      ev('RunTerminated', {
+        status: 'failed',
+        reason: 'step_failed',
+        error: { ...error, message: `Step "fetch" failed: ${error.message}` },
+      }),
+    ])
+      applyEvent(view, e);
+    const lines = terminalText(renderLive(view, 0, 0, PLAIN, 100)).split('\n');
+    // The forged row is not a row, and no line is wider than the terminal.
+    expect(lines.filter((l) => /^ ✔ after/.test(l))).toEqual([]);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(100);
+    expect(lines.find((l) => l.startsWith(' ✖ fetch'))).toMatch(/\\u001b\[31m\\u009b.*…$/);
+    expect(lines.find((l) => l.startsWith(' error:'))).toMatch(
+      /^ error: Step "fetch" failed: \\u001b\[31m.*…$/,
+    );
+  });
+
   it('cuts an answer between graphemes, never inside an emoji’s pair', () => {
     const ev = runEventBuilder();
     // The 199th unit of the JSON text is the first half of 🙂 (the old cut kept 199 units, then …).
