@@ -51,9 +51,10 @@ async function awaitingRun(goal: string): Promise<string> {
 describe('the world’s text in the CLI', { timeout: 60_000 }, () => {
   it('lists goals cut to their column in terminal columns, never inside a grapheme', async () => {
     const goals = ['a'.repeat(58) + FAMILY + ' and more', '東京'.repeat(40), 'e\u0301'.repeat(70)];
-    const ids = [];
-    for (const goal of goals) ids.push(await awaitingRun(goal));
-    // The run list is the D1 index, written beside the run's creation: wait until it lists all three.
+    const ids: string[] = [];
+    // And one of C1 controls, after the others.
+    for (const goal of [...goals, '\u009b'.repeat(70)]) ids.push(await awaitingRun(goal));
+    // The run list is the D1 index, written beside the run's creation: wait until it lists them all.
     for (let tries = 0; tries < 100; tries++) {
       const page = (await api('GET', '/v1/runs?limit=50')) as { runs: { run_id: string }[] };
       if (ids.every((id) => page.runs.some((r) => r.run_id === id))) break;
@@ -64,7 +65,7 @@ describe('the world’s text in the CLI', { timeout: 60_000 }, () => {
     expect(listed.out).not.toContain('\uFFFD');
     const lines = listed.out.split('\n');
     const goalAt = stringWidth(lines[0]!.slice(0, lines[0]!.indexOf('GOAL')));
-    for (const [i, id] of ids.entries()) {
+    for (const [i, id] of ids.slice(0, goals.length).entries()) {
       const line = lines.find((l) => l.startsWith(id))!;
       // Looked for after the run's id: a goal of a's would be found in an id's hex digits.
       const cell = line.slice(line.indexOf(goals[i]!.slice(0, 2), id.length));
@@ -74,6 +75,9 @@ describe('the world’s text in the CLI', { timeout: 60_000 }, () => {
       expect(cell.endsWith('…')).toBe(true);
       expect(goals[i]!.startsWith(cell.slice(0, -1))).toBe(true);
     }
+    // Cut as printed: each C1 control is written out (`\u009b`, six columns), not measured as none.
+    const controls = lines.find((l) => l.startsWith(ids[goals.length]!))!;
+    expect(controls.slice(goalAt)).toBe(`${'\\u009b'.repeat(9)}\\u009…`);
   });
 
   it('lists an MCP server’s tools with their descriptions cut and written out, an unusable name cut', () => {
