@@ -7,7 +7,7 @@ import { UsageError } from './exit-codes';
 import { COLOR, PLAIN, type Style } from './render';
 import { note } from './notes';
 import { retryNotice } from './retry-notice';
-import { terminalText } from './terminal-text';
+import { oneLine, terminalText } from './terminal-text';
 import { padEnd, textWidth } from './text-width';
 
 /** `retry: false`: `--no-retry`. */
@@ -113,11 +113,12 @@ function headerSafeToken(token: string | undefined, from: string): string | unde
 
 /**
  * Rows as aligned columns, measured in the columns a terminal draws (a CJK goal, an emoji step id) and
- * as printed: a control character in a cell is written out by terminalText before it is measured.
+ * as printed: a control character in a cell is written out by terminalText before it is measured, and
+ * a line break is a space (a cell is on its row).
  * @example table([['STEP', 'STATUS'], ['東京', 'completed']])
  */
 export function table(rows: string[][]): string {
-  const shown = rows.map((r) => r.map(terminalText));
+  const shown = rows.map((r) => r.map((cell) => terminalText(oneLine(cell))));
   const widths = shown[0]?.map((_, i) => Math.max(...shown.map((r) => textWidth(r[i] ?? '')))) ?? [];
   return shown
     .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : padEnd(cell, widths[i]!))).join('  '))

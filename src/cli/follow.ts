@@ -104,7 +104,8 @@ export async function follow(client: EdgeplanClient, runId: string, o: FollowOpt
   };
   const tick = () => {
     frame += 1;
-    if (replaying()) log(o.style.dim(`reading the run's events: ${view.last_seq} of ${caughtUp}`));
+    if (replaying())
+      log(terminalText(o.style.dim(`reading the run's events: ${view.last_seq} of ${caughtUp}`)));
     else draw();
   };
   let timer = setInterval(tick, FRAME_MS);

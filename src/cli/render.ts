@@ -15,13 +15,14 @@ import { eventDetail } from '../client/event-detail';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 import { runTimeAt, runTimeText } from '../client/run-time';
-import { terminalText } from './terminal-text';
+import { oneLine, ownColour, terminalText } from './terminal-text';
 import { clip, padEnd, textWidth } from './text-width';
 
 type Paint = (s: string) => string;
 export type Style = { green: Paint; red: Paint; yellow: Paint; cyan: Paint; dim: Paint; bold: Paint };
 
-const paint = (code: number) => (s: string) => `\u001b[${code}m${s}\u001b[0m`;
+// Marked as the CLI's own: terminalText writes out a colour in other people's text.
+const paint = (code: number) => (s: string) => `${ownColour(code)}${s}${ownColour(0)}`;
 export const COLOR: Style = {
   green: paint(32),
   red: paint(31),
@@ -74,6 +75,13 @@ export function parentLine(run: { parent_run_id?: string | null; parent_step_id?
 
 /** `1 step`, `3 steps`. */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * Other people's text (a goal, an error, a comment) cut to `columns` as it is printed: on one line, its
+ * escapes written out — cut before, a line break split a step's row and a `\u001b`, measured as nothing,
+ * printed six columns wide and wrapped the line.
+ */
+const cut = (s: string, columns: number) => clip(terminalText(oneLine(s)), columns);
 
 /** A frame's step columns, measured once a frame (per row, a 10,000-step frame cost 10,000²). */
 type Columns = { idWidth: number; actionWidth: number; onPath: ReadonlySet<string> };
@@ -145,7 +153,7 @@ function stepLine(s: StepView, cols: Columns, now: number, frame: number, c: Sty
   if (s.history.at(-1)?.after_run_ended) parts.push(c.yellow(' after the run ended'));
   const line = parts.join('');
   return tail
-    ? `${line}  ${(s.status === 'skipped' || s.status === 'interrupted' ? c.dim : c.red)(clip(tail, Math.max(20, width - 60)))}`
+    ? `${line}  ${(s.status === 'skipped' || s.status === 'interrupted' ? c.dim : c.red)(cut(tail, Math.max(20, width - 60)))}`
     : line;
 }
 
@@ -165,10 +173,10 @@ export function replacedLines(replaced: readonly ReplacedStep[], c: Style, width
         (tries > 0 ? c.dim(` ×${tries}`) : '') +
         // The error once: a revision's reason usually quotes it.
         (r.error && !r.replaced_by.reason.includes(r.error)
-          ? `  ${c.red(clip(r.error, Math.max(20, width - idWidth - 20)))}`
+          ? `  ${c.red(cut(r.error, Math.max(20, width - idWidth - 20)))}`
           : ''),
     );
-    lines.push(c.dim(`     ${clip(replacedText(r), width * 2)}`));
+    lines.push(c.dim(`     ${cut(replacedText(r), width * 2)}`));
   }
   return lines;
 }
@@ -224,7 +232,7 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   const rows = shownSteps(view.steps);
   const lines = [
     `${c.bold('edgeplan')} ${view.run_id}  ${statusText}  ${c.dim(elapsed)}`,
-    view.goal ? c.dim(clip(`goal: ${view.goal}`, width)) : '',
+    view.goal ? c.dim(cut(`goal: ${view.goal}`, width)) : '',
     ...rows.map((s) => stepLine(s, cols, now, frame, c, width)),
     rows.length < view.steps.length
       ? c.dim(
@@ -248,31 +256,31 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
     const est = view.critical_path_ms === null ? '' : ` (est. ${duration(view.critical_path_ms)})`;
     lines.push(c.dim(clip(` critical path ◆ ${view.critical_path.join(' → ')}`, width * 2) + est));
   }
-  for (const l of decisionLines(view)) lines.push(c.dim(` ${clip(l, width * 2)}`));
+  for (const l of decisionLines(view)) lines.push(c.dim(` ${cut(l, width * 2)}`));
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
   if (view.waiting?.kind === 'input')
     lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
-  for (const n of view.notices) lines.push(c.yellow(` ⚠ ${n.code}: ${clip(n.message, width * 2)}`));
-  if (view.error) lines.push(c.red(` error: ${clip(view.error, width - 9)}`));
+  for (const n of view.notices) lines.push(c.yellow(` ⚠ ${n.code}: ${cut(n.message, width * 2)}`));
+  if (view.error) lines.push(c.red(` error: ${cut(view.error, width - 9)}`));
   if (view.cancel_reason !== null)
     lines.push(
       view.cancel_reason === 'plan_rejected'
         ? c.yellow(' plan rejected')
-        : c.yellow(` cancelled: ${clip(view.cancel_reason, width - 13)}`),
+        : c.yellow(` cancelled: ${cut(view.cancel_reason, width - 13)}`),
     );
-  if (view.limit_reached !== null) lines.push(c.yellow(` ⚠ ${clip(view.limit_reached, width * 2)}`));
+  if (view.limit_reached !== null) lines.push(c.yellow(` ⚠ ${cut(view.limit_reached, width * 2)}`));
   if (view.status === 'completed' && view.final_output !== undefined)
-    lines.push(`${c.bold(' output:')} ${clip(JSON.stringify(view.final_output), width * 4)}`);
+    lines.push(`${c.bold(' output:')} ${cut(JSON.stringify(view.final_output), width * 4)}`);
   return lines.join('\n');
 }
 
-/** One plain line for an event: `seq time type step details`. */
+/** One plain line for an event: `seq time type step details` (a goal's or an error's line breaks as spaces). */
 export function eventLine(e: RunEvent): string {
   const time = e.timestamp.slice(11, 23);
   const p = e.payload as Record<string, unknown>;
   const stepId = typeof p.step_id === 'string' ? p.step_id : (e.references.step_id ?? '');
   const detail = eventDetail(e);
-  return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, detail]
+  return [String(e.seq).padStart(4), time, e.event_type.padEnd(18), stepId, oneLine(detail)]
     .filter(Boolean)
     .join('  ');
 }

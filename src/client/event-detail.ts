@@ -7,6 +7,7 @@
 import { namedText, unnamedDecisionWords } from './name-source-text';
 import { waitedAsAsked } from './retry-after';
 import type { RunEvent } from './types';
+import { clipText } from '../text-cut';
 
 /** `1.2s`, `950ms`, `2m03s`. */
 function duration(ms: number): string {
@@ -16,7 +17,6 @@ function duration(ms: number): string {
   return `${m}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}s`;
 }
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
 
 export function eventDetail(e: RunEvent): string {
   switch (e.event_type) {
@@ -65,7 +65,7 @@ export function eventDetail(e: RunEvent): string {
     case 'InputReceived':
       // Who answered: behind Cloudflare Access the signed-in identity, else the name they gave.
       return (
-        `answer: ${clip(JSON.stringify(e.payload.input) ?? 'null', 200)}` +
+        `answer: ${clipText(JSON.stringify(e.payload.input) ?? 'null', 200)}` +
         (e.payload.answered_by
           ? ` — answered by ${namedText(e.payload.answered_by, e.payload.answered_by_via)}`
           : '')

@@ -5,13 +5,10 @@
  * browser draws it shows something else than what runs (Trojan Source, CVE-2021-42574). The joiners
  * writing needs stay (an emoji family, a Persian word: client/joiners.ts).
  */
+import { HIDDEN_CHARACTERS } from '../client/hidden-characters';
 import { writtenJoiner } from '../client/joiners';
 
-// Bidi marks, embeddings, overrides and isolates; zero-width and invisible format characters; C0 and
-// C1 controls other than tab, line feed and carriage return (JSON.stringify escapes C0, not C1 nor the others).
-const HIDDEN =
-  // eslint-disable-next-line no-control-regex -- control characters are what it finds
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/g;
+const HIDDEN = new RegExp(`[${HIDDEN_CHARACTERS}]`, 'g');
 
 const hex = (c: string) => c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
 

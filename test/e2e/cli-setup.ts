@@ -21,7 +21,11 @@ export type CliResult = { code: number | null; out: string; err: string };
 // eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what it removes
 const plain = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
 
-export function cliSetup(name: string) {
+/**
+ * @param vars more `wrangler dev` arguments (`--var NAME:value`), read when the server starts: after
+ * the file's own `beforeAll` hooks registered before this call (a tool server's port).
+ */
+export function cliSetup(name: string, vars: () => string[] = () => []) {
   const root = process.cwd();
   const dir = mkdtempSync(join(tmpdir(), `edgeplan-${name}-`));
   const cli = join(dir, 'edgeplan.mjs');
@@ -33,7 +37,7 @@ export function cliSetup(name: string) {
     scripted = await startScriptedLlm();
     server = (await startDevServer({
       name: `${name}-e2e`,
-      extraArgs: plannerVars(scripted.url),
+      extraArgs: [...plannerVars(scripted.url), ...vars()],
       // EDGEPLAN_E2E_PORT pins the port (a machine that gives each runner a range); else a free one.
       port: pinnedPort(),
     })) as {

@@ -44,7 +44,7 @@ function rowNote(run: Run, id: string, d: Run['steps'][string], s: StepView | un
   if (d.interrupted) return 'was running when the run ended';
   if (s?.action === 'human.input' && d.status === 'completed' && id in run.step_results)
     return (
-      `answered: ${clip(JSON.stringify(run.step_results[id]) ?? '', 80)}` +
+      `answered: ${clip(terminalText(JSON.stringify(run.step_results[id]) ?? ''), 80)}` +
       (s.answered_by
         ? ` (by ${quotedName(s.answered_by, s.answered_by_via)}${sourceWords(s.answered_by_via)})`
         : '')
@@ -107,7 +107,8 @@ export function registerManage(program: Command, context: () => Context, done: D
           r.created_at.slice(0, 19),
           ...(parents ? [r.parent_run_id ?? '-'] : []),
           // On its row: a goal's line breaks would start rows of their own; none is said as PARENT's is.
-          clip(r.goal.replace(/\s+/g, ' ').trim(), 60) || '-',
+          // Cut as printed: a control character written out takes the columns of its escape.
+          clip(terminalText(r.goal.replace(/\s+/g, ' ').trim()), 60) || '-',
         ]);
         const head = ['RUN', 'STATUS', 'STEPS', 'CREATED (UTC)', ...(parents ? ['PARENT'] : []), 'GOAL'];
         ctx.print(rows.length ? table([head, ...rows]) : noRuns(o, page.next_cursor !== null));
