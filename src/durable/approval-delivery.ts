@@ -1,12 +1,12 @@
 /**
  * Announcing a run's approval: its link minted (once: retries send the same one) and, when
- * `approval.webhook_url` is set, the signed webhook delivered, with retries until the deadline.
+ * `approval.webhook_url` is set, the signed webhook delivered, with retries (`approval/webhook-schedule.ts`).
  */
 import { mintApprovalToken } from '../approval/tokens';
 import { sendApprovalWebhook } from '../approval/webhook';
+import { nextWebhookAttempt } from '../approval/webhook-schedule';
 import { withIssued } from '../approval/issued-links';
 import type { MachineInput } from '../engine/machine';
-import { MAX_RETRY_AFTER_S } from '../plan/limits';
 import type { RunState } from '../engine/state';
 import { checkHost, parseAllowlist } from '../executor/tools/address-policy';
 import { changesSinceApproved } from './pending-approval';
@@ -17,16 +17,10 @@ import { log } from '../log';
 /** How long an approval link lives when the run sets no approval timeout. */
 const DEFAULT_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** The first retry of a failed webhook delivery; each next one waits twice as long, up to the cap. */
-const WEBHOOK_RETRY_MS = 1_000;
-const WEBHOOK_RETRY_CAP_MS = 10 * 60_000;
 /** A delivery when WEBHOOK_SECRET was unset since the run started: what it says, and what to do. */
 const NO_SECRET =
   'invalid_webhook_secret: WEBHOOK_SECRET is not set, so no webhook was sent: set it ("whsec_" followed by ' +
   'base64, `wrangler secret put WEBHOOK_SECRET`); decide this run through the API or the dashboard';
-
-/** Deliveries tried when the approval has no deadline to stop at. */
-const WEBHOOK_MAX_ATTEMPTS = 12;
 
 /** One delivery attempt: what to record, and when to try again (null: not again). */
 export type ApprovalDelivery = {
@@ -38,7 +32,7 @@ export type ApprovalDelivery = {
 /**
  * Mints the run's approval link (once: retries send the same one) and, when `approval.webhook_url`
  * is set, makes one signed delivery attempt of the webhook. A failure the receiver may get over
- * (network, timeout, 408/429/5xx) gets a next attempt with backoff, until the approval deadline.
+ * (network, timeout, 408/429/5xx) gets a next attempt with backoff ({@link nextWebhookAttempt}).
  * `keep` stores a new link with its token's record, before anything is sent: a delivery cut short by
  * a crash may have reached the receiver, and the re-sent one must carry the same link.
  */
@@ -110,13 +104,12 @@ export async function deliverApproval(
     },
   });
   if (result.ok) return record(true, null, { status: result.status });
-  // The backoff, or longer when the receiver asked (Retry-After, up to the hour a step's retry waits).
-  const asked = Math.min(result.error.retry_after_ms ?? 0, MAX_RETRY_AFTER_S * 1000);
-  const wait = Math.max(Math.min(WEBHOOK_RETRY_MS * 2 ** (attempt - 1), WEBHOOK_RETRY_CAP_MS), asked);
-  const next =
-    result.error.retryable && (deadlineAt !== null ? now + wait < deadlineAt : attempt < WEBHOOK_MAX_ATTEMPTS)
-      ? now + wait
-      : null;
+  const next = nextWebhookAttempt(
+    attempt,
+    now,
+    { retryable: result.error.retryable, retryAfterMs: result.error.retry_after_ms },
+    deadlineAt,
+  );
   return failed(next, result.error.code, {
     status: result.status,
     error: `${result.error.code}: ${result.error.message}`,
@@ -132,7 +125,7 @@ function logNotDelivered(runId: string, attempt: number, next: number | null, co
   const then =
     next === null
       ? `it is not sent again: decide the run through the API (POST /v1/runs/${runId}/approval) or the dashboard`
-      : `it is sent again at ${new Date(next).toISOString()}, with backoff until the approval's deadline`;
+      : `it is sent again at ${new Date(next).toISOString()}, with backoff for about three days or until the approval's deadline`;
   log(
     'approval_webhook_not_delivered',
     `run ${runId}: approval webhook attempt ${attempt} failed (${error}); ${then}`,
