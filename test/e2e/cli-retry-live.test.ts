@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTerminal } from './tmux-terminal';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeplan-cli-retry-live-'));
 const cli = join(dir, 'edgeplan.mjs');
@@ -67,20 +68,16 @@ afterAll(async () => {
 
 describe('edgeplan watch and a refusal waited out mid-watch (tmux)', () => {
   it('keeps the retry notice on screen above one live view', async () => {
-    const session = `edgeplan-retry-live-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-    const screen = () => tmux('capture-pane', '-p', '-t', session);
     const command = `NO_COLOR=1 EDGEPLAN_URL=${url} ${process.execPath} ${cli} watch run_1; echo EXIT=$?; sleep 60`;
-    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '30', command);
+    const terminal = openTerminal('edgeplan-retry-live', { cols: 110, rows: 30 }, command);
     try {
-      while (!/EXIT=/.test(screen())) await new Promise((r) => setTimeout(r, 100));
-      const shown = screen();
+      const shown = await terminal.until(/EXIT=/);
       expect(shown).toMatch(/EXIT=0/);
       expect(shown).toMatch(/^edgeplan: rate limited: retrying in 1 s \(Ctrl-C to stop\)$/m);
       expect(shown).toMatch(/edgeplan run_1 {2}completed/);
       expect(shown.match(/edgeplan run_1/g)).toHaveLength(1);
     } finally {
-      tmux('kill-session', '-t', session);
+      terminal.close();
     }
   }, 60_000);
 });

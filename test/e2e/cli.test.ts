@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { migratedState, startDevServer } from '../../scripts/dev-server.mjs';
 import { pinnedPort } from './pinned-port';
+import { openTerminal, type Terminal } from './tmux-terminal';
 
 type Server = { base: string; stop(): Promise<void> };
 
@@ -591,8 +592,6 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
   });
 
   it('on a terminal, asks what to do about a failed step with the actions, not a text answer (tmux)', async () => {
-    const session = `edgeplan-cli-ask-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     file(
       'flaky-tty.json',
       JSON.stringify({
@@ -607,21 +606,13 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const config =
       '--config on_step_failure=replan --config revision_strategy=ask_user --config retry_failed_steps=0';
     const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${flaky} ${config}; echo EXIT=$?; sleep 20`;
-    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '24', command);
+    const terminal = openTerminal('edgeplan-cli-ask', { cols: 110, rows: 24 }, command);
     try {
-      let screen = '';
-      for (let i = 0; i < 100 && !screen.includes('Skip step'); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        screen = tmux('capture-pane', '-p', '-t', session);
-      }
+      let screen = await terminal.until(/Skip step/);
       expect(screen).toMatch(/Retry step[\s\S]*Skip step[\s\S]*Replan[\s\S]*Abort run[\s\S]*Decide later/);
       // Down once: Skip step.
-      tmux('send-keys', '-t', session, 'Down');
-      tmux('send-keys', '-t', session, 'Enter');
-      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        screen = tmux('capture-pane', '-p', '-t', session);
-      }
+      terminal.keys('Down', 'Enter');
+      screen = await terminal.until(/EXIT=/);
       expect(screen).toMatch(/EXIT=0/);
       const id = /edgeplan (run_\w+)/.exec(screen)?.[1];
       const run = JSON.parse(edgeplan(['runs', 'show', id!, '--json']).out) as {
@@ -635,9 +626,9 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
         'completed',
       ]);
     } finally {
-      tmux('kill-session', '-t', session);
+      terminal.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('watch <id> follows a run started elsewhere: waits out its approval, ends with its exit code', async () => {
     const plan = file('held.json', JSON.stringify(parallelPlan));
@@ -885,12 +876,7 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       persist,
       port: pinned === undefined ? undefined : pinned + 2,
     })) as Server & { port: number; kill(): Promise<void> };
-    const session = `edgeplan-cli-restart-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
-    const screen = () => tmux('capture-pane', '-p', '-t', session);
-    const until = async (pattern: RegExp) => {
-      while (!pattern.test(screen())) await new Promise((r) => setTimeout(r, 100));
-    };
+    let terminal: Terminal | undefined;
     try {
       const plan = file(
         'restart-live.json',
@@ -902,20 +888,19 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
         }),
       );
       const command = `NO_COLOR=1 EDGEPLAN_URL=${own.base} ${process.execPath} ${cli} run ${join(dir, plan)}; echo EXIT=$?; sleep 60`;
-      tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '30', command);
-      await until(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] w\s/);
+      terminal = openTerminal('edgeplan-cli-restart', { cols: 110, rows: 30 }, command);
+      await terminal.until(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] w\s/);
       await own.kill();
-      await until(/Lost the connection/);
+      await terminal.until(/Lost the connection/);
       own = await startDevServer({ name: 'cli-restart-live', persist, port: own.port });
-      await until(/EXIT=/);
-      const shown = screen();
+      const shown = await terminal.until(/EXIT=/);
       expect(shown).toMatch(/EXIT=0/);
       expect(shown).toMatch(/^Lost the connection to the server; run_\w+ goes on there\. Reconnecting/m);
       expect(shown).toMatch(/^Reconnected; following run_\w+ again\.$/m);
       expect(shown).toMatch(/edgeplan run_\w+ {2}completed/);
       expect(shown.match(/edgeplan run_/g)).toHaveLength(1);
     } finally {
-      tmux('kill-session', '-t', session);
+      terminal?.close();
       await own.stop();
       rmSync(persist, { recursive: true, force: true });
     }
@@ -966,8 +951,6 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
   }, 60_000);
 
   it('draws the live view in a terminal (tmux): symbols, the critical path, the output', async () => {
-    const session = `edgeplan-cli-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     // Sleeps long enough that frames captured every 100 ms see them running, however quickly the run
     // is created (with 200 and 300 ms, a fast start could leave no frame of a running step).
     const slow = {
@@ -979,15 +962,10 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     file('par-slow.json', JSON.stringify(slow));
     const plan = join(dir, 'par-slow.json');
     const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${plan} --config execution_mode=parallel; echo EXIT=$?; sleep 20`;
-    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '20', command);
+    const terminal = openTerminal('edgeplan-cli', { cols: 110, rows: 20 }, command);
     try {
-      let screen = '';
       const frames = new Set<string>();
-      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        screen = tmux('capture-pane', '-p', '-t', session);
-        frames.add(screen);
-      }
+      const screen = await terminal.until(/EXIT=/, { frame: (f) => frames.add(f) });
       expect(screen).toMatch(/EXIT=0/);
       expect(screen).toMatch(/edgeplan run_\w+ {2}completed/);
       expect(screen).toMatch(/✔ a\s+demo\.sleep/);
@@ -999,15 +977,13 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
       // It was live: some frame showed a step running (a spinner) before the end.
       expect([...frames].some((f) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [ab]\s/.test(f))).toBe(true);
     } finally {
-      tmux('kill-session', '-t', session);
+      terminal.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('leaves the whole view on a terminal shorter than the plan: the run id, every step, the output', async () => {
     // Each frame is cut to the terminal's 12 rows; the view that stayed was the last frame, cut: the
     // run's id, status and first steps were gone, scrollback too.
-    const session = `edgeplan-cli-tall-${process.pid}`;
-    const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
     const steps = Array.from({ length: 25 }, (_, i) => ({
       id: `s${i}`,
       action: 'demo.echo',
@@ -1017,22 +993,18 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     file('tall.json', JSON.stringify({ goal: 'tall', steps }));
     const plan = join(dir, 'tall.json');
     const command = `EDGEPLAN_URL=${server.base} ${process.execPath} ${cli} run ${plan} --config max_steps=30; echo EXIT=$?; sleep 20`;
-    tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '12', command);
+    const terminal = openTerminal('edgeplan-cli-tall', { cols: 110, rows: 12 }, command);
     try {
-      let screen = '';
-      for (let i = 0; i < 100 && !screen.includes('EXIT='); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        screen = tmux('capture-pane', '-p', '-S', '-', '-t', session);
-      }
+      const screen = await terminal.until(/EXIT=/, { history: true });
       expect(screen).toMatch(/EXIT=0/);
       expect(screen.match(/edgeplan run_\w+ {2}completed/g)).toHaveLength(1);
       expect(steps.filter((s) => !new RegExp(`✔ ${s.id}\\s+demo\\.echo`).test(screen))).toEqual([]);
       expect(screen).toMatch(/25\/25 steps done/);
       expect(screen).toMatch(/output: \{"i":24\}/);
     } finally {
-      tmux('kill-session', '-t', session);
+      terminal.close();
     }
-  }, 30_000);
+  }, 90_000);
 
   it('draws the view on a terminal that reports no size (0×0, as `script` gives without one)', () => {
     // log-update drew nothing at 0 rows: the command exited 0 having printed no step, no output.
