@@ -82,8 +82,13 @@ export function eventDetail(e: RunEvent): string {
       const outcome = ok
         ? `delivered (${status ?? 'ok'})`
         : `failed: ${[status, error].filter((x) => x !== undefined).join(' ') || 'no answer'}`;
-      const again =
-        next_attempt_at === null ? '' : `; again at ${new Date(next_attempt_at).toISOString().slice(11, 19)}`;
+      // The time alone when it falls on the event's day; hourly retries go on for days.
+      const then = next_attempt_at === null ? '' : new Date(next_attempt_at).toISOString();
+      const again = ok
+        ? ''
+        : next_attempt_at === null
+          ? '; not sent again'
+          : `; again at ${then.slice(0, 10) === e.timestamp.slice(0, 10) ? then.slice(11, 19) : `${then.slice(0, 10)} ${then.slice(11, 19)}`}`;
       return `attempt ${attempt} ${outcome}${again}`;
     }
     case 'RunTerminated': {

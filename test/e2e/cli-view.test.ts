@@ -371,7 +371,18 @@ describe('the live view', () => {
         next_attempt_at: null,
       }),
     );
-    expect(refused).toMatch(/attempt 2 failed: connect ECONNREFUSED$/);
+    // The last attempt says so: an operator reading the events knows the approver was not told.
+    expect(refused).toMatch(/attempt 2 failed: connect ECONNREFUSED; not sent again$/);
+    const tomorrow = eventLine(
+      ev('ApprovalWebhookAttempted', {
+        attempt: 20,
+        ok: false,
+        status: 503,
+        next_attempt_at: Date.parse(at(86_400_000)),
+      }),
+    );
+    // Hourly retries go on for days: one due another day says which.
+    expect(tomorrow).toMatch(/attempt 20 failed: 503; again at \d{4}-\d\d-\d\d 10:00:00$/);
     const delivered = eventLine(
       ev('ApprovalWebhookAttempted', { attempt: 3, ok: true, status: 204, next_attempt_at: null }),
     );
