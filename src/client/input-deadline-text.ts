@@ -11,13 +11,17 @@ import type { RunView } from './run-view-types';
 
 type Deadline = Pick<NonNullable<RunView['waiting']>, 'deadline' | 'if_unanswered' | 'retries_left'>;
 
+/** `2 retries left`: the step's, when it asked (a timeout uses one to ask again). */
+function left(w: Deadline): string {
+  const n = w.retries_left ?? 1;
+  return `${n} ${n === 1 ? 'retry' : 'retries'} left`;
+}
+
 /** What happens at the deadline: `the step is asked again (2 retries left)`, … */
 function outcome(w: Deadline): string {
   switch (w.if_unanswered) {
-    case 'asked_again': {
-      const n = w.retries_left ?? 1;
-      return `the step is asked again (${n} ${n === 1 ? 'retry' : 'retries'} left)`;
-    }
+    case 'asked_again':
+      return `the step is asked again (${left(w)})`;
     case 'falls_back':
       return 'the step’s fallback runs';
     default:
@@ -31,8 +35,12 @@ export function inputDeadlineText(w: Deadline | null | undefined): string | null
   return `Answer by ${utcMinute(w.deadline)}: if nobody does, ${outcome(w)}.`;
 }
 
-/** `until 2026-12-02 10:37 UTC, then the step fails` — the short form a status line holds; null for none. */
+/**
+ * `until 2026-12-02 10:37 UTC, then asked again, 2 retries left` (or `then the step fails`) — the
+ * short form a status line holds in parentheses; null for none.
+ */
 export function inputDeadlineShort(w: Deadline | null | undefined): string | null {
   if (!w?.deadline) return null;
-  return `until ${utcMinute(w.deadline)}, then ${outcome(w)}`;
+  const then = w.if_unanswered === 'asked_again' ? `asked again, ${left(w)}` : outcome(w);
+  return `until ${utcMinute(w.deadline)}, then ${then}`;
 }

@@ -29,6 +29,9 @@ describe('inputDeadlineText', () => {
     expect(inputDeadlineShort({ deadline, if_unanswered: 'step_fails', retries_left: 0 })).toBe(
       'until 2026-12-02 10:37 UTC, then the step fails',
     );
+    expect(inputDeadlineShort({ deadline, if_unanswered: 'asked_again', retries_left: 2 })).toBe(
+      'until 2026-12-02 10:37 UTC, then asked again, 2 retries left',
+    );
     expect(inputDeadlineShort({})).toBeNull();
     expect(inputDeadlineText({})).toBeNull();
     expect(inputDeadlineText(null)).toBeNull();
