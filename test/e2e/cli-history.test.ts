@@ -298,6 +298,10 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
       ],
     );
     expect(r.out).toContain(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`);
+    // By when, above the question: a day from its attempt, then asked again (one retry by default).
+    expect(r.out).toMatch(
+      /Answer by \d{4}-\d\d-\d\d \d\d:\d\d UTC: if nobody does, the step is asked again \(1 retry left\)\.[^]*Refund\?/,
+    );
     expect(r.out).toContain(
       'The answer to step "ask" does not fit the schema its question gave: (root): must be an object, not a string',
     );
