@@ -15,7 +15,9 @@ import { retriesLeft, stepDef } from './step-definition';
  */
 export function questionDeadline(state: RunState, id: string): InputDeadline | null {
   const rt = state.steps.get(id);
-  if (!rt || rt.deadline_at === null) return null;
+  // The timer the attempt times out at (decide.ts), which is its deadline_at while it runs.
+  const at = rt?.status === 'running' ? state.timers.get(id) : undefined;
+  if (!rt || at === undefined) return null;
   const step = stepDef(state, id);
   // As decideFailures settles the attempt's timeout (a retryable error, no Retry-After to outwait).
   const retries_left = retriesLeft(state, step, rt);
@@ -25,5 +27,5 @@ export function questionDeadline(state: RunState, id: string): InputDeadline | n
       : step.fallback_action && !rt.fallback_used
         ? 'falls_back'
         : 'step_fails';
-  return { deadline: new Date(rt.deadline_at).toISOString(), if_unanswered, retries_left };
+  return { deadline: new Date(at).toISOString(), if_unanswered, retries_left };
 }
