@@ -3,7 +3,7 @@
  * the run waits for approval or for a person's input, the question asked inline (@clack/prompts).
  * Otherwise: one plain line per event (or one JSON event per line with `--json`).
  */
-import { EdgeplanApiError, type EdgeplanClient } from '../client';
+import { EdgeplanApiError, inputDeadlineText, type EdgeplanClient } from '../client';
 import type { Context } from './context';
 import { EXIT, exitForStatus } from './exit-codes';
 import { eventLine, plural, renderLive, type Style } from './render';
@@ -236,11 +236,12 @@ function howToAnswer(view: RunView): string {
   return `Answer with: edgeplan input ${id} <answer>${step}${fits}`;
 }
 
-/** What the run waits for, and how to answer it. */
+/** What the run waits for, by when (a human.input question's deadline), and how to answer it. */
 export function answerHint(view: RunView): string {
   const what = view.waiting?.kind === 'approval' ? 'approval' : 'input';
   const prompt = view.waiting?.prompt ? ` (${view.waiting.prompt})` : '';
-  return `${view.run_id} waits for ${what}${prompt}. ${howToAnswer(view)}`;
+  const due = view.waiting?.kind === 'input' ? inputDeadlineText(view.waiting) : null;
+  return `${view.run_id} waits for ${what}${prompt}. ${due ? `${due} ` : ''}${howToAnswer(view)}`;
 }
 
 /** Asks the person at the terminal for the decision or input the run waits for, and sends it. */
@@ -296,6 +297,9 @@ async function ask(client: EdgeplanClient, view: RunView, style: Style): Promise
   const schema = view.waiting?.schema;
   if (schema !== undefined)
     write(`${style.dim(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`)}\n`);
+  // By when, and what happens then if nobody answers (the step is asked again, or fails).
+  const due = inputDeadlineText(view.waiting);
+  if (due) write(`${style.yellow(due)}\n`);
   for (;;) {
     const answer = await prompts.text({
       message: terminalText(view.waiting?.prompt ?? 'The run waits for input:'),

@@ -12,6 +12,7 @@ import {
   type RunEvent,
 } from '../client';
 import { eventDetail } from '../client/event-detail';
+import { inputDeadlineShort } from '../client/input-deadline-text';
 import { attemptText } from '../client/attempt-text';
 import type { ReplacedStep, RunView, StepView } from '../client/run-view';
 import { runTimeAt, runTimeText } from '../client/run-time';
@@ -258,8 +259,11 @@ export function renderLive(view: RunView, now: number, frame: number, c: Style, 
   }
   for (const l of decisionLines(view)) lines.push(c.dim(` ${cut(l, width * 2)}`));
   if (view.waiting?.kind === 'approval') lines.push(c.yellow(' waiting for approval'));
-  if (view.waiting?.kind === 'input')
-    lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}`));
+  if (view.waiting?.kind === 'input') {
+    // By when, and what then (a human.input question's deadline): `(until … UTC, then the step fails)`.
+    const due = inputDeadlineShort(view.waiting);
+    lines.push(c.yellow(` waiting for input: ${view.waiting.prompt ?? ''}${due ? ` (${due})` : ''}`));
+  }
   for (const n of view.notices) lines.push(c.yellow(` ⚠ ${n.code}: ${cut(n.message, width * 2)}`));
   if (view.error) lines.push(c.red(` error: ${cut(view.error, width - 9)}`));
   if (view.cancel_reason !== null)

@@ -71,6 +71,7 @@ export {
   revisionCauseText,
 } from './approval-changes-text';
 export { approvalDeadlineShort, approvalDeadlineText, utcMinute } from './approval-deadline-text';
+export { inputDeadlineShort, inputDeadlineText } from './input-deadline-text';
 export { estimateText } from './estimate-text';
 export {
   namedText,

@@ -139,6 +139,13 @@ export type RunView = {
     plan_version?: number | undefined;
     /** The question's id, its InputRequested event's seq: what an answer names (`question_seq`). */
     question_seq?: number | undefined;
+    /**
+     * A `human.input` step's question: when it is due (ISO 8601, its attempt's deadline) and what
+     * happens then if nobody answers; absent for `ask_user`'s and on events recorded before.
+     */
+    deadline?: string | undefined;
+    if_unanswered?: 'asked_again' | 'falls_back' | 'step_fails' | undefined;
+    retries_left?: number | undefined;
   } | null;
   /**
    * How the last approval asked for was decided: by a person or by the deadline's default, and the

@@ -184,6 +184,14 @@ function applyReadEvent(view: RunView, e: RunEvent): RunView {
         step_id: e.payload.step_id,
         ...(e.payload.schema === undefined ? {} : { schema: e.payload.schema }),
         question_seq: e.seq,
+        // When it is due and what happens then (a human.input step's; none on older events).
+        ...(e.payload.deadline === undefined
+          ? {}
+          : {
+              deadline: e.payload.deadline,
+              if_unanswered: e.payload.if_unanswered,
+              retries_left: e.payload.retries_left,
+            }),
       };
       break;
     case 'InputReceived': {

@@ -8,6 +8,7 @@ import { actionFor, stepDef } from './step-definition';
 import type { EventDraft } from './events';
 import type { MachineDeps, MachineInput, Refusal } from './machine-types';
 import { checkExpected, reportUnexpected } from './output-reflection';
+import { questionDeadline } from './question-deadline';
 import { exitVerdict } from './react-turn';
 import { returnedPayload, returnedReferences } from './returned-payload';
 import type { RunState } from './state';
@@ -53,9 +54,17 @@ export function acceptAttemptInput(
       const rt = s.steps.get(input.step_id);
       if (!rt || rt.status !== 'running' || rt.attempt !== input.attempt || s.status !== 'running') return;
       const { step_id, prompt, schema } = input;
+      // When it is due and what happens then, so whoever answers is told (the attempt's deadline).
+      const due = questionDeadline(s, step_id);
       emit({
         type: 'InputRequested',
-        payload: { reason: prompt, step_id, prompt, ...(schema === undefined ? {} : { schema }) },
+        payload: {
+          reason: prompt,
+          step_id,
+          prompt,
+          ...(schema === undefined ? {} : { schema }),
+          ...(due ?? {}),
+        },
         references: { step_id },
       });
       return;

@@ -23,7 +23,7 @@ import {
   decideTokenBudget,
 } from './decide-revision';
 import { decideNavigation } from './tea-navigation';
-import { actionFor, stepDef, stepTimeoutMs } from './step-definition';
+import { actionFor, retriesLeft, stepDef, stepTimeoutMs } from './step-definition';
 
 export type { DecideContext } from './decide-context';
 export { revisionAllowed, revisionPossible } from './decide-revision';
@@ -92,8 +92,7 @@ function decideFailures(state: RunState, ctx: DecideContext): EventDraft | null 
     const rt = state.steps.get(id)!;
     const step = stepDef(state, id);
     let error = rt.error ?? { code: 'tool_error', message: 'failed', retryable: true };
-    const allowed = step.retries ?? state.config.retry_failed_steps;
-    if (!rt.on_fallback && error.retryable && rt.retries_used < allowed) {
+    if (error.retryable && retriesLeft(state, step, rt) > 0) {
       const delay_ms = retryDelayMs(state.config.retry_delay, rt.retries_used, error);
       if (delay_ms !== null) {
         return draft(

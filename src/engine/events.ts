@@ -130,8 +130,23 @@ export type EventPayloads = {
     strategy: string;
     deferred?: boolean;
   };
-  /** The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). */
-  InputRequested: { reason: string; step_id?: string; prompt?: string; schema?: unknown };
+  /**
+   * The run waits for `POST /input` (revision strategy `ask_user`, or a `human.input` step). A
+   * `human.input` step's question carries when it is due and what happens then (absent on one
+   * recorded before it was, and on `ask_user`'s, which waits without a limit).
+   */
+  InputRequested: {
+    reason: string;
+    step_id?: string;
+    prompt?: string;
+    schema?: unknown;
+    /** ISO 8601: the instant the step's attempt times out, unanswered. */
+    deadline?: string;
+    /** What happens at `deadline`, as the step's retries and fallback say when it is asked. */
+    if_unanswered?: QuestionTimeout;
+    /** The step's retries left when it is asked (a timeout uses one to ask again). */
+    retries_left?: number;
+  };
   StepScheduled: {
     step_id: string;
     attempt: number;
@@ -243,6 +258,15 @@ export type EventPayloads = {
 };
 
 /** A limit that ended an iterative run's turns: which setting, its value, the turns taken, in words. */
+/**
+ * What a `human.input` step's unanswered question leads to at its deadline: the step is asked again
+ * (a retry), its `fallback_action` runs, or it fails (its `on_failure` applies as to any failure).
+ */
+export type QuestionTimeout = 'asked_again' | 'falls_back' | 'step_fails';
+
+/** When a `human.input` step's question is due, and what happens then (`InputRequested`'s). */
+export type InputDeadline = { deadline: string; if_unanswered: QuestionTimeout; retries_left: number };
+
 export type RunLimit = { setting: 'max_steps'; value: number; turns: number; message: string };
 
 export type EventType = keyof EventPayloads;

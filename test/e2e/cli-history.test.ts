@@ -260,8 +260,12 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
     // While it waits, show says the question and how to answer it (its events have them; the snapshot not).
     const waiting = edgeplan(['show', asked]);
     expect(waiting.code).toBe(3);
-    expect(waiting.out).toContain(
-      `${asked} waits for input (Which city?). Answer with: edgeplan input ${asked} <answer> --step city`,
+    // …and by when, and what happens then: the question times out a day after it was asked, retried.
+    expect(waiting.out).toMatch(
+      new RegExp(
+        `${asked} waits for input \\(Which city\\?\\)\\. Answer by \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC: ` +
+          `if nobody does, the step is asked again \\(1 retry left\\)\\. Answer with: edgeplan input ${asked} <answer> --step city`,
+      ),
     );
     // Who answered: the name given with --as, shown where the answer is.
     expect(edgeplan(['input', asked, 'Oslo', '--step', 'city', '--as', 'Ada Lovelace']).code).toBe(0);
@@ -294,6 +298,10 @@ describe('edgeplan tells what a run did', { timeout: 60_000 }, () => {
       ],
     );
     expect(r.out).toContain(`The answer must fit the JSON Schema ${JSON.stringify(schema)}`);
+    // By when, above the question: a day from its attempt, then asked again (one retry by default).
+    expect(r.out).toMatch(
+      /Answer by \d{4}-\d\d-\d\d \d\d:\d\d UTC: if nobody does, the step is asked again \(1 retry left\)\.[^]*Refund\?/,
+    );
     expect(r.out).toContain(
       'The answer to step "ask" does not fit the schema its question gave: (root): must be an object, not a string',
     );

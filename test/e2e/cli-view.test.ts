@@ -290,7 +290,22 @@ describe('the live view', () => {
     expect(renderLive(view, 0, 0, PLAIN)).toMatch(/awaiting_approval[\s\S]*waiting for approval/);
     applyEvent(view, ev('ApprovalGranted', { by: 'approver' }));
     applyEvent(view, ev('InputRequested', { reason: 'human.input', step_id: 'a', prompt: 'Which city?' }));
-    expect(renderLive(view, 0, 0, PLAIN)).toMatch(/waiting for input: Which city\?/);
+    expect(renderLive(view, 0, 0, PLAIN)).toMatch(/waiting for input: Which city\?$/m);
+    // A question that says when it is due: by when, and what then.
+    applyEvent(
+      view,
+      ev('InputRequested', {
+        reason: 'Which city?',
+        step_id: 'a',
+        prompt: 'Which city?',
+        deadline: '2026-12-02T10:37:00.000Z',
+        if_unanswered: 'step_fails',
+        retries_left: 0,
+      }),
+    );
+    expect(renderLive(view, 0, 0, PLAIN)).toMatch(
+      /waiting for input: Which city\? \(until 2026-12-02 10:37 UTC, then the step fails\)$/m,
+    );
   });
 
   it('says how long the run ran apart from how long it waited for approval and for input, as show does', () => {

@@ -71,6 +71,25 @@ const lastQuestion = (id: string): number | undefined =>
     .map((l) => JSON.parse(l) as { event_type: string; seq: number })
     .findLast((e) => e.event_type === 'InputRequested')?.seq;
 
+/**
+ * Run `id`'s last question's deadline as the CLI says it (`2026-12-02 10:37 UTC`) and what happens
+ * then, from its InputRequested in `edgeplan events --json`: the JSON carries them.
+ */
+const lastQuestionDue = (id: string): { at: string; if_unanswered: string; retries_left: number } => {
+  const asked = edgeplan(['events', id, '--json'])
+    .out.trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event_type: string; payload: Record<string, unknown> })
+    .findLast((e) => e.event_type === 'InputRequested')!.payload;
+  const deadline = asked.deadline as string;
+  expect(deadline).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  return {
+    at: `${deadline.slice(0, 16).replace('T', ' ')} UTC`,
+    if_unanswered: asked.if_unanswered as string,
+    retries_left: asked.retries_left as number,
+  };
+};
+
 const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return name;
@@ -507,8 +526,12 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     // The hint names the question too: an answer typed late, after the step asked again, is refused.
     const asked = lastQuestion(id!);
     expect(asked).toBeGreaterThan(0);
+    // And by when, and what happens then (a retry is left: asked again).
+    const due = lastQuestionDue(id!);
+    expect(due).toMatchObject({ if_unanswered: 'asked_again', retries_left: 1 });
     expect(cmd.err()).toBe(
-      `${id} waits for input (Your name?). Answer with: edgeplan input ${id} <answer> --step q --question ${asked}\n`,
+      `${id} waits for input (Your name?). Answer by ${due.at}: if nobody does, the step is asked again (1 retry left). ` +
+        `Answer with: edgeplan input ${id} <answer> --step q --question ${asked}\n`,
     );
     expect(edgeplan(['input', id!]).code).toBe(2);
     expect(edgeplan(['input', id!, 'Ada', '--action', 'skip']).code).toBe(2);
@@ -516,13 +539,18 @@ describe('edgeplan (CLI)', { timeout: 60_000 }, () => {
     const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
     const typed = file(
       'ask-typed.json',
-      JSON.stringify({ steps: [{ id: 't', action: 'human.input', parameters: { prompt: 'Who?', schema } }] }),
+      JSON.stringify({
+        steps: [{ id: 't', action: 'human.input', parameters: { prompt: 'Who?', schema }, retries: 0 }],
+      }),
     );
     const typedRun = launch(['run', typed, '--watch'], server.base);
     await typedRun.until(/waits for input/, 'err');
     const typedId = /run (run_\w+)/.exec(typedRun.out())?.[1];
+    // No retry: unanswered, the step fails.
+    const typedDue = lastQuestionDue(typedId!);
     expect(typedRun.err()).toBe(
-      `${typedId} waits for input (Who?). Answer with: edgeplan input ${typedId} <answer> --step t --question ${lastQuestion(typedId!)} ` +
+      `${typedId} waits for input (Who?). Answer by ${typedDue.at}: if nobody does, the step fails. ` +
+        `Answer with: edgeplan input ${typedId} <answer> --step t --question ${lastQuestion(typedId!)} ` +
         `(JSON that fits its schema ${JSON.stringify(schema)})\n`,
     );
     expect(edgeplan(['input', typedId!, '{"name": "Ada"}', '--step', 't']).code).toBe(0);

@@ -358,6 +358,40 @@ describe('the dashboard', () => {
     await page.close();
   }, 60_000);
 
+  // Whoever answered a human.input question read nothing of its deadline: it timed out a day (or the
+  // step's timeout_ms) later, and was asked again or failed the step, unannounced.
+  it('says when a question is due and what happens then if nobody answers', async () => {
+    const ask = {
+      id: 'ask',
+      action: 'human.input',
+      parameters: { prompt: 'Ship it?' },
+      timeout_ms: 7_200_000,
+    };
+    const { run_id } = (await api('POST', '/v1/runs', {
+      plan: { goal: 'asked with a deadline', steps: [{ ...ask, retries: 2 }] },
+    })) as { run_id: string };
+    await waitForStatus(run_id, 'awaiting_input');
+    const { events } = (await api('GET', `/v1/runs/${run_id}/events`)) as { events: Json[] };
+    const asked = events.findLast((e) => e.event_type === 'InputRequested')!.payload as Json;
+    expect(asked).toMatchObject({ if_unanswered: 'asked_again', retries_left: 2 });
+    const { page, errors } = await open(`/#/runs/${run_id}`);
+    const form = page.getByRole('form', { name: 'Answer the run' });
+    const deadline = form.locator('[data-input-deadline="asked_again"]');
+    await deadline.waitFor();
+    const due = `${(asked.deadline as string).slice(0, 16).replace('T', ' ')} UTC`;
+    await expect(deadline.innerText()).resolves.toBe(
+      `Answer by ${due}: if nobody does, the step is asked again (2 retries left).`,
+    );
+    await shot(page, 'run-input-deadline');
+    // Answered: the question, and its deadline, are no longer the page's.
+    await form.locator('textarea').fill('yes');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.waitForSelector('[data-run-status="completed"]');
+    await expect(page.locator('[data-input-deadline]').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('offers no Retry for a run whose plan was rejected (the API would refuse it)', async () => {
     const { run_id } = (await api('POST', '/v1/runs', {
       plan: { goal: 'reject me', steps: [{ id: 'a', action: 'demo.echo', parameters: { v: 1 } }] },

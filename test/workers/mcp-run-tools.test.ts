@@ -127,6 +127,12 @@ describe('/mcp tools that drive a run', () => {
     };
     const first = await question();
     expect(first.payload).toMatchObject({ step_id: 'ask', prompt: 'Whom shall I greet?' });
+    // When it is due and what happens then, told where the agent reads the question and answers it.
+    expect(first.payload).toMatchObject({ deadline: expect.any(String), if_unanswered: 'asked_again' });
+    const { tools } = await client.listTools();
+    const answer = tools.find((t) => t.name === 'answer_input')!.description;
+    expect(answer).toContain('payload.deadline');
+    expect(answer).toContain('if_unanswered');
     const answered = await call(client, 'answer_input', { run_id: runId, input: 'Ada', step_id: 'ask' });
     // Running, or already asking the next question.
     expect(answered.structuredContent).toMatchObject({

@@ -135,6 +135,23 @@ const PAYLOADS = {
       .describe(
         "The JSON Schema the human.input step's answer must fit (its `schema` parameter); an answer that does not is refused 400",
       ),
+    deadline: z
+      .string()
+      .optional()
+      .describe(
+        "A human.input step's question: ISO 8601, when it is due — the instant its attempt times out unanswered (the step's `timeout_ms`, else a day). Absent for an ask_user question (no limit) and on events recorded before it was",
+      ),
+    if_unanswered: z
+      .enum(['asked_again', 'falls_back', 'step_fails'])
+      .optional()
+      .describe(
+        'What happens at `deadline` if nobody answers: the step is retried and asks again (`asked_again`), its `fallback_action` runs (`falls_back`), or it fails and its `on_failure` applies (`step_fails`)',
+      ),
+    retries_left: z
+      .number()
+      .int()
+      .optional()
+      .describe('The step’s retries left when it asked (a timeout uses one to ask again)'),
   }),
   StepScheduled: z.object({
     step_id: z.string(),

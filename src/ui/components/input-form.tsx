@@ -4,11 +4,14 @@
  * - `ask_user` about a failed step: `{"action": "retry" | "skip" | "replan" | "abort"}` (the run retries
  *   on anything else, plain `skip` included), one button each, with optional new information — a JSON
  *   object whose keys go into the run's state.
+ * A `human.input` question says when it is due and what happens then if nobody answers (its
+ * `InputRequested`'s deadline); `ask_user`'s waits without a limit.
  * An answer is sent once: from the first click the buttons are disabled, and they stay so once it is
  * accepted (a second answer would be new information, or a 409 once the run has ended).
  */
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
+import { inputDeadlineText } from '../../client';
 import { visibleText } from '../visible-text';
 import { jsonText } from './json-block';
 
@@ -26,6 +29,8 @@ type Props = {
   prompt?: string;
   /** The JSON Schema the answer must fit (a `human.input` step's `schema`): shown, so it is not guessed. */
   schema?: unknown;
+  /** When a `human.input` question is due and what happens then (the run view's `waiting`). */
+  due?: Parameters<typeof inputDeadlineText>[0];
   /** The failed step the run asks about (`ask_user`); absent for a `human.input` step. */
   failedStep?: string;
   disabled?: boolean;
@@ -35,7 +40,7 @@ type Props = {
   who?: ComponentChildren;
 };
 
-export function InputForm({ prompt, schema, failedStep, disabled, onSend, who }: Props) {
+export function InputForm({ prompt, schema, due, failedStep, disabled, onSend, who }: Props) {
   const [text, setText] = useState('');
   const [phase, setPhase] = useState<'idle' | 'sending' | 'sent'>('idle');
   // Set at once, not on the next render: a double click's second click finds it set.
@@ -99,6 +104,7 @@ export function InputForm({ prompt, schema, failedStep, disabled, onSend, who }:
     );
   }
 
+  const deadline = inputDeadlineText(due);
   const submit = (e: Event) => {
     e.preventDefault();
     let input: unknown = text;
@@ -126,6 +132,11 @@ export function InputForm({ prompt, schema, failedStep, disabled, onSend, who }:
           </p>
           <pre>{jsonText(schema)}</pre>
         </div>
+      )}
+      {deadline === null ? null : (
+        <p class="input-deadline muted" data-input-deadline={due?.if_unanswered}>
+          {deadline}
+        </p>
       )}
       <div class="actions">
         <button type="submit" class="primary" disabled={off}>

@@ -179,6 +179,8 @@ export function RunPage({ runId, tab }: { runId: string; tab: string }) {
           key={now.request?.seq}
           prompt={view.waiting.prompt}
           schema={view.waiting.schema}
+          // When it is due and what happens then if nobody answers (a human.input step's question).
+          due={view.waiting}
           {...(now.asked?.status === 'failed' ? { failedStep: now.asked.id } : {})}
           disabled={!!busy && busy !== 'input'}
           who={
